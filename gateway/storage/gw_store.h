@@ -1,0 +1,199 @@
+#ifndef GATEWAY_STORAGE_GW_STORE_H
+#define GATEWAY_STORAGE_GW_STORE_H
+
+/*
+ * The storage interface: what the REST layer asks of etcd, and nothing about HTTP.
+ *
+ * Layout (kube-apiserver compatible): every key is `<prefix>/<relative key>`, where the
+ * relative key is `<resource path>/<namespace>/<name>` or, cluster-scoped,
+ * `<resource path>/<name>`. Values are the objects' JSON bytes, opaque here. An object's
+ * resourceVersion is its etcd mod_revision.
+ *
+ * A gw_store_t belongs to one worker thread (it wraps that worker's etcd_conn_t). Every
+ * operation is asynchronous: it returns 0 when started (its callback fires exactly once, on
+ * the worker's thread, never from inside the starting call) or GW_EINVAL for a malformed
+ * request (no callback). Objects passed to callbacks are views valid only during the callback.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etcd.h"
+
+typedef struct gw_store gw_store_t;
+
+/** A stored object as a view: bytes owned by the store, valid during the callback. */
+typedef struct {
+    const char *key; /* relative key, NUL-terminated */
+    const uint8_t *value;
+    size_t value_len;
+    int64_t mod_revision; /* the resourceVersion */
+    int64_t create_revision;
+    int64_t lease;
+} gw_obj_t;
+
+/**
+ * The relative etcd path of a resource, as kube-apiserver lays it out: built-in resources
+ * use the resource name alone, with kube-apiserver's historical exceptions (nodes ->
+ * "minions", services -> "services/specs", endpoints -> "services/endpoints",
+ * replicationcontrollers -> "controllers", ingresses -> "ingress"); custom resources (any
+ * group not built in, flagged by the caller) use "<group>/<resource>". Returns a new string;
+ * the caller frees it. Thread: any.
+ */
+char *gw_store_resource_path(const char *group, const char *resource, bool custom);
+
+/**
+ * Relative key of one object: "<resource path>/<ns>/<name>", or "<resource path>/<name>" when
+ * ns is NULL or empty. Returns NULL when a segment is empty or contains '/' (or is "." or
+ * ".."), so user input can never escape its collection. Caller frees. Thread: any.
+ */
+char *gw_store_object_key(const char *resource_path, const char *ns, const char *name);
+
+/**
+ * Relative prefix of a collection, ending in '/': "<resource path>/<ns>/" or
+ * "<resource path>/" (all namespaces). NULL on a bad segment, as above. Caller frees.
+ */
+char *gw_store_collection_prefix(const char *resource_path, const char *ns);
+
+/**
+ * A store over `conn` under `prefix` (--etcd-prefix, e.g. "/registry"; a trailing '/' is
+ * ignored). The store does not own conn. Free with gw_store_free on the same thread after
+ * every callback has fired (etcd_conn_free cancels outstanding ones).
+ */
+gw_store_t *gw_store_new(etcd_conn_t *conn, const char *prefix);
+void gw_store_free(gw_store_t *s);
+
+/* ---- reads ------------------------------------------------------------------------------ */
+
+typedef void (*gw_store_rev_cb)(int err, int64_t revision, void *ctx);
+/** The store's current revision, read linearizably (what a consistent read pins to). */
+int gw_store_current_revision(gw_store_t *s, gw_store_rev_cb cb, void *ctx);
+
+typedef void (*gw_store_get_cb)(int err, const gw_obj_t *obj, void *ctx);
+/**
+ * Read one object, latest (revision 0, linearizable) or as it was at `revision`.
+ * Errors: GW_ENOTFOUND, GW_ECOMPACTED, GW_EFUTUREREV, and the transport ones.
+ */
+int gw_store_get(gw_store_t *s, const char *key, int64_t revision, gw_store_get_cb cb, void *ctx);
+
+typedef struct {
+    const char *prefix;    /* relative collection prefix, from gw_store_collection_prefix */
+    const char *start_key; /* relative key to start at (inclusive); NULL = start of prefix */
+    int64_t revision;      /* 0 = latest (linearizable); else the pinned revision */
+    int64_t limit;         /* items in this page; 0 = all (the caller bounds it) */
+} gw_list_req_t;
+
+typedef struct {
+    const gw_obj_t *items;
+    size_t n_items;
+    int64_t revision;       /* the revision this page was read at (pin the next pages to it) */
+    bool more;              /* more items exist after this page at that revision */
+    int64_t remaining;      /* how many items come after this page, at that revision */
+    const char *next_key;   /* relative start_key of the next page, or NULL when !more */
+} gw_list_page_t;
+
+typedef void (*gw_store_list_cb)(int err, const gw_list_page_t *page, void *ctx);
+/** Read one page of a collection. Errors: GW_ECOMPACTED, GW_EFUTUREREV, transport ones. */
+int gw_store_list(gw_store_t *s, const gw_list_req_t *req, gw_store_list_cb cb, void *ctx);
+
+/* ---- writes ----------------------------------------------------------------------------- */
+
+/**
+ * Result of a write. On success `obj` is the object as stored now (for delete: the last
+ * stored value, with mod_revision set to the deletion's revision, as kube-apiserver returns
+ * it). On GW_ECONFLICT from update/delete, `obj` is the current object (so a caller can
+ * report or retry); on other errors it is NULL.
+ */
+typedef void (*gw_store_write_cb)(int err, const gw_obj_t *obj, void *ctx);
+
+/** Create key=value (optionally under a lease; 0 = none). GW_EEXIST if the key exists. */
+int gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t len,
+                    int64_t lease, gw_store_write_cb cb, void *ctx);
+
+/**
+ * Replace the value if the object's mod_revision is still `expected_revision`.
+ * Errors: GW_ECONFLICT (someone wrote in between; obj = current), GW_ENOTFOUND.
+ */
+int gw_store_update(gw_store_t *s, const char *key, const uint8_t *value, size_t len,
+                    int64_t expected_revision, gw_store_write_cb cb, void *ctx);
+
+/**
+ * Delete the object, if `expected_revision` is 0 or equals its mod_revision.
+ * Errors: GW_ENOTFOUND, GW_ECONFLICT (obj = current).
+ */
+int gw_store_delete(gw_store_t *s, const char *key, int64_t expected_revision,
+                    gw_store_write_cb cb, void *ctx);
+
+/* Guaranteed update: read, let the caller compute the new value (possibly asynchronously),
+ * write with a mod_revision precondition, and on conflict start over from the value the
+ * failed transaction returned. Like kube-apiserver's GuaranteedUpdate. */
+
+typedef struct gw_store_update gw_store_update_t;
+
+/**
+ * Called with the current object (NULL when the key does not exist) for each attempt. The
+ * callee must eventually call exactly one of gw_store_update_commit or
+ * gw_store_update_abort on `u`, from inside the callback or later on the same thread.
+ */
+typedef void (*gw_store_mutate_fn)(gw_store_update_t *u, const gw_obj_t *current, void *ctx);
+
+/** Write `value` (the store takes ownership of the malloc'd buffer). When the bytes equal the
+ *  current value nothing is written and the done callback gets the current object. */
+void gw_store_update_commit(gw_store_update_t *u, uint8_t *value, size_t len);
+
+/** Give up with `err` (a gw_err code); the done callback gets it. */
+void gw_store_update_abort(gw_store_update_t *u, int err);
+
+/**
+ * Run a guaranteed update of `key`. mutate runs once per attempt; done fires once at the end
+ * (0 and the stored object, or an error: the mutate's abort code, GW_ECONFLICT after
+ * max_attempts conflicts (0 = unlimited), or a transport error).
+ */
+int gw_store_guaranteed_update(gw_store_t *s, const char *key, int max_attempts,
+                               gw_store_mutate_fn mutate, gw_store_write_cb done, void *ctx);
+
+/* ---- watch ------------------------------------------------------------------------------ */
+
+typedef enum {
+    GW_WATCH_ADDED,    /* a key was created */
+    GW_WATCH_MODIFIED, /* a key was overwritten */
+    GW_WATCH_DELETED,  /* obj is the last value, mod_revision = the deletion's revision */
+    GW_WATCH_PROGRESS, /* no object: every change up to `revision` has been delivered */
+} gw_watch_type_t;
+
+typedef struct {
+    gw_watch_type_t type;
+    int64_t revision;     /* revision of this event */
+    const gw_obj_t *obj;  /* NULL for PROGRESS; for DELETED, NULL if prev values were off */
+    const gw_obj_t *prev; /* the previous value when requested and existing, else NULL */
+} gw_watch_event_t;
+
+typedef struct gw_store_watch gw_store_watch_t;
+
+/**
+ * Watch callback. err == 0: one event. Terminal (the watch is over, the handle is gone
+ * after the callback): GW_ECOMPACTED (revision = the compacted revision, via ev->revision),
+ * GW_ECANCELED after gw_store_watch_stop, or GW_EINTERNAL.
+ */
+typedef void (*gw_store_watch_cb)(int err, const gw_watch_event_t *ev, void *ctx);
+
+typedef struct {
+    const char *key;         /* relative key or collection prefix */
+    bool is_prefix;          /* watch every key under `key` */
+    int64_t after_revision;  /* deliver events with revision > this; 0 = from now */
+    bool prev_values;        /* deliver previous values (and the last value of deletions) */
+    bool progress_notify;    /* ask etcd for periodic progress events */
+} gw_watch_req_t;
+
+/** Start a watch; NULL for a malformed request. */
+gw_store_watch_t *gw_store_watch(gw_store_t *s, const gw_watch_req_t *req, gw_store_watch_cb cb,
+                                 void *ctx);
+
+/** Ask for a progress event on this watch. */
+void gw_store_watch_request_progress(gw_store_watch_t *w);
+
+/** Stop; the callback fires once more with GW_ECANCELED (not from inside this call). */
+void gw_store_watch_stop(gw_store_watch_t *w);
+
+#endif

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages kgate needs to build, test and run, if any are missing.
+# Idempotent: prints what it installs, and nothing else when all is present.
+set -euo pipefail
+
+packages=(
+    build-essential pkg-config                       # compiler and flags
+    libevent-dev libjansson-dev libyaml-dev         # HTTP server, JSON, YAML
+    libprotobuf-c-dev protobuf-c-compiler           # etcd messages (generated at build time)
+    libgrpc-dev                                     # gRPC C core: the etcd transport
+    libssl-dev openssl libjwt-dev                   # TLS, certificates, tokens
+    etcd-server etcd-client                         # the store, for tests and `make run`
+    curl perl                                       # test clients and the TAP runner (prove)
+    clang libclang-rt-14-dev                        # libFuzzer drivers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

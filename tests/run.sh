@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Run every test: start a shared etcd on free loopback ports, run the C test binaries and the
+# .t scripts under prove, stop what was started. KGATE_BUILD names the build to test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export KGATE_BUILD=${KGATE_BUILD:-build/san}
+export KGATE_TEST_TMP
+KGATE_TEST_TMP=$(mktemp -d /tmp/kgate-test.XXXXXX)
+source tests/lib/etcd.sh
+trap 'stop_all; rm -rf "$KGATE_TEST_TMP"' EXIT
+
+# Sanitizers: any report fails the test that triggered it.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
+
+etcd_start shared
+etcd_wait "$ETCD_URL"
+export KGATE_TEST_ETCD=$ETCD_URL
+
+# A binary with a .t script of the same name beside its source is driven by that script.
+tests=()
+while read -r bin; do
+    [[ -f ${bin#"$KGATE_BUILD"/}.t ]] || tests+=("$bin")
+done < <(find "$KGATE_BUILD/tests" -type f -name 'test_*' -perm -u+x | sort)
+while read -r t; do tests+=("$t"); done < <(find tests -name '*.t' | sort)
+
+prove --exec '' --timer "${tests[@]}"
