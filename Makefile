@@ -16,7 +16,8 @@ GEN := $(BUILD)/gen
 PKGS := grpc gpr libevent libevent_pthreads libevent_openssl jansson yaml-0.1 libprotobuf-c \
         openssl libjwt
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# gRPC's .pc lists every abseil archive for static links; a dynamic link needs only these two.
+PKG_LIBS = $(shell pkg-config --libs $(filter-out grpc gpr,$(PKGS)) 2>/dev/null) -lgrpc -lgpr
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wwrite-strings -Wundef -Wformat=2
@@ -44,6 +45,9 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst %.c,$(BUILD)/%,$(BENCH_SRC))
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst %.c,$(BUILD)/%,$(TOOL_SRC))
+
+# Generated sources and objects are intermediates make must not delete.
+.SECONDARY:
 
 .PHONY: all deps test test-build run stop bench fuzz clean format
 all: $(BUILD)/kgate

@@ -1,0 +1,101 @@
+/* Unit tests for gateway/base: error names and texts, allocation helpers, log levels. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gw_alloc.h"
+#include "gw_err.h"
+#include "gw_log.h"
+#include "tap.h"
+
+static void
+test_errors(void)
+{
+    tap_is_str(gw_errname(GW_OK), "GW_OK", "GW_OK has its name");
+    tap_is_str(gw_errname(GW_ECONFLICT), "GW_ECONFLICT", "GW_ECONFLICT has its name");
+    tap_is_str(gw_errname(GW_EINTERNAL), "GW_EINTERNAL", "the last code has its name");
+    tap_is_str(gw_strerror(GW_ECOMPACTED), "requested revision has been compacted",
+               "compaction has a readable text");
+    tap_is_str(gw_strerror(-1000), "unknown error", "an unknown code has a fallback text");
+    tap_is_str(gw_strerror(5), "unknown error", "a positive code is unknown too");
+    int named = 1;
+    for (int e = GW_ERR_MIN_; e <= 0; e++)
+        named &= gw_errname(e)[0] == 'G' && strlen(gw_strerror(e)) > 0;
+    tap_ok(named, "every code from GW_ERR_MIN_ to 0 has a name and a text");
+}
+
+static void
+test_alloc(void)
+{
+    char *s = gw_sprintf("%s-%d", "pods", 42);
+    tap_is_str(s, "pods-42", "gw_sprintf formats into a new string");
+    free(s);
+    s = gw_strndup("namespace/name", 9);
+    tap_is_str(s, "namespace", "gw_strndup copies a prefix and terminates it");
+    free(s);
+    unsigned char *m = gw_memdup("a\0b", 3);
+    tap_ok(m[0] == 'a' && m[1] == 0 && m[2] == 'b', "gw_memdup copies embedded NULs");
+    free(m);
+    void *z = gw_malloc(0);
+    tap_ok(z != NULL, "gw_malloc(0) returns a unique pointer");
+    free(z);
+    int *c = gw_calloc(4, sizeof(int));
+    tap_ok(c[0] == 0 && c[3] == 0, "gw_calloc zeroes");
+    c = gw_realloc(c, 1024 * sizeof(int));
+    c[1023] = 7;
+    tap_is_int(c[1023], 7, "gw_realloc grows");
+    free(c);
+}
+
+/* Capture stderr into a pipe while `emit` logs, and return what was written. */
+static char *
+capture_log(void (*emit)(void))
+{
+    int fds[2], saved = dup(STDERR_FILENO);
+    if (pipe(fds) != 0)
+        return gw_strdup("");
+    dup2(fds[1], STDERR_FILENO);
+    emit();
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(fds[1]);
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    char buf[4096];
+    ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+    close(fds[0]);
+    return gw_strndup(buf, n > 0 ? (size_t)n : 0);
+}
+
+static void
+emit_levels(void)
+{
+    gw_log_set_level(GW_LOG_WARN);
+    gw_log_info(NULL, "hidden %d", 1);
+    gw_log_warn("audit-123", "shown %s", "warning");
+    gw_log_error(NULL, "shown error");
+    gw_log_set_level(GW_LOG_INFO);
+}
+
+static void
+test_log(void)
+{
+    tap_is_int(gw_log_level_parse("debug"), GW_LOG_DEBUG, "level 'debug' parses");
+    tap_is_int(gw_log_level_parse("WARN"), GW_LOG_WARN, "level names are case-insensitive");
+    tap_is_int(gw_log_level_parse("verbose"), -1, "an unknown level is rejected");
+    char *out = capture_log(emit_levels);
+    tap_ok(strstr(out, "hidden") == NULL, "messages below the threshold are dropped");
+    tap_ok(strstr(out, " W [audit-123] shown warning\n") != NULL,
+           "a warning carries its level letter and audit id");
+    tap_ok(strstr(out, " E shown error\n") != NULL, "an error without an id has no brackets");
+    free(out);
+}
+
+int
+main(void)
+{
+    test_errors();
+    test_alloc();
+    test_log();
+    return tap_done();
+}
