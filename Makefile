@@ -14,7 +14,7 @@ endif
 GEN := $(BUILD)/gen
 
 PKGS := grpc gpr libevent libevent_pthreads libevent_openssl jansson yaml-0.1 libprotobuf-c \
-        openssl libjwt
+        openssl libjwt libpcre2-8
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # gRPC's .pc lists every abseil archive for static links; a dynamic link needs only these two.
 PKG_LIBS = $(shell pkg-config --libs $(filter-out grpc gpr,$(PKGS)) 2>/dev/null) -lgrpc -lgpr
@@ -26,21 +26,31 @@ CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP $(INCS) 
 LDFLAGS_ALL = $(SANFLAGS) $(PKG_LIBS) -lpthread -lm
 
 # Sources are discovered, so adding a module needs no Makefile edit.
-LIB_DIRS := gateway etcdproto authn authz cel
+LIB_DIRS := gateway etcdproto authn authz
 PROTOS := $(wildcard etcdproto/*.proto)
 GEN_C := $(patsubst etcdproto/%.proto,$(GEN)/%.pb-c.c,$(PROTOS))
 GEN_H := $(GEN_C:.c=.h)
 LIB_SRC := $(filter-out gateway/main.c,$(shell find $(LIB_DIRS) -name '*.c' 2>/dev/null | sort))
-HDR_DIRS := $(sort $(dir $(shell find $(LIB_DIRS) tests/lib -name '*.h' 2>/dev/null)))
+HDR_DIRS := $(sort $(dir $(shell find $(LIB_DIRS) cel tests/lib -name '*.h' 2>/dev/null)))
 INCS = $(addprefix -I,$(HDR_DIRS)) -I$(GEN)
 
 LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(GEN_C:$(GEN)/%.c=$(BUILD)/obj/gen/%.o)
 LIB := $(BUILD)/libkgate.a
 
+# cel/ is a standalone library (no libevent, gRPC or gateway headers): its own archive, its own
+# tests (tests/unit/cel/) linked against it alone plus PCRE2.
+CEL_SRC := $(shell find cel -name '*.c' 2>/dev/null | sort)
+CEL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CEL_SRC))
+CEL_LIB := $(BUILD)/libcel.a
+CEL_LIBS = $(shell pkg-config --libs libpcre2-8 2>/dev/null) -lm
+
 TEST_LIB_SRC := $(wildcard tests/lib/*.c)
 TEST_LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_LIB_SRC))
-TEST_SRC := $(shell find tests/unit tests/integration -name 'test_*.c' 2>/dev/null | sort)
+TEST_SRC := $(shell find tests/unit tests/integration -name 'test_*.c' -not -path 'tests/unit/cel/*' \
+              2>/dev/null | sort)
 TEST_BIN := $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
+CEL_TEST_SRC := $(shell find tests/unit/cel -name 'test_*.c' 2>/dev/null | sort)
+CEL_TEST_BIN := $(patsubst %.c,$(BUILD)/%,$(CEL_TEST_SRC))
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst %.c,$(BUILD)/%,$(BENCH_SRC))
 TOOL_SRC := $(wildcard tests/tools/*.c)
@@ -73,8 +83,16 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(CEL_LIB): $(CEL_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/kgate: $(BUILD)/obj/gateway/main.o $(LIB)
 	$(CC) $^ $(LDFLAGS_ALL) -o $@
+
+$(BUILD)/tests/unit/cel/%: tests/unit/cel/%.c $(CEL_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< $(CEL_LIB) $(SANFLAGS) $(CEL_LIBS) -o $@
 
 $(BUILD)/tests/%: tests/%.c $(TEST_LIB_OBJ) $(LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
@@ -84,7 +102,7 @@ $(BUILD)/bench/%: bench/%.c $(TEST_LIB_OBJ) $(LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(TEST_LIB_OBJ) $(LIB) $(LDFLAGS_ALL) -o $@
 
-test-build: $(BUILD)/kgate $(TEST_BIN) $(BENCH_BIN)
+test-build: $(BUILD)/kgate $(TEST_BIN) $(CEL_TEST_BIN) $(BENCH_BIN)
 
 # The test run always uses the sanitizer build.
 test: deps

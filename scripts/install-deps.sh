@@ -9,6 +9,7 @@ packages=(
     libprotobuf-c-dev protobuf-c-compiler           # etcd messages (generated at build time)
     libgrpc-dev                                     # gRPC C core: the etcd transport
     libssl-dev openssl libjwt-dev                   # TLS, certificates, tokens
+    libpcre2-dev                                    # CEL regular expressions
     etcd-server etcd-client                         # the store, for tests and `make run`
     curl perl                                       # test clients and the TAP runner (prove)
     clang libclang-rt-14-dev                        # libFuzzer drivers
