@@ -39,10 +39,10 @@ LIB := $(BUILD)/libkgate.a
 
 # cel/ is a standalone library (no libevent, gRPC or gateway headers): its own archive, its own
 # tests (tests/unit/cel/) linked against it alone plus PCRE2.
-CEL_SRC := $(shell find cel -name '*.c' 2>/dev/null | sort)
+CEL_SRC := $(shell find cel -name '*.c' -not -path 'cel/tools/*' 2>/dev/null | sort)
 CEL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CEL_SRC))
 CEL_LIB := $(BUILD)/libcel.a
-CEL_LIBS = $(shell pkg-config --libs libpcre2-8 2>/dev/null) -lm
+CEL_LIBS = $(shell pkg-config --libs libpcre2-8 jansson 2>/dev/null) -lm
 
 TEST_LIB_SRC := $(wildcard tests/lib/*.c)
 TEST_LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_LIB_SRC))
@@ -90,6 +90,10 @@ $(CEL_LIB): $(CEL_OBJ)
 $(BUILD)/kgate: $(BUILD)/obj/gateway/main.o $(LIB)
 	$(CC) $^ $(LDFLAGS_ALL) -o $@
 
+# build/cel-eval: evaluate expressions from JSON lines (cel/tools/cel_eval.c).
+$(BUILD)/cel-eval: $(BUILD)/obj/cel/tools/cel_eval.o $(CEL_LIB)
+	$(CC) $^ $(SANFLAGS) $(CEL_LIBS) -o $@
+
 $(BUILD)/tests/unit/cel/%: tests/unit/cel/%.c $(CEL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(CEL_LIB) $(SANFLAGS) $(CEL_LIBS) -o $@
@@ -102,7 +106,8 @@ $(BUILD)/bench/%: bench/%.c $(TEST_LIB_OBJ) $(LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(TEST_LIB_OBJ) $(LIB) $(LDFLAGS_ALL) -o $@
 
-test-build: $(BUILD)/kgate $(TEST_BIN) $(CEL_TEST_BIN) $(BENCH_BIN)
+CEL_EVAL := $(if $(wildcard cel/tools/cel_eval.c),$(BUILD)/cel-eval)
+test-build: $(BUILD)/kgate $(TEST_BIN) $(CEL_TEST_BIN) $(CEL_EVAL) $(BENCH_BIN)
 
 # The test run always uses the sanitizer build.
 test: deps
