@@ -1,0 +1,493 @@
+#include "gw_config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "etcd.h"
+#include "gw_alloc.h"
+#include "gw_err.h"
+
+typedef enum {
+    FLAG_STR,
+    FLAG_BOOL,
+    FLAG_INT,
+    FLAG_DURATION, /* stored as int64_t milliseconds */
+    FLAG_LIST,
+} flag_kind_t;
+
+/* Returns NULL when `value` (one list item, for lists) is acceptable, else the reason. */
+typedef const char *(*flag_check_fn)(const char *value);
+
+typedef struct {
+    const char *name;
+    flag_kind_t kind;
+    size_t off;      /* of the destination in gw_config_t */
+    const char *def; /* parsed like a command-line value; NULL: no default */
+    int min, max;    /* FLAG_INT range */
+    flag_check_fn check;
+    const char *help;
+} flag_t;
+
+static const char *check_ip(const char *v);
+static const char *check_authz_mode(const char *v);
+static const char *check_key_value(const char *v);
+static const char *check_feature_gate(const char *v);
+
+#define OFF(field) offsetof(gw_config_t, field)
+
+/* Names, syntax and defaults follow kube-apiserver's flags of the same name. */
+static const flag_t flags[] = {
+    {"etcd-servers", FLAG_STR, OFF(etcd_servers), NULL, 0, 0, NULL,
+     "Comma-separated etcd URLs (http:// or https://). Required."},
+    {"etcd-prefix", FLAG_STR, OFF(etcd_prefix), "/registry", 0, 0, NULL,
+     "Prefix of every key kgate stores in etcd."},
+    {"etcd-cafile", FLAG_STR, OFF(etcd_cafile), NULL, 0, 0, NULL,
+     "CA bundle (PEM) that signed the etcd servers' certificates."},
+    {"etcd-certfile", FLAG_STR, OFF(etcd_certfile), NULL, 0, 0, NULL,
+     "Client certificate (PEM) presented to etcd."},
+    {"etcd-keyfile", FLAG_STR, OFF(etcd_keyfile), NULL, 0, 0, NULL,
+     "Private key (PEM) of --etcd-certfile."},
+    {"etcd-compaction-interval", FLAG_DURATION, OFF(etcd_compaction_interval_ms), "5m", 0, 0,
+     NULL, "Interval between etcd compactions; 0 disables compaction."},
+    {"bind-address", FLAG_STR, OFF(bind_address), "0.0.0.0", 0, 0, check_ip,
+     "IP address to listen on for HTTPS."},
+    {"secure-port", FLAG_INT, OFF(secure_port), "6443", 1, 65535, NULL,
+     "Port to serve HTTPS on."},
+    {"tls-cert-file", FLAG_STR, OFF(tls_cert_file), NULL, 0, 0, NULL,
+     "Serving certificate (PEM, chain after the leaf)."},
+    {"tls-private-key-file", FLAG_STR, OFF(tls_private_key_file), NULL, 0, 0, NULL,
+     "Private key (PEM) of --tls-cert-file."},
+    {"cert-dir", FLAG_STR, OFF(cert_dir), "/var/run/kubernetes", 0, 0, NULL,
+     "Where a self-signed apiserver.crt/apiserver.key pair is kept when no serving certificate "
+     "is given."},
+    {"client-ca-file", FLAG_STR, OFF(client_ca_file), NULL, 0, 0, NULL,
+     "CA bundle (PEM) for client certificates; clients are asked for one when set."},
+    {"workers", FLAG_INT, OFF(workers), NULL, 1, 1024, NULL,
+     "Number of worker threads (default: number of CPUs)."},
+    {"livez-grace-period", FLAG_DURATION, OFF(livez_grace_period_ms), "0", 0, 0, NULL,
+     "Time after start during which /livez does not fail on etcd."},
+    {"shutdown-delay-duration", FLAG_DURATION, OFF(shutdown_delay_ms), "0", 0, 0, NULL,
+     "Time between SIGTERM (after which /readyz fails) and closing the listener."},
+    {"v", FLAG_INT, OFF(verbosity), "0", 0, 10, NULL, "Log verbosity; 4 and above logs debug."},
+    {"help", FLAG_BOOL, OFF(help), "false", 0, 0, NULL, "Print this list and exit."},
+    {"token-auth-file", FLAG_STR, OFF(token_auth_file), NULL, 0, 0, NULL,
+     "Static bearer tokens (CSV: token,user,uid[,groups...])."},
+    {"anonymous-auth", FLAG_BOOL, OFF(anonymous_auth), "true", 0, 0, NULL,
+     "Let unauthenticated requests through as system:anonymous."},
+    {"authorization-mode", FLAG_LIST, OFF(authorization_mode), "AlwaysAllow", 0, 0,
+     check_authz_mode, "Authorizers in order: AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC, Node."},
+    {"runtime-config", FLAG_LIST, OFF(runtime_config), "", 0, 0, check_key_value,
+     "API groups and versions to enable or disable: key[=value] pairs."},
+    {"feature-gates", FLAG_LIST, OFF(feature_gates), "", 0, 0, check_feature_gate,
+     "Feature gates: name=true|false pairs."},
+    {"max-requests-inflight", FLAG_INT, OFF(max_requests_inflight), "400", 0, INT_MAX, NULL,
+     "Limit of read-only requests in flight; 0 means no limit."},
+    {"max-mutating-requests-inflight", FLAG_INT, OFF(max_mutating_requests_inflight), "200", 0,
+     INT_MAX, NULL, "Limit of mutating requests in flight; 0 means no limit."},
+};
+
+#define N_FLAGS (sizeof(flags) / sizeof(flags[0]))
+
+static const char *const authz_modes[] = {"AlwaysAllow", "AlwaysDeny", "ABAC",
+                                          "Webhook",     "RBAC",       "Node"};
+
+static const char *
+check_ip(const char *v)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    if (inet_pton(AF_INET, v, buf) == 1 || inet_pton(AF_INET6, v, buf) == 1)
+        return NULL;
+    return "not an IP address";
+}
+
+static const char *
+check_authz_mode(const char *v)
+{
+    for (size_t i = 0; i < sizeof(authz_modes) / sizeof(authz_modes[0]); i++) {
+        if (strcmp(v, authz_modes[i]) == 0)
+            return NULL;
+    }
+    return "unknown authorization mode (want AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC or "
+           "Node)";
+}
+
+/* kube's --runtime-config: key[=value], a missing value meaning true. */
+static const char *
+check_key_value(const char *v)
+{
+    if (v[0] == '\0' || v[0] == '=')
+        return "want key[=value] pairs";
+    return NULL;
+}
+
+static int
+parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True"};
+    static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False"};
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcmp(s, yes[i]) == 0 || strcmp(s, no[i]) == 0) {
+            *out = strcmp(s, yes[i]) == 0;
+            return 0;
+        }
+    }
+    return GW_EINVAL;
+}
+
+static const char *
+check_feature_gate(const char *v)
+{
+    const char *eq = strchr(v, '=');
+    bool b;
+    if (eq == NULL || eq == v || parse_bool(eq + 1, &b) != 0)
+        return "want name=true|false pairs";
+    return NULL;
+}
+
+static const char *
+parse_int(const char *s, int min, int max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (s[0] == '\0' || *end != '\0' || errno == ERANGE)
+        return "not an integer";
+    if (v < min || v > max)
+        return "out of range";
+    *out = (int)v;
+    return NULL;
+}
+
+typedef struct {
+    const char *name;
+    int64_t ns;
+} duration_unit_t;
+
+static const duration_unit_t duration_units[] = {
+    {"ns", 1LL},
+    {"us", 1000LL},
+    {"\u00b5s", 1000LL}, /* micro sign */
+    {"\u03bcs", 1000LL}, /* Greek mu */
+    {"ms", 1000000LL},
+    {"s", 1000000000LL},
+    {"m", 60000000000LL},
+    {"h", 3600000000000LL},
+};
+
+static int64_t
+unit_ns(const char *s, size_t len)
+{
+    for (size_t i = 0; i < sizeof(duration_units) / sizeof(duration_units[0]); i++) {
+        const char *name = duration_units[i].name;
+        if (strlen(name) == len && memcmp(s, name, len) == 0)
+            return duration_units[i].ns;
+    }
+    return 0;
+}
+
+/* One "<number><unit>" term of a Go duration, added to *total_ns; advances *p. */
+static int
+parse_duration_term(const char **p, int64_t *total_ns)
+{
+    const char *s = *p;
+    uint64_t whole = 0, frac = 0, scale = 1;
+    size_t digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++, digits++) {
+        if (whole > (uint64_t)INT64_MAX / 10)
+            return GW_EINVAL;
+        whole = whole * 10 + (uint64_t)(*s - '0');
+    }
+    if (*s == '.') {
+        for (s++; *s >= '0' && *s <= '9'; s++, digits++) {
+            if (scale <= (uint64_t)INT64_MAX / 10) { /* like Go, ignore digits beyond that */
+                frac = frac * 10 + (uint64_t)(*s - '0');
+                scale *= 10;
+            }
+        }
+    }
+    size_t ulen = strcspn(s, "0123456789.");
+    int64_t unit = unit_ns(s, ulen);
+    if (digits == 0 || unit == 0 || whole > (uint64_t)(INT64_MAX / unit))
+        return GW_EINVAL;
+    int64_t v = (int64_t)whole * unit + (int64_t)((double)frac * (double)unit / (double)scale);
+    if (v < 0 || *total_ns > INT64_MAX - v)
+        return GW_EINVAL;
+    *total_ns += v;
+    *p = s + ulen;
+    return 0;
+}
+
+/* A Go duration ("1h30m", "500ms", "0"), negative ones refused; rounded up to milliseconds. */
+static const char *
+parse_duration(const char *s, int64_t *out_ms)
+{
+    if (s[0] == '-')
+        return "must not be negative";
+    if (s[0] == '+')
+        s++;
+    if (strcmp(s, "0") == 0) {
+        *out_ms = 0;
+        return NULL;
+    }
+    int64_t ns = 0;
+    const char *p = s;
+    do {
+        if (parse_duration_term(&p, &ns) != 0)
+            return "not a duration (like 30s, 5m or 1h30m)";
+    } while (*p != '\0');
+    *out_ms = ns / 1000000 + (ns % 1000000 != 0);
+    return NULL;
+}
+
+static void
+strlist_clear(gw_strlist_t *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->n = 0;
+}
+
+/* Append the comma-separated items of s; an empty s adds nothing. */
+static const char *
+strlist_append(gw_strlist_t *l, const char *s, flag_check_fn check)
+{
+    while (*s != '\0') {
+        size_t len = strcspn(s, ",");
+        char *item = gw_strndup(s, len);
+        const char *why = item[0] == '\0' ? "empty list item" : check ? check(item) : NULL;
+        if (why != NULL) {
+            free(item);
+            return why;
+        }
+        l->items = gw_realloc(l->items, (l->n + 1) * sizeof(*l->items));
+        l->items[l->n++] = item;
+        s += len;
+        if (*s == ',' && *++s == '\0')
+            return "empty list item";
+    }
+    return NULL;
+}
+
+/* Store value into the flag's field; `again` means the flag was given before. */
+static const char *
+set_value(gw_config_t *cfg, const flag_t *f, const char *value, bool again)
+{
+    void *dst = (char *)cfg + f->off;
+    const char *why;
+    switch (f->kind) {
+    case FLAG_STR:
+        why = f->check != NULL ? f->check(value) : NULL;
+        if (why != NULL)
+            return why;
+        free(*(char **)dst);
+        *(char **)dst = gw_strdup(value);
+        return NULL;
+    case FLAG_BOOL:
+        return parse_bool(value, dst) == 0 ? NULL : "want true or false";
+    case FLAG_INT:
+        return parse_int(value, f->min, f->max, dst);
+    case FLAG_DURATION:
+        return parse_duration(value, dst);
+    case FLAG_LIST:
+        /* Like kube's string slices: the first use replaces the default, later ones append. */
+        if (!again)
+            strlist_clear(dst);
+        return strlist_append(dst, value, f->check);
+    }
+    return "unsupported flag kind";
+}
+
+static const flag_t *
+find_flag(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_FLAGS; i++) {
+        if (strlen(flags[i].name) == len && memcmp(flags[i].name, name, len) == 0)
+            return &flags[i];
+    }
+    return NULL;
+}
+
+static int
+online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+static void
+apply_defaults(gw_config_t *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    for (size_t i = 0; i < N_FLAGS; i++) {
+        if (flags[i].def != NULL) {
+            const char *why = set_value(cfg, &flags[i], flags[i].def, false);
+            (void)why; /* the table's defaults are valid (the unit test checks each) */
+        }
+    }
+    cfg->workers = online_cpus();
+}
+
+/* Split "--name[=value]" and find the value (maybe argv's next entry); advances *i. */
+static int
+parse_one(gw_config_t *cfg, int argc, char *const argv[], int *i, bool *seen, char *err,
+          size_t err_len)
+{
+    const char *arg = argv[*i], *name = arg + 2;
+    size_t len = strcspn(name, "=");
+    const flag_t *f = arg[1] == '-' ? find_flag(name, len) : NULL;
+    if (f == NULL) {
+        snprintf(err, err_len, "unknown flag: %.*s", (int)(len + 2), arg);
+        return GW_EINVAL;
+    }
+    const char *value = name[len] == '=' ? name + len + 1 : NULL;
+    if (value == NULL && f->kind == FLAG_BOOL)
+        value = "true";
+    if (value == NULL && *i + 1 < argc)
+        value = argv[++*i];
+    if (value == NULL) {
+        snprintf(err, err_len, "flag needs an argument: --%s", f->name);
+        return GW_EINVAL;
+    }
+    const char *why = set_value(cfg, f, value, seen[f - flags]);
+    seen[f - flags] = true;
+    if (why != NULL) {
+        snprintf(err, err_len, "invalid value \"%s\" for --%s: %s", value, f->name, why);
+        return GW_EINVAL;
+    }
+    return 0;
+}
+
+static int
+check_pair(const char *a, const char *a_name, const char *b, const char *b_name, char *err,
+           size_t err_len)
+{
+    if ((a == NULL) == (b == NULL))
+        return 0;
+    snprintf(err, err_len, "--%s and --%s must be given together", a_name, b_name);
+    return GW_EINVAL;
+}
+
+static int
+check_config(const gw_config_t *cfg, char *err, size_t err_len)
+{
+    if (cfg->etcd_servers == NULL) {
+        snprintf(err, err_len, "--etcd-servers must be specified");
+        return GW_EINVAL;
+    }
+    etcd_endpoint_t *eps = NULL;
+    size_t n = 0;
+    int rc = etcd_endpoints_parse(cfg->etcd_servers, &eps, &n, err, err_len);
+    etcd_endpoints_free(eps, n);
+    if (rc == 0)
+        rc = check_pair(cfg->tls_cert_file, "tls-cert-file", cfg->tls_private_key_file,
+                        "tls-private-key-file", err, err_len);
+    if (rc == 0)
+        rc = check_pair(cfg->etcd_certfile, "etcd-certfile", cfg->etcd_keyfile, "etcd-keyfile",
+                        err, err_len);
+    return rc;
+}
+
+int
+gw_config_parse(gw_config_t *cfg, int argc, char *const argv[], char *err, size_t err_len)
+{
+    bool seen[N_FLAGS] = {false};
+    apply_defaults(cfg);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0) {
+            cfg->help = true;
+            continue;
+        }
+        if (arg[0] != '-' || strcmp(arg, "-") == 0 || strcmp(arg, "--") == 0) {
+            snprintf(err, err_len, "unexpected argument \"%s\": kgate takes flags only", arg);
+            return GW_EINVAL;
+        }
+        int rc = parse_one(cfg, argc, argv, &i, seen, err, err_len);
+        if (rc != 0)
+            return rc;
+    }
+    return cfg->help ? 0 : check_config(cfg, err, err_len);
+}
+
+static int
+check_readable(const char *path, const char *flag, char *err, size_t err_len)
+{
+    if (path == NULL)
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    const char *why = NULL;
+    if (fd < 0)
+        why = strerror(errno);
+    else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        why = "not a regular file";
+    if (fd >= 0)
+        close(fd);
+    if (why == NULL)
+        return 0;
+    snprintf(err, err_len, "cannot read --%s \"%s\": %s", flag, path, why);
+    return GW_EINVAL;
+}
+
+int
+gw_config_check_files(const gw_config_t *cfg, char *err, size_t err_len)
+{
+    const struct {
+        const char *path, *flag;
+    } files[] = {
+        {cfg->tls_cert_file, "tls-cert-file"},
+        {cfg->tls_private_key_file, "tls-private-key-file"},
+        {cfg->client_ca_file, "client-ca-file"},
+        {cfg->etcd_cafile, "etcd-cafile"},
+        {cfg->etcd_certfile, "etcd-certfile"},
+        {cfg->etcd_keyfile, "etcd-keyfile"},
+        {cfg->token_auth_file, "token-auth-file"},
+    };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        int rc = check_readable(files[i].path, files[i].flag, err, err_len);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static const char *const kind_arg[] = {
+    [FLAG_STR] = " string", [FLAG_BOOL] = "", [FLAG_INT] = " int",
+    [FLAG_DURATION] = " duration", [FLAG_LIST] = " strings",
+};
+
+void
+gw_config_usage(FILE *out)
+{
+    fprintf(out, "Usage: kgate --etcd-servers=URL[,URL...] [flags]\n\nFlags:\n");
+    for (size_t i = 0; i < N_FLAGS; i++) {
+        const flag_t *f = &flags[i];
+        fprintf(out, "  --%s%s\n        %s", f->name, kind_arg[f->kind], f->help);
+        if (f->def != NULL && f->def[0] != '\0' && f->kind != FLAG_BOOL)
+            fprintf(out, " (default %s)", f->def);
+        if (f->kind == FLAG_BOOL && strcmp(f->def, "true") == 0)
+            fprintf(out, " (default true)");
+        fputc('\n', out);
+    }
+}
+
+void
+gw_config_free(gw_config_t *cfg)
+{
+    for (size_t i = 0; i < N_FLAGS; i++) {
+        void *field = (char *)cfg + flags[i].off;
+        if (flags[i].kind == FLAG_STR)
+            free(*(char **)field);
+        else if (flags[i].kind == FLAG_LIST)
+            strlist_clear(field);
+    }
+    memset(cfg, 0, sizeof(*cfg));
+}

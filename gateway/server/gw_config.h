@@ -1,0 +1,71 @@
+#ifndef GATEWAY_SERVER_GW_CONFIG_H
+#define GATEWAY_SERVER_GW_CONFIG_H
+
+/*
+ * kgate's command line, with kube-apiserver's flag names and syntax: `--flag=value` or
+ * `--flag value`; booleans as `--flag` or `--flag=true|false`; durations in Go syntax ("30s",
+ * "1h30m", "500ms", "0"); lists comma-separated. The flags are one data table in gw_config.c.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/** A comma-separated flag value, split. Owned by the gw_config_t that holds it. */
+typedef struct {
+    char **items;
+    size_t n;
+} gw_strlist_t;
+
+/** Every flag's value after parsing. Strings are owned (NULL when unset and no default). */
+typedef struct {
+    char *etcd_servers;
+    char *etcd_prefix;
+    char *etcd_cafile;
+    char *etcd_certfile;
+    char *etcd_keyfile;
+    int64_t etcd_compaction_interval_ms; /* 0 disables compaction */
+    char *bind_address;
+    int secure_port;
+    char *tls_cert_file;
+    char *tls_private_key_file;
+    char *cert_dir;
+    char *client_ca_file;
+    int workers;
+    int64_t livez_grace_period_ms;
+    int64_t shutdown_delay_ms;
+    int verbosity; /* --v, 0..10 */
+    bool help;
+    /* Accepted and validated now; used by later layers. */
+    char *token_auth_file;
+    bool anonymous_auth;
+    gw_strlist_t authorization_mode;
+    gw_strlist_t runtime_config;
+    gw_strlist_t feature_gates;
+    int max_requests_inflight;
+    int max_mutating_requests_inflight;
+} gw_config_t;
+
+/**
+ * Fill *cfg with the defaults, then apply argv[1..argc-1] and check the flags against each
+ * other. Returns 0, or GW_EINVAL with a one-line reason in err (a usage error: the process
+ * should exit 2). When `--help` is given, cfg->help is set and the required-flag checks are
+ * skipped. *cfg is always left initialised: release it with gw_config_free whatever the
+ * result. Does not touch the file system. Thread: any.
+ */
+int gw_config_parse(gw_config_t *cfg, int argc, char *const argv[], char *err, size_t err_len);
+
+/**
+ * Check that every file named by a flag can be opened for reading. Returns 0, or GW_EINVAL
+ * with a one-line reason naming the flag and the file in err. Thread: any.
+ */
+int gw_config_check_files(const gw_config_t *cfg, char *err, size_t err_len);
+
+/** Print the flag list with defaults and help texts to `out`. Thread: any. */
+void gw_config_usage(FILE *out);
+
+/** Free what *cfg owns and zero it. Thread: any. */
+void gw_config_free(gw_config_t *cfg);
+
+#endif
