@@ -23,7 +23,8 @@
 
 typedef struct gw_store gw_store_t;
 
-/** A stored object as a view: bytes owned by the store, valid during the callback. */
+/** A stored object as a view: bytes owned by the store, valid during the callback. `value` is
+ *  never NULL (an empty value points at an empty string). */
 typedef struct {
     const char *key; /* relative key, NUL-terminated */
     const uint8_t *value;
@@ -59,7 +60,8 @@ char *gw_store_collection_prefix(const char *resource_path, const char *ns);
 /**
  * A store over `conn` under `prefix` (--etcd-prefix, e.g. "/registry"; a trailing '/' is
  * ignored). The store does not own conn. Free with gw_store_free on the same thread after
- * every callback has fired (etcd_conn_free cancels outstanding ones).
+ * every callback has fired (etcd_conn_free cancels outstanding ones) and every guaranteed
+ * update is done (asserted). NULL is fine for gw_store_free.
  */
 gw_store_t *gw_store_new(etcd_conn_t *conn, const char *prefix);
 void gw_store_free(gw_store_t *s);
@@ -87,14 +89,18 @@ typedef struct {
 typedef struct {
     const gw_obj_t *items;
     size_t n_items;
-    int64_t revision;       /* the revision this page was read at (pin the next pages to it) */
-    bool more;              /* more items exist after this page at that revision */
-    int64_t remaining;      /* how many items come after this page, at that revision */
-    const char *next_key;   /* relative start_key of the next page, or NULL when !more */
+    int64_t revision;     /* the revision this page was read at (pin the next pages to it) */
+    bool more;            /* more items exist after this page at that revision */
+    int64_t remaining;    /* how many items come after this page, at that revision */
+    const char *next_key; /* relative start_key of the next page, or NULL when !more: the
+                             key of the first item after this page (the store reads one
+                             item past the limit), so pages at one revision neither skip
+                             nor repeat a key */
 } gw_list_page_t;
 
 typedef void (*gw_store_list_cb)(int err, const gw_list_page_t *page, void *ctx);
-/** Read one page of a collection. Errors: GW_ECOMPACTED, GW_EFUTUREREV, transport ones. */
+/** Read one page of a collection. Errors: GW_ECOMPACTED, GW_EFUTUREREV, transport ones.
+ *  GW_EINVAL when start_key does not begin with prefix, or limit < 0. */
 int gw_store_list(gw_store_t *s, const gw_list_req_t *req, gw_store_list_cb cb, void *ctx);
 
 /* ---- writes ----------------------------------------------------------------------------- */
@@ -108,11 +114,12 @@ int gw_store_list(gw_store_t *s, const gw_list_req_t *req, gw_store_list_cb cb, 
 typedef void (*gw_store_write_cb)(int err, const gw_obj_t *obj, void *ctx);
 
 /** Create key=value (optionally under a lease; 0 = none). GW_EEXIST if the key exists. */
-int gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t len,
-                    int64_t lease, gw_store_write_cb cb, void *ctx);
+int gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t len, int64_t lease,
+                    gw_store_write_cb cb, void *ctx);
 
 /**
- * Replace the value if the object's mod_revision is still `expected_revision`.
+ * Replace the value if the object's mod_revision is still `expected_revision` (> 0, else
+ * GW_EINVAL: 0 would match a missing key). The value is written without a lease.
  * Errors: GW_ECONFLICT (someone wrote in between; obj = current), GW_ENOTFOUND.
  */
 int gw_store_update(gw_store_t *s, const char *key, const uint8_t *value, size_t len,
@@ -122,8 +129,8 @@ int gw_store_update(gw_store_t *s, const char *key, const uint8_t *value, size_t
  * Delete the object, if `expected_revision` is 0 or equals its mod_revision.
  * Errors: GW_ENOTFOUND, GW_ECONFLICT (obj = current).
  */
-int gw_store_delete(gw_store_t *s, const char *key, int64_t expected_revision,
-                    gw_store_write_cb cb, void *ctx);
+int gw_store_delete(gw_store_t *s, const char *key, int64_t expected_revision, gw_store_write_cb cb,
+                    void *ctx);
 
 /* Guaranteed update: read, let the caller compute the new value (possibly asynchronously),
  * write with a mod_revision precondition, and on conflict start over from the value the
@@ -135,14 +142,18 @@ typedef struct gw_store_update gw_store_update_t;
  * Called with the current object (NULL when the key does not exist) for each attempt. The
  * callee must eventually call exactly one of gw_store_update_commit or
  * gw_store_update_abort on `u`, from inside the callback or later on the same thread.
+ * `current` stays valid until then. The done callback may fire from inside commit or abort,
+ * and `u` is gone once either returns. Calling both, or one twice, is a bug caught by an
+ * assert; never calling either leaves the update pending, which gw_store_free asserts against.
  */
 typedef void (*gw_store_mutate_fn)(gw_store_update_t *u, const gw_obj_t *current, void *ctx);
 
 /** Write `value` (the store takes ownership of the malloc'd buffer). When the bytes equal the
- *  current value nothing is written and the done callback gets the current object. */
+ *  current value nothing is written and the done callback gets the current object. An
+ *  existing key keeps its lease; a new one gets none. */
 void gw_store_update_commit(gw_store_update_t *u, uint8_t *value, size_t len);
 
-/** Give up with `err` (a gw_err code); the done callback gets it. */
+/** Give up with `err` (a negative gw_err code); the done callback gets it. */
 void gw_store_update_abort(gw_store_update_t *u, int err);
 
 /**
@@ -174,16 +185,18 @@ typedef struct gw_store_watch gw_store_watch_t;
 /**
  * Watch callback. err == 0: one event. Terminal (the watch is over, the handle is gone
  * after the callback): GW_ECOMPACTED (revision = the compacted revision, via ev->revision),
- * GW_ECANCELED after gw_store_watch_stop, or GW_EINTERNAL.
+ * GW_ECANCELED after gw_store_watch_stop, or GW_EINTERNAL; ev is NULL for the last two.
+ * Once gw_store_watch_stop was called no further event is delivered and the terminal error
+ * is always GW_ECANCELED.
  */
 typedef void (*gw_store_watch_cb)(int err, const gw_watch_event_t *ev, void *ctx);
 
 typedef struct {
-    const char *key;         /* relative key or collection prefix */
-    bool is_prefix;          /* watch every key under `key` */
-    int64_t after_revision;  /* deliver events with revision > this; 0 = from now */
-    bool prev_values;        /* deliver previous values (and the last value of deletions) */
-    bool progress_notify;    /* ask etcd for periodic progress events */
+    const char *key;        /* relative key or collection prefix */
+    bool is_prefix;         /* watch every key under `key` */
+    int64_t after_revision; /* deliver events with revision > this; 0 = from now */
+    bool prev_values;       /* deliver previous values (and the last value of deletions) */
+    bool progress_notify;   /* ask etcd for periodic progress events */
 } gw_watch_req_t;
 
 /** Start a watch; NULL for a malformed request. */
