@@ -1,0 +1,248 @@
+/*
+ * kgate: parse the flags, connect to etcd, serve HTTPS until SIGTERM or SIGINT, then shut
+ * down the way kube-apiserver does: /readyz fails at once, the listener stays open for
+ * --shutdown-delay-duration, then requests in progress get a bounded time to finish.
+ *
+ * Exit codes: 0 after a clean shutdown, 2 for a usage error (bad or unknown flag), 1 when
+ * startup fails (unusable files, etcd unreachable, address in use).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <openssl/ssl.h>
+
+#include "etcd.h"
+#include "gw_compact.h"
+#include "gw_config.h"
+#include "gw_err.h"
+#include "gw_health.h"
+#include "gw_log.h"
+#include "gw_server.h"
+#include "gw_tls.h"
+
+#define STARTUP_PROBE_MS 10000 /* how long startup waits for etcd to answer */
+#define PROBE_RETRY_MS 200
+#define DRAIN_MS 10000 /* how long requests in progress may take to finish at shutdown */
+
+typedef struct {
+    const gw_config_t *cfg;
+    SSL_CTX *tls;
+    etcd_client_t *etcd;
+    gw_health_t *health;
+    gw_compactor_t *compactor; /* worker 0's */
+    gw_route_t routes[3];
+    gw_server_t *server;
+} kgate_t;
+
+typedef struct {
+    struct event_base *base;
+    bool done;
+    int err;
+} probe_t;
+
+static int64_t
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+probe_done(int err, const Etcdserverpb__StatusResponse *resp, void *ctx)
+{
+    (void)resp;
+    probe_t *p = ctx;
+    p->done = true;
+    p->err = err;
+    event_base_loopbreak(p->base);
+}
+
+static void
+probe_deadline(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    event_base_loopbreak(arg);
+}
+
+/* One Status call, waited for until it answers or the deadline passes. */
+static int
+probe_once(etcd_conn_t *conn, probe_t *p, struct event *deadline, int64_t left_ms)
+{
+    struct timeval tv = {left_ms / 1000, (left_ms % 1000) * 1000};
+    p->done = false;
+    if (etcd_status(conn, probe_done, p) != 0)
+        return GW_EINVAL;
+    evtimer_add(deadline, &tv);
+    event_base_loop(p->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    evtimer_del(deadline);
+    return p->done ? p->err : GW_ETIMEOUT;
+}
+
+/* Ask etcd for its status until it answers, for at most STARTUP_PROBE_MS. */
+static int
+probe_etcd(etcd_client_t *client)
+{
+    probe_t p = {.base = event_base_new()};
+    etcd_conn_t *conn = etcd_conn_new(client, p.base);
+    struct event *deadline = evtimer_new(p.base, probe_deadline, p.base);
+    int64_t end = now_ms() + STARTUP_PROBE_MS;
+    int rc;
+    for (;;) {
+        rc = probe_once(conn, &p, deadline, end - now_ms());
+        if (rc == 0 || rc == GW_ETIMEOUT || rc == GW_EINVAL || end - now_ms() < PROBE_RETRY_MS)
+            break;
+        struct timespec pause = {0, PROBE_RETRY_MS * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+    etcd_conn_free(conn); /* cancels a call still waiting; its callback fires here */
+    event_free(deadline);
+    event_base_free(p.base);
+    return rc;
+}
+
+static void
+on_worker_start(gw_worker_t *w, void *arg)
+{
+    kgate_t *k = arg;
+    if (gw_worker_index(w) != 0)
+        return;
+    k->compactor = gw_compactor_start(gw_worker_etcd(w), gw_worker_base(w),
+                                      k->cfg->etcd_compaction_interval_ms);
+    gw_health_probe_start(k->health, w);
+}
+
+static void
+on_worker_stop(gw_worker_t *w, void *arg)
+{
+    kgate_t *k = arg;
+    if (gw_worker_index(w) != 0)
+        return;
+    gw_compactor_stop(k->compactor);
+    k->compactor = NULL;
+    gw_health_probe_stop(k->health);
+}
+
+static int
+connect_etcd(kgate_t *k, char *err, size_t err_len)
+{
+    const gw_config_t *cfg = k->cfg;
+    etcd_config_t ec = {
+        .servers = cfg->etcd_servers,
+        .ca_file = cfg->etcd_cafile,
+        .cert_file = cfg->etcd_certfile,
+        .key_file = cfg->etcd_keyfile,
+    };
+    int rc = etcd_client_new(&ec, &k->etcd, err, err_len);
+    if (rc != 0)
+        return rc;
+    rc = probe_etcd(k->etcd);
+    if (rc != 0)
+        snprintf(err, err_len, "cannot reach etcd at %s: %s", cfg->etcd_servers, gw_strerror(rc));
+    return rc;
+}
+
+static int
+start_serving(kgate_t *k, char *err, size_t err_len)
+{
+    static const char *const health_paths[] = {"/livez", "/readyz", "/healthz"};
+    for (size_t i = 0; i < 3; i++)
+        k->routes[i] = (gw_route_t){health_paths[i], true, gw_health_handle, k->health};
+    gw_server_opts_t opts = {
+        .bind_address = k->cfg->bind_address,
+        .port = k->cfg->secure_port,
+        .workers = k->cfg->workers,
+        .tls = k->tls,
+        .etcd = k->etcd,
+        .routes = k->routes,
+        .n_routes = sizeof(k->routes) / sizeof(k->routes[0]),
+        .on_start = on_worker_start,
+        .on_stop = on_worker_stop,
+        .hook_arg = k,
+    };
+    return gw_server_start(&opts, &k->server, err, err_len);
+}
+
+/* Block the shutdown signals in every thread (gRPC's included) so that sigwait gets them. */
+static void
+block_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+    signal(SIGPIPE, SIG_IGN); /* a peer that went away is an error return, not a signal */
+}
+
+static void
+serve_until_signal(kgate_t *k, const sigset_t *set)
+{
+    int sig = 0;
+    while (sigwait(set, &sig) != 0)
+        ;
+    gw_log_info(NULL, "received %s: not ready from now on, closing the listener in %lld ms",
+                strsignal(sig), (long long)k->cfg->shutdown_delay_ms);
+    gw_health_set_shutting_down(k->health);
+    int64_t delay = k->cfg->shutdown_delay_ms;
+    struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};
+    siginfo_t info;
+    /* A second signal cuts the delay short. */
+    if (delay > 0 && sigtimedwait(set, &info, &ts) > 0)
+        gw_log_info(NULL, "received %s again: shutting down now", strsignal(info.si_signo));
+    gw_server_stop(k->server, DRAIN_MS);
+    k->server = NULL;
+    gw_log_info(NULL, "kgate stopped");
+}
+
+static int
+run(const gw_config_t *cfg)
+{
+    kgate_t k = {.cfg = cfg};
+    char err[512];
+    sigset_t set;
+    int code = 1;
+    block_signals(&set);
+    evthread_use_pthreads();
+    if (gw_config_check_files(cfg, err, sizeof(err)) != 0 ||
+        gw_tls_ctx_new(cfg, &k.tls, err, sizeof(err)) != 0 ||
+        connect_etcd(&k, err, sizeof(err)) != 0)
+        goto out;
+    k.health = gw_health_new(cfg->livez_grace_period_ms);
+    gw_health_etcd_result(k.health, 0);
+    if (start_serving(&k, err, sizeof(err)) != 0)
+        goto out;
+    serve_until_signal(&k, &set);
+    code = 0;
+out:
+    if (code != 0)
+        fprintf(stderr, "kgate: %s\n", err);
+    etcd_client_free(k.etcd);
+    gw_health_free(k.health);
+    SSL_CTX_free(k.tls);
+    return code;
+}
+
+int
+main(int argc, char **argv)
+{
+    gw_config_t cfg;
+    char err[512];
+    int code = 0;
+    if (gw_config_parse(&cfg, argc, argv, err, sizeof(err)) != 0) {
+        fprintf(stderr, "kgate: %s\n", err);
+        code = 2;
+    } else if (cfg.help) {
+        gw_config_usage(stdout);
+    } else {
+        gw_log_set_level(cfg.verbosity >= 4 ? GW_LOG_DEBUG : GW_LOG_INFO);
+        code = run(&cfg);
+    }
+    gw_config_free(&cfg);
+    return code;
+}

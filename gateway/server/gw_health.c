@@ -1,0 +1,327 @@
+#include "gw_health.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "gw_alloc.h"
+#include "gw_err.h"
+#include "gw_http.h"
+#include "gw_log.h"
+
+#define PROBE_INTERVAL_MS 1000
+#define ETCD_FRESH_MS 3000 /* a probe success older than this no longer counts */
+#define NOT_PROBED 1       /* etcd_err before any result: not an error code */
+
+struct gw_health {
+    int64_t started_ms;
+    int64_t livez_grace_ms;
+    _Atomic int64_t etcd_ok_ms; /* monotonic time of the last successful probe */
+    _Atomic int etcd_err;       /* outcome of the last probe */
+    _Atomic bool shutting_down;
+    /* The prober's, on its worker's thread only. */
+    struct event *timer;
+    etcd_conn_t *conn;
+    bool in_flight;
+    bool stopped;
+};
+
+/* A check returns NULL when it passes, else why (for logs and the single-check reply). */
+typedef const char *(*check_fn)(const gw_health_t *h, bool livez);
+
+typedef struct {
+    const char *name;
+    check_fn run;
+} check_t;
+
+typedef struct {
+    const char *path;
+    const char *name;
+    unsigned checks; /* bit i: checks[i] */
+} endpoint_t;
+
+static int64_t
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *
+check_ok(const gw_health_t *h, bool livez)
+{
+    (void)h, (void)livez;
+    return NULL;
+}
+
+static const char *
+check_etcd(const gw_health_t *h, bool livez)
+{
+    int64_t now = now_ms();
+    /* kube-apiserver's --livez-grace-period: liveness does not fail while starting up. */
+    if (livez && now - h->started_ms < h->livez_grace_ms)
+        return NULL;
+    if (atomic_load(&h->etcd_err) != 0)
+        return "etcd did not answer the last status probe";
+    if (now - atomic_load(&h->etcd_ok_ms) > ETCD_FRESH_MS)
+        return "etcd has not answered a status probe recently";
+    return NULL;
+}
+
+static const char *
+check_shutdown(const gw_health_t *h, bool livez)
+{
+    (void)livez;
+    return atomic_load(&h->shutting_down) ? "process is shutting down" : NULL;
+}
+
+static const check_t checks[] = {
+    {"ping", check_ok},
+    {"log", check_ok},
+    {"etcd", check_etcd},
+    {"shutdown", check_shutdown},
+};
+#define N_CHECKS (sizeof(checks) / sizeof(checks[0]))
+
+static const endpoint_t endpoints[] = {
+    {"/livez", "livez", 0x7},
+    {"/readyz", "readyz", 0xf},
+    {"/healthz", "healthz", 0x7},
+};
+
+gw_health_t *
+gw_health_new(int64_t livez_grace_ms)
+{
+    gw_health_t *h = gw_calloc(1, sizeof(*h));
+    h->started_ms = now_ms();
+    h->livez_grace_ms = livez_grace_ms;
+    atomic_init(&h->etcd_ok_ms, 0);
+    atomic_init(&h->etcd_err, NOT_PROBED);
+    atomic_init(&h->shutting_down, false);
+    return h;
+}
+
+void
+gw_health_free(gw_health_t *h)
+{
+    free(h);
+}
+
+void
+gw_health_etcd_result(gw_health_t *h, int err)
+{
+    if (err == 0)
+        atomic_store(&h->etcd_ok_ms, now_ms());
+    int prev = atomic_exchange(&h->etcd_err, err);
+    if (prev == 0 && err != 0)
+        gw_log_warn(NULL, "etcd status probe failed: %s; not ready", gw_strerror(err));
+    else if (prev != 0 && prev != NOT_PROBED && err == 0)
+        gw_log_info(NULL, "etcd answers again; ready");
+}
+
+void
+gw_health_set_shutting_down(gw_health_t *h)
+{
+    atomic_store(&h->shutting_down, true);
+}
+
+static void
+probe_done(int err, const Etcdserverpb__StatusResponse *resp, void *ctx)
+{
+    (void)resp;
+    gw_health_t *h = ctx;
+    h->in_flight = false;
+    if (!h->stopped)
+        gw_health_etcd_result(h, err);
+}
+
+/* One probe at a time: a probe still waiting shows up as a stale success time. */
+static void
+probe_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    gw_health_t *h = arg;
+    if (!h->in_flight && etcd_status(h->conn, probe_done, h) == 0)
+        h->in_flight = true;
+}
+
+void
+gw_health_probe_start(gw_health_t *h, gw_worker_t *w)
+{
+    struct timeval every = {PROBE_INTERVAL_MS / 1000, (PROBE_INTERVAL_MS % 1000) * 1000};
+    h->conn = gw_worker_etcd(w);
+    h->timer = event_new(gw_worker_base(w), -1, EV_PERSIST, probe_tick, h);
+    if (h->timer == NULL)
+        abort();
+    event_add(h->timer, &every);
+}
+
+void
+gw_health_probe_stop(gw_health_t *h)
+{
+    h->stopped = true;
+    if (h->timer != NULL)
+        event_free(h->timer);
+    h->timer = NULL;
+}
+
+typedef struct {
+    char **names;
+    bool *used;
+    size_t n;
+} excludes_t;
+
+static void
+excludes_parse(excludes_t *x, const char *query)
+{
+    size_t pos = 0;
+    char *v;
+    memset(x, 0, sizeof(*x));
+    while ((v = gw_query_next(query, "exclude", &pos)) != NULL) {
+        x->names = gw_realloc(x->names, (x->n + 1) * sizeof(*x->names));
+        x->used = gw_realloc(x->used, (x->n + 1) * sizeof(*x->used));
+        x->names[x->n] = v;
+        x->used[x->n++] = false;
+    }
+}
+
+static bool
+excludes_take(excludes_t *x, const char *name)
+{
+    bool hit = false;
+    for (size_t i = 0; i < x->n; i++) {
+        if (strcmp(x->names[i], name) == 0)
+            hit = x->used[i] = true;
+    }
+    return hit;
+}
+
+/* Like kube-apiserver, name the exclusions that matched no check (each name once). */
+static void
+excludes_warn_unused(excludes_t *x, struct evbuffer *out)
+{
+    bool any = false;
+    for (size_t i = 0; i < x->n; i++) {
+        if (x->used[i])
+            continue;
+        evbuffer_add_printf(out, "%s\"%s\"",
+                            any ? "," : "warn: some health checks cannot be excluded: no matches for ",
+                            x->names[i]);
+        any = true;
+        excludes_take(x, x->names[i]);
+    }
+    if (any)
+        evbuffer_add(out, "\n", 1);
+}
+
+static void
+excludes_free(excludes_t *x)
+{
+    for (size_t i = 0; i < x->n; i++)
+        free(x->names[i]);
+    free(x->names);
+    free(x->used);
+}
+
+/* Run the endpoint's checks into out; returns whether any failed. */
+static bool
+run_checks(const gw_health_t *h, const endpoint_t *ep, excludes_t *x, struct evbuffer *out,
+           const char *audit_id)
+{
+    bool failed = false, livez = ep == &endpoints[0];
+    for (size_t i = 0; i < N_CHECKS; i++) {
+        if (!(ep->checks & (1u << i)))
+            continue;
+        const char *name = checks[i].name, *why = NULL;
+        if (excludes_take(x, name)) {
+            evbuffer_add_printf(out, "[+]%s excluded: ok\n", name);
+            continue;
+        }
+        why = checks[i].run(h, livez);
+        if (why == NULL) {
+            evbuffer_add_printf(out, "[+]%s ok\n", name);
+            continue;
+        }
+        failed = true;
+        evbuffer_add_printf(out, "[-]%s failed: reason withheld\n", name);
+        gw_log_debug(audit_id, "%s check %s failed: %s", ep->name, name, why);
+    }
+    excludes_warn_unused(x, out);
+    return failed;
+}
+
+static void
+reply_all(const gw_health_t *h, const endpoint_t *ep, struct evhttp_request *req,
+          const char *audit_id)
+{
+    const char *query = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
+    size_t pos = 0;
+    char *verbose = gw_query_next(query, "verbose", &pos);
+    excludes_t x;
+    excludes_parse(&x, query);
+    struct evbuffer *out = evbuffer_new();
+    if (out == NULL)
+        abort();
+    bool failed = run_checks(h, ep, &x, out, audit_id);
+    if (failed)
+        evbuffer_add_printf(out, "%s check failed\n", ep->name);
+    else if (verbose != NULL)
+        evbuffer_add_printf(out, "%s check passed\n", ep->name);
+    if (failed)
+        gw_http_reply_buffer(req, HTTP_INTERNAL, "Internal Server Error", out);
+    else if (verbose != NULL)
+        gw_http_reply_buffer(req, HTTP_OK, "OK", out);
+    else
+        gw_http_reply_text(req, HTTP_OK, "OK", "ok");
+    evbuffer_free(out);
+    excludes_free(&x);
+    free(verbose);
+}
+
+static void
+reply_one(const gw_health_t *h, const endpoint_t *ep, struct evhttp_request *req,
+          const char *name)
+{
+    for (size_t i = 0; i < N_CHECKS; i++) {
+        if (!(ep->checks & (1u << i)) || strcmp(checks[i].name, name) != 0)
+            continue;
+        const char *why = checks[i].run(h, ep == &endpoints[0]);
+        if (why == NULL) {
+            gw_http_reply_text(req, HTTP_OK, "OK", "ok");
+            return;
+        }
+        char *body = gw_sprintf("internal server error: %s\n", why);
+        gw_http_reply_text(req, HTTP_INTERNAL, "Internal Server Error", body);
+        free(body);
+        return;
+    }
+    gw_http_reply_text(req, HTTP_NOTFOUND, "Not Found", "404 page not found\n");
+}
+
+void
+gw_health_handle(struct evhttp_request *req, const char *audit_id, gw_worker_t *w, void *data)
+{
+    (void)w;
+    const gw_health_t *h = data;
+    const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+    for (size_t i = 0; i < sizeof(endpoints) / sizeof(endpoints[0]); i++) {
+        size_t len = strlen(endpoints[i].path);
+        if (strncmp(path, endpoints[i].path, len) != 0)
+            continue;
+        if (path[len] == '\0')
+            reply_all(h, &endpoints[i], req, audit_id);
+        else if (path[len] == '/')
+            reply_one(h, &endpoints[i], req, path + len + 1);
+        else
+            continue;
+        return;
+    }
+    gw_http_reply_text(req, HTTP_NOTFOUND, "Not Found", "404 page not found\n");
+}

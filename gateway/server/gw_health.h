@@ -1,0 +1,57 @@
+#ifndef GATEWAY_SERVER_GW_HEALTH_H
+#define GATEWAY_SERVER_GW_HEALTH_H
+
+/*
+ * /livez, /readyz and /healthz as kube-apiserver serves them:
+ *  - all checks pass: 200 "ok"; `?verbose` lists "[+]<check> ok" lines and ends with
+ *    "<endpoint> check passed";
+ *  - a check fails: 500 with the list ("[-]<check> failed: reason withheld") ending with
+ *    "<endpoint> check failed";
+ *  - `?exclude=<check>` (repeatable) skips a check, listed as "[+]<check> excluded: ok";
+ *  - `/<endpoint>/<check>` runs one check (404 for a check the endpoint does not have).
+ * Checks: livez and healthz = ping, log, etcd; readyz adds shutdown.
+ *
+ * The etcd check reads the outcome of a Maintenance Status probe that one worker sends about
+ * every second; it passes when the last probe succeeded within the last few seconds. During
+ * --livez-grace-period after start, /livez does not fail on etcd.
+ */
+
+#include <stdint.h>
+
+#include "etcd.h"
+#include "gw_server.h"
+
+typedef struct gw_health gw_health_t;
+
+/** Create the shared state; the grace period starts now. Thread: main. */
+gw_health_t *gw_health_new(int64_t livez_grace_ms);
+
+/** Free it, after the server and the probe are stopped. NULL is fine. Thread: main. */
+void gw_health_free(gw_health_t *h);
+
+/**
+ * Record the outcome of an etcd Status call (0 or a GW_E* code), e.g. the startup probe's.
+ * Thread: any.
+ */
+void gw_health_etcd_result(gw_health_t *h, int err);
+
+/** From now on /readyz fails its shutdown check. Thread: any (signal handling). */
+void gw_health_set_shutting_down(gw_health_t *h);
+
+/**
+ * Start probing etcd through `w`'s conn about once a second. Thread: w's, from its on_start
+ * hook. At most one worker probes.
+ */
+void gw_health_probe_start(gw_health_t *h, gw_worker_t *w);
+
+/** Stop probing; an outstanding probe ends when w's conn is freed. Thread: the prober's. */
+void gw_health_probe_stop(gw_health_t *h);
+
+/**
+ * The route handler for "/livez", "/readyz" and "/healthz" (as subtrees); data is the
+ * gw_health_t. Thread: any worker.
+ */
+void gw_health_handle(struct evhttp_request *req, const char *audit_id, gw_worker_t *w,
+                      void *data);
+
+#endif

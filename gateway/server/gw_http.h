@@ -1,0 +1,39 @@
+#ifndef GATEWAY_SERVER_GW_HTTP_H
+#define GATEWAY_SERVER_GW_HTTP_H
+
+/* Small HTTP helpers shared by the server's handlers. */
+
+#include <stddef.h>
+
+struct evbuffer;
+struct evhttp_request;
+
+/** Length of a UUID in text form, without the NUL. */
+#define GW_UUID_LEN 36
+
+/**
+ * Write a random (version 4) UUID and a NUL into out, e.g. for the Audit-ID header.
+ * Thread: any.
+ */
+void gw_uuid_v4(char out[GW_UUID_LEN + 1]);
+
+/**
+ * Reply with a complete text/plain body (with kube-apiserver's nosniff header). The request
+ * is finished by this call. Thread: the request's worker.
+ */
+void gw_http_reply_text(struct evhttp_request *req, int code, const char *reason,
+                        const char *body);
+
+/** Like gw_http_reply_text with the body taken from (and draining) `body`. */
+void gw_http_reply_buffer(struct evhttp_request *req, int code, const char *reason,
+                          struct evbuffer *body);
+
+/**
+ * Find the next occurrence of parameter `key` in a raw query string (may be NULL), starting at
+ * *pos (0 at first) and advancing it. A parameter without '=' has the value "". Keys and values
+ * are percent-decoded ('+' as space). Returns the value (caller frees) or NULL when there is
+ * none left. Thread: any.
+ */
+char *gw_query_next(const char *query, const char *key, size_t *pos);
+
+#endif

@@ -1,0 +1,89 @@
+#ifndef GATEWAY_SERVER_GW_SERVER_H
+#define GATEWAY_SERVER_GW_SERVER_H
+
+/*
+ * kgate's HTTPS front: W worker threads, each with its own event_base, evhttp and etcd conn,
+ * all accepting from one listening socket. Every response carries an Audit-ID header (a fresh
+ * UUID per request). Requests are dispatched by path to a route table; a path no route claims
+ * gets 404.
+ *
+ * Limits on every connection: request headers up to GW_SERVER_MAX_HEADERS bytes, bodies up to
+ * GW_SERVER_MAX_BODY bytes, and an idle/read timeout of GW_SERVER_READ_TIMEOUT_S seconds.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/ssl.h>
+
+#include "etcd.h"
+
+struct evhttp_request;
+struct event_base;
+
+#define GW_SERVER_MAX_HEADERS (64 * 1024)
+#define GW_SERVER_MAX_BODY (3 * 1024 * 1024)
+#define GW_SERVER_READ_TIMEOUT_S 60
+
+typedef struct gw_server gw_server_t;
+typedef struct gw_worker gw_worker_t;
+
+/**
+ * A request handler. Runs on worker w's thread with the request's Audit-ID (already set as a
+ * response header; valid during this call only). It must reply to req exactly once, now or
+ * later from the same thread (evhttp_send_reply or friends).
+ */
+typedef void (*gw_handler_fn)(struct evhttp_request *req, const char *audit_id, gw_worker_t *w,
+                              void *data);
+
+/** One route: the exact path, and with `subtree` also every path below it ("<path>/..."). */
+typedef struct {
+    const char *path;
+    bool subtree;
+    gw_handler_fn handle;
+    void *data;
+} gw_route_t;
+
+/** Called on each worker's thread: after its etcd conn exists / before it is freed. */
+typedef void (*gw_worker_hook_fn)(gw_worker_t *w, void *arg);
+
+typedef struct {
+    const char *bind_address; /* IPv4 or IPv6 literal */
+    int port;
+    int workers;              /* >= 1 */
+    SSL_CTX *tls;             /* borrowed; must outlive the server */
+    etcd_client_t *etcd;      /* borrowed; must outlive the server */
+    const gw_route_t *routes; /* borrowed; must outlive the server */
+    size_t n_routes;
+    gw_worker_hook_fn on_start; /* may be NULL */
+    gw_worker_hook_fn on_stop;  /* may be NULL */
+    void *hook_arg;
+} gw_server_opts_t;
+
+/**
+ * Bind the listening socket (TCP_NODELAY, inherited by accepted sockets) and start the
+ * workers; returns once every worker serves. On error (the address cannot be bound) returns
+ * GW_EINVAL with a one-line reason in err and nothing is left running. evthread_use_pthreads()
+ * must have been called. SIGPIPE should be ignored by the process. Thread: the main thread.
+ */
+int gw_server_start(const gw_server_opts_t *opts, gw_server_t **out, char *err, size_t err_len);
+
+/**
+ * Stop accepting, let the requests in progress finish for at most drain_ms (responses sent
+ * meanwhile ask clients to close their connections), then close every connection, run
+ * on_stop and free each worker's etcd conn on its thread, join the workers and free the
+ * server. Thread: the thread that started it.
+ */
+void gw_server_stop(gw_server_t *s, int64_t drain_ms);
+
+/** The worker's index (0..workers-1). Thread: any. */
+int gw_worker_index(const gw_worker_t *w);
+
+/** The worker's event_base. Thread: any; use it only from the worker's thread. */
+struct event_base *gw_worker_base(const gw_worker_t *w);
+
+/** The worker's etcd conn: calls started on it complete on this worker. Thread: the worker's. */
+etcd_conn_t *gw_worker_etcd(const gw_worker_t *w);
+
+#endif

@@ -1,0 +1,26 @@
+#ifndef GATEWAY_SERVER_GW_TLS_H
+#define GATEWAY_SERVER_GW_TLS_H
+
+/*
+ * The one TLS context every worker's connections are made from: TLS 1.2 and newer, the
+ * serving pair from --tls-cert-file/--tls-private-key-file (or a self-signed pair kept in
+ * --cert-dir), and, with --client-ca-file, client certificates asked for but optional, as
+ * kube-apiserver does (a presented certificate must verify against that bundle).
+ */
+
+#include <stddef.h>
+
+#include <openssl/ssl.h>
+
+#include "gw_config.h"
+
+/**
+ * Build the server's SSL_CTX from the configuration. On success returns 0 and the context in
+ * *out (free with SSL_CTX_free after every connection is gone); it may then be shared by all
+ * threads. On error (unreadable or malformed PEM, key not matching the certificate, empty CA
+ * bundle, unwritable --cert-dir) returns GW_EINVAL with a one-line reason in err.
+ * Thread: the main thread at startup.
+ */
+int gw_tls_ctx_new(const gw_config_t *cfg, SSL_CTX **out, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,231 @@
+/* One worker thread: its event_base, evhttp, TLS connections and request dispatch. */
+#include "gw_server_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <openssl/ssl.h>
+
+#include "gw_alloc.h"
+#include "gw_http.h"
+#include "gw_log.h"
+
+#define DRAIN_POLL_US 50000
+
+/*
+ * Per-connection state, hung on the connection's SSL object so that it is freed with the
+ * connection, whichever way the connection ends. It tells a drain whether a request is still
+ * in progress: evhttp serves one request at a time per connection, and a connection that dies
+ * mid-request never reports that request complete.
+ */
+typedef struct {
+    gw_worker_t *worker;
+    bool busy;
+} conn_state_t;
+
+static int conn_index = -1;
+static pthread_once_t conn_index_once = PTHREAD_ONCE_INIT;
+
+static void
+conn_state_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
+{
+    (void)parent, (void)ad, (void)idx, (void)argl, (void)argp;
+    conn_state_t *cs = ptr;
+    if (cs == NULL)
+        return;
+    if (cs->busy)
+        cs->worker->active--;
+    free(cs);
+}
+
+static void
+conn_index_init(void)
+{
+    conn_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, conn_state_free);
+    if (conn_index < 0)
+        abort();
+}
+
+static int64_t
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct bufferevent *
+new_tls_bev(struct event_base *base, void *arg)
+{
+    gw_worker_t *w = arg;
+    SSL *ssl = SSL_new(w->srv->opts.tls);
+    conn_state_t *cs = gw_calloc(1, sizeof(*cs));
+    cs->worker = w;
+    if (ssl == NULL || SSL_set_ex_data(ssl, conn_index, cs) != 1)
+        abort(); /* only out of memory */
+    struct bufferevent *bev = bufferevent_openssl_socket_new(base, -1, ssl,
+                                                             BUFFEREVENT_SSL_ACCEPTING,
+                                                             BEV_OPT_CLOSE_ON_FREE);
+    if (bev == NULL)
+        abort();
+    /* Most HTTP clients close without a TLS close_notify; that is not an error here. */
+    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+    return bev;
+}
+
+static void
+request_done(struct evhttp_request *req, void *arg)
+{
+    (void)req;
+    conn_state_t *cs = arg;
+    cs->busy = false;
+    cs->worker->active--;
+}
+
+static void
+track_request(gw_worker_t *w, struct evhttp_request *req)
+{
+    struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+    SSL *ssl = bufferevent_openssl_get_ssl(evhttp_connection_get_bufferevent(evcon));
+    conn_state_t *cs = SSL_get_ex_data(ssl, conn_index);
+    cs->busy = true;
+    w->active++;
+    evhttp_request_set_on_complete_cb(req, request_done, cs);
+}
+
+static const gw_route_t *
+find_route(const gw_server_opts_t *o, const char *path)
+{
+    if (path == NULL)
+        return NULL;
+    for (size_t i = 0; i < o->n_routes; i++) {
+        const gw_route_t *r = &o->routes[i];
+        size_t len = strlen(r->path);
+        if (strncmp(path, r->path, len) != 0)
+            continue;
+        if (path[len] == '\0' || (r->subtree && path[len] == '/'))
+            return r;
+    }
+    return NULL;
+}
+
+static void
+dispatch(struct evhttp_request *req, void *arg)
+{
+    gw_worker_t *w = arg;
+    char id[GW_UUID_LEN + 1];
+    gw_uuid_v4(id);
+    struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
+    evhttp_add_header(headers, "Audit-ID", id);
+    if (w->draining)
+        evhttp_add_header(headers, "Connection", "close");
+    track_request(w, req);
+    const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+    const gw_route_t *r = find_route(&w->srv->opts, path);
+    if (r == NULL) {
+        gw_http_reply_text(req, HTTP_NOTFOUND, "Not Found", "404 page not found\n");
+        return;
+    }
+    r->handle(req, id, w, r->data);
+}
+
+/* Cancel the etcd calls first: their callbacks may still reply to live requests. */
+static void
+finish(gw_worker_t *w)
+{
+    event_del(w->drain_ev);
+    if (w->srv->opts.on_stop != NULL)
+        w->srv->opts.on_stop(w, w->srv->opts.hook_arg);
+    etcd_conn_free(w->etcd);
+    w->etcd = NULL;
+    evhttp_free(w->http);
+    w->http = NULL;
+    event_base_loopbreak(w->base);
+}
+
+static void
+on_drain_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    gw_worker_t *w = arg;
+    if (w->active > 0 && now_ms() < w->drain_deadline_ms)
+        return;
+    if (w->active > 0)
+        gw_log_warn(NULL, "worker %d: closing %d requests still in progress", w->index, w->active);
+    finish(w);
+}
+
+static void
+on_stop(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    gw_worker_t *w = arg;
+    struct timeval poll = {0, DRAIN_POLL_US};
+    w->draining = true;
+    evhttp_del_accept_socket(w->http, w->bound);
+    w->bound = NULL;
+    w->drain_deadline_ms = now_ms() + w->drain_ms;
+    event_add(w->drain_ev, &poll);
+    on_drain_tick(-1, 0, w);
+}
+
+static void
+setup_http(gw_worker_t *w)
+{
+    w->http = evhttp_new(w->base);
+    if (w->http == NULL)
+        abort();
+    evhttp_set_bevcb(w->http, new_tls_bev, w);
+    evhttp_set_gencb(w->http, dispatch, w);
+    evhttp_set_max_headers_size(w->http, GW_SERVER_MAX_HEADERS);
+    evhttp_set_max_body_size(w->http, GW_SERVER_MAX_BODY);
+    evhttp_set_timeout(w->http, GW_SERVER_READ_TIMEOUT_S);
+    /* evhttp answers 501 to PATCH and OPTIONS unless told they are allowed. */
+    evhttp_set_allowed_methods(w->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |
+                                            EVHTTP_REQ_PUT | EVHTTP_REQ_PATCH |
+                                            EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS);
+    w->bound = evhttp_accept_socket_with_handle(w->http, w->listen_fd);
+    if (w->bound == NULL)
+        abort();
+}
+
+static void
+setup(gw_worker_t *w)
+{
+    pthread_once(&conn_index_once, conn_index_init);
+    w->base = event_base_new();
+    if (w->base == NULL)
+        abort();
+    setup_http(w);
+    w->etcd = etcd_conn_new(w->srv->opts.etcd, w->base);
+    w->stop_ev = event_new(w->base, -1, 0, on_stop, w);
+    w->drain_ev = event_new(w->base, -1, EV_PERSIST, on_drain_tick, w);
+    if (w->stop_ev == NULL || w->drain_ev == NULL)
+        abort();
+}
+
+void *
+gw_server__worker_main(void *arg)
+{
+    gw_worker_t *w = arg;
+    gw_server_t *s = w->srv;
+    setup(w);
+    if (s->opts.on_start != NULL)
+        s->opts.on_start(w, s->opts.hook_arg);
+    pthread_mutex_lock(&s->lock);
+    s->ready++;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+
+    event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
+
+    event_free(w->stop_ev);
+    event_free(w->drain_ev);
+    event_base_free(w->base);
+    return NULL;
+}
