@@ -1,7 +1,9 @@
 /* Key layout: kube-apiserver's resource paths, object keys, and rejection of bad segments. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "gw_store.h"
+#include "gw_store_int.h"
 #include "tap.h"
 
 static void
@@ -93,11 +95,31 @@ test_collection_prefixes(void)
     is_prefix("x/./y", NULL, NULL, "resource path with '.' rejected");
 }
 
+static void
+is_end(const char *key, const char *want, size_t want_len, const char *what)
+{
+    size_t len = 0;
+    char *got = gw_store__prefix_end(key, &len);
+    tap_ok(len == want_len && memcmp(got, want, len) == 0, "prefix end: %s", what);
+    free(got);
+}
+
+/* The range end that bounds a collection: the prefix with its last byte incremented. */
+static void
+test_prefix_end(void)
+{
+    is_end("/registry/pods/", "/registry/pods0", 15, "last byte incremented ('/' -> '0')");
+    is_end("a\xff", "b", 1, "trailing 0xff dropped, the byte before incremented");
+    is_end("ab\xff\xff", "ac", 2, "several trailing 0xff dropped");
+    is_end("\xff\xff", "\0", 1, "all 0xff: no upper bound");
+}
+
 int
 main(void)
 {
     test_resource_paths();
     test_object_keys();
     test_collection_prefixes();
+    test_prefix_end();
     return tap_done();
 }
