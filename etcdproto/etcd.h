@@ -99,7 +99,9 @@ etcd_conn_t *etcd_conn_new(etcd_client_t *c, struct event_base *base);
 
 /**
  * Cancel every call, watch and keepalive of this conn; their callbacks fire with GW_ECANCELED
- * before this returns (so ctx pointers can be freed right after). Thread: the conn's thread.
+ * before this returns (so ctx pointers can be freed right after). Thread: the conn's thread;
+ * from a unary call's callback too, but not from inside a watch or keepalive callback of this
+ * conn (asserted: that stream could not finish before this returns).
  */
 void etcd_conn_free(etcd_conn_t *conn);
 
