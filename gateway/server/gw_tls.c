@@ -1,9 +1,11 @@
 #include "gw_tls.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <openssl/err.h>
+#include <openssl/x509.h>
 
 #include "gw_err.h"
 #include "gw_selfsign.h"
@@ -27,9 +29,10 @@ load_pair(SSL_CTX *ctx, const char *cert, const char *key, const char *cert_flag
 {
     if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1)
         return fail(err, err_len, "cannot load", cert_flag, cert);
-    if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1)
+    bool loaded = SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) == 1;
+    if (!loaded && ERR_GET_REASON(ERR_peek_last_error()) != X509_R_KEY_VALUES_MISMATCH)
         return fail(err, err_len, "cannot load", key_flag, key);
-    if (SSL_CTX_check_private_key(ctx) != 1) {
+    if (!loaded || SSL_CTX_check_private_key(ctx) != 1) {
         ERR_clear_error();
         snprintf(err, err_len, "--%s \"%s\" does not match --%s \"%s\"", key_flag, key,
                  cert_flag, cert);
