@@ -1,0 +1,667 @@
+/*
+ * bench_etcd: throughput and latency of single-key Range and Put, closed-loop at several
+ * concurrencies, through two clients against the same etcd:
+ *  - kgate: etcdproto's client used as the server uses it (an event_base worker with an
+ *    etcd_conn_t; completions are handed from the client's completion-queue thread to it);
+ *  - baseline: gRPC core driven directly, its completion queue polled by the thread that
+ *    starts the next call, with the same protobuf-c encoding.
+ * The ratio between the two is what the client's dispatch costs.
+ *
+ * Usage: bench_etcd [http://host:port] (default: $KGATE_BENCH_ETCD). BENCH_SECONDS sets the
+ * measured duration of each row (default 5); a warm-up precedes it.
+ */
+
+#include <assert.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <grpc/byte_buffer_reader.h>
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/support/time.h>
+
+#include "etcd.h"
+#include "gw_alloc.h"
+#include "gw_err.h"
+
+#define MAX_CONC 64
+#define VALUE_LEN 2048 /* the typical object size kgate stores */
+#define MAX_ERRORS 100 /* per row: beyond this the row stops early */
+#define CALL_TIMEOUT_S 15
+#define RANGE_KEY "/bench/range"
+
+static const int concurrencies[] = {1, 16, 64};
+
+static void
+die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("bench_etcd: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static int64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- latency histogram ------------------------------------------------------------------ */
+
+/* Log-linear buckets: 64 linear steps per power of two, so any percentile is reported within
+ * 1/64 of its true value, in fixed memory whatever the number of samples. */
+#define HIST_SUB_BITS 6
+#define HIST_SUB (1u << HIST_SUB_BITS)
+#define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
+
+typedef struct {
+    uint64_t count[HIST_BUCKETS];
+    uint64_t n;
+} hist_t;
+
+static size_t
+hist_bucket(uint64_t v)
+{
+    if (v < HIST_SUB)
+        return (size_t)v;
+    int shift = 63 - __builtin_clzll(v) - HIST_SUB_BITS;
+    return (size_t)(shift + 1) * HIST_SUB + (size_t)((v >> shift) - HIST_SUB);
+}
+
+/* The middle of the values that fall into bucket b. */
+static double
+hist_value(size_t b)
+{
+    if (b < HIST_SUB)
+        return (double)b;
+    int shift = (int)(b / HIST_SUB) - 1;
+    uint64_t low = (uint64_t)(b % HIST_SUB + HIST_SUB) << shift;
+    return (double)low + (double)((1ull << shift) - 1) / 2;
+}
+
+static void
+hist_add(hist_t *h, uint64_t v)
+{
+    h->count[hist_bucket(v)]++;
+    h->n++;
+}
+
+static double
+hist_quantile(const hist_t *h, double q)
+{
+    uint64_t rank = (uint64_t)ceil(q * (double)h->n), seen = 0;
+    for (size_t b = 0; b < HIST_BUCKETS; b++) {
+        seen += h->count[b];
+        if (seen >= rank && seen > 0)
+            return hist_value(b);
+    }
+    return 0;
+}
+
+/* ---- closed-loop phases, shared by both drivers ----------------------------------------- */
+
+typedef enum {
+    RPC_RANGE, /* the two measured operations come first */
+    RPC_PUT,
+    RPC_COMPACT,
+    RPC_STATUS,
+} rpc_t;
+
+typedef struct driver driver_t;
+typedef struct phase phase_t;
+
+/* One of `conc` callers, each always with one call in flight. */
+typedef struct {
+    phase_t *phase;
+    int id;          /* index into the phase's slots; picks the Put key */
+    int64_t started; /* when the call in flight was started */
+} slot_t;
+
+struct driver {
+    const char *name;
+    /* Start s->phase->op for slot s; its completion must call slot_done, on the thread that
+     * runs `run`. */
+    void (*start)(driver_t *d, slot_t *s);
+    /* Deliver completions until the phase has no call in flight. */
+    void (*run)(driver_t *d, phase_t *p);
+};
+
+struct phase {
+    driver_t *driver;
+    rpc_t op;
+    int conc;
+    int64_t measure_from, measure_until; /* completions in between are counted */
+    int inflight;
+    uint64_t errors;
+    int first_err;
+    hist_t hist;
+    slot_t slots[MAX_CONC];
+};
+
+typedef struct {
+    double seconds; /* measured duration of one row */
+    double warmup;  /* unmeasured run before it: connections, caches, etcd's own warm-up */
+} timing_t;
+
+typedef struct {
+    double ops_s, p50_ms, p99_ms;
+    uint64_t errors;
+} result_t;
+
+static void
+slot_start(slot_t *s)
+{
+    s->started = now_ns();
+    s->phase->driver->start(s->phase->driver, s);
+}
+
+/* Account one completion and start the slot's next call unless the phase is over. */
+static void
+slot_done(slot_t *s, int err)
+{
+    phase_t *p = s->phase;
+    int64_t now = now_ns();
+    bool measured = now >= p->measure_from && now <= p->measure_until;
+
+    if (err != 0) {
+        if (p->errors++ == 0)
+            p->first_err = err;
+    } else if (measured) {
+        hist_add(&p->hist, (uint64_t)(now - s->started));
+    }
+    if (now < p->measure_until && p->errors < MAX_ERRORS)
+        slot_start(s);
+    else
+        p->inflight--;
+}
+
+static const char *
+rpc_name(rpc_t op)
+{
+    return op == RPC_RANGE ? "range" : "put";
+}
+
+static void
+run_phase(driver_t *d, rpc_t op, int conc, const timing_t *t, result_t *out)
+{
+    phase_t *p = gw_calloc(1, sizeof *p);
+
+    p->driver = d;
+    p->op = op;
+    p->conc = conc;
+    p->inflight = conc;
+    p->measure_from = now_ns() + (int64_t)(t->warmup * 1e9);
+    p->measure_until = p->measure_from + (int64_t)(t->seconds * 1e9);
+    for (int i = 0; i < conc; i++) {
+        p->slots[i] = (slot_t){.phase = p, .id = i};
+        slot_start(&p->slots[i]);
+    }
+    d->run(d, p);
+    *out = (result_t){
+        .ops_s = (double)p->hist.n / t->seconds,
+        .p50_ms = hist_quantile(&p->hist, 0.50) / 1e6,
+        .p99_ms = hist_quantile(&p->hist, 0.99) / 1e6,
+        .errors = p->errors,
+    };
+    if (p->errors > 0)
+        fprintf(stderr, "%s %s x%d: %llu errors, first %s\n", d->name, rpc_name(op), conc,
+                (unsigned long long)p->errors, gw_errname(p->first_err));
+    free(p);
+}
+
+/* ---- what is read and written ----------------------------------------------------------- */
+
+typedef struct {
+    uint8_t value[VALUE_LEN];
+    char put_key[MAX_CONC][24]; /* one key per slot, as distinct objects would be */
+} workload_t;
+
+static void
+workload_init(workload_t *w)
+{
+    for (size_t i = 0; i < VALUE_LEN; i++)
+        w->value[i] = (uint8_t)('a' + i % 26);
+    for (int i = 0; i < MAX_CONC; i++)
+        snprintf(w->put_key[i], sizeof w->put_key[i], "/bench/put/%02d", i);
+}
+
+/* A Range must find the seeded key with its whole value, or the row measures nothing. */
+static int
+check_range(const Etcdserverpb__RangeResponse *r)
+{
+    if (r->n_kvs != 1 || r->kvs[0]->value.len != VALUE_LEN)
+        return GW_EINTERNAL;
+    return 0;
+}
+
+/* ---- kgate driver ----------------------------------------------------------------------- */
+
+/* The main thread plays the worker: it runs the event_base the conn is bound to. */
+typedef struct {
+    driver_t d;
+    const workload_t *w;
+    etcd_client_t *client;
+    struct event_base *base;
+    etcd_conn_t *conn;
+} kgate_t;
+
+static void
+kgate_done(slot_t *s, int err)
+{
+    kgate_t *k = (kgate_t *)s->phase->driver;
+
+    slot_done(s, err);
+    if (s->phase->inflight == 0)
+        event_base_loopbreak(k->base);
+}
+
+static void
+kgate_range_done(int err, const Etcdserverpb__RangeResponse *resp, void *ctx)
+{
+    kgate_done(ctx, err == 0 ? check_range(resp) : err);
+}
+
+static void
+kgate_put_done(int err, const Etcdserverpb__PutResponse *resp, void *ctx)
+{
+    (void)resp;
+    kgate_done(ctx, err);
+}
+
+static void
+kgate_start(driver_t *d, slot_t *s)
+{
+    kgate_t *k = (kgate_t *)d;
+    int rc;
+
+    if (s->phase->op == RPC_RANGE) {
+        etcd_range_req_t req = {.key = etcd_str(RANGE_KEY)};
+        rc = etcd_range(k->conn, &req, kgate_range_done, s);
+    } else {
+        etcd_bytes_t value = {k->w->value, VALUE_LEN};
+        rc = etcd_put(k->conn, etcd_str(k->w->put_key[s->id]), value, 0, false, kgate_put_done,
+                      s);
+    }
+    if (rc != 0)
+        die("kgate: cannot start %s: %s", rpc_name(s->phase->op), gw_strerror(rc));
+}
+
+static void
+kgate_run(driver_t *d, phase_t *p)
+{
+    kgate_t *k = (kgate_t *)d;
+
+    (void)p;
+    /* The conn's hand-off may be the base's only event; don't let an empty moment end it. */
+    event_base_loop(k->base, EVLOOP_NO_EXIT_ON_EMPTY);
+}
+
+static kgate_t *
+kgate_new(const char *url, const workload_t *w)
+{
+    kgate_t *k = gw_calloc(1, sizeof *k);
+    etcd_config_t cfg = {.servers = url};
+    char err[256];
+
+    k->d = (driver_t){.name = "kgate", .start = kgate_start, .run = kgate_run};
+    k->w = w;
+    if (etcd_client_new(&cfg, &k->client, err, sizeof err) != 0)
+        die("kgate client: %s", err);
+    evthread_use_pthreads();
+    k->base = event_base_new();
+    k->conn = etcd_conn_new(k->client, k->base);
+    return k;
+}
+
+static void
+kgate_free(kgate_t *k)
+{
+    etcd_conn_free(k->conn);
+    event_base_free(k->base);
+    etcd_client_free(k->client);
+    free(k);
+}
+
+/* ---- baseline driver: gRPC core alone --------------------------------------------------- */
+
+static const struct {
+    const char *method;
+    const ProtobufCMessageDescriptor *resp;
+} rpcs[] = {
+    [RPC_RANGE] = {"/etcdserverpb.KV/Range", &etcdserverpb__range_response__descriptor},
+    [RPC_PUT] = {"/etcdserverpb.KV/Put", &etcdserverpb__put_response__descriptor},
+    [RPC_COMPACT] = {"/etcdserverpb.KV/Compact", &etcdserverpb__compaction_response__descriptor},
+    [RPC_STATUS] = {"/etcdserverpb.Maintenance/Status",
+                    &etcdserverpb__status_response__descriptor},
+};
+
+#define N_RPCS (sizeof rpcs / sizeof rpcs[0])
+
+/* One unary call: everything its single batch of six ops reads or writes. */
+typedef struct {
+    rpc_t rpc;
+    grpc_call *call;
+    grpc_byte_buffer *send, *recv;
+    grpc_metadata_array initial_md, trailing_md;
+    grpc_status_code status;
+    grpc_slice details;
+} rawcall_t;
+
+typedef struct {
+    driver_t d;
+    const workload_t *w;
+    grpc_channel *channel;
+    grpc_completion_queue *cq;
+    void *method[N_RPCS]; /* registered once, as a tuned client would */
+    rawcall_t calls[MAX_CONC];
+} raw_t;
+
+static grpc_byte_buffer *
+encode(const ProtobufCMessage *msg)
+{
+    grpc_slice s = grpc_slice_malloc(protobuf_c_message_get_packed_size(msg));
+    protobuf_c_message_pack(msg, GRPC_SLICE_START_PTR(s));
+    grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&s, 1);
+    grpc_slice_unref(s);
+    return bb;
+}
+
+static ProtobufCMessage *
+decode(grpc_byte_buffer *bb, const ProtobufCMessageDescriptor *desc)
+{
+    grpc_byte_buffer_reader reader;
+    if (!grpc_byte_buffer_reader_init(&reader, bb))
+        return NULL;
+    grpc_slice s = grpc_byte_buffer_reader_readall(&reader);
+    ProtobufCMessage *msg =
+        protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
+    grpc_slice_unref(s);
+    grpc_byte_buffer_reader_destroy(&reader);
+    return msg;
+}
+
+static void
+rawcall_start(raw_t *r, rawcall_t *c, rpc_t rpc, const ProtobufCMessage *req, void *tag)
+{
+    gpr_timespec deadline = gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                                         gpr_time_from_seconds(CALL_TIMEOUT_S, GPR_TIMESPAN));
+
+    *c = (rawcall_t){.rpc = rpc, .send = encode(req)};
+    grpc_metadata_array_init(&c->initial_md);
+    grpc_metadata_array_init(&c->trailing_md);
+    c->call = grpc_channel_create_registered_call(r->channel, NULL, GRPC_PROPAGATE_DEFAULTS, r->cq,
+                                                  r->method[rpc], deadline, NULL);
+    grpc_op ops[] = {
+        {.op = GRPC_OP_SEND_INITIAL_METADATA, .flags = GRPC_INITIAL_METADATA_WAIT_FOR_READY},
+        {.op = GRPC_OP_SEND_MESSAGE, .data.send_message.send_message = c->send},
+        {.op = GRPC_OP_SEND_CLOSE_FROM_CLIENT},
+        {.op = GRPC_OP_RECV_INITIAL_METADATA,
+         .data.recv_initial_metadata.recv_initial_metadata = &c->initial_md},
+        {.op = GRPC_OP_RECV_MESSAGE, .data.recv_message.recv_message = &c->recv},
+        {.op = GRPC_OP_RECV_STATUS_ON_CLIENT,
+         .data.recv_status_on_client = {.trailing_metadata = &c->trailing_md,
+                                        .status = &c->status,
+                                        .status_details = &c->details}},
+    };
+    grpc_call_error e = grpc_call_start_batch(c->call, ops, sizeof ops / sizeof ops[0], tag, NULL);
+    if (e != GRPC_CALL_OK)
+        die("baseline: grpc_call_start_batch: %d", (int)e);
+}
+
+static int
+status_err(grpc_status_code status)
+{
+    switch (status) {
+    case GRPC_STATUS_OK:
+        return 0;
+    case GRPC_STATUS_DEADLINE_EXCEEDED:
+        return GW_ETIMEOUT;
+    case GRPC_STATUS_UNAVAILABLE:
+        return GW_EUNAVAILABLE;
+    case GRPC_STATUS_OUT_OF_RANGE:
+        return GW_ECOMPACTED;
+    default:
+        return GW_EINTERNAL;
+    }
+}
+
+/* Finish a completed call: its error, and on success the decoded response in *resp (free with
+ * protobuf_c_message_free_unpacked). Releases everything the call held. */
+static int
+rawcall_end(rawcall_t *c, ProtobufCMessage **resp)
+{
+    int err = status_err(c->status);
+
+    *resp = NULL;
+    if (err == 0 && c->recv != NULL)
+        *resp = decode(c->recv, rpcs[c->rpc].resp);
+    if (err == 0 && *resp == NULL)
+        err = GW_EINTERNAL;
+    grpc_metadata_array_destroy(&c->initial_md);
+    grpc_metadata_array_destroy(&c->trailing_md);
+    grpc_slice_unref(c->details);
+    grpc_byte_buffer_destroy(c->send);
+    if (c->recv != NULL)
+        grpc_byte_buffer_destroy(c->recv);
+    grpc_call_unref(c->call);
+    return err;
+}
+
+/* One call with nothing else in flight on the queue: set-up, compaction, version probe. */
+static int
+raw_call_sync(raw_t *r, rpc_t rpc, const ProtobufCMessage *req, ProtobufCMessage **resp)
+{
+    rawcall_t c;
+
+    rawcall_start(r, &c, rpc, req, &c);
+    grpc_event ev = grpc_completion_queue_next(r->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+    assert(ev.type == GRPC_OP_COMPLETE && ev.tag == &c);
+    return rawcall_end(&c, resp);
+}
+
+static void
+raw_start(driver_t *d, slot_t *s)
+{
+    raw_t *r = (raw_t *)d;
+    Etcdserverpb__RangeRequest range = ETCDSERVERPB__RANGE_REQUEST__INIT;
+    Etcdserverpb__PutRequest put = ETCDSERVERPB__PUT_REQUEST__INIT;
+
+    if (s->phase->op == RPC_RANGE) {
+        range.key = (ProtobufCBinaryData){strlen(RANGE_KEY), (uint8_t *)RANGE_KEY};
+        rawcall_start(r, &r->calls[s->id], RPC_RANGE, &range.base, s);
+    } else {
+        const char *key = r->w->put_key[s->id];
+        put.key = (ProtobufCBinaryData){strlen(key), (uint8_t *)key};
+        put.value = (ProtobufCBinaryData){VALUE_LEN, (uint8_t *)r->w->value};
+        rawcall_start(r, &r->calls[s->id], RPC_PUT, &put.base, s);
+    }
+}
+
+static void
+raw_run(driver_t *d, phase_t *p)
+{
+    raw_t *r = (raw_t *)d;
+
+    while (p->inflight > 0) {
+        grpc_event ev =
+            grpc_completion_queue_next(r->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+        assert(ev.type == GRPC_OP_COMPLETE);
+        slot_t *s = ev.tag;
+        ProtobufCMessage *resp;
+        int err = rawcall_end(&r->calls[s->id], &resp);
+        if (err == 0 && p->op == RPC_RANGE)
+            err = check_range((const Etcdserverpb__RangeResponse *)resp);
+        if (resp != NULL)
+            protobuf_c_message_free_unpacked(resp, NULL);
+        slot_done(s, err);
+    }
+}
+
+static raw_t *
+raw_new(const char *url, const workload_t *w)
+{
+    raw_t *r = gw_calloc(1, sizeof *r);
+    etcd_endpoint_t *eps;
+    size_t n;
+    char err[256];
+
+    if (etcd_endpoints_parse(url, &eps, &n, err, sizeof err) != 0)
+        die("%s", err);
+    if (eps[0].tls)
+        die("the baseline client speaks plain http only: %s", url);
+    r->d = (driver_t){.name = "baseline", .start = raw_start, .run = raw_run};
+    r->w = w;
+    grpc_init();
+    grpc_channel_credentials *creds = grpc_insecure_credentials_create();
+    r->channel = grpc_channel_create(eps[0].target, creds, NULL);
+    grpc_channel_credentials_release(creds);
+    r->cq = grpc_completion_queue_create_for_next(NULL);
+    for (size_t i = 0; i < N_RPCS; i++)
+        r->method[i] = grpc_channel_register_call(r->channel, rpcs[i].method, NULL, NULL);
+    etcd_endpoints_free(eps, n);
+    return r;
+}
+
+static void
+raw_free(raw_t *r)
+{
+    grpc_channel_destroy(r->channel);
+    grpc_completion_queue_shutdown(r->cq);
+    while (grpc_completion_queue_next(r->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
+           GRPC_QUEUE_SHUTDOWN)
+        ;
+    grpc_completion_queue_destroy(r->cq);
+    grpc_shutdown();
+    free(r);
+}
+
+/* ---- set-up and housekeeping, through the baseline -------------------------------------- */
+
+static void
+seed(raw_t *r)
+{
+    Etcdserverpb__PutRequest put = ETCDSERVERPB__PUT_REQUEST__INIT;
+    ProtobufCMessage *resp;
+
+    put.key = (ProtobufCBinaryData){strlen(RANGE_KEY), (uint8_t *)RANGE_KEY};
+    put.value = (ProtobufCBinaryData){VALUE_LEN, (uint8_t *)r->w->value};
+    int err = raw_call_sync(r, RPC_PUT, &put.base, &resp);
+    if (err != 0)
+        die("cannot write %s: %s", RANGE_KEY, gw_strerror(err));
+    protobuf_c_message_free_unpacked(resp, NULL);
+}
+
+/* Compact everything written so far: read throughput drops as revisions pile up, and a row
+ * must not pay for the Puts of the rows before it. Physical, so etcd is done before the next
+ * row starts. */
+static void
+compact(raw_t *r)
+{
+    Etcdserverpb__StatusRequest status = ETCDSERVERPB__STATUS_REQUEST__INIT;
+    Etcdserverpb__CompactionRequest req = ETCDSERVERPB__COMPACTION_REQUEST__INIT;
+    ProtobufCMessage *resp;
+
+    int err = raw_call_sync(r, RPC_STATUS, &status.base, &resp);
+    if (err != 0)
+        die("status: %s", gw_strerror(err));
+    req.revision = ((Etcdserverpb__StatusResponse *)resp)->header->revision;
+    req.physical = true;
+    protobuf_c_message_free_unpacked(resp, NULL);
+    err = raw_call_sync(r, RPC_COMPACT, &req.base, &resp);
+    /* Nothing new since the last compaction: etcd refuses the same revision again. */
+    if (err == GW_ECOMPACTED)
+        return;
+    if (err != 0)
+        die("compact: %s", gw_strerror(err));
+    protobuf_c_message_free_unpacked(resp, NULL);
+}
+
+static void
+print_setting(raw_t *r, const char *url, const timing_t *t)
+{
+    Etcdserverpb__StatusRequest req = ETCDSERVERPB__STATUS_REQUEST__INIT;
+    ProtobufCMessage *resp;
+
+    int err = raw_call_sync(r, RPC_STATUS, &req.base, &resp);
+    if (err != 0)
+        die("status of %s: %s", url, gw_strerror(err));
+    printf("etcd %s at %s; %ld CPUs shared by etcd, gRPC and the client under test\n",
+           ((Etcdserverpb__StatusResponse *)resp)->version, url, sysconf(_SC_NPROCESSORS_ONLN));
+    printf("%d-byte values, linearizable Range of one key, Put of one key per caller; "
+           "%.1f s per client and row after %.1f s warm-up; etcd compacted between runs\n\n",
+           VALUE_LEN, t->seconds, t->warmup);
+    protobuf_c_message_free_unpacked(resp, NULL);
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+static void
+print_row(rpc_t op, int conc, const result_t *k, const result_t *b)
+{
+    printf("%-5s  %4d  %11.0f  %7.3f  %7.3f  %14.0f  %7.3f  %7.3f  %21.2f\n", rpc_name(op), conc,
+           k->ops_s, k->p50_ms, k->p99_ms, b->ops_s, b->p50_ms, b->p99_ms,
+           b->ops_s > 0 ? k->ops_s / b->ops_s : 0.0);
+    fflush(stdout);
+}
+
+static void
+parse_timing(timing_t *t)
+{
+    const char *env = getenv("BENCH_SECONDS");
+    char *end = NULL;
+
+    t->seconds = env != NULL ? strtod(env, &end) : 5;
+    if (env != NULL && (end == env || *end != '\0' || !(t->seconds > 0)))
+        die("BENCH_SECONDS must be a positive number of seconds, not '%s'", env);
+    t->warmup = fmin(1.0, t->seconds / 5);
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *url = argc > 1 ? argv[1] : getenv("KGATE_BENCH_ETCD");
+    workload_t w;
+    timing_t t;
+    uint64_t errors = 0;
+
+    if (url == NULL || argc > 2)
+        die("usage: bench_etcd http://host:port (or set KGATE_BENCH_ETCD)");
+    parse_timing(&t);
+    workload_init(&w);
+    raw_t *raw = raw_new(url, &w);
+    kgate_t *kg = kgate_new(url, &w);
+    seed(raw);
+    compact(raw);
+    print_setting(raw, url, &t);
+    printf("op     conc  kgate ops/s   p50 ms   p99 ms  baseline ops/s   p50 ms   p99 ms  "
+           "ratio(kgate/baseline)\n");
+    for (rpc_t op = RPC_RANGE; op <= RPC_PUT; op++) {
+        for (size_t i = 0; i < sizeof concurrencies / sizeof concurrencies[0]; i++) {
+            result_t k, b;
+            run_phase(&kg->d, op, concurrencies[i], &t, &k);
+            compact(raw);
+            run_phase(&raw->d, op, concurrencies[i], &t, &b);
+            compact(raw);
+            print_row(op, concurrencies[i], &k, &b);
+            errors += k.errors + b.errors;
+        }
+    }
+    kgate_free(kg);
+    raw_free(raw);
+    return errors == 0 ? 0 : 1;
+}
