@@ -183,17 +183,22 @@ etcd__client_failover(etcd_client_t *c, size_t failed)
 {
     if (c->n_eps < 2)
         return;
-    /* The next endpoint not known to be down; asking also wakes idle channels. When every
-     * other one is down, still move on, so that each gets its turn to come back. */
-    size_t next = (failed + 1) % c->n_eps;
-    for (size_t k = 1; k < c->n_eps; k++) {
+    /* The next endpoint not known to be down (asking also wakes idle channels). If all the
+     * others are down, stay on a member that answers (it may only be between leaders), but
+     * leave one that is down too, so that each gets its turn to come back. */
+    size_t next = failed;
+    for (size_t k = 1; k < c->n_eps && next == failed; k++) {
         size_t i = (failed + k) % c->n_eps;
         if (grpc_channel_check_connectivity_state(c->channels[i], 1) !=
-            GRPC_CHANNEL_TRANSIENT_FAILURE) {
+            GRPC_CHANNEL_TRANSIENT_FAILURE)
             next = i;
-            break;
-        }
     }
+    if (next == failed &&
+        grpc_channel_check_connectivity_state(c->channels[failed], 0) !=
+            GRPC_CHANNEL_TRANSIENT_FAILURE)
+        return;
+    if (next == failed)
+        next = (failed + 1) % c->n_eps;
     size_t expected = failed;
     if (atomic_compare_exchange_strong(&c->current, &expected, next))
         gw_log_warn(NULL, "etcd: endpoint %s unavailable, switching to %s", c->eps[failed].target,
