@@ -1,0 +1,297 @@
+/*
+ * Common Expression Language: parse, check and evaluate CEL expressions.
+ *
+ * The life of an expression: an environment (cel_env_t) says which options and limits apply;
+ * cel_compile() turns source text into an immutable program (cel_program_t); cel_eval() runs
+ * a program against an activation (the variables) and charges every step to a cost counter
+ * that is checked against a budget. Every value an evaluation creates lives in a caller-owned
+ * arena (cel_arena_t) and dies with it.
+ *
+ * Threads: an environment is configured on one thread and is then read-only; programs are
+ * immutable and may be evaluated by any number of threads at once, each with its own arena
+ * and activation. Arenas and activations belong to one thread at a time.
+ *
+ * Memory: allocation failure aborts, as in the rest of kgate; no function returns NULL for
+ * lack of memory.
+ */
+#ifndef CEL_CEL_H
+#define CEL_CEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/** Error codes (0 is success). */
+enum {
+    CEL_EPARSE = -1, /**< the expression does not parse or does not compile */
+    CEL_ECOST = -2,  /**< the evaluation went over its cost budget and was stopped */
+    CEL_EINVAL = -3, /**< an argument is not acceptable (e.g. a malformed container name) */
+};
+
+typedef struct cel_arena cel_arena_t;
+typedef struct cel_env cel_env_t;
+typedef struct cel_program cel_program_t;
+typedef struct cel_activation cel_activation_t;
+typedef struct cel_type cel_type_t;
+typedef struct cel_list cel_list_t;
+typedef struct cel_map cel_map_t;
+
+/** The kinds of runtime values. */
+typedef enum cel_kind {
+    CEL_NULL,
+    CEL_BOOL,
+    CEL_INT,
+    CEL_UINT,
+    CEL_DOUBLE,
+    CEL_STRING,
+    CEL_BYTES,
+    CEL_LIST,
+    CEL_MAP,
+    CEL_TYPE,
+    CEL_TIMESTAMP,
+    CEL_DURATION,
+    CEL_OPTIONAL,
+    CEL_ERROR,
+} cel_kind_t;
+
+/** Flag in cel_value_t.flags: the list or map is a borrowed Jansson array or object. */
+#define CEL_VF_JSON 0x1u
+
+/**
+ * A CEL value: small, passed and copied by value. Pointers inside refer to memory owned by an
+ * arena (or, for CEL_VF_JSON values and borrowed strings, by the caller's documents), so a
+ * value is valid as long as what it points into.
+ *
+ * Strings are valid UTF-8 (`str.data`, `str.len` bytes, not NUL-terminated); `str.cp` caches
+ * the number of code points, or is -1 when not yet counted. Bytes use `str` too. Lists and maps
+ * are either arena-built (`list`, `map`) or, with CEL_VF_JSON in `flags`, a borrowed json_t
+ * array or object (`json`) read lazily, element by element, never copied. An optional holds
+ * NULL (none) or a pointer to its value. An error holds its message.
+ */
+typedef struct cel_value {
+    cel_kind_t kind;
+    uint32_t flags;
+    union {
+        bool b;
+        int64_t i;
+        uint64_t u;
+        double d;
+        struct {
+            const char *data;
+            size_t len;
+            int64_t cp;
+        } str;
+        const cel_list_t *list;
+        const cel_map_t *map;
+        const json_t *json;
+        const cel_type_t *type;
+        struct {
+            int64_t sec;  /**< seconds since the Unix epoch, UTC */
+            int32_t nsec; /**< 0..999999999 */
+        } ts;
+        int64_t dur; /**< nanoseconds, the range of a signed 64-bit count (about 292 years) */
+        const struct cel_value *opt;
+        const char *err;
+    } v;
+} cel_value_t;
+
+/* ---- Arenas ----------------------------------------------------------------------------- */
+
+/** Create an empty arena. Owned by the caller: free with cel_arena_free(). Any thread. */
+cel_arena_t *cel_arena_new(void);
+
+/** Run the registered cleanups (last registered first) and release every block. NULL is a
+ *  no-op. The thread that owns the arena. */
+void cel_arena_free(cel_arena_t *a);
+
+/** Allocate `n` zeroed bytes aligned for any value, owned by `a`. */
+void *cel_arena_alloc(cel_arena_t *a, size_t n);
+
+/** Copy `len` bytes of `s` into `a` and NUL-terminate the copy. */
+char *cel_arena_strndup(cel_arena_t *a, const char *s, size_t len);
+
+/** Have cel_arena_free() call `fn(ptr)`: how foreign objects (regex code, Jansson documents)
+ *  are tied to an arena's lifetime. */
+void cel_arena_on_free(cel_arena_t *a, void (*fn)(void *), void *ptr);
+
+/* ---- Types ------------------------------------------------------------------------------- */
+
+/** The type value named `name` ("int", "list", "google.protobuf.Timestamp", ...), or NULL.
+ *  Type values are static and never freed. Any thread. */
+const cel_type_t *cel_type_find(const char *name);
+
+/** The name of a type value, e.g. "map". Static storage. Any thread. */
+const char *cel_type_name(const cel_type_t *t);
+
+/** The type value of `v` (what CEL's type() returns). Any thread. */
+const cel_type_t *cel_value_type(const cel_value_t *v);
+
+/* ---- Values -------------------------------------------------------------------------------- */
+
+/** Scalar constructors; nothing is allocated. */
+cel_value_t cel_null(void);
+cel_value_t cel_bool(bool b);
+cel_value_t cel_int(int64_t i);
+cel_value_t cel_uint(uint64_t u);
+cel_value_t cel_double(double d);
+/** A timestamp; an error value if outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999999Z
+ *  or if `nsec` is outside 0..999999999. */
+cel_value_t cel_timestamp(int64_t sec, int32_t nsec);
+/** A duration of `ns` nanoseconds. */
+cel_value_t cel_duration(int64_t ns);
+/** The type value `t` (not NULL). */
+cel_value_t cel_type_value(const cel_type_t *t);
+
+/** A string holding a copy of `len` bytes at `s` in `a`; an error value if they are not valid
+ *  UTF-8. */
+cel_value_t cel_string(cel_arena_t *a, const char *s, size_t len);
+
+/** A string that points at `s` without copying: the caller guarantees valid UTF-8 and that
+ *  the bytes outlive every use of the value. */
+cel_value_t cel_string_borrowed(const char *s, size_t len);
+
+/** Bytes: a copy of `len` bytes at `s` in `a`. */
+cel_value_t cel_bytes(cel_arena_t *a, const void *s, size_t len);
+
+/** An error value whose message is printf-formatted into `a`. */
+cel_value_t cel_error(cel_arena_t *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** A list of copies of `n` values, owned by `a`. */
+cel_value_t cel_list(cel_arena_t *a, const cel_value_t *items, size_t n);
+
+/** A map of `n` entries from parallel arrays, owned by `a`. Keys must be int, uint, bool or
+ *  string; a repeated key (numeric keys compare across int and uint) or another key kind
+ *  gives an error value. */
+cel_value_t cel_map(cel_arena_t *a, const cel_value_t *keys, const cel_value_t *vals, size_t n);
+
+/** An optional: of a copy of `*v` in `a`, or none when `v` is NULL. */
+cel_value_t cel_optional(cel_arena_t *a, const cel_value_t *v);
+
+/**
+ * A value read from a Jansson document without copying it. Objects become maps with string
+ * keys and arrays become lists (both lazily: each element is converted when read), strings
+ * borrow Jansson's bytes, integers become int, reals double, true/false bool, null null.
+ * `j` is borrowed: it must stay alive and unmodified while the value (or anything taken from
+ * it) is in use. NULL gives null.
+ */
+cel_value_t cel_json(const json_t *j);
+
+/** Number of elements of a list value. */
+size_t cel_list_size(const cel_value_t *list);
+
+/** Element `i` (< cel_list_size()) of a list value. */
+cel_value_t cel_list_at(const cel_value_t *list, size_t i);
+
+/** Number of entries of a map value. */
+size_t cel_map_size(const cel_value_t *map);
+
+/** Look `key` up in a map value (numeric keys match across int, uint and double as CEL's
+ *  equality says); true and `*out` set when present. */
+bool cel_map_find(const cel_value_t *map, const cel_value_t *key, cel_value_t *out);
+
+/** Iterator over a map's entries in its order (insertion order, or the document's order for
+ *  Jansson objects). Start with `it.pos = 0, it.json_iter = NULL` (or CEL_MAP_ITER_INIT). */
+typedef struct cel_map_iter {
+    size_t pos;
+    void *json_iter;
+} cel_map_iter_t;
+#define CEL_MAP_ITER_INIT                                                                          \
+    {                                                                                              \
+        0, NULL                                                                                    \
+    }
+
+/** Next entry of a map into `*key` and `*val`; false at the end. */
+bool cel_map_next(const cel_value_t *map, cel_map_iter_t *it, cel_value_t *key, cel_value_t *val);
+
+/** CEL equality (`==`): heterogeneous across int, uint and double, element-wise for lists
+ *  and maps, false across other kinds. Neither argument may be an error. Any thread. */
+bool cel_value_equal(const cel_value_t *a, const cel_value_t *b);
+
+/* ---- Environments ---------------------------------------------------------------------- */
+
+/** Bounds applied when compiling; zero fields keep the defaults. */
+typedef struct cel_limits {
+    size_t max_expr_len; /**< code points of source text (default 100000) */
+    int max_depth;       /**< nesting of parentheses, brackets, calls and unary operators
+                              (default 250) */
+    int max_height;      /**< nodes on the longest path of the parsed tree (default 1000) */
+} cel_limits_t;
+
+/** A new environment with macros on, an empty container and default limits. Owned by the
+ *  caller: cel_env_free(). Any thread. */
+cel_env_t *cel_env_new(void);
+
+/** Free an environment; programs compiled from it stay valid. NULL is a no-op. */
+void cel_env_free(cel_env_t *env);
+
+/** Set the container (a dotted namespace such as "k8s.io.api") against which unqualified
+ *  names resolve. CEL_EINVAL if `name` is not a dotted identifier. Copies `name`. */
+int cel_env_set_container(cel_env_t *env, const char *name);
+
+/** Turn macro expansion (has, all, exists, exists_one, map, filter, cel.bind, optMap,
+ *  optFlatMap) on or off. Off, these parse as ordinary calls. */
+void cel_env_set_macros(cel_env_t *env, bool on);
+
+/** Replace the compile limits (zero fields keep the defaults). */
+void cel_env_set_limits(cel_env_t *env, const cel_limits_t *limits);
+
+/* ---- Compiling -------------------------------------------------------------------------- */
+
+/** Where and why compiling failed. `message` is malloc'd and owned by the issue: the full
+ *  report, "ERROR: <input>:L:C: what\n | source line\n | ....^", lines and columns from 1
+ *  (columns in code points). Release with cel_issue_clear(). */
+typedef struct cel_issue {
+    int line;
+    int column;
+    char *message;
+} cel_issue_t;
+
+/** Free an issue's message and zero it. */
+void cel_issue_clear(cel_issue_t *issue);
+
+/**
+ * Parse `src` (NUL-terminated, UTF-8) under `env`, expand macros, resolve names and
+ * functions. On success returns 0 and a program owned by the caller (cel_program_free());
+ * on failure CEL_EPARSE with `*issue` filled (the caller clears it). Any thread; `env` is
+ * only read and not retained.
+ */
+int cel_compile(const cel_env_t *env, const char *src, cel_program_t **out, cel_issue_t *issue);
+
+/** Free a program. NULL is a no-op. No evaluation may be running on it. */
+void cel_program_free(cel_program_t *prog);
+
+/* ---- Activations and evaluation --------------------------------------------------------- */
+
+/** A host lookup for variables the activation does not bind itself: set `*out` (values may
+ *  be allocated in `a`) and return true, or return false when `name` is unknown. Called on
+ *  the evaluating thread. `name` is `len` bytes, not NUL-terminated. */
+typedef bool (*cel_resolve_fn)(void *ctx, const char *name, size_t len, cel_arena_t *a,
+                               cel_value_t *out);
+
+/** A new, empty activation allocated in `a` (it dies with the arena). */
+cel_activation_t *cel_activation_new(cel_arena_t *a);
+
+/** Bind variable `name` (copied) to `v`. A later binding of the same name wins. */
+void cel_activation_bind(cel_activation_t *act, const char *name, cel_value_t v);
+
+/** Bind variable `name` to a Jansson document read lazily (see cel_json()); `doc` is
+ *  borrowed and must outlive the arena's use. */
+void cel_activation_bind_json(cel_activation_t *act, const char *name, const json_t *doc);
+
+/** Consult `fn(ctx, ...)` for names not bound directly. */
+void cel_activation_set_resolver(cel_activation_t *act, cel_resolve_fn fn, void *ctx);
+
+/**
+ * Evaluate `prog` with the variables of `act` (NULL: none). Each step charges the cost
+ * counter; `budget` is the most it may reach (0: no limit). Returns 0 with the result in
+ * `*out` (possibly an error value: CEL errors are values), or CEL_ECOST when the budget was
+ * exceeded (`*out` is then an error value saying so). `*cost`, when not NULL, receives the
+ * cost charged. Every value created lives in `a`. Any thread, concurrently with others on
+ * the same program.
+ */
+int cel_eval(const cel_program_t *prog, const cel_activation_t *act, cel_arena_t *a,
+             uint64_t budget, cel_value_t *out, uint64_t *cost);
+
+#endif

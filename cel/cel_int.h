@@ -1,0 +1,395 @@
+/*
+ * Internals shared by the files of cel/: allocation, strings, the lexer, the syntax tree, the
+ * evaluator and the function table. Nothing here is part of the public contract.
+ */
+#ifndef CEL_CEL_INT_H
+#define CEL_CEL_INT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cel.h"
+
+/* ---- Allocation (aborts on failure, like gw_alloc) ------------------------------------- */
+
+void *cel__xmalloc(size_t n);
+void *cel__xcalloc(size_t n, size_t size);
+void *cel__xrealloc(void *p, size_t n);
+char *cel__xstrdup(const char *s);
+char *cel__arena_vsprintf(cel_arena_t *a, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+char *cel__arena_sprintf(cel_arena_t *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- Aggregates and types ------------------------------------------------------------------ */
+
+struct cel_list {
+    size_t len;
+    size_t cap;
+    cel_value_t *items;
+};
+
+/* Entries in insertion order; `index` (open addressing, slot = entry index + 1) once the map
+ * is large enough that linear search would cost more than hashing. */
+struct cel_map {
+    size_t len;
+    size_t cap;
+    cel_value_t *keys;
+    cel_value_t *vals;
+    uint32_t *index;
+    size_t index_cap;
+};
+
+struct cel_type {
+    const char *name;
+    cel_kind_t kind;
+};
+
+extern const cel_type_t cel__type_null, cel__type_bool, cel__type_int, cel__type_uint,
+    cel__type_double, cel__type_string, cel__type_bytes, cel__type_list, cel__type_map,
+    cel__type_type, cel__type_timestamp, cel__type_duration, cel__type_optional, cel__type_error;
+
+/* ---- UTF-8 --------------------------------------------------------------------------------- */
+
+/** Decode one code point at s[0..len); returns the bytes used, or 0 if malformed (overlong,
+ *  surrogate, beyond U+10FFFF or truncated). */
+size_t cel__utf8_decode(const char *s, size_t len, uint32_t *cp);
+/** Encode `cp` into `out` (4 bytes room); returns the bytes written. */
+size_t cel__utf8_encode(uint32_t cp, char *out);
+bool cel__utf8_valid(const char *s, size_t len);
+size_t cel__utf8_count(const char *s, size_t len);
+/** Byte offset of code point `n` (clamped to len). */
+size_t cel__utf8_offset(const char *s, size_t len, size_t n);
+
+/* ---- Values (cel_value.c) ------------------------------------------------------------------- */
+
+/** Number of code points of a string value, counting (and not caching) when unknown. */
+int64_t cel__str_cplen(const cel_value_t *s);
+/** A string value from arena-owned, valid UTF-8 bytes: no copy. */
+cel_value_t cel__string_own(const char *s, size_t len);
+/** Three-way comparison for `<` and friends: -1/0/1, or 2 when the kinds are not ordered
+ *  against each other. NaN compares as 2 against everything. */
+int cel__value_compare(const cel_value_t *a, const cel_value_t *b);
+/** A growable list owned by `a`. */
+cel_list_t *cel__list_new(cel_arena_t *a, size_t cap);
+void cel__list_push(cel_arena_t *a, cel_list_t *l, cel_value_t v);
+cel_value_t cel__list_value(const cel_list_t *l);
+/** A growable map owned by `a`. */
+cel_map_t *cel__map_new(cel_arena_t *a, size_t cap);
+/** Insert an entry; false if the key is already there. */
+bool cel__map_put(cel_arena_t *a, cel_map_t *m, cel_value_t k, cel_value_t v);
+cel_value_t cel__map_value(const cel_map_t *m);
+/** Whether `k` can be a map key. */
+bool cel__map_key_ok(const cel_value_t *k);
+/** Index a list with an int, uint or integral double; error value when out of range. */
+bool cel__list_index(const cel_value_t *list, const cel_value_t *idx, cel_value_t *out,
+                     const char **why);
+
+/* Internal value flag: a list being built in place by a macro's accumulator (see
+ * cel_eval.c); never set on a value a caller sees. */
+#define CEL__VF_ACCU 0x100u
+
+/* Base costs of evaluation steps beyond the one unit every identifier, selection, call and
+ * loop iteration costs. */
+#define CEL__COST_LIST 10
+#define CEL__COST_MAP 30
+#define CEL__COST_STRUCT 40
+
+/* ---- Numbers and text (cel_strconv.c) --------------------------------------------------- */
+
+/** Format a double the way CEL's string() does (shortest digits that read back exactly;
+ *  exponent form when the decimal exponent is below -4 or at least 6; "NaN", "+Inf"), into
+ *  `a`. */
+char *cel__format_double(cel_arena_t *a, double d);
+/** Parse a whole string as a double (decimal, exponent, inf, nan); false if malformed. */
+bool cel__parse_double(const char *s, size_t len, double *out);
+/** Parse a whole string as a base-10 int64 / uint64; false if malformed or out of range. */
+bool cel__parse_int(const char *s, size_t len, int64_t *out);
+bool cel__parse_uint(const char *s, size_t len, uint64_t *out);
+/** Base64 (standard alphabet, padded) encode into `a`; decode accepting missing padding. */
+char *cel__base64_encode(cel_arena_t *a, const unsigned char *s, size_t len, size_t *outlen);
+bool cel__base64_decode(cel_arena_t *a, const char *s, size_t len, unsigned char **out,
+                        size_t *outlen);
+
+/* ---- Time (cel_time.c) ---------------------------------------------------------------------- */
+
+#define CEL__TS_MIN (-62135596800LL) /* 0001-01-01T00:00:00Z */
+#define CEL__TS_MAX (253402300799LL) /* 9999-12-31T23:59:59Z */
+
+bool cel__ts_parse(const char *s, size_t len, int64_t *sec, int32_t *nsec);
+char *cel__ts_format(cel_arena_t *a, int64_t sec, int32_t nsec);
+bool cel__dur_parse(const char *s, size_t len, int64_t *ns);
+char *cel__dur_format(cel_arena_t *a, int64_t ns);
+/** Broken-down civil time of a timestamp in time zone `tz` (NULL: UTC). */
+typedef struct cel__civil {
+    int64_t year;
+    int month; /* 1..12 */
+    int day;   /* 1..31 */
+    int hour, min, sec;
+    int wday; /* 0 = Sunday */
+    int yday; /* 0..365 */
+} cel__civil_t;
+/** Fill `*c` for `sec` seen from zone `tz` ("UTC", "America/New_York", "+05:30", "-02:00");
+ *  false with `*why` set when the zone is unknown. */
+bool cel__civil_time(int64_t sec, const char *tz, size_t tzlen, cel__civil_t *c, const char **why);
+
+/* ---- Lexer (cel_lex.c) ---------------------------------------------------------------------- */
+
+typedef enum cel__tok_kind {
+    CEL__T_EOF,
+    CEL__T_ERROR,
+    CEL__T_INT, /* text: the digits, base in `base` */
+    CEL__T_UINT,
+    CEL__T_DOUBLE, /* d */
+    CEL__T_STRING, /* str/len: unescaped, valid UTF-8 */
+    CEL__T_BYTES,
+    CEL__T_IDENT,
+    CEL__T_QIDENT, /* `backquoted` identifier, str/len */
+    CEL__T_TRUE,
+    CEL__T_FALSE,
+    CEL__T_NULL,
+    CEL__T_IN,
+    CEL__T_LPAREN,
+    CEL__T_RPAREN,
+    CEL__T_LBRACKET,
+    CEL__T_RBRACKET,
+    CEL__T_LBRACE,
+    CEL__T_RBRACE,
+    CEL__T_DOT,
+    CEL__T_COMMA,
+    CEL__T_COLON,
+    CEL__T_QUESTION,
+    CEL__T_NOT,
+    CEL__T_MINUS,
+    CEL__T_PLUS,
+    CEL__T_STAR,
+    CEL__T_SLASH,
+    CEL__T_PERCENT,
+    CEL__T_EQ,
+    CEL__T_NE,
+    CEL__T_LT,
+    CEL__T_LE,
+    CEL__T_GT,
+    CEL__T_GE,
+    CEL__T_AND,
+    CEL__T_OR,
+} cel__tok_kind_t;
+
+typedef struct cel__token {
+    cel__tok_kind_t kind;
+    size_t pos; /* byte offset of the first character */
+    size_t end; /* byte offset after the last character */
+    const char *str;
+    size_t len;
+    int base; /* 10 or 16 for integer tokens */
+    double d;
+    const char *msg; /* CEL__T_ERROR: why; pos says where */
+} cel__token_t;
+
+typedef struct cel__lexer {
+    const char *src;
+    size_t len;
+    size_t pos;
+    cel_arena_t *arena; /* unescaped string bodies go here */
+} cel__lexer_t;
+
+/** Scan the next token from `lx` into `*t`. */
+void cel__lex_next(cel__lexer_t *lx, cel__token_t *t);
+/** Whether `s` (NUL-terminated) is a reserved word that cannot be an identifier. */
+bool cel__lex_reserved(const char *s, size_t len);
+/** Human text of a token kind for messages, e.g. "')'". */
+const char *cel__tok_name(cel__tok_kind_t k);
+
+/* ---- Syntax tree (cel_parse.c) -------------------------------------------------------------- */
+
+typedef enum cel__node_kind {
+    CEL__N_CONST,
+    CEL__N_IDENT,
+    CEL__N_SELECT,
+    CEL__N_CALL,
+    CEL__N_LIST,
+    CEL__N_MAP,
+    CEL__N_STRUCT,
+    CEL__N_COMP,
+} cel__node_kind_t;
+
+/* Operators get codes so the evaluator dispatches without comparing names. */
+typedef enum cel__op {
+    CEL__OP_NONE,
+    CEL__OP_AND,
+    CEL__OP_OR,
+    CEL__OP_COND,
+    CEL__OP_NOT_STRICTLY_FALSE,
+    CEL__OP_OPT_INDEX,
+    CEL__OP_OPT_SELECT,
+    CEL__OP_OR_OPT,   /* opt.or(x): x only when needed */
+    CEL__OP_OR_VALUE, /* opt.orValue(x): likewise */
+    CEL__OP_FUNCTION, /* an ordinary, strict function call */
+} cel__op_t;
+
+typedef struct cel__node cel__node_t;
+typedef struct cel__fn cel__fn_t;
+
+struct cel__node {
+    cel__node_kind_t kind;
+    uint32_t id;
+    size_t pos; /* byte offset in the source, for messages */
+    int height;
+    union {
+        cel_value_t constant;
+        struct {
+            const char *name;
+            bool root;          /* written with a leading dot */
+            int slot;           /* comprehension variable slot, or -1 */
+            const char **cands; /* qualified names to try, longest scope first */
+            int ncands;
+        } ident;
+        struct {
+            cel__node_t *operand;
+            const char *field;
+            size_t flen;
+            bool test_only;     /* has() */
+            const char **cands; /* when operand is a pure dotted name: names to try */
+            int ncands;
+        } select;
+        struct {
+            cel__node_t *target; /* receiver, or NULL */
+            const char *name;
+            cel__node_t **args;
+            int nargs;
+            cel__op_t op;
+            const cel__fn_t *fn;
+            void *regex; /* compiled constant pattern of matches(), owned by the program */
+        } call;
+        struct {
+            cel__node_t **elems;
+            bool *optional;
+            int n;
+        } list;
+        struct {
+            cel__node_t **keys; /* for CEL__N_STRUCT: field names as CEL__N_CONST strings */
+            cel__node_t **vals;
+            bool *optional;
+            int n;
+            const char *type_name; /* CEL__N_STRUCT only */
+        } map;
+        struct {
+            const char *iter_var;
+            cel__node_t *range;
+            const char *accu_var;
+            cel__node_t *init;
+            cel__node_t *cond;
+            cel__node_t *step;
+            cel__node_t *result;
+            int iter_slot;
+            int accu_slot;
+        } comp;
+    } u;
+};
+
+/** The name comprehensions generated by macros use for their accumulator; not a valid
+ *  identifier, so user code cannot refer to it. */
+#define CEL__ACCU "@result"
+
+typedef struct cel__parse_opts {
+    bool macros;
+    size_t max_expr_len;
+    int max_depth;
+    int max_height;
+} cel__parse_opts_t;
+
+typedef struct cel__parse_err {
+    size_t pos;
+    char msg[160];
+} cel__parse_err_t;
+
+/** Parse `src` into a tree allocated in `a`; NULL with `*err` filled on failure. */
+cel__node_t *cel__parse(const char *src, const cel__parse_opts_t *opts, cel_arena_t *a,
+                        cel__parse_err_t *err);
+
+/** Write a readable, fully parenthesised rendering of a tree (for tests and messages). */
+char *cel__node_dump(cel_arena_t *a, const cel__node_t *n);
+
+/* ---- Programs and evaluation ---------------------------------------------------------------- */
+
+struct cel_program {
+    cel_arena_t *arena; /* the tree, names, constants, compiled constant regexes */
+    cel__node_t *root;
+    int nslots;
+    char *src;
+};
+
+typedef struct cel__binding {
+    const char *name;
+    size_t len;
+    cel_value_t v;
+    struct cel__binding *next;
+} cel__binding_t;
+
+struct cel_activation {
+    cel__binding_t *head;
+    cel_resolve_fn resolve;
+    void *resolve_ctx;
+    cel_arena_t *arena;
+};
+
+typedef struct cel__eval {
+    const cel_program_t *prog;
+    const cel_activation_t *act;
+    cel_arena_t *arena;
+    uint64_t cost;
+    uint64_t budget;
+    bool halted;
+    cel_value_t *slots; /* comprehension variables */
+} cel__eval_t;
+
+/** Add `n` to the evaluation's cost; halts the evaluation (and returns false) past the
+ *  budget. */
+bool cel__charge(cel__eval_t *ev, uint64_t n);
+/** The error value that stops an evaluation over budget. */
+cel_value_t cel__halt_error(cel__eval_t *ev);
+/** Evaluate one node. */
+cel_value_t cel__eval_node(cel__eval_t *ev, const cel__node_t *n);
+/** Field selection `v.field` with CEL's rules for maps (no such key) and optionals. */
+cel_value_t cel__select(cel__eval_t *ev, cel_value_t v, const char *f, size_t flen, bool test_only);
+/** Index `v[k]`. */
+cel_value_t cel__index(cel__eval_t *ev, cel_value_t v, cel_value_t k);
+
+/* ---- Functions (cel_builtins.c, cel_time.c, cel_regex.c) ----------------------------------- */
+
+typedef cel_value_t (*cel__fn_impl_t)(cel__eval_t *ev, const cel__node_t *call,
+                                      const cel_value_t *args, int nargs);
+
+struct cel__fn {
+    const char *name;
+    bool receiver; /* called as target.name(args): args[0] is the target */
+    int min_args;  /* counting the target */
+    int max_args;
+    cel__fn_impl_t impl;
+};
+
+/** The function called `name` in the given style accepting `nargs` arguments, or NULL;
+ *  `*name_known` tells whether any function has that name. */
+const cel__fn_t *cel__fn_find(const char *name, bool receiver, int nargs, bool *name_known);
+/** "no such overload: name(int, string)" for arguments that fit no overload. */
+cel_value_t cel__no_overload(cel__eval_t *ev, const char *name, const cel_value_t *args, int nargs);
+cel_value_t cel__err(cel__eval_t *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Charge for an operation over `n` units (bytes, elements): one unit of cost per ten. */
+bool cel__charge_size(cel__eval_t *ev, uint64_t n);
+
+/* Function tables, each NULL-name terminated, searched by cel__fn_find(). */
+extern const cel__fn_t cel__builtin_fns[];
+extern const cel__fn_t cel__time_fns[];
+
+/* Regular expressions (cel_regex.c). */
+/** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */
+void *cel__regex_compile(cel_arena_t *a, const char *pat, size_t len, const char **why);
+void cel__regex_free(void *re);
+/** Search `s` for `re`: 1 found, 0 not, -1 with `*why` on a match-limit or engine error. */
+int cel__regex_search(cel__eval_t *ev, void *re, const char *s, size_t len, const char **why);
+cel_value_t cel__fn_matches(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *args,
+                            int nargs);
+
+#endif

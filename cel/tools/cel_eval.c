@@ -1,0 +1,382 @@
+/*
+ * cel-eval: evaluate CEL expressions given as JSON lines on stdin.
+ *
+ * Request:  {"expr": "...", "bindings": {"name": Value}, "container": "...",
+ *            "disable_macros": false}
+ * Reply:    {"value": Value} or {"error": "message"}, one line per request.
+ *
+ * Value is the proto3 JSON form of cel.expr.Value ({"int64Value": "1"}, {"listValue":
+ * {"values": [...]}}, {"objectValue": {"@type": ".../google.protobuf.Timestamp", "value":
+ * "..."}}, ...). A malformed request gets an error reply and the tool reads on.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cel.h"
+#include "cel_int.h"
+
+#define TYPE_URL "type.googleapis.com/google.protobuf."
+
+static json_t *encode(cel_arena_t *a, const cel_value_t *v, const char **why);
+
+static json_t *
+one(const char *key, json_t *val)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, key, val);
+    return o;
+}
+
+static json_t *
+encode_double(double d)
+{
+    if (isnan(d))
+        return one("doubleValue", json_string("NaN"));
+    if (isinf(d))
+        return one("doubleValue", json_string(d > 0 ? "Infinity" : "-Infinity"));
+    return one("doubleValue", json_real(d));
+}
+
+static json_t *
+encode_object(const char *type, const char *text)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "@type", json_sprintf(TYPE_URL "%s", type));
+    json_object_set_new(o, "value", json_string(text));
+    return one("objectValue", o);
+}
+
+static json_t *
+encode_list(cel_arena_t *a, const cel_value_t *v, const char **why)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < cel_list_size(v); i++) {
+        cel_value_t x = cel_list_at(v, i);
+        json_t *e = encode(a, &x, why);
+        if (e == NULL) {
+            json_decref(arr);
+            return NULL;
+        }
+        json_array_append_new(arr, e);
+    }
+    return one("listValue", one("values", arr));
+}
+
+static json_t *
+encode_map(cel_arena_t *a, const cel_value_t *v, const char **why)
+{
+    json_t *arr = json_array();
+    cel_map_iter_t it = CEL_MAP_ITER_INIT;
+    cel_value_t k, x;
+    while (cel_map_next(v, &it, &k, &x)) {
+        json_t *ek = encode(a, &k, why), *ex = ek ? encode(a, &x, why) : NULL;
+        if (ex == NULL) {
+            json_decref(ek);
+            json_decref(arr);
+            return NULL;
+        }
+        json_t *entry = one("key", ek);
+        json_object_set_new(entry, "value", ex);
+        json_array_append_new(arr, entry);
+    }
+    return one("mapValue", one("entries", arr));
+}
+
+static json_t *
+encode(cel_arena_t *a, const cel_value_t *v, const char **why)
+{
+    size_t n;
+    switch (v->kind) {
+    case CEL_NULL:
+        return one("nullValue", json_null());
+    case CEL_BOOL:
+        return one("boolValue", json_boolean(v->v.b));
+    case CEL_INT:
+        return one("int64Value", json_sprintf("%lld", (long long)v->v.i));
+    case CEL_UINT:
+        return one("uint64Value", json_sprintf("%llu", (unsigned long long)v->v.u));
+    case CEL_DOUBLE:
+        return encode_double(v->v.d);
+    case CEL_STRING:
+        return one("stringValue", json_stringn(v->v.str.data, v->v.str.len));
+    case CEL_BYTES:
+        return one("bytesValue", json_string(cel__base64_encode(
+                                     a, (const unsigned char *)v->v.str.data, v->v.str.len, &n)));
+    case CEL_LIST:
+        return encode_list(a, v, why);
+    case CEL_MAP:
+        return encode_map(a, v, why);
+    case CEL_TYPE:
+        return one("typeValue", json_string(cel_type_name(v->v.type)));
+    case CEL_TIMESTAMP:
+        return encode_object("Timestamp", cel__ts_format(a, v->v.ts.sec, v->v.ts.nsec));
+    case CEL_DURATION:
+        return encode_object("Duration", cel__dur_format(a, v->v.dur));
+    default:
+        *why = cel__arena_sprintf(a, "a value of type %s has no cel.expr.Value form",
+                                  cel_type_name(cel_value_type(v)));
+        return NULL;
+    }
+}
+
+/* ---- Decoding bindings ---- */
+
+static bool decode(cel_arena_t *a, json_t *j, cel_value_t *out);
+
+static bool
+decode_number(json_t *x, bool is_uint, cel_value_t *out)
+{
+    if (json_is_integer(x)) {
+        *out = is_uint ? cel_uint((uint64_t)json_integer_value(x)) : cel_int(json_integer_value(x));
+        return !is_uint || json_integer_value(x) >= 0;
+    }
+    if (!json_is_string(x))
+        return false;
+    const char *s = json_string_value(x);
+    int64_t i;
+    uint64_t u;
+    if (is_uint && cel__parse_uint(s, strlen(s), &u)) {
+        *out = cel_uint(u);
+        return true;
+    }
+    if (!is_uint && cel__parse_int(s, strlen(s), &i)) {
+        *out = cel_int(i);
+        return true;
+    }
+    return false;
+}
+
+static bool
+decode_double(json_t *x, cel_value_t *out)
+{
+    if (json_is_number(x)) {
+        *out = cel_double(json_number_value(x));
+        return true;
+    }
+    const char *s = json_string_value(x);
+    if (s == NULL)
+        return false;
+    double d = strcmp(s, "NaN") == 0         ? NAN
+               : strcmp(s, "Infinity") == 0  ? INFINITY
+               : strcmp(s, "-Infinity") == 0 ? -INFINITY
+                                             : 0;
+    if (d == 0 && !cel__parse_double(s, strlen(s), &d))
+        return false;
+    *out = cel_double(d);
+    return true;
+}
+
+static bool
+decode_list(cel_arena_t *a, json_t *x, cel_value_t *out)
+{
+    json_t *vals = json_object_get(x, "values");
+    if (!json_is_object(x) || (vals != NULL && !json_is_array(vals)))
+        return false;
+    cel_list_t *l = cel__list_new(a, json_array_size(vals));
+    size_t i;
+    json_t *e;
+    json_array_foreach(vals, i, e)
+    {
+        cel_value_t v;
+        if (!decode(a, e, &v))
+            return false;
+        cel__list_push(a, l, v);
+    }
+    *out = cel__list_value(l);
+    return true;
+}
+
+static bool
+decode_map(cel_arena_t *a, json_t *x, cel_value_t *out)
+{
+    json_t *entries = json_object_get(x, "entries");
+    if (!json_is_object(x) || (entries != NULL && !json_is_array(entries)))
+        return false;
+    cel_map_t *m = cel__map_new(a, json_array_size(entries));
+    size_t i;
+    json_t *e;
+    json_array_foreach(entries, i, e)
+    {
+        cel_value_t k, v;
+        if (!decode(a, json_object_get(e, "key"), &k) || !cel__map_key_ok(&k) ||
+            !decode(a, json_object_get(e, "value"), &v) || !cel__map_put(a, m, k, v))
+            return false;
+    }
+    *out = cel__map_value(m);
+    return true;
+}
+
+static bool
+decode_object(json_t *x, cel_value_t *out)
+{
+    const char *type = json_string_value(json_object_get(x, "@type"));
+    const char *text = json_string_value(json_object_get(x, "value"));
+    if (type == NULL || text == NULL)
+        return false;
+    if (strcmp(type, TYPE_URL "Timestamp") == 0) {
+        int64_t sec;
+        int32_t nsec;
+        if (!cel__ts_parse(text, strlen(text), &sec, &nsec))
+            return false;
+        *out = cel_timestamp(sec, nsec);
+        return out->kind == CEL_TIMESTAMP;
+    }
+    int64_t ns;
+    if (strcmp(type, TYPE_URL "Duration") != 0 || !cel__dur_parse(text, strlen(text), &ns))
+        return false;
+    *out = cel_duration(ns);
+    return true;
+}
+
+static bool
+decode(cel_arena_t *a, json_t *j, cel_value_t *out)
+{
+    const char *key;
+    json_t *x;
+    if (!json_is_object(j) || json_object_size(j) != 1)
+        return false;
+    json_object_foreach(j, key, x)
+    {
+        if (strcmp(key, "nullValue") == 0)
+            *out = cel_null();
+        else if (strcmp(key, "boolValue") == 0 && json_is_boolean(x))
+            *out = cel_bool(json_is_true(x));
+        else if (strcmp(key, "int64Value") == 0 || strcmp(key, "uint64Value") == 0)
+            return decode_number(x, key[0] == 'u', out);
+        else if (strcmp(key, "doubleValue") == 0)
+            return decode_double(x, out);
+        else if (strcmp(key, "stringValue") == 0 && json_is_string(x))
+            *out = cel_string(a, json_string_value(x), json_string_length(x));
+        else if (strcmp(key, "bytesValue") == 0 && json_is_string(x)) {
+            unsigned char *b;
+            size_t n;
+            if (!cel__base64_decode(a, json_string_value(x), json_string_length(x), &b, &n))
+                return false;
+            *out = cel_bytes(a, b, n);
+        } else if (strcmp(key, "listValue") == 0)
+            return decode_list(a, x, out);
+        else if (strcmp(key, "mapValue") == 0)
+            return decode_map(a, x, out);
+        else if (strcmp(key, "typeValue") == 0 && json_is_string(x)) {
+            const cel_type_t *t = cel_type_find(json_string_value(x));
+            if (t == NULL)
+                return false;
+            *out = cel_type_value(t);
+        } else if (strcmp(key, "objectValue") == 0)
+            return decode_object(x, out);
+        else
+            return false;
+    }
+    return true;
+}
+
+/* ---- Requests ---- */
+
+/* {"error": prefix + what}. */
+static json_t *
+error_reply(const char *prefix, const char *what)
+{
+    json_t *r = json_object();
+    json_object_set_new(r, "error", json_sprintf("%s%s", prefix, what));
+    return r;
+}
+
+static json_t *
+bind_all(cel_arena_t *a, cel_activation_t *act, json_t *bindings)
+{
+    const char *name;
+    json_t *x;
+    if (bindings != NULL && !json_is_object(bindings))
+        return error_reply("malformed request: ", "bindings must be an object");
+    json_object_foreach(bindings, name, x)
+    {
+        cel_value_t v;
+        if (!decode(a, x, &v))
+            return error_reply("malformed binding: ", name);
+        cel_activation_bind(act, name, v);
+    }
+    return NULL;
+}
+
+static json_t *
+evaluate(cel_env_t *env, const char *expr, json_t *bindings)
+{
+    cel_program_t *prog = NULL;
+    cel_issue_t issue;
+    cel_arena_t *a = cel_arena_new();
+    cel_activation_t *act = cel_activation_new(a);
+    json_t *reply = bind_all(a, act, bindings);
+    if (reply != NULL)
+        goto out;
+    if (cel_compile(env, expr, &prog, &issue) != 0) {
+        reply = error_reply("", issue.message);
+        cel_issue_clear(&issue);
+        goto out;
+    }
+    cel_value_t v;
+    cel_eval(prog, act, a, 0, &v, NULL);
+    const char *why = NULL;
+    json_t *val = v.kind == CEL_ERROR ? NULL : encode(a, &v, &why);
+    if (val == NULL)
+        reply = error_reply("", v.kind == CEL_ERROR ? v.v.err : why);
+    else
+        reply = one("value", val);
+out:
+    cel_program_free(prog);
+    cel_arena_free(a);
+    return reply;
+}
+
+static json_t *
+handle(const char *line)
+{
+    json_error_t jerr;
+    json_t *req = json_loads(line, 0, &jerr);
+    json_t *reply;
+    if (!json_is_object(req)) {
+        reply = error_reply("malformed request: ", req ? "not an object" : jerr.text);
+        json_decref(req);
+        return reply;
+    }
+    const char *expr = json_string_value(json_object_get(req, "expr"));
+    json_t *container = json_object_get(req, "container");
+    json_t *nomacros = json_object_get(req, "disable_macros");
+    cel_env_t *env = cel_env_new();
+    if (expr == NULL)
+        reply = error_reply("malformed request: ", "expr must be a string");
+    else if (container != NULL && (!json_is_string(container) ||
+                                   cel_env_set_container(env, json_string_value(container)) != 0))
+        reply = error_reply("malformed request: ", "invalid container");
+    else if (nomacros != NULL && !json_is_boolean(nomacros))
+        reply = error_reply("malformed request: ", "disable_macros must be a boolean");
+    else {
+        cel_env_set_macros(env, !json_is_true(nomacros));
+        reply = evaluate(env, expr, json_object_get(req, "bindings"));
+    }
+    cel_env_free(env);
+    json_decref(req);
+    return reply;
+}
+
+int
+main(void)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, stdin)) >= 0) {
+        if (n == 0 || (n == 1 && line[0] == '\n'))
+            continue;
+        json_t *reply = handle(line);
+        json_dumpf(reply, stdout, 0);
+        fputc('\n', stdout);
+        fflush(stdout);
+        json_decref(reply);
+    }
+    free(line);
+    return 0;
+}
