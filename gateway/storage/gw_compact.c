@@ -14,6 +14,7 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_log.h"
+#include "gw_store_int.h"
 
 #define COMPACT_REV_KEY "compact_rev_key"
 
@@ -113,24 +114,20 @@ static void
 txn_done(int err, const Etcdserverpb__TxnResponse *resp, void *arg)
 {
     round_t *r = arg;
-    const Mvccpb__KeyValue *kv = NULL;
+    const Mvccpb__KeyValue *kv;
     int64_t cur_rev;
 
     if (r->c == NULL || err != 0) {
         round_end(r, r->c == NULL ? GW_ECANCELED : err, 0);
         return;
     }
-    cur_rev = resp->header ? resp->header->revision : 0;
+    cur_rev = gw_store__rev(resp->header);
     if (resp->succeeded) {
         won(r, cur_rev);
         return;
     }
     /* Another instance won: adopt its version, and compact next time to today's revision. */
-    if (resp->n_responses > 0 &&
-        resp->responses[0]->response_case == ETCDSERVERPB__RESPONSE_OP__RESPONSE_RESPONSE_RANGE) {
-        const Etcdserverpb__RangeResponse *range = resp->responses[0]->response_range;
-        kv = range->n_kvs > 0 ? range->kvs[0] : NULL;
-    }
+    kv = gw_store__first_kv(gw_store__txn_range(resp, 0));
     r->c->compact_time = kv ? kv->version : 0;
     r->c->rev = cur_rev;
     round_end(r, 0, 0);

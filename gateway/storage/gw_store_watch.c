@@ -97,7 +97,7 @@ on_watch(int err, const Etcdserverpb__WatchResponse *resp, void *arg)
         terminal(w, err, resp);
         return;
     }
-    if (w->stopping || resp->created)
+    if (w->stopping)
         return;
     if (resp->n_events > 0) {
         deliver_events(w, resp);
