@@ -288,8 +288,9 @@ void cel_activation_set_resolver(cel_activation_t *act, cel_resolve_fn fn, void 
  * counter; `budget` is the most it may reach (0: no limit). Returns 0 with the result in
  * `*out` (possibly an error value: CEL errors are values), or CEL_ECOST when the budget was
  * exceeded (`*out` is then an error value saying so). `*cost`, when not NULL, receives the
- * cost charged. Every value created lives in `a`. Any thread, concurrently with others on
- * the same program.
+ * cost charged. Every value created lives in `a`; results may also point at constants of
+ * `prog`, so use them only while both `a` and `prog` are alive. Any thread, concurrently
+ * with others on the same program.
  */
 int cel_eval(const cel_program_t *prog, const cel_activation_t *act, cel_arena_t *a,
              uint64_t budget, cel_value_t *out, uint64_t *cost);

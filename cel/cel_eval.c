@@ -81,7 +81,7 @@ lookup(cel__eval_t *ev, const char *name, cel_value_t *out)
 }
 
 static bool
-resolve(cel__eval_t *ev, const char **cands, int n, cel_value_t *out)
+resolve_name(cel__eval_t *ev, const char **cands, int n, cel_value_t *out)
 {
     for (int i = 0; i < n; i++) {
         if (lookup(ev, cands[i], out))
@@ -96,7 +96,7 @@ eval_ident(cel__eval_t *ev, const cel__node_t *n)
     cel_value_t v;
     if (n->u.ident.slot >= 0)
         return ev->slots[n->u.ident.slot];
-    if (resolve(ev, n->u.ident.cands, n->u.ident.ncands, &v))
+    if (resolve_name(ev, n->u.ident.cands, n->u.ident.ncands, &v))
         return v;
     return cel__err(ev, "undeclared reference to '%s'", n->u.ident.name);
 }
@@ -190,7 +190,7 @@ static cel_value_t
 eval_select(cel__eval_t *ev, const cel__node_t *n)
 {
     cel_value_t v;
-    if (n->u.select.ncands > 0 && resolve(ev, n->u.select.cands, n->u.select.ncands, &v))
+    if (n->u.select.ncands > 0 && resolve_name(ev, n->u.select.cands, n->u.select.ncands, &v))
         return v;
     v = cel__eval_node(ev, n->u.select.operand);
     if (ev->halted)

@@ -200,7 +200,7 @@ dur_component(const char *s, size_t len, size_t *i, uint64_t *total)
     while (*i < len && s[*i] != '.' && (s[*i] < '0' || s[*i] > '9'))
         (*i)++;
     int64_t unit = unit_ns(s + ustart, *i - ustart);
-    if (unit == 0 || whole > (uint64_t)INT64_MAX / (uint64_t)unit)
+    if (unit == 0 || whole > (1ULL << 63) / (uint64_t)unit)
         return false;
     uint64_t v = whole * (uint64_t)unit + (uint64_t)((double)frac * ((double)unit / (double)scale));
     if (v > (1ULL << 63) - *total)

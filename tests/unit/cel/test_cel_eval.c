@@ -1,0 +1,338 @@
+/*
+ * Evaluation cases from the .txt files of tests/unit/cel/cases, one per line:
+ *
+ *     <expression> ==> <expected> [;; <bindings as a JSON object>]
+ *
+ * <expected> is either a CEL expression whose value the result must equal, kinds included
+ * (so 1 and 1.0 differ), or `!substring` for a compile or evaluation error whose message
+ * contains it. Bindings are bound as Jansson documents, so they exercise lazy JSON values.
+ * Lines starting with '#' are comments; `%container NAME` and `%macros on|off` set the
+ * environment for the lines after them in the same file.
+ *
+ * Also: cost budgets, the public value API and concurrency-free reuse of a program.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cel.h"
+#include "tap.h"
+
+#define CASE_BUDGET 10000000
+
+static bool strict_eq(const cel_value_t *a, const cel_value_t *b);
+
+static bool
+map_has_strict(const cel_value_t *m, const cel_value_t *k, const cel_value_t *v)
+{
+    cel_map_iter_t it = CEL_MAP_ITER_INIT;
+    cel_value_t k2, v2;
+    while (cel_map_next(m, &it, &k2, &v2)) {
+        if (strict_eq(k, &k2))
+            return strict_eq(v, &v2);
+    }
+    return false;
+}
+
+/* Equality that also demands equal kinds, all the way down. */
+static bool
+strict_eq(const cel_value_t *a, const cel_value_t *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case CEL_DOUBLE:
+        return (isnan(a->v.d) && isnan(b->v.d)) || a->v.d == b->v.d;
+    case CEL_LIST:
+        if (cel_list_size(a) != cel_list_size(b))
+            return false;
+        for (size_t i = 0; i < cel_list_size(a); i++) {
+            cel_value_t x = cel_list_at(a, i), y = cel_list_at(b, i);
+            if (!strict_eq(&x, &y))
+                return false;
+        }
+        return true;
+    case CEL_MAP: {
+        if (cel_map_size(a) != cel_map_size(b))
+            return false;
+        cel_map_iter_t it = CEL_MAP_ITER_INIT;
+        cel_value_t k, v;
+        while (cel_map_next(a, &it, &k, &v)) {
+            if (!map_has_strict(b, &k, &v))
+                return false;
+        }
+        return true;
+    }
+    case CEL_OPTIONAL:
+        if (a->v.opt == NULL || b->v.opt == NULL)
+            return a->v.opt == b->v.opt;
+        return strict_eq(a->v.opt, b->v.opt);
+    case CEL_ERROR:
+        return false;
+    default:
+        return cel_value_equal(a, b);
+    }
+}
+
+typedef struct outcome {
+    cel_program_t *prog; /* results may point at its constants: freed after comparing */
+    bool compiled;
+    cel_value_t v;
+    char *issue; /* compile error text, malloc'd */
+} outcome_t;
+
+static outcome_t
+run(const cel_env_t *env, const char *expr, json_t *bindings, cel_arena_t *a)
+{
+    outcome_t o = {0};
+    cel_program_t *prog;
+    cel_issue_t issue;
+    if (cel_compile(env, expr, &prog, &issue) != 0) {
+        o.issue = issue.message;
+        return o;
+    }
+    cel_activation_t *act = cel_activation_new(a);
+    const char *name;
+    json_t *val;
+    json_object_foreach(bindings, name, val) cel_activation_bind_json(act, name, val);
+    o.compiled = true;
+    cel_eval(prog, act, a, CASE_BUDGET, &o.v, NULL);
+    o.prog = prog;
+    return o;
+}
+
+static const char *
+describe(const outcome_t *o, cel_arena_t *a)
+{
+    (void)a;
+    if (!o->compiled)
+        return o->issue;
+    if (o->v.kind == CEL_ERROR)
+        return o->v.v.err;
+    return cel_type_name(cel_value_type(&o->v));
+}
+
+/* Compare one case; prints the TAP line. */
+static void
+check_case(const cel_env_t *env, const char *where, const char *expr, const char *want,
+           json_t *bindings)
+{
+    cel_arena_t *a = cel_arena_new();
+    outcome_t got = run(env, expr, bindings, a);
+    bool ok;
+    if (want[0] == '!') {
+        const char *msg = got.compiled ? (got.v.kind == CEL_ERROR ? got.v.v.err : NULL) : got.issue;
+        ok = msg != NULL && strstr(msg, want + 1) != NULL;
+    } else {
+        outcome_t exp = run(env, want, NULL, a);
+        if (!exp.compiled || exp.v.kind == CEL_ERROR)
+            tap_diag("bad expectation %s: %s", want, describe(&exp, a));
+        ok = got.compiled && exp.compiled && strict_eq(&got.v, &exp.v);
+        free(exp.issue);
+        cel_program_free(exp.prog);
+    }
+    if (!tap_ok(ok, "%s: %s", where, expr))
+        tap_diag("  got %s, want %s", describe(&got, a), want);
+    free(got.issue);
+    cel_program_free(got.prog);
+    cel_arena_free(a);
+}
+
+static void
+directive(cel_env_t *env, const char *line)
+{
+    if (strncmp(line, "%container ", 11) == 0)
+        cel_env_set_container(env, line + 11);
+    else if (strcmp(line, "%container") == 0)
+        cel_env_set_container(env, "");
+    else if (strncmp(line, "%macros ", 8) == 0)
+        cel_env_set_macros(env, strcmp(line + 8, "on") == 0);
+}
+
+static void
+run_line(cel_env_t *env, const char *where, char *line)
+{
+    char *arrow = strstr(line, " ==> ");
+    if (arrow == NULL) {
+        tap_ok(0, "%s: malformed case line", where);
+        return;
+    }
+    *arrow = '\0';
+    char *want = arrow + 5, *sep = strstr(want, " ;; ");
+    json_t *bindings = NULL;
+    if (sep != NULL) {
+        *sep = '\0';
+        json_error_t jerr;
+        bindings = json_loads(sep + 4, 0, &jerr);
+        if (!json_is_object(bindings)) {
+            tap_ok(0, "%s: malformed bindings: %s", where, jerr.text);
+            json_decref(bindings);
+            return;
+        }
+    }
+    check_case(env, where, line, want, bindings);
+    json_decref(bindings);
+}
+
+static int
+run_file(const char *dir, const char *file)
+{
+    char path[1024], where[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return tap_ok(0, "open %s", path);
+    cel_env_t *env = cel_env_new();
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int lineno = 0, cases = 0;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (n == 0 || line[0] == '#')
+            continue;
+        if (line[0] == '%') {
+            directive(env, line);
+            continue;
+        }
+        snprintf(where, sizeof(where), "%s:%d", file, lineno);
+        run_line(env, where, line);
+        cases++;
+    }
+    free(line);
+    fclose(f);
+    cel_env_free(env);
+    return cases;
+}
+
+static int
+cmp_names(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static void
+run_case_files(void)
+{
+    char dir[512];
+    const char *src = __FILE__, *slash = strrchr(src, '/');
+    snprintf(dir, sizeof(dir), "%.*s/cases", slash ? (int)(slash - src) : 1, slash ? src : ".");
+    DIR *d = opendir(dir);
+    if (!tap_ok(d != NULL, "open case directory %s", dir))
+        return;
+    char *names[256];
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && count < 256) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && strcmp(e->d_name + len - 4, ".txt") == 0)
+            names[count++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)count, sizeof(char *), cmp_names);
+    int total = 0;
+    for (int i = 0; i < count; i++) {
+        total += run_file(dir, names[i]);
+        free(names[i]);
+    }
+    tap_diag("%d cases in %d files", total, count);
+}
+
+/* ---- Beyond the case files ---- */
+
+static void
+test_budget(void)
+{
+    cel_env_t *env = cel_env_new();
+    cel_program_t *prog;
+    cel_issue_t issue;
+    const char *expr = "[1,2,3,4,5,6,7,8,9,10].map(x, [1,2,3,4,5,6,7,8,9,10].map(y, x * y))"
+                       ".size() == 10 || true";
+    tap_ok(cel_compile(env, expr, &prog, &issue) == 0, "budget: compile");
+    cel_arena_t *a = cel_arena_new();
+    cel_value_t v;
+    uint64_t cost = 0;
+    tap_is_int(cel_eval(prog, NULL, a, 0, &v, &cost), 0, "budget: unlimited evaluation runs");
+    tap_ok(v.kind == CEL_BOOL && v.v.b, "budget: unlimited result is true");
+    tap_ok(cost > 100, "budget: cost counted (%llu)", (unsigned long long)cost);
+    uint64_t full = cost;
+    tap_is_int(cel_eval(prog, NULL, a, full, &v, &cost), 0, "budget: exact budget suffices");
+    tap_is_int(cel_eval(prog, NULL, a, full / 2, &v, &cost), CEL_ECOST,
+               "budget: half the budget halts");
+    tap_ok(v.kind == CEL_ERROR && strstr(v.v.err, "cost limit") != NULL,
+           "budget: halting error is not absorbed by ||");
+    cel_program_free(prog);
+    cel_arena_free(a);
+    cel_env_free(env);
+}
+
+static bool
+host_resolve(void *ctx, const char *name, size_t len, cel_arena_t *a, cel_value_t *out)
+{
+    (void)ctx;
+    if (len == 4 && memcmp(name, "host", 4) == 0) {
+        *out = cel_string(a, "from-callback", 13);
+        return true;
+    }
+    return false;
+}
+
+static void
+test_activation(void)
+{
+    cel_env_t *env = cel_env_new();
+    cel_program_t *prog;
+    cel_issue_t issue;
+    tap_ok(cel_compile(env, "host + '/' + bound + '/' + string(doc.items[1].n)", &prog, &issue) ==
+               0,
+           "activation: compile");
+    cel_arena_t *a = cel_arena_new();
+    cel_activation_t *act = cel_activation_new(a);
+    json_t *doc = json_pack("{s:[{s:i},{s:i}]}", "items", "n", 1, "n", 2);
+    cel_activation_bind(act, "bound", cel_string(a, "direct", 6));
+    cel_activation_bind_json(act, "doc", doc);
+    cel_activation_set_resolver(act, host_resolve, NULL);
+    cel_value_t v;
+    cel_eval(prog, act, a, 0, &v, NULL);
+    tap_ok(v.kind == CEL_STRING && v.v.str.len == 22 &&
+               memcmp(v.v.str.data, "from-callback/direct/2", 22) == 0,
+           "activation: callback, direct and JSON bindings resolve");
+    json_decref(doc);
+    cel_program_free(prog);
+    cel_arena_free(a);
+    cel_env_free(env);
+}
+
+static void
+test_values(void)
+{
+    cel_arena_t *a = cel_arena_new();
+    cel_value_t keys[] = {cel_int(1), cel_uint(1)}, vals[] = {cel_bool(true), cel_bool(false)};
+    cel_value_t m = cel_map(a, keys, vals, 2);
+    tap_ok(m.kind == CEL_ERROR, "values: 1 and 1u are the same map key");
+    m = cel_map(a, keys, vals, 1);
+    cel_value_t out, k = cel_double(1.0);
+    tap_ok(cel_map_find(&m, &k, &out) && out.v.b, "values: a double key finds an int key");
+    tap_ok(cel_string(a, "\xff", 1).kind == CEL_ERROR, "values: invalid UTF-8 is refused");
+    tap_ok(cel_timestamp(253402300800LL, 0).kind == CEL_ERROR,
+           "values: timestamp beyond year 9999 is refused");
+    tap_is_str(cel_type_name(cel_value_type(&m)), "map", "values: type name of a map");
+    tap_ok(cel_type_find("google.protobuf.Duration") != NULL, "values: type lookup by name");
+    cel_arena_free(a);
+}
+
+int
+main(void)
+{
+    run_case_files();
+    test_budget();
+    test_activation();
+    test_values();
+    return tap_done();
+}
