@@ -27,7 +27,7 @@
 #include "gw_tls.h"
 
 #define STARTUP_PROBE_MS 10000 /* how long startup waits for etcd to answer */
-#define PROBE_RETRY_MS 200
+#define PROBE_RETRY_MS 500
 #define DRAIN_MS 10000 /* how long requests in progress may take to finish at shutdown */
 
 typedef struct {
@@ -36,7 +36,7 @@ typedef struct {
     etcd_client_t *etcd;
     gw_health_t *health;
     gw_compactor_t *compactor; /* worker 0's */
-    gw_route_t routes[3];
+    gw_route_t routes[3]; /* the health endpoints; the API's routes come later */
     gw_server_t *server;
 } kgate_t;
 
@@ -152,7 +152,7 @@ static int
 start_serving(kgate_t *k, char *err, size_t err_len)
 {
     static const char *const health_paths[] = {"/livez", "/readyz", "/healthz"};
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < sizeof(health_paths) / sizeof(health_paths[0]); i++)
         k->routes[i] = (gw_route_t){health_paths[i], true, gw_health_handle, k->health};
     gw_server_opts_t opts = {
         .bind_address = k->cfg->bind_address,

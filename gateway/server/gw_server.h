@@ -3,9 +3,10 @@
 
 /*
  * kgate's HTTPS front: W worker threads, each with its own event_base, evhttp and etcd conn,
- * all accepting from one listening socket. Every response carries an Audit-ID header (a fresh
- * UUID per request). Requests are dispatched by path to a route table; a path no route claims
- * gets 404.
+ * all accepting from one listening socket. Every dispatched request's response carries an
+ * Audit-ID header (a fresh UUID per request); only the errors evhttp sends by itself for
+ * malformed or oversized requests (400, 413, 405) have none. Requests are dispatched by path to
+ * a route table; a path no route claims gets 404.
  *
  * Limits on every connection: request headers up to GW_SERVER_MAX_HEADERS bytes, bodies up to
  * GW_SERVER_MAX_BODY bytes, and an idle/read timeout of GW_SERVER_READ_TIMEOUT_S seconds.

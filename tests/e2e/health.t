@@ -62,6 +62,11 @@ ids=$(for _ in 1 2 3; do kcurl -D - -o /dev/null "$KGATE_URL/livez"; done | grep
     sort -u | wc -l)
 check "every request gets its own Audit-ID" test "$ids" = 3
 
+head=$(kcurl -I "$KGATE_URL/livez")
+check "HEAD /livez is 200" grep -q "^HTTP/1.1 200" <<<"$head"
+check "HEAD /livez has an Audit-ID" grep -qiE "^Audit-ID: $uuid" <<<"$head"
+check "PATCH reaches the router (404, not 501)" test "$(http_code /nosuch -X PATCH)" = 404
+
 tls_handshake() {
     openssl s_client -connect "127.0.0.1:$KGATE_PORT" "$@" </dev/null >/dev/null 2>&1
 }
