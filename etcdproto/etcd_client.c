@@ -93,7 +93,7 @@ start_grpc(etcd_client_t *c, const etcd__tls_t *tls)
     grpc_init();
     /* After grpc_init, which reads GRPC_VERBOSITY. */
     gpr_set_log_verbosity(gw_log_threshold == GW_LOG_DEBUG ? GPR_LOG_SEVERITY_DEBUG
-                                                          : GPR_LOG_SEVERITY_ERROR);
+                                                           : GPR_LOG_SEVERITY_ERROR);
     grpc_channel_credentials *plain = grpc_insecure_credentials_create();
     grpc_channel_credentials *secure = tls->ca != NULL ? etcd__tls_credentials(tls) : NULL;
     c->channels = gw_calloc(c->n_eps, sizeof(*c->channels));
@@ -121,8 +121,7 @@ etcd_client_new(const etcd_config_t *cfg, etcd_client_t **out, char *err, size_t
     bool any_tls = false;
     for (size_t i = 0; i < n; i++)
         any_tls = any_tls || eps[i].tls;
-    rc = etcd__tls_load(cfg->ca_file, cfg->cert_file, cfg->key_file, any_tls, &tls, err,
-                        err_len);
+    rc = etcd__tls_load(cfg->ca_file, cfg->cert_file, cfg->key_file, any_tls, &tls, err, err_len);
     if (rc != 0) {
         etcd_endpoints_free(eps, n);
         return rc;
@@ -193,9 +192,8 @@ etcd__client_failover(etcd_client_t *c, size_t failed)
             GRPC_CHANNEL_TRANSIENT_FAILURE)
             next = i;
     }
-    if (next == failed &&
-        grpc_channel_check_connectivity_state(c->channels[failed], 0) !=
-            GRPC_CHANNEL_TRANSIENT_FAILURE)
+    if (next == failed && grpc_channel_check_connectivity_state(c->channels[failed], 0) !=
+                              GRPC_CHANNEL_TRANSIENT_FAILURE)
         return;
     if (next == failed)
         next = (failed + 1) % c->n_eps;

@@ -49,8 +49,7 @@ show(span_t s, char *buf, size_t cap)
     buf[n] = '\0';
 }
 
-static int
-fail(char *err, size_t err_len, span_t entry, const char *fmt, ...)
+static int fail(char *err, size_t err_len, span_t entry, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static int

@@ -66,8 +66,8 @@ etcd__status_err(const char *method, grpc_status_code code, grpc_slice details)
     size_t len = GRPC_SLICE_LENGTH(details);
     int err = etcd__err_from_status(code, msg, len);
     if (code != GRPC_STATUS_OK && code != GRPC_STATUS_CANCELLED)
-        gw_log_warn(NULL, "etcd %s: %s (grpc status %d: %.*s)", method, gw_errname(err),
-                    (int)code, (int)len, msg);
+        gw_log_warn(NULL, "etcd %s: %s (grpc status %d: %.*s)", method, gw_errname(err), (int)code,
+                    (int)len, msg);
     return err;
 }
 

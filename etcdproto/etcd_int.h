@@ -113,8 +113,8 @@ typedef struct {
 /** Read and check the TLS files: readable, parseable, certificate matching key, both or
  *  neither of cert and key, and a CA when `need_ca` (some endpoint is https). On error
  *  returns GW_EINVAL with a one-line reason in err and nothing to free. */
-int etcd__tls_load(const char *ca_file, const char *cert_file, const char *key_file,
-                   bool need_ca, etcd__tls_t *out, char *err, size_t err_len);
+int etcd__tls_load(const char *ca_file, const char *cert_file, const char *key_file, bool need_ca,
+                   etcd__tls_t *out, char *err, size_t err_len);
 
 /** gRPC TLS credentials from loaded material (tls->ca set). Caller releases them. */
 grpc_channel_credentials *etcd__tls_credentials(const etcd__tls_t *tls);
@@ -193,10 +193,10 @@ struct etcd__stream {
     etcd__op_t recv_op; /* the one outstanding RECV_MESSAGE (first with initial metadata) */
     etcd__op_t status_op;
     int outstanding; /* batches gRPC still holds */
-    bool first_send;  /* the next send also carries the initial metadata */
-    bool first_recv;  /* the next receive also takes the initial metadata */
+    bool first_send; /* the next send also carries the initial metadata */
+    bool first_recv; /* the next receive also takes the initial metadata */
     bool cancelled;
-    bool broken; /* a batch failed: stop sending, wait for the status */
+    bool broken;                /* a batch failed: stop sending, wait for the status */
     grpc_byte_buffer *send_buf; /* being sent; NULL when no send is outstanding */
     grpc_byte_buffer **queue;   /* writes waiting for the outstanding send */
     size_t queue_len;
@@ -210,8 +210,7 @@ struct etcd__stream {
 
 /** Prepare a stream of RPC `path` whose responses are `recv_desc` messages. Not opened. */
 void etcd__stream_init(etcd__stream_t *s, etcd_conn_t *conn, const char *path,
-                       const ProtobufCMessageDescriptor *recv_desc,
-                       const etcd__stream_ops_t *ops);
+                       const ProtobufCMessageDescriptor *recv_desc, const etcd__stream_ops_t *ops);
 
 /** Open the stream on the current endpoint and send `first` on it. Thread: the conn's. */
 void etcd__stream_open(etcd__stream_t *s, const ProtobufCMessage *first);

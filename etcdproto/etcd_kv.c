@@ -19,13 +19,13 @@ ETCD__DELIVER(deliver_status, etcd_status_cb, Etcdserverpb__StatusResponse)
 
 static const etcd__method_t m_range = {
     "/etcdserverpb.KV/Range", &etcdserverpb__range_response__descriptor, true, deliver_range};
-static const etcd__method_t m_put = {
-    "/etcdserverpb.KV/Put", &etcdserverpb__put_response__descriptor, false, deliver_put};
+static const etcd__method_t m_put = {"/etcdserverpb.KV/Put",
+                                     &etcdserverpb__put_response__descriptor, false, deliver_put};
 static const etcd__method_t m_delete = {"/etcdserverpb.KV/DeleteRange",
                                         &etcdserverpb__delete_range_response__descriptor, false,
                                         deliver_delete};
-static const etcd__method_t m_txn = {
-    "/etcdserverpb.KV/Txn", &etcdserverpb__txn_response__descriptor, false, deliver_txn};
+static const etcd__method_t m_txn = {"/etcdserverpb.KV/Txn",
+                                     &etcdserverpb__txn_response__descriptor, false, deliver_txn};
 static const etcd__method_t m_compact = {"/etcdserverpb.KV/Compact",
                                          &etcdserverpb__compaction_response__descriptor, false,
                                          deliver_compact};

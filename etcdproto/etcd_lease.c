@@ -90,7 +90,8 @@ static void
 on_message(etcd__stream_t *s, const ProtobufCMessage *msg)
 {
     etcd_keepalive_t *ka = ETCD__CONTAINER_OF(s, etcd_keepalive_t, stream);
-    const Etcdserverpb__LeaseKeepAliveResponse *r = (const Etcdserverpb__LeaseKeepAliveResponse *)msg;
+    const Etcdserverpb__LeaseKeepAliveResponse *r =
+        (const Etcdserverpb__LeaseKeepAliveResponse *)msg;
     if (ka->ended || ka->stopped)
         return;
     ka->attempt = 0;
@@ -159,8 +160,8 @@ live_cancel(etcd__live_t *live)
 }
 
 etcd_keepalive_t *
-etcd_keepalive_start(etcd_conn_t *conn, int64_t lease_id, int64_t interval_ms,
-                     etcd_keepalive_cb cb, void *ctx)
+etcd_keepalive_start(etcd_conn_t *conn, int64_t lease_id, int64_t interval_ms, etcd_keepalive_cb cb,
+                     void *ctx)
 {
     if (lease_id <= 0 || interval_ms <= 0 || cb == NULL)
         return NULL;

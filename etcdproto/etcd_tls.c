@@ -35,7 +35,9 @@ read_pem(const char *flag, const char *path, char **out, char *err, size_t err_l
     fclose(f);
     if (failed || n == 0 || n > MAX_PEM_BYTES) {
         snprintf(err, err_len, "%s %s: %s", flag, path,
-                 failed ? "cannot read" : n == 0 ? "file is empty" : "file is too large");
+                 failed   ? "cannot read"
+                 : n == 0 ? "file is empty"
+                          : "file is too large");
         free(buf);
         return GW_EINVAL;
     }
@@ -56,8 +58,7 @@ check_pair(const etcd__tls_t *t, const char *cert_file, const char *key_file, ch
     if (x == NULL)
         snprintf(err, err_len, "--etcd-certfile %s: no PEM certificate in it", cert_file);
     else if (k == NULL)
-        snprintf(err, err_len, "--etcd-keyfile %s: no unencrypted PEM private key in it",
-                 key_file);
+        snprintf(err, err_len, "--etcd-keyfile %s: no unencrypted PEM private key in it", key_file);
     else if (X509_check_private_key(x, k) != 1)
         snprintf(err, err_len, "--etcd-certfile %s does not match --etcd-keyfile %s", cert_file,
                  key_file);

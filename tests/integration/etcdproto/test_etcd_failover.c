@@ -47,8 +47,8 @@ watch_prefix(const char *p, int64_t start, seen_t *s)
 {
     static char key[128];
     snprintf(key, sizeof(key), "%s", p);
-    etcd_watch_req_t q = {.key = etcd_str(key), .range_end = et_prefix_end(key),
-                          .start_revision = start};
+    etcd_watch_req_t q = {
+        .key = etcd_str(key), .range_end = et_prefix_end(key), .start_revision = start};
     return etcd_watch_start(env.conn, &q, watch_cb, s);
 }
 
@@ -74,8 +74,8 @@ range_ok(const char *key)
         et_result_clear(&r);
         etcd_range_req_t q = {.key = etcd_str(key)};
         etcd_range(env.conn, &q, et_range_cb, &r);
-        bool ok = et_wait(&env, &r) && r.err == 0 &&
-                  ((Etcdserverpb__RangeResponse *)r.resp)->n_kvs == 1;
+        bool ok =
+            et_wait(&env, &r) && r.err == 0 && ((Etcdserverpb__RangeResponse *)r.resp)->n_kvs == 1;
         et_result_clear(&r);
         if (ok)
             return true;
@@ -164,8 +164,10 @@ test_kill_current(void)
     int same = live.n == replay.n;
     for (int i = 0; same && i < live.n; i++)
         same = live.rev[i] == replay.rev[i] && strcmp(live.key[i], replay.key[i]) == 0;
-    tap_ok(live.n >= N_PUTS && same, "the watch saw all %d events once, in order, across the "
-           "switch (history has %d)", live.n, replay.n);
+    tap_ok(live.n >= N_PUTS && same,
+           "the watch saw all %d events once, in order, across the "
+           "switch (history has %d)",
+           live.n, replay.n);
     int found = 0;
     for (int i = 0, j = 0; i < N_PUTS; i++) {
         while (j < live.n && live.rev[j] < put_rev[i])

@@ -127,8 +127,8 @@ static void
 test_txn(void)
 {
     const char *key = KEY("txn/obj");
-    etcd_cmp_t absent = {.key = etcd_str(key), .target = ETCD_CMP_CREATE,
-                         .result = ETCD_CMP_EQUAL, .number = 0};
+    etcd_cmp_t absent = {
+        .key = etcd_str(key), .target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL, .number = 0};
     etcd_op_t create = {.kind = ETCD_OP_PUT, .key = etcd_str(key), .value = etcd_str("one")};
     etcd_op_t get = {.kind = ETCD_OP_RANGE, .key = etcd_str(key)};
     etcd_txn_req_t t = {&absent, 1, &create, 1, &get, 1};
@@ -148,10 +148,10 @@ test_txn(void)
                got->kvs[0]->mod_revision == created,
            "failure branch returns the existing object");
 
-    etcd_cmp_t at = {.key = etcd_str(key), .target = ETCD_CMP_MOD, .result = ETCD_CMP_EQUAL,
-                     .number = created};
-    etcd_op_t update = {.kind = ETCD_OP_PUT, .key = etcd_str(key), .value = etcd_str("two"),
-                        .prev_kv = true};
+    etcd_cmp_t at = {
+        .key = etcd_str(key), .target = ETCD_CMP_MOD, .result = ETCD_CMP_EQUAL, .number = created};
+    etcd_op_t update = {
+        .kind = ETCD_OP_PUT, .key = etcd_str(key), .value = etcd_str("two"), .prev_kv = true};
     etcd_txn_req_t u = {&at, 1, &update, 1, &get, 1};
     tr = run_txn(&u, &r);
     tap_ok(tr && tr->succeeded, "update with the right mod revision succeeds");
@@ -161,15 +161,17 @@ test_txn(void)
     tr = run_txn(&u, &r);
     tap_ok(tr && !tr->succeeded, "update with a stale mod revision fails");
 
-    etcd_cmp_t val = {.key = etcd_str(key), .target = ETCD_CMP_VALUE,
-                      .result = ETCD_CMP_EQUAL, .value = etcd_str("two")};
+    etcd_cmp_t val = {.key = etcd_str(key),
+                      .target = ETCD_CMP_VALUE,
+                      .result = ETCD_CMP_EQUAL,
+                      .value = etcd_str("two")};
     etcd_op_t del = {.kind = ETCD_OP_DELETE, .key = etcd_str(key), .prev_kv = true};
     etcd_txn_req_t d = {&val, 1, &del, 1, NULL, 0};
     tr = run_txn(&d, &r);
     tap_ok(tr && tr->succeeded && tr->responses[0]->response_delete_range->deleted == 1,
            "delete guarded by value");
-    etcd_cmp_t ver = {.key = etcd_str(key), .target = ETCD_CMP_VERSION,
-                      .result = ETCD_CMP_GREATER, .number = 0};
+    etcd_cmp_t ver = {
+        .key = etcd_str(key), .target = ETCD_CMP_VERSION, .result = ETCD_CMP_GREATER, .number = 0};
     etcd_txn_req_t v = {&ver, 1, NULL, 0, NULL, 0};
     tr = run_txn(&v, &r);
     tap_ok(tr && !tr->succeeded, "version > 0 of a deleted key is false");
@@ -185,8 +187,8 @@ test_errors(void)
     etcd_range_req_t q = {.key = etcd_str(KEY("err/k")), .revision = now + 1000};
     etcd_range(env.conn, &q, et_range_cb, &r);
     et_wait(&env, &r);
-    tap_ok(r.err == GW_EFUTUREREV && r.resp == NULL, "range at a future revision: GW_EFUTUREREV (%s)",
-           gw_errname(r.err));
+    tap_ok(r.err == GW_EFUTUREREV && r.resp == NULL,
+           "range at a future revision: GW_EFUTUREREV (%s)", gw_errname(r.err));
 
     size_t big = 2 << 20;
     char *value = malloc(big + 1);

@@ -39,8 +39,8 @@ status_with(const etcd_config_t *cfg)
 static void
 test_mutual_tls(const char *url)
 {
-    etcd_config_t cfg = {.servers = url, .ca_file = ca, .cert_file = client_crt,
-                         .key_file = client_key};
+    etcd_config_t cfg = {
+        .servers = url, .ca_file = ca, .cert_file = client_crt, .key_file = client_key};
     et_env_t env;
     char err[256];
     if (!tap_ok(et_open(&env, &cfg, err, sizeof(err)) == 0, "client with CA, cert and key"))
@@ -63,11 +63,16 @@ test_refused(const char *url)
     int rc = status_with(&no_cert);
     tap_ok(rc == GW_EUNAVAILABLE, "without a client certificate: GW_EUNAVAILABLE (%s)",
            gw_errname(rc));
-    etcd_config_t wrong_ca = {.servers = url, .ca_file = other_ca, .cert_file = client_crt,
-                              .key_file = client_key, .call_timeout_ms = 5000};
+    etcd_config_t wrong_ca = {.servers = url,
+                              .ca_file = other_ca,
+                              .cert_file = client_crt,
+                              .key_file = client_key,
+                              .call_timeout_ms = 5000};
     rc = status_with(&wrong_ca);
-    tap_ok(rc == GW_EUNAVAILABLE, "with a CA that did not sign etcd's certificate: "
-           "GW_EUNAVAILABLE (%s)", gw_errname(rc));
+    tap_ok(rc == GW_EUNAVAILABLE,
+           "with a CA that did not sign etcd's certificate: "
+           "GW_EUNAVAILABLE (%s)",
+           gw_errname(rc));
 }
 
 static void
@@ -89,8 +94,8 @@ expect_invalid(const etcd_config_t *cfg, const char *needle, const char *name)
 static void
 test_rejected_config(const char *url, const char *dir)
 {
-    etcd_config_t cfg = {.servers = url, .ca_file = ca, .cert_file = client_crt,
-                         .key_file = other_key};
+    etcd_config_t cfg = {
+        .servers = url, .ca_file = ca, .cert_file = client_crt, .key_file = other_key};
     expect_invalid(&cfg, "does not match", "certificate and an unrelated key: GW_EINVAL");
     cfg.key_file = "/nonexistent/client.key";
     expect_invalid(&cfg, "/nonexistent/client.key: cannot read", "unreadable key file");
@@ -118,11 +123,10 @@ test_dns_name(const char *url)
     const char *port = strrchr(url, ':');
     char servers[128];
     snprintf(servers, sizeof(servers), "https://localhost%s", port);
-    etcd_config_t cfg = {.servers = servers, .ca_file = ca, .cert_file = client_crt,
-                         .key_file = client_key};
+    etcd_config_t cfg = {
+        .servers = servers, .ca_file = ca, .cert_file = client_crt, .key_file = client_key};
     int rc = status_with(&cfg);
-    tap_ok(rc == 0, "https://localhost (name checked against the certificate): %s",
-           gw_errname(rc));
+    tap_ok(rc == 0, "https://localhost (name checked against the certificate): %s", gw_errname(rc));
 }
 
 int

@@ -93,8 +93,10 @@ watch_prefix(const char *p, int64_t start, bool prev_kv, seen_t *s)
 {
     static char key[256];
     snprintf(key, sizeof(key), "%s", p);
-    etcd_watch_req_t q = {.key = etcd_str(key), .range_end = et_prefix_end(key),
-                          .start_revision = start, .prev_kv = prev_kv};
+    etcd_watch_req_t q = {.key = etcd_str(key),
+                          .range_end = et_prefix_end(key),
+                          .start_revision = start,
+                          .prev_kv = prev_kv};
     return etcd_watch_start(env.conn, &q, watch_cb, s);
 }
 

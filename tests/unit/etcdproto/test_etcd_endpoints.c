@@ -34,7 +34,7 @@ static const accept_case_t accepts[] = {
 
 typedef struct {
     const char *in;
-    const char *why; /* expected substring of the error */
+    const char *why;   /* expected substring of the error */
     const char *names; /* expected substring naming the entry, or NULL */
 } reject_case_t;
 
@@ -98,8 +98,8 @@ test_accepts(void)
         int rc = etcd_endpoints_parse(accepts[i].in, &eps, &n, err, sizeof(err));
         for (size_t j = 0; rc == 0 && j < n; j++) {
             size_t len = strlen(got);
-            snprintf(got + len, sizeof(got) - len, "%s%s%s", j ? "," : "",
-                     eps[j].tls ? "T" : "", eps[j].target);
+            snprintf(got + len, sizeof(got) - len, "%s%s%s", j ? "," : "", eps[j].tls ? "T" : "",
+                     eps[j].target);
         }
         if (!tap_ok(rc == 0, "accepts \"%s\"", accepts[i].in))
             tap_diag("  error: %s", err);
@@ -130,8 +130,8 @@ test_fields(void)
     etcd_endpoint_t *eps = NULL;
     size_t n = 0;
     char err[256];
-    int rc = etcd_endpoints_parse("https://[::1]:4001,http://Etcd.local", &eps, &n, err,
-                                  sizeof(err));
+    int rc =
+        etcd_endpoints_parse("https://[::1]:4001,http://Etcd.local", &eps, &n, err, sizeof(err));
     tap_is_int(rc, 0, "two endpoints parse");
     tap_is_int(n, 2, "two endpoints");
     if (rc != 0 || n != 2)
@@ -166,7 +166,8 @@ test_limits(void)
     tap_ok(rc == GW_EINVAL && strstr(err, "too long") != NULL, "overlong host rejected");
 
     rc = etcd_endpoints_parse("http://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-                              "aaa.b", &eps, &n, err, sizeof(err));
+                              "aaa.b",
+                              &eps, &n, err, sizeof(err));
     tap_ok(rc == GW_EINVAL && strstr(err, "host name") != NULL, "64-byte label rejected");
 
     char many[2048] = "";
