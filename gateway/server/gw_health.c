@@ -203,6 +203,20 @@ excludes_take(excludes_t *x, const char *name)
     return hit;
 }
 
+/* A client-supplied name, quoted, with anything but printable ASCII escaped. */
+static void
+add_quoted(struct evbuffer *out, const char *s)
+{
+    evbuffer_add(out, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+            evbuffer_add_printf(out, "\\x%02x", *p);
+        else
+            evbuffer_add(out, p, 1);
+    }
+    evbuffer_add(out, "\"", 1);
+}
+
 /* Like kube-apiserver, name the exclusions that matched no check (each name once). */
 static void
 excludes_warn_unused(excludes_t *x, struct evbuffer *out)
@@ -211,9 +225,9 @@ excludes_warn_unused(excludes_t *x, struct evbuffer *out)
     for (size_t i = 0; i < x->n; i++) {
         if (x->used[i])
             continue;
-        evbuffer_add_printf(out, "%s\"%s\"",
-                            any ? "," : "warn: some health checks cannot be excluded: no matches for ",
-                            x->names[i]);
+        evbuffer_add_printf(out, "%s",
+                            any ? "," : "warn: some health checks cannot be excluded: no matches for ");
+        add_quoted(out, x->names[i]);
         any = true;
         excludes_take(x, x->names[i]);
     }

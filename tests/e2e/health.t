@@ -39,6 +39,9 @@ check "exclude is repeatable and shown as excluded: ok" test "$body" = "$want"
 body=$(kcurl "$KGATE_URL/livez?exclude=nosuch&verbose")
 check "an unknown exclude is named in a warning" \
     grep -qx 'warn: some health checks cannot be excluded: no matches for "nosuch"' <<<"$body"
+body=$(kcurl "$KGATE_URL/livez?verbose&exclude=%0Abad%22")
+check "an unknown exclude is quoted with its control characters escaped" \
+    grep -qx 'warn: some health checks cannot be excluded: no matches for "\\x0abad\\x22"' <<<"$body"
 check "/readyz?exclude=etcd without verbose is plain ok" \
     test "$(kcurl "$KGATE_URL/readyz?exclude=etcd")" = ok
 
