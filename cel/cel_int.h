@@ -131,9 +131,12 @@ typedef struct cel__civil {
     int wday; /* 0 = Sunday */
     int yday; /* 0..365 */
 } cel__civil_t;
+typedef struct cel__eval cel__eval_t;
+#define CEL__TZ_NAME_MAX 100
 /** Fill `*c` for `sec` seen from zone `tz` ("UTC", "America/New_York", "+05:30", "-02:00");
- *  false with `*why` set when the zone is unknown. */
-bool cel__civil_time(int64_t sec, const char *tz, size_t tzlen, cel__civil_t *c, const char **why);
+ *  false with `*why` set when the zone is unknown. Zone files are cached in `ev`. */
+bool cel__civil_time(cel__eval_t *ev, int64_t sec, const char *tz, size_t tzlen,
+                     cel__civil_t *c, const char **why);
 
 /* ---- Lexer (cel_lex.c) ---------------------------------------------------------------------- */
 
@@ -335,7 +338,7 @@ struct cel_activation {
     cel_arena_t *arena;
 };
 
-typedef struct cel__eval {
+struct cel__eval {
     const cel_program_t *prog;
     const cel_activation_t *act;
     cel_arena_t *arena;
@@ -343,7 +346,10 @@ typedef struct cel__eval {
     uint64_t budget;
     bool halted;
     cel_value_t *slots; /* comprehension variables */
-} cel__eval_t;
+    char tz_name[CEL__TZ_NAME_MAX + 1]; /* the last time zone file read, and its bytes */
+    unsigned char *tz_data;
+    size_t tz_len;
+};
 
 /** Add `n` to the evaluation's cost; halts the evaluation (and returns false) past the
  *  budget. */

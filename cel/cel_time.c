@@ -13,6 +13,7 @@
 
 #define NS_PER_S 1000000000LL
 #define ZONEINFO "/usr/share/zoneinfo/"
+#define TZIF_MAX (1 << 16) /* zone files are a few KiB */
 
 /* ---- Calendar (proleptic Gregorian, days since 1970-01-01) ---- */
 
@@ -435,7 +436,7 @@ tzif_offset(const unsigned char *d, size_t n, int64_t t, int32_t *off)
 static bool
 zone_name_ok(const char *tz, size_t len)
 {
-    if (len == 0 || len > 100 || tz[0] == '/' || tz[0] == '.')
+    if (len == 0 || len > CEL__TZ_NAME_MAX || tz[0] == '/' || tz[0] == '.')
         return false;
     for (size_t i = 0; i < len; i++) {
         char ch = tz[i];
@@ -447,29 +448,33 @@ zone_name_ok(const char *tz, size_t len)
     return true;
 }
 
+/* The zone's TZif file, read once per evaluation (the last zone used is kept). */
 static bool
-named_zone_offset(const char *tz, size_t len, int64_t t, int32_t *off)
+named_zone_offset(cel__eval_t *ev, const char *tz, size_t len, int64_t t, int32_t *off)
 {
     if (!zone_name_ok(tz, len))
         return false;
-    char path[160];
-    snprintf(path, sizeof(path), "%s%.*s", ZONEINFO, (int)len, tz);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return false;
-    unsigned char *buf = cel__xmalloc(1 << 17);
-    size_t n = fread(buf, 1, 1 << 17, f);
-    fclose(f);
-    bool ok = tzif_offset(buf, n, t, off);
-    free(buf);
-    return ok;
+    if (strlen(ev->tz_name) != len || memcmp(ev->tz_name, tz, len) != 0) {
+        char path[160];
+        snprintf(path, sizeof(path), "%s%.*s", ZONEINFO, (int)len, tz);
+        FILE *f = fopen(path, "rb");
+        if (f == NULL)
+            return false;
+        if (ev->tz_data == NULL)
+            ev->tz_data = cel_arena_alloc(ev->arena, TZIF_MAX);
+        ev->tz_len = fread(ev->tz_data, 1, TZIF_MAX, f);
+        fclose(f);
+        memcpy(ev->tz_name, tz, len);
+        ev->tz_name[len] = '\0';
+    }
+    return tzif_offset(ev->tz_data, ev->tz_len, t, off);
 }
 
 /* "+05:30", "-02:00", "02:00": a fixed offset east of UTC. */
 static bool
 fixed_offset(const char *tz, size_t len, int32_t *off)
 {
-    size_t i = tz[0] == '+' || tz[0] == '-' ? 1 : 0;
+    size_t i = len > 0 && (tz[0] == '+' || tz[0] == '-') ? 1 : 0;
     int h, m;
     if (len != i + 5 || tz[i + 2] != ':' || !digits(tz, len, i, 2, &h) ||
         !digits(tz, len, i + 3, 2, &m) || m > 59)
@@ -479,11 +484,12 @@ fixed_offset(const char *tz, size_t len, int32_t *off)
 }
 
 bool
-cel__civil_time(int64_t sec, const char *tz, size_t tzlen, cel__civil_t *c, const char **why)
+cel__civil_time(cel__eval_t *ev, int64_t sec, const char *tz, size_t tzlen, cel__civil_t *c,
+                const char **why)
 {
     int32_t off = 0;
     if (tz != NULL && !(tzlen == 3 && memcmp(tz, "UTC", 3) == 0) &&
-        !fixed_offset(tz, tzlen, &off) && !named_zone_offset(tz, tzlen, sec, &off)) {
+        !fixed_offset(tz, tzlen, &off) && !named_zone_offset(ev, tz, tzlen, sec, &off)) {
         *why = "unknown time zone";
         return false;
     }
@@ -576,7 +582,7 @@ time_field(cel__eval_t *ev, const cel_value_t *a, int n, field_t f, const char *
         return cel__no_overload(ev, name, a, n);
     cel__civil_t c;
     const char *why;
-    if (!cel__civil_time(a[0].v.ts.sec, n == 2 ? a[1].v.str.data : NULL,
+    if (!cel__civil_time(ev, a[0].v.ts.sec, n == 2 ? a[1].v.str.data : NULL,
                          n == 2 ? a[1].v.str.len : 0, &c, &why))
         return cel__err(ev, "%s: '%.*s'", why, (int)a[1].v.str.len, a[1].v.str.data);
     int64_t vals[] = {
