@@ -60,14 +60,14 @@ etcd__err_from_status(grpc_status_code code, const char *msg, size_t msg_len)
 }
 
 int
-etcd__status_err(const char *method, grpc_status_code code, grpc_slice details)
+etcd__status_err(const char *method, grpc_status_code code, grpc_slice details, bool quiet)
 {
     const char *msg = (const char *)GRPC_SLICE_START_PTR(details);
     size_t len = GRPC_SLICE_LENGTH(details);
     int err = etcd__err_from_status(code, msg, len);
     if (code != GRPC_STATUS_OK && code != GRPC_STATUS_CANCELLED)
-        gw_log_warn(NULL, "etcd %s: %s (grpc status %d: %.*s)", method, gw_errname(err), (int)code,
-                    (int)len, msg);
+        GW_LOG_AT(quiet ? GW_LOG_DEBUG : GW_LOG_WARN, NULL, "etcd %s: %s (grpc status %d: %.*s)",
+                  method, gw_errname(err), (int)code, (int)len, msg);
     return err;
 }
 

@@ -131,8 +131,9 @@ int etcd__err_from_status(grpc_status_code code, const char *msg, size_t msg_len
  *  or configuration problem rather than a lost connection or member). Pure. */
 bool etcd__status_permanent(grpc_status_code code);
 
-/** Map and log (at warn, with the method and etcd's message) a non-OK final status. */
-int etcd__status_err(const char *method, grpc_status_code code, grpc_slice details);
+/** Map and log a non-OK final status with the method and etcd's message: at warn, or at debug
+ *  when `quiet` (a stream failing again while its endpoint is still away). */
+int etcd__status_err(const char *method, grpc_status_code code, grpc_slice details, bool quiet);
 
 /* ---- messages (etcd_unary.c) -------------------------------------------------------------- */
 
@@ -196,7 +197,8 @@ struct etcd__stream {
     bool first_send; /* the next send also carries the initial metadata */
     bool first_recv; /* the next receive also takes the initial metadata */
     bool cancelled;
-    bool broken;                /* a batch failed: stop sending, wait for the status */
+    bool quiet;  /* set by the owner: log the end at debug (it is retrying an absent endpoint) */
+    bool broken; /* a batch failed: stop sending, wait for the status */
     grpc_byte_buffer *send_buf; /* being sent; NULL when no send is outstanding */
     grpc_byte_buffer **queue;   /* writes waiting for the outstanding send */
     size_t queue_len;

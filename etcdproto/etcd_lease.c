@@ -68,6 +68,7 @@ send_id(etcd_keepalive_t *ka, bool open)
 {
     Etcdserverpb__LeaseKeepAliveRequest r = ETCDSERVERPB__LEASE_KEEP_ALIVE_REQUEST__INIT;
     r.id = ka->id;
+    ka->stream.quiet = ka->attempt > 0;
     if (open)
         etcd__stream_open(&ka->stream, &r.base);
     else
@@ -117,9 +118,10 @@ on_closed(etcd__stream_t *s, int err)
         finish(ka, GW_EINTERNAL);
         return;
     }
+    GW_LOG_AT(ka->attempt > 0 ? GW_LOG_DEBUG : GW_LOG_INFO, NULL,
+              "etcd keepalive stream for lease %lld ended (%s); reopening", (long long)ka->id,
+              gw_errname(err));
     struct timeval tv = etcd__backoff(ka->attempt++);
-    gw_log_info(NULL, "etcd keepalive stream for lease %lld ended (%s); reopening",
-                (long long)ka->id, gw_errname(err));
     evtimer_add(ka->reopen, &tv);
 }
 

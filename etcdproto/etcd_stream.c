@@ -184,7 +184,8 @@ maybe_closed(etcd__stream_t *s)
         return;
     grpc_call_unref(s->call);
     s->call = NULL;
-    int err = s->cancelled ? GW_ECANCELED : etcd__status_err(s->path, s->status, s->details);
+    int err =
+        s->cancelled ? GW_ECANCELED : etcd__status_err(s->path, s->status, s->details, s->quiet);
     if (err == GW_EUNAVAILABLE)
         etcd__client_failover(s->conn->client, s->endpoint);
     drop_queue(s);

@@ -148,7 +148,7 @@ attempt_result(unary_t *u, ProtobufCMessage **resp)
     *resp = NULL;
     if (u->op.conn->closing)
         return GW_ECANCELED;
-    int err = etcd__status_err(u->m->path, u->status, u->details);
+    int err = etcd__status_err(u->m->path, u->status, u->details, false);
     if (err != 0)
         return err;
     *resp = etcd__unpack(u->m->resp_desc, u->recv_buf);

@@ -57,6 +57,7 @@ open_stream(etcd_watch_t *w)
     req.request_union_case = ETCDSERVERPB__WATCH_REQUEST__REQUEST_UNION_CREATE_REQUEST;
     req.create_request = &create;
     w->created = false;
+    w->stream.quiet = w->attempt > 0;
     etcd__stream_open(&w->stream, &req.base);
 }
 
@@ -155,9 +156,10 @@ on_closed(etcd__stream_t *s, int err)
         finish(w, GW_EINTERNAL);
         return;
     }
+    GW_LOG_AT(w->attempt > 0 ? GW_LOG_DEBUG : GW_LOG_INFO, NULL,
+              "etcd watch stream ended (%s); re-creating it from revision %lld", gw_errname(err),
+              (long long)w->next_rev);
     struct timeval tv = etcd__backoff(w->attempt++);
-    gw_log_info(NULL, "etcd watch stream ended (%s); re-creating it from revision %lld",
-                gw_errname(err), (long long)w->next_rev);
     evtimer_add(w->timer, &tv);
 }
 
