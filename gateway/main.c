@@ -36,7 +36,7 @@ typedef struct {
     etcd_client_t *etcd;
     gw_health_t *health;
     gw_compactor_t *compactor; /* worker 0's */
-    gw_route_t routes[3]; /* the health endpoints; the API's routes come later */
+    gw_route_t routes[3];      /* the health endpoints; the API's routes come later */
     gw_server_t *server;
 } kgate_t;
 

@@ -54,12 +54,11 @@ static const flag_t flags[] = {
      "Client certificate (PEM) presented to etcd."},
     {"etcd-keyfile", FLAG_STR, OFF(etcd_keyfile), NULL, 0, 0, NULL,
      "Private key (PEM) of --etcd-certfile."},
-    {"etcd-compaction-interval", FLAG_DURATION, OFF(etcd_compaction_interval_ms), "5m", 0, 0,
-     NULL, "Interval between etcd compactions; 0 disables compaction."},
+    {"etcd-compaction-interval", FLAG_DURATION, OFF(etcd_compaction_interval_ms), "5m", 0, 0, NULL,
+     "Interval between etcd compactions; 0 disables compaction."},
     {"bind-address", FLAG_STR, OFF(bind_address), "0.0.0.0", 0, 0, check_ip,
      "IP address to listen on for HTTPS."},
-    {"secure-port", FLAG_INT, OFF(secure_port), "6443", 1, 65535, NULL,
-     "Port to serve HTTPS on."},
+    {"secure-port", FLAG_INT, OFF(secure_port), "6443", 1, 65535, NULL, "Port to serve HTTPS on."},
     {"tls-cert-file", FLAG_STR, OFF(tls_cert_file), NULL, 0, 0, NULL,
      "Serving certificate (PEM, chain after the leaf)."},
     {"tls-private-key-file", FLAG_STR, OFF(tls_private_key_file), NULL, 0, 0, NULL,
@@ -171,14 +170,9 @@ typedef struct {
 } duration_unit_t;
 
 static const duration_unit_t duration_units[] = {
-    {"ns", 1LL},
-    {"us", 1000LL},
-    {"\u00b5s", 1000LL}, /* micro sign */
-    {"\u03bcs", 1000LL}, /* Greek mu */
-    {"ms", 1000000LL},
-    {"s", 1000000000LL},
-    {"m", 60000000000LL},
-    {"h", 3600000000000LL},
+    {"ns", 1LL},         {"us", 1000LL},      {"\u00b5s", 1000LL}, /* micro sign */
+    {"\u03bcs", 1000LL},                                           /* Greek mu */
+    {"ms", 1000000LL},   {"s", 1000000000LL}, {"m", 60000000000LL}, {"h", 3600000000000LL},
 };
 
 static int64_t
@@ -392,8 +386,8 @@ check_config(const gw_config_t *cfg, char *err, size_t err_len)
         rc = check_pair(cfg->tls_cert_file, "tls-cert-file", cfg->tls_private_key_file,
                         "tls-private-key-file", err, err_len);
     if (rc == 0)
-        rc = check_pair(cfg->etcd_certfile, "etcd-certfile", cfg->etcd_keyfile, "etcd-keyfile",
-                        err, err_len);
+        rc = check_pair(cfg->etcd_certfile, "etcd-certfile", cfg->etcd_keyfile, "etcd-keyfile", err,
+                        err_len);
     return rc;
 }
 
@@ -462,7 +456,7 @@ gw_config_check_files(const gw_config_t *cfg, char *err, size_t err_len)
 }
 
 static const char *const kind_arg[] = {
-    [FLAG_STR] = " string", [FLAG_BOOL] = "", [FLAG_INT] = " int",
+    [FLAG_STR] = " string",        [FLAG_BOOL] = "",         [FLAG_INT] = " int",
     [FLAG_DURATION] = " duration", [FLAG_LIST] = " strings",
 };
 

@@ -225,8 +225,8 @@ excludes_warn_unused(excludes_t *x, struct evbuffer *out)
     for (size_t i = 0; i < x->n; i++) {
         if (x->used[i])
             continue;
-        evbuffer_add_printf(out, "%s",
-                            any ? "," : "warn: some health checks cannot be excluded: no matches for ");
+        evbuffer_add_printf(
+            out, "%s", any ? "," : "warn: some health checks cannot be excluded: no matches for ");
         add_quoted(out, x->names[i]);
         any = true;
         excludes_take(x, x->names[i]);
@@ -300,8 +300,7 @@ reply_all(const gw_health_t *h, const endpoint_t *ep, struct evhttp_request *req
 }
 
 static void
-reply_one(const gw_health_t *h, const endpoint_t *ep, struct evhttp_request *req,
-          const char *name)
+reply_one(const gw_health_t *h, const endpoint_t *ep, struct evhttp_request *req, const char *name)
 {
     for (size_t i = 0; i < N_CHECKS; i++) {
         if (!(ep->checks & (1u << i)) || strcmp(checks[i].name, name) != 0)

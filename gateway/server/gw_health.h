@@ -51,7 +51,6 @@ void gw_health_probe_stop(gw_health_t *h);
  * The route handler for "/livez", "/readyz" and "/healthz" (as subtrees); data is the
  * gw_health_t. Thread: any worker.
  */
-void gw_health_handle(struct evhttp_request *req, const char *audit_id, gw_worker_t *w,
-                      void *data);
+void gw_health_handle(struct evhttp_request *req, const char *audit_id, gw_worker_t *w, void *data);
 
 #endif

@@ -21,8 +21,7 @@ void gw_uuid_v4(char out[GW_UUID_LEN + 1]);
  * Reply with a complete text/plain body (with kube-apiserver's nosniff header). The request
  * is finished by this call. Thread: the request's worker.
  */
-void gw_http_reply_text(struct evhttp_request *req, int code, const char *reason,
-                        const char *body);
+void gw_http_reply_text(struct evhttp_request *req, int code, const char *reason, const char *body);
 
 /** Like gw_http_reply_text with the body taken from (and draining) `body`. */
 void gw_http_reply_buffer(struct evhttp_request *req, int code, const char *reason,

@@ -93,8 +93,8 @@ make_cert(EVP_PKEY *key, const char *host)
              BN_to_ASN1_INTEGER(serial, X509_get_serialNumber(x)) != NULL &&
              X509_gmtime_adj(X509_getm_notBefore(x), -3600) != NULL &&
              X509_gmtime_adj(X509_getm_notAfter(x), 86400L * VALID_DAYS) != NULL &&
-             X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1,
-                                        -1, 0) &&
+             X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1,
+                                        0) &&
              X509_set_issuer_name(x, name) && X509_set_pubkey(x, key) &&
              add_extensions(x, host) == 0 && X509_sign(x, key, EVP_sha256()) > 0;
     BN_free(serial);
@@ -150,8 +150,7 @@ generate(const char *cert_path, const char *key_path, char *err, size_t err_len)
 }
 
 int
-gw_selfsign_ensure(const char *dir, char **cert_path, char **key_path, char *err,
-                   size_t err_len)
+gw_selfsign_ensure(const char *dir, char **cert_path, char **key_path, char *err, size_t err_len)
 {
     char *cert = gw_sprintf("%s/apiserver.crt", dir);
     char *key = gw_sprintf("%s/apiserver.key", dir);

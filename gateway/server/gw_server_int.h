@@ -25,7 +25,7 @@ struct gw_worker {
     struct event *stop_ev;  /* activated by gw_server_stop from another thread */
     struct event *drain_ev; /* polls until the requests in progress are done */
     int64_t drain_deadline_ms;
-    int64_t drain_ms;       /* written before stop_ev is activated */
+    int64_t drain_ms; /* written before stop_ev is activated */
     bool draining;
     int active; /* requests dispatched and not yet finished; worker thread only */
 };

@@ -34,8 +34,8 @@ load_pair(SSL_CTX *ctx, const char *cert, const char *key, const char *cert_flag
         return fail(err, err_len, "cannot load", key_flag, key);
     if (!loaded || SSL_CTX_check_private_key(ctx) != 1) {
         ERR_clear_error();
-        snprintf(err, err_len, "--%s \"%s\" does not match --%s \"%s\"", key_flag, key,
-                 cert_flag, cert);
+        snprintf(err, err_len, "--%s \"%s\" does not match --%s \"%s\"", key_flag, key, cert_flag,
+                 cert);
         return GW_EINVAL;
     }
     return 0;

@@ -68,9 +68,8 @@ new_tls_bev(struct event_base *base, void *arg)
     cs->worker = w;
     if (ssl == NULL || SSL_set_ex_data(ssl, conn_index, cs) != 1)
         abort(); /* only out of memory */
-    struct bufferevent *bev = bufferevent_openssl_socket_new(base, -1, ssl,
-                                                             BUFFEREVENT_SSL_ACCEPTING,
-                                                             BEV_OPT_CLOSE_ON_FREE);
+    struct bufferevent *bev = bufferevent_openssl_socket_new(
+        base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
     if (bev == NULL)
         abort();
     /* Most HTTP clients close without a TLS close_notify; that is not an error here. */
@@ -187,8 +186,8 @@ setup_http(gw_worker_t *w)
     evhttp_set_timeout(w->http, GW_SERVER_READ_TIMEOUT_S);
     /* evhttp answers 501 to PATCH and OPTIONS unless told they are allowed. */
     evhttp_set_allowed_methods(w->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |
-                                            EVHTTP_REQ_PUT | EVHTTP_REQ_PATCH |
-                                            EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS);
+                                            EVHTTP_REQ_PUT | EVHTTP_REQ_PATCH | EVHTTP_REQ_DELETE |
+                                            EVHTTP_REQ_OPTIONS);
     w->bound = evhttp_accept_socket_with_handle(w->http, w->listen_fd);
     if (w->bound == NULL)
         abort();

@@ -28,8 +28,7 @@ parse(gw_config_t *cfg, ...)
 
 /* Parse, expect a usage error, and compare its text. */
 static void
-expect_error(const char *want, const char *name, const char *a1, const char *a2,
-             const char *a3)
+expect_error(const char *want, const char *name, const char *a1, const char *a2, const char *a3)
 {
     gw_config_t cfg;
     int rc = parse(&cfg, a1, a2, a3, (const char *)NULL);
@@ -79,10 +78,10 @@ static void
 test_both_syntaxes(void)
 {
     gw_config_t cfg;
-    int rc = parse(&cfg, "--etcd-servers", "https://e1:2379,https://e2:2379", "--secure-port",
-                   "7443", "--bind-address=127.0.0.1", "--etcd-prefix", "/kgate", "--workers=3",
-                   "--v", "5", "--tls-cert-file", "/c.crt", "--tls-private-key-file=/c.key",
-                   (const char *)NULL);
+    int rc =
+        parse(&cfg, "--etcd-servers", "https://e1:2379,https://e2:2379", "--secure-port", "7443",
+              "--bind-address=127.0.0.1", "--etcd-prefix", "/kgate", "--workers=3", "--v", "5",
+              "--tls-cert-file", "/c.crt", "--tls-private-key-file=/c.key", (const char *)NULL);
     tap_is_int(rc, 0, "--flag value and --flag=value mixed");
     tap_is_str(cfg.etcd_servers, "https://e1:2379,https://e2:2379", "--etcd-servers value");
     tap_is_int(cfg.secure_port, 7443, "--secure-port value");
@@ -109,13 +108,23 @@ test_durations(void)
         const char *in;
         int64_t ms;
     } good[] = {
-        {"5m", 300000},  {"30s", 30000},    {"1h30m", 5400000},     {"500ms", 500},
-        {"0", 0},        {"1.5s", 1500},    {"2h45m30.5s", 9930500}, {"1us", 1},
-        {"+10s", 10000}, {"1000000ns", 1},  {"0s", 0},              {".5m", 30000},
-        {"1\u00b5s", 1}, {"3h0m0s", 10800000},
+        {"5m", 300000},
+        {"30s", 30000},
+        {"1h30m", 5400000},
+        {"500ms", 500},
+        {"0", 0},
+        {"1.5s", 1500},
+        {"2h45m30.5s", 9930500},
+        {"1us", 1},
+        {"+10s", 10000},
+        {"1000000ns", 1},
+        {"0s", 0},
+        {".5m", 30000},
+        {"1\u00b5s", 1},
+        {"3h0m0s", 10800000},
     };
-    static const char *const bad[] = {"5", "abc", "-1s", "5x", "", "1.2.3s", ".s", "s", "1m-",
-                                      "9999999999999999999h"};
+    static const char *const bad[] = {"5",      "abc", "-1s", "5x",  "",
+                                      "1.2.3s", ".s",  "s",   "1m-", "9999999999999999999h"};
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         gw_config_t cfg;
         char arg[64];
@@ -152,9 +161,9 @@ test_booleans(void)
         const char *arg;
         bool want;
     } cases[] = {
-        {"--anonymous-auth", true},       {"--anonymous-auth=false", false},
-        {"--anonymous-auth=true", true},  {"--anonymous-auth=0", false},
-        {"--anonymous-auth=F", false},    {"--anonymous-auth=TRUE", true},
+        {"--anonymous-auth", true},      {"--anonymous-auth=false", false},
+        {"--anonymous-auth=true", true}, {"--anonymous-auth=0", false},
+        {"--anonymous-auth=F", false},   {"--anonymous-auth=TRUE", true},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         gw_config_t cfg;
@@ -165,8 +174,7 @@ test_booleans(void)
     expect_error("invalid value \"yes\" for --anonymous-auth: want true or false", "bool: yes",
                  ETCD, "--anonymous-auth=yes", NULL);
     expect_error("unexpected argument \"false\": kgate takes flags only",
-                 "a bool flag does not take the next argument", ETCD, "--anonymous-auth",
-                 "false");
+                 "a bool flag does not take the next argument", ETCD, "--anonymous-auth", "false");
     gw_config_t cfg;
     tap_ok(parse(&cfg, "--help", (const char *)NULL) == 0 && cfg.help,
            "--help alone: no error, help set");
@@ -221,8 +229,7 @@ test_usage_errors(void)
     expect_error("unknown flag: -x", "single-dash flag", ETCD, "-x", NULL);
     expect_error("unexpected argument \"serve\": kgate takes flags only", "positional", ETCD,
                  "serve", NULL);
-    expect_error("unexpected argument \"-\": kgate takes flags only", "lone dash", ETCD, "-",
-                 NULL);
+    expect_error("unexpected argument \"-\": kgate takes flags only", "lone dash", ETCD, "-", NULL);
     expect_error("flag needs an argument: --secure-port", "missing value", ETCD, "--secure-port",
                  NULL);
     expect_error("invalid value \"abc\" for --secure-port: not an integer", "port abc", ETCD,
@@ -240,15 +247,15 @@ test_usage_errors(void)
                  "bind-address must be an IP", ETCD, "--bind-address=localhost", NULL);
     expect_error("invalid value \"-1\" for --max-requests-inflight: out of range",
                  "negative inflight limit", ETCD, "--max-requests-inflight=-1", NULL);
-    expect_error("--etcd-servers must be specified", "missing --etcd-servers", "--v=1", NULL,
-                 NULL);
+    expect_error("--etcd-servers must be specified", "missing --etcd-servers", "--v=1", NULL, NULL);
     expect_error("--tls-cert-file and --tls-private-key-file must be given together",
                  "cert without key", ETCD, "--tls-cert-file=/a", NULL);
-    expect_error("--etcd-certfile and --etcd-keyfile must be given together", "etcd key only",
-                 ETCD, "--etcd-keyfile=/a", NULL);
+    expect_error("--etcd-certfile and --etcd-keyfile must be given together", "etcd key only", ETCD,
+                 "--etcd-keyfile=/a", NULL);
 
     gw_config_t cfg;
-    tap_is_int(parse(&cfg, "--etcd-servers=ftp://x", (const char *)NULL), GW_EINVAL, "ftp:// refused");
+    tap_is_int(parse(&cfg, "--etcd-servers=ftp://x", (const char *)NULL), GW_EINVAL,
+               "ftp:// refused");
     tap_ok(strstr(err, "ftp://x") != NULL, "the error names the bad entry: %s", err);
     gw_config_free(&cfg);
     tap_is_int(parse(&cfg, "--bind-address=::1", ETCD, (const char *)NULL), 0, "IPv6 bind address");
@@ -278,8 +285,7 @@ test_check_files(void)
 
     parse(&cfg, ETCD, "--token-auth-file", dir, (const char *)NULL);
     tap_is_int(gw_config_check_files(&cfg, err, sizeof(err)), GW_EINVAL, "directory refused");
-    tap_ok(strstr(err, "--token-auth-file") != NULL, "directory message names the flag: %s",
-           err);
+    tap_ok(strstr(err, "--token-auth-file") != NULL, "directory message names the flag: %s", err);
     gw_config_free(&cfg);
     unlink(path);
 }
