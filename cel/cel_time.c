@@ -499,6 +499,16 @@ cel__civil_time(cel__eval_t *ev, int64_t sec, const char *tz, size_t tzlen, cel_
 
 /* ---- Functions ---- */
 
+/* Leading digits of a timestamp text: more than four is a year past 9999. */
+static size_t
+year_digits(const char *s, size_t len)
+{
+    size_t n = 0;
+    while (n < len && s[n] >= '0' && s[n] <= '9')
+        n++;
+    return n;
+}
+
 static cel_value_t
 fn_timestamp(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n)
 {
@@ -511,7 +521,7 @@ fn_timestamp(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int
     case CEL_INT:
         return cel_timestamp(a[0].v.i, 0);
     case CEL_STRING:
-        if (a[0].v.str.len > 4 && a[0].v.str.data[4] != '-' && a[0].v.str.data[0] != '-')
+        if (year_digits(a[0].v.str.data, a[0].v.str.len) > 4)
             return cel__err(ev, "timestamp out of range");
         if (!cel__ts_parse(a[0].v.str.data, a[0].v.str.len, &sec, &nsec))
             return cel__err(ev, "cannot parse timestamp '%.*s'", (int)a[0].v.str.len,
