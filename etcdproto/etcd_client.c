@@ -131,6 +131,7 @@ etcd_client_new(const etcd_config_t *cfg, etcd_client_t **out, char *err, size_t
     c->n_eps = n;
     c->call_timeout_ms = cfg->call_timeout_ms > 0 ? cfg->call_timeout_ms : DEFAULT_CALL_TIMEOUT_MS;
     atomic_init(&c->current, 0);
+    atomic_init(&c->n_conns, 0);
     start_grpc(c, &tls);
     etcd__tls_free(&tls);
     *out = c;
@@ -142,6 +143,7 @@ etcd_client_free(etcd_client_t *c)
 {
     if (c == NULL)
         return;
+    assert(atomic_load(&c->n_conns) == 0);
     for (size_t i = 0; i < c->n_eps; i++)
         grpc_channel_destroy(c->channels[i]);
     grpc_completion_queue_shutdown(c->cq);

@@ -34,6 +34,7 @@ pop(etcd_conn_t *conn)
 static void
 conn_destroy(etcd_conn_t *conn)
 {
+    atomic_fetch_sub(&conn->client->n_conns, 1);
     event_free(conn->ev);
     pthread_cond_destroy(&conn->posted);
     pthread_mutex_destroy(&conn->lock);
@@ -111,6 +112,7 @@ etcd_conn_new(etcd_client_t *c, struct event_base *base)
     pthread_mutex_init(&conn->lock, NULL);
     pthread_cond_init(&conn->posted, NULL);
     conn->live.next = conn->live.prev = &conn->live;
+    atomic_fetch_add(&c->n_conns, 1);
     return conn;
 }
 

@@ -251,9 +251,9 @@ parse_entry(span_t entry, etcd_endpoint_t *ep, char *err, size_t err_len)
 {
     span_t auth = entry;
     char host[MAX_HOST_LEN + 1];
-    const char *port_p;
-    bool bracketed;
-    host_kind_t kind;
+    const char *port_p = NULL;
+    bool bracketed = false;
+    host_kind_t kind = HOST_DNS;
     int port = DEFAULT_PORT, rc;
 
     if (parse_scheme(&auth, &ep->tls) != 0)

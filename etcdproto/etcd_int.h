@@ -85,6 +85,7 @@ struct etcd_client {
     grpc_completion_queue *cq;
     pthread_t cq_thread;
     atomic_size_t current;
+    atomic_int n_conns; /* conns not yet freed: etcd_client_free asserts there are none */
     int64_t call_timeout_ms;
 };
 
