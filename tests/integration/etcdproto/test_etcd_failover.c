@@ -124,6 +124,33 @@ test_dead_first(void)
     et_close(&env);
 }
 
+/* What the live watch saw must be exactly etcd's history of the prefix, which a new watch from
+ * the first put replays, and must hold every acknowledged put. */
+static void
+check_history(const char *p, const seen_t *live, const int64_t *put_rev)
+{
+    static seen_t replay;
+    int64_t last = put_rev[N_PUTS - 1];
+    for (int i = 0; i < 200 && (live->n == 0 || live->rev[live->n - 1] < last); i++)
+        et_run_for(&env, 100);
+    watch_prefix(p, put_rev[0], &replay);
+    for (int i = 0; i < 200 && (replay.n == 0 || replay.rev[replay.n - 1] < last); i++)
+        et_run_for(&env, 100);
+    int same = live->n == replay.n;
+    for (int i = 0; same && i < live->n; i++)
+        same = live->rev[i] == replay.rev[i] && strcmp(live->key[i], replay.key[i]) == 0;
+    tap_ok(live->n >= N_PUTS && same,
+           "the watch saw all %d events once, in order, across the switch (history has %d)",
+           live->n, replay.n);
+    int found = 0;
+    for (int i = 0, j = 0; i < N_PUTS; i++) {
+        while (j < live->n && live->rev[j] < put_rev[i])
+            j++;
+        found += j < live->n && live->rev[j] == put_rev[i];
+    }
+    tap_is_int(found, N_PUTS, "including each acknowledged put");
+}
+
 static void
 test_kill_current(void)
 {
@@ -132,7 +159,7 @@ test_kill_current(void)
     etcd_config_t cfg = {.servers = servers, .call_timeout_ms = 5000};
     if (!tap_ok(et_open(&env, &cfg, err, sizeof(err)) == 0, "client on members 0 and 1"))
         return;
-    static seen_t live, replay;
+    static seen_t live;
     static int64_t put_rev[N_PUTS];
     char p[128], key[160];
     snprintf(p, sizeof(p), "%s", et_key(prefix, "kill/"));
@@ -154,27 +181,7 @@ test_kill_current(void)
     tap_ok(range_ok(key), "ranges succeed");
     tap_is_int(etcd_client_current_endpoint(env.client), 1, "calls now go to member 1");
 
-    /* What the live watch saw must be exactly etcd's history of the prefix. */
-    int64_t last = put_rev[N_PUTS - 1];
-    for (int i = 0; i < 200 && (live.n == 0 || live.rev[live.n - 1] < last); i++)
-        et_run_for(&env, 100);
-    watch_prefix(p, put_rev[0], &replay);
-    for (int i = 0; i < 200 && (replay.n == 0 || replay.rev[replay.n - 1] < last); i++)
-        et_run_for(&env, 100);
-    int same = live.n == replay.n;
-    for (int i = 0; same && i < live.n; i++)
-        same = live.rev[i] == replay.rev[i] && strcmp(live.key[i], replay.key[i]) == 0;
-    tap_ok(live.n >= N_PUTS && same,
-           "the watch saw all %d events once, in order, across the "
-           "switch (history has %d)",
-           live.n, replay.n);
-    int found = 0;
-    for (int i = 0, j = 0; i < N_PUTS; i++) {
-        while (j < live.n && live.rev[j] < put_rev[i])
-            j++;
-        found += j < live.n && live.rev[j] == put_rev[i];
-    }
-    tap_is_int(found, N_PUTS, "including each acknowledged put");
+    check_history(p, &live, put_rev);
     tap_is_int(live.terminal, 0, "the switch was not reported to the watcher");
     etcd_watch_cancel(w);
     et_close(&env);

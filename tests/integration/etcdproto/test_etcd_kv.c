@@ -123,31 +123,13 @@ run_txn(const etcd_txn_req_t *t, et_result_t *r)
     return (Etcdserverpb__TxnResponse *)r->resp;
 }
 
+/* Updates and deletes guarded by mod revision, value and version. */
 static void
-test_txn(void)
+test_txn_guards(const char *key, int64_t created)
 {
-    const char *key = KEY("txn/obj");
-    etcd_cmp_t absent = {
-        .key = etcd_str(key), .target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL, .number = 0};
-    etcd_op_t create = {.kind = ETCD_OP_PUT, .key = etcd_str(key), .value = etcd_str("one")};
     etcd_op_t get = {.kind = ETCD_OP_RANGE, .key = etcd_str(key)};
-    etcd_txn_req_t t = {&absent, 1, &create, 1, &get, 1};
     et_result_t r = {0};
-
-    Etcdserverpb__TxnResponse *tr = run_txn(&t, &r);
-    tap_ok(tr && tr->succeeded && tr->n_responses == 1 &&
-               tr->responses[0]->response_case == ETCDSERVERPB__RESPONSE_OP__RESPONSE_RESPONSE_PUT,
-           "create-if-absent succeeds the first time");
-    int64_t created = tr ? tr->header->revision : 0;
-
-    tr = run_txn(&t, &r);
-    tap_ok(tr && !tr->succeeded && tr->n_responses == 1, "and fails the second time");
-    Etcdserverpb__RangeResponse *got =
-        tr && tr->n_responses == 1 ? tr->responses[0]->response_range : NULL;
-    tap_ok(got && got->n_kvs == 1 && bytes_is(got->kvs[0]->value, "one") &&
-               got->kvs[0]->mod_revision == created,
-           "failure branch returns the existing object");
-
+    Etcdserverpb__TxnResponse *tr;
     etcd_cmp_t at = {
         .key = etcd_str(key), .target = ETCD_CMP_MOD, .result = ETCD_CMP_EQUAL, .number = created};
     etcd_op_t update = {
@@ -176,6 +158,35 @@ test_txn(void)
     tr = run_txn(&v, &r);
     tap_ok(tr && !tr->succeeded, "version > 0 of a deleted key is false");
     et_result_clear(&r);
+}
+
+static void
+test_txn(void)
+{
+    const char *key = KEY("txn/obj");
+    etcd_cmp_t absent = {
+        .key = etcd_str(key), .target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL, .number = 0};
+    etcd_op_t create = {.kind = ETCD_OP_PUT, .key = etcd_str(key), .value = etcd_str("one")};
+    etcd_op_t get = {.kind = ETCD_OP_RANGE, .key = etcd_str(key)};
+    etcd_txn_req_t t = {&absent, 1, &create, 1, &get, 1};
+    et_result_t r = {0};
+
+    Etcdserverpb__TxnResponse *tr = run_txn(&t, &r);
+    tap_ok(tr && tr->succeeded && tr->n_responses == 1 &&
+               tr->responses[0]->response_case == ETCDSERVERPB__RESPONSE_OP__RESPONSE_RESPONSE_PUT,
+           "create-if-absent succeeds the first time");
+    int64_t created = tr ? tr->header->revision : 0;
+
+    tr = run_txn(&t, &r);
+    tap_ok(tr && !tr->succeeded && tr->n_responses == 1, "and fails the second time");
+    Etcdserverpb__RangeResponse *got =
+        tr && tr->n_responses == 1 ? tr->responses[0]->response_range : NULL;
+    tap_ok(got && got->n_kvs == 1 && bytes_is(got->kvs[0]->value, "one") &&
+               got->kvs[0]->mod_revision == created,
+           "failure branch returns the existing object");
+
+    et_result_clear(&r);
+    test_txn_guards(key, created);
 }
 
 static void

@@ -82,9 +82,8 @@ grant(int64_t ttl)
     et_result_t r = {0};
     et_result_clear(&r);
     etcd_lease_grant(env.conn, ttl, 0, et_grant_cb, &r);
-    int64_t id = et_wait(&env, &r) && r.err == 0
-                     ? ((Etcdserverpb__LeaseGrantResponse *)r.resp)->id
-                     : 0;
+    int64_t id =
+        et_wait(&env, &r) && r.err == 0 ? ((Etcdserverpb__LeaseGrantResponse *)r.resp)->id : 0;
     et_result_clear(&r);
     return id;
 }
@@ -107,6 +106,23 @@ restart_etcd(const char *p, int64_t *revs, int from, int to)
     tap_diag("%d failed put attempts after the restart", failures);
 }
 
+/* The live watch must have seen exactly the history a new watch from the first put replays. */
+static void
+check_history(const char *p, const seen_t *live, const int64_t *revs)
+{
+    static seen_t replay;
+    for (int i = 0; i < 300 && (live->n == 0 || live->rev[live->n - 1] < revs[19]); i++)
+        et_run_for(&env, 100);
+    watch_prefix(p, revs[0], &replay);
+    for (int i = 0; i < 300 && (replay.n == 0 || replay.rev[replay.n - 1] < revs[19]); i++)
+        et_run_for(&env, 100);
+    bool same = live->n == replay.n && live->n >= 20;
+    for (int i = 0; same && i < live->n; i++)
+        same = live->rev[i] == replay.rev[i];
+    tap_ok(same, "the watch saw each of the %d events once, in order, across the restart",
+           replay.n);
+}
+
 int
 main(void)
 {
@@ -118,7 +134,7 @@ main(void)
     if (!tap_ok(et_open(&env, &cfg, err, sizeof(err)) == 0, "client"))
         return tap_done();
     snprintf(p, sizeof(p), "%s", et_prefix("restart"));
-    static seen_t live, replay;
+    static seen_t live;
     static int64_t revs[20];
     ka_seen_t k = {0};
     int64_t id = grant(20);
@@ -136,16 +152,7 @@ main(void)
         ok += revs[i] > 0;
     tap_is_int(ok, 20, "puts before and after the restart succeeded");
 
-    for (int i = 0; i < 300 && (live.n == 0 || live.rev[live.n - 1] < revs[19]); i++)
-        et_run_for(&env, 100);
-    watch_prefix(p, revs[0], &replay);
-    for (int i = 0; i < 300 && (replay.n == 0 || replay.rev[replay.n - 1] < revs[19]); i++)
-        et_run_for(&env, 100);
-    bool same = live.n == replay.n && live.n >= 20;
-    for (int i = 0; same && i < live.n; i++)
-        same = live.rev[i] == replay.rev[i];
-    tap_ok(same, "the watch saw each of the %d events once, in order, across the restart",
-           replay.n);
+    check_history(p, &live, revs);
     tap_is_int(live.terminal, 0, "and the restart was not reported to it");
 
     int before = k.renewals;
