@@ -214,8 +214,10 @@ int etcd_lease_revoke(etcd_conn_t *conn, int64_t id, etcd_lease_revoke_cb cb, vo
  * Keep a lease alive: sends a keepalive every interval_ms on a LeaseKeepAlive stream (and
  * reopens the stream on another endpoint when it breaks). cb fires with err == 0 and the
  * response for each renewal, and once with a terminal error when the lease is lost
- * (GW_ENOTFOUND: expired or revoked) or with GW_ECANCELED after etcd_keepalive_stop; after a
- * terminal callback the handle is gone. Thread: the conn's.
+ * (GW_ENOTFOUND: expired or revoked) or with GW_ECANCELED after etcd_keepalive_stop (or
+ * GW_EINTERNAL if etcd refuses the stream itself, e.g. permission denied); after a terminal
+ * callback the handle is gone. Returns NULL only for a malformed request (lease_id or
+ * interval_ms <= 0). Thread: the conn's.
  */
 typedef void (*etcd_keepalive_cb)(int err, const Etcdserverpb__LeaseKeepAliveResponse *resp,
                                   void *ctx);
