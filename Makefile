@@ -14,7 +14,7 @@ endif
 GEN := $(BUILD)/gen
 
 PKGS := grpc gpr libevent libevent_pthreads libevent_openssl jansson yaml-0.1 libprotobuf-c \
-        openssl libjwt libpcre2-8
+        openssl libjwt
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # gRPC's .pc lists every abseil archive for static links; a dynamic link needs only these two.
 PKG_LIBS = $(shell pkg-config --libs $(filter-out grpc gpr,$(PKGS)) 2>/dev/null) -lgrpc -lgpr
@@ -135,7 +135,7 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=fuzzer,address,un
               $(INCS) $(PKG_CFLAGS)
 
 # A driver #includes the .c files it exercises, so it builds on its own.
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(GEN_H)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(CEL_SRC) $(shell find $(LIB_DIRS) cel -name '*.h') | $(GEN_H)
 	@mkdir -p build/fuzz
 	clang $(FUZZ_CFLAGS) $< $(PKG_LIBS) -lpthread -lm -o $@
 

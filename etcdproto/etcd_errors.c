@@ -5,8 +5,10 @@
  */
 #include "etcd.h"
 
+#include <stdatomic.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <grpc/slice.h>
 
@@ -59,6 +61,38 @@ etcd__err_from_status(grpc_status_code code, const char *msg, size_t msg_len)
     return GW_EINTERNAL;
 }
 
+/* During an outage every call fails the same way: one warning per interval says so, the rest
+ * go to debug. */
+static bool
+transport_warning_due(void)
+{
+    static _Atomic int64_t last_ms = INT64_MIN / 2;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    int64_t last = atomic_load(&last_ms);
+    return now - last >= 5000 && atomic_compare_exchange_strong(&last_ms, &last, now);
+}
+
+static gw_log_level_t
+log_level(int err, bool quiet)
+{
+    if (quiet)
+        return GW_LOG_DEBUG;
+    switch (err) {
+    case GW_ECOMPACTED: /* outcomes callers expect and turn into API errors */
+    case GW_EFUTUREREV:
+    case GW_ENOTFOUND:
+    case GW_ETOOLARGE:
+        return GW_LOG_DEBUG;
+    case GW_EUNAVAILABLE:
+    case GW_ETIMEOUT:
+        return transport_warning_due() ? GW_LOG_WARN : GW_LOG_DEBUG;
+    default:
+        return GW_LOG_WARN;
+    }
+}
+
 int
 etcd__status_err(const char *method, grpc_status_code code, grpc_slice details, bool quiet)
 {
@@ -66,8 +100,8 @@ etcd__status_err(const char *method, grpc_status_code code, grpc_slice details, 
     size_t len = GRPC_SLICE_LENGTH(details);
     int err = etcd__err_from_status(code, msg, len);
     if (code != GRPC_STATUS_OK && code != GRPC_STATUS_CANCELLED)
-        GW_LOG_AT(quiet ? GW_LOG_DEBUG : GW_LOG_WARN, NULL, "etcd %s: %s (grpc status %d: %.*s)",
-                  method, gw_errname(err), (int)code, (int)len, msg);
+        GW_LOG_AT(log_level(err, quiet), NULL, "etcd %s: %s (grpc status %d: %.*s)", method,
+                  gw_errname(err), (int)code, (int)len, msg);
     return err;
 }
 
