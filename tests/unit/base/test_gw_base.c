@@ -1,10 +1,13 @@
 /* Unit tests for gateway/base: error names and texts, allocation helpers, log levels. */
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gw_alloc.h"
+#include "gw_arena.h"
 #include "gw_err.h"
 #include "gw_log.h"
 #include "tap.h"
@@ -91,9 +94,47 @@ test_log(void)
     free(out);
 }
 
+static int cleanup_order[3];
+static int cleanup_count;
+
+static void
+record_cleanup(void *p)
+{
+    cleanup_order[cleanup_count++] = *(int *)p;
+}
+
+static void
+test_arena(void)
+{
+    gw_arena_t *a = gw_arena_new();
+    char *s = gw_arena_sprintf(a, "%s/%s", "default", "web");
+    tap_is_str(s, "default/web", "arena sprintf");
+    tap_is_str(gw_arena_strndup(a, "abcdef", 3), "abc", "arena strndup terminates");
+    int aligned = 1, zero = 1;
+    for (int i = 0; i < 1000; i++) {
+        unsigned char *p = gw_arena_calloc(a, (size_t)(i % 37) + 1);
+        aligned &= ((uintptr_t)p % _Alignof(max_align_t)) == 0;
+        zero &= p[0] == 0;
+        p[0] = 0xff;
+    }
+    tap_ok(aligned, "every small allocation is max-aligned");
+    tap_ok(zero, "calloc'd blocks come zeroed and do not overlap earlier ones");
+    char *big = gw_arena_alloc(a, 100000);
+    memset(big, 'x', 100000);
+    tap_ok(big[99999] == 'x', "a block larger than a chunk is served");
+    static int ids[3] = {1, 2, 3};
+    for (int i = 0; i < 3; i++)
+        gw_arena_defer(a, record_cleanup, &ids[i]);
+    gw_arena_free(a);
+    tap_ok(cleanup_count == 3 && cleanup_order[0] == 3 && cleanup_order[2] == 1,
+           "cleanups run once each, last registered first");
+    gw_arena_free(NULL);
+}
+
 int
 main(void)
 {
+    test_arena();
     test_errors();
     test_alloc();
     test_log();
