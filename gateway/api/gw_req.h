@@ -1,0 +1,156 @@
+#ifndef GATEWAY_API_GW_REQ_H
+#define GATEWAY_API_GW_REQ_H
+
+/*
+ * A request on its way through kgate: the context every filter and handler shares, the filter
+ * chain, and the ways to answer.
+ *
+ * The chain (gw_api_filters, in order): request info -> authentication -> authorization ->
+ * in-flight limit -> resource resolution -> the handler for the verb. Each filter returns a
+ * verdict: GW_NEXT (go on), GW_DONE (it replied; the chain ends), or GW_SUSPEND (it started
+ * asynchronous work and will call gw_chain_resume() later, on the same worker, to go on).
+ *
+ * A request is answered exactly once, by one of the gw_reply_* functions; replying finishes
+ * it: metrics are recorded and r (with its arena) is freed, so r must not be used afterwards.
+ * If the client disconnects first, r->gone becomes true; asynchronous work still completes and
+ * still replies (the reply is then discarded), so ownership stays simple.
+ * Thread: everything here runs on the request's worker thread.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "authn.h"
+#include "gw_arena.h"
+#include "gw_catalog.h"
+#include "gw_reqinfo.h"
+#include "gw_server.h"
+#include "gw_store.h"
+
+struct evhttp_request;
+struct evbuffer;
+
+/** Response media types kgate can produce. */
+typedef enum {
+    GW_MEDIA_JSON,
+    GW_MEDIA_YAML,
+    GW_MEDIA_PROTOBUF, /* application/vnd.kubernetes.protobuf (later) */
+    GW_MEDIA_TABLE,    /* application/json;as=Table;g=meta.k8s.io;v=v1 (or v1beta1) */
+    GW_MEDIA_TEXT,     /* text/plain (health) */
+} gw_media_t;
+
+typedef struct gw_req gw_req_t;
+
+struct gw_req {
+    struct evhttp_request *http;
+    gw_worker_t *worker;
+    const char *audit_id;
+    gw_arena_t *arena;        /* owns everything request-scoped; freed after the reply */
+    gw_store_t *store;        /* the worker's store */
+    const gw_catalog_t *catalog; /* the catalog in force when the request arrived */
+    int64_t start_ns;         /* monotonic arrival time, for metrics and timeouts */
+
+    gw_reqinfo_t info;                   /* set by the request-info filter */
+    const authn_user_t *user;            /* set by authentication */
+    const gw_resource_t *resource;       /* set by resolution for resource requests */
+    const gw_subresource_t *subresource; /* ditto, when the path names one */
+
+    gw_media_t accept;        /* negotiated response type */
+    const char *table_version; /* "v1" or "v1beta1" when accept is GW_MEDIA_TABLE */
+    bool pretty;              /* ?pretty=true or a browser-like Accept */
+    bool gzip;                /* the client accepts gzip and compression is enabled */
+
+    bool gone;                /* the client disconnected */
+    size_t filter_index;      /* chain position (the chain's own) */
+    bool long_running;        /* watch and similar: exempt from in-flight limits */
+    bool mutating;            /* counts against --max-mutating-requests-inflight */
+};
+
+/* ---- the chain -------------------------------------------------------------------------- */
+
+typedef enum {
+    GW_NEXT,
+    GW_DONE,
+    GW_SUSPEND,
+} gw_verdict_t;
+
+typedef struct {
+    const char *name;
+    gw_verdict_t (*run)(gw_req_t *r);
+} gw_filter_t;
+
+/** Continue the chain after a filter returned GW_SUSPEND, with the filter after it. */
+void gw_chain_resume(gw_req_t *r);
+
+/* ---- request data ----------------------------------------------------------------------- */
+
+/** First value of query parameter `key` (decoded, in the arena), or NULL when absent. A
+ *  parameter given without '=' has the value "". */
+const char *gw_req_query(gw_req_t *r, const char *key);
+
+/** A request header (first occurrence), or NULL. */
+const char *gw_req_header(gw_req_t *r, const char *name);
+
+/** The request body as bytes (NUL-terminated, in the arena) and its length. */
+const char *gw_req_body(gw_req_t *r, size_t *len);
+
+/**
+ * Decode the request body into a JSON document according to its Content-Type (JSON, or YAML
+ * converted to JSON). Duplicate and unknown-field handling is the caller's (see
+ * gw_fieldval.h). On error replies 400/415 itself and returns NULL (the request is then
+ * finished). The document is owned by the arena. `allow_empty` lets an empty body through as
+ * NULL with *empty set (delete options).
+ */
+json_t *gw_req_body_object(gw_req_t *r, bool allow_empty, bool *empty);
+
+/** Add a `Warning: 299 - "<text>"` response header (text escaped as kube-apiserver does). */
+void gw_req_warning(gw_req_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** Set a response header (e.g. Location, Retry-After, ETag). */
+void gw_req_set_header(gw_req_t *r, const char *name, const char *value);
+
+/* ---- answers ---------------------------------------------------------------------------- */
+
+/**
+ * Answer with an object (a JSON document; the reply takes a reference and encodes it as
+ * negotiated: JSON, YAML, pretty, gzip; for GW_MEDIA_TABLE the handler builds the Table
+ * itself and passes it here). Finishes the request.
+ */
+void gw_reply_json(gw_req_t *r, int code, json_t *doc);
+
+/**
+ * Answer with already-encoded JSON bytes (e.g. an object as stored, spliced). Converted if the
+ * negotiated type is YAML or pretty JSON. Finishes the request.
+ */
+void gw_reply_json_bytes(gw_req_t *r, int code, const char *json, size_t len);
+
+/** Answer with bytes of a given content type as they are (OpenAPI documents, metrics). */
+void gw_reply_raw(gw_req_t *r, int code, const char *content_type, const void *data,
+                  size_t len);
+
+/**
+ * Answer with a metav1.Status failure: code, kube reason ("NotFound", "AlreadyExists",
+ * "Conflict", "Invalid", "BadRequest", "Forbidden", "MethodNotAllowed", "NotAcceptable",
+ * "UnsupportedMediaType", "RequestEntityTooLarge", "TooManyRequests", "Expired", "Gone",
+ * "Timeout", "InternalError", "ServiceUnavailable", "Unauthorized"), details (may be NULL;
+ * the reply takes a reference: {name, group, kind, causes:[{reason,message,field}]}) and a
+ * message. Finishes the request.
+ */
+void gw_reply_status(gw_req_t *r, int code, const char *reason, json_t *details,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/**
+ * Answer a gw_err.h error about the object `name` (may be "" or NULL) of the request's
+ * resource, with kube-apiserver's reason, code and message for it: GW_ENOTFOUND ->
+ * 404 `<resource>[.<group>] "<name>" not found`, GW_EEXIST -> 409 AlreadyExists, GW_ECONFLICT
+ * -> 409 Conflict ("the object has been modified; please apply your changes to the latest
+ * version and try again"), GW_ECOMPACTED -> 410 Expired, GW_EFUTUREREV -> 504 Timeout with
+ * "Too large resource version" and Retry-After, GW_ETOOLARGE -> 413, GW_EUNAVAILABLE /
+ * GW_ETIMEOUT -> 504/503, others -> 500 InternalError. Finishes the request.
+ */
+void gw_reply_error(gw_req_t *r, int err, const char *name);
+
+#endif

@@ -1,0 +1,169 @@
+#ifndef GATEWAY_CATALOG_GW_CATALOG_H
+#define GATEWAY_CATALOG_GW_CATALOG_H
+
+/*
+ * The resource catalog: every resource kgate serves, with its structural schema.
+ *
+ * Built-in resources come from a compact description derived (by scripts/gen-catalog.py) from
+ * the public Kubernetes v1.32 OpenAPI document and committed as gateway/catalog/catalog.json;
+ * the build embeds that file and gw_catalog_builtin() parses it once. A catalog is immutable
+ * after it is built and shared by all threads; custom resources will later come as new
+ * catalog snapshots (refcounted) layered over the built-in one.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- schemas ---------------------------------------------------------------------------- */
+
+typedef enum {
+    GW_SCHEMA_ANY,           /* anything (RawExtension, preserve-unknown-fields, JSON) */
+    GW_SCHEMA_OBJECT,        /* fixed fields */
+    GW_SCHEMA_MAP,           /* string keys, every value of one schema (additionalProperties) */
+    GW_SCHEMA_ARRAY,
+    GW_SCHEMA_STRING,
+    GW_SCHEMA_INTEGER,
+    GW_SCHEMA_NUMBER,
+    GW_SCHEMA_BOOLEAN,
+    GW_SCHEMA_INT_OR_STRING, /* x-kubernetes-int-or-string (IntOrString) */
+    GW_SCHEMA_QUANTITY,      /* resource.Quantity: a string or a number */
+    GW_SCHEMA_TIME,          /* metav1.Time / MicroTime: RFC 3339 string or null */
+} gw_schema_type_t;
+
+typedef struct gw_schema gw_schema_t;
+
+typedef struct {
+    const char *name;
+    const gw_schema_t *schema;
+} gw_schema_field_t;
+
+struct gw_schema {
+    gw_schema_type_t type;
+    const char *ref;    /* the OpenAPI definition it came from ("io.k8s.api.core.v1.PodSpec"), or
+                           NULL for an inline schema */
+    const char *format; /* "int32", "int64", "double", "byte", "date-time", ... or NULL */
+    /* OBJECT: fields sorted by name (bsearch), and the names that are required */
+    const gw_schema_field_t *fields;
+    size_t n_fields;
+    const char *const *required;
+    size_t n_required;
+    const gw_schema_t *items;  /* ARRAY: the element schema */
+    const gw_schema_t *values; /* MAP: the value schema */
+    /* merge markers (server-side apply, strategic merge patch) */
+    const char *list_type;      /* "atomic", "set", "map" or NULL */
+    const char *const *list_map_keys;
+    size_t n_list_map_keys;
+    const char *map_type;        /* "atomic", "granular" or NULL */
+    const char *patch_strategy;  /* "merge", "retainKeys", "merge,retainKeys", "replace" or NULL */
+    const char *patch_merge_key; /* or NULL */
+    bool embedded_resource;      /* x-kubernetes-embedded-resource */
+    bool preserve_unknown;       /* x-kubernetes-preserve-unknown-fields */
+    bool nullable;
+};
+
+/** The field `name` of an OBJECT schema, or NULL. Thread: any. */
+const gw_schema_field_t *gw_schema_field(const gw_schema_t *s, const char *name);
+
+/** Whether `name` is a required field of s. Thread: any. */
+bool gw_schema_required(const gw_schema_t *s, const char *name);
+
+/* ---- resources -------------------------------------------------------------------------- */
+
+enum {
+    GW_VERB_GET = 1u << 0,
+    GW_VERB_LIST = 1u << 1,
+    GW_VERB_WATCH = 1u << 2,
+    GW_VERB_CREATE = 1u << 3,
+    GW_VERB_UPDATE = 1u << 4,
+    GW_VERB_PATCH = 1u << 5,
+    GW_VERB_DELETE = 1u << 6,
+    GW_VERB_DELETECOLLECTION = 1u << 7,
+};
+
+/** Parse a lowercase verb name ("get", "deletecollection"); 0 when unknown. */
+unsigned gw_verb_bit(const char *verb);
+
+typedef struct {
+    const char *name;    /* "status", "scale", "log", "exec", "binding", "eviction", ... */
+    const char *group;   /* the subresource's own kind's group ("" for core), e.g. Scale is
+                            "autoscaling" */
+    const char *version; /* e.g. "v1" */
+    const char *kind;    /* e.g. "Scale"; for status: the parent's kind */
+    unsigned verbs;      /* GW_VERB_* bits (connect verbs map to GET/CREATE as kube's do) */
+    const gw_schema_t *schema; /* the request/response body schema, or NULL */
+} gw_subresource_t;
+
+typedef struct {
+    const char *group; /* "" for the core group */
+    const char *version;
+    const char *name;     /* plural resource name, "deployments" */
+    const char *singular; /* "deployment" */
+    const char *kind;     /* "Deployment" */
+    const char *list_kind; /* "DeploymentList" */
+    bool namespaced;
+    unsigned verbs; /* GW_VERB_* bits */
+    const char *const *short_names;
+    size_t n_short_names;
+    const char *const *categories;
+    size_t n_categories;
+    const gw_subresource_t *subresources;
+    size_t n_subresources;
+    const gw_schema_t *schema; /* the kind's schema (an OBJECT with apiVersion/kind/metadata) */
+    const char *storage_path;  /* relative etcd path (gw_store_resource_path's answer) */
+    bool keeps_generation; /* metadata.generation is maintained (kube's strategies that do) */
+    bool virtual_only;     /* not stored: reviews, TokenReview, SelfSubjectReview, ... */
+} gw_resource_t;
+
+/** The subresource `name` of r, or NULL. Thread: any. */
+const gw_subresource_t *gw_resource_subresource(const gw_resource_t *r, const char *name);
+
+/** "group/version", or "version" for the core group, into a new string. Caller frees. */
+char *gw_resource_api_version(const gw_resource_t *r);
+
+typedef struct {
+    const char *name;             /* "" for core */
+    const char *const *versions;  /* served versions, preferred first */
+    size_t n_versions;
+} gw_group_t;
+
+typedef struct gw_catalog gw_catalog_t;
+
+/**
+ * The built-in catalog, parsed from the embedded catalog.json on the first call (call it once
+ * from the main thread at start-up; it aborts on a corrupt embedded catalog, which would be a
+ * build defect). Never freed (process lifetime). Thread: any after the first call.
+ */
+const gw_catalog_t *gw_catalog_builtin(void);
+
+/** Resource by group ("" = core), version and plural name; NULL when not served. */
+const gw_resource_t *gw_catalog_find(const gw_catalog_t *c, const char *group,
+                                     const char *version, const char *name);
+
+/** Resource by group, version and kind; NULL when not served. */
+const gw_resource_t *gw_catalog_find_kind(const gw_catalog_t *c, const char *group,
+                                          const char *version, const char *kind);
+
+/** Every resource, ordered by group (core first), then version, then name. */
+size_t gw_catalog_count(const gw_catalog_t *c);
+const gw_resource_t *gw_catalog_at(const gw_catalog_t *c, size_t i);
+
+/** Every group, core first (name ""), then as kube-apiserver orders /apis. */
+size_t gw_catalog_group_count(const gw_catalog_t *c);
+const gw_group_t *gw_catalog_group_at(const gw_catalog_t *c, size_t i);
+
+/**
+ * Apply --runtime-config to a catalog: a new catalog serving only the enabled group/versions
+ * and resources. Keys: "api/all", "api/ga", "api/beta", "api/alpha", "<group>/<version>",
+ * "<group>/<version>/<resource>" ("v1" or "/v1" for core), each "=true|false" (no value means
+ * true), as kube-apiserver takes them. Versions off by default in kube-apiserver v1.32 (alpha
+ * and the beta groups it does not enable) are present in the built-in catalog but disabled
+ * unless enabled here. Returns 0 and *out (process lifetime), or GW_EINVAL with a one-line
+ * reason for an unknown key or value. Thread: main, at start-up.
+ */
+int gw_catalog_configure(const gw_catalog_t *base, const char *runtime_config,
+                         const gw_catalog_t **out, char *err, size_t err_len);
+
+/** A named OpenAPI definition ("io.k8s.api.apps.v1.Deployment"), or NULL. */
+const gw_schema_t *gw_catalog_definition(const gw_catalog_t *c, const char *name);
+
+#endif
