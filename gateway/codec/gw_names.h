@@ -1,0 +1,27 @@
+#ifndef GATEWAY_CODEC_GW_NAMES_H
+#define GATEWAY_CODEC_GW_NAMES_H
+
+/*
+ * kube-apiserver's name and label validators (k8s.io/apimachinery/pkg/util/validation).
+ * Each returns NULL when the value is valid, or a static message in kube-apiserver's words
+ * (e.g. "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters,
+ * '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com',
+ * regex used for validation is '...')"). Thread: any.
+ */
+
+#include <stdbool.h>
+
+/** DNS-1123 subdomain: at most 253 characters. Most kinds' names. */
+const char *gw_valid_dns1123_subdomain(const char *s);
+/** DNS-1123 label: at most 63 characters (namespaces, services, ...). */
+const char *gw_valid_dns1123_label(const char *s);
+/** DNS-1035 label (services' names must also start with a letter). */
+const char *gw_valid_dns1035_label(const char *s);
+/** A path segment name: not "." or "..", no '/' or '%' (RBAC kinds and others). */
+const char *gw_valid_path_segment_name(const char *s);
+/** A qualified name ([prefix/]name): label keys, annotation keys, finalizers. */
+const char *gw_valid_qualified_name(const char *s);
+/** A label value: at most 63 characters, [A-Za-z0-9] at both ends, -_. inside, or empty. */
+const char *gw_valid_label_value(const char *s);
+
+#endif
