@@ -294,8 +294,7 @@ kgate_start(driver_t *d, slot_t *s)
         rc = etcd_range(k->conn, &req, kgate_range_done, s);
     } else {
         etcd_bytes_t value = {k->w->value, VALUE_LEN};
-        rc = etcd_put(k->conn, etcd_str(k->w->put_key[s->id]), value, 0, false, kgate_put_done,
-                      s);
+        rc = etcd_put(k->conn, etcd_str(k->w->put_key[s->id]), value, 0, false, kgate_put_done, s);
     }
     if (rc != 0)
         die("kgate: cannot start %s: %s", rpc_name(s->phase->op), gw_strerror(rc));
@@ -346,8 +345,7 @@ static const struct {
     [RPC_RANGE] = {"/etcdserverpb.KV/Range", &etcdserverpb__range_response__descriptor},
     [RPC_PUT] = {"/etcdserverpb.KV/Put", &etcdserverpb__put_response__descriptor},
     [RPC_COMPACT] = {"/etcdserverpb.KV/Compact", &etcdserverpb__compaction_response__descriptor},
-    [RPC_STATUS] = {"/etcdserverpb.Maintenance/Status",
-                    &etcdserverpb__status_response__descriptor},
+    [RPC_STATUS] = {"/etcdserverpb.Maintenance/Status", &etcdserverpb__status_response__descriptor},
 };
 
 #define N_RPCS (sizeof rpcs / sizeof rpcs[0])
