@@ -188,6 +188,13 @@ typedef void (*etcd_txn_cb)(int err, const Etcdserverpb__TxnResponse *resp, void
 /** One transaction: if all cmps hold, run success ops, else failure ops (resp->succeeded). */
 int etcd_txn(etcd_conn_t *conn, const etcd_txn_req_t *req, etcd_txn_cb cb, void *ctx);
 
+/**
+ * The common one-compare transaction: if cmp holds run then_op, else else_op (NULL: nothing).
+ * The same as etcd_txn with one compare and one op per branch.
+ */
+int etcd_txn_if(etcd_conn_t *conn, const etcd_cmp_t *cmp, const etcd_op_t *then_op,
+                const etcd_op_t *else_op, etcd_txn_cb cb, void *ctx);
+
 typedef void (*etcd_compact_cb)(int err, const Etcdserverpb__CompactionResponse *resp, void *ctx);
 /** Compact history up to `revision` (GW_ECOMPACTED if it already was). */
 int etcd_compact(etcd_conn_t *conn, int64_t revision, bool physical, etcd_compact_cb cb,

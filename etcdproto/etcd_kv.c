@@ -262,3 +262,16 @@ etcd_txn(etcd_conn_t *conn, const etcd_txn_req_t *req, etcd_txn_cb cb, void *ctx
     free(op_ptrs);
     return rc;
 }
+
+int
+etcd_txn_if(etcd_conn_t *conn, const etcd_cmp_t *cmp, const etcd_op_t *then_op,
+            const etcd_op_t *else_op, etcd_txn_cb cb, void *ctx)
+{
+    etcd_txn_req_t req = {.cmps = cmp,
+                          .n_cmps = 1,
+                          .success = then_op,
+                          .n_success = 1,
+                          .failure = else_op,
+                          .n_failure = else_op != NULL};
+    return etcd_txn(conn, &req, cb, ctx);
+}

@@ -151,14 +151,7 @@ round_start(gw_compactor_t *c)
     r->waiters = c->queued;
     c->queued = NULL;
     c->running = r;
-    rc = etcd_txn(c->conn,
-                  &(etcd_txn_req_t){.cmps = &cmp,
-                                    .n_cmps = 1,
-                                    .success = &put,
-                                    .n_success = 1,
-                                    .failure = &get,
-                                    .n_failure = 1},
-                  txn_done, r);
+    rc = etcd_txn_if(c->conn, &cmp, &put, &get, txn_done, r);
     free(rev);
     if (rc != 0)
         round_end(r, rc, 0);

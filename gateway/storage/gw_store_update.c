@@ -131,14 +131,7 @@ write_next(gw_store_update_t *u)
 
     cmp.target = u->exists ? ETCD_CMP_MOD : ETCD_CMP_CREATE;
     cmp.number = u->exists ? u->cur.mod_revision : 0;
-    rc = etcd_txn(u->s->conn,
-                  &(etcd_txn_req_t){.cmps = &cmp,
-                                    .n_cmps = 1,
-                                    .success = &put,
-                                    .n_success = 1,
-                                    .failure = &get,
-                                    .n_failure = 1},
-                  txn_done, u);
+    rc = etcd_txn_if(u->s->conn, &cmp, &put, &get, txn_done, u);
     if (rc != 0)
         finish(u, rc, NULL);
 }

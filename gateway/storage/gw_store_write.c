@@ -72,9 +72,10 @@ report_failed(write_op_t *op, const Etcdserverpb__TxnResponse *resp)
 }
 
 static int
-start_txn(write_op_t *op, const etcd_txn_req_t *q, etcd_txn_cb done)
+start_txn(write_op_t *op, const etcd_cmp_t *cmp, const etcd_op_t *then_op,
+          const etcd_op_t *else_op, etcd_txn_cb done)
 {
-    int rc = etcd_txn(op->s->conn, q, done, op);
+    int rc = etcd_txn_if(op->s->conn, cmp, then_op, else_op, done, op);
 
     if (rc != 0)
         op_free(op);
@@ -116,9 +117,7 @@ gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t len
     etcd_cmp_t cmp = {.key = etcd_str(full), .target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL};
     etcd_op_t put = {
         .kind = ETCD_OP_PUT, .key = cmp.key, .value = {op->value, len}, .lease = lease};
-    rc =
-        start_txn(op, &(etcd_txn_req_t){.cmps = &cmp, .n_cmps = 1, .success = &put, .n_success = 1},
-                  create_done);
+    rc = start_txn(op, &cmp, &put, NULL, create_done);
     free(full);
     return rc;
 }
@@ -163,14 +162,7 @@ gw_store_update(gw_store_t *s, const char *key, const uint8_t *value, size_t len
     etcd_op_t put = {
         .kind = ETCD_OP_PUT, .key = cmp.key, .value = {op->value, len}, .prev_kv = true};
     etcd_op_t get = {.kind = ETCD_OP_RANGE, .key = cmp.key};
-    rc = start_txn(op,
-                   &(etcd_txn_req_t){.cmps = &cmp,
-                                     .n_cmps = 1,
-                                     .success = &put,
-                                     .n_success = 1,
-                                     .failure = &get,
-                                     .n_failure = 1},
-                   update_done);
+    rc = start_txn(op, &cmp, &put, &get, update_done);
     free(full);
     return rc;
 }
@@ -219,14 +211,7 @@ gw_store_delete(gw_store_t *s, const char *key, int64_t expected_revision, gw_st
                       .number = expected_revision};
     etcd_op_t del = {.kind = ETCD_OP_DELETE, .key = cmp.key, .prev_kv = true};
     etcd_op_t get = {.kind = ETCD_OP_RANGE, .key = cmp.key};
-    rc = start_txn(op,
-                   &(etcd_txn_req_t){.cmps = &cmp,
-                                     .n_cmps = 1,
-                                     .success = &del,
-                                     .n_success = 1,
-                                     .failure = &get,
-                                     .n_failure = 1},
-                   delete_done);
+    rc = start_txn(op, &cmp, &del, &get, delete_done);
     free(full);
     return rc;
 }
