@@ -10,6 +10,10 @@
 
 #include <jansson.h>
 
+/** kube-apiserver refuses a JSON patch of more operations with a 413 ("The allowed maximum
+ *  operations in a JSON patch is 10000, got N"); the caller counts before applying. */
+#define GW_JSON_PATCH_MAX_OPS 10000
+
 /**
  * Apply an RFC 6902 patch (a JSON array of operations: add, remove, replace, move, copy,
  * test; JSON Pointer with ~0/~1 escapes; "-" appends). Returns a new document (caller
