@@ -1,0 +1,36 @@
+#ifndef GATEWAY_CONTROLLERS_GW_CONTROLLERS_H
+#define GATEWAY_CONTROLLERS_GW_CONTROLLERS_H
+
+/*
+ * The controllers an instance runs, started once per process on one worker (main.c starts
+ * them on worker 0):
+ *  - on every instance: the initial namespaces are created if absent, at start and then every
+ *    minute (kube-apiserver's system namespaces controller re-creates them likewise);
+ *  - on the leader of the "namespace-controller" election only: the namespace deletion
+ *    controller (gw_nsctl.h). Elections and handovers are logged ("namespace-controller:
+ *    leading as <identity>" / "no longer leading").
+ */
+
+#include "etcd.h"
+#include "gw_catalog.h"
+
+struct event_base;
+
+typedef struct gw_controllers gw_controllers_t;
+
+/**
+ * Start them on `base` (the calling worker's event_base; it must keep running). `client`
+ * and `catalog` (whose namespaced, stored resources the namespace controller empties) must
+ * outlive the controllers. Thread: base's.
+ */
+gw_controllers_t *gw_controllers_start(etcd_client_t *client, struct event_base *base,
+                                       const char *etcd_prefix, const gw_catalog_t *catalog);
+
+/**
+ * Stop and free, releasing leadership at once so that another instance takes over without
+ * waiting for the lease to expire (this blocks for up to 3 s: meant for shutdown). NULL is
+ * fine. Thread: the one that started them.
+ */
+void gw_controllers_stop(gw_controllers_t *c);
+
+#endif
