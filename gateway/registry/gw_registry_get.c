@@ -1,0 +1,104 @@
+/*
+ * GET of one object. resourceVersion unset or "0" reads the latest value (kgate keeps no watch
+ * cache, so "any" is served as "latest"); a number N means "not older than N": the latest value
+ * always is, provided the store has reached N, which kube-apiserver checks against the read's
+ * revision ("Too large resource version" otherwise).
+ */
+#include "gw_registry_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gw_alloc.h"
+#include "gw_err.h"
+
+typedef struct {
+    gw_req_t *r;
+    int64_t min_rv;
+    uint8_t *value; /* the object kept while the store's revision is checked */
+    size_t value_len;
+    gw_obj_t obj;
+} get_ctx_t;
+
+/* resourceVersion as a get takes it: -1 for a malformed value. */
+static int64_t
+parse_rv(const char *s)
+{
+    char *end;
+    long long v;
+
+    if (s == NULL || s[0] == '\0')
+        return 0;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 0 || end == s)
+        return -1;
+    return v;
+}
+
+static void
+rev_checked(int err, int64_t revision, void *arg)
+{
+    get_ctx_t *g = arg;
+
+    if (err == 0 && revision < g->min_rv)
+        err = GW_EFUTUREREV;
+    if (err != 0)
+        gw_reply_error(g->r, err, g->r->info.name);
+    else
+        gw_registry__reply_obj(g->r, 200, &g->obj);
+    free(g->value);
+}
+
+static void
+got(int err, const gw_obj_t *obj, void *arg)
+{
+    get_ctx_t *g = arg;
+    gw_req_t *r = g->r;
+    int rc;
+
+    if (err != 0) {
+        gw_reply_error(r, err, r->info.name);
+        return;
+    }
+    if (obj->mod_revision >= g->min_rv) {
+        gw_registry__reply_obj(r, 200, obj);
+        return;
+    }
+    /* Older than asked: fine if the store has reached min_rv (the object just has not
+     * changed since); the value must outlive this callback for that check. */
+    g->value = gw_memdup(obj->value, obj->value_len);
+    g->obj = (gw_obj_t){.key = "",
+                        .value = g->value,
+                        .value_len = obj->value_len,
+                        .mod_revision = obj->mod_revision};
+    rc = gw_store_current_revision(r->store, rev_checked, g);
+    if (rc != 0) {
+        free(g->value);
+        gw_reply_error(r, rc, r->info.name);
+    }
+}
+
+void
+gw_registry__get(gw_req_t *r)
+{
+    get_ctx_t *g = gw_arena_calloc(r->arena, sizeof(*g));
+    const char *key = gw_registry__object_key(r, r->info.name);
+    int rc;
+
+    g->r = r;
+    g->min_rv = parse_rv(gw_req_query(r, "resourceVersion"));
+    if (g->min_rv < 0) {
+        gw_reply_status(r, 400, "BadRequest", NULL, "invalid resource version: %s",
+                        gw_req_query(r, "resourceVersion"));
+        return;
+    }
+    if (key == NULL) {
+        gw_reply_status(r, 400, "BadRequest", NULL, "Name parameter invalid: %s", r->info.name);
+        return;
+    }
+    rc = gw_store_get(r->store, key, 0, got, g);
+    if (rc != 0)
+        gw_reply_error(r, rc, r->info.name);
+}

@@ -1,0 +1,211 @@
+/*
+ * Stored object bytes. Values in etcd carry no metadata.resourceVersion (kube-apiserver's etcd3
+ * store strips it before writing and sets it from the key's mod_revision on read), so every
+ * object served needs it added. Parsing and re-encoding a 2 KiB object costs far more than a
+ * scan for the place to insert it, so the common shape is spliced and anything unusual goes
+ * through Jansson.
+ */
+#include "gw_registry_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gw_alloc.h"
+
+/* The scanner trusts nothing: every helper returns NULL when the text runs out or is not JSON
+ * of the expected shape, and the caller falls back to Jansson, which reports real errors. */
+
+static const char *
+skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* p at the opening quote; returns just past the closing one. *escaped says whether a
+ * backslash occurred (such a key cannot be compared byte for byte). */
+static const char *
+skip_string(const char *p, const char *end, bool *escaped)
+{
+    *escaped = false;
+    for (p++; p < end; p++) {
+        if (*p == '"')
+            return p + 1;
+        if (*p == '\\') {
+            *escaped = true;
+            p++;
+        }
+    }
+    return NULL;
+}
+
+/* Any value: strings, nested containers (by depth, strings skipped whole) and literals. */
+static const char *
+skip_value(const char *p, const char *end)
+{
+    bool esc;
+    int depth = 0;
+
+    if (p >= end)
+        return NULL;
+    if (*p == '"')
+        return skip_string(p, end, &esc);
+    if (*p != '{' && *p != '[') {
+        while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' &&
+               *p != '\t' && *p != '\r')
+            p++;
+        return p;
+    }
+    for (; p < end; p++) {
+        if (*p == '"') {
+            p = skip_string(p, end, &esc);
+            if (p == NULL)
+                return NULL;
+            p--;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+        } else if ((*p == '}' || *p == ']') && --depth == 0) {
+            return p + 1;
+        }
+    }
+    return NULL;
+}
+
+/* p just inside an object's '{'. Calls visit for each member's key with the value's start;
+ * a visit returning non-NULL stops the walk with that answer. Returns NULL on bad shape. */
+typedef const char *(*member_fn)(const char *key, size_t klen, const char *value, const char *end,
+                                 void *arg);
+
+static const char *
+walk_members(const char *p, const char *end, member_fn visit, void *arg, bool *stopped)
+{
+    bool esc;
+
+    *stopped = false;
+    p = skip_ws(p, end);
+    if (p < end && *p == '}')
+        return p + 1;
+    for (;;) {
+        const char *k = p, *v, *got;
+
+        if (p >= end || *p != '"' || (p = skip_string(p, end, &esc)) == NULL || esc)
+            return NULL;
+        p = skip_ws(p, end);
+        if (p >= end || *p != ':')
+            return NULL;
+        v = skip_ws(p + 1, end);
+        got = visit(k + 1, (size_t)(p - k) - 2, v, end, arg);
+        if (got != NULL) {
+            *stopped = true;
+            return got;
+        }
+        p = skip_value(v, end);
+        if (p == NULL)
+            return NULL;
+        p = skip_ws(p, end);
+        if (p >= end)
+            return NULL;
+        if (*p == '}')
+            return p + 1;
+        if (*p != ',')
+            return NULL;
+        p = skip_ws(p + 1, end);
+    }
+}
+
+static bool
+key_is(const char *key, size_t klen, const char *word)
+{
+    return klen == strlen(word) && memcmp(key, word, klen) == 0;
+}
+
+static const char *
+find_rv(const char *key, size_t klen, const char *value, const char *end, void *arg)
+{
+    (void)value;
+    (void)end;
+    (void)arg;
+    return key_is(key, klen, "resourceVersion") ? key : NULL;
+}
+
+static const char *
+find_metadata(const char *key, size_t klen, const char *value, const char *end, void *arg)
+{
+    (void)arg;
+    if (!key_is(key, klen, "metadata"))
+        return NULL;
+    /* A metadata that is not an object stops the walk with an answer the caller rejects. */
+    return value < end && *value == '{' ? value : end;
+}
+
+bool
+gw_registry__rv_splice_point(const char *json, size_t len, size_t *at, bool *empty)
+{
+    const char *end = json + len, *p = skip_ws(json, end), *meta, *after;
+    bool stopped;
+
+    if (p >= end || *p != '{')
+        return false;
+    meta = walk_members(p + 1, end, find_metadata, NULL, &stopped);
+    if (meta == NULL || !stopped || meta == end)
+        return false;
+    after = walk_members(meta + 1, end, find_rv, NULL, &stopped);
+    if (after == NULL || stopped)
+        return false;
+    *at = (size_t)(meta + 1 - json);
+    *empty = *skip_ws(meta + 1, end) == '}';
+    return true;
+}
+
+json_t *
+gw_registry__parse_stored(const char *json, size_t len, int64_t rev)
+{
+    json_t *doc = json_loadb(json, len, 0, NULL), *meta;
+    char buf[32];
+
+    if (doc == NULL || !json_is_object(doc)) {
+        json_decref(doc);
+        return NULL;
+    }
+    if (rev <= 0)
+        return doc;
+    meta = json_object_get(doc, "metadata");
+    if (!json_is_object(meta)) {
+        meta = json_object();
+        json_object_set_new(doc, "metadata", meta);
+    }
+    snprintf(buf, sizeof(buf), "%" PRId64, rev);
+    json_object_set_new(meta, "resourceVersion", json_string(buf));
+    return doc;
+}
+
+char *
+gw_registry__with_rv(const char *json, size_t len, int64_t rev, size_t *out_len)
+{
+    char rv[64];
+    size_t at, n;
+    bool empty;
+    char *out;
+    json_t *doc;
+
+    if (gw_registry__rv_splice_point(json, len, &at, &empty)) {
+        n = (size_t)snprintf(rv, sizeof(rv), "\"resourceVersion\":\"%" PRId64 "\"%s", rev,
+                             empty ? "" : ",");
+        out = gw_malloc(len + n + 1);
+        memcpy(out, json, at);
+        memcpy(out + at, rv, n);
+        memcpy(out + at + n, json + at, len - at);
+        out[len + n] = '\0';
+        *out_len = len + n;
+        return out;
+    }
+    doc = gw_registry__parse_stored(json, len, rev);
+    if (doc == NULL)
+        return NULL;
+    out = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(doc);
+    *out_len = strlen(out);
+    return out;
+}
