@@ -35,10 +35,10 @@ void authn_user_free(authn_user_t *u);
 
 /** What the authenticators look at. Borrowed for the duration of the call. */
 typedef struct {
-    const char *authorization;  /* the Authorization header, or NULL */
-    X509 *client_cert;          /* the verified peer certificate, or NULL when none was
-                                   presented (the TLS layer has verified it against
-                                   --client-ca-file) */
+    const char *authorization; /* the Authorization header, or NULL */
+    X509 *client_cert;         /* the verified peer certificate, or NULL when none was
+                                  presented (the TLS layer has verified it against
+                                  --client-ca-file) */
     /* other headers (front proxy, impersonation) through a lookup, may be NULL */
     const char *(*header)(void *ctx, const char *name);
     void *header_ctx;
@@ -53,8 +53,10 @@ typedef struct authn authn_t;
 
 /**
  * Build the authenticators. Reads and validates files now (the token file: CSV lines
- * `token,user,uid,"group1,group2"`, at least three columns, no duplicate tokens). On error
- * returns GW_EINVAL with a one-line reason in err. Thread: main, at start-up.
+ * `token,user,uid,"group1,group2"`, at least three columns; as kube-apiserver does, a line
+ * with an empty token is skipped and a repeated token replaces the earlier line, each with a
+ * warning in the log). On error returns GW_EINVAL with a one-line reason in err and *out
+ * NULL. Thread: main, at start-up.
  */
 int authn_new(const authn_config_t *cfg, authn_t **out, char *err, size_t err_len);
 void authn_free(authn_t *a);
@@ -71,7 +73,7 @@ typedef enum {
  * system:anonymous in group system:unauthenticated. On AUTHN_OK *user is new (caller frees);
  * on failure `why` (may be NULL) gets a reason for the log. Thread: any.
  */
-authn_result_t authn_authenticate(const authn_t *a, const authn_request_t *req,
-                                  authn_user_t **user, char *why, size_t why_len);
+authn_result_t authn_authenticate(const authn_t *a, const authn_request_t *req, authn_user_t **user,
+                                  char *why, size_t why_len);
 
 #endif

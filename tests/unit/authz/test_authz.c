@@ -1,0 +1,173 @@
+/* Authorization: the mode list, the chain's first-decision-wins rule with kube's joined
+ * reasons, the system:masters bypass, and authorizers that answer later. */
+#include "authz.c"
+
+#include "tap.h"
+
+static char err[256];
+
+typedef struct {
+    int calls;
+    authz_decision_t decision;
+    char reason[256];
+} result_t;
+
+static void
+on_done(authz_decision_t decision, const char *reason, void *ctx)
+{
+    result_t *r = ctx;
+    r->calls++;
+    r->decision = decision;
+    snprintf(r->reason, sizeof(r->reason), "%s", reason);
+}
+
+static authn_user_t *
+user(const char *name, const char *group)
+{
+    static char *groups[1];
+    static authn_user_t u;
+    groups[0] = (char *)group;
+    u = (authn_user_t){
+        .name = (char *)name, .uid = (char *)"", .groups = groups, .n_groups = group != NULL};
+    return &u;
+}
+
+static result_t
+decide(const authz_t *z, const authn_user_t *u)
+{
+    result_t r = {0};
+    authz_attrs_t attrs = {.user = u,
+                           .verb = "get",
+                           .resource_request = true,
+                           .api_group = "",
+                           .api_version = "v1",
+                           .resource = "pods",
+                           .namespace_ = "default",
+                           .name = "x",
+                           .subresource = "",
+                           .path = "/api/v1/namespaces/default/pods/x"};
+    authz_authorize(z, &attrs, on_done, &r);
+    return r;
+}
+
+static void
+test_modes(void)
+{
+    authz_t *z = NULL;
+    tap_is_int(authz_new("AlwaysAllow", &z, err, sizeof(err)), 0, "AlwaysAllow builds");
+    result_t r = decide(z, user("alice", NULL));
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_ALLOW, "AlwaysAllow allows, once");
+    authz_free(z);
+
+    tap_is_int(authz_new("AlwaysDeny", &z, err, sizeof(err)), 0, "AlwaysDeny builds");
+    r = decide(z, user("alice", "dev"));
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_DENY, "AlwaysDeny denies, once");
+    tap_is_str(r.reason, "Everything is forbidden.", "with kube's reason");
+    r = decide(z, user("admin", "system:masters"));
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_ALLOW, "system:masters is allowed before any mode");
+    tap_is_str(r.reason, "", "... with no reason");
+    r = decide(z, NULL);
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_DENY, "no user at all is denied");
+    authz_free(z);
+
+    tap_is_int(authz_new("AlwaysDeny,AlwaysAllow", &z, err, sizeof(err)), 0, "two modes build");
+    r = decide(z, user("alice", NULL));
+    tap_ok(r.decision == AUTHZ_ALLOW, "AlwaysDeny has no opinion, so a later AlwaysAllow allows");
+    authz_free(z);
+
+    struct {
+        const char *modes, *want;
+    } bad[] = {
+        {"Foo", "authorization-mode \"Foo\" is not a valid mode"},
+        {"AlwaysAllow,alwaysdeny", "authorization-mode \"alwaysdeny\" is not a valid mode"},
+        {"RBAC", "authorization-mode \"RBAC\" is not supported yet"},
+        {"AlwaysAllow,AlwaysAllow",
+         "authorization-mode \"AlwaysAllow\" is specified more than once"},
+        {"", "authorization-mode: empty mode in \"\""},
+        {"AlwaysAllow,", "authorization-mode: empty mode in \"AlwaysAllow,\""},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        z = (authz_t *)1;
+        tap_is_int(authz_new(bad[i].modes, &z, err, sizeof(err)), GW_EINVAL, bad[i].modes);
+        tap_is_str(err, bad[i].want, "... the reason");
+        tap_ok(z == NULL, "... and no chain");
+    }
+}
+
+/* Test authorizers: fixed answers, and one that answers when told to. */
+static void
+no_opinion(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb, void *ctx)
+{
+    (void)attrs;
+    cb(AUTHZ_NO_OPINION, self->name, ctx);
+}
+
+static void
+deny(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb, void *ctx)
+{
+    (void)self, (void)attrs;
+    cb(AUTHZ_DENY, "denied here", ctx);
+}
+
+static authz_done_cb pending_cb;
+static void *pending_ctx;
+static char seen_verb[32];
+
+static void
+later(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb, void *ctx)
+{
+    (void)self;
+    snprintf(seen_verb, sizeof(seen_verb), "%s", attrs->verb);
+    pending_cb = cb;
+    pending_ctx = ctx;
+}
+
+static authz_authorizer_t a_none1 = {"first", no_opinion, free_static};
+static authz_authorizer_t a_none2 = {"second", no_opinion, free_static};
+static authz_authorizer_t a_deny = {"deny", deny, free_static};
+static authz_authorizer_t a_later = {"later", later, free_static};
+
+static void
+test_chain(void)
+{
+    authz_t z = {.chain = {&a_none1, &a_none2}, .n = 2};
+    result_t r = decide(&z, user("u", NULL));
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_DENY, "all without opinion: denied");
+    tap_is_str(r.reason, "first\nsecond", "the reasons joined by newlines, in order");
+
+    z = (authz_t){.chain = {&a_none1, &a_deny, &mode_always_allow}, .n = 3};
+    r = decide(&z, user("u", NULL));
+    tap_ok(r.decision == AUTHZ_DENY, "the first deny wins over a later allow");
+    tap_is_str(r.reason, "denied here", "... with its own reason only");
+
+    z = (authz_t){.chain = {&a_none1, &a_later, &mode_always_allow}, .n = 3};
+    r = (result_t){0};
+    authz_attrs_t attrs = {.user = user("u", NULL), .verb = "list", .path = "/x"};
+    authz_authorize(&z, &attrs, on_done, &r);
+    tap_ok(r.calls == 0 && pending_cb != NULL, "an asynchronous authorizer suspends the decision");
+    tap_is_str(seen_verb, "list", "it saw the attributes");
+    pending_cb(AUTHZ_NO_OPINION, "thinking done", pending_ctx);
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_ALLOW,
+           "its later no-opinion moves on to the next authorizer, which allows");
+
+    z = (authz_t){.chain = {&a_later, &a_none2}, .n = 2};
+    r = (result_t){0};
+    authz_authorize(&z, &attrs, on_done, &r);
+    pending_cb(AUTHZ_NO_OPINION, "async says", pending_ctx);
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_DENY, "async then sync no-opinion: denied");
+    tap_is_str(r.reason, "async says\nsecond", "reasons from both");
+
+    r = (result_t){0};
+    authz_authorize(&z, &attrs, on_done, &r);
+    pending_cb(AUTHZ_ALLOW, "yes", pending_ctx);
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_ALLOW, "an asynchronous allow decides");
+    tap_is_str(r.reason, "yes", "... with its reason");
+}
+
+int
+main(void)
+{
+    test_modes();
+    test_chain();
+    return tap_done();
+}
