@@ -34,7 +34,10 @@ LIB_SRC := $(filter-out gateway/main.c,$(shell find $(LIB_DIRS) -name '*.c' 2>/d
 HDR_DIRS := $(sort $(dir $(shell find $(LIB_DIRS) cel tests/lib -name '*.h' 2>/dev/null)))
 INCS = $(addprefix -I,$(HDR_DIRS)) -I$(GEN)
 
-LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(GEN_C:$(GEN)/%.c=$(BUILD)/obj/gen/%.o)
+# Assembly sources embed data files into the library with .incbin (no generated C, no xxd).
+LIB_ASM := $(shell find $(LIB_DIRS) -name '*.S' 2>/dev/null | sort)
+LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(GEN_C:$(GEN)/%.c=$(BUILD)/obj/gen/%.o) \
+           $(patsubst %.S,$(BUILD)/obj/%.o,$(LIB_ASM))
 LIB := $(BUILD)/libkgate.a
 
 # cel/ is a standalone library (no libevent, gRPC or gateway headers): its own archive, its own
@@ -73,6 +76,13 @@ $(GEN)/%.pb-c.c $(GEN)/%.pb-c.h: etcdproto/%.proto $(PROTOS)
 $(BUILD)/obj/%.o: %.c | $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+# -MMD cannot see .incbin inputs: name them.
+$(BUILD)/obj/gateway/catalog/gw_catalog_blob.o: gateway/catalog/catalog.json
 
 # Generated code is not ours to fix: keep -Werror, drop only the prototype-style warnings.
 $(BUILD)/obj/gen/%.o: $(GEN)/%.c | $(GEN_H)
