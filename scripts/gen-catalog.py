@@ -14,8 +14,8 @@ Output shape:
                /apis (core first), versions preferred first; `enabled` is the v1.32 default.
   resources    [{group, version, name, singular, kind, listKind, listDefinition, namespaced, verbs,
                  shortNames, categories, subresources: [{name, group, version, kind, verbs,
-                 definition}], definition, storagePath, storageVersionHash, keepsGeneration,
-                 virtual}]
+                 definition, connect}], definition, storagePath, storageVersionHash,
+                 keepsGeneration, virtual}]
   definitions  {name: schema}: the OpenAPI schema minus prose; "$ref" holds a bare definition
                name; "x-kgate-type" marks the special types (int-or-string, quantity, time, any).
 """
@@ -375,6 +375,7 @@ class Collected:
         self.namespaced = False
         self.list_definition = None
         self.body_definition = None
+        self.connect = False
 
 
 def collect_operations(paths):
@@ -398,6 +399,7 @@ def record_operation(entry, method, op, namespaced):
     entry.kinds.add((gvk['group'], gvk['version'], gvk['kind']))
     entry.namespaced = entry.namespaced or namespaced
     if action == 'connect':
+        entry.connect = True
         if method in CONNECT_VERBS:
             entry.verbs.add(CONNECT_VERBS[method])
         return
@@ -428,6 +430,7 @@ def subresource_entry(name, collected):
         'name': name, 'group': group, 'version': version, 'kind': kind,
         'verbs': sorted(collected.verbs),
         'definition': collected.body_definition,
+        'connect': collected.connect,
     }
 
 

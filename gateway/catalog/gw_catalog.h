@@ -17,9 +17,9 @@
 /* ---- schemas ---------------------------------------------------------------------------- */
 
 typedef enum {
-    GW_SCHEMA_ANY,           /* anything (RawExtension, preserve-unknown-fields, JSON) */
-    GW_SCHEMA_OBJECT,        /* fixed fields */
-    GW_SCHEMA_MAP,           /* string keys, every value of one schema (additionalProperties) */
+    GW_SCHEMA_ANY,    /* anything (RawExtension, preserve-unknown-fields, JSON) */
+    GW_SCHEMA_OBJECT, /* fixed fields */
+    GW_SCHEMA_MAP,    /* string keys, every value of one schema (additionalProperties) */
     GW_SCHEMA_ARRAY,
     GW_SCHEMA_STRING,
     GW_SCHEMA_INTEGER,
@@ -50,7 +50,7 @@ struct gw_schema {
     const gw_schema_t *items;  /* ARRAY: the element schema */
     const gw_schema_t *values; /* MAP: the value schema */
     /* merge markers (server-side apply, strategic merge patch) */
-    const char *list_type;      /* "atomic", "set", "map" or NULL */
+    const char *list_type; /* "atomic", "set", "map" or NULL */
     const char *const *list_map_keys;
     size_t n_list_map_keys;
     const char *map_type;        /* "atomic", "granular" or NULL */
@@ -84,21 +84,22 @@ enum {
 unsigned gw_verb_bit(const char *verb);
 
 typedef struct {
-    const char *name;    /* "status", "scale", "log", "exec", "binding", "eviction", ... */
-    const char *group;   /* the subresource's own kind's group ("" for core), e.g. Scale is
-                            "autoscaling" */
-    const char *version; /* e.g. "v1" */
-    const char *kind;    /* e.g. "Scale"; for status: the parent's kind */
-    unsigned verbs;      /* GW_VERB_* bits (connect verbs map to GET/CREATE as kube's do) */
+    const char *name;          /* "status", "scale", "log", "exec", "binding", "eviction", ... */
+    const char *group;         /* the subresource's own kind's group ("" for core), e.g. Scale is
+                                  "autoscaling" */
+    const char *version;       /* e.g. "v1" */
+    const char *kind;          /* e.g. "Scale"; for status: the parent's kind */
+    unsigned verbs;            /* GW_VERB_* bits (connect verbs map to GET/CREATE as kube's do) */
     const gw_schema_t *schema; /* the request/response body schema, or NULL */
+    bool connect; /* a connect subresource (exec, attach, portforward, proxy): no body schema */
 } gw_subresource_t;
 
 typedef struct {
     const char *group; /* "" for the core group */
     const char *version;
-    const char *name;     /* plural resource name, "deployments" */
-    const char *singular; /* "deployment" */
-    const char *kind;     /* "Deployment" */
+    const char *name;      /* plural resource name, "deployments" */
+    const char *singular;  /* "deployment" */
+    const char *kind;      /* "Deployment" */
     const char *list_kind; /* "DeploymentList" */
     bool namespaced;
     unsigned verbs; /* GW_VERB_* bits */
@@ -110,8 +111,10 @@ typedef struct {
     size_t n_subresources;
     const gw_schema_t *schema; /* the kind's schema (an OBJECT with apiVersion/kind/metadata) */
     const char *storage_path;  /* relative etcd path (gw_store_resource_path's answer) */
-    bool keeps_generation; /* metadata.generation is maintained (kube's strategies that do) */
-    bool virtual_only;     /* not stored: reviews, TokenReview, SelfSubjectReview, ... */
+    bool keeps_generation;     /* metadata.generation is maintained (kube's strategies that do) */
+    bool virtual_only;         /* not stored: reviews, TokenReview, SelfSubjectReview, ... */
+    const gw_schema_t *list_schema;   /* the list kind's schema, or NULL when there is no list */
+    const char *storage_version_hash; /* discovery's storageVersionHash; NULL when virtual */
 } gw_resource_t;
 
 /** The subresource `name` of r, or NULL. Thread: any. */
@@ -121,8 +124,8 @@ const gw_subresource_t *gw_resource_subresource(const gw_resource_t *r, const ch
 char *gw_resource_api_version(const gw_resource_t *r);
 
 typedef struct {
-    const char *name;             /* "" for core */
-    const char *const *versions;  /* served versions, preferred first */
+    const char *name;            /* "" for core */
+    const char *const *versions; /* served versions, preferred first */
     size_t n_versions;
 } gw_group_t;
 
@@ -132,12 +135,16 @@ typedef struct gw_catalog gw_catalog_t;
  * The built-in catalog, parsed from the embedded catalog.json on the first call (call it once
  * from the main thread at start-up; it aborts on a corrupt embedded catalog, which would be a
  * build defect). Never freed (process lifetime). Thread: any after the first call.
+ *
+ * It holds every group/version kgate knows, including those kube-apiserver v1.32 leaves off
+ * by default (alpha, and the betas): it is the universe --runtime-config chooses from. Serve
+ * gw_catalog_configure(builtin, runtime_config) (NULL or "" gives kube's default set).
  */
 const gw_catalog_t *gw_catalog_builtin(void);
 
 /** Resource by group ("" = core), version and plural name; NULL when not served. */
-const gw_resource_t *gw_catalog_find(const gw_catalog_t *c, const char *group,
-                                     const char *version, const char *name);
+const gw_resource_t *gw_catalog_find(const gw_catalog_t *c, const char *group, const char *version,
+                                     const char *name);
 
 /** Resource by group, version and kind; NULL when not served. */
 const gw_resource_t *gw_catalog_find_kind(const gw_catalog_t *c, const char *group,
@@ -151,14 +158,20 @@ const gw_resource_t *gw_catalog_at(const gw_catalog_t *c, size_t i);
 size_t gw_catalog_group_count(const gw_catalog_t *c);
 const gw_group_t *gw_catalog_group_at(const gw_catalog_t *c, size_t i);
 
+/** The served group `name` ("" = core), or NULL. Thread: any. */
+const gw_group_t *gw_catalog_group(const gw_catalog_t *c, const char *name);
+
 /**
- * Apply --runtime-config to a catalog: a new catalog serving only the enabled group/versions
- * and resources. Keys: "api/all", "api/ga", "api/beta", "api/alpha", "<group>/<version>",
- * "<group>/<version>/<resource>" ("v1" or "/v1" for core), each "=true|false" (no value means
- * true), as kube-apiserver takes them. Versions off by default in kube-apiserver v1.32 (alpha
- * and the beta groups it does not enable) are present in the built-in catalog but disabled
- * unless enabled here. Returns 0 and *out (process lifetime), or GW_EINVAL with a one-line
- * reason for an unknown key or value. Thread: main, at start-up.
+ * Apply --runtime-config: a new catalog serving only the enabled group/versions and resources.
+ * The starting point is kube-apiserver v1.32's default set over base's universe (the built-in
+ * catalog: GA versions on; alpha and the betas off). Keys: "api/all", "api/ga", "api/beta",
+ * "api/alpha", "<group>/<version>", "<group>/<version>/<resource>" ("v1" or "/v1" for core),
+ * each "=true|false" (Go's boolean spellings; no value means true), applied in kube-apiserver's
+ * order: the api/ keys, then group/version keys, then resource keys (later duplicates win); a
+ * version is served when any of its resources is. NULL or "" gives the defaults. Returns 0 and
+ * *out (process lifetime), or GW_EINVAL with a one-line reason in err for a malformed or
+ * unknown key (unlike kube-apiserver, an unknown group too) or value. Thread: main, at
+ * start-up.
  */
 int gw_catalog_configure(const gw_catalog_t *base, const char *runtime_config,
                          const gw_catalog_t **out, char *err, size_t err_len);

@@ -1,0 +1,80 @@
+#ifndef GATEWAY_CATALOG_GW_CATALOG_INT_H
+#define GATEWAY_CATALOG_GW_CATALOG_INT_H
+
+/* Internals shared by the catalog's files (catalog, schemas, runtime-config, documents). */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "gw_catalog.h"
+
+/* A named definition: the parsed schema and its compact JSON (for the OpenAPI documents). */
+typedef struct {
+    const char *name;
+    const gw_schema_t *schema;
+    json_t *json; /* borrowed from the universe's parsed catalog.json */
+} gw_catalog__def_t;
+
+/* One group/version of the universe and whether kube-apiserver v1.32 serves it by default. */
+typedef struct {
+    const char *group;
+    const char *version;
+    bool default_on;
+} gw_catalog__gv_t;
+
+typedef struct gw_openapi__cache gw_openapi__cache_t;
+
+struct gw_catalog {
+    const gw_catalog_t *universe;    /* the built-in catalog (itself for the built-in one) */
+    const gw_resource_t **resources; /* served, in catalog order */
+    size_t n_resources;
+    const gw_resource_t **by_name; /* sorted by (group, version, name) */
+    const gw_resource_t **by_kind; /* sorted by (group, version, kind) */
+    gw_group_t *groups;
+    size_t n_groups;
+    /* universe only */
+    json_t *doc;             /* the parsed catalog.json, kept for its definitions */
+    gw_catalog__def_t *defs; /* sorted by name */
+    size_t n_defs;
+    gw_catalog__gv_t *gvs; /* in group order, versions preferred first */
+    size_t n_gvs;
+    /* documents built on first use (gw_openapi.c), under docs_lock */
+    pthread_mutex_t docs_lock;
+    gw_openapi__cache_t *openapi;
+};
+
+/*
+ * Process-lifetime storage for catalogs, schemas and their strings: zeroed, never freed, and
+ * reachable from a static root so that leak checkers see it as live. Thread: any.
+ */
+void *gw_catalog__alloc(size_t n);
+char *gw_catalog__strdup(const char *s);
+
+/** Report a malformed embedded catalog (a build defect) and abort. */
+_Noreturn void gw_catalog__corrupt(const char *what, const char *name);
+
+/**
+ * Parse the definitions object of catalog.json into c->defs (sorted by name), resolving every
+ * "$ref" to the shared schema of its definition; recursive definitions share pointers.
+ * Aborts on a malformed definition. Thread: the one building c.
+ */
+void gw_catalog__load_definitions(gw_catalog_t *c, json_t *definitions);
+
+/** The definition entry `name` of the universe, or NULL. */
+const gw_catalog__def_t *gw_catalog__def(const gw_catalog_t *c, const char *name);
+
+/**
+ * A catalog serving `served` (pointers into the universe's resources, in universe order),
+ * with its indexes and groups built. Takes ownership of nothing; copies the array.
+ */
+gw_catalog_t *gw_catalog__assemble(const gw_catalog_t *universe, const gw_resource_t **served,
+                                   size_t n);
+
+/** Whether kube-apiserver v1.32 serves group/version by default; false when unknown. */
+bool gw_catalog__gv_default_on(const gw_catalog_t *universe, const char *group,
+                               const char *version);
+
+#endif
