@@ -37,6 +37,7 @@ typedef struct cel_activation cel_activation_t;
 typedef struct cel_type cel_type_t;
 typedef struct cel_list cel_list_t;
 typedef struct cel_map cel_map_t;
+typedef struct cel_object cel_object_t;
 
 /** The kinds of runtime values. */
 typedef enum cel_kind {
@@ -53,6 +54,7 @@ typedef enum cel_kind {
     CEL_TIMESTAMP,
     CEL_DURATION,
     CEL_OPTIONAL,
+    CEL_OBJECT, /**< a library value: URL, IP address, CIDR, quantity, semver */
     CEL_ERROR,
 } cel_kind_t;
 
@@ -68,7 +70,8 @@ typedef enum cel_kind {
  * the number of code points, or is -1 when not yet counted. Bytes use `str` too. Lists and maps
  * are either arena-built (`list`, `map`) or, with CEL_VF_JSON in `flags`, a borrowed json_t
  * array or object (`json`) read lazily, element by element, never copied. An optional holds
- * NULL (none) or a pointer to its value. An error holds its message.
+ * NULL (none) or a pointer to its value. An object points at an immutable library value whose
+ * type says what it is (cel_value_type()). An error holds its message.
  */
 typedef struct cel_value {
     cel_kind_t kind;
@@ -93,6 +96,7 @@ typedef struct cel_value {
         } ts;
         int64_t dur; /**< nanoseconds, the range of a signed 64-bit count (about 292 years) */
         const struct cel_value *opt;
+        const cel_object_t *obj;
         const char *err;
     } v;
 } cel_value_t;

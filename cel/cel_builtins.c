@@ -408,7 +408,6 @@ own_string(const char *s)
 
 FN(fn_string)
 {
-    (void)call;
     switch (a[0].kind) {
     case CEL_STRING:
         return a[0];
@@ -429,7 +428,8 @@ FN(fn_string)
     case CEL_DURATION:
         return own_string(cel__dur_format(ev->arena, a[0].v.dur));
     default:
-        return cel__no_overload(ev, "string", a, n);
+        /* Libraries add conversions of their own values. */
+        return cel__fn_next(ev, call, fn_string, a, n);
     }
 }
 
@@ -602,13 +602,16 @@ const cel__fn_t cel__builtin_fns[] = {
     {NULL, false, 0, 0, NULL},
 };
 
+static const cel__fn_t *const fn_tables[] = {
+    cel__builtin_fns, cel__time_fns, cel__strings_fns,
+};
+
 const cel__fn_t *
 cel__fn_find(const char *name, bool receiver, int nargs, bool *name_known)
 {
-    static const cel__fn_t *const tables[] = {cel__builtin_fns, cel__time_fns};
     *name_known = false;
-    for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
-        for (const cel__fn_t *f = tables[t]; f->name != NULL; f++) {
+    for (size_t t = 0; t < sizeof(fn_tables) / sizeof(fn_tables[0]); t++) {
+        for (const cel__fn_t *f = fn_tables[t]; f->name != NULL; f++) {
             if (strcmp(f->name, name) != 0)
                 continue;
             *name_known = true;
@@ -617,4 +620,23 @@ cel__fn_find(const char *name, bool receiver, int nargs, bool *name_known)
         }
     }
     return NULL;
+}
+
+cel_value_t
+cel__fn_next(cel__eval_t *ev, const cel__node_t *call, cel__fn_impl_t self, const cel_value_t *a,
+             int n)
+{
+    const char *name = call->u.call.name;
+    bool receiver = call->u.call.target != NULL, seen = false;
+    for (size_t t = 0; t < sizeof(fn_tables) / sizeof(fn_tables[0]); t++) {
+        for (const cel__fn_t *f = fn_tables[t]; f->name != NULL; f++) {
+            if (strcmp(f->name, name) != 0 || f->receiver != receiver || n < f->min_args ||
+                n > f->max_args)
+                continue;
+            if (seen)
+                return f->impl(ev, call, a, n);
+            seen = f->impl == self;
+        }
+    }
+    return cel__no_overload(ev, name, a, n);
 }

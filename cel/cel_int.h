@@ -51,6 +51,43 @@ extern const cel_type_t cel__type_null, cel__type_bool, cel__type_int, cel__type
     cel__type_double, cel__type_string, cel__type_bytes, cel__type_list, cel__type_map,
     cel__type_type, cel__type_timestamp, cel__type_duration, cel__type_optional, cel__type_error;
 
+/* Library values (CEL_OBJECT): each library embeds `cel_object_t` first in its own struct and
+ * points it at a static ops table. */
+typedef struct cel__object_ops {
+    const cel_type_t *type;
+    bool (*equal)(const cel_object_t *a, const cel_object_t *b); /* same ops on both sides */
+} cel__object_ops_t;
+
+struct cel_object {
+    const cel__object_ops_t *ops;
+};
+
+extern const cel_type_t cel__type_url, cel__type_ip, cel__type_cidr, cel__type_quantity,
+    cel__type_semver;
+
+/** An object value. */
+cel_value_t cel__object_value(const cel_object_t *o);
+/** Whether `v` is an object of type `t`. */
+bool cel__is_object(const cel_value_t *v, const cel_type_t *t);
+
+/* ---- Text building ------------------------------------------------------------------------ */
+
+/** A growable byte buffer in an arena. */
+typedef struct cel__buf {
+    cel_arena_t *a;
+    char *data;
+    size_t len;
+    size_t cap;
+} cel__buf_t;
+
+void cel__buf_init(cel__buf_t *b, cel_arena_t *a, size_t cap);
+void cel__buf_put(cel__buf_t *b, const char *s, size_t n);
+void cel__buf_putc(cel__buf_t *b, char c);
+void cel__buf_puts(cel__buf_t *b, const char *s);
+void cel__buf_printf(cel__buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** The buffer as a string value (the bytes must be valid UTF-8); the buffer stays usable. */
+cel_value_t cel__buf_string(const cel__buf_t *b);
+
 /* ---- UTF-8 --------------------------------------------------------------------------------- */
 
 /** Decode one code point at s[0..len); returns the bytes used, or 0 if malformed (overlong,
@@ -385,9 +422,24 @@ cel_value_t cel__err(cel__eval_t *ev, const char *fmt, ...) __attribute__((forma
 /** Charge for an operation over `n` units (bytes, elements): one unit of cost per ten. */
 bool cel__charge_size(cel__eval_t *ev, uint64_t n);
 
-/* Function tables, each NULL-name terminated, searched by cel__fn_find(). */
+/** Hand a call on to the next function of the same name, call style and arity after the one
+ *  whose implementation is `self`, in table order: how functions of different libraries share
+ *  a name (indexOf on strings and lists, string() of library values). "no such overload" when
+ *  none is left. */
+cel_value_t cel__fn_next(cel__eval_t *ev, const cel__node_t *call, cel__fn_impl_t self,
+                         const cel_value_t *args, int nargs);
+
+/** string.format(list) (cel_lib_format.c). */
+cel_value_t cel__fn_format(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *args,
+                           int nargs);
+/** A short readable rendering of a value for error messages (format's %s where it applies,
+ *  else the type name). */
+const char *cel__value_text(cel_arena_t *a, const cel_value_t *v);
+
+/* Function tables, each NULL-name terminated, searched by cel__fn_find() in this order. */
 extern const cel__fn_t cel__builtin_fns[];
 extern const cel__fn_t cel__time_fns[];
+extern const cel__fn_t cel__strings_fns[];
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */

@@ -24,6 +24,17 @@ const cel_type_t cel__type_duration = {"google.protobuf.Duration", CEL_DURATION}
 const cel_type_t cel__type_optional = {"optional_type", CEL_OPTIONAL};
 const cel_type_t cel__type_error = {"error", CEL_ERROR};
 
+/* The Kubernetes libraries' value types, named as kube-apiserver names them. */
+const cel_type_t cel__type_url = {"kubernetes.URL", CEL_OBJECT};
+const cel_type_t cel__type_ip = {"net.IP", CEL_OBJECT};
+const cel_type_t cel__type_cidr = {"net.CIDR", CEL_OBJECT};
+const cel_type_t cel__type_quantity = {"kubernetes.Quantity", CEL_OBJECT};
+const cel_type_t cel__type_semver = {"kubernetes.Semver", CEL_OBJECT};
+
+static const cel_type_t *const object_types[] = {
+    &cel__type_url, &cel__type_ip, &cel__type_cidr, &cel__type_quantity, &cel__type_semver,
+};
+
 static const cel_type_t *const all_types[] = {
     &cel__type_null,     &cel__type_bool,   &cel__type_int,       &cel__type_uint,
     &cel__type_double,   &cel__type_string, &cel__type_bytes,     &cel__type_list,
@@ -39,6 +50,10 @@ cel_type_find(const char *name)
         if (strcmp(all_types[i]->name, name) == 0)
             return all_types[i];
     }
+    for (size_t i = 0; i < sizeof(object_types) / sizeof(object_types[0]); i++) {
+        if (strcmp(object_types[i]->name, name) == 0)
+            return object_types[i];
+    }
     return NULL;
 }
 
@@ -51,6 +66,8 @@ cel_type_name(const cel_type_t *t)
 const cel_type_t *
 cel_value_type(const cel_value_t *v)
 {
+    if (v->kind == CEL_OBJECT)
+        return v->v.obj->ops->type;
     for (size_t i = 0; i < sizeof(all_types) / sizeof(all_types[0]); i++) {
         if (all_types[i]->kind == v->kind)
             return all_types[i];
@@ -97,6 +114,18 @@ cel_timestamp(int64_t sec, int32_t nsec)
     if (sec < CEL__TS_MIN || sec > CEL__TS_MAX || nsec < 0 || nsec > 999999999)
         return (cel_value_t){.kind = CEL_ERROR, .v.err = out_of_range};
     return (cel_value_t){.kind = CEL_TIMESTAMP, .v.ts = {sec, nsec}};
+}
+
+cel_value_t
+cel__object_value(const cel_object_t *o)
+{
+    return (cel_value_t){.kind = CEL_OBJECT, .v.obj = o};
+}
+
+bool
+cel__is_object(const cel_value_t *v, const cel_type_t *t)
+{
+    return v->kind == CEL_OBJECT && v->v.obj->ops->type == t;
 }
 
 cel_value_t
@@ -643,6 +672,8 @@ cel_value_equal(const cel_value_t *a, const cel_value_t *b)
         if (a->v.opt == NULL || b->v.opt == NULL)
             return a->v.opt == b->v.opt;
         return cel_value_equal(a->v.opt, b->v.opt);
+    case CEL_OBJECT:
+        return a->v.obj->ops == b->v.obj->ops && a->v.obj->ops->equal(a->v.obj, b->v.obj);
     case CEL_ERROR:
         return false;
     default:

@@ -8,11 +8,14 @@
 #include <string.h>
 
 #include "../../cel/cel_arena.c"
+#include "../../cel/cel_buf.c"
 #include "../../cel/cel_builtins.c"
 #include "../../cel/cel_dump.c"
 #include "../../cel/cel_env.c"
 #include "../../cel/cel_eval.c"
 #include "../../cel/cel_lex.c"
+#include "../../cel/cel_lib_format.c"
+#include "../../cel/cel_lib_strings.c"
 #include "../../cel/cel_parse.c"
 #include "../../cel/cel_regex.c"
 #include "../../cel/cel_strconv.c"
