@@ -1,0 +1,94 @@
+#ifndef GATEWAY_API_GW_NEGOTIATE_H
+#define GATEWAY_API_GW_NEGOTIATE_H
+
+/*
+ * Content negotiation as kube-apiserver does it: the response media type from Accept, the
+ * request body's type from Content-Type, and the response encoding from Accept-Encoding.
+ * Pure functions (the request-level wrappers are in gw_req.h's implementation).
+ *
+ * Accept: clauses are ordered by q (highest first), then concrete types before wildcards,
+ * keeping the client's order otherwise; q=0 does not exclude a clause (kube ignores it for
+ * matching). For each clause the first producible type wins, in the server's order JSON, YAML
+ * (protobuf is not produced: a protobuf clause is skipped). Conversions (`as=...;g=...;v=...`)
+ * are honoured only where the endpoint offers them; a clause asking for one it does not is
+ * skipped, so the client's fallback clause decides.
+ */
+
+#include <stdbool.h>
+
+#include "gw_req.h"
+
+/** What an endpoint can convert its answer to. */
+typedef enum {
+    GW_NEG_PLAIN,     /* no conversions (/version, /openapi, ...) */
+    GW_NEG_RESOURCE,  /* resource endpoints: Table (meta.k8s.io v1, v1beta1) */
+    GW_NEG_DISCOVERY, /* /api and /apis: APIGroupDiscoveryList (apidiscovery.k8s.io v2,
+                         v2beta1) */
+} gw_neg_endpoint_t;
+
+typedef struct {
+    gw_media_t media;    /* GW_MEDIA_JSON, GW_MEDIA_YAML or GW_MEDIA_TABLE */
+    const char *version; /* the conversion's version ("v1", "v2beta1", ...), or NULL */
+    bool aggregated;     /* an APIGroupDiscoveryList was asked for (media JSON) */
+    bool pretty;         /* the clause carried pretty=1 */
+} gw_negotiated_t;
+
+/**
+ * Negotiate the response type for an Accept header (NULL or "" means JSON). Returns true and
+ * fills *out, or false when nothing acceptable can be produced (406). Thread: any.
+ */
+bool gw_negotiate_accept(const char *accept, gw_neg_endpoint_t ep, gw_negotiated_t *out);
+
+/** The media types kgate produces, as kube lists them in a 406 message. */
+#define GW_NEG_PRODUCED "application/json, application/yaml"
+
+/** Request body types. */
+typedef enum {
+    GW_BODY_JSON,
+    GW_BODY_YAML,
+    GW_BODY_JSON_PATCH,      /* application/json-patch+json */
+    GW_BODY_MERGE_PATCH,     /* application/merge-patch+json */
+    GW_BODY_STRATEGIC_PATCH, /* application/strategic-merge-patch+json */
+    GW_BODY_APPLY_PATCH,     /* application/apply-patch+yaml */
+    GW_BODY_UNSUPPORTED,
+} gw_body_type_t;
+
+/**
+ * The type of a request body from its Content-Type (NULL or "" means JSON, as kube assumes).
+ * With `patch` the patch types are recognised (parameters after ';' ignored, as kube's patch
+ * handler strips them) and anything else is unsupported; without it JSON and YAML are
+ * (type/subtype case-insensitive, parameters allowed). Thread: any.
+ */
+gw_body_type_t gw_negotiate_body(const char *content_type, bool patch);
+
+/** The media types gw_negotiate_body accepts, as kube lists them in a 415 message. */
+#define GW_NEG_CONSUMED "application/json, application/yaml"
+#define GW_NEG_PATCHES                                                                             \
+    "application/json-patch+json, application/merge-patch+json, "                                  \
+    "application/strategic-merge-patch+json, application/apply-patch+yaml"
+#define GW_NEG_PATCHES_CUSTOM                                                                      \
+    "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+
+/**
+ * Whether an Accept-Encoding header offers gzip: kube's test, a comma-separated token that is
+ * exactly "gzip" once trimmed (no parameters). Thread: any.
+ */
+bool gw_negotiate_gzip(const char *accept_encoding);
+
+/**
+ * Whether the response should be pretty-printed without being asked in the media type:
+ * `?pretty=` parsed as a Go bool when given and non-empty, else a browser or command-line user
+ * agent (curl, Wget, Mozilla/5.0), as kube-apiserver decides. pretty_param is the first
+ * `pretty` query value or NULL. Thread: any.
+ */
+bool gw_negotiate_pretty(const char *pretty_param, const char *user_agent);
+
+/**
+ * The patch type of a PATCH request's body; on an unsupported Content-Type replies 415
+ * UnsupportedMediaType listing the patch types the resource takes (strategic merge only for
+ * built-in kinds: strategic false leaves it out and refuses it) and returns
+ * GW_BODY_UNSUPPORTED, finishing r. Thread: r's worker.
+ */
+gw_body_type_t gw_req_patch_type(gw_req_t *r, bool strategic);
+
+#endif
