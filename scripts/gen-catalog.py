@@ -14,8 +14,10 @@ Output shape:
                /apis (core first), versions preferred first; `enabled` is the v1.32 default.
   resources    [{group, version, name, singular, kind, listKind, listDefinition, namespaced, verbs,
                  shortNames, categories, subresources: [{name, group, version, kind, verbs,
-                 definition, connect}], definition, storagePath, storageVersionHash,
-                 keepsGeneration, virtual}]
+                 definition, connect}], definition, deleteReturnsObject, storagePath,
+                 storageVersionHash, keepsGeneration, virtual}]
+               deleteReturnsObject: a delete answers with the object rather than a Status
+               (kube's ReturnDeletedObject), read from the delete operation's 200 response.
   definitions  {name: schema}: the OpenAPI schema minus prose; "$ref" holds a bare definition
                name; "x-kgate-type" marks the special types (int-or-string, quantity, time, any).
 """
@@ -375,6 +377,7 @@ class Collected:
         self.namespaced = False
         self.list_definition = None
         self.body_definition = None
+        self.delete_definition = None
         self.connect = False
 
 
@@ -407,6 +410,8 @@ def record_operation(entry, method, op, namespaced):
     ref = response_ref(op)
     if action == 'list':
         entry.list_definition = ref
+    elif action == 'delete':
+        entry.delete_definition = ref
     elif ref is not None and action in ('get', 'post', 'put', 'patch'):
         entry.body_definition = ref
 
@@ -440,6 +445,7 @@ def resource_entry(key, collected, subs, defs_by_gvk, storage_versions):
     list_def = collected.list_definition
     gk = (group, plural)
     virtual = gk in VIRTUAL
+    definition = defs_by_gvk.get((group, version, kind))
     return {
         'group': group, 'version': version, 'name': plural,
         'singular': kind.lower(), 'kind': kind,
@@ -449,7 +455,8 @@ def resource_entry(key, collected, subs, defs_by_gvk, storage_versions):
         'shortNames': SHORT_NAMES.get(gk, []),
         'categories': CATEGORIES.get(gk, []),
         'subresources': [subresource_entry(n, c) for n, c in sorted(subs.items())],
-        'definition': defs_by_gvk.get((group, version, kind)),
+        'definition': definition,
+        'deleteReturnsObject': collected.delete_definition == definition,
         'storagePath': STORAGE_PATHS.get(gk, plural),
         'storageVersionHash': None if virtual else storage_versions[gk],
         'keepsGeneration': gk in KEEPS_GENERATION,

@@ -159,6 +159,7 @@ parse_resource(const gw_catalog_t *u, gw_resource_t *r, json_t *j)
     r->storage_version_hash = json_string_value(json_object_get(j, "storageVersionHash"));
     r->keeps_generation = json_is_true(json_object_get(j, "keepsGeneration"));
     r->virtual_only = json_is_true(json_object_get(j, "virtual"));
+    r->delete_returns_object = json_is_true(json_object_get(j, "deleteReturnsObject"));
     if (r->schema == NULL)
         gw_catalog__corrupt("resource without a definition", where);
 }

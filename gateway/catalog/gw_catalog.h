@@ -115,6 +115,8 @@ typedef struct {
     bool virtual_only;         /* not stored: reviews, TokenReview, SelfSubjectReview, ... */
     const gw_schema_t *list_schema;   /* the list kind's schema, or NULL when there is no list */
     const char *storage_version_hash; /* discovery's storageVersionHash; NULL when virtual */
+    bool delete_returns_object;       /* a finished delete answers with the object (kube's
+                                         ReturnDeletedObject: pods, services, ...), not a Status */
 } gw_resource_t;
 
 /** The subresource `name` of r, or NULL. Thread: any. */

@@ -92,6 +92,8 @@ test_resource_facts(void)
     tap_is_str(pods->storage_version_hash, "xPOwRZ+Yhw8=", "pods storage version hash");
     tap_is_str(deploy->storage_version_hash, "8aSe+NMegvE=", "deployments storage version hash");
     tap_ok(review->storage_version_hash == NULL, "virtual: no storage version hash");
+    tap_ok(pods->delete_returns_object, "deleting a pod answers with the pod");
+    tap_ok(!deploy->delete_returns_object, "deleting a deployment answers with a Status");
     tap_is_int(gw_verb_bit("deletecollection"), GW_VERB_DELETECOLLECTION, "verb bit");
     tap_is_int(gw_verb_bit("connect"), 0, "unknown verb: 0");
     free(api_version);
