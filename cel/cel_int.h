@@ -440,6 +440,7 @@ const char *cel__value_text(cel_arena_t *a, const cel_value_t *v);
 extern const cel__fn_t cel__builtin_fns[];
 extern const cel__fn_t cel__time_fns[];
 extern const cel__fn_t cel__strings_fns[];
+extern const cel__fn_t cel__lists_fns[];
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */

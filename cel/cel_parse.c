@@ -269,6 +269,29 @@ expand_opt_map(parser_t *p, size_t pos, cel__node_t *o, bool flat, cel__node_t *
                     new_call(p, pos, NULL, "optional.none", 0));
 }
 
+/* l.sortBy(x, key): cel-go's expansion, a binding of the list that is sorted by the keys its
+ * elements map to: @sortByAssociatedKeys(l, l.map(x, key)). */
+static cel__node_t *
+expand_sort_by(parser_t *p, size_t pos, cel__node_t *t, cel__node_t **args)
+{
+    static const char input[] = "@__sortBy_input__";
+    if (t->kind == CEL__N_CONST || t->kind == CEL__N_MAP || t->kind == CEL__N_STRUCT) {
+        fail(p, t->pos,
+             "sortBy can only be applied to a list, identifier, comprehension, call or select "
+             "expression");
+        return NULL;
+    }
+    cel__node_t *keys = expand_comprehension(p, pos, new_ident(p, pos, input, strlen(input)),
+                                             "map", args, 2);
+    if (keys == NULL)
+        return NULL;
+    cel__node_t *sorted = new_call(p, pos, new_ident(p, pos, input, strlen(input)),
+                                   "@sortByAssociatedKeys", 1, keys);
+    return new_comp(p, pos, "#unused", list_of(p, pos, NULL), input, t,
+                    new_const(p, pos, cel_bool(false)), new_ident(p, pos, input, strlen(input)),
+                    sorted);
+}
+
 static bool
 is_ident(const cel__node_t *n, const char *name)
 {
@@ -301,6 +324,8 @@ expand_macro(parser_t *p, size_t pos, cel__node_t *t, const char *name, cel__nod
         return expand_bind(p, pos, args);
     if (t != NULL && n == 2 && (strcmp(name, "optMap") == 0 || strcmp(name, "optFlatMap") == 0))
         return expand_opt_map(p, pos, t, name[3] == 'F', args);
+    if (t != NULL && n == 2 && strcmp(name, "sortBy") == 0)
+        return expand_sort_by(p, pos, t, args);
     *handled = false;
     return NULL;
 }
