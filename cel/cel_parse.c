@@ -299,6 +299,63 @@ is_ident(const cel__node_t *n, const char *name)
            strcmp(n->u.ident.name, name) == 0;
 }
 
+/* What cel-go's math macros accept as an argument: anything but a non-numeric literal or a
+ * list, map or message literal. */
+static bool
+numeric_arg(const cel__node_t *a)
+{
+    if (a->kind == CEL__N_CONST) {
+        cel_kind_t k = a->u.constant.kind;
+        return k == CEL_INT || k == CEL_UINT || k == CEL_DOUBLE;
+    }
+    return a->kind != CEL__N_LIST && a->kind != CEL__N_MAP && a->kind != CEL__N_STRUCT;
+}
+
+static bool
+numeric_list(const cel__node_t *a)
+{
+    if (a->kind != CEL__N_LIST || a->u.list.n == 0)
+        return false;
+    for (int i = 0; i < a->u.list.n; i++) {
+        if (!numeric_arg(a->u.list.elems[i]))
+            return false;
+    }
+    return true;
+}
+
+/* math.greatest(...) / math.least(...): cel-go's macros, calls of math.@max / math.@min on one
+ * argument, a pair, or a list of three or more. */
+static cel__node_t *
+expand_math(parser_t *p, size_t pos, cel__node_t *t, const char *name, cel__node_t **args, int n)
+{
+    const char *fn = name[0] == 'g' ? "math.@max" : "math.@min";
+    if (n == 0) {
+        fail(p, t->pos, "math.%s() requires at least one argument", name);
+        return NULL;
+    }
+    if (n == 1) {
+        if (numeric_list(args[0]) || numeric_arg(args[0]))
+            return new_call(p, pos, NULL, fn, 1, args[0]);
+        fail(p, args[0]->pos, "math.%s() invalid single argument value", name);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!numeric_arg(args[i])) {
+            fail(p, args[i]->pos, "math.%s() simple literal arguments must be numeric", name);
+            return NULL;
+        }
+    }
+    if (n == 2)
+        return new_call(p, pos, NULL, fn, 2, args[0], args[1]);
+    cel__node_t *list = new_node(p, CEL__N_LIST, pos);
+    list->u.list.elems = args;
+    list->u.list.optional = cel_arena_alloc(p->a, sizeof(bool) * (size_t)n);
+    list->u.list.n = n;
+    for (int i = 0; i < n; i++)
+        grow(p, list, args[i]);
+    return new_call(p, pos, NULL, fn, 1, list);
+}
+
 /* A macro call, or NULL with *handled false when the call is an ordinary one. */
 static cel__node_t *
 expand_macro(parser_t *p, size_t pos, cel__node_t *t, const char *name, cel__node_t **args, int n,
@@ -326,6 +383,8 @@ expand_macro(parser_t *p, size_t pos, cel__node_t *t, const char *name, cel__nod
         return expand_opt_map(p, pos, t, name[3] == 'F', args);
     if (t != NULL && n == 2 && strcmp(name, "sortBy") == 0)
         return expand_sort_by(p, pos, t, args);
+    if (is_ident(t, "math") && (strcmp(name, "greatest") == 0 || strcmp(name, "least") == 0))
+        return expand_math(p, pos, t, name, args, n);
     *handled = false;
     return NULL;
 }
