@@ -73,6 +73,16 @@ const gw_catalog__def_t *gw_catalog__def(const gw_catalog_t *c, const char *name
 gw_catalog_t *gw_catalog__assemble(const gw_catalog_t *universe, const gw_resource_t **served,
                                    size_t n);
 
+/* OpenAPI generation state (gw_openapi.c, gw_openapi_paths.c). */
+typedef struct {
+    bool v3;       /* OpenAPI 3.0 (components/schemas) rather than Swagger 2.0 (definitions) */
+    json_t *paths; /* path -> path item, being filled */
+    json_t *refs;  /* the set of definition names the paths name (name -> true) */
+} gw_openapi__gen_t;
+
+/** Add r's paths and operations to g->paths, recording the definitions they name. */
+void gw_openapi__resource_paths(gw_openapi__gen_t *g, const gw_resource_t *r);
+
 /** Whether kube-apiserver v1.32 serves group/version by default; false when unknown. */
 bool gw_catalog__gv_default_on(const gw_catalog_t *universe, const char *group,
                                const char *version);

@@ -1,0 +1,305 @@
+/* OpenAPI v2 and v3 documents of a catalog, built once and kept serialized with their hash. */
+#include "gw_openapi.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/sha.h>
+
+#include "gw_alloc.h"
+#include "gw_catalog_int.h"
+#include "gw_discovery.h"
+#include "gw_err.h"
+
+typedef struct {
+    char *path; /* "api/v1", "apis/apps/v1" */
+    gw_openapi_doc_t doc;
+} v3_doc_t;
+
+struct gw_openapi__cache {
+    bool v2_built;
+    gw_openapi_doc_t v2;
+    bool v3_built;
+    gw_openapi_doc_t v3_index;
+    v3_doc_t *v3;
+    size_t n_v3;
+};
+
+/* Serialize doc (consumed) into d, with kube-apiserver's ETag: upper-case hex SHA-512. */
+static void
+doc_set(gw_openapi_doc_t *d, json_t *doc)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    unsigned char md[SHA512_DIGEST_LENGTH];
+    char *text = json_dumps(doc, JSON_COMPACT);
+    char *hash = gw_catalog__alloc(2 * sizeof(md) + 1);
+
+    if (text == NULL)
+        gw_catalog__corrupt("cannot serialize an OpenAPI document", NULL);
+    SHA512((const unsigned char *)text, strlen(text), md);
+    for (size_t i = 0; i < sizeof(md); i++) {
+        hash[2 * i] = digits[md[i] >> 4];
+        hash[2 * i + 1] = digits[md[i] & 15];
+    }
+    d->data = text;
+    d->len = strlen(text);
+    d->hash = hash;
+    json_decref(doc);
+}
+
+/* ---- definitions ------------------------------------------------------------------------- */
+
+static json_t *convert_schema(json_t *in, bool v3);
+
+static json_t *
+convert_properties(json_t *props, bool v3)
+{
+    json_t *out = json_object(), *v;
+    const char *name;
+
+    json_object_foreach(props, name, v) json_object_set_new(out, name, convert_schema(v, v3));
+    return out;
+}
+
+/* OpenAPI 3.0 ignores the siblings of a $ref, so a decorated one becomes allOf, as kube's. */
+static void
+wrap_decorated_ref(json_t *schema)
+{
+    json_t *ref = json_object_get(schema, "$ref");
+
+    if (ref == NULL || json_object_size(schema) == 1)
+        return;
+    json_incref(ref);
+    json_object_del(schema, "$ref");
+    json_object_set_new(schema, "allOf", json_pack("[{s:o}]", "$ref", ref));
+}
+
+/* The catalog's compact schema as an OpenAPI schema: full $ref paths, no x-kgate markers. */
+static json_t *
+convert_schema(json_t *in, bool v3)
+{
+    const char *prefix = v3 ? "#/components/schemas/" : "#/definitions/";
+    json_t *out = json_object(), *v;
+    const char *key;
+
+    json_object_foreach(in, key, v)
+    {
+        bool nested = strcmp(key, "items") == 0 || strcmp(key, "additionalProperties") == 0;
+        if (strcmp(key, "x-kgate-type") == 0)
+            continue;
+        if (strcmp(key, "$ref") == 0)
+            json_object_set_new(out, key, json_sprintf("%s%s", prefix, json_string_value(v)));
+        else if (strcmp(key, "properties") == 0)
+            json_object_set_new(out, key, convert_properties(v, v3));
+        else if (nested && json_is_object(v))
+            json_object_set_new(out, key, convert_schema(v, v3));
+        else
+            json_object_set_new(out, key, json_deep_copy(v));
+    }
+    if (v3)
+        wrap_decorated_ref(out);
+    return out;
+}
+
+/* Queue the definition names schema refers to. */
+static void
+queue_refs(json_t *schema, json_t *queue)
+{
+    json_t *v, *field;
+    const char *key, *name;
+
+    json_object_foreach(schema, key, v)
+    {
+        if (strcmp(key, "$ref") == 0 && json_is_string(v))
+            json_array_append(queue, v);
+        else if (strcmp(key, "properties") == 0) {
+            json_object_foreach(v, name, field) queue_refs(field, queue);
+        } else if ((strcmp(key, "items") == 0 || strcmp(key, "additionalProperties") == 0) &&
+                   json_is_object(v))
+            queue_refs(v, queue);
+    }
+}
+
+/* Every definition reachable from `refs`, converted, in name order. */
+static json_t *
+definitions(const gw_catalog_t *c, json_t *refs, bool v3)
+{
+    const gw_catalog_t *u = c->universe;
+    json_t *seen = json_object(), *queue = json_array(), *out = json_object(), *v;
+    const char *name;
+
+    json_object_foreach(refs, name, v) json_array_append_new(queue, json_string(name));
+    while (json_array_size(queue) > 0) {
+        json_t *last = json_incref(json_array_get(queue, json_array_size(queue) - 1));
+        const gw_catalog__def_t *d = gw_catalog__def(c, json_string_value(last));
+        json_array_remove(queue, json_array_size(queue) - 1);
+        if (d == NULL)
+            gw_catalog__corrupt("reference to a missing definition", json_string_value(last));
+        if (json_object_get(seen, d->name) == NULL) {
+            json_object_set_new(seen, d->name, json_true());
+            queue_refs(d->json, queue);
+        }
+        json_decref(last);
+    }
+    for (size_t i = 0; i < u->n_defs; i++) {
+        if (json_object_get(seen, u->defs[i].name))
+            json_object_set_new(out, u->defs[i].name, convert_schema(u->defs[i].json, v3));
+    }
+    json_decref(seen);
+    json_decref(queue);
+    return out;
+}
+
+/* ---- documents --------------------------------------------------------------------------- */
+
+static json_t *
+bearer_token_scheme(void)
+{
+    return json_pack("{s:{s:s, s:s, s:s}}", "BearerToken", "type", "apiKey", "name",
+                     "authorization", "in", "header");
+}
+
+/* Paths of the catalog's resources in group/version (NULL group: all of them). */
+static void
+add_paths(const gw_catalog_t *c, gw_openapi__gen_t *g, const char *group, const char *version)
+{
+    for (size_t i = 0; i < c->n_resources; i++) {
+        const gw_resource_t *r = c->resources[i];
+        if (group == NULL || (strcmp(r->group, group) == 0 && strcmp(r->version, version) == 0))
+            gw_openapi__resource_paths(g, r);
+    }
+}
+
+static json_t *
+build_v2(const gw_catalog_t *c)
+{
+    gw_openapi__gen_t g = {.v3 = false, .paths = json_object(), .refs = json_object()};
+    json_t *defs;
+
+    add_paths(c, &g, NULL, NULL);
+    defs = definitions(c, g.refs, false);
+    json_decref(g.refs);
+    return json_pack("{s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:[{s:[]}]}", "swagger", "2.0", "info",
+                     "title", "Kubernetes", "version", GW_KUBE_GIT_VERSION, "paths", g.paths,
+                     "definitions", defs, "securityDefinitions", bearer_token_scheme(), "security",
+                     "BearerToken");
+}
+
+static json_t *
+build_v3(const gw_catalog_t *c, const char *group, const char *version)
+{
+    gw_openapi__gen_t g = {.v3 = true, .paths = json_object(), .refs = json_object()};
+    json_t *defs;
+
+    add_paths(c, &g, group, version);
+    defs = definitions(c, g.refs, true);
+    json_decref(g.refs);
+    return json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:o, s:o}, s:[{s:[]}]}", "openapi", "3.0.0",
+                     "info", "title", "Kubernetes", "version", GW_KUBE_GIT_VERSION, "paths",
+                     g.paths, "components", "schemas", defs, "securitySchemes",
+                     bearer_token_scheme(), "security", "BearerToken");
+}
+
+static size_t
+served_versions(const gw_catalog_t *c)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < c->n_groups; i++)
+        n += c->groups[i].n_versions;
+    return n;
+}
+
+static void
+build_all_v3(const gw_catalog_t *c, gw_openapi__cache_t *cache)
+{
+    json_t *index = json_object();
+
+    cache->v3 = gw_catalog__alloc(served_versions(c) * sizeof(*cache->v3));
+    for (size_t i = 0; i < c->n_groups; i++) {
+        const gw_group_t *g = &c->groups[i];
+        for (size_t k = 0; k < g->n_versions; k++) {
+            v3_doc_t *d = &cache->v3[cache->n_v3++];
+            char *path = g->name[0] ? gw_sprintf("apis/%s/%s", g->name, g->versions[k])
+                                    : gw_sprintf("api/%s", g->versions[k]);
+            d->path = gw_catalog__strdup(path);
+            doc_set(&d->doc, build_v3(c, g->name, g->versions[k]));
+            json_object_set_new(
+                index, path,
+                json_pack("{s:o}", "serverRelativeURL",
+                          json_sprintf("/openapi/v3/%s?hash=%s", path, d->doc.hash)));
+            free(path);
+        }
+    }
+    doc_set(&cache->v3_index, json_pack("{s:o}", "paths", index));
+}
+
+/* The catalog's document cache, created on first use; the caller holds docs_lock. */
+static gw_openapi__cache_t *
+lock_cache(const gw_catalog_t *c)
+{
+    /* The documents are the one mutable part of a catalog, always behind its lock. */
+    gw_catalog_t *mc = (gw_catalog_t *)c;
+
+    pthread_mutex_lock(&mc->docs_lock);
+    if (mc->openapi == NULL)
+        mc->openapi = gw_catalog__alloc(sizeof(*mc->openapi));
+    return mc->openapi;
+}
+
+static void
+unlock_cache(const gw_catalog_t *c)
+{
+    pthread_mutex_unlock(&((gw_catalog_t *)c)->docs_lock);
+}
+
+int
+gw_openapi_v2(const gw_catalog_t *c, gw_openapi_doc_t *out)
+{
+    gw_openapi__cache_t *cache = lock_cache(c);
+
+    if (!cache->v2_built) {
+        doc_set(&cache->v2, build_v2(c));
+        cache->v2_built = true;
+    }
+    *out = cache->v2;
+    unlock_cache(c);
+    return 0;
+}
+
+static gw_openapi__cache_t *
+lock_v3(const gw_catalog_t *c)
+{
+    gw_openapi__cache_t *cache = lock_cache(c);
+
+    if (!cache->v3_built) {
+        build_all_v3(c, cache);
+        cache->v3_built = true;
+    }
+    return cache;
+}
+
+int
+gw_openapi_v3_index(const gw_catalog_t *c, gw_openapi_doc_t *out)
+{
+    *out = lock_v3(c)->v3_index;
+    unlock_cache(c);
+    return 0;
+}
+
+int
+gw_openapi_v3(const gw_catalog_t *c, const char *path, gw_openapi_doc_t *out)
+{
+    gw_openapi__cache_t *cache = lock_v3(c);
+    int rc = GW_ENOTFOUND;
+
+    for (size_t i = 0; i < cache->n_v3; i++) {
+        if (strcmp(cache->v3[i].path, path) == 0) {
+            *out = cache->v3[i].doc;
+            rc = 0;
+            break;
+        }
+    }
+    unlock_cache(c);
+    return rc;
+}

@@ -1,0 +1,628 @@
+/* The OpenAPI paths of one resource: its operations, parameters and responses, v2 or v3. */
+#include "gw_catalog_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gw_alloc.h"
+
+typedef struct {
+    const char *name;
+    const char *type;
+} param_t;
+
+/* kube-apiserver's query parameters, per kind of operation. */
+static const param_t list_params[] = {
+    {"allowWatchBookmarks", "boolean"},
+    {"continue", "string"},
+    {"fieldSelector", "string"},
+    {"labelSelector", "string"},
+    {"limit", "integer"},
+    {"resourceVersion", "string"},
+    {"resourceVersionMatch", "string"},
+    {"sendInitialEvents", "boolean"},
+    {"timeoutSeconds", "integer"},
+    {"watch", "boolean"},
+    {NULL, NULL},
+};
+static const param_t write_params[] = {
+    {"dryRun", "string"},
+    {"fieldManager", "string"},
+    {"fieldValidation", "string"},
+    {NULL, NULL},
+};
+static const param_t patch_params[] = {
+    {"dryRun", "string"},
+    {"fieldManager", "string"},
+    {"fieldValidation", "string"},
+    {"force", "boolean"},
+    {NULL, NULL},
+};
+static const param_t delete_params[] = {
+    {"dryRun", "string"},
+    {"gracePeriodSeconds", "integer"},
+    {"ignoreStoreReadErrorWithClusterBreakingPotential", "boolean"},
+    {"orphanDependents", "boolean"},
+    {"propagationPolicy", "string"},
+    {NULL, NULL},
+};
+static const param_t delete_collection_params[] = {
+    {"continue", "string"},
+    {"dryRun", "string"},
+    {"fieldSelector", "string"},
+    {"gracePeriodSeconds", "integer"},
+    {"ignoreStoreReadErrorWithClusterBreakingPotential", "boolean"},
+    {"labelSelector", "string"},
+    {"limit", "integer"},
+    {"orphanDependents", "boolean"},
+    {"propagationPolicy", "string"},
+    {"resourceVersion", "string"},
+    {"resourceVersionMatch", "string"},
+    {"sendInitialEvents", "boolean"},
+    {"timeoutSeconds", "integer"},
+    {NULL, NULL},
+};
+static const param_t log_params[] = {
+    {"container", "string"},
+    {"follow", "boolean"},
+    {"insecureSkipTLSVerifyBackend", "boolean"},
+    {"limitBytes", "integer"},
+    {"previous", "boolean"},
+    {"sinceSeconds", "integer"},
+    {"stream", "string"},
+    {"tailLines", "integer"},
+    {"timestamps", "boolean"},
+    {NULL, NULL},
+};
+static const param_t exec_params[] = {
+    {"command", "string"}, {"container", "string"}, {"stderr", "boolean"}, {"stdin", "boolean"},
+    {"stdout", "boolean"}, {"tty", "boolean"},      {NULL, NULL},
+};
+static const param_t attach_params[] = {
+    {"container", "string"}, {"stderr", "boolean"}, {"stdin", "boolean"},
+    {"stdout", "boolean"},   {"tty", "boolean"},    {NULL, NULL},
+};
+static const param_t portforward_params[] = {{"ports", "integer"}, {NULL, NULL}};
+static const param_t proxy_params[] = {{"path", "string"}, {NULL, NULL}};
+static const param_t no_params[] = {{NULL, NULL}};
+
+static const struct {
+    const char *subresource;
+    const param_t *params;
+} connect_params[] = {
+    {"exec", exec_params},
+    {"attach", attach_params},
+    {"portforward", portforward_params},
+    {"proxy", proxy_params},
+};
+
+/* Media types an operation answers with. */
+typedef enum { PRODUCE_OBJECT, PRODUCE_WATCH, PRODUCE_LOG, PRODUCE_ANY } produce_t;
+
+static const char *const produce_object[] = {"application/json", "application/yaml", NULL};
+static const char *const produce_watch[] = {"application/json", "application/yaml",
+                                            "application/json;stream=watch", NULL};
+static const char *const produce_log[] = {"text/plain", "application/json", "application/yaml",
+                                          NULL};
+static const char *const produce_any[] = {"*/*", NULL};
+static const char *const *const produces[] = {produce_object, produce_watch, produce_log,
+                                              produce_any};
+
+static const char *const consume_any[] = {"*/*", NULL};
+static const char *const consume_patch[] = {
+    "application/json-patch+json", "application/merge-patch+json",
+    "application/strategic-merge-patch+json", "application/apply-patch+yaml", NULL};
+
+#define META "io.k8s.apimachinery.pkg.apis.meta.v1."
+
+/* Path-level parameters. */
+enum { PP_NAMESPACE = 1, PP_NAME = 2, PP_PATH = 4 };
+
+/* One operation to write. NULL schemas mean a plain string. */
+typedef struct {
+    const char *method; /* "get", "post", ... */
+    const char *action; /* x-kubernetes-action */
+    char *id;           /* operationId, owned */
+    const param_t *params;
+    const char *body; /* request body definition, or NULL for none */
+    bool patch;       /* the body is a patch document */
+    const char *response;
+    const char *codes; /* response codes: "200", "200 201", "200 201 202", "200 202" */
+    produce_t produce;
+    const char *group, *version, *kind; /* x-kubernetes-group-version-kind */
+} op_t;
+
+/* Names for one resource: where its paths start and how its operations are named. */
+typedef struct {
+    gw_openapi__gen_t *g;
+    const gw_resource_t *r;
+    char *base;   /* "/api/v1", "/apis/apps/v1" */
+    char *tag;    /* "core_v1", "apps_v1" */
+    char *prefix; /* "CoreV1", "AppsV1" */
+} res_t;
+
+/* ---- JSON pieces ------------------------------------------------------------------------ */
+
+static json_t *
+ref(gw_openapi__gen_t *g, const char *name)
+{
+    char *text = gw_sprintf("%s%s", g->v3 ? "#/components/schemas/" : "#/definitions/", name);
+    json_t *o = json_pack("{s:s}", "$ref", text);
+
+    json_object_set_new(g->refs, name, json_true());
+    free(text);
+    return o;
+}
+
+static json_t *
+schema_of(gw_openapi__gen_t *g, const char *definition)
+{
+    return definition ? ref(g, definition) : json_pack("{s:s}", "type", "string");
+}
+
+static json_t *
+strings(const char *const *list)
+{
+    json_t *a = json_array();
+
+    for (; *list; list++)
+        json_array_append_new(a, json_string(*list));
+    return a;
+}
+
+static json_t *
+param(bool v3, const char *name, const char *in, const char *type, bool required)
+{
+    json_t *p = json_pack("{s:s, s:s}", "name", name, "in", in);
+
+    if (v3)
+        json_object_set_new(p, "schema",
+                            json_pack("{s:s, s:b}", "type", type, "uniqueItems", true));
+    else {
+        json_object_set_new(p, "type", json_string(type));
+        json_object_set_new(p, "uniqueItems", json_true());
+    }
+    if (required)
+        json_object_set_new(p, "required", json_true());
+    return p;
+}
+
+static json_t *
+content(gw_openapi__gen_t *g, const char *const *types, const char *definition)
+{
+    json_t *c = json_object();
+
+    for (; *types; types++)
+        json_object_set_new(c, *types, json_pack("{s:o}", "schema", schema_of(g, definition)));
+    return c;
+}
+
+static json_t *
+response(gw_openapi__gen_t *g, const op_t *op, const char *description)
+{
+    json_t *r = json_pack("{s:s}", "description", description);
+
+    if (g->v3)
+        json_object_set_new(r, "content", content(g, produces[op->produce], op->response));
+    else
+        json_object_set_new(r, "schema", schema_of(g, op->response));
+    return r;
+}
+
+static json_t *
+responses(gw_openapi__gen_t *g, const op_t *op)
+{
+    json_t *rs = json_object();
+
+    json_object_set_new(rs, "200", response(g, op, "OK"));
+    if (strstr(op->codes, "201"))
+        json_object_set_new(rs, "201", response(g, op, "Created"));
+    if (strstr(op->codes, "202"))
+        json_object_set_new(rs, "202", response(g, op, "Accepted"));
+    json_object_set_new(rs, "401", json_pack("{s:s}", "description", "Unauthorized"));
+    return rs;
+}
+
+static json_t *
+parameters(gw_openapi__gen_t *g, const op_t *op)
+{
+    json_t *ps = json_array();
+
+    if (op->body && !g->v3)
+        json_array_append_new(ps, json_pack("{s:s, s:s, s:b, s:o}", "name", "body", "in", "body",
+                                            "required", true, "schema", ref(g, op->body)));
+    for (const param_t *p = op->params; p->name; p++)
+        json_array_append_new(ps, param(g->v3, p->name, "query", p->type, false));
+    return ps;
+}
+
+static json_t *
+operation(gw_openapi__gen_t *g, const char *tag, const op_t *op)
+{
+    json_t *o = json_object();
+
+    if (!g->v3) {
+        json_object_set_new(o, "consumes", strings(op->patch ? consume_patch : consume_any));
+        json_object_set_new(o, "produces", strings(produces[op->produce]));
+        json_object_set_new(o, "schemes", json_pack("[s]", "https"));
+    }
+    json_object_set_new(o, "tags", json_pack("[s]", tag));
+    json_object_set_new(o, "operationId", json_string(op->id));
+    json_object_set_new(o, "parameters", parameters(g, op));
+    if (op->body && g->v3)
+        json_object_set_new(o, "requestBody",
+                            json_pack("{s:o, s:b}", "content",
+                                      content(g, op->patch ? consume_patch : consume_any, op->body),
+                                      "required", true));
+    json_object_set_new(o, "responses", responses(g, op));
+    json_object_set_new(o, "x-kubernetes-action", json_string(op->action));
+    json_object_set_new(
+        o, "x-kubernetes-group-version-kind",
+        json_pack("{s:s, s:s, s:s}", "group", op->group, "kind", op->kind, "version", op->version));
+    return o;
+}
+
+/* The path item at `path`, created with its path-level parameters on first use. */
+static json_t *
+path_item(gw_openapi__gen_t *g, const char *path, unsigned pp)
+{
+    json_t *item = json_object_get(g->paths, path), *ps;
+
+    if (item)
+        return item;
+    ps = json_array();
+    if (pp & PP_NAME)
+        json_array_append_new(ps, param(g->v3, "name", "path", "string", true));
+    if (pp & PP_NAMESPACE)
+        json_array_append_new(ps, param(g->v3, "namespace", "path", "string", true));
+    if (pp & PP_PATH)
+        json_array_append_new(ps, param(g->v3, "path", "path", "string", true));
+    json_array_append_new(ps, param(g->v3, "pretty", "query", "string", false));
+    item = json_pack("{s:o}", "parameters", ps);
+    json_object_set_new(g->paths, path, item);
+    return item;
+}
+
+static void
+emit(res_t *rs, const char *path, unsigned pp, op_t *op)
+{
+    json_object_set_new(path_item(rs->g, path, pp), op->method, operation(rs->g, rs->tag, op));
+    free(op->id);
+}
+
+/* ---- naming ------------------------------------------------------------------------------ */
+
+static char *
+capitalized(const char *s)
+{
+    char *out = gw_strdup(s);
+
+    out[0] = (char)toupper((unsigned char)out[0]);
+    return out;
+}
+
+/* "rbac.authorization.k8s.io" -> "rbacAuthorization"; "" -> "core" (kube's tag names). */
+static char *
+group_word(const char *group)
+{
+    size_t len = strlen(group);
+    char *out, *w;
+
+    if (len == 0)
+        return gw_strdup("core");
+    if (len > 7 && strcmp(group + len - 7, ".k8s.io") == 0)
+        len -= 7;
+    out = gw_strndup(group, len);
+    for (w = out; (w = strchr(w, '.')) != NULL;) {
+        memmove(w, w + 1, strlen(w));
+        *w = (char)toupper((unsigned char)*w);
+    }
+    return out;
+}
+
+static void
+res_init(res_t *rs, gw_openapi__gen_t *g, const gw_resource_t *r)
+{
+    char *word = group_word(r->group), *cw = capitalized(word), *cv = capitalized(r->version);
+
+    rs->g = g;
+    rs->r = r;
+    rs->base = r->group[0] ? gw_sprintf("/apis/%s/%s", r->group, r->version)
+                           : gw_sprintf("/api/%s", r->version);
+    rs->tag = gw_sprintf("%s_%s", word, r->version);
+    rs->prefix = gw_sprintf("%s%s", cw, cv);
+    free(word);
+    free(cw);
+    free(cv);
+}
+
+static void
+res_free(res_t *rs)
+{
+    free(rs->base);
+    free(rs->tag);
+    free(rs->prefix);
+}
+
+/* kube's operationId: verb, group/version, infix, scope, kind, suffix. */
+static char *
+op_id(const res_t *rs, const char *verb, const char *infix, bool namespaced, const char *suffix)
+{
+    return gw_sprintf("%s%s%s%s%s%s", verb, rs->prefix, infix, namespaced ? "Namespaced" : "",
+                      rs->r->kind, suffix);
+}
+
+static op_t
+resource_op(const res_t *rs, const char *method, const char *action, const param_t *params)
+{
+    op_t op = {
+        .method = method,
+        .action = action,
+        .params = params,
+        .response = rs->r->schema->ref,
+        .codes = "200",
+        .group = rs->r->group,
+        .version = rs->r->version,
+        .kind = rs->r->kind,
+    };
+
+    return op;
+}
+
+/* ---- resource paths ---------------------------------------------------------------------- */
+
+static void
+collection_ops(res_t *rs, const char *path, unsigned pp)
+{
+    const gw_resource_t *r = rs->r;
+    op_t op;
+
+    if (r->verbs & GW_VERB_LIST) {
+        op = resource_op(rs, "get", "list", list_params);
+        op.id = op_id(rs, "list", "", r->namespaced, "");
+        op.response = r->list_schema->ref;
+        op.produce = PRODUCE_WATCH;
+        emit(rs, path, pp, &op);
+    }
+    if (r->verbs & GW_VERB_CREATE) {
+        op = resource_op(rs, "post", "post", write_params);
+        op.id = op_id(rs, "create", "", r->namespaced, "");
+        op.body = r->schema->ref;
+        op.codes = "200 201 202";
+        emit(rs, path, pp, &op);
+    }
+    if (r->verbs & GW_VERB_DELETECOLLECTION) {
+        op = resource_op(rs, "delete", "deletecollection", delete_collection_params);
+        op.id = op_id(rs, "delete", "Collection", r->namespaced, "");
+        op.body = META "DeleteOptions";
+        op.response = META "Status";
+        emit(rs, path, pp, &op);
+    }
+}
+
+static void
+item_ops(res_t *rs, const char *path, unsigned pp)
+{
+    const gw_resource_t *r = rs->r;
+    op_t op;
+
+    if (r->verbs & GW_VERB_GET) {
+        op = resource_op(rs, "get", "get", no_params);
+        op.id = op_id(rs, "read", "", r->namespaced, "");
+        emit(rs, path, pp, &op);
+    }
+    if (r->verbs & GW_VERB_UPDATE) {
+        op = resource_op(rs, "put", "put", write_params);
+        op.id = op_id(rs, "replace", "", r->namespaced, "");
+        op.body = r->schema->ref;
+        op.codes = "200 201";
+        emit(rs, path, pp, &op);
+    }
+    if (r->verbs & GW_VERB_PATCH) {
+        op = resource_op(rs, "patch", "patch", patch_params);
+        op.id = op_id(rs, "patch", "", r->namespaced, "");
+        op.body = META "Patch";
+        op.patch = true;
+        op.codes = "200 201";
+        emit(rs, path, pp, &op);
+    }
+    if (r->verbs & GW_VERB_DELETE) {
+        op = resource_op(rs, "delete", "delete", delete_params);
+        op.id = op_id(rs, "delete", "", r->namespaced, "");
+        op.body = META "DeleteOptions";
+        op.response = r->delete_returns_object ? r->schema->ref : META "Status";
+        op.codes = "200 202";
+        emit(rs, path, pp, &op);
+    }
+}
+
+/* The deprecated /watch/ paths kube-apiserver still documents. */
+static void
+watch_ops(res_t *rs, const char *coll, const char *item, const char *all, unsigned pp)
+{
+    const gw_resource_t *r = rs->r;
+    op_t op = resource_op(rs, "get", "watchlist", list_params);
+
+    op.response = META "WatchEvent";
+    op.produce = PRODUCE_WATCH;
+    op.id = op_id(rs, "watch", "", r->namespaced, "List");
+    emit(rs, coll, pp, &op);
+    op.action = "watch";
+    op.id = op_id(rs, "watch", "", r->namespaced, "");
+    emit(rs, item, pp | PP_NAME, &op);
+    if (all) {
+        op.action = "watchlist";
+        op.id = op_id(rs, "watch", "", false, "ListForAllNamespaces");
+        emit(rs, all, 0, &op);
+    }
+}
+
+static void
+all_namespaces_list(res_t *rs, const char *path)
+{
+    op_t op = resource_op(rs, "get", "list", list_params);
+
+    op.id = op_id(rs, "list", "", false, "ForAllNamespaces");
+    op.response = rs->r->list_schema->ref;
+    op.produce = PRODUCE_WATCH;
+    emit(rs, path, 0, &op);
+}
+
+static void
+watch_paths(res_t *rs)
+{
+    const gw_resource_t *r = rs->r;
+    unsigned pp = r->namespaced ? PP_NAMESPACE : 0;
+    char *coll = r->namespaced ? gw_sprintf("%s/watch/namespaces/{namespace}/%s", rs->base, r->name)
+                               : gw_sprintf("%s/watch/%s", rs->base, r->name);
+    char *item = gw_sprintf("%s/{name}", coll);
+    char *all = r->namespaced ? gw_sprintf("%s/watch/%s", rs->base, r->name) : NULL;
+
+    watch_ops(rs, coll, item, all, pp);
+    free(coll);
+    free(item);
+    free(all);
+}
+
+/* ---- subresource paths ------------------------------------------------------------------- */
+
+static const param_t *
+connect_params_of(const char *subresource)
+{
+    for (size_t i = 0; i < sizeof(connect_params) / sizeof(connect_params[0]); i++) {
+        if (strcmp(connect_params[i].subresource, subresource) == 0)
+            return connect_params[i].params;
+    }
+    return no_params;
+}
+
+static const struct {
+    unsigned verb;
+    const char *method, *word;
+} connect_methods[] = {
+    {GW_VERB_DELETE, "delete", "Delete"}, {GW_VERB_GET, "get", "Get"},
+    {GW_VERB_PATCH, "patch", "Patch"},    {GW_VERB_CREATE, "post", "Post"},
+    {GW_VERB_UPDATE, "put", "Put"},
+};
+
+static void
+connect_ops(res_t *rs, const gw_subresource_t *s, const char *path, unsigned pp, bool with_path)
+{
+    char *sub = capitalized(s->name),
+         *suffix = gw_sprintf("%s%s", sub, with_path ? "WithPath" : "");
+
+    for (size_t i = 0; i < sizeof(connect_methods) / sizeof(connect_methods[0]); i++) {
+        op_t op = {.method = connect_methods[i].method,
+                   .action = "connect",
+                   .codes = "200",
+                   .produce = PRODUCE_ANY,
+                   .group = s->group,
+                   .version = s->version,
+                   .kind = s->kind};
+        if (!(s->verbs & connect_methods[i].verb))
+            continue;
+        op.params = with_path ? no_params : connect_params_of(s->name);
+        op.id = op_id(rs, "connect", connect_methods[i].word, rs->r->namespaced, suffix);
+        emit(rs, path, pp, &op);
+    }
+    free(sub);
+    free(suffix);
+}
+
+static op_t
+sub_op(const gw_subresource_t *s, const char *method, const char *action, const param_t *params)
+{
+    op_t op = {.method = method,
+               .action = action,
+               .params = params,
+               .codes = "200",
+               .response = s->schema ? s->schema->ref : NULL,
+               .group = s->group,
+               .version = s->version,
+               .kind = s->kind};
+
+    return op;
+}
+
+static void
+sub_ops(res_t *rs, const gw_subresource_t *s, const char *path, unsigned pp)
+{
+    bool ns = rs->r->namespaced, log = s->schema == NULL;
+    char *sub = capitalized(s->name);
+    op_t op;
+
+    if (s->verbs & GW_VERB_GET) {
+        op = sub_op(s, "get", "get", log ? log_params : no_params);
+        op.produce = log ? PRODUCE_LOG : PRODUCE_OBJECT;
+        op.id = op_id(rs, "read", "", ns, sub);
+        emit(rs, path, pp, &op);
+    }
+    if (s->verbs & GW_VERB_CREATE) {
+        op = sub_op(s, "post", "post", write_params);
+        op.body = op.response;
+        op.codes = "200 201 202";
+        op.id = op_id(rs, "create", "", ns, sub);
+        emit(rs, path, pp, &op);
+    }
+    if (s->verbs & GW_VERB_UPDATE) {
+        op = sub_op(s, "put", "put", write_params);
+        op.body = op.response;
+        op.codes = "200 201";
+        op.id = op_id(rs, "replace", "", ns, sub);
+        emit(rs, path, pp, &op);
+    }
+    if (s->verbs & GW_VERB_PATCH) {
+        op = sub_op(s, "patch", "patch", patch_params);
+        op.body = META "Patch";
+        op.patch = true;
+        op.codes = "200 201";
+        op.id = op_id(rs, "patch", "", ns, sub);
+        emit(rs, path, pp, &op);
+    }
+    free(sub);
+}
+
+static void
+subresource_paths(res_t *rs, const gw_subresource_t *s, const char *item, unsigned pp)
+{
+    char *path = gw_sprintf("%s/%s", item, s->name);
+
+    if (!s->connect)
+        sub_ops(rs, s, path, pp);
+    else {
+        char *with_path = gw_sprintf("%s/{path}", path);
+        connect_ops(rs, s, path, pp, false);
+        if (strcmp(s->name, "proxy") == 0)
+            connect_ops(rs, s, with_path, pp | PP_PATH, true);
+        free(with_path);
+    }
+    free(path);
+}
+
+void
+gw_openapi__resource_paths(gw_openapi__gen_t *g, const gw_resource_t *r)
+{
+    res_t rs;
+    unsigned pp = r->namespaced ? PP_NAMESPACE : 0;
+    char *coll, *item;
+
+    res_init(&rs, g, r);
+    coll = r->namespaced ? gw_sprintf("%s/namespaces/{namespace}/%s", rs.base, r->name)
+                         : gw_sprintf("%s/%s", rs.base, r->name);
+    item = gw_sprintf("%s/{name}", coll);
+    collection_ops(&rs, coll, pp);
+    item_ops(&rs, item, pp | PP_NAME);
+    if (r->namespaced && (r->verbs & GW_VERB_LIST)) {
+        char *all = gw_sprintf("%s/%s", rs.base, r->name);
+        all_namespaces_list(&rs, all);
+        free(all);
+    }
+    if (r->verbs & GW_VERB_WATCH)
+        watch_paths(&rs);
+    for (size_t i = 0; i < r->n_subresources; i++)
+        subresource_paths(&rs, &r->subresources[i], item, pp | PP_NAME);
+    free(coll);
+    free(item);
+    res_free(&rs);
+}
