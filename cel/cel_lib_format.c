@@ -37,7 +37,7 @@ fmt_fail(fmt_state_t *st, const char *fmt, ...)
 }
 
 static const char *
-type_of(const cel_value_t *v)
+fmt_type_of(const cel_value_t *v)
 {
     return cel_value_type(v)->name;
 }
@@ -47,7 +47,7 @@ type_of(const cel_value_t *v)
 /* Approximates Go's strconv.IsPrint outside ASCII: controls, separators other than the space,
  * format characters, surrogates, private use and non-characters are not printable. */
 static bool
-go_printable(uint32_t c)
+fmt_go_printable(uint32_t c)
 {
     if (c < 0x80)
         return c >= 0x20 && c < 0x7F;
@@ -63,7 +63,7 @@ go_printable(uint32_t c)
 }
 
 static void
-go_escape(cel__buf_t *b, uint32_t c)
+fmt_go_escape(cel__buf_t *b, uint32_t c)
 {
     static const char from[] = "\a\b\f\n\r\t\v", to[] = "abfnrtv";
     const char *e = c != 0 && c < 0x80 ? strchr(from, (int)c) : NULL;
@@ -79,7 +79,7 @@ go_escape(cel__buf_t *b, uint32_t c)
 
 /* Go's %q of a string: double quotes, backslash escapes for what is not printable. */
 static void
-go_quote(cel__buf_t *b, const char *s, size_t len)
+fmt_go_quote(cel__buf_t *b, const char *s, size_t len)
 {
     cel__buf_putc(b, '"');
     for (size_t i = 0; i < len;) {
@@ -92,10 +92,10 @@ go_quote(cel__buf_t *b, const char *s, size_t len)
         }
         if (c == '"' || c == '\\')
             cel__buf_putc(b, '\\');
-        if (go_printable(c) || c == '"' || c == '\\')
+        if (fmt_go_printable(c) || c == '"' || c == '\\')
             cel__buf_put(b, s + i, w);
         else
-            go_escape(b, c);
+            fmt_go_escape(b, c);
         i += w;
     }
     cel__buf_putc(b, '"');
@@ -105,7 +105,7 @@ go_quote(cel__buf_t *b, const char *s, size_t len)
 
 /* What string(v) gives for the scalar kinds %s accepts; false for other kinds. */
 static bool
-scalar_text(fmt_state_t *st, const cel_value_t *v, const char **s, size_t *len)
+fmt_scalar_text(fmt_state_t *st, const cel_value_t *v, const char **s, size_t *len)
 {
     cel_arena_t *a = st->ev->arena;
     switch (v->kind) {
@@ -141,27 +141,28 @@ scalar_text(fmt_state_t *st, const cel_value_t *v, const char **s, size_t *len)
         *s = "null";
         break;
     default:
-        return fmt_fail(st, "string clause can only be used on strings, bools, bytes, ints, "
-                            "doubles, maps, lists, types, durations, and timestamps, was given %s",
-                        type_of(v));
+        return fmt_fail(st,
+                        "string clause can only be used on strings, bools, bytes, ints, "
+                        "doubles, maps, lists, types, durations, and timestamps, was given %s",
+                        fmt_type_of(v));
     }
     *len = strlen(*s);
     return true;
 }
 
-static bool format_list(fmt_state_t *st, const cel_value_t *v);
-static bool format_map(fmt_state_t *st, const cel_value_t *v);
+static bool fmt_format_list(fmt_state_t *st, const cel_value_t *v);
+static bool fmt_format_map(fmt_state_t *st, const cel_value_t *v);
 
 static bool
-format_string(fmt_state_t *st, const cel_value_t *v)
+fmt_format_string(fmt_state_t *st, const cel_value_t *v)
 {
     const char *s;
     size_t len;
     if (v->kind == CEL_LIST)
-        return format_list(st, v);
+        return fmt_format_list(st, v);
     if (v->kind == CEL_MAP)
-        return format_map(st, v);
-    if (!scalar_text(st, v, &s, &len))
+        return fmt_format_map(st, v);
+    if (!fmt_scalar_text(st, v, &s, &len))
         return false;
     cel__buf_put(st->out, s, len);
     return true;
@@ -169,7 +170,7 @@ format_string(fmt_state_t *st, const cel_value_t *v)
 
 /* A list element or map value, written so that the whole reads back as a CEL literal. */
 static bool
-format_member(fmt_state_t *st, const cel_value_t *v)
+fmt_format_member(fmt_state_t *st, const cel_value_t *v)
 {
     const char *s;
     size_t len;
@@ -182,35 +183,37 @@ format_member(fmt_state_t *st, const cel_value_t *v)
     case CEL_BOOL:
     case CEL_NULL:
     case CEL_TYPE:
-        return format_string(st, v);
+        return fmt_format_string(st, v);
     case CEL_STRING:
     case CEL_BYTES:
-        if (!scalar_text(st, v, &s, &len))
+        if (!fmt_scalar_text(st, v, &s, &len))
             return false;
         cel__buf_puts(st->out, v->kind == CEL_BYTES ? "b" : "");
-        go_quote(st->out, s, len);
+        fmt_go_quote(st->out, s, len);
         return true;
     case CEL_TIMESTAMP:
     case CEL_DURATION:
         s = v->kind == CEL_TIMESTAMP ? cel__ts_format(a, v->v.ts.sec, v->v.ts.nsec)
                                      : cel__dur_format(a, v->v.dur);
         cel__buf_puts(st->out, v->kind == CEL_TIMESTAMP ? "timestamp(" : "duration(");
-        go_quote(st->out, s, strlen(s));
+        fmt_go_quote(st->out, s, strlen(s));
         cel__buf_putc(st->out, ')');
         return true;
     case CEL_DOUBLE:
         if (isfinite(v->v.d))
             cel__buf_printf(st->out, "%.*f", DEFAULT_PRECISION, v->v.d);
         else
-            cel__buf_puts(st->out, isnan(v->v.d) ? "\"NaN\"" : v->v.d > 0 ? "\"+Inf\"" : "\"-Inf\"");
+            cel__buf_puts(st->out, isnan(v->v.d) ? "\"NaN\""
+                                   : v->v.d > 0  ? "\"+Inf\""
+                                                 : "\"-Inf\"");
         return true;
     default:
-        return fmt_fail(st, "no formatting function for %s", type_of(v));
+        return fmt_fail(st, "no formatting function for %s", fmt_type_of(v));
     }
 }
 
 static bool
-format_list(fmt_state_t *st, const cel_value_t *v)
+fmt_format_list(fmt_state_t *st, const cel_value_t *v)
 {
     size_t n = cel_list_size(v);
     cel__buf_putc(st->out, '[');
@@ -218,7 +221,7 @@ format_list(fmt_state_t *st, const cel_value_t *v)
         cel_value_t x = cel_list_at(v, i);
         if (i > 0)
             cel__buf_puts(st->out, ", ");
-        if (!format_member(st, &x))
+        if (!fmt_format_member(st, &x))
             return false;
     }
     cel__buf_putc(st->out, ']');
@@ -231,42 +234,42 @@ typedef struct fmt_pair {
 } fmt_pair_t;
 
 static int
-cmp_pairs(const void *x, const void *y)
+fmt_cmp_pairs(const void *x, const void *y)
 {
     return strcmp(((const fmt_pair_t *)x)->key, ((const fmt_pair_t *)y)->key);
 }
 
 /* Render `v` as a member into its own buffer. */
 static const char *
-member_text(fmt_state_t *st, const cel_value_t *v, bool key)
+fmt_member_text(fmt_state_t *st, const cel_value_t *v, bool key)
 {
     cel__buf_t b, *saved = st->out;
     cel__buf_init(&b, st->ev->arena, 32);
     st->out = &b;
     bool ok;
     if (key && !cel__map_key_ok(v))
-        ok = fmt_fail(st, "no formatting function for map key of type %s", type_of(v));
+        ok = fmt_fail(st, "no formatting function for map key of type %s", fmt_type_of(v));
     else
-        ok = format_member(st, v);
+        ok = fmt_format_member(st, v);
     st->out = saved;
     return ok ? b.data : NULL;
 }
 
 static bool
-format_map(fmt_state_t *st, const cel_value_t *v)
+fmt_format_map(fmt_state_t *st, const cel_value_t *v)
 {
     size_t n = cel_map_size(v), i = 0;
     fmt_pair_t *pairs = cel_arena_alloc(st->ev->arena, (n + 1) * sizeof(*pairs));
     cel_map_iter_t it = CEL_MAP_ITER_INIT;
     cel_value_t k, x;
     while (cel_map_next(v, &it, &k, &x)) {
-        pairs[i].key = member_text(st, &k, true);
-        pairs[i].val = pairs[i].key ? member_text(st, &x, false) : NULL;
+        pairs[i].key = fmt_member_text(st, &k, true);
+        pairs[i].val = pairs[i].key ? fmt_member_text(st, &x, false) : NULL;
         if (pairs[i++].val == NULL)
             return false;
     }
     /* Keys are distinct, so sorting by key alone is deterministic. */
-    qsort(pairs, n, sizeof(*pairs), cmp_pairs);
+    qsort(pairs, n, sizeof(*pairs), fmt_cmp_pairs);
     cel__buf_putc(st->out, '{');
     for (i = 0; i < n; i++)
         cel__buf_printf(st->out, "%s%s:%s", i ? ", " : "", pairs[i].key, pairs[i].val);
@@ -277,7 +280,7 @@ format_map(fmt_state_t *st, const cel_value_t *v)
 /* ---- Numeric clauses ---- */
 
 static bool
-format_decimal(fmt_state_t *st, const cel_value_t *v)
+fmt_format_decimal(fmt_state_t *st, const cel_value_t *v)
 {
     if (v->kind == CEL_INT)
         cel__buf_printf(st->out, "%lld", (long long)v->v.i);
@@ -285,13 +288,13 @@ format_decimal(fmt_state_t *st, const cel_value_t *v)
         cel__buf_printf(st->out, "%llu", (unsigned long long)v->v.u);
     else
         return fmt_fail(st, "decimal clause can only be used on integers, was given %s",
-                        type_of(v));
+                        fmt_type_of(v));
     return true;
 }
 
 /* Magnitude and sign of an int or uint, as Go prints signed integers in any base. */
 static uint64_t
-magnitude(const cel_value_t *v, bool *neg)
+fmt_magnitude(const cel_value_t *v, bool *neg)
 {
     *neg = v->kind == CEL_INT && v->v.i < 0;
     if (v->kind == CEL_UINT)
@@ -300,13 +303,13 @@ magnitude(const cel_value_t *v, bool *neg)
 }
 
 static void
-put_base(cel__buf_t *b, const cel_value_t *v, unsigned base, bool upper)
+fmt_put_base(cel__buf_t *b, const cel_value_t *v, unsigned base, bool upper)
 {
     const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
     char tmp[72];
     int i = (int)sizeof(tmp);
     bool neg;
-    uint64_t u = magnitude(v, &neg);
+    uint64_t u = fmt_magnitude(v, &neg);
     do {
         tmp[--i] = digits[u % base];
         u /= base;
@@ -317,38 +320,40 @@ put_base(cel__buf_t *b, const cel_value_t *v, unsigned base, bool upper)
 }
 
 static bool
-format_binary(fmt_state_t *st, const cel_value_t *v)
+fmt_format_binary(fmt_state_t *st, const cel_value_t *v)
 {
     if (v->kind == CEL_BOOL)
         cel__buf_putc(st->out, v->v.b ? '1' : '0');
     else if (v->kind == CEL_INT || v->kind == CEL_UINT)
-        put_base(st->out, v, 2, false);
+        fmt_put_base(st->out, v, 2, false);
     else
         return fmt_fail(st, "only integers and bools can be formatted as binary, was given %s",
-                        type_of(v));
+                        fmt_type_of(v));
     return true;
 }
 
 static bool
-format_octal(fmt_state_t *st, const cel_value_t *v)
+fmt_format_octal(fmt_state_t *st, const cel_value_t *v)
 {
     if (v->kind != CEL_INT && v->kind != CEL_UINT)
-        return fmt_fail(st, "octal clause can only be used on integers, was given %s", type_of(v));
-    put_base(st->out, v, 8, false);
+        return fmt_fail(st, "octal clause can only be used on integers, was given %s",
+                        fmt_type_of(v));
+    fmt_put_base(st->out, v, 8, false);
     return true;
 }
 
 static bool
-format_hex(fmt_state_t *st, const cel_value_t *v, bool upper)
+fmt_format_hex(fmt_state_t *st, const cel_value_t *v, bool upper)
 {
     if (v->kind == CEL_INT || v->kind == CEL_UINT) {
-        put_base(st->out, v, 16, upper);
+        fmt_put_base(st->out, v, 16, upper);
         return true;
     }
     if (v->kind != CEL_STRING && v->kind != CEL_BYTES)
-        return fmt_fail(st, "only integers, byte buffers, and strings can be formatted as hex, "
-                            "was given %s",
-                        type_of(v));
+        return fmt_fail(st,
+                        "only integers, byte buffers, and strings can be formatted as hex, "
+                        "was given %s",
+                        fmt_type_of(v));
     for (size_t i = 0; i < v->v.str.len; i++)
         cel__buf_printf(st->out, upper ? "%02X" : "%02x", (unsigned char)v->v.str.data[i]);
     return true;
@@ -356,7 +361,7 @@ format_hex(fmt_state_t *st, const cel_value_t *v, bool upper)
 
 /* %f and %e take doubles, and the strings "NaN", "Infinity" and "-Infinity". */
 static bool
-float_arg(fmt_state_t *st, const cel_value_t *v, const char *clause, double *d)
+fmt_float_arg(fmt_state_t *st, const cel_value_t *v, const char *what, double *d)
 {
     if (v->kind == CEL_DOUBLE) {
         *d = v->v.d;
@@ -366,17 +371,19 @@ float_arg(fmt_state_t *st, const cel_value_t *v, const char *clause, double *d)
         static const char *const words[] = {"NaN", "Infinity", "-Infinity"};
         const double vals[] = {NAN, INFINITY, -INFINITY};
         for (int i = 0; i < 3; i++) {
-            if (v->v.str.len == strlen(words[i]) && memcmp(v->v.str.data, words[i], v->v.str.len) == 0) {
+            if (v->v.str.len == strlen(words[i]) &&
+                memcmp(v->v.str.data, words[i], v->v.str.len) == 0) {
                 *d = vals[i];
                 return true;
             }
         }
     }
-    return fmt_fail(st, "%s clause can only be used on doubles, was given %s", clause, type_of(v));
+    return fmt_fail(st, "%s clause can only be used on doubles, was given %s", what,
+                    fmt_type_of(v));
 }
 
 static bool
-put_special(cel__buf_t *b, double d)
+fmt_put_special(cel__buf_t *b, double d)
 {
     if (isnan(d))
         cel__buf_puts(b, "NaN");
@@ -388,12 +395,12 @@ put_special(cel__buf_t *b, double d)
 /* en_US fixed point: grouped integer digits; at most `prec` fraction digits, trailing zeros
  * dropped below `prec` mod 256 (x/text keeps the minimum in a byte). */
 static bool
-format_fixed(fmt_state_t *st, const cel_value_t *v, int prec)
+fmt_format_fixed(fmt_state_t *st, const cel_value_t *v, int prec)
 {
     double d;
-    if (!float_arg(st, v, "fixed-point", &d))
+    if (!fmt_float_arg(st, v, "fixed-point", &d))
         return false;
-    if (put_special(st->out, d))
+    if (fmt_put_special(st->out, d))
         return true;
     char *s = cel__arena_sprintf(st->ev->arena, "%.*f", prec > 1100 ? 1100 : prec, fabs(d));
     char *dot = strchr(s, '.');
@@ -418,15 +425,15 @@ format_fixed(fmt_state_t *st, const cel_value_t *v, int prec)
 /* en_US scientific notation: six fraction digits, "× 10" and a superscript exponent of at least
  * two digits, padded with spaces to `width` code points. */
 static bool
-format_scientific(fmt_state_t *st, const cel_value_t *v, int width)
+fmt_format_scientific(fmt_state_t *st, const cel_value_t *v, int width)
 {
     static const char *const sup[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
     double d;
-    if (!float_arg(st, v, "scientific", &d))
+    if (!fmt_float_arg(st, v, "scientific", &d))
         return false;
     cel__buf_t b;
     cel__buf_init(&b, st->ev->arena, 32);
-    if (!put_special(&b, d)) {
+    if (!fmt_put_special(&b, d)) {
         char *s = cel__arena_sprintf(st->ev->arena, "%.*e", DEFAULT_PRECISION, d);
         char *e = strchr(s, 'e');
         int exp = atoi(e + 1);
@@ -449,7 +456,7 @@ format_scientific(fmt_state_t *st, const cel_value_t *v, int width)
 
 /* Parse "[.digits]verb" at `f` (after the '%'); the bytes consumed, or -1 with `*why` set. */
 static int
-parse_clause(fmt_state_t *st, const char *f, size_t len, int *prec, char *verb)
+fmt_parse_clause(fmt_state_t *st, const char *f, size_t len, int *prec, char *verb)
 {
     size_t i = 0;
     *prec = -1;
@@ -464,8 +471,9 @@ parse_clause(fmt_state_t *st, const char *f, size_t len, int *prec, char *verb)
         }
         char *digits = cel_arena_strndup(st->ev->arena, f + start, i - start);
         if (i == start || i - start > 9) {
-            fmt_fail(st, "error while parsing precision: error while converting precision to "
-                         "integer: strconv.Atoi: parsing \"%s\": %s",
+            fmt_fail(st,
+                     "error while parsing precision: error while converting precision to "
+                     "integer: strconv.Atoi: parsing \"%s\": %s",
                      digits, i == start ? "invalid syntax" : "value out of range");
             return -1;
         }
@@ -483,30 +491,30 @@ parse_clause(fmt_state_t *st, const char *f, size_t len, int *prec, char *verb)
 }
 
 static bool
-apply_clause(fmt_state_t *st, char verb, int prec, const cel_value_t *v)
+fmt_apply_clause(fmt_state_t *st, char verb, int prec, const cel_value_t *v)
 {
     switch (verb) {
     case 's':
-        return format_string(st, v);
+        return fmt_format_string(st, v);
     case 'd':
-        return format_decimal(st, v);
+        return fmt_format_decimal(st, v);
     case 'f':
-        return format_fixed(st, v, prec < 0 ? DEFAULT_PRECISION : prec);
+        return fmt_format_fixed(st, v, prec < 0 ? DEFAULT_PRECISION : prec);
     case 'e':
-        return format_scientific(st, v, prec < 0 ? DEFAULT_PRECISION : prec);
+        return fmt_format_scientific(st, v, prec < 0 ? DEFAULT_PRECISION : prec);
     case 'b':
-        return format_binary(st, v);
+        return fmt_format_binary(st, v);
     case 'o':
-        return format_octal(st, v);
+        return fmt_format_octal(st, v);
     default:
-        return format_hex(st, v, verb == 'X');
+        return fmt_format_hex(st, v, verb == 'X');
     }
 }
 
 /* One "%..." clause at f[*i]; false with the reply in `*err`. */
 static bool
-clause(fmt_state_t *st, const char *f, size_t len, size_t *i, const cel_value_t *args,
-       size_t *argi, cel_value_t *err)
+fmt_clause(fmt_state_t *st, const char *f, size_t len, size_t *i, const cel_value_t *args,
+           size_t *argi, cel_value_t *err)
 {
     int prec;
     char verb;
@@ -518,13 +526,13 @@ clause(fmt_state_t *st, const char *f, size_t len, size_t *i, const cel_value_t 
         *err = cel__err(st->ev, "unexpected end of string");
         return false;
     }
-    int used = parse_clause(st, f + *i + 1, len - *i - 1, &prec, &verb);
+    int used = fmt_parse_clause(st, f + *i + 1, len - *i - 1, &prec, &verb);
     if (used < 0) {
         *err = cel__err(st->ev, "could not parse formatting clause: %s", st->why);
         return false;
     }
     cel_value_t v = cel_list_at(args, (*argi)++);
-    if (!apply_clause(st, verb, prec, &v)) {
+    if (!fmt_apply_clause(st, verb, prec, &v)) {
         *err = cel__err(st->ev, "error during formatting: %s", st->why);
         return false;
     }
@@ -550,7 +558,7 @@ cel__fn_format(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, i
         } else if (i + 1 < len && f[i + 1] == '%') {
             cel__buf_putc(&out, '%');
             i += 2;
-        } else if (!clause(&st, f, len, &i, &a[1], &argi, &err)) {
+        } else if (!fmt_clause(&st, f, len, &i, &a[1], &argi, &err)) {
             return err;
         }
     }
@@ -566,5 +574,5 @@ cel__value_text(cel_arena_t *a, const cel_value_t *v)
     cel__buf_t b;
     cel__buf_init(&b, a, 32);
     fmt_state_t st = {.ev = &ev, .out = &b};
-    return format_string(&st, v) ? b.data : type_of(v);
+    return fmt_format_string(&st, v) ? b.data : fmt_type_of(v);
 }

@@ -19,7 +19,7 @@
 
 /* What cel-go's traits.Comparer covers. */
 static bool
-comparable(const cel_value_t *v)
+lst_comparable(const cel_value_t *v)
 {
     switch (v->kind) {
     case CEL_INT:
@@ -37,7 +37,7 @@ comparable(const cel_value_t *v)
 }
 
 static bool
-charge_list(cel__eval_t *ev, const cel_value_t *l, uint64_t factor)
+lst_charge_list(cel__eval_t *ev, const cel_value_t *l, uint64_t factor)
 {
     return cel__charge_size(ev, cel_list_size(l) * factor);
 }
@@ -47,13 +47,13 @@ FN(lst_is_sorted)
     (void)call;
     if (a[0].kind != CEL_LIST)
         return cel__no_overload(ev, "isSorted", a, n);
-    if (!charge_list(ev, &a[0], 1))
+    if (!lst_charge_list(ev, &a[0], 1))
         return cel__halt_error(ev);
     size_t size = cel_list_size(&a[0]);
     cel_value_t prev = {.kind = CEL_NULL};
     for (size_t i = 0; i < size; i++) {
         cel_value_t x = cel_list_at(&a[0], i);
-        if (!comparable(&x))
+        if (!lst_comparable(&x))
             return cel__no_overload(ev, "isSorted", &x, 1);
         if (i > 0 && cel__value_compare(&prev, &x) == 1)
             return cel_bool(false);
@@ -70,7 +70,7 @@ FN(lst_sum)
     size_t size = cel_list_size(&a[0]);
     if (size == 0)
         return cel_int(0);
-    if (!charge_list(ev, &a[0], 1))
+    if (!lst_charge_list(ev, &a[0], 1))
         return cel__halt_error(ev);
     /* Sums add with the + operator's rules (overflow errors included). */
     const cel__fn_t *add = cel__fn_find("_+_", false, 2, &known);
@@ -87,19 +87,19 @@ FN(lst_sum)
 
 /* min() and max(): the element nothing compares `worse` than. */
 static cel_value_t
-extreme(cel__eval_t *ev, const cel_value_t *a, int n, const char *name, int worse)
+lst_extreme(cel__eval_t *ev, const cel_value_t *a, int n, const char *name, int worse)
 {
     if (a[0].kind != CEL_LIST)
         return cel__no_overload(ev, name, a, n);
     size_t size = cel_list_size(&a[0]);
     if (size == 0)
         return cel__err(ev, "%s called on empty list", name);
-    if (!charge_list(ev, &a[0], 1))
+    if (!lst_charge_list(ev, &a[0], 1))
         return cel__halt_error(ev);
     cel_value_t best = cel_list_at(&a[0], 0);
     for (size_t i = 0; i < size; i++) {
         cel_value_t x = cel_list_at(&a[0], i);
-        if (!comparable(&x))
+        if (!lst_comparable(&x))
             return cel__no_overload(ev, name, &x, 1);
         if (i > 0 && cel__value_compare(&best, &x) == worse)
             best = x;
@@ -110,21 +110,21 @@ extreme(cel__eval_t *ev, const cel_value_t *a, int n, const char *name, int wors
 FN(lst_min)
 {
     (void)call;
-    return extreme(ev, a, n, "min", 1);
+    return lst_extreme(ev, a, n, "min", 1);
 }
 
 FN(lst_max)
 {
     (void)call;
-    return extreme(ev, a, n, "max", -1);
+    return lst_extreme(ev, a, n, "max", -1);
 }
 
 static cel_value_t
-find_elem(cel__eval_t *ev, const cel_value_t *a, int n, bool last)
+lst_find_elem(cel__eval_t *ev, const cel_value_t *a, int n, bool last)
 {
     if (a[0].kind != CEL_LIST)
         return cel__no_overload(ev, last ? "lastIndexOf" : "indexOf", a, n);
-    if (!charge_list(ev, &a[0], 1))
+    if (!lst_charge_list(ev, &a[0], 1))
         return cel__halt_error(ev);
     size_t size = cel_list_size(&a[0]);
     for (size_t k = 0; k < size; k++) {
@@ -139,13 +139,13 @@ find_elem(cel__eval_t *ev, const cel_value_t *a, int n, bool last)
 FN(lst_index_of)
 {
     (void)call;
-    return find_elem(ev, a, n, false);
+    return lst_find_elem(ev, a, n, false);
 }
 
 FN(lst_last_index_of)
 {
     (void)call;
-    return find_elem(ev, a, n, true);
+    return lst_find_elem(ev, a, n, true);
 }
 
 FN(lst_slice)
@@ -174,7 +174,7 @@ FN(lst_slice)
 }
 
 static bool
-flatten_into(cel__eval_t *ev, cel_list_t *out, const cel_value_t *l, int64_t depth)
+lst_flatten_into(cel__eval_t *ev, cel_list_t *out, const cel_value_t *l, int64_t depth)
 {
     size_t size = cel_list_size(l);
     if (!cel__charge_size(ev, size))
@@ -182,7 +182,7 @@ flatten_into(cel__eval_t *ev, cel_list_t *out, const cel_value_t *l, int64_t dep
     for (size_t i = 0; i < size; i++) {
         cel_value_t x = cel_list_at(l, i);
         if (x.kind == CEL_LIST && depth > 0) {
-            if (!flatten_into(ev, out, &x, depth - 1))
+            if (!lst_flatten_into(ev, out, &x, depth - 1))
                 return false;
         } else {
             cel__list_push(ev->arena, out, x);
@@ -200,7 +200,7 @@ FN(lst_flatten)
     if (depth < 0)
         return cel__err(ev, "level must be non-negative");
     cel_list_t *out = cel__list_new(ev->arena, cel_list_size(&a[0]));
-    if (!cel__charge(ev, CEL__COST_LIST) || !flatten_into(ev, out, &a[0], depth))
+    if (!cel__charge(ev, CEL__COST_LIST) || !lst_flatten_into(ev, out, &a[0], depth))
         return cel__halt_error(ev);
     return cel__list_value(out);
 }
@@ -211,7 +211,7 @@ FN(lst_distinct)
     if (a[0].kind != CEL_LIST)
         return cel__no_overload(ev, "distinct", a, n);
     size_t size = cel_list_size(&a[0]);
-    if (!charge_list(ev, &a[0], size + 1))
+    if (!lst_charge_list(ev, &a[0], size + 1))
         return cel__halt_error(ev);
     cel_list_t *out = cel__list_new(ev->arena, size);
     for (size_t i = 0; i < size; i++) {
@@ -249,7 +249,7 @@ FN(lst_reverse)
     if (a[0].kind != CEL_LIST)
         return cel__fn_next(ev, call, lst_reverse, a, n);
     size_t size = cel_list_size(&a[0]);
-    if (!cel__charge(ev, CEL__COST_LIST) || !charge_list(ev, &a[0], 1))
+    if (!cel__charge(ev, CEL__COST_LIST) || !lst_charge_list(ev, &a[0], 1))
         return cel__halt_error(ev);
     cel_list_t *out = cel__list_new(ev->arena, size);
     for (size_t i = 0; i < size; i++)
@@ -261,13 +261,13 @@ FN(lst_reverse)
 
 /* Stable merge sort of positions `idx` by `keys`; `tmp` has room for n positions. */
 static void
-merge_sort(const cel_value_t *keys, size_t *idx, size_t *tmp, size_t n)
+lst_merge_sort(const cel_value_t *keys, size_t *idx, size_t *tmp, size_t n)
 {
     if (n < 2)
         return;
     size_t half = n / 2, i = 0, j = half, k = 0;
-    merge_sort(keys, idx, tmp, half);
-    merge_sort(keys, idx + half, tmp, n - half);
+    lst_merge_sort(keys, idx, tmp, half);
+    lst_merge_sort(keys, idx + half, tmp, n - half);
     while (i < half && j < n) {
         /* Take from the right only when strictly less: ties keep their order. */
         if (cel__value_compare(&keys[idx[j]], &keys[idx[i]]) == -1)
@@ -285,7 +285,7 @@ merge_sort(const cel_value_t *keys, size_t *idx, size_t *tmp, size_t n)
 /* `list` in the order `keys` sort into, as cel-go's sort() and sortBy() require: keys of one
  * comparable type. */
 static cel_value_t
-sort_by_keys(cel__eval_t *ev, const cel_value_t *list, const cel_value_t *keylist)
+lst_sorted(cel__eval_t *ev, const cel_value_t *list, const cel_value_t *keylist)
 {
     size_t n = cel_list_size(list);
     if (n == 0)
@@ -293,7 +293,7 @@ sort_by_keys(cel__eval_t *ev, const cel_value_t *list, const cel_value_t *keylis
     cel_value_t *keys = cel_arena_alloc(ev->arena, n * sizeof(*keys));
     for (size_t i = 0; i < n; i++) {
         keys[i] = cel_list_at(keylist, i);
-        if (!comparable(&keys[0]))
+        if (!lst_comparable(&keys[0]))
             return cel__err(ev, "list elements must be comparable");
         if (keys[i].kind != keys[0].kind)
             return cel__err(ev, "list elements must have the same type");
@@ -303,7 +303,7 @@ sort_by_keys(cel__eval_t *ev, const cel_value_t *list, const cel_value_t *keylis
     size_t *idx = cel_arena_alloc(ev->arena, 2 * n * sizeof(*idx));
     for (size_t i = 0; i < n; i++)
         idx[i] = i;
-    merge_sort(keys, idx, idx + n, n);
+    lst_merge_sort(keys, idx, idx + n, n);
     cel_list_t *out = cel__list_new(ev->arena, n);
     for (size_t i = 0; i < n; i++)
         out->items[out->len++] = cel_list_at(list, idx[i]);
@@ -315,7 +315,7 @@ FN(lst_sort)
     (void)call;
     if (a[0].kind != CEL_LIST)
         return cel__no_overload(ev, "sort", a, n);
-    return sort_by_keys(ev, &a[0], &a[0]);
+    return lst_sorted(ev, &a[0], &a[0]);
 }
 
 FN(lst_sort_by_keys)
@@ -329,7 +329,7 @@ FN(lst_sort_by_keys)
                         "@sortByAssociatedKeys() expected a list of the same size as the "
                         "associated keys list, but got %zu and %zu elements respectively",
                         n0, n1);
-    return sort_by_keys(ev, &a[0], &a[1]);
+    return lst_sorted(ev, &a[0], &a[1]);
 }
 
 const cel__fn_t cel__lists_fns[] = {

@@ -14,29 +14,29 @@
     static cel_value_t name(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n)
 
 static bool
-is_num(const cel_value_t *v)
+mth_is_num(const cel_value_t *v)
 {
     return v->kind == CEL_INT || v->kind == CEL_UINT || v->kind == CEL_DOUBLE;
 }
 
 static bool
-has_nan(const cel_value_t *x, const cel_value_t *y)
+mth_has_nan(const cel_value_t *x, const cel_value_t *y)
 {
     return (x->kind == CEL_DOUBLE && isnan(x->v.d)) || (y->kind == CEL_DOUBLE && isnan(y->v.d));
 }
 
 /* The preferred of a pair: `second` when first compares as `worse` against it. */
 static cel_value_t
-pick(cel__eval_t *ev, const char *fn, const cel_value_t *first, const cel_value_t *second,
-     int worse)
+mth_pick(cel__eval_t *ev, const char *fn, const cel_value_t *first, const cel_value_t *second,
+         int worse)
 {
-    if (has_nan(first, second))
+    if (mth_has_nan(first, second))
         return cel__err(ev, "NaN values cannot be ordered: %s", fn);
     return cel__value_compare(first, second) == worse ? *second : *first;
 }
 
 static cel_value_t
-extreme_list(cel__eval_t *ev, const char *fn, const cel_value_t *l, int worse)
+mth_extreme_list(cel__eval_t *ev, const char *fn, const cel_value_t *l, int worse)
 {
     size_t size = cel_list_size(l);
     if (size == 0)
@@ -44,44 +44,44 @@ extreme_list(cel__eval_t *ev, const char *fn, const cel_value_t *l, int worse)
     if (!cel__charge_size(ev, size))
         return cel__halt_error(ev);
     cel_value_t best = cel_list_at(l, 0);
-    for (size_t i = 1; i < size && is_num(&best); i++) {
+    for (size_t i = 1; i < size && mth_is_num(&best); i++) {
         cel_value_t x = cel_list_at(l, i);
-        if (!is_num(&x) || has_nan(&best, &x))
+        if (!mth_is_num(&x) || mth_has_nan(&best, &x))
             return cel__err(ev, "no such overload: %s", fn);
-        best = pick(ev, fn, &best, &x, worse);
+        best = mth_pick(ev, fn, &best, &x, worse);
     }
-    return is_num(&best) ? best : cel__err(ev, "no such overload: %s", fn);
+    return mth_is_num(&best) ? best : cel__err(ev, "no such overload: %s", fn);
 }
 
 static cel_value_t
-extreme(cel__eval_t *ev, const cel_value_t *a, int n, const char *fn, int worse)
+mth_extreme(cel__eval_t *ev, const cel_value_t *a, int n, const char *fn, int worse)
 {
-    if (n == 1 && is_num(&a[0]))
+    if (n == 1 && mth_is_num(&a[0]))
         return a[0];
     if (n == 1 && a[0].kind == CEL_LIST)
-        return extreme_list(ev, fn, &a[0], worse);
-    if (n == 2 && is_num(&a[0]) && is_num(&a[1]))
-        return pick(ev, fn, &a[0], &a[1], worse);
+        return mth_extreme_list(ev, fn, &a[0], worse);
+    if (n == 2 && mth_is_num(&a[0]) && mth_is_num(&a[1]))
+        return mth_pick(ev, fn, &a[0], &a[1], worse);
     return cel__no_overload(ev, fn, a, n);
 }
 
 FN(mth_max)
 {
     (void)call;
-    return extreme(ev, a, n, "math.@max", -1);
+    return mth_extreme(ev, a, n, "math.@max", -1);
 }
 
 FN(mth_min)
 {
     (void)call;
-    return extreme(ev, a, n, "math.@min", 1);
+    return mth_extreme(ev, a, n, "math.@min", 1);
 }
 
 /* ---- Doubles ---- */
 
 static cel_value_t
-on_double(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n,
-          double (*f)(double))
+mth_on_double(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n,
+              double (*f)(double))
 {
     if (a[0].kind != CEL_DOUBLE)
         return cel__no_overload(ev, call->u.call.name, a, n);
@@ -90,23 +90,23 @@ on_double(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n,
 
 FN(mth_ceil)
 {
-    return on_double(ev, call, a, n, ceil);
+    return mth_on_double(ev, call, a, n, ceil);
 }
 
 FN(mth_floor)
 {
-    return on_double(ev, call, a, n, floor);
+    return mth_on_double(ev, call, a, n, floor);
 }
 
 /* C's round() rounds halves away from zero, as Go's math.Round does. */
 FN(mth_round)
 {
-    return on_double(ev, call, a, n, round);
+    return mth_on_double(ev, call, a, n, round);
 }
 
 FN(mth_trunc)
 {
-    return on_double(ev, call, a, n, trunc);
+    return mth_on_double(ev, call, a, n, trunc);
 }
 
 FN(mth_is_inf)
@@ -168,7 +168,7 @@ FN(mth_sign)
 
 /* Two ints or two uints, combined bitwise as unsigned 64-bit words. */
 static cel_value_t
-bitwise(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n, char op)
+mth_bitwise(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n, char op)
 {
     if (a[0].kind != a[1].kind || (a[0].kind != CEL_INT && a[0].kind != CEL_UINT))
         return cel__no_overload(ev, call->u.call.name, a, n);
@@ -179,23 +179,23 @@ bitwise(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n, c
 
 FN(mth_bit_and)
 {
-    return bitwise(ev, call, a, n, '&');
+    return mth_bitwise(ev, call, a, n, '&');
 }
 
 FN(mth_bit_or)
 {
-    return bitwise(ev, call, a, n, '|');
+    return mth_bitwise(ev, call, a, n, '|');
 }
 
 FN(mth_bit_xor)
 {
-    return bitwise(ev, call, a, n, '^');
+    return mth_bitwise(ev, call, a, n, '^');
 }
 
 FN(mth_bit_not)
 {
     if (a[0].kind == CEL_INT)
-        return cel_int((int64_t)~(uint64_t)a[0].v.i);
+        return cel_int((int64_t) ~(uint64_t)a[0].v.i);
     if (a[0].kind == CEL_UINT)
         return cel_uint(~a[0].v.u);
     return cel__no_overload(ev, call->u.call.name, a, n);
@@ -203,7 +203,7 @@ FN(mth_bit_not)
 
 /* Shifts of 64 bits or more give 0; right shifts of ints fill with zeros, as cel-go's do. */
 static cel_value_t
-shift(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n, bool left)
+mth_shift(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n, bool left)
 {
     const char *name = call->u.call.name;
     if ((a[0].kind != CEL_INT && a[0].kind != CEL_UINT) || a[1].kind != CEL_INT)
@@ -218,12 +218,12 @@ shift(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n, boo
 
 FN(mth_shift_left)
 {
-    return shift(ev, call, a, n, true);
+    return mth_shift(ev, call, a, n, true);
 }
 
 FN(mth_shift_right)
 {
-    return shift(ev, call, a, n, false);
+    return mth_shift(ev, call, a, n, false);
 }
 
 const cel__fn_t cel__math_fns[] = {

@@ -16,7 +16,7 @@
     static cel_value_t name(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n)
 
 static bool
-all_strings(const cel_value_t *a, int from, int to)
+str_all_strings(const cel_value_t *a, int from, int to)
 {
     for (int i = from; i < to; i++) {
         if (a[i].kind != CEL_STRING)
@@ -26,14 +26,14 @@ all_strings(const cel_value_t *a, int from, int to)
 }
 
 static cel_value_t
-index_error(cel__eval_t *ev, int64_t i)
+str_index_error(cel__eval_t *ev, int64_t i)
 {
     return cel__err(ev, "index out of range: %lld", (long long)i);
 }
 
 /* Byte offset of code point `cp` of `s`, which has at least that many. */
 static size_t
-cp_offset(const cel_value_t *s, int64_t cp)
+str_cp_offset(const cel_value_t *s, int64_t cp)
 {
     return cel__utf8_offset(s->v.str.data, s->v.str.len, (size_t)cp);
 }
@@ -45,34 +45,36 @@ FN(str_char_at)
         return cel__no_overload(ev, "charAt", a, n);
     int64_t len = cel__str_cplen(&a[0]), i = a[1].v.i;
     if (i < 0 || i > len)
-        return index_error(ev, i);
+        return str_index_error(ev, i);
     if (!cel__charge_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
-    size_t from = cp_offset(&a[0], i), to = cel__utf8_offset(a[0].v.str.data, a[0].v.str.len,
-                                                             (size_t)i + (i < len));
+    size_t from = str_cp_offset(&a[0], i),
+           to = cel__utf8_offset(a[0].v.str.data, a[0].v.str.len, (size_t)i + (i < len));
     return cel__string_own(a[0].v.str.data + from, to - from);
 }
 
 /* First code-point index >= `off` where `t` occurs in `s`, or -1. */
 static int64_t
-find_forward(const cel_value_t *s, const cel_value_t *t, int64_t off)
+str_find_forward(const cel_value_t *s, const cel_value_t *t, int64_t off)
 {
-    size_t from = cp_offset(s, off);
-    const char *hit = memmem(s->v.str.data + from, s->v.str.len - from, t->v.str.data, t->v.str.len);
+    size_t from = str_cp_offset(s, off);
+    const char *hit =
+        memmem(s->v.str.data + from, s->v.str.len - from, t->v.str.data, t->v.str.len);
     if (hit == NULL)
         return -1;
-    return off + (int64_t)cel__utf8_count(s->v.str.data + from, (size_t)(hit - s->v.str.data) - from);
+    return off +
+           (int64_t)cel__utf8_count(s->v.str.data + from, (size_t)(hit - s->v.str.data) - from);
 }
 
 /* Last code-point index <= `off` where `t` occurs in `s`, or -1. */
 static int64_t
-find_backward(const cel_value_t *s, const cel_value_t *t, int64_t off)
+str_find_backward(const cel_value_t *s, const cel_value_t *t, int64_t off)
 {
     int64_t len = cel__str_cplen(s), tlen = cel__str_cplen(t);
     if (off > len - tlen)
         off = len - tlen;
     for (int64_t i = off; i >= 0; i--) {
-        size_t at = cp_offset(s, i);
+        size_t at = str_cp_offset(s, i);
         if (s->v.str.len - at >= t->v.str.len &&
             memcmp(s->v.str.data + at, t->v.str.data, t->v.str.len) == 0)
             return i;
@@ -90,10 +92,10 @@ FN(str_index_of)
     if (a[1].v.str.len == 0)
         return cel_int(off);
     if (off < 0 || off >= cel__str_cplen(&a[0]))
-        return index_error(ev, off);
+        return str_index_error(ev, off);
     if (!cel__charge_size(ev, a[0].v.str.len + a[1].v.str.len))
         return cel__halt_error(ev);
-    return cel_int(find_forward(&a[0], &a[1], off));
+    return cel_int(str_find_forward(&a[0], &a[1], off));
 }
 
 FN(str_last_index_of)
@@ -109,16 +111,16 @@ FN(str_last_index_of)
     if (a[1].v.str.len == 0)
         return cel_int(off);
     if (off < 0 || off >= len)
-        return index_error(ev, off);
+        return str_index_error(ev, off);
     if (!cel__charge_size(ev, a[0].v.str.len * (a[1].v.str.len + 1)))
         return cel__halt_error(ev);
-    return cel_int(find_backward(&a[0], &a[1], off));
+    return cel_int(str_find_backward(&a[0], &a[1], off));
 }
 
 /* lowerAscii / upperAscii: only ASCII letters change; multi-byte sequences never contain
  * ASCII bytes, so a byte walk is exact. */
 static cel_value_t
-ascii_case(cel__eval_t *ev, const cel_value_t *a, int n, bool upper)
+str_ascii_case(cel__eval_t *ev, const cel_value_t *a, int n, bool upper)
 {
     if (a[0].kind != CEL_STRING)
         return cel__no_overload(ev, upper ? "upperAscii" : "lowerAscii", a, n);
@@ -137,18 +139,18 @@ ascii_case(cel__eval_t *ev, const cel_value_t *a, int n, bool upper)
 FN(str_lower_ascii)
 {
     (void)call;
-    return ascii_case(ev, a, n, false);
+    return str_ascii_case(ev, a, n, false);
 }
 
 FN(str_upper_ascii)
 {
     (void)call;
-    return ascii_case(ev, a, n, true);
+    return str_ascii_case(ev, a, n, true);
 }
 
 /* Occurrences of `t` in `s` as Go's strings.Count counts them (empty: code points + 1). */
 static int64_t
-count_occurrences(const char *s, size_t sl, const char *t, size_t tl)
+str_count_occurrences(const char *s, size_t sl, const char *t, size_t tl)
 {
     if (tl == 0)
         return (int64_t)cel__utf8_count(s, sl) + 1;
@@ -162,11 +164,11 @@ count_occurrences(const char *s, size_t sl, const char *t, size_t tl)
 /* Go's strings.Replace: at most `limit` replacements (negative: all); an empty `old` matches
  * before every code point and at the end. */
 static cel_value_t
-replace_n(cel__eval_t *ev, const cel_value_t *s, const cel_value_t *old, const cel_value_t *new_,
-          int64_t limit)
+str_replace_n(cel__eval_t *ev, const cel_value_t *s, const cel_value_t *old,
+              const cel_value_t *new_, int64_t limit)
 {
     const char *p = s->v.str.data, *end = p + s->v.str.len;
-    int64_t m = count_occurrences(p, s->v.str.len, old->v.str.data, old->v.str.len);
+    int64_t m = str_count_occurrences(p, s->v.str.len, old->v.str.data, old->v.str.len);
     if (limit < 0 || m < limit)
         limit = m;
     cel__buf_t b;
@@ -191,7 +193,7 @@ replace_n(cel__eval_t *ev, const cel_value_t *s, const cel_value_t *old, const c
 FN(str_replace)
 {
     (void)call;
-    if (!all_strings(a, 0, 3) || (n == 4 && a[3].kind != CEL_INT))
+    if (!str_all_strings(a, 0, 3) || (n == 4 && a[3].kind != CEL_INT))
         return cel__no_overload(ev, "replace", a, n);
     int64_t limit = n == 4 ? a[3].v.i : -1;
     if (limit == 0)
@@ -199,13 +201,13 @@ FN(str_replace)
     uint64_t work = a[0].v.str.len + a[1].v.str.len + a[2].v.str.len;
     if (!cel__charge_size(ev, work * (a[2].v.str.len + 1)))
         return cel__halt_error(ev);
-    return replace_n(ev, &a[0], &a[1], &a[2], limit);
+    return str_replace_n(ev, &a[0], &a[1], &a[2], limit);
 }
 
 /* Go's strings.SplitN with an empty separator: at most `limit` code points, the last one
  * taking the rest. */
 static cel_value_t
-explode(cel__eval_t *ev, const cel_value_t *s, int64_t limit)
+str_explode(cel__eval_t *ev, const cel_value_t *s, int64_t limit)
 {
     int64_t len = cel__str_cplen(s);
     if (limit < 0 || limit > len)
@@ -222,15 +224,15 @@ explode(cel__eval_t *ev, const cel_value_t *s, int64_t limit)
 }
 
 static cel_value_t
-split_n(cel__eval_t *ev, const cel_value_t *s, const cel_value_t *sep, int64_t limit)
+str_split_n(cel__eval_t *ev, const cel_value_t *s, const cel_value_t *sep, int64_t limit)
 {
     if (limit == 0)
         return cel__list_value(cel__list_new(ev->arena, 0));
     if (sep->v.str.len == 0)
-        return explode(ev, s, limit);
+        return str_explode(ev, s, limit);
     const char *p = s->v.str.data, *end = p + s->v.str.len;
     if (limit < 0)
-        limit = count_occurrences(p, s->v.str.len, sep->v.str.data, sep->v.str.len) + 1;
+        limit = str_count_occurrences(p, s->v.str.len, sep->v.str.data, sep->v.str.len) + 1;
     cel_list_t *l = cel__list_new(ev->arena, 4);
     for (int64_t i = 0; i < limit - 1; i++) {
         const char *m = memmem(p, (size_t)(end - p), sep->v.str.data, sep->v.str.len);
@@ -246,11 +248,11 @@ split_n(cel__eval_t *ev, const cel_value_t *s, const cel_value_t *sep, int64_t l
 FN(str_split)
 {
     (void)call;
-    if (!all_strings(a, 0, 2) || (n == 3 && a[2].kind != CEL_INT))
+    if (!str_all_strings(a, 0, 2) || (n == 3 && a[2].kind != CEL_INT))
         return cel__no_overload(ev, "split", a, n);
     if (!cel__charge_size(ev, a[0].v.str.len + a[1].v.str.len))
         return cel__halt_error(ev);
-    return split_n(ev, &a[0], &a[1], n == 3 ? a[2].v.i : -1);
+    return str_split_n(ev, &a[0], &a[1], n == 3 ? a[2].v.i : -1);
 }
 
 FN(str_substring)
@@ -263,18 +265,18 @@ FN(str_substring)
         return cel__err(ev, "invalid substring range. start: %lld, end: %lld", (long long)start,
                         (long long)end);
     if (start < 0 || start > len)
-        return index_error(ev, start);
+        return str_index_error(ev, start);
     if (end < 0 || end > len)
-        return index_error(ev, end);
+        return str_index_error(ev, end);
     if (!cel__charge_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
-    size_t from = cp_offset(&a[0], start), to = cp_offset(&a[0], end);
+    size_t from = str_cp_offset(&a[0], start), to = str_cp_offset(&a[0], end);
     return cel__string_own(a[0].v.str.data + from, to - from);
 }
 
 /* Go's unicode.IsSpace: what strings.TrimSpace removes. */
 static bool
-is_space(uint32_t c)
+str_is_space(uint32_t c)
 {
     if (c <= 0xFF)
         return c == ' ' || (c >= '\t' && c <= '\r') || c == 0x85 || c == 0xA0;
@@ -293,13 +295,13 @@ FN(str_trim)
     size_t from = 0, to = a[0].v.str.len;
     uint32_t cp;
     size_t w;
-    while (from < to && (w = cel__utf8_decode(s + from, to - from, &cp)) > 0 && is_space(cp))
+    while (from < to && (w = cel__utf8_decode(s + from, to - from, &cp)) > 0 && str_is_space(cp))
         from += w;
     while (to > from) {
         size_t start = to - 1;
         while (start > from && ((unsigned char)s[start] & 0xC0) == 0x80)
             start--;
-        if (cel__utf8_decode(s + start, to - start, &cp) == 0 || !is_space(cp))
+        if (cel__utf8_decode(s + start, to - start, &cp) == 0 || !str_is_space(cp))
             break;
         to = start;
     }
