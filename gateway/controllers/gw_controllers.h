@@ -27,6 +27,13 @@ gw_controllers_t *gw_controllers_start(etcd_client_t *client, struct event_base 
                                        const char *etcd_prefix, const gw_catalog_t *catalog);
 
 /**
+ * The storage paths of every namespaced, stored resource of `catalog` (what the namespace
+ * controller empties), each once, in catalog order: a new array (caller frees it) of strings
+ * owned by the catalog; *n gets its length. Thread: any.
+ */
+const char **gw_controllers_namespaced_paths(const gw_catalog_t *catalog, size_t *n);
+
+/**
  * Stop and free, releasing leadership at once so that another instance takes over without
  * waiting for the lease to expire (this blocks for up to 3 s: meant for shutdown). NULL is
  * fine. Thread: the one that started them.

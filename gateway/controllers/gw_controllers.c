@@ -1,0 +1,175 @@
+/*
+ * The controllers of one instance: the initial namespaces (every instance, every minute) and
+ * the namespace deletion controller (the "namespace-controller" election's leader only).
+ */
+#include "gw_controllers.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "gw_alloc.h"
+#include "gw_err.h"
+#include "gw_http.h"
+#include "gw_leader.h"
+#include "gw_log.h"
+#include "gw_namespace.h"
+#include "gw_nsctl.h"
+#include "gw_store.h"
+
+#define ENSURE_EVERY_MS 60000 /* kube's system namespaces controller: once a minute */
+#define ENSURE_RETRY_MS 5000
+#define NSCTL_ELECTION "namespace-controller"
+
+struct gw_controllers {
+    etcd_client_t *client;
+    struct event_base *base;
+    char *prefix;
+    etcd_conn_t *conn; /* the initial namespaces' */
+    gw_store_t *store;
+    struct event *ensure; /* the next initial-namespaces round */
+    bool stopping;
+    const char **paths;
+    size_t n_paths;
+    gw_leader_t *leader;
+    gw_nsctl_t *nsctl; /* while leading */
+};
+
+const char **
+gw_controllers_namespaced_paths(const gw_catalog_t *catalog, size_t *n)
+{
+    size_t count = gw_catalog_count(catalog);
+    const char **paths = gw_calloc(count > 0 ? count : 1, sizeof(*paths));
+
+    *n = 0;
+    for (size_t i = 0; i < count; i++) {
+        const gw_resource_t *r = gw_catalog_at(catalog, i);
+        bool seen = false;
+        if (!r->namespaced || r->virtual_only || r->storage_path == NULL)
+            continue;
+        for (size_t j = 0; j < *n && !seen; j++)
+            seen = strcmp(paths[j], r->storage_path) == 0;
+        if (!seen)
+            paths[(*n)++] = r->storage_path;
+    }
+    return paths;
+}
+
+static void
+add_timer(struct event *ev, int64_t ms)
+{
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+
+    evtimer_add(ev, &tv);
+}
+
+static void
+ensured(int err, void *arg)
+{
+    gw_controllers_t *c = arg;
+
+    if (c->stopping)
+        return;
+    if (err != 0)
+        gw_log_warn(NULL, "creating the initial namespaces failed: %s; retrying",
+                    gw_strerror(err));
+    add_timer(c->ensure, err != 0 ? ENSURE_RETRY_MS : ENSURE_EVERY_MS);
+}
+
+static void
+on_ensure(evutil_socket_t fd, short what, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)fd, (void)what;
+
+    if (gw_namespace_ensure_initial(c->store, ensured, c) != 0)
+        add_timer(c->ensure, ENSURE_RETRY_MS);
+}
+
+static void
+on_elected(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    gw_nsctl_opts_t opts = {
+        .etcd_prefix = c->prefix, .resource_paths = c->paths, .n_resource_paths = c->n_paths};
+    (void)l;
+
+    c->nsctl = gw_nsctl_start(c->client, c->base, &opts);
+    gw_log_info(NULL, "namespace controller started");
+}
+
+static void
+on_lost(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    gw_nsctl_stop(c->nsctl);
+    c->nsctl = NULL;
+    gw_log_info(NULL, "namespace controller stopped");
+}
+
+/* "<host>_<uuid>", as kube's components name themselves in leader elections. */
+static char *
+identity(void)
+{
+    char host[256] = "kgate";
+    char uid[GW_UUID_LEN + 1];
+
+    gethostname(host, sizeof(host) - 1);
+    host[sizeof(host) - 1] = '\0';
+    gw_uuid_v4(uid);
+    return gw_sprintf("%s_%s", host, uid);
+}
+
+static void
+start_election(gw_controllers_t *c)
+{
+    char *key = gw_leader_key(c->prefix, NSCTL_ELECTION);
+    char *id = identity();
+
+    c->leader = gw_leader_start(
+        c->client, c->base,
+        &(gw_leader_opts_t){
+            .key = key, .identity = id, .on_elected = on_elected, .on_lost = on_lost, .ctx = c});
+    free(key);
+    free(id);
+}
+
+gw_controllers_t *
+gw_controllers_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
+                     const gw_catalog_t *catalog)
+{
+    gw_controllers_t *c = gw_calloc(1, sizeof(*c));
+
+    c->client = client;
+    c->base = base;
+    c->prefix = gw_strdup(etcd_prefix);
+    c->conn = etcd_conn_new(client, base);
+    c->store = gw_store_new(c->conn, etcd_prefix);
+    c->paths = gw_controllers_namespaced_paths(catalog, &c->n_paths);
+    c->ensure = evtimer_new(base, on_ensure, c);
+    if (c->ensure == NULL)
+        abort();
+    add_timer(c->ensure, 0);
+    start_election(c);
+    return c;
+}
+
+void
+gw_controllers_stop(gw_controllers_t *c)
+{
+    if (c == NULL)
+        return;
+    c->stopping = true;
+    gw_nsctl_stop(c->nsctl);
+    gw_leader_stop(c->leader); /* releases the election at once */
+    etcd_conn_free(c->conn);
+    gw_store_free(c->store);
+    event_free(c->ensure);
+    free(c->paths);
+    free(c->prefix);
+    free(c);
+}
