@@ -345,144 +345,192 @@ res_free(res_t *rs)
     free(rs->prefix);
 }
 
-/* kube's operationId: verb, group/version, infix, scope, kind, suffix. */
-static char *
-op_id(const res_t *rs, const char *verb, const char *infix, bool namespaced, const char *suffix)
+/*
+ * What a path's operations are about: the resource itself, its list across namespaces, or a
+ * subresource. Operation templates below name their bodies and responses relative to it.
+ */
+typedef struct {
+    unsigned verbs;
+    bool namespaced;      /* in the operationId */
+    const char *kind_def; /* the kind's definition; NULL answers a plain string (pods/log) */
+    const char *list_def;
+    const char *deleted_def;            /* what a delete answers with */
+    const char *group, *version, *kind; /* x-kubernetes-group-version-kind */
+    const char *suffix;                 /* operationId tail: "Status", "ForAllNamespaces" */
+} target_t;
+
+typedef enum {
+    S_NONE,
+    S_KIND,
+    S_LIST,
+    S_PATCH,
+    S_DELETE_OPTIONS,
+    S_STATUS,
+    S_EVENT,
+    S_DELETED
+} ref_t;
+
+/* One operation kind: kube's method, action, operationId words, parameters and payloads. */
+typedef struct {
+    unsigned verb;
+    const char *method, *action, *id_verb, *id_infix, *id_suffix;
+    const param_t *params;
+    ref_t body, response;
+    const char *codes;
+    produce_t produce;
+} op_spec_t;
+
+static const op_spec_t collection_specs[] = {
+    {GW_VERB_LIST, "get", "list", "list", "", "", list_params, S_NONE, S_LIST, "200",
+     PRODUCE_WATCH},
+    {GW_VERB_CREATE, "post", "post", "create", "", "", write_params, S_KIND, S_KIND, "200 201 202",
+     PRODUCE_OBJECT},
+    {GW_VERB_DELETECOLLECTION, "delete", "deletecollection", "delete", "Collection", "",
+     delete_collection_params, S_DELETE_OPTIONS, S_STATUS, "200", PRODUCE_OBJECT},
+};
+
+/* On an object; a subresource uses the same, its create taking the place of delete. */
+static const op_spec_t item_specs[] = {
+    {GW_VERB_GET, "get", "get", "read", "", "", no_params, S_NONE, S_KIND, "200", PRODUCE_OBJECT},
+    {GW_VERB_CREATE, "post", "post", "create", "", "", write_params, S_KIND, S_KIND, "200 201 202",
+     PRODUCE_OBJECT},
+    {GW_VERB_UPDATE, "put", "put", "replace", "", "", write_params, S_KIND, S_KIND, "200 201",
+     PRODUCE_OBJECT},
+    {GW_VERB_PATCH, "patch", "patch", "patch", "", "", patch_params, S_PATCH, S_KIND, "200 201",
+     PRODUCE_OBJECT},
+    {GW_VERB_DELETE, "delete", "delete", "delete", "", "", delete_params, S_DELETE_OPTIONS,
+     S_DELETED, "200 202", PRODUCE_OBJECT},
+};
+
+static const op_spec_t log_specs[] = {
+    {GW_VERB_GET, "get", "get", "read", "", "", log_params, S_NONE, S_KIND, "200", PRODUCE_LOG},
+};
+
+/* The deprecated /watch/ paths kube-apiserver still documents. */
+static const op_spec_t watch_list_specs[] = {
+    {GW_VERB_WATCH, "get", "watchlist", "watch", "", "List", list_params, S_NONE, S_EVENT, "200",
+     PRODUCE_WATCH},
+};
+static const op_spec_t watch_item_specs[] = {
+    {GW_VERB_WATCH, "get", "watch", "watch", "", "", list_params, S_NONE, S_EVENT, "200",
+     PRODUCE_WATCH},
+};
+
+#define N_SPECS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *
+ref_name(const target_t *t, ref_t which)
 {
-    return gw_sprintf("%s%s%s%s%s%s", verb, rs->prefix, infix, namespaced ? "Namespaced" : "",
-                      rs->r->kind, suffix);
+    switch (which) {
+    case S_KIND:
+        return t->kind_def;
+    case S_LIST:
+        return t->list_def;
+    case S_PATCH:
+        return META "Patch";
+    case S_DELETE_OPTIONS:
+        return META "DeleteOptions";
+    case S_STATUS:
+        return META "Status";
+    case S_EVENT:
+        return META "WatchEvent";
+    case S_DELETED:
+        return t->deleted_def;
+    case S_NONE:
+        break;
+    }
+    return NULL;
 }
 
-static op_t
-resource_op(const res_t *rs, const char *method, const char *action, const param_t *params)
+/* kube's operationId: verb, group/version, infix, scope, kind, suffixes. */
+static char *
+op_id(const res_t *rs, const char *verb, const char *infix, bool namespaced, const char *suffix,
+      const char *suffix2)
 {
-    op_t op = {
-        .method = method,
-        .action = action,
-        .params = params,
-        .response = rs->r->schema->ref,
-        .codes = "200",
-        .group = rs->r->group,
-        .version = rs->r->version,
-        .kind = rs->r->kind,
+    return gw_sprintf("%s%s%s%s%s%s%s", verb, rs->prefix, infix, namespaced ? "Namespaced" : "",
+                      rs->r->kind, suffix, suffix2);
+}
+
+static void
+emit_specs(res_t *rs, const op_spec_t *specs, size_t n, const target_t *t, const char *path,
+           unsigned pp)
+{
+    for (size_t i = 0; i < n; i++) {
+        const op_spec_t *s = &specs[i];
+        op_t op = {
+            .method = s->method,
+            .action = s->action,
+            .params = s->params,
+            .body = ref_name(t, s->body),
+            .patch = s->body == S_PATCH,
+            .response = ref_name(t, s->response),
+            .codes = s->codes,
+            .produce = s->produce,
+            .group = t->group,
+            .version = t->version,
+            .kind = t->kind,
+        };
+        if (!(t->verbs & s->verb))
+            continue;
+        op.id = op_id(rs, s->id_verb, s->id_infix, t->namespaced, s->id_suffix, t->suffix);
+        emit(rs, path, pp, &op);
+    }
+}
+
+static target_t
+resource_target(const gw_resource_t *r)
+{
+    target_t t = {
+        .verbs = r->verbs,
+        .namespaced = r->namespaced,
+        .kind_def = r->schema->ref,
+        .list_def = r->list_schema ? r->list_schema->ref : NULL,
+        .deleted_def = r->delete_returns_object ? r->schema->ref : META "Status",
+        .group = r->group,
+        .version = r->version,
+        .kind = r->kind,
+        .suffix = "",
     };
 
-    return op;
+    return t;
 }
 
 /* ---- resource paths ---------------------------------------------------------------------- */
 
 static void
-collection_ops(res_t *rs, const char *path, unsigned pp)
-{
-    const gw_resource_t *r = rs->r;
-    op_t op;
-
-    if (r->verbs & GW_VERB_LIST) {
-        op = resource_op(rs, "get", "list", list_params);
-        op.id = op_id(rs, "list", "", r->namespaced, "");
-        op.response = r->list_schema->ref;
-        op.produce = PRODUCE_WATCH;
-        emit(rs, path, pp, &op);
-    }
-    if (r->verbs & GW_VERB_CREATE) {
-        op = resource_op(rs, "post", "post", write_params);
-        op.id = op_id(rs, "create", "", r->namespaced, "");
-        op.body = r->schema->ref;
-        op.codes = "200 201 202";
-        emit(rs, path, pp, &op);
-    }
-    if (r->verbs & GW_VERB_DELETECOLLECTION) {
-        op = resource_op(rs, "delete", "deletecollection", delete_collection_params);
-        op.id = op_id(rs, "delete", "Collection", r->namespaced, "");
-        op.body = META "DeleteOptions";
-        op.response = META "Status";
-        emit(rs, path, pp, &op);
-    }
-}
-
-static void
-item_ops(res_t *rs, const char *path, unsigned pp)
-{
-    const gw_resource_t *r = rs->r;
-    op_t op;
-
-    if (r->verbs & GW_VERB_GET) {
-        op = resource_op(rs, "get", "get", no_params);
-        op.id = op_id(rs, "read", "", r->namespaced, "");
-        emit(rs, path, pp, &op);
-    }
-    if (r->verbs & GW_VERB_UPDATE) {
-        op = resource_op(rs, "put", "put", write_params);
-        op.id = op_id(rs, "replace", "", r->namespaced, "");
-        op.body = r->schema->ref;
-        op.codes = "200 201";
-        emit(rs, path, pp, &op);
-    }
-    if (r->verbs & GW_VERB_PATCH) {
-        op = resource_op(rs, "patch", "patch", patch_params);
-        op.id = op_id(rs, "patch", "", r->namespaced, "");
-        op.body = META "Patch";
-        op.patch = true;
-        op.codes = "200 201";
-        emit(rs, path, pp, &op);
-    }
-    if (r->verbs & GW_VERB_DELETE) {
-        op = resource_op(rs, "delete", "delete", delete_params);
-        op.id = op_id(rs, "delete", "", r->namespaced, "");
-        op.body = META "DeleteOptions";
-        op.response = r->delete_returns_object ? r->schema->ref : META "Status";
-        op.codes = "200 202";
-        emit(rs, path, pp, &op);
-    }
-}
-
-/* The deprecated /watch/ paths kube-apiserver still documents. */
-static void
-watch_ops(res_t *rs, const char *coll, const char *item, const char *all, unsigned pp)
-{
-    const gw_resource_t *r = rs->r;
-    op_t op = resource_op(rs, "get", "watchlist", list_params);
-
-    op.response = META "WatchEvent";
-    op.produce = PRODUCE_WATCH;
-    op.id = op_id(rs, "watch", "", r->namespaced, "List");
-    emit(rs, coll, pp, &op);
-    op.action = "watch";
-    op.id = op_id(rs, "watch", "", r->namespaced, "");
-    emit(rs, item, pp | PP_NAME, &op);
-    if (all) {
-        op.action = "watchlist";
-        op.id = op_id(rs, "watch", "", false, "ListForAllNamespaces");
-        emit(rs, all, 0, &op);
-    }
-}
-
-static void
-all_namespaces_list(res_t *rs, const char *path)
-{
-    op_t op = resource_op(rs, "get", "list", list_params);
-
-    op.id = op_id(rs, "list", "", false, "ForAllNamespaces");
-    op.response = rs->r->list_schema->ref;
-    op.produce = PRODUCE_WATCH;
-    emit(rs, path, 0, &op);
-}
-
-static void
-watch_paths(res_t *rs)
+watch_paths(res_t *rs, const target_t *t)
 {
     const gw_resource_t *r = rs->r;
     unsigned pp = r->namespaced ? PP_NAMESPACE : 0;
     char *coll = r->namespaced ? gw_sprintf("%s/watch/namespaces/{namespace}/%s", rs->base, r->name)
                                : gw_sprintf("%s/watch/%s", rs->base, r->name);
     char *item = gw_sprintf("%s/{name}", coll);
-    char *all = r->namespaced ? gw_sprintf("%s/watch/%s", rs->base, r->name) : NULL;
+    target_t all = *t;
 
-    watch_ops(rs, coll, item, all, pp);
+    emit_specs(rs, watch_list_specs, N_SPECS(watch_list_specs), t, coll, pp);
+    emit_specs(rs, watch_item_specs, N_SPECS(watch_item_specs), t, item, pp | PP_NAME);
     free(coll);
     free(item);
-    free(all);
+    if (r->namespaced) {
+        all.namespaced = false;
+        all.suffix = "ForAllNamespaces";
+        coll = gw_sprintf("%s/watch/%s", rs->base, r->name);
+        emit_specs(rs, watch_list_specs, N_SPECS(watch_list_specs), &all, coll, 0);
+        free(coll);
+    }
+}
+
+static void
+all_namespaces_list(res_t *rs, const target_t *t)
+{
+    char *path = gw_sprintf("%s/%s", rs->base, rs->r->name);
+    target_t all = *t;
+
+    all.namespaced = false;
+    all.suffix = "ForAllNamespaces";
+    all.verbs &= GW_VERB_LIST;
+    emit_specs(rs, collection_specs, N_SPECS(collection_specs), &all, path, 0);
+    free(path);
 }
 
 /* ---- subresource paths ------------------------------------------------------------------- */
@@ -490,7 +538,7 @@ watch_paths(res_t *rs)
 static const param_t *
 connect_params_of(const char *subresource)
 {
-    for (size_t i = 0; i < sizeof(connect_params) / sizeof(connect_params[0]); i++) {
+    for (size_t i = 0; i < N_SPECS(connect_params); i++) {
         if (strcmp(connect_params[i].subresource, subresource) == 0)
             return connect_params[i].params;
     }
@@ -509,12 +557,13 @@ static const struct {
 static void
 connect_ops(res_t *rs, const gw_subresource_t *s, const char *path, unsigned pp, bool with_path)
 {
-    char *sub = capitalized(s->name),
-         *suffix = gw_sprintf("%s%s", sub, with_path ? "WithPath" : "");
+    char *sub = capitalized(s->name);
+    const char *tail = with_path ? "WithPath" : "";
 
-    for (size_t i = 0; i < sizeof(connect_methods) / sizeof(connect_methods[0]); i++) {
+    for (size_t i = 0; i < N_SPECS(connect_methods); i++) {
         op_t op = {.method = connect_methods[i].method,
                    .action = "connect",
+                   .params = with_path ? no_params : connect_params_of(s->name),
                    .codes = "200",
                    .produce = PRODUCE_ANY,
                    .group = s->group,
@@ -522,62 +571,7 @@ connect_ops(res_t *rs, const gw_subresource_t *s, const char *path, unsigned pp,
                    .kind = s->kind};
         if (!(s->verbs & connect_methods[i].verb))
             continue;
-        op.params = with_path ? no_params : connect_params_of(s->name);
-        op.id = op_id(rs, "connect", connect_methods[i].word, rs->r->namespaced, suffix);
-        emit(rs, path, pp, &op);
-    }
-    free(sub);
-    free(suffix);
-}
-
-static op_t
-sub_op(const gw_subresource_t *s, const char *method, const char *action, const param_t *params)
-{
-    op_t op = {.method = method,
-               .action = action,
-               .params = params,
-               .codes = "200",
-               .response = s->schema ? s->schema->ref : NULL,
-               .group = s->group,
-               .version = s->version,
-               .kind = s->kind};
-
-    return op;
-}
-
-static void
-sub_ops(res_t *rs, const gw_subresource_t *s, const char *path, unsigned pp)
-{
-    bool ns = rs->r->namespaced, log = s->schema == NULL;
-    char *sub = capitalized(s->name);
-    op_t op;
-
-    if (s->verbs & GW_VERB_GET) {
-        op = sub_op(s, "get", "get", log ? log_params : no_params);
-        op.produce = log ? PRODUCE_LOG : PRODUCE_OBJECT;
-        op.id = op_id(rs, "read", "", ns, sub);
-        emit(rs, path, pp, &op);
-    }
-    if (s->verbs & GW_VERB_CREATE) {
-        op = sub_op(s, "post", "post", write_params);
-        op.body = op.response;
-        op.codes = "200 201 202";
-        op.id = op_id(rs, "create", "", ns, sub);
-        emit(rs, path, pp, &op);
-    }
-    if (s->verbs & GW_VERB_UPDATE) {
-        op = sub_op(s, "put", "put", write_params);
-        op.body = op.response;
-        op.codes = "200 201";
-        op.id = op_id(rs, "replace", "", ns, sub);
-        emit(rs, path, pp, &op);
-    }
-    if (s->verbs & GW_VERB_PATCH) {
-        op = sub_op(s, "patch", "patch", patch_params);
-        op.body = META "Patch";
-        op.patch = true;
-        op.codes = "200 201";
-        op.id = op_id(rs, "patch", "", ns, sub);
+        op.id = op_id(rs, "connect", connect_methods[i].word, rs->r->namespaced, sub, tail);
         emit(rs, path, pp, &op);
     }
     free(sub);
@@ -586,40 +580,51 @@ sub_ops(res_t *rs, const gw_subresource_t *s, const char *path, unsigned pp)
 static void
 subresource_paths(res_t *rs, const gw_subresource_t *s, const char *item, unsigned pp)
 {
-    char *path = gw_sprintf("%s/%s", item, s->name);
+    char *path = gw_sprintf("%s/%s", item, s->name), *sub = capitalized(s->name);
+    target_t t = {
+        .verbs = s->verbs,
+        .namespaced = rs->r->namespaced,
+        .kind_def = s->schema ? s->schema->ref : NULL,
+        .group = s->group,
+        .version = s->version,
+        .kind = s->kind,
+        .suffix = sub,
+    };
 
-    if (!s->connect)
-        sub_ops(rs, s, path, pp);
-    else {
+    if (s->connect) {
         char *with_path = gw_sprintf("%s/{path}", path);
         connect_ops(rs, s, path, pp, false);
         if (strcmp(s->name, "proxy") == 0)
             connect_ops(rs, s, with_path, pp | PP_PATH, true);
         free(with_path);
-    }
+    } else if (s->schema == NULL)
+        emit_specs(rs, log_specs, N_SPECS(log_specs), &t, path, pp);
+    else
+        emit_specs(rs, item_specs, N_SPECS(item_specs), &t, path, pp);
     free(path);
+    free(sub);
 }
 
 void
 gw_openapi__resource_paths(gw_openapi__gen_t *g, const gw_resource_t *r)
 {
-    res_t rs;
+    target_t t = resource_target(r);
     unsigned pp = r->namespaced ? PP_NAMESPACE : 0;
     char *coll, *item;
+    res_t rs;
 
     res_init(&rs, g, r);
     coll = r->namespaced ? gw_sprintf("%s/namespaces/{namespace}/%s", rs.base, r->name)
                          : gw_sprintf("%s/%s", rs.base, r->name);
     item = gw_sprintf("%s/{name}", coll);
-    collection_ops(&rs, coll, pp);
-    item_ops(&rs, item, pp | PP_NAME);
-    if (r->namespaced && (r->verbs & GW_VERB_LIST)) {
-        char *all = gw_sprintf("%s/%s", rs.base, r->name);
-        all_namespaces_list(&rs, all);
-        free(all);
-    }
+    emit_specs(&rs, collection_specs, N_SPECS(collection_specs), &t, coll, pp);
+    t.verbs &= ~GW_VERB_CREATE; /* an object's own path has no create */
+    emit_specs(&rs, item_specs, N_SPECS(item_specs), &t, item, pp | PP_NAME);
+    t.verbs = r->verbs;
+    if (r->namespaced && (r->verbs & GW_VERB_LIST))
+        all_namespaces_list(&rs, &t);
     if (r->verbs & GW_VERB_WATCH)
-        watch_paths(&rs);
+        watch_paths(&rs, &t);
     for (size_t i = 0; i < r->n_subresources; i++)
         subresource_paths(&rs, &r->subresources[i], item, pp | PP_NAME);
     free(coll);
