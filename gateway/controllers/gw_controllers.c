@@ -158,6 +158,12 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     return c;
 }
 
+bool
+gw_controllers_leading(const gw_controllers_t *c)
+{
+    return c->nsctl != NULL;
+}
+
 void
 gw_controllers_stop(gw_controllers_t *c)
 {

@@ -11,6 +11,9 @@
  *    leading as <identity>" / "no longer leading").
  */
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "etcd.h"
 #include "gw_catalog.h"
 
@@ -25,6 +28,10 @@ typedef struct gw_controllers gw_controllers_t;
  */
 gw_controllers_t *gw_controllers_start(etcd_client_t *client, struct event_base *base,
                                        const char *etcd_prefix, const gw_catalog_t *catalog);
+
+/** Whether this instance leads the namespace-controller election now, i.e. runs the namespace
+ *  controller (tests, metrics). Thread: c's. */
+bool gw_controllers_leading(const gw_controllers_t *c);
 
 /**
  * The storage paths of every namespaced, stored resource of `catalog` (what the namespace
