@@ -442,6 +442,7 @@ extern const cel__fn_t cel__time_fns[];
 extern const cel__fn_t cel__strings_fns[];
 extern const cel__fn_t cel__lists_fns[];
 extern const cel__fn_t cel__math_fns[];
+extern const cel__fn_t cel__encoders_fns[];
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */

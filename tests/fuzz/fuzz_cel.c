@@ -14,6 +14,7 @@
 #include "../../cel/cel_env.c"
 #include "../../cel/cel_eval.c"
 #include "../../cel/cel_lex.c"
+#include "../../cel/cel_lib_encoders.c"
 #include "../../cel/cel_lib_format.c"
 #include "../../cel/cel_lib_lists.c"
 #include "../../cel/cel_lib_math.c"
