@@ -182,8 +182,8 @@ check_resource_name(config_t *cf, const char *key, const char *resource)
 static int
 apply_item(config_t *cf, const char *key, const char *value, int phase)
 {
-    target_t t;
-    size_t index;
+    target_t t = {0};
+    size_t index = 0;
     bool on;
     int rc;
 
