@@ -89,7 +89,6 @@ SHORT_NAMES = {
     ('events.k8s.io', 'events'): ['ev'],
     ('networking.k8s.io', 'ingresses'): ['ing'],
     ('networking.k8s.io', 'networkpolicies'): ['netpol'],
-    ('networking.k8s.io', 'ipaddresses'): ['ip'],
     ('policy', 'poddisruptionbudgets'): ['pdb'],
     ('scheduling.k8s.io', 'priorityclasses'): ['pc'],
     ('storage.k8s.io', 'storageclasses'): ['sc'],
