@@ -18,8 +18,10 @@
 #include <openssl/ssl.h>
 
 #include "etcd.h"
+#include "gw_catalog.h"
 #include "gw_compact.h"
 #include "gw_config.h"
+#include "gw_controllers.h"
 #include "gw_err.h"
 #include "gw_health.h"
 #include "gw_log.h"
@@ -36,6 +38,7 @@ typedef struct {
     etcd_client_t *etcd;
     gw_health_t *health;
     gw_compactor_t *compactor; /* worker 0's */
+    gw_controllers_t *controllers; /* worker 0's: initial namespaces, namespace controller */
     gw_route_t routes[3];      /* the health endpoints; the API's routes come later */
     gw_server_t *server;
 } kgate_t;
@@ -115,6 +118,8 @@ on_worker_start(gw_worker_t *w, void *arg)
         return;
     k->compactor = gw_compactor_start(gw_worker_etcd(w), gw_worker_base(w),
                                       k->cfg->etcd_compaction_interval_ms);
+    k->controllers = gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
+                                          gw_catalog_builtin());
     gw_health_probe_start(k->health, w);
 }
 
@@ -126,6 +131,8 @@ on_worker_stop(gw_worker_t *w, void *arg)
         return;
     gw_compactor_stop(k->compactor);
     k->compactor = NULL;
+    gw_controllers_stop(k->controllers); /* hands the namespace controller over at once */
+    k->controllers = NULL;
     gw_health_probe_stop(k->health);
 }
 
