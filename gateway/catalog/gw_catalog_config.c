@@ -178,7 +178,10 @@ check_resource_name(config_t *cf, const char *key, const char *resource)
     return 0;
 }
 
-/* Record one key=value; resource and version keys are applied at once in their phase. */
+/*
+ * Check one key=value. The api/ keys are recorded in any phase; group/version keys take effect
+ * in phase 1 and resource keys in phase 2, so that each layer overrides the one before.
+ */
 static int
 apply_item(config_t *cf, const char *key, const char *value, int phase)
 {
