@@ -3,13 +3,15 @@
  * down the way kube-apiserver does: /readyz fails at once, the listener stays open for
  * --shutdown-delay-duration, then requests in progress get a bounded time to finish.
  *
- * Exit codes: 0 after a clean shutdown, 2 for a usage error (bad or unknown flag), 1 when
- * startup fails (unusable files, etcd unreachable, address in use).
+ * Exit codes: 0 after a clean shutdown, 2 for a usage error (bad or unknown flag, an
+ * authorization mode or --runtime-config key kgate does not take), 1 when startup fails
+ * (unusable files, etcd unreachable, address in use).
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -17,7 +19,11 @@
 #include <event2/thread.h>
 #include <openssl/ssl.h>
 
+#include "authn.h"
+#include "authz.h"
 #include "etcd.h"
+#include "gw_alloc.h"
+#include "gw_api.h"
 #include "gw_catalog.h"
 #include "gw_compact.h"
 #include "gw_config.h"
@@ -25,6 +31,7 @@
 #include "gw_err.h"
 #include "gw_health.h"
 #include "gw_log.h"
+#include "gw_registry.h"
 #include "gw_server.h"
 #include "gw_tls.h"
 
@@ -37,9 +44,12 @@ typedef struct {
     SSL_CTX *tls;
     etcd_client_t *etcd;
     gw_health_t *health;
-    gw_compactor_t *compactor; /* worker 0's */
+    gw_compactor_t *compactor;     /* worker 0's */
     gw_controllers_t *controllers; /* worker 0's: initial namespaces, namespace controller */
-    gw_route_t routes[3];      /* the health endpoints; the API's routes come later */
+    authn_t *authn;
+    authz_t *authz;
+    const gw_catalog_t *catalog; /* the built-in one as --runtime-config shapes it */
+    gw_api_t *api;
     gw_server_t *server;
 } kgate_t;
 
@@ -114,12 +124,13 @@ static void
 on_worker_start(gw_worker_t *w, void *arg)
 {
     kgate_t *k = arg;
+    gw_api_worker_start(k->api, w);
     if (gw_worker_index(w) != 0)
         return;
     k->compactor = gw_compactor_start(gw_worker_etcd(w), gw_worker_base(w),
                                       k->cfg->etcd_compaction_interval_ms);
-    k->controllers = gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
-                                          gw_catalog_builtin());
+    k->controllers =
+        gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix, k->catalog);
     gw_health_probe_start(k->health, w);
 }
 
@@ -134,6 +145,59 @@ on_worker_stop(gw_worker_t *w, void *arg)
     gw_controllers_stop(k->controllers); /* hands the namespace controller over at once */
     k->controllers = NULL;
     gw_health_probe_stop(k->health);
+}
+
+static void
+on_worker_exit(gw_worker_t *w, void *arg)
+{
+    kgate_t *k = arg;
+    gw_api_worker_exit(k->api, w);
+}
+
+/* A list flag's items joined by commas again, for the libraries that take kube's syntax. */
+static char *
+join(const gw_strlist_t *l)
+{
+    char *s = gw_strdup("");
+    for (size_t i = 0; i < l->n; i++) {
+        char *next = gw_sprintf("%s%s%s", s, i > 0 ? "," : "", l->items[i]);
+        free(s);
+        s = next;
+    }
+    return s;
+}
+
+/* --feature-gates=Name=bool; the last mention wins. */
+static bool
+feature_enabled(const gw_config_t *cfg, const char *name, bool dflt)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < cfg->feature_gates.n; i++) {
+        const char *g = cfg->feature_gates.items[i];
+        if (strncmp(g, name, len) == 0 && g[len] == '=')
+            dflt = strchr("1tT", g[len + 1]) != NULL;
+    }
+    return dflt;
+}
+
+/* Authentication, authorization and the served catalog from the flags. Returns the exit
+ * code for a failure (1: an unusable file, 2: a bad flag value) or 0. */
+static int
+build_policy(kgate_t *k, char *err, size_t err_len)
+{
+    const gw_config_t *cfg = k->cfg;
+    authn_config_t ac = {.token_auth_file = cfg->token_auth_file, .anonymous = cfg->anonymous_auth};
+    if (authn_new(&ac, &k->authn, err, err_len) != 0)
+        return 1;
+    char *modes = join(&cfg->authorization_mode);
+    int rc = authz_new(modes, &k->authz, err, err_len);
+    free(modes);
+    if (rc != 0)
+        return 2;
+    char *runtime = join(&cfg->runtime_config);
+    rc = gw_catalog_configure(gw_catalog_builtin(), runtime, &k->catalog, err, err_len);
+    free(runtime);
+    return rc != 0 ? 2 : 0;
 }
 
 static int
@@ -158,19 +222,35 @@ connect_etcd(kgate_t *k, char *err, size_t err_len)
 static int
 start_serving(kgate_t *k, char *err, size_t err_len)
 {
-    static const char *const health_paths[] = {"/livez", "/readyz", "/healthz"};
-    for (size_t i = 0; i < sizeof(health_paths) / sizeof(health_paths[0]); i++)
-        k->routes[i] = (gw_route_t){health_paths[i], true, gw_health_handle, k->health};
+    const gw_config_t *cfg = k->cfg;
+    int rc = gw_registry_init(k->etcd, cfg->etcd_prefix);
+    if (rc != 0) {
+        snprintf(err, err_len, "cannot prepare the registry: %s", gw_strerror(rc));
+        return rc;
+    }
+    gw_api_config_t ac = {
+        .authn = k->authn,
+        .authz = k->authz,
+        .catalog = k->catalog,
+        .health = k->health,
+        .etcd_prefix = cfg->etcd_prefix,
+        .workers = cfg->workers,
+        .max_requests_inflight = cfg->max_requests_inflight,
+        .max_mutating_requests_inflight = cfg->max_mutating_requests_inflight,
+        .compression = feature_enabled(cfg, "APIResponseCompression", true),
+    };
+    k->api = gw_api_new(&ac);
     gw_server_opts_t opts = {
-        .bind_address = k->cfg->bind_address,
-        .port = k->cfg->secure_port,
-        .workers = k->cfg->workers,
+        .bind_address = cfg->bind_address,
+        .port = cfg->secure_port,
+        .workers = cfg->workers,
         .tls = k->tls,
         .etcd = k->etcd,
-        .routes = k->routes,
-        .n_routes = sizeof(k->routes) / sizeof(k->routes[0]),
+        .handler = gw_api_handle,
+        .handler_data = k->api,
         .on_start = on_worker_start,
         .on_stop = on_worker_stop,
+        .on_exit = on_worker_exit,
         .hook_arg = k,
     };
     return gw_server_start(&opts, &k->server, err, err_len);
@@ -216,8 +296,13 @@ run(const gw_config_t *cfg)
     int code = 1;
     block_signals(&set);
     evthread_use_pthreads();
-    if (gw_config_check_files(cfg, err, sizeof(err)) != 0 ||
-        gw_tls_ctx_new(cfg, &k.tls, err, sizeof(err)) != 0 ||
+    if (gw_config_check_files(cfg, err, sizeof(err)) != 0)
+        goto out;
+    code = build_policy(&k, err, sizeof(err));
+    if (code != 0)
+        goto out;
+    code = 1;
+    if (gw_tls_ctx_new(cfg, &k.tls, err, sizeof(err)) != 0 ||
         connect_etcd(&k, err, sizeof(err)) != 0)
         goto out;
     k.health = gw_health_new(cfg->livez_grace_period_ms);
@@ -229,8 +314,11 @@ run(const gw_config_t *cfg)
 out:
     if (code != 0)
         fprintf(stderr, "kgate: %s\n", err);
+    gw_api_free(k.api);
     etcd_client_free(k.etcd);
     gw_health_free(k.health);
+    authz_free(k.authz);
+    authn_free(k.authn);
     SSL_CTX_free(k.tls);
     return code;
 }

@@ -9,9 +9,10 @@ packages=(
     libprotobuf-c-dev protobuf-c-compiler           # etcd messages (generated at build time)
     libgrpc-dev                                     # gRPC C core: the etcd transport
     libssl-dev openssl libjwt-dev                   # TLS, certificates, tokens
+    zlib1g-dev                                      # gzip responses
     libpcre2-dev                                    # CEL regular expressions
     etcd-server etcd-client                         # the store, for tests and `make run`
-    curl perl                                       # test clients and the TAP runner (prove)
+    curl perl python3                               # test clients, TAP runner (prove), JSON checks
     clang libclang-rt-14-dev                        # libFuzzer drivers
 )
 

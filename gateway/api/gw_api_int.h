@@ -3,10 +3,111 @@
 
 /* Internals shared by the files of gateway/api/. */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "gw_api.h"
 #include "gw_arena.h"
+#include "gw_metrics.h"
+#include "gw_negotiate.h"
+#include "gw_req.h"
+
+/* kube-apiserver compresses responses larger than this when the client accepts gzip. */
+#define GW_API_GZIP_MIN (128 * 1024)
+
+/* ---- documents served from memory (gw_docs.c) --------------------------------------------- */
+
+/** A document encoded once: compact JSON bytes and its ETag. */
+typedef struct {
+    char *key; /* "/version", "/apis/apps/v1", "agg:/apis:v2" (aggregated discovery), ... */
+    char *json;
+    size_t len;
+    char *etag; /* the SHA-512 of json in upper-case hex, quoted, as kube's ETags */
+} gw_api__doc_t;
+
+typedef struct {
+    gw_api__doc_t *docs; /* sorted by key */
+    size_t n;
+} gw_api__docs_t;
+
+/** Build every discovery and version document of catalog c. Thread: main. */
+void gw_api__docs_build(gw_api__docs_t *d, const gw_catalog_t *c);
+void gw_api__docs_free(gw_api__docs_t *d);
+
+/** The document under key, or NULL. Thread: any. */
+const gw_api__doc_t *gw_api__docs_find(const gw_api__docs_t *d, const char *key);
+
+/* ---- the api and a request's private side --------------------------------------------------- */
+
+struct gw_api {
+    gw_api_config_t cfg;
+    char *etcd_prefix;
+    gw_store_t **stores; /* per worker index */
+    gw_metrics_t *metrics;
+    _Atomic int64_t inflight_readonly;
+    _Atomic int64_t inflight_mutating;
+    gw_api__docs_t docs;
+};
+
+typedef enum {
+    INFLIGHT_NONE,
+    INFLIGHT_READONLY,
+    INFLIGHT_MUTATING,
+} gw_api__inflight_t;
+
+/** What the chain keeps about a request beyond gw_req_t. r is its first member. */
+typedef struct {
+    gw_req_t r;
+    gw_api_t *api;
+    bool info_ok;   /* request info parsed (metrics can label the request) */
+    bool accept_ok; /* the Accept header allows an answer (else 406 when answering) */
+    const char *metrics_subresource; /* non-resource: the route, when one matched */
+    const char *component;           /* metrics component label */
+    gw_api__inflight_t inflight;
+    const char *content_type; /* replaces the encoder's Content-Type when set */
+    const char *body;         /* gw_req_body's copy, once made */
+    size_t body_len;
+    /* authorization in progress */
+    bool authz_in_filter;
+    bool authz_answered;
+    bool authz_allowed;
+    char *authz_reason;
+    /* warnings already added, to add each text once as kube does */
+    char **warnings;
+    size_t n_warnings;
+} gw_api__req_t;
+
+#define GW_API_REQ(r) ((gw_api__req_t *)(r))
+
+/** The chain, in order (gw_chain.c). */
+extern const gw_filter_t gw_api__filters[];
+extern const size_t gw_api__n_filters;
+
+/** A new request on worker w for the evhttp request (gw_req.c). */
+gw_req_t *gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http,
+                          const char *audit_id);
+
+/** Run the chain from r->filter_index (gw_chain.c). */
+void gw_api__chain_run(gw_req_t *r);
+
+/** Answer a non-resource request from the route table; 404 text when no route (gw_routes.c). */
+void gw_api__route(gw_req_t *r);
+
+/** Answer with text/plain as kube's plain-text endpoints do (404 page not found, health). */
+void gw_api__reply_text(gw_req_t *r, int code, const char *text, size_t len);
+
+/** Answer 406 NotAcceptable with kube's message. */
+void gw_api__reply_not_acceptable(gw_req_t *r);
+
+/** The current negotiation for endpoint ep applied to r (accept, table_version, pretty);
+ *  false when the Accept header allows nothing (r keeps JSON for an error answer). */
+bool gw_api__negotiate(gw_req_t *r, gw_neg_endpoint_t ep, gw_negotiated_t *out);
+
+/** Answer with a cached document (ETag, If-None-Match -> 304): its bytes as they are with
+ *  `raw`, else encoded as negotiated (pretty, YAML). */
+void gw_api__reply_doc(gw_req_t *r, const gw_api__doc_t *doc, bool raw);
 
 /**
  * Percent-decode s[0..len) into the arena; with plus_space a '+' becomes a space (query

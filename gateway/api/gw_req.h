@@ -48,25 +48,25 @@ struct gw_req {
     struct evhttp_request *http;
     gw_worker_t *worker;
     const char *audit_id;
-    gw_arena_t *arena;        /* owns everything request-scoped; freed after the reply */
-    gw_store_t *store;        /* the worker's store */
+    gw_arena_t *arena;           /* owns everything request-scoped; freed after the reply */
+    gw_store_t *store;           /* the worker's store */
     const gw_catalog_t *catalog; /* the catalog in force when the request arrived */
-    int64_t start_ns;         /* monotonic arrival time, for metrics and timeouts */
+    int64_t start_ns;            /* monotonic arrival time, for metrics and timeouts */
 
     gw_reqinfo_t info;                   /* set by the request-info filter */
     const authn_user_t *user;            /* set by authentication */
     const gw_resource_t *resource;       /* set by resolution for resource requests */
     const gw_subresource_t *subresource; /* ditto, when the path names one */
 
-    gw_media_t accept;        /* negotiated response type */
+    gw_media_t accept;         /* negotiated response type */
     const char *table_version; /* "v1" or "v1beta1" when accept is GW_MEDIA_TABLE */
-    bool pretty;              /* ?pretty=true or a browser-like Accept */
-    bool gzip;                /* the client accepts gzip and compression is enabled */
+    bool pretty;               /* ?pretty=true or a browser-like Accept */
+    bool gzip;                 /* the client accepts gzip and compression is enabled */
 
-    bool gone;                /* the client disconnected */
-    size_t filter_index;      /* chain position (the chain's own) */
-    bool long_running;        /* watch and similar: exempt from in-flight limits */
-    bool mutating;            /* counts against --max-mutating-requests-inflight */
+    bool gone;           /* the client disconnected */
+    size_t filter_index; /* chain position (the chain's own) */
+    bool long_running;   /* watch and similar: exempt from in-flight limits */
+    bool mutating;       /* counts against --max-mutating-requests-inflight */
 };
 
 /* ---- the chain -------------------------------------------------------------------------- */
@@ -128,8 +128,7 @@ void gw_reply_json(gw_req_t *r, int code, json_t *doc);
 void gw_reply_json_bytes(gw_req_t *r, int code, const char *json, size_t len);
 
 /** Answer with bytes of a given content type as they are (OpenAPI documents, metrics). */
-void gw_reply_raw(gw_req_t *r, int code, const char *content_type, const void *data,
-                  size_t len);
+void gw_reply_raw(gw_req_t *r, int code, const char *content_type, const void *data, size_t len);
 
 /**
  * Answer with a metav1.Status failure: code, kube reason ("NotFound", "AlreadyExists",
@@ -139,8 +138,8 @@ void gw_reply_raw(gw_req_t *r, int code, const char *content_type, const void *d
  * the reply takes a reference: {name, group, kind, causes:[{reason,message,field}]}) and a
  * message. Finishes the request.
  */
-void gw_reply_status(gw_req_t *r, int code, const char *reason, json_t *details,
-                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void gw_reply_status(gw_req_t *r, int code, const char *reason, json_t *details, const char *fmt,
+                     ...) __attribute__((format(printf, 5, 6)));
 
 /**
  * Answer a gw_err.h error about the object `name` (may be "" or NULL) of the request's

@@ -20,9 +20,9 @@
 #include "gw_arena.h"
 
 typedef struct {
-    bool is_resource;     /* a resource request (else: non-resource, path only) */
-    const char *verb;     /* see above */
-    const char *path;     /* the decoded path */
+    bool is_resource;       /* a resource request (else: non-resource, path only) */
+    const char *verb;       /* see above */
+    const char *path;       /* the decoded path */
     const char *api_prefix; /* "api" or "apis" (resource requests) */
     const char *group;      /* "" for core */
     const char *version;

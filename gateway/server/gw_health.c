@@ -271,70 +271,65 @@ run_checks(const gw_health_t *h, const endpoint_t *ep, excludes_t *x, struct evb
     return failed;
 }
 
-static void
-reply_all(const gw_health_t *h, const endpoint_t *ep, struct evhttp_request *req,
-          const char *audit_id)
+/* Every check of an endpoint: the code, and the body into out. */
+static int
+render_all(const gw_health_t *h, const endpoint_t *ep, const char *query, const char *audit_id,
+           struct evbuffer *out)
 {
-    const char *query = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
     size_t pos = 0;
     char *verbose = gw_query_next(query, "verbose", &pos);
     excludes_t x;
     excludes_parse(&x, query);
-    struct evbuffer *out = evbuffer_new();
-    if (out == NULL)
+    struct evbuffer *list = evbuffer_new();
+    if (list == NULL)
         abort();
-    bool failed = run_checks(h, ep, &x, out, audit_id);
+    bool failed = run_checks(h, ep, &x, list, audit_id);
     if (failed)
-        evbuffer_add_printf(out, "%s check failed\n", ep->name);
+        evbuffer_add_printf(list, "%s check failed\n", ep->name);
     else if (verbose != NULL)
-        evbuffer_add_printf(out, "%s check passed\n", ep->name);
-    if (failed)
-        gw_http_reply_buffer(req, HTTP_INTERNAL, "Internal Server Error", out);
-    else if (verbose != NULL)
-        gw_http_reply_buffer(req, HTTP_OK, "OK", out);
+        evbuffer_add_printf(list, "%s check passed\n", ep->name);
+    /* Like kube-apiserver, a passing endpoint says only "ok" unless asked for the list. */
+    if (failed || verbose != NULL)
+        evbuffer_add_buffer(out, list);
     else
-        gw_http_reply_text(req, HTTP_OK, "OK", "ok");
-    evbuffer_free(out);
+        evbuffer_add(out, "ok", 2);
+    evbuffer_free(list);
     excludes_free(&x);
     free(verbose);
+    return failed ? HTTP_INTERNAL : HTTP_OK;
 }
 
-static void
-reply_one(const gw_health_t *h, const endpoint_t *ep, struct evhttp_request *req, const char *name)
+static int
+render_one(const gw_health_t *h, const endpoint_t *ep, const char *name, struct evbuffer *out)
 {
     for (size_t i = 0; i < N_CHECKS; i++) {
         if (!(ep->checks & (1u << i)) || strcmp(checks[i].name, name) != 0)
             continue;
         const char *why = checks[i].run(h, ep == &endpoints[0]);
         if (why == NULL) {
-            gw_http_reply_text(req, HTTP_OK, "OK", "ok");
-            return;
+            evbuffer_add(out, "ok", 2);
+            return HTTP_OK;
         }
-        char *body = gw_sprintf("internal server error: %s\n", why);
-        gw_http_reply_text(req, HTTP_INTERNAL, "Internal Server Error", body);
-        free(body);
-        return;
+        evbuffer_add_printf(out, "internal server error: %s\n", why);
+        return HTTP_INTERNAL;
     }
-    gw_http_reply_text(req, HTTP_NOTFOUND, "Not Found", "404 page not found\n");
+    evbuffer_add_printf(out, "404 page not found\n");
+    return HTTP_NOTFOUND;
 }
 
-void
-gw_health_handle(struct evhttp_request *req, const char *audit_id, gw_worker_t *w, void *data)
+int
+gw_health_render(const gw_health_t *h, const char *path, const char *query, const char *audit_id,
+                 struct evbuffer *out)
 {
-    (void)w;
-    const gw_health_t *h = data;
-    const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
     for (size_t i = 0; i < sizeof(endpoints) / sizeof(endpoints[0]); i++) {
         size_t len = strlen(endpoints[i].path);
         if (strncmp(path, endpoints[i].path, len) != 0)
             continue;
         if (path[len] == '\0')
-            reply_all(h, &endpoints[i], req, audit_id);
-        else if (path[len] == '/')
-            reply_one(h, &endpoints[i], req, path + len + 1);
-        else
-            continue;
-        return;
+            return render_all(h, &endpoints[i], query, audit_id, out);
+        if (path[len] == '/')
+            return render_one(h, &endpoints[i], path + len + 1, out);
     }
-    gw_http_reply_text(req, HTTP_NOTFOUND, "Not Found", "404 page not found\n");
+    evbuffer_add_printf(out, "404 page not found\n");
+    return HTTP_NOTFOUND;
 }

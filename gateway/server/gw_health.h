@@ -21,6 +21,8 @@
 #include "etcd.h"
 #include "gw_server.h"
 
+struct evbuffer;
+
 typedef struct gw_health gw_health_t;
 
 /** Create the shared state; the grace period starts now. Thread: main. */
@@ -48,9 +50,11 @@ void gw_health_probe_start(gw_health_t *h, gw_worker_t *w);
 void gw_health_probe_stop(gw_health_t *h);
 
 /**
- * The route handler for "/livez", "/readyz" and "/healthz" (as subtrees); data is the
- * gw_health_t. Thread: any worker.
+ * Answer a health path ("/livez", "/readyz/etcd", ...) with its raw query (may be NULL):
+ * returns the HTTP status code and appends the text/plain body to out; 404 with "404 page not
+ * found" for a check the endpoint does not have. Thread: any worker.
  */
-void gw_health_handle(struct evhttp_request *req, const char *audit_id, gw_worker_t *w, void *data);
+int gw_health_render(const gw_health_t *h, const char *path, const char *query,
+                     const char *audit_id, struct evbuffer *out);
 
 #endif

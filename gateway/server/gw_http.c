@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/buffer.h>
 #include <event2/http.h>
 #include <openssl/rand.h>
 
@@ -24,27 +23,6 @@ gw_uuid_v4(char out[GW_UUID_LEN + 1])
              "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
              b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
              b[15]);
-}
-
-void
-gw_http_reply_buffer(struct evhttp_request *req, int code, const char *reason,
-                     struct evbuffer *body)
-{
-    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-    evhttp_add_header(h, "Content-Type", "text/plain; charset=utf-8");
-    evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
-    evhttp_send_reply(req, code, reason, body);
-}
-
-void
-gw_http_reply_text(struct evhttp_request *req, int code, const char *reason, const char *body)
-{
-    struct evbuffer *out = evbuffer_new();
-    if (out == NULL)
-        abort();
-    evbuffer_add(out, body, strlen(body));
-    gw_http_reply_buffer(req, code, reason, out);
-    evbuffer_free(out);
 }
 
 static char *

@@ -5,9 +5,6 @@
 
 #include <stddef.h>
 
-struct evbuffer;
-struct evhttp_request;
-
 /** Length of a UUID in text form, without the NUL. */
 #define GW_UUID_LEN 36
 
@@ -16,16 +13,6 @@ struct evhttp_request;
  * Thread: any.
  */
 void gw_uuid_v4(char out[GW_UUID_LEN + 1]);
-
-/**
- * Reply with a complete text/plain body (with kube-apiserver's nosniff header). The request
- * is finished by this call. Thread: the request's worker.
- */
-void gw_http_reply_text(struct evhttp_request *req, int code, const char *reason, const char *body);
-
-/** Like gw_http_reply_text with the body taken from (and draining) `body`. */
-void gw_http_reply_buffer(struct evhttp_request *req, int code, const char *reason,
-                          struct evbuffer *body);
 
 /**
  * Find the next occurrence of parameter `key` in a raw query string (may be NULL), starting at

@@ -3,13 +3,14 @@
 
 /*
  * kgate's HTTPS front: W worker threads, each with its own event_base, evhttp and etcd conn,
- * all accepting from one listening socket. Every dispatched request's response carries an
- * Audit-ID header (a fresh UUID per request); only the errors evhttp sends by itself for
- * malformed or oversized requests (400, 413, 405) have none. Requests are dispatched by path to
- * a route table; a path no route claims gets 404.
+ * all accepting from one listening socket. Every request is handed to one handler, and its
+ * response carries an Audit-ID header (a fresh UUID per request); only the errors evhttp sends
+ * by itself for malformed or oversized requests (400, 413, 405) have none.
  *
  * Limits on every connection: request headers up to GW_SERVER_MAX_HEADERS bytes, bodies up to
- * GW_SERVER_MAX_BODY bytes, and an idle/read timeout of GW_SERVER_READ_TIMEOUT_S seconds.
+ * GW_SERVER_HARD_MAX_BODY bytes (evhttp refuses larger ones itself; the handler enforces the
+ * API's own GW_SERVER_MAX_BODY so that it can answer with a proper error), and an idle/read
+ * timeout of GW_SERVER_READ_TIMEOUT_S seconds.
  */
 
 #include <stdbool.h>
@@ -25,6 +26,7 @@ struct event_base;
 
 #define GW_SERVER_MAX_HEADERS (64 * 1024)
 #define GW_SERVER_MAX_BODY (3 * 1024 * 1024)
+#define GW_SERVER_HARD_MAX_BODY (2 * GW_SERVER_MAX_BODY)
 #define GW_SERVER_READ_TIMEOUT_S 60
 
 typedef struct gw_server gw_server_t;
@@ -38,27 +40,21 @@ typedef struct gw_worker gw_worker_t;
 typedef void (*gw_handler_fn)(struct evhttp_request *req, const char *audit_id, gw_worker_t *w,
                               void *data);
 
-/** One route: the exact path, and with `subtree` also every path below it ("<path>/..."). */
-typedef struct {
-    const char *path;
-    bool subtree;
-    gw_handler_fn handle;
-    void *data;
-} gw_route_t;
-
 /** Called on each worker's thread: after its etcd conn exists / before it is freed. */
 typedef void (*gw_worker_hook_fn)(gw_worker_t *w, void *arg);
 
 typedef struct {
     const char *bind_address; /* IPv4 or IPv6 literal */
     int port;
-    int workers;              /* >= 1 */
-    SSL_CTX *tls;             /* borrowed; must outlive the server */
-    etcd_client_t *etcd;      /* borrowed; must outlive the server */
-    const gw_route_t *routes; /* borrowed; must outlive the server */
-    size_t n_routes;
+    int workers;           /* >= 1 */
+    SSL_CTX *tls;          /* borrowed; must outlive the server */
+    etcd_client_t *etcd;   /* borrowed; must outlive the server */
+    gw_handler_fn handler; /* every request goes here */
+    void *handler_data;
     gw_worker_hook_fn on_start; /* may be NULL */
     gw_worker_hook_fn on_stop;  /* may be NULL */
+    gw_worker_hook_fn on_exit;  /* may be NULL; after the worker's etcd conn is freed (every
+                                   etcd callback has fired) and before its evhttp is */
     void *hook_arg;
 } gw_server_opts_t;
 
@@ -86,5 +82,14 @@ struct event_base *gw_worker_base(const gw_worker_t *w);
 
 /** The worker's etcd conn: calls started on it complete on this worker. Thread: the worker's. */
 etcd_conn_t *gw_worker_etcd(const gw_worker_t *w);
+
+/**
+ * Call gone(arg) if req's connection closes before req is answered (evhttp notices a peer
+ * that left while it writes a response, or at once while a streamed response is open). The
+ * callback is dropped when req completes, or by passing gone NULL (do that before answering);
+ * at most one per request. req must still be answered (evhttp then frees it without sending).
+ * Thread: the request's worker.
+ */
+void gw_server_on_gone(struct evhttp_request *req, void (*gone)(void *arg), void *arg);
 
 #endif

@@ -26,6 +26,9 @@
 typedef struct {
     gw_worker_t *worker;
     bool busy;
+    bool closecb_set;
+    void (*gone)(void *arg); /* the request in progress wants to know if the peer leaves */
+    void *gone_arg;
 } conn_state_t;
 
 static int conn_index = -1;
@@ -77,40 +80,61 @@ new_tls_bev(struct event_base *base, void *arg)
     return bev;
 }
 
+static conn_state_t *
+conn_state(struct evhttp_connection *evcon)
+{
+    SSL *ssl = bufferevent_openssl_get_ssl(evhttp_connection_get_bufferevent(evcon));
+    return SSL_get_ex_data(ssl, conn_index);
+}
+
 static void
 request_done(struct evhttp_request *req, void *arg)
 {
     (void)req;
     conn_state_t *cs = arg;
     cs->busy = false;
+    cs->gone = NULL;
     cs->worker->active--;
+}
+
+/* The connection is being freed: a request still in progress has lost its client. */
+static void
+conn_closed(struct evhttp_connection *evcon, void *arg)
+{
+    (void)evcon;
+    conn_state_t *cs = arg;
+    void (*gone)(void *) = cs->gone;
+    cs->gone = NULL;
+    if (cs->busy && gone != NULL)
+        gone(cs->gone_arg);
 }
 
 static void
 track_request(gw_worker_t *w, struct evhttp_request *req)
 {
     struct evhttp_connection *evcon = evhttp_request_get_connection(req);
-    SSL *ssl = bufferevent_openssl_get_ssl(evhttp_connection_get_bufferevent(evcon));
-    conn_state_t *cs = SSL_get_ex_data(ssl, conn_index);
+    conn_state_t *cs = conn_state(evcon);
     cs->busy = true;
+    cs->gone = NULL;
     w->active++;
     evhttp_request_set_on_complete_cb(req, request_done, cs);
+    if (!cs->closecb_set)
+        evhttp_connection_set_closecb(evcon, conn_closed, cs);
+    cs->closecb_set = true;
 }
 
-static const gw_route_t *
-find_route(const gw_server_opts_t *o, const char *path)
+void
+gw_server_on_gone(struct evhttp_request *req, void (*gone)(void *arg), void *arg)
 {
-    if (path == NULL)
-        return NULL;
-    for (size_t i = 0; i < o->n_routes; i++) {
-        const gw_route_t *r = &o->routes[i];
-        size_t len = strlen(r->path);
-        if (strncmp(path, r->path, len) != 0)
-            continue;
-        if (path[len] == '\0' || (r->subtree && path[len] == '/'))
-            return r;
+    struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+    if (evcon == NULL) {
+        if (gone != NULL)
+            gone(arg); /* already detached from its connection */
+        return;
     }
-    return NULL;
+    conn_state_t *cs = conn_state(evcon);
+    cs->gone = gone;
+    cs->gone_arg = arg;
 }
 
 static void
@@ -124,13 +148,7 @@ dispatch(struct evhttp_request *req, void *arg)
     if (w->draining)
         evhttp_add_header(headers, "Connection", "close");
     track_request(w, req);
-    const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
-    const gw_route_t *r = find_route(&w->srv->opts, path);
-    if (r == NULL) {
-        gw_http_reply_text(req, HTTP_NOTFOUND, "Not Found", "404 page not found\n");
-        return;
-    }
-    r->handle(req, id, w, r->data);
+    w->srv->opts.handler(req, id, w, w->srv->opts.handler_data);
 }
 
 /* Cancel the etcd calls first: their callbacks may still reply to live requests. */
@@ -142,6 +160,8 @@ finish(gw_worker_t *w)
         w->srv->opts.on_stop(w, w->srv->opts.hook_arg);
     etcd_conn_free(w->etcd);
     w->etcd = NULL;
+    if (w->srv->opts.on_exit != NULL)
+        w->srv->opts.on_exit(w, w->srv->opts.hook_arg);
     evhttp_free(w->http);
     w->http = NULL;
     event_base_loopbreak(w->base);
@@ -182,7 +202,7 @@ setup_http(gw_worker_t *w)
     evhttp_set_bevcb(w->http, new_tls_bev, w);
     evhttp_set_gencb(w->http, dispatch, w);
     evhttp_set_max_headers_size(w->http, GW_SERVER_MAX_HEADERS);
-    evhttp_set_max_body_size(w->http, GW_SERVER_MAX_BODY);
+    evhttp_set_max_body_size(w->http, GW_SERVER_HARD_MAX_BODY);
     evhttp_set_timeout(w->http, GW_SERVER_READ_TIMEOUT_S);
     /* evhttp answers 501 to PATCH and OPTIONS unless told they are allowed. */
     evhttp_set_allowed_methods(w->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |

@@ -1,0 +1,330 @@
+/* The filter chain every request walks (see gw_req.h), in kube-apiserver's words and codes. */
+#include "gw_req.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/http.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include "authz.h"
+#include "gw_api_int.h"
+#include "gw_err.h"
+#include "gw_log.h"
+#include "gw_registry.h"
+
+#define PRIVILEGED_GROUP "system:masters"
+
+void
+gw_api__chain_run(gw_req_t *r)
+{
+    while (r->filter_index < gw_api__n_filters) {
+        const gw_filter_t *f = &gw_api__filters[r->filter_index++];
+        /* after DONE or SUSPEND r may already be gone: do not touch it */
+        if (f->run(r) != GW_NEXT)
+            return;
+    }
+}
+
+void
+gw_chain_resume(gw_req_t *r)
+{
+    gw_api__chain_run(r);
+}
+
+/* ---- request info and negotiation ----------------------------------------------------------- */
+
+static const char *
+method_name(enum evhttp_cmd_type cmd)
+{
+    static const struct {
+        enum evhttp_cmd_type cmd;
+        const char *name;
+    } methods[] = {
+        {EVHTTP_REQ_GET, "GET"},         {EVHTTP_REQ_POST, "POST"},
+        {EVHTTP_REQ_HEAD, "HEAD"},       {EVHTTP_REQ_PUT, "PUT"},
+        {EVHTTP_REQ_DELETE, "DELETE"},   {EVHTTP_REQ_PATCH, "PATCH"},
+        {EVHTTP_REQ_OPTIONS, "OPTIONS"}, {EVHTTP_REQ_TRACE, "TRACE"},
+        {EVHTTP_REQ_CONNECT, "CONNECT"},
+    };
+    for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+        if (methods[i].cmd == cmd)
+            return methods[i].name;
+    }
+    return "UNKNOWN";
+}
+
+bool
+gw_api__negotiate(gw_req_t *r, gw_neg_endpoint_t ep, gw_negotiated_t *out)
+{
+    bool ok = gw_negotiate_accept(gw_req_header(r, "Accept"), ep, out);
+    r->accept = out->media;
+    r->table_version = out->media == GW_MEDIA_TABLE ? out->version : NULL;
+    r->pretty = out->pretty ||
+                gw_negotiate_pretty(gw_req_query(r, "pretty"), gw_req_header(r, "User-Agent"));
+    return ok;
+}
+
+static gw_verdict_t
+f_info(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(r->http);
+    const char *path = evhttp_uri_get_path(uri);
+    int rc = gw_reqinfo_parse(r->arena, method_name(evhttp_request_get_command(r->http)),
+                              path != NULL ? path : "/", evhttp_uri_get_query(uri), &r->info);
+    r->gzip = p->api->cfg.compression && gw_negotiate_gzip(gw_req_header(r, "Accept-Encoding"));
+    gw_negotiated_t n;
+    if (rc != 0) {
+        r->info = (gw_reqinfo_t){.verb = "",
+                                 .path = "",
+                                 .api_prefix = "",
+                                 .group = "",
+                                 .version = "",
+                                 .namespace_ = "",
+                                 .resource = "",
+                                 .subresource = "",
+                                 .name = ""};
+        gw_api__negotiate(r, GW_NEG_PLAIN, &n);
+        gw_reply_status(r, 400, "BadRequest", NULL, "the request path is malformed");
+        return GW_DONE;
+    }
+    p->info_ok = true;
+    p->accept_ok = gw_api__negotiate(r, r->info.is_resource ? GW_NEG_RESOURCE : GW_NEG_PLAIN, &n);
+    return GW_NEXT;
+}
+
+/* ---- authentication ------------------------------------------------------------------------- */
+
+/* The client certificate, when one was presented and verified against --client-ca-file. */
+static X509 *
+client_cert(gw_req_t *r)
+{
+    struct evhttp_connection *evcon = evhttp_request_get_connection(r->http);
+    SSL *ssl = evcon != NULL ? bufferevent_openssl_get_ssl(evhttp_connection_get_bufferevent(evcon))
+                             : NULL;
+    /* X509_V_OK is also the answer when no certificate was presented: check both. */
+    if (ssl == NULL || SSL_get_verify_result(ssl) != X509_V_OK)
+        return NULL;
+    return SSL_get0_peer_certificate(ssl);
+}
+
+static const char *
+header_lookup(void *ctx, const char *name)
+{
+    return gw_req_header(ctx, name);
+}
+
+static gw_verdict_t
+f_authn(gw_req_t *r)
+{
+    authn_request_t req = {
+        .authorization = gw_req_header(r, "Authorization"),
+        .client_cert = client_cert(r),
+        .header = header_lookup,
+        .header_ctx = r,
+    };
+    authn_user_t *user = NULL;
+    char why[256] = "";
+    if (authn_authenticate(GW_API_REQ(r)->api->cfg.authn, &req, &user, why, sizeof(why)) !=
+        AUTHN_OK) {
+        gw_log_debug(r->audit_id, "unauthorized: %s", why);
+        gw_reply_status(r, 401, "Unauthorized", NULL, "Unauthorized");
+        return GW_DONE;
+    }
+    gw_arena_defer(r->arena, (void (*)(void *))authn_user_free, user);
+    r->user = user;
+    return GW_NEXT;
+}
+
+/* ---- authorization -------------------------------------------------------------------------- */
+
+/* kube-apiserver's forbidden answer, word for word. */
+static void
+reply_forbidden(gw_req_t *r, const char *reason)
+{
+    const gw_reqinfo_t *i = &r->info;
+    const char *user = r->user != NULL ? r->user->name : "";
+    const char *why = *reason != '\0' ? gw_arena_sprintf(r->arena, ": %s", reason) : "";
+    if (!i->is_resource) {
+        gw_reply_status(r, 403, "Forbidden", json_object(),
+                        "forbidden: User \"%s\" cannot %s path \"%s\"%s", user, i->verb, i->path,
+                        why);
+        return;
+    }
+    const char *res = *i->subresource != '\0'
+                          ? gw_arena_sprintf(r->arena, "%s/%s", i->resource, i->subresource)
+                          : i->resource;
+    const char *where = *i->namespace_ != '\0'
+                            ? gw_arena_sprintf(r->arena, "in the namespace \"%s\"", i->namespace_)
+                            : "at the cluster scope";
+    const char *gr = *i->group != '\0' ? gw_arena_sprintf(r->arena, "%s.%s", i->resource, i->group)
+                                       : i->resource;
+    const char *subject =
+        *i->name != '\0' ? gw_arena_sprintf(r->arena, "%s \"%s\"", gr, i->name) : gr;
+    json_t *details =
+        json_pack("{s:s,s:s,s:s}", "name", i->name, "group", i->group, "kind", i->resource);
+    gw_reply_status(r, 403, "Forbidden", details,
+                    "%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" "
+                    "%s%s",
+                    subject, user, i->verb, res, i->group, where, why);
+}
+
+static void
+authz_done(authz_decision_t decision, const char *reason, void *ctx)
+{
+    gw_req_t *r = ctx;
+    gw_api__req_t *p = GW_API_REQ(r);
+    p->authz_answered = true;
+    p->authz_allowed = decision == AUTHZ_ALLOW;
+    p->authz_reason = gw_arena_strdup(r->arena, reason);
+    if (p->authz_in_filter)
+        return; /* f_authz goes on */
+    if (p->authz_allowed)
+        gw_chain_resume(r);
+    else
+        reply_forbidden(r, p->authz_reason);
+}
+
+static gw_verdict_t
+f_authz(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    const gw_reqinfo_t *i = &r->info;
+    authz_attrs_t attrs = {
+        .user = r->user,
+        .verb = i->verb,
+        .resource_request = i->is_resource,
+        .path = i->path,
+        .api_group = i->group,
+        .api_version = i->version,
+        .resource = i->resource,
+        .subresource = i->subresource,
+        .namespace_ = i->namespace_,
+        .name = i->name,
+    };
+    p->authz_in_filter = true;
+    authz_authorize(p->api->cfg.authz, &attrs, authz_done, r);
+    p->authz_in_filter = false;
+    if (!p->authz_answered)
+        return GW_SUSPEND;
+    if (p->authz_allowed)
+        return GW_NEXT;
+    reply_forbidden(r, p->authz_reason);
+    return GW_DONE;
+}
+
+/* ---- in-flight limits ----------------------------------------------------------------------- */
+
+/* kube's BasicLongRunningRequestCheck: watch and proxy verbs, the streaming subresources. */
+static bool
+long_running(const gw_reqinfo_t *i)
+{
+    static const char *const subresources[] = {"attach", "exec", "proxy", "log", "portforward"};
+    if (!i->is_resource)
+        return false;
+    if (strcmp(i->verb, "watch") == 0 || strcmp(i->verb, "proxy") == 0)
+        return true;
+    for (size_t k = 0; k < sizeof(subresources) / sizeof(subresources[0]); k++) {
+        if (strcmp(i->subresource, subresources[k]) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool
+privileged(const authn_user_t *u)
+{
+    for (size_t i = 0; u != NULL && i < u->n_groups; i++) {
+        if (strcmp(u->groups[i], PRIVILEGED_GROUP) == 0)
+            return true;
+    }
+    return false;
+}
+
+static gw_verdict_t
+f_inflight(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    const char *v = r->info.verb;
+    r->long_running = long_running(&r->info);
+    r->mutating = strcmp(v, "get") != 0 && strcmp(v, "list") != 0 && strcmp(v, "watch") != 0;
+    if (r->long_running)
+        return GW_NEXT;
+    _Atomic int64_t *count = r->mutating ? &p->api->inflight_mutating : &p->api->inflight_readonly;
+    int limit = r->mutating ? p->api->cfg.max_mutating_requests_inflight
+                            : p->api->cfg.max_requests_inflight;
+    int64_t now = atomic_fetch_add(count, 1) + 1;
+    p->inflight = r->mutating ? INFLIGHT_MUTATING : INFLIGHT_READONLY;
+    /* As kube does, system:masters is always answered. */
+    if (limit == 0 || now <= limit || privileged(r->user))
+        return GW_NEXT;
+    gw_reply_status(r, 429, "TooManyRequests", json_pack("{s:i}", "retryAfterSeconds", 1),
+                    "Too many requests, please try again later.");
+    return GW_DONE;
+}
+
+/* ---- resolution and the handler ------------------------------------------------------------- */
+
+static void
+reply_no_route(gw_req_t *r)
+{
+    gw_reply_status(r, 404, "NotFound", json_object(),
+                    "the server could not find the requested resource");
+}
+
+/* The catalog's resource (and subresource) for a resource request; false when it replied. */
+static bool
+resolve(gw_req_t *r)
+{
+    const gw_reqinfo_t *i = &r->info;
+    r->resource = gw_catalog_find(r->catalog, i->group, i->version, i->resource);
+    if (r->resource != NULL && *i->subresource != '\0')
+        r->subresource = gw_resource_subresource(r->resource, i->subresource);
+    if (r->resource == NULL || (*i->subresource != '\0' && r->subresource == NULL)) {
+        r->resource = NULL;
+        reply_no_route(r);
+        return false;
+    }
+    unsigned verbs = r->subresource != NULL ? r->subresource->verbs : r->resource->verbs;
+    if ((verbs & gw_verb_bit(i->verb)) == 0) {
+        gw_reply_status(r, 405, "MethodNotAllowed", json_object(),
+                        "the server does not allow this method on the requested resource");
+        return false;
+    }
+    return true;
+}
+
+static gw_verdict_t
+f_serve(gw_req_t *r)
+{
+    size_t len = evbuffer_get_length(evhttp_request_get_input_buffer(r->http));
+    if (len > GW_SERVER_MAX_BODY) {
+        gw_reply_status(r, 413, "RequestEntityTooLarge", NULL,
+                        "Request entity too large: limit is %d", GW_SERVER_MAX_BODY);
+        return GW_DONE;
+    }
+    if (!r->info.is_resource) {
+        gw_api__route(r);
+        return GW_DONE;
+    }
+    if (!resolve(r))
+        return GW_DONE;
+    if (!GW_API_REQ(r)->accept_ok) {
+        gw_api__reply_not_acceptable(r);
+        return GW_DONE;
+    }
+    gw_registry_handle(r);
+    return GW_DONE;
+}
+
+const gw_filter_t gw_api__filters[] = {
+    {.name = "requestinfo", .run = f_info},    {.name = "authentication", .run = f_authn},
+    {.name = "authorization", .run = f_authz}, {.name = "maxinflight", .run = f_inflight},
+    {.name = "handler", .run = f_serve},
+};
+const size_t gw_api__n_filters = sizeof(gw_api__filters) / sizeof(gw_api__filters[0]);

@@ -1,0 +1,50 @@
+#ifndef GATEWAY_API_GW_METRICS_H
+#define GATEWAY_API_GW_METRICS_H
+
+/*
+ * Request metrics in kube-apiserver's names and labels, served by /metrics in the Prometheus
+ * text format: apiserver_request_total (a counter per verb, dry_run, group, version, resource,
+ * subresource, scope, component and code), apiserver_request_duration_seconds (a histogram
+ * with kube's buckets, same labels without code) and apiserver_current_inflight_requests.
+ *
+ * Each worker records into its own shard, under that shard's own lock (uncontended but for
+ * a scrape), so requests on different workers never share a lock; a scrape merges the shards.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gw_metrics gw_metrics_t;
+
+/** The labels of one request (all non-NULL; "" for none). Borrowed during the call. */
+typedef struct {
+    const char *verb; /* as kube reports it: GET, LIST, WATCH, POST, PUT, PATCH, APPLY, DELETE,
+                         CONNECT, ... */
+    const char *dry_run;
+    const char *group;
+    const char *version;
+    const char *resource;
+    const char *subresource; /* for non-resource requests: the route's path */
+    const char *scope;       /* resource, namespace, cluster or "" */
+    const char *component;   /* "apiserver", or "" for the health endpoints as kube has it */
+} gw_metrics_labels_t;
+
+/** Metrics with `shards` shards (one per worker). Thread: main. */
+gw_metrics_t *gw_metrics_new(size_t shards);
+
+/** Free them; no worker may record any more. NULL is fine. Thread: main. */
+void gw_metrics_free(gw_metrics_t *m);
+
+/** Record one finished request into `shard`. Thread: the shard's worker. */
+void gw_metrics_observe(gw_metrics_t *m, size_t shard, const gw_metrics_labels_t *l, int code,
+                        double seconds);
+
+/**
+ * Render every metric as Prometheus text (series sorted, labels in alphabetical order) into a
+ * new buffer of *len bytes, which the caller frees. `inflight_readonly` and
+ * `inflight_mutating` are the current in-flight counts. Thread: any.
+ */
+char *gw_metrics_render(gw_metrics_t *m, int64_t inflight_readonly, int64_t inflight_mutating,
+                        size_t *len);
+
+#endif

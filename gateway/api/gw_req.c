@@ -1,0 +1,439 @@
+/* The request context: creation, what a request carries, and the one way out (encode, send,
+ * record, free). */
+#include "gw_req.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <zlib.h>
+
+#include "gw_alloc.h"
+#include "gw_api_int.h"
+#include "gw_err.h"
+#include "gw_log.h"
+#include "gw_yaml.h"
+
+#define GZIP_LEVEL 1 /* kube-apiserver's: speed over ratio */
+#define MAX_WARNINGS 64
+
+static int64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void
+on_gone(void *arg)
+{
+    gw_req_t *r = arg;
+    r->gone = true;
+}
+
+gw_req_t *
+gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, const char *audit_id)
+{
+    gw_arena_t *a = gw_arena_new();
+    gw_api__req_t *p = gw_arena_calloc(a, sizeof(*p));
+    gw_req_t *r = &p->r;
+    r->http = http;
+    r->worker = w;
+    r->audit_id = gw_arena_strdup(a, audit_id);
+    r->arena = a;
+    r->store = api->stores[gw_worker_index(w)];
+    r->catalog = api->cfg.catalog;
+    r->start_ns = now_ns();
+    r->accept = GW_MEDIA_JSON;
+    p->api = api;
+    p->accept_ok = true;
+    p->component = "apiserver";
+    gw_server_on_gone(http, on_gone, r);
+    return r;
+}
+
+/* ---- request data ------------------------------------------------------------------------ */
+
+const char *
+gw_req_query(gw_req_t *r, const char *key)
+{
+    const char *q = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(r->http));
+    return gw_api__query_first(r->arena, q, key);
+}
+
+const char *
+gw_req_header(gw_req_t *r, const char *name)
+{
+    return evhttp_find_header(evhttp_request_get_input_headers(r->http), name);
+}
+
+const char *
+gw_req_body(gw_req_t *r, size_t *len)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    if (p->body == NULL) {
+        struct evbuffer *in = evhttp_request_get_input_buffer(r->http);
+        size_t n = evbuffer_get_length(in);
+        char *b = gw_arena_alloc(r->arena, n + 1);
+        evbuffer_copyout(in, b, n);
+        b[n] = '\0';
+        p->body = b;
+        p->body_len = n;
+    }
+    *len = p->body_len;
+    return p->body;
+}
+
+static bool
+blank(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+            return false;
+    }
+    return true;
+}
+
+static json_t *
+decode_body(gw_req_t *r, gw_body_type_t type, const char *body, size_t len)
+{
+    char err[256];
+    json_t *doc;
+    if (type == GW_BODY_YAML) {
+        doc = gw_yaml_to_json(body, len, err, sizeof(err));
+    } else {
+        json_error_t jerr;
+        doc = json_loadb(body, len, 0, &jerr);
+        snprintf(err, sizeof(err), "%s (line %d, column %d)", jerr.text, jerr.line, jerr.column);
+    }
+    if (doc == NULL) {
+        gw_reply_status(r, 400, "BadRequest", NULL, "couldn't get version/kind; %s parse error: %s",
+                        type == GW_BODY_YAML ? "yaml" : "json", err);
+        return NULL;
+    }
+    gw_arena_defer(r->arena, (void (*)(void *))json_decref, doc);
+    return doc;
+}
+
+json_t *
+gw_req_body_object(gw_req_t *r, bool allow_empty, bool *empty)
+{
+    size_t len;
+    const char *body = gw_req_body(r, &len);
+    gw_body_type_t type = gw_negotiate_body(gw_req_header(r, "Content-Type"), false);
+    if (empty != NULL)
+        *empty = false;
+    if (type == GW_BODY_UNSUPPORTED) {
+        gw_reply_status(r, 415, "UnsupportedMediaType", NULL,
+                        "the body of the request was in an unknown format - accepted media types "
+                        "include: " GW_NEG_CONSUMED);
+        return NULL;
+    }
+    if (blank(body, len) && allow_empty) {
+        if (empty != NULL)
+            *empty = true;
+        return NULL;
+    }
+    return decode_body(r, type, body, len);
+}
+
+gw_body_type_t
+gw_req_patch_type(gw_req_t *r, bool strategic)
+{
+    gw_body_type_t type = gw_negotiate_body(gw_req_header(r, "Content-Type"), true);
+    if (type != GW_BODY_UNSUPPORTED && (strategic || type != GW_BODY_STRATEGIC_PATCH))
+        return type;
+    gw_reply_status(r, 415, "UnsupportedMediaType", NULL,
+                    "the body of the request was in an unknown format - accepted media types "
+                    "include: %s",
+                    strategic ? GW_NEG_PATCHES : GW_NEG_PATCHES_CUSTOM);
+    return GW_BODY_UNSUPPORTED;
+}
+
+/* ---- response headers --------------------------------------------------------------------- */
+
+void
+gw_req_set_header(gw_req_t *r, const char *name, const char *value)
+{
+    struct evkeyvalq *h = evhttp_request_get_output_headers(r->http);
+    evhttp_remove_header(h, name);
+    evhttp_add_header(h, name, value);
+}
+
+/* kube's warning text: no control characters (such a warning is dropped), '"' and '\\'
+ * escaped inside the quoted string. */
+static char *
+warning_value(gw_arena_t *a, const char *text)
+{
+    size_t n = 0;
+    for (const unsigned char *s = (const unsigned char *)text; *s != '\0'; s++) {
+        if (*s < 0x20 || *s == 0x7f)
+            return NULL;
+        n += 1 + (*s == '"' || *s == '\\');
+    }
+    char *v = gw_arena_alloc(a, n + 11), *p = v;
+    p += sprintf(p, "299 - \"");
+    for (const char *s = text; *s != '\0'; s++) {
+        if (*s == '"' || *s == '\\')
+            *p++ = '\\';
+        *p++ = *s;
+    }
+    strcpy(p, "\"");
+    return v;
+}
+
+void
+gw_req_warning(gw_req_t *r, const char *fmt, ...)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    int n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        abort();
+    char *value = text[0] != '\0' ? warning_value(r->arena, text) : NULL;
+    free(text);
+    for (size_t i = 0; value != NULL && i < p->n_warnings; i++) {
+        if (strcmp(p->warnings[i], value) == 0)
+            return;
+    }
+    if (value == NULL || p->n_warnings == MAX_WARNINGS)
+        return;
+    char **list = gw_arena_alloc(r->arena, (p->n_warnings + 1) * sizeof(*list));
+    if (p->n_warnings > 0)
+        memcpy(list, p->warnings, p->n_warnings * sizeof(*list));
+    list[p->n_warnings++] = value;
+    p->warnings = list;
+    evhttp_add_header(evhttp_request_get_output_headers(r->http), "Warning", value);
+}
+
+/* ---- the way out -------------------------------------------------------------------------- */
+
+/* body gzipped into a new buffer, or NULL if zlib fails (then it goes out uncompressed). */
+static struct evbuffer *
+gzip_body(struct evbuffer *body)
+{
+    size_t len = evbuffer_get_length(body);
+    z_stream z = {0};
+    if (deflateInit2(&z, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return NULL;
+    uLong cap = deflateBound(&z, (uLong)len);
+    struct evbuffer *out = evbuffer_new();
+    struct evbuffer_iovec v;
+    if (out == NULL || evbuffer_reserve_space(out, (ev_ssize_t)cap, &v, 1) != 1)
+        abort();
+    z.next_in = evbuffer_pullup(body, -1);
+    z.avail_in = (uInt)len;
+    z.next_out = v.iov_base;
+    z.avail_out = (uInt)cap;
+    int rc = deflate(&z, Z_FINISH);
+    v.iov_len = z.total_out;
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) {
+        evbuffer_free(out);
+        return NULL;
+    }
+    evbuffer_commit_space(out, &v, 1);
+    return out;
+}
+
+static bool
+is_connect(const char *subresource)
+{
+    static const char *const connect[] = {"log", "exec", "portforward", "attach", "proxy"};
+    for (size_t k = 0; k < sizeof(connect) / sizeof(connect[0]); k++) {
+        if (strcmp(subresource, connect[k]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* kube's reported verb: the HTTP method, with GET on a collection as LIST, watches as WATCH,
+ * apply patches as APPLY, the streaming subresources as CONNECT, anything else "other". */
+static const char *
+metrics_verb(gw_req_t *r, const char *scope)
+{
+    const gw_reqinfo_t *i = &r->info;
+    if (i->is_resource && strcmp(i->verb, "watch") == 0)
+        return "WATCH";
+    if (i->is_resource && is_connect(i->subresource))
+        return "CONNECT";
+    switch (evhttp_request_get_command(r->http)) {
+    case EVHTTP_REQ_GET:
+    case EVHTTP_REQ_HEAD:
+        return *scope != '\0' && strcmp(scope, "resource") != 0 ? "LIST" : "GET";
+    case EVHTTP_REQ_POST:
+        return "POST";
+    case EVHTTP_REQ_PUT:
+        return "PUT";
+    case EVHTTP_REQ_PATCH:
+        return gw_negotiate_body(gw_req_header(r, "Content-Type"), true) == GW_BODY_APPLY_PATCH
+                   ? "APPLY"
+                   : "PATCH";
+    case EVHTTP_REQ_DELETE:
+        return "DELETE";
+    default:
+        return "other";
+    }
+}
+
+static void
+record_metrics(gw_req_t *r, int code)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    const gw_reqinfo_t *i = &r->info;
+    if (!p->info_ok || (!i->is_resource && p->metrics_subresource == NULL))
+        return; /* unparsable paths and unknown non-resource paths are not series */
+    const char *scope = !i->is_resource                                      ? ""
+                        : *i->name != '\0' || strcmp(i->verb, "create") == 0 ? "resource"
+                        : *i->namespace_ != '\0'                             ? "namespace"
+                                                                             : "cluster";
+    const char *dry = gw_req_query(r, "dryRun");
+    gw_metrics_labels_t l = {
+        .verb = metrics_verb(r, scope),
+        .dry_run = dry == NULL               ? ""
+                   : strcmp(dry, "All") == 0 ? "All"
+                                             : "invalid",
+        .group = i->group,
+        .version = i->version,
+        .resource = i->resource,
+        .subresource = i->is_resource ? i->subresource : p->metrics_subresource,
+        .scope = scope,
+        .component = p->component,
+    };
+    double seconds = (double)(now_ns() - r->start_ns) / 1e9;
+    gw_metrics_observe(p->api->metrics, (size_t)gw_worker_index(r->worker), &l, code, seconds);
+}
+
+static void
+finish(gw_req_t *r, int code)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    record_metrics(r, code);
+    if (p->inflight == INFLIGHT_READONLY)
+        atomic_fetch_sub(&p->api->inflight_readonly, 1);
+    else if (p->inflight == INFLIGHT_MUTATING)
+        atomic_fetch_sub(&p->api->inflight_mutating, 1);
+    gw_arena_free(r->arena);
+}
+
+static void
+set_default(struct evkeyvalq *h, const char *name, const char *value)
+{
+    if (evhttp_find_header(h, name) == NULL)
+        evhttp_add_header(h, name, value);
+}
+
+/* Send body (drained) with the content type, compressed when it pays, and finish r. */
+static void
+send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *body)
+{
+    struct evkeyvalq *h = evhttp_request_get_output_headers(r->http);
+    struct evbuffer *z = NULL;
+    if (GW_API_REQ(r)->content_type != NULL)
+        content_type = GW_API_REQ(r)->content_type;
+    if (content_type != NULL)
+        gw_req_set_header(r, "Content-Type", content_type);
+    /* kube-apiserver's defaults for every response */
+    set_default(h, "Cache-Control", "no-cache, private");
+    set_default(h, "X-Content-Type-Options", "nosniff");
+    if (r->gzip && evbuffer_get_length(body) > GW_API_GZIP_MIN)
+        z = gzip_body(body);
+    if (z != NULL) {
+        gw_req_set_header(r, "Content-Encoding", "gzip");
+        evhttp_add_header(h, "Vary", "Accept-Encoding");
+    }
+    gw_server_on_gone(r->http, NULL, NULL);
+    if (r->gone)
+        gw_log_debug(r->audit_id, "client left before the %d answer", code);
+    evhttp_send_reply(r->http, code, NULL, z != NULL ? z : body);
+    if (z != NULL)
+        evbuffer_free(z);
+    finish(r, code);
+}
+
+static struct evbuffer *
+new_buffer(void)
+{
+    struct evbuffer *b = evbuffer_new();
+    if (b == NULL)
+        abort();
+    return b;
+}
+
+/* Encode doc as negotiated (JSON compact with kube's trailing newline, pretty JSON, YAML);
+ * returns the content type. */
+static const char *
+encode(gw_req_t *r, const json_t *doc, struct evbuffer *out)
+{
+    if (r->accept == GW_MEDIA_YAML) {
+        size_t len;
+        char *y = gw_json_to_yaml(doc, &len);
+        evbuffer_add(out, y, len);
+        free(y);
+        return "application/yaml";
+    }
+    size_t flags = JSON_ENCODE_ANY | (r->pretty ? JSON_INDENT(2) : JSON_COMPACT);
+    char *s = json_dumps(doc, flags);
+    if (s == NULL)
+        abort(); /* only out of memory: Jansson strings are valid UTF-8 */
+    evbuffer_add(out, s, strlen(s));
+    if (!r->pretty)
+        evbuffer_add(out, "\n", 1);
+    free(s);
+    return "application/json";
+}
+
+void
+gw_reply_json(gw_req_t *r, int code, json_t *doc)
+{
+    struct evbuffer *out = new_buffer();
+    const char *type = encode(r, doc, out);
+    json_decref(doc);
+    send_reply(r, code, type, out);
+    evbuffer_free(out);
+}
+
+void
+gw_reply_json_bytes(gw_req_t *r, int code, const char *json, size_t len)
+{
+    if (r->accept == GW_MEDIA_YAML || r->pretty) {
+        json_error_t jerr;
+        json_t *doc = json_loadb(json, len, JSON_DECODE_ANY, &jerr);
+        if (doc == NULL) {
+            gw_log_error(r->audit_id, "cannot re-encode a stored document: %s", jerr.text);
+            gw_reply_error(r, GW_EINTERNAL, NULL);
+            return;
+        }
+        gw_reply_json(r, code, doc);
+        return;
+    }
+    struct evbuffer *out = new_buffer();
+    evbuffer_add(out, json, len);
+    if (len == 0 || json[len - 1] != '\n')
+        evbuffer_add(out, "\n", 1);
+    send_reply(r, code, "application/json", out);
+    evbuffer_free(out);
+}
+
+void
+gw_reply_raw(gw_req_t *r, int code, const char *content_type, const void *data, size_t len)
+{
+    struct evbuffer *out = new_buffer();
+    evbuffer_add(out, data, len);
+    send_reply(r, code, content_type, out);
+    evbuffer_free(out);
+}
+
+void
+gw_api__reply_text(gw_req_t *r, int code, const char *text, size_t len)
+{
+    gw_reply_raw(r, code, "text/plain; charset=utf-8", text, len);
+}

@@ -1,0 +1,246 @@
+/* Non-resource requests: health, /version, discovery, OpenAPI and /metrics. */
+#include "gw_api_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+
+#include "gw_alloc.h"
+#include "gw_err.h"
+#include "gw_health.h"
+#include "gw_openapi.h"
+
+#define OPENAPI_V3_PREFIX "/openapi/v3/"
+#define ONE_YEAR_S (365 * 24 * 3600)
+
+typedef struct {
+    const char *path;
+    bool subtree; /* also every path below "<path>/" */
+    bool exact;   /* the path itself */
+    void (*serve)(gw_req_t *r);
+    const char *component; /* metrics; kube labels its health endpoints with "" */
+} route_t;
+
+static void
+not_found(gw_req_t *r)
+{
+    static const char text[] = "404 page not found\n";
+    gw_api__reply_text(r, 404, text, sizeof(text) - 1);
+}
+
+/* ---- cached documents and their ETags -------------------------------------------------------- */
+
+/* Go's ServeContent: If-None-Match names the ETag (weakly compared) or is "*". */
+static bool
+not_modified(gw_req_t *r, const char *etag)
+{
+    const char *inm = gw_req_header(r, "If-None-Match");
+    size_t elen = strlen(etag);
+    for (const char *p = inm; p != NULL && *p != '\0';) {
+        p += strspn(p, " \t");
+        size_t len = strcspn(p, ",");
+        size_t tlen = len;
+        while (tlen > 0 && (p[tlen - 1] == ' ' || p[tlen - 1] == '\t'))
+            tlen--;
+        const char *t = p;
+        if (tlen >= 2 && strncmp(t, "W/", 2) == 0)
+            t += 2, tlen -= 2;
+        if ((tlen == 1 && *t == '*') || (tlen == elen && strncmp(t, etag, elen) == 0))
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+void
+gw_api__reply_doc(gw_req_t *r, const gw_api__doc_t *doc, bool raw)
+{
+    gw_req_set_header(r, "ETag", doc->etag);
+    if (not_modified(r, doc->etag))
+        gw_reply_raw(r, 304, NULL, "", 0);
+    else if (raw)
+        gw_reply_raw(r, 200, "application/json", doc->json, doc->len);
+    else
+        gw_reply_json_bytes(r, 200, doc->json, doc->len);
+}
+
+/* A plain JSON document from the cache, or 404 when the path has none. */
+static void
+serve_doc(gw_req_t *r)
+{
+    const gw_api__doc_t *doc = gw_api__docs_find(&GW_API_REQ(r)->api->docs, r->info.path);
+    if (doc == NULL) {
+        not_found(r);
+        return;
+    }
+    if (!GW_API_REQ(r)->accept_ok) {
+        gw_api__reply_not_acceptable(r);
+        return;
+    }
+    /* kube-apiserver gives these no ETag, unlike the aggregated lists */
+    gw_reply_json_bytes(r, 200, doc->json, doc->len);
+}
+
+/* /api and /apis: the aggregated list when the client asks for it, as kube's discovery
+ * wrapper decides; its content type repeats the parameters asked for. */
+static void
+serve_discovery(gw_req_t *r)
+{
+    gw_negotiated_t n;
+    if (!gw_api__negotiate(r, GW_NEG_DISCOVERY, &n)) {
+        gw_api__reply_not_acceptable(r);
+        return;
+    }
+    gw_req_set_header(r, "Vary", "Accept");
+    if (!n.aggregated) {
+        serve_doc(r);
+        return;
+    }
+    const char *key = gw_arena_sprintf(r->arena, "agg:%s:%s", r->info.path, n.version);
+    const gw_api__doc_t *doc = gw_api__docs_find(&GW_API_REQ(r)->api->docs, key);
+    GW_API_REQ(r)->content_type = gw_arena_sprintf(
+        r->arena, "application/json;g=apidiscovery.k8s.io;v=%s;as=APIGroupDiscoveryList",
+        n.version);
+    gw_api__reply_doc(r, doc, false);
+}
+
+/* ---- OpenAPI ----------------------------------------------------------------------------------
+ */
+
+/* kube-openapi serves JSON only here (and protobuf, which kgate does not produce). */
+static bool
+openapi_acceptable(gw_req_t *r)
+{
+    if (GW_API_REQ(r)->accept_ok && r->accept == GW_MEDIA_JSON)
+        return true;
+    gw_reply_raw(r, 406, NULL, "", 0);
+    return false;
+}
+
+static void
+reply_openapi(gw_req_t *r, const gw_openapi_doc_t *d)
+{
+    gw_api__doc_t doc = {
+        .json = (char *)d->data,
+        .len = d->len,
+        .etag = gw_arena_sprintf(r->arena, "\"%s\"", d->hash),
+    };
+    gw_api__reply_doc(r, &doc, true);
+}
+
+static void
+serve_openapi_v2(gw_req_t *r)
+{
+    gw_openapi_doc_t d;
+    if (openapi_acceptable(r) && gw_openapi_v2(r->catalog, &d) == 0)
+        reply_openapi(r, &d);
+}
+
+static void
+serve_openapi_v3_index(gw_req_t *r)
+{
+    gw_openapi_doc_t d;
+    if (openapi_acceptable(r) && gw_openapi_v3_index(r->catalog, &d) == 0)
+        reply_openapi(r, &d);
+}
+
+/* With ?hash= matching the document, it may be cached for good; a stale hash is redirected
+ * to the current one, as kube-openapi does. */
+static void
+serve_openapi_v3(gw_req_t *r)
+{
+    const char *path = r->info.path + strlen(OPENAPI_V3_PREFIX);
+    const char *hash = gw_req_query(r, "hash");
+    gw_openapi_doc_t d;
+    if (gw_openapi_v3(r->catalog, path, &d) != 0) {
+        not_found(r);
+        return;
+    }
+    if (!openapi_acceptable(r))
+        return;
+    gw_req_set_header(r, "Vary", "Accept");
+    if (hash != NULL && *hash != '\0' && strcmp(hash, d.hash) != 0) {
+        gw_req_set_header(
+            r, "Location",
+            gw_arena_sprintf(r->arena, "%s%s?hash=%s", OPENAPI_V3_PREFIX, path, d.hash));
+        gw_reply_raw(r, 301, NULL, "", 0);
+        return;
+    }
+    if (hash != NULL && *hash != '\0') {
+        char expires[64];
+        time_t t = time(NULL) + ONE_YEAR_S;
+        struct tm tm;
+        strftime(expires, sizeof(expires), "%a, %d %b %Y %H:%M:%S GMT", gmtime_r(&t, &tm));
+        gw_req_set_header(r, "Cache-Control", "public, immutable");
+        gw_req_set_header(r, "Expires", expires);
+    }
+    reply_openapi(r, &d);
+}
+
+/* ---- health, metrics --------------------------------------------------------------------------
+ */
+
+static void
+serve_health(gw_req_t *r)
+{
+    struct evbuffer *out = evbuffer_new();
+    if (out == NULL)
+        abort();
+    const char *query = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(r->http));
+    int code =
+        gw_health_render(GW_API_REQ(r)->api->cfg.health, r->info.path, query, r->audit_id, out);
+    size_t len = evbuffer_get_length(out);
+    gw_api__reply_text(r, code, (const char *)evbuffer_pullup(out, -1), len);
+    evbuffer_free(out);
+}
+
+static void
+serve_metrics(gw_req_t *r)
+{
+    gw_api_t *api = GW_API_REQ(r)->api;
+    size_t len;
+    char *text = gw_metrics_render(api->metrics, atomic_load(&api->inflight_readonly),
+                                   atomic_load(&api->inflight_mutating), &len);
+    gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
+    free(text);
+}
+
+static const route_t routes[] = {
+    {"/livez", true, true, serve_health, ""},
+    {"/readyz", true, true, serve_health, ""},
+    {"/healthz", true, true, serve_health, ""},
+    {"/version", false, true, serve_doc, "apiserver"},
+    {"/api", true, true, serve_discovery, "apiserver"},
+    {"/apis", true, true, serve_discovery, "apiserver"},
+    {"/openapi/v2", false, true, serve_openapi_v2, "apiserver"},
+    {"/openapi/v3", false, true, serve_openapi_v3_index, "apiserver"},
+    {"/openapi/v3", true, false, serve_openapi_v3, "apiserver"},
+    {"/metrics", false, true, serve_metrics, "apiserver"},
+};
+
+void
+gw_api__route(gw_req_t *r)
+{
+    const char *path = r->info.path;
+    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+        const route_t *rt = &routes[i];
+        size_t len = strlen(rt->path);
+        if (strncmp(path, rt->path, len) != 0)
+            continue;
+        bool below = path[len] == '/' && path[len + 1] != '\0';
+        if (!(rt->exact && path[len] == '\0') && !(rt->subtree && below))
+            continue;
+        GW_API_REQ(r)->metrics_subresource = rt->path;
+        GW_API_REQ(r)->component = rt->component;
+        /* below /api and /apis: plain documents (group, version resource lists) */
+        if (below && rt->serve == serve_discovery)
+            serve_doc(r);
+        else
+            rt->serve(r);
+        return;
+    }
+    not_found(r);
+}
