@@ -173,12 +173,16 @@ static const struct {
     {"_[?_]", CEL__OP_OPT_INDEX}, {"_?._", CEL__OP_OPT_SELECT},
 };
 
+/* matches(s, p), s.matches(p), s.find(p), s.findAll(p[, n]) with a constant pattern: compiled
+ * once, with the program; a bad pattern fails the compilation. */
 static void
 precompile_regex(resolver_t *r, cel__node_t *n)
 {
-    const cel__node_t *pat = n->u.call.args[n->u.call.nargs - 1];
-    if (strcmp(n->u.call.name, "matches") != 0 || pat->kind != CEL__N_CONST ||
-        pat->u.constant.kind != CEL_STRING)
+    const char *name = n->u.call.name;
+    if (strcmp(name, "matches") != 0 && strcmp(name, "find") != 0 && strcmp(name, "findAll") != 0)
+        return;
+    const cel__node_t *pat = n->u.call.args[n->u.call.target ? 0 : n->u.call.nargs - 1];
+    if (pat->kind != CEL__N_CONST || pat->u.constant.kind != CEL_STRING)
         return;
     const char *why;
     const cel_value_t *s = &pat->u.constant;

@@ -443,11 +443,16 @@ extern const cel__fn_t cel__strings_fns[];
 extern const cel__fn_t cel__lists_fns[];
 extern const cel__fn_t cel__math_fns[];
 extern const cel__fn_t cel__encoders_fns[];
+extern const cel__fn_t cel__regex_fns[];
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */
 void *cel__regex_compile(cel_arena_t *a, const char *pat, size_t len, const char **why);
 void cel__regex_free(void *re);
+/** Search `s` from byte `start` for `re`: 1 with the match at [*mstart, *mend), 0 when there
+ *  is none, -1 with `*why` on a match-limit or engine error. */
+int cel__regex_find(cel__eval_t *ev, void *re, const char *s, size_t len, size_t start,
+                    size_t *mstart, size_t *mend, const char **why);
 /** Search `s` for `re`: 1 found, 0 not, -1 with `*why` on a match-limit or engine error. */
 int cel__regex_search(cel__eval_t *ev, void *re, const char *s, size_t len, const char **why);
 cel_value_t cel__fn_matches(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *args,
