@@ -233,14 +233,13 @@ print_escaped(FILE *out, const char *v)
     }
 }
 
-/* The labels of a series as `name="value",...` in alphabetical order of the names, with
- * `extra` (e.g. code="200") sorted in. Values are escaped as the text format wants. */
+/* The labels of a series as `name="value",...` in alphabetical order of the names, with the
+ * extra label (code="200" sorts in; le="0.5" comes last, as Prometheus' Go client writes it). */
 static void
 print_labels(FILE *out, const series_t *s, const char *extra_name, const char *extra_value)
 {
-    static const char *const sorted[] = {"code", "component", "dry_run", "group",
-                                         "le",   "resource",  "scope",   "subresource",
-                                         "verb", "version"};
+    static const char *const sorted[] = {"code",  "component",   "dry_run", "group",  "resource",
+                                         "scope", "subresource", "verb",    "version"};
     const char *values[N_LABELS];
     char *copy = gw_strdup(s->key), *p = copy;
     for (size_t i = 0; i < N_LABELS; i++) {
@@ -249,19 +248,26 @@ print_labels(FILE *out, const series_t *s, const char *extra_name, const char *e
         if (*p != '\0')
             *p++ = '\0';
     }
-    bool first = true;
+    bool extra_done = extra_name == NULL, first = true;
     for (size_t n = 0; n < sizeof(sorted) / sizeof(sorted[0]); n++) {
         const char *v = NULL;
         for (size_t i = 0; i < N_LABELS && v == NULL; i++)
             v = strcmp(label_names[i], sorted[n]) == 0 ? values[i] : NULL;
-        if (v == NULL && extra_name != NULL && strcmp(extra_name, sorted[n]) == 0)
+        if (v == NULL && !extra_done && strcmp(extra_name, sorted[n]) == 0) {
             v = extra_value;
+            extra_done = true;
+        }
         if (v == NULL)
             continue;
         fprintf(out, "%s%s=\"", first ? "" : ",", sorted[n]);
         print_escaped(out, v);
         fputc('"', out);
         first = false;
+    }
+    if (!extra_done) {
+        fprintf(out, ",%s=\"", extra_name);
+        print_escaped(out, extra_value);
+        fputc('"', out);
     }
     free(copy);
 }
