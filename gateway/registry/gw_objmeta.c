@@ -36,6 +36,12 @@ add(gw_field_errors_t *e, const char *reason, const char *field, const char *fmt
 }
 
 void
+gw_ferr_add(gw_field_errors_t *e, const char *reason, const char *field, const char *message)
+{
+    add(e, reason, field, "%s", message);
+}
+
+void
 gw_ferr_clear(gw_field_errors_t *e)
 {
     json_decref(e->causes);

@@ -21,6 +21,10 @@ typedef struct {
     json_t *causes; /* an array, created on the first error; NULL while there is none */
 } gw_field_errors_t;
 
+/** Add an error as it is: cause `reason` ("FieldValueInvalid", ...), field and message (the
+ *  part after "<field>: "). */
+void gw_ferr_add(gw_field_errors_t *e, const char *reason, const char *field, const char *message);
+
 /** Release the causes (the struct itself is the caller's). */
 void gw_ferr_clear(gw_field_errors_t *e);
 
