@@ -37,6 +37,10 @@ typedef struct {
 /** Free the issues' strings and array (the struct itself is the caller's). */
 void gw_field_issues_clear(gw_field_issues_t *is);
 
+/** Append one issue (path and message are copied). Thread: any. */
+void gw_field_issues_add(gw_field_issues_t *is, gw_field_issue_kind_t kind, const char *path,
+                         const char *message);
+
 /**
  * Find duplicate keys in raw JSON text (Jansson keeps the last value silently): appends a
  * GW_FIELD_DUPLICATE issue per duplicate, with its path. Returns 0, or GW_EINVAL if the text

@@ -12,13 +12,26 @@
 
 #include <jansson.h>
 
+#include "gw_fieldval.h"
+
 /**
- * Parse one YAML document (a stream with more than one is an error) into a new JSON document
- * (caller decrefs), or NULL with a one-line reason including line:column in err. Bounded:
- * nesting depth and alias expansion are limited, so hostile input cannot blow up memory.
- * Thread: any. Fuzzed.
+ * Parse the first YAML document of a stream into a new JSON document (caller decrefs), or NULL
+ * with a one-line reason, "yaml: line L, column C: problem", in err. As kube-apiserver's
+ * decoder (yaml.v2's Unmarshal), later documents are ignored, object keys come out sorted,
+ * non-string keys become strings, merge keys (`<<`) apply and a key set twice keeps the later
+ * value. Bounded: nesting depth (1000) and values copied by aliases (1e6) are limited, so
+ * hostile input cannot blow up memory. An empty stream is null. Thread: any. Fuzzed.
  */
 json_t *gw_yaml_to_json(const char *yaml, size_t len, char *err, size_t err_len);
+
+/**
+ * gw_yaml_to_json that also appends to dups, when the conversion succeeds, one
+ * GW_FIELD_DUPLICATE issue per key set twice in a mapping, worded as kube-apiserver's strict
+ * YAML decoding words it: path "" and message `line 12: key "paused" already set in map`
+ * (the line of the second value). Thread: any.
+ */
+json_t *gw_yaml_to_json_dups(const char *yaml, size_t len, gw_field_issues_t *dups, char *err,
+                             size_t err_len);
 
 /** Encode a JSON document as YAML into a new malloc'd buffer (caller frees) of *len bytes.
  *  Thread: any. */
