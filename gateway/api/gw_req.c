@@ -289,8 +289,10 @@ record_metrics(gw_req_t *r, int code)
 {
     gw_api__req_t *p = GW_API_REQ(r);
     const gw_reqinfo_t *i = &r->info;
-    if (!p->info_ok || (!i->is_resource && p->metrics_subresource == NULL))
-        return; /* unparsable paths and unknown non-resource paths are not series */
+    /* Only what a route serves is a series, as in kube: labels taken from unknown paths or
+     * from requests refused before resolution would let any client grow the metrics. */
+    if (!p->info_ok || (i->is_resource ? r->resource == NULL : p->metrics_subresource == NULL))
+        return;
     const char *scope = !i->is_resource                                      ? ""
                         : *i->name != '\0' || strcmp(i->verb, "create") == 0 ? "resource"
                         : *i->namespace_ != '\0'                             ? "namespace"

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The chain's own answers as kube-apiserver gives them: 404 for what the catalog does not
+# serve, 405 for a verb a resource lacks, 406, 400 for a malformed path, 413 for an oversize
+# body, each a metav1.Status in the negotiated encoding with an Audit-ID; and /metrics
+# counting what was served.
+set -u
+cd "$(dirname "$0")/../.."
+source tests/lib/etcd.sh
+source tests/e2e/kgate.sh
+source tests/e2e/api_lib.sh
+e2e_require api_errors
+
+PKI=$KGATE_TEST_TMP/pki
+api_pki "$PKI"
+set_users
+trap stop_all EXIT
+UA=(-A "kubectl/v1.32.4 (linux/amd64) kubernetes/test")
+NOROUTE='the server could not find the requested resource'
+
+check "kgate starts" api_start errors --workers=2
+
+for path in /api/v1/nosuch /apis/nosuch.example.com/v1/things /api/v9/pods \
+    /api/v1/namespaces/default/pods/p/nosuch /apis/apps/v1/namespaces/d/deployments/x/status2; do
+    fetch "$path" "${UA[@]}"
+    check "$path: 404" test "$CODE" = 404
+    check "$path: a NotFound Status" is_status 404 NotFound "$NOROUTE"
+done
+check "... with empty details, as kube's" jpy "d['details'] == {}"
+check "... and an Audit-ID" grep -qiE '^Audit-ID: [0-9a-f-]{36}' "$HDR"
+
+fetch /apis/authentication.k8s.io/v1/tokenreviews "${UA[@]}"
+check "GET on a create-only resource: 405" is_status 405 MethodNotAllowed \
+    'the server does not allow this method on the requested resource'
+fetch /api/v1/componentstatuses/x "${UA[@]}" -X DELETE
+check "DELETE on a read-only resource: 405" test "$CODE" = 405
+fetch /api/v1/namespaces/default/pods "${UA[@]}" -X OPTIONS
+check "a method with no verb: 405" test "$CODE" = 405
+
+fetch /api/v1/namespaces/default "${UA[@]}" -H 'Accept: text/html'
+check "nothing acceptable on a resource: 406" is_status 406 NotAcceptable \
+    'only the following media types are accepted: application/json, application/yaml'
+fetch /api/v1/namespaces/default "${UA[@]}" -H 'Accept: application/vnd.kubernetes.protobuf, */*'
+check "protobuf first, then anything: JSON" test "$CODE:$(header Content-Type)" = "200:application/json"
+fetch /api/v1/nosuch "${UA[@]}" -H 'Accept: application/yaml'
+check "an error in YAML when YAML is asked for" test "$(header Content-Type)" = application/yaml
+check "... a YAML Status" grep -qx 'reason: NotFound' "$OUT"
+fetch /api/v1/nosuch
+check "an error for curl is pretty JSON" grep -qx '  "reason": "NotFound",' "$OUT"
+
+fetch /api/v1/namespaces//pods "${UA[@]}"
+check "an empty path segment: 400" is_status 400 BadRequest 'the request path is malformed'
+fetch /api/v1/watch "${UA[@]}"
+check "a watch path without a resource: 400" test "$CODE" = 400
+fetch '/api/v1/namespaces/%zz' "${UA[@]}"
+check "a bad percent escape: 400" test "$CODE" = 400
+
+head -c $((3 * 1024 * 1024 + 1)) /dev/zero | tr '\0' a >"$KGATE_TEST_TMP/big.body"
+fetch /api/v1/namespaces/default/configmaps "${UA[@]}" -X POST \
+    -H 'Content-Type: application/json' --data-binary @"$KGATE_TEST_TMP/big.body"
+check "a body over 3 MiB: 413 Status" is_status 413 RequestEntityTooLarge \
+    'Request entity too large: limit is 3145728'
+head -c $((7 * 1024 * 1024)) /dev/zero >"$KGATE_TEST_TMP/huge.body"
+code=$(http_code /api/v1/namespaces/default/configmaps -X POST --data-binary @"$KGATE_TEST_TMP/huge.body")
+check "a body past evhttp's own limit is still refused (got $code)" test "$code" = 413
+check "kgate still serves" test "$(http_code /api/v1/namespaces/default)" = 200
+
+# metrics: only what a route served, with kube's labels
+for _ in 1 2 3; do kcurl -o /dev/null "$KGATE_URL/api/v1/namespaces/default"; done
+kcurl -o /dev/null "$KGATE_URL/api/v1/namespaces/kube-system?dryRun=All"
+kcurl -o /dev/null "$KGATE_URL/api/v1/namespaces/nosuchns"
+fetch /metrics
+check "/metrics is Prometheus text" test "$(header Content-Type)" = \
+    'text/plain; version=0.0.4; charset=utf-8'
+labels='component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="GET",version="v1"'
+n=$(grep -F "apiserver_request_total{code=\"200\",$labels}" "$OUT" | awk '{print $2}')
+check "three GETs of one namespace counted, with a fourth from earlier (got $n)" test "$n" -ge 4
+check "the 404 of a missing object is counted" grep -qF \
+    "apiserver_request_total{code=\"404\",$labels} 1" "$OUT"
+check "dry_run is a label" grep -qF 'dry_run="All",group="",resource="namespaces"' "$OUT"
+check "the duration histogram has kube's buckets" grep -qF \
+    "apiserver_request_duration_seconds_bucket{$labels,le=\"0.005\"}" "$OUT"
+check "... up to 60 s" grep -qF "apiserver_request_duration_seconds_bucket{$labels,le=\"60\"}" "$OUT"
+check "health checks are counted under their path" grep -qF \
+    'component="",dry_run="",group="",resource="",scope="",subresource="/readyz",verb="GET",version=""' "$OUT"
+check "unknown resources are not series" bash -c "! grep -q 'resource=\"nosuch\"' '$OUT'"
+check "in-flight gauges" grep -q '^apiserver_current_inflight_requests{request_kind="readOnly"} 1$' "$OUT"
+
+kill -TERM "$KGATE_PID"
+wait_exit "$KGATE_PID"
+check "SIGTERM: exit 0" test "$EXIT_CODE" = 0
+check "no sanitizer report" no_sanitizer_report "$KGATE_LOG"
+tap_end
