@@ -5,10 +5,12 @@
  * A request on its way through kgate: the context every filter and handler shares, the filter
  * chain, and the ways to answer.
  *
- * The chain (gw_api_filters, in order): request info -> authentication -> authorization ->
- * in-flight limit -> resource resolution -> the handler for the verb. Each filter returns a
- * verdict: GW_NEXT (go on), GW_DONE (it replied; the chain ends), or GW_SUSPEND (it started
- * asynchronous work and will call gw_chain_resume() later, on the same worker, to go on).
+ * The chain (gw_chain.c, in order): request info -> authentication -> authorization ->
+ * in-flight limit -> resource resolution -> the handler for the verb (gw_registry_handle) or,
+ * for non-resource paths, the route table (health, /version, discovery, OpenAPI, /metrics).
+ * Each filter returns a verdict: GW_NEXT (go on), GW_DONE (it replied; the chain ends), or
+ * GW_SUSPEND (it started asynchronous work and will call gw_chain_resume() later, on the same
+ * worker, to go on). The body type of a PATCH is gw_req_patch_type's (gw_negotiate.h).
  *
  * A request is answered exactly once, by one of the gw_reply_* functions; replying finishes
  * it: metrics are recorded and r (with its arena) is freed, so r must not be used afterwards.
