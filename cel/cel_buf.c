@@ -71,3 +71,22 @@ cel__buf_string(const cel__buf_t *b)
 {
     return cel__string_own(b->data, b->len);
 }
+
+cel_value_t
+cel__string_lossy(cel_arena_t *a, const char *s, size_t len)
+{
+    if (cel__utf8_valid(s, len))
+        return cel__string_own(cel_arena_strndup(a, s, len), len);
+    cel__buf_t b;
+    cel__buf_init(&b, a, len + 8);
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t w = cel__utf8_decode(s + i, len - i, &cp);
+        if (w == 0)
+            cel__buf_puts(&b, "\xEF\xBF\xBD");
+        else
+            cel__buf_put(&b, s + i, w);
+        i += w ? w : 1;
+    }
+    return cel__buf_string(&b);
+}

@@ -85,6 +85,11 @@ void cel__buf_put(cel__buf_t *b, const char *s, size_t n);
 void cel__buf_putc(cel__buf_t *b, char c);
 void cel__buf_puts(cel__buf_t *b, const char *s);
 void cel__buf_printf(cel__buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Append Go's %q rendering of `s` (strconv.Quote): how kube-apiserver's messages quote input. */
+void cel__go_quote(cel__buf_t *b, const char *s, size_t len);
+/** Bytes from outside (decoded URL parts) as a string value: invalid UTF-8 sequences become
+ *  U+FFFD, since CEL strings hold only valid UTF-8. */
+cel_value_t cel__string_lossy(cel_arena_t *a, const char *s, size_t len);
 /** The buffer as a string value (the bytes must be valid UTF-8); the buffer stays usable. */
 cel_value_t cel__buf_string(const cel__buf_t *b);
 
@@ -444,6 +449,7 @@ extern const cel__fn_t cel__lists_fns[];
 extern const cel__fn_t cel__math_fns[];
 extern const cel__fn_t cel__encoders_fns[];
 extern const cel__fn_t cel__regex_fns[];
+extern const cel__fn_t cel__url_fns[];
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */

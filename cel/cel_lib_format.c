@@ -77,9 +77,8 @@ fmt_go_escape(cel__buf_t *b, uint32_t c)
         cel__buf_printf(b, "\\U%08x", c);
 }
 
-/* Go's %q of a string: double quotes, backslash escapes for what is not printable. */
-static void
-fmt_go_quote(cel__buf_t *b, const char *s, size_t len)
+void
+cel__go_quote(cel__buf_t *b, const char *s, size_t len)
 {
     cel__buf_putc(b, '"');
     for (size_t i = 0; i < len;) {
@@ -189,14 +188,14 @@ fmt_format_member(fmt_state_t *st, const cel_value_t *v)
         if (!fmt_scalar_text(st, v, &s, &len))
             return false;
         cel__buf_puts(st->out, v->kind == CEL_BYTES ? "b" : "");
-        fmt_go_quote(st->out, s, len);
+        cel__go_quote(st->out, s, len);
         return true;
     case CEL_TIMESTAMP:
     case CEL_DURATION:
         s = v->kind == CEL_TIMESTAMP ? cel__ts_format(a, v->v.ts.sec, v->v.ts.nsec)
                                      : cel__dur_format(a, v->v.dur);
         cel__buf_puts(st->out, v->kind == CEL_TIMESTAMP ? "timestamp(" : "duration(");
-        fmt_go_quote(st->out, s, strlen(s));
+        cel__go_quote(st->out, s, strlen(s));
         cel__buf_putc(st->out, ')');
         return true;
     case CEL_DOUBLE:

@@ -20,6 +20,7 @@
 #include "../../cel/cel_lib_math.c"
 #include "../../cel/cel_lib_regex.c"
 #include "../../cel/cel_lib_strings.c"
+#include "../../cel/cel_lib_url.c"
 #include "../../cel/cel_parse.c"
 #include "../../cel/cel_regex.c"
 #include "../../cel/cel_strconv.c"
