@@ -73,8 +73,7 @@ ensured(int err, void *arg)
     if (c->stopping)
         return;
     if (err != 0)
-        gw_log_warn(NULL, "creating the initial namespaces failed: %s; retrying",
-                    gw_strerror(err));
+        gw_log_warn(NULL, "creating the initial namespaces failed: %s; retrying", gw_strerror(err));
     add_timer(c->ensure, err != 0 ? ENSURE_RETRY_MS : ENSURE_EVERY_MS);
 }
 

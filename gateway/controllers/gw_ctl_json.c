@@ -81,11 +81,9 @@ gw_ctl__count(const json_t *o, const char *a, const char *b)
 bool
 gw_ctl__has(const json_t *arr, const char *s)
 {
-    size_t i;
-    json_t *v;
-
-    json_array_foreach(arr, i, v) {
-        if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        const char *v = json_string_value(json_array_get(arr, i));
+        if (v != NULL && strcmp(v, s) == 0)
             return true;
     }
     return false;

@@ -258,8 +258,12 @@ campaign(gw_leader_t *l)
     etcd_op_t put = {
         .kind = ETCD_OP_PUT, .key = key, .value = etcd_str(l->identity), .lease = l->lease};
     etcd_op_t get = {.kind = ETCD_OP_RANGE, .key = key};
-    etcd_txn_req_t txn = {
-        .cmps = &cmp, .n_cmps = 1, .success = &put, .n_success = 1, .failure = &get, .n_failure = 1};
+    etcd_txn_req_t txn = {.cmps = &cmp,
+                          .n_cmps = 1,
+                          .success = &put,
+                          .n_success = 1,
+                          .failure = &get,
+                          .n_failure = 1};
     op_t *op = op_new(l);
 
     evtimer_del(l->retry); /* one step at a time */
@@ -391,8 +395,8 @@ gw_leader_key(const char *etcd_prefix, const char *name)
 
     while (n > 0 && etcd_prefix[n - 1] == '/')
         n--;
-    return gw_sprintf("/kgate/leader%s%.*s/%s", n > 0 && etcd_prefix[0] != '/' ? "/" : "",
-                      (int)n, etcd_prefix, name);
+    return gw_sprintf("/kgate/leader%s%.*s/%s", n > 0 && etcd_prefix[0] != '/' ? "/" : "", (int)n,
+                      etcd_prefix, name);
 }
 
 gw_leader_t *

@@ -42,9 +42,9 @@ typedef struct gw_leader gw_leader_t;
 typedef void (*gw_leader_fn)(gw_leader_t *l, void *ctx);
 
 typedef struct {
-    const char *key;      /* the election key (gw_leader_key); copied */
-    const char *identity; /* the value written while leading (instance id); copied */
-    int64_t ttl_s;        /* lease TTL in seconds; 0 = GW_LEADER_TTL_S */
+    const char *key;         /* the election key (gw_leader_key); copied */
+    const char *identity;    /* the value written while leading (instance id); copied */
+    int64_t ttl_s;           /* lease TTL in seconds; 0 = GW_LEADER_TTL_S */
     gw_leader_fn on_elected; /* this candidate leads from now on; may be NULL */
     gw_leader_fn on_lost;    /* it does not any more (only after on_elected); may be NULL */
     void *ctx;

@@ -86,8 +86,8 @@ gw_namespace_ensure_initial(gw_store_t *s, gw_namespace_cb cb, void *ctx)
     for (size_t i = 0; gw_namespace_initial[i] != NULL; i++) {
         char *key = gw_store_object_key(GW_NAMESPACE_RESOURCE, NULL, gw_namespace_initial[i]);
         char *value = initial_object(gw_namespace_initial[i]);
-        int rc = gw_store_create(s, key, (const uint8_t *)value, strlen(value), 0,
-                                 ensure_one_done, e);
+        int rc =
+            gw_store_create(s, key, (const uint8_t *)value, strlen(value), 0, ensure_one_done, e);
         if (rc == 0)
             e->pending++;
         else if (e->err == 0)
@@ -150,9 +150,8 @@ admit_read(int err, const gw_obj_t *obj, void *arg)
 int
 gw_namespace_admit_create(gw_store_t *s, const char *ns, gw_namespace_cb cb, void *ctx)
 {
-    char *key = ns != NULL && ns[0] != '\0'
-                    ? gw_store_object_key(GW_NAMESPACE_RESOURCE, NULL, ns)
-                    : NULL;
+    char *key =
+        ns != NULL && ns[0] != '\0' ? gw_store_object_key(GW_NAMESPACE_RESOURCE, NULL, ns) : NULL;
     admit_t *a;
     int rc;
 

@@ -23,8 +23,8 @@
 #include "gw_namespace.h"
 #include "gw_nsctl_int.h"
 
-#define LIST_PAGE 500    /* namespaces per list page */
-#define RELIST_MS 1000   /* pause before listing again after a watch ended */
+#define LIST_PAGE 500  /* namespaces per list page */
+#define RELIST_MS 1000 /* pause before listing again after a watch ended */
 
 static int64_t
 now_ms(void)
@@ -183,8 +183,7 @@ listed(int err, const gw_list_page_t *page, void *arg)
     if (c->stopping)
         return;
     if (err != 0) {
-        gw_log_warn(NULL, "namespace controller: listing namespaces failed: %s",
-                    gw_strerror(err));
+        gw_log_warn(NULL, "namespace controller: listing namespaces failed: %s", gw_strerror(err));
         add_timer(c->relist, RELIST_MS);
         return;
     }
@@ -200,9 +199,10 @@ listed(int err, const gw_list_page_t *page, void *arg)
 static void
 list_page(gw_nsctl_t *c, const char *start, int64_t rev)
 {
-    gw_list_req_t req = {
-        .prefix = GW_NAMESPACE_RESOURCE "/", .start_key = start, .revision = rev,
-        .limit = LIST_PAGE};
+    gw_list_req_t req = {.prefix = GW_NAMESPACE_RESOURCE "/",
+                         .start_key = start,
+                         .revision = rev,
+                         .limit = LIST_PAGE};
 
     if (gw_store_list(c->store, &req, listed, c) != 0)
         abort(); /* well-formed by construction */

@@ -72,8 +72,8 @@ doomed_namespace(const char *name)
 {
     result_t r = {0};
     char key[128], *ns = gw_sprintf("{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"finalizers\":"
-                                     "[\"kubernetes\"]},\"status\":{\"phase\":\"Active\"}}",
-                                     name);
+                                    "[\"kubernetes\"]},\"status\":{\"phase\":\"Active\"}}",
+                                    name);
     bool ok;
 
     snprintf(key, sizeof(key), "namespaces/%s", name);

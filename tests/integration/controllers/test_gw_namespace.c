@@ -146,8 +146,7 @@ check_initial_shape(harness_t *h, const char *name)
                strlen(str_at(o, "metadata", "creationTimestamp")) == 20,
            "%s: uid and creationTimestamp", name);
     tap_is_str(labels, name, "the metadata.name label");
-    tap_ok(finalizers_are(o, "spec", "[\"kubernetes\"]"), "%s: spec.finalizers [kubernetes]",
-           name);
+    tap_ok(finalizers_are(o, "spec", "[\"kubernetes\"]"), "%s: spec.finalizers [kubernetes]", name);
     tap_is_str(str_at(o, "status", "phase"), "Active", "phase Active");
     tap_ok(json_object_get(json_object_get(o, "metadata"), "resourceVersion") == NULL,
            "%s: stored without resourceVersion", name);
@@ -163,8 +162,7 @@ test_initial(harness_t *a, harness_t *b)
 
     tap_is_int(gw_namespace_ensure_initial(a->store, done_cb, &da), 0, "instance A ensures");
     tap_is_int(gw_namespace_ensure_initial(b->store, done_cb, &db), 0, "instance B races it");
-    tap_ok(ctl_wait(a, is_done, &da, 20000) && ctl_wait(b, is_done, &db, 20000),
-           "both finish");
+    tap_ok(ctl_wait(a, is_done, &da, 20000) && ctl_wait(b, is_done, &db, 20000), "both finish");
     tap_ok(da.err == 0 && db.err == 0, "both succeed (an existing namespace is no error)");
     for (size_t i = 0; gw_namespace_initial[i] != NULL; i++)
         check_initial_shape(a, gw_namespace_initial[i]);
@@ -201,8 +199,8 @@ test_admission(harness_t *h)
     tap_ok(gw_namespace_admission_applies("", "configmaps", true) &&
                !gw_namespace_admission_applies("", "namespaces", false) &&
                !gw_namespace_admission_applies("", "nodes", false) &&
-               !gw_namespace_admission_applies("authorization.k8s.io",
-                                               "localsubjectaccessreviews", true),
+               !gw_namespace_admission_applies("authorization.k8s.io", "localsubjectaccessreviews",
+                                               true),
            "which creates the check applies to");
     tap_ok(gw_namespace_check_delete("default") != 0 &&
                gw_namespace_check_delete("kube-system") != 0 &&
@@ -217,7 +215,7 @@ test_admission(harness_t *h)
 /* ---- delete ------------------------------------------------------------------------------- */
 
 #define NS_JSON(name, extra_meta, spec_fin)                                                        \
-    "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" name "\","          \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" name "\","           \
     "\"uid\":\"uid-" name "\"" extra_meta "},\"spec\":{\"finalizers\":" spec_fin "},"              \
     "\"status\":{\"phase\":\"Active\"}}"
 
@@ -233,8 +231,7 @@ test_first_delete(harness_t *h)
     tap_is_int(begin_delete(h, "first", NULL, &d), 0, "first DELETE succeeds");
     o = parse(d.r.value);
     tap_ok(!d.deleted && d.r.mod > mod, "it updates the namespace, not removes it");
-    tap_ok(str_at(o, "metadata", "deletionTimestamp")[0] != '\0',
-           "deletionTimestamp is set");
+    tap_ok(str_at(o, "metadata", "deletionTimestamp")[0] != '\0', "deletionTimestamp is set");
     tap_is_str(str_at(o, "status", "phase"), "Terminating", "phase Terminating");
     tap_ok(finalizers_are(o, "spec", "[\"kubernetes\"]"), "spec.finalizers kept");
     get_ns(h, "first", &r);
@@ -255,8 +252,8 @@ test_preconditions(harness_t *h)
     char opts[128];
     int64_t mod = put_ns(h, "pre", NS_JSON("pre", "", "[\"kubernetes\"]"));
 
-    tap_is_int(begin_delete(h, "pre", "{\"preconditions\":{\"uid\":\"other\"}}", &d),
-               GW_ECONFLICT, "a wrong uid precondition: ECONFLICT");
+    tap_is_int(begin_delete(h, "pre", "{\"preconditions\":{\"uid\":\"other\"}}", &d), GW_ECONFLICT,
+               "a wrong uid precondition: ECONFLICT");
     tap_ok(d.r.has_obj && d.r.mod == mod, "with the current object");
     snprintf(opts, sizeof(opts), "{\"preconditions\":{\"resourceVersion\":\"%lld\"}}",
              (long long)(mod + 1000));

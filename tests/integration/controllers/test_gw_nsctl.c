@@ -194,8 +194,11 @@ field(const char *key, const char *a, const char *b)
     o = h_get(&h, key, 0, &r) == 0 ? json_loads(r.value, 0, NULL) : NULL;
     if (o != NULL) {
         const json_t *v = json_object_get(json_object_get(o, a), b);
-        char *text = v != NULL && !json_is_string(v) ? json_dumps(v, JSON_COMPACT) : NULL;
-        snprintf(buf, sizeof(buf), "%s", json_is_string(v) ? json_string_value(v) : text ? text : "");
+        char *text = v != NULL ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        if (json_is_string(v))
+            snprintf(buf, sizeof(buf), "%s", json_string_value(v));
+        else if (text != NULL)
+            snprintf(buf, sizeof(buf), "%s", text);
         free(text);
         json_decref(o);
     }
