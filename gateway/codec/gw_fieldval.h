@@ -21,6 +21,8 @@ typedef enum {
     GW_FIELD_DUPLICATE, /* `duplicate field "metadata.name"` */
     GW_FIELD_INVALID,   /* a type error: the value does not fit the schema */
     GW_FIELD_REQUIRED,  /* a required field is missing */
+    GW_FIELD_DECODE,    /* a built-in kind's value its Go type cannot hold: kube-apiserver's
+                           decoding fails, a 400 BadRequest (it reports the first one) */
 } gw_field_issue_kind_t;
 
 typedef struct {
@@ -50,7 +52,22 @@ int gw_json_find_duplicates(const char *json, size_t len, gw_field_issues_t *out
 
 /**
  * Walk doc against schema: append unknown fields (and remove them from doc), type errors and
- * missing required fields. Embedded resources and preserve-unknown subtrees are not pruned.
+ * missing required fields, in document order. Embedded resources and preserve-unknown
+ * subtrees are not pruned; nulls are fine anywhere (they leave a field unset).
+ *
+ * Type errors under a schema with Go types (the built-in kinds: the enclosing object has a
+ * ref) are GW_FIELD_DECODE with kube-apiserver's decoder text, e.g. `json: cannot unmarshal
+ * string into Go struct field DeploymentSpec.spec.replicas of type int32`, or the text of a
+ * custom decoder (quantities, times, base64 bytes, int-or-string); the caller answers 400 with
+ * the first, as `<Kind> in version "<v>" cannot be handled as a <Kind>: <message>`. Without Go
+ * types (custom resources) they are GW_FIELD_INVALID with structural validation's text,
+ * `Invalid value: "string": spec.replicas in body must be of type integer: "string"`, for a
+ * 422 with causes. GW_FIELD_REQUIRED says "Required value" (path "spec.containers").
+ *
+ * Issues already in out (from gw_json_find_duplicates or gw_yaml_to_json_dups on the same
+ * body) are merged in kube-apiserver's order: those without a path (YAML's) first, then
+ * duplicates and the walk's findings as the decoder meets them; a duplicate that is also an
+ * unknown field, or lies inside one, is dropped (kube reports it as unknown only).
  * Thread: any.
  */
 void gw_fieldval_check(json_t *doc, const gw_schema_t *schema, gw_field_issues_t *out);
