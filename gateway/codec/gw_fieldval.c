@@ -32,7 +32,7 @@ gw_field_issues_add(gw_field_issues_t *is, gw_field_issue_kind_t kind, const cha
 /* ---- duplicate keys in raw JSON ---------------------------------------------------------- */
 
 /* kube-apiserver's JSON decoder nests no deeper than this either way (Jansson stops at 2048) */
-#define MAX_DEPTH 2048
+#define JSON_MAX_DEPTH 2048
 
 typedef struct {
     const unsigned char *p, *end;
@@ -332,7 +332,7 @@ scan_value(scan_t *s)
     skip_ws(s);
     if (s->p >= s->end)
         return false;
-    if (++s->depth > MAX_DEPTH)
+    if (++s->depth > JSON_MAX_DEPTH)
         return false;
     switch (*s->p) {
     case '{':

@@ -19,8 +19,8 @@
 
 /* Bounds on hostile input: nesting depth, and values copied by aliases in all. yaml.v2 refuses
  * "excessive aliasing" by a ratio; a fixed budget bounds memory the same way. */
-#define MAX_DEPTH 1000
-#define MAX_ALIAS_NODES 1000000
+#define YAML_MAX_DEPTH 1000
+#define YAML_MAX_ALIAS_NODES 1000000
 
 #define TAG(t) "tag:yaml.org,2002:" t
 
@@ -243,7 +243,7 @@ read_alias(reader_t *rd, const yaml_event_t *ev, size_t *nodes)
     if (a->value == NULL)
         return fail_at(rd, ev->start_mark, "anchor '%.60s' value contains itself", name);
     rd->alias_nodes += a->nodes;
-    if (rd->alias_nodes > MAX_ALIAS_NODES)
+    if (rd->alias_nodes > YAML_MAX_ALIAS_NODES)
         return fail_at(rd, ev->start_mark, "document contains excessive aliasing");
     *nodes = a->nodes;
     return json_deep_copy(a->value);
@@ -499,8 +499,8 @@ read_node(reader_t *rd, yaml_event_t *ev, int depth, bool key, size_t *nodes)
     } else if (ev->type == YAML_SCALAR_EVENT) {
         anchor = (const char *)ev->data.scalar.anchor;
         v = read_scalar(rd, ev, key);
-    } else if (depth >= MAX_DEPTH) {
-        fail_at(rd, ev->start_mark, "exceeded max depth of %d", MAX_DEPTH);
+    } else if (depth >= YAML_MAX_DEPTH) {
+        fail_at(rd, ev->start_mark, "exceeded max depth of %d", YAML_MAX_DEPTH);
     } else {
         anchor =
             (const char *)(seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor);
