@@ -31,17 +31,17 @@ struct gw_controllers {
     gw_store_t *store;
     struct event *ensure; /* the next initial-namespaces round */
     bool stopping;
-    const char **paths;
-    size_t n_paths;
+    gw_nsctl_resource_t *res; /* what the namespace controller empties */
+    size_t n_res;
     gw_leader_t *leader;
     gw_nsctl_t *nsctl; /* while leading */
 };
 
-const char **
-gw_controllers_namespaced_paths(const gw_catalog_t *catalog, size_t *n)
+gw_nsctl_resource_t *
+gw_controllers_namespaced(const gw_catalog_t *catalog, size_t *n)
 {
     size_t count = gw_catalog_count(catalog);
-    const char **paths = gw_calloc(count > 0 ? count : 1, sizeof(*paths));
+    gw_nsctl_resource_t *res = gw_calloc(count > 0 ? count : 1, sizeof(*res));
 
     *n = 0;
     for (size_t i = 0; i < count; i++) {
@@ -50,11 +50,11 @@ gw_controllers_namespaced_paths(const gw_catalog_t *catalog, size_t *n)
         if (!r->namespaced || r->virtual_only || r->storage_path == NULL)
             continue;
         for (size_t j = 0; j < *n && !seen; j++)
-            seen = strcmp(paths[j], r->storage_path) == 0;
+            seen = strcmp(res[j].path, r->storage_path) == 0;
         if (!seen)
-            paths[(*n)++] = r->storage_path;
+            res[(*n)++] = (gw_nsctl_resource_t){r->storage_path, r->group, r->name};
     }
-    return paths;
+    return res;
 }
 
 static void
@@ -91,8 +91,7 @@ static void
 on_elected(gw_leader_t *l, void *arg)
 {
     gw_controllers_t *c = arg;
-    gw_nsctl_opts_t opts = {
-        .etcd_prefix = c->prefix, .resource_paths = c->paths, .n_resource_paths = c->n_paths};
+    gw_nsctl_opts_t opts = {.etcd_prefix = c->prefix, .resources = c->res, .n_resources = c->n_res};
     (void)l;
 
     c->nsctl = gw_nsctl_start(c->client, c->base, &opts);
@@ -148,7 +147,7 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->prefix = gw_strdup(etcd_prefix);
     c->conn = etcd_conn_new(client, base);
     c->store = gw_store_new(c->conn, etcd_prefix);
-    c->paths = gw_controllers_namespaced_paths(catalog, &c->n_paths);
+    c->res = gw_controllers_namespaced(catalog, &c->n_res);
     c->ensure = evtimer_new(base, on_ensure, c);
     if (c->ensure == NULL)
         abort();
@@ -174,7 +173,7 @@ gw_controllers_stop(gw_controllers_t *c)
     etcd_conn_free(c->conn);
     gw_store_free(c->store);
     event_free(c->ensure);
-    free(c->paths);
+    free(c->res);
     free(c->prefix);
     free(c);
 }

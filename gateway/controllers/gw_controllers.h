@@ -16,6 +16,7 @@
 
 #include "etcd.h"
 #include "gw_catalog.h"
+#include "gw_nsctl.h"
 
 struct event_base;
 
@@ -34,11 +35,11 @@ gw_controllers_t *gw_controllers_start(etcd_client_t *client, struct event_base 
 bool gw_controllers_leading(const gw_controllers_t *c);
 
 /**
- * The storage paths of every namespaced, stored resource of `catalog` (what the namespace
- * controller empties), each once, in catalog order: a new array (caller frees it) of strings
- * owned by the catalog; *n gets its length. Thread: any.
+ * Every namespaced, stored resource of `catalog` (what the namespace controller empties), one
+ * per storage path, in catalog order: a new array (caller frees it) whose strings the catalog
+ * owns; *n gets its length. Thread: any.
  */
-const char **gw_controllers_namespaced_paths(const gw_catalog_t *catalog, size_t *n);
+gw_nsctl_resource_t *gw_controllers_namespaced(const gw_catalog_t *catalog, size_t *n);
 
 /**
  * Stop and free, releasing leadership at once so that another instance takes over without

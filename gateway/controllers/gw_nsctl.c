@@ -210,17 +210,17 @@ list_page(gw_nsctl_t *c, const char *start, int64_t rev)
 
 /* ---- start and stop ----------------------------------------------------------------------- */
 
-/* The paths without duplicates (several versions of one resource share their storage). */
+/* The resources, one per storage path (several versions of one resource share it). */
 static void
-set_paths(gw_nsctl_t *c, const char *const *paths, size_t n)
+set_resources(gw_nsctl_t *c, const gw_nsctl_resource_t *res, size_t n)
 {
-    c->paths = gw_calloc(n > 0 ? n : 1, sizeof(*c->paths));
+    c->res = gw_calloc(n > 0 ? n : 1, sizeof(*c->res));
     for (size_t i = 0; i < n; i++) {
         bool seen = false;
-        for (size_t j = 0; j < c->n_paths && !seen; j++)
-            seen = strcmp(c->paths[j], paths[i]) == 0;
+        for (size_t j = 0; j < c->n_res && !seen; j++)
+            seen = strcmp(c->res[j].path, res[i].path) == 0;
         if (!seen)
-            c->paths[c->n_paths++] = paths[i];
+            c->res[c->n_res++] = res[i];
     }
 }
 
@@ -230,13 +230,13 @@ gw_nsctl_start(etcd_client_t *client, struct event_base *base, const gw_nsctl_op
     gw_nsctl_t *c;
 
     if (opts->etcd_prefix == NULL || opts->recheck_ms < 0 ||
-        (opts->n_resource_paths > 0 && opts->resource_paths == NULL))
+        (opts->n_resources > 0 && opts->resources == NULL))
         return NULL;
     c = gw_calloc(1, sizeof(*c));
     c->conn = etcd_conn_new(client, base);
     c->store = gw_store_new(c->conn, opts->etcd_prefix);
     c->recheck_ms = opts->recheck_ms > 0 ? opts->recheck_ms : GW_NSCTL_RECHECK_MS;
-    set_paths(c, opts->resource_paths, opts->n_resource_paths);
+    set_resources(c, opts->resources, opts->n_resources);
     c->wake = evtimer_new(base, on_wake, c);
     c->relist = evtimer_new(base, on_relist, c);
     if (c->wake == NULL || c->relist == NULL)
@@ -270,6 +270,6 @@ gw_nsctl_stop(gw_nsctl_t *c)
     }
     event_free(c->wake);
     event_free(c->relist);
-    free(c->paths);
+    free(c->res);
     free(c);
 }

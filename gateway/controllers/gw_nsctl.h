@@ -9,11 +9,12 @@
  * It lists the namespaces and then watches them; every namespace with a deletionTimestamp gets
  * a pass:
  *  1. status.phase becomes Terminating if it is not yet;
- *  2. every object in the namespace, for every namespaced resource path it was given, is
+ *  2. every object in the namespace, for every namespaced resource it was given, is
  *     deleted; an object with metadata.finalizers gets a deletionTimestamp instead and is
  *     waited for (as the generic store's graceful deletion leaves it to its finalizers' owners);
- *  3. while anything is left, the status carries kube's NamespaceContentRemaining /
- *     NamespaceFinalizersRemaining conditions and the pass is repeated every recheck interval;
+ *  3. the status gets kube's five deletion conditions (NamespaceContentRemaining and
+ *     NamespaceFinalizersRemaining tell what is left and which finalizers hold it), and while
+ *     anything is left the pass is repeated every recheck interval;
  *  4. once the namespace is empty, "kubernetes" is removed from spec.finalizers (what kube does
  *     through /finalize) and, when neither spec.finalizers nor metadata.finalizers has anything
  *     left, the namespace object is deleted. Other finalizers are left to their owners: a
@@ -38,14 +39,19 @@ struct event_base;
 
 typedef struct gw_nsctl gw_nsctl_t;
 
+/** A namespaced resource to empty. The strings are borrowed: they must outlive the
+ *  controller. */
 typedef struct {
-    const char *etcd_prefix; /* --etcd-prefix; copied */
-    /* The relative storage paths of every namespaced resource, as gw_store_resource_path
-     * gives them ("configmaps", "deployments", "services/specs", "<group>/<resource>" for
-     * custom resources); borrowed: they must outlive the controller. Duplicates are
-     * skipped. */
-    const char *const *resource_paths;
-    size_t n_resource_paths;
+    const char *path;     /* relative storage path, as gw_store_resource_path gives it
+                             ("configmaps", "services/specs", "<group>/<resource>") */
+    const char *group;    /* API group, "" for core (for the status conditions' messages) */
+    const char *resource; /* plural name */
+} gw_nsctl_resource_t;
+
+typedef struct {
+    const char *etcd_prefix;              /* --etcd-prefix; copied */
+    const gw_nsctl_resource_t *resources; /* copied; entries with a path seen before skipped */
+    size_t n_resources;
     int64_t recheck_ms; /* 0 = GW_NSCTL_RECHECK_MS */
 } gw_nsctl_opts_t;
 

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "etcd.h"
 #include "gw_nsctl.h"
 #include "gw_store.h"
@@ -25,8 +27,8 @@ typedef struct gw_nsctl_pass gw_nsctl_pass_t;
 struct gw_nsctl {
     etcd_conn_t *conn; /* ours: freeing it cancels every call of the controller */
     gw_store_t *store;
-    const char **paths; /* namespaced resources' storage paths, without duplicates */
-    size_t n_paths;
+    gw_nsctl_resource_t *res; /* the resources to empty, one per storage path */
+    size_t n_res;
     int64_t recheck_ms;
     bool stopping;
     uint64_t removed;
@@ -49,6 +51,18 @@ void gw_nsctl__pass_start(gw_nsctl_t *c, const char *name);
 
 /** A pass ended (c->pass is NULL again): queue `name` for a recheck if `again`, and go on. */
 void gw_nsctl__pass_done(gw_nsctl_t *c, const char *name, bool again);
+
+/**
+ * kube's five namespace deletion conditions for what a pass found: objects left per resource
+ * (`remaining`, indexed like c->res), objects held per finalizer name (an object of counts),
+ * failures (an array of strings). A new array; lastTransitionTime is now. Thread: any.
+ */
+json_t *gw_nsctl__conditions(const gw_nsctl_t *c, const size_t *remaining, const json_t *finalizers,
+                             const json_t *failures);
+
+/** Merge conditions from gw_nsctl__conditions into ns.status.conditions, keeping a
+ *  condition's lastTransitionTime while its status stays; whether anything changed. */
+bool gw_nsctl__merge_conditions(json_t *ns, const json_t *want);
 
 /** Free a pass cut short by gw_nsctl_stop (after every callback fired). NULL is fine. */
 void gw_nsctl__pass_free(gw_nsctl_pass_t *p);

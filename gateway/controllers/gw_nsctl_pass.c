@@ -19,21 +19,27 @@
 #include "gw_log.h"
 #include "gw_namespace.h"
 
-#define CONTENT_PAGE 100 /* objects listed (and deleted concurrently) at a time */
+#define CONTENT_PAGE 100    /* objects listed (and deleted concurrently) at a time */
+#define NO_CHANGE GW_EEXIST /* an edit found nothing to change: the update writes nothing */
 
 struct gw_nsctl_pass {
     gw_nsctl_t *c;
     char *name;
-    char *key;      /* namespaces/<name> */
-    size_t path;    /* the next resource path to empty */
-    char *prefix;   /* the collection being emptied: <path>/<name>/ */
-    char *next;     /* start key of its next page, or NULL */
-    int pending;    /* object writes of this page in flight */
-    size_t left;    /* objects still there (finalizers, concurrent changes) */
-    size_t deleted; /* objects this pass deleted */
-    bool failed;    /* some call failed: look again later */
-    bool remove;    /* finalize decided to remove the namespace object */
-    int64_t ns_rev; /* ... at this revision */
+    char *key;          /* namespaces/<name> */
+    size_t path;        /* the next resource to empty */
+    size_t cur;         /* the one being emptied */
+    char *prefix;       /* the collection being emptied: <path>/<name>/ */
+    char *next;         /* start key of its next page, or NULL */
+    int pending;        /* object writes of this page in flight */
+    size_t left;        /* objects still there (finalizers, concurrent changes) */
+    size_t *remaining;  /* ... per resource */
+    json_t *finalizers; /* finalizer name -> objects it holds */
+    json_t *failures;   /* "<resource>.<group>: <error>" per resource that failed */
+    bool cur_failed;    /* the current resource has its failure recorded */
+    size_t deleted;     /* objects this pass deleted */
+    bool failed;        /* some call failed: look again later */
+    bool remove;        /* finalize decided to remove the namespace object */
+    int64_t ns_rev;     /* ... at this revision */
 };
 
 static void next_resource(gw_nsctl_pass_t *p);
@@ -47,6 +53,9 @@ gw_nsctl__pass_free(gw_nsctl_pass_t *p)
     free(p->key);
     free(p->prefix);
     free(p->next);
+    free(p->remaining);
+    json_decref(p->finalizers);
+    json_decref(p->failures);
     free(p);
 }
 
@@ -79,6 +88,20 @@ run_edit(gw_store_update_t *u, const gw_obj_t *cur, gw_nsctl_pass_t *p, edit_fn 
         gw_store_update_abort(u, err);
     }
     json_decref(o);
+}
+
+/* Something failed for the current resource: look again later, and say so in the status. */
+static void
+fail(gw_nsctl_pass_t *p, int err)
+{
+    const gw_nsctl_resource_t *r = &p->c->res[p->cur];
+
+    p->failed = true;
+    if (p->cur_failed)
+        return;
+    p->cur_failed = true;
+    json_array_append_new(p->failures,
+                          json_sprintf("%s.%s: %s", r->resource, r->group, gw_strerror(err)));
 }
 
 /* ---- finalize ----------------------------------------------------------------------------- */
@@ -146,16 +169,46 @@ finalized(int err, const gw_obj_t *obj, void *arg)
     end(p, err != 0 && err != GW_ENOTFOUND);
 }
 
+static int
+edit_status(json_t *ns, gw_nsctl_pass_t *p, const gw_obj_t *cur)
+{
+    json_t *want = gw_nsctl__conditions(p->c, p->remaining, p->finalizers, p->failures);
+    bool changed = gw_nsctl__merge_conditions(ns, want);
+    (void)cur;
+
+    json_decref(want);
+    return changed ? 0 : NO_CHANGE;
+}
+
+static void
+status_mutate(gw_store_update_t *u, const gw_obj_t *cur, void *arg)
+{
+    run_edit(u, cur, arg, edit_status);
+}
+
+/* The conditions are written: look again later while anything is left, else finalize. */
+static void
+status_set(int err, const gw_obj_t *obj, void *arg)
+{
+    gw_nsctl_pass_t *p = arg;
+    (void)obj;
+
+    if (p->c->stopping)
+        return;
+    if (err == GW_ENOTFOUND || p->failed || p->left > 0 || (err != 0 && err != NO_CHANGE)) {
+        end(p, err != GW_ENOTFOUND);
+        return;
+    }
+    if (gw_store_guaranteed_update(p->c->store, p->key, 0, finalize_mutate, finalized, p) != 0)
+        end(p, true);
+}
+
 static void
 content_done(gw_nsctl_pass_t *p)
 {
     gw_log_debug(NULL, "namespace controller: %s: %zu objects deleted, %zu left%s", p->name,
                  p->deleted, p->left, p->failed ? ", some calls failed" : "");
-    if (p->failed || p->left > 0) {
-        end(p, true);
-        return;
-    }
-    if (gw_store_guaranteed_update(p->c->store, p->key, 0, finalize_mutate, finalized, p) != 0)
+    if (gw_store_guaranteed_update(p->c->store, p->key, 0, status_mutate, status_set, p) != 0)
         end(p, true);
 }
 
@@ -177,7 +230,7 @@ static void
 object_done(gw_nsctl_pass_t *p, int err)
 {
     if (err != 0 && err != GW_ENOTFOUND && err != GW_ECONFLICT)
-        p->failed = true;
+        fail(p, err);
     if (--p->pending == 0)
         page_done(p);
 }
@@ -192,8 +245,10 @@ object_deleted(int err, const gw_obj_t *obj, void *arg)
         return;
     if (err == 0)
         p->deleted++;
-    if (err == GW_ECONFLICT) /* written meanwhile: the next pass looks at it again */
+    if (err == GW_ECONFLICT) { /* written meanwhile: the next pass looks at it again */
         p->left++;
+        p->remaining[p->cur]++;
+    }
     object_done(p, err);
 }
 
@@ -230,6 +285,20 @@ marked_cb(int err, const gw_obj_t *obj, void *arg)
         object_done(p, err);
 }
 
+/* An object its finalizers hold: counted as left, and for each of its finalizers. */
+static void
+count_held(gw_nsctl_pass_t *p, const json_t *finalizers)
+{
+    p->left++;
+    p->remaining[p->cur]++;
+    for (size_t i = 0; i < json_array_size(finalizers); i++) {
+        const char *name = json_string_value(json_array_get(finalizers, i));
+        json_t *n = name != NULL ? json_object_get(p->finalizers, name) : NULL;
+        if (name != NULL)
+            json_object_set_new(p->finalizers, name, json_integer(json_integer_value(n) + 1));
+    }
+}
+
 static void
 handle_object(gw_nsctl_pass_t *p, const gw_obj_t *obj)
 {
@@ -238,9 +307,9 @@ handle_object(gw_nsctl_pass_t *p, const gw_obj_t *obj)
     bool marked = held && gw_ctl__deleting(o);
     int rc;
 
-    json_decref(o);
     if (held)
-        p->left++;
+        count_held(p, gw_ctl__array(o, "metadata", "finalizers"));
+    json_decref(o);
     if (marked) /* deleted already: its finalizers' owners finish it */
         return;
     if (held)
@@ -250,7 +319,7 @@ handle_object(gw_nsctl_pass_t *p, const gw_obj_t *obj)
     if (rc == 0)
         p->pending++;
     else
-        p->failed = true;
+        fail(p, rc);
 }
 
 static void
@@ -263,7 +332,7 @@ content_listed(int err, const gw_list_page_t *page, void *arg)
     free(p->next);
     p->next = NULL;
     if (err != 0) {
-        p->failed = true;
+        fail(p, err);
         next_resource(p);
         return;
     }
@@ -281,8 +350,10 @@ list_content(gw_nsctl_pass_t *p)
 {
     gw_list_req_t req = {.prefix = p->prefix, .start_key = p->next, .limit = CONTENT_PAGE};
 
-    if (gw_store_list(p->c->store, &req, content_listed, p) != 0) {
-        p->failed = true;
+    int rc = gw_store_list(p->c->store, &req, content_listed, p);
+
+    if (rc != 0) {
+        fail(p, rc);
         next_resource(p);
     }
 }
@@ -295,8 +366,11 @@ next_resource(gw_nsctl_pass_t *p)
     free(p->prefix);
     free(p->next);
     p->prefix = p->next = NULL;
-    while (p->prefix == NULL && p->path < c->n_paths)
-        p->prefix = gw_store_collection_prefix(c->paths[p->path++], p->name);
+    p->cur_failed = false;
+    while (p->prefix == NULL && p->path < c->n_res) {
+        p->cur = p->path++;
+        p->prefix = gw_store_collection_prefix(c->res[p->cur].path, p->name);
+    }
     if (p->prefix == NULL)
         content_done(p);
     else
@@ -367,6 +441,9 @@ gw_nsctl__pass_start(gw_nsctl_t *c, const char *name)
     p->c = c;
     p->name = gw_strdup(name);
     p->key = gw_store_object_key(GW_NAMESPACE_RESOURCE, NULL, name);
+    p->remaining = gw_calloc(c->n_res > 0 ? c->n_res : 1, sizeof(*p->remaining));
+    p->finalizers = json_object();
+    p->failures = json_array();
     c->pass = p;
     if (p->key == NULL || gw_store_get(c->store, p->key, 0, ns_read, p) != 0)
         end(p, false);

@@ -19,18 +19,16 @@
 static harness_t h;
 static etcd_client_t *client;
 static char prefix[64];
-static const char **paths;
-static size_t n_paths;
+static gw_nsctl_resource_t *res;
+static size_t n_res;
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
 static gw_nsctl_t *
 start_ctl(void)
 {
-    gw_nsctl_opts_t o = {.etcd_prefix = prefix,
-                         .resource_paths = paths,
-                         .n_resource_paths = n_paths,
-                         .recheck_ms = 300};
+    gw_nsctl_opts_t o = {
+        .etcd_prefix = prefix, .resources = res, .n_resources = n_res, .recheck_ms = 300};
     return gw_nsctl_start(client, h.base, &o);
 }
 
@@ -206,6 +204,35 @@ field(const char *key, const char *a, const char *b)
     return buf;
 }
 
+/* "<status>|<reason>|<message>" of the stored namespace's condition `type`, or "" (static). */
+static const char *
+condition(const char *key, const char *type)
+{
+    static char buf[512];
+    result_t r = {0};
+    json_t *o, *list;
+
+    buf[0] = '\0';
+    o = h_get(&h, key, 0, &r) == 0 ? json_loads(r.value, 0, NULL) : NULL;
+    list = json_object_get(json_object_get(o, "status"), "conditions");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *c = json_array_get(list, i);
+        if (strcmp(json_string_value(json_object_get(c, "type")), type) == 0)
+            snprintf(buf, sizeof(buf), "%s|%s|%s", json_string_value(json_object_get(c, "status")),
+                     json_string_value(json_object_get(c, "reason")),
+                     json_string_value(json_object_get(c, "message")));
+    }
+    json_decref(o);
+    result_clear(&r);
+    return buf;
+}
+
+static bool
+content_remains(const char *key)
+{
+    return strncmp(condition(key, "NamespaceContentRemaining"), "True|", 5) == 0;
+}
+
 static bool
 is_marked(const char *key)
 {
@@ -226,12 +253,13 @@ test_catalog_paths(void)
 {
     bool cm = false, pods = false, deploy = false, nodes = false, ns = false;
 
-    for (size_t i = 0; i < n_paths; i++) {
-        cm = cm || strcmp(paths[i], "configmaps") == 0;
-        pods = pods || strcmp(paths[i], "pods") == 0;
-        deploy = deploy || strcmp(paths[i], "deployments") == 0;
-        nodes = nodes || strcmp(paths[i], "minions") == 0;
-        ns = ns || strcmp(paths[i], "namespaces") == 0;
+    for (size_t i = 0; i < n_res; i++) {
+        cm = cm || strcmp(res[i].path, "configmaps") == 0;
+        pods = pods || strcmp(res[i].path, "pods") == 0;
+        deploy = deploy ||
+                 (strcmp(res[i].path, "deployments") == 0 && strcmp(res[i].group, "apps") == 0);
+        nodes = nodes || strcmp(res[i].path, "minions") == 0;
+        ns = ns || strcmp(res[i].path, "namespaces") == 0;
     }
     tap_ok(cm && pods && deploy, "the catalog gives configmaps, pods and deployments");
     tap_ok(!nodes && !ns, "and no cluster-scoped resource");
@@ -293,6 +321,19 @@ test_finalizer_blocks(void)
            "it stays, and so does the namespace");
     tap_is_str(field("namespaces/held", "status", "phase"), "Terminating",
                "the namespace is Terminating meanwhile");
+    eventually(content_remains, "namespaces/held");
+    tap_is_str(condition("namespaces/held", "NamespaceContentRemaining"),
+               "True|SomeResourcesRemain|Some resources are remaining: "
+               "configmaps. has 1 resource instances",
+               "its status says what is left");
+    tap_is_str(condition("namespaces/held", "NamespaceFinalizersRemaining"),
+               "True|SomeFinalizersRemain|Some content in the namespace has finalizers remaining: "
+               "example.com/hold in 1 resource instances",
+               "and which finalizer holds it");
+    tap_is_str(condition("namespaces/held", "NamespaceDeletionContentFailure"),
+               "False|ContentDeleted|All content successfully deleted, may be waiting on "
+               "finalization",
+               "and that deleting worked");
     tap_is_int(edit("configmaps/held/fin", drop_metadata_finalizers), 0,
                "its owner removes the finalizer");
     tap_ok(eventually(gone, "namespaces/held"), "then the namespace is removed");
@@ -312,6 +353,12 @@ test_other_finalizer(void)
     tap_ok(exists("namespaces/shared"), "it stays while another finalizer is left");
     tap_is_str(field("namespaces/shared", "spec", "finalizers"), "[\"example.com/other\"]",
                "with only the other finalizer in spec.finalizers");
+    tap_is_str(condition("namespaces/shared", "NamespaceContentRemaining"),
+               "False|ContentRemoved|All content successfully removed",
+               "its status says the content is gone");
+    tap_is_str(condition("namespaces/shared", "NamespaceDeletionDiscoveryFailure"),
+               "False|ResourcesDiscovered|All resources successfully discovered",
+               "with kube's five conditions");
     tap_is_int(edit("namespaces/shared", drop_spec_finalizers), 0,
                "the other finalizer's owner finalizes");
     tap_ok(eventually(gone, "namespaces/shared"), "the controller then removes the namespace");
@@ -351,13 +398,13 @@ main(void)
     client = harness_client();
     snprintf(prefix, sizeof(prefix), "/kgate-test/nsctl/%d", (int)getpid());
     harness_open(&h, client, prefix);
-    paths = gw_controllers_namespaced_paths(gw_catalog_builtin(), &n_paths);
+    res = gw_controllers_namespaced(gw_catalog_builtin(), &n_res);
     test_catalog_paths();
     test_empty_and_remove();
     test_finalizer_blocks();
     test_other_finalizer();
     test_handover();
-    free(paths);
+    free(res);
     harness_close(&h);
     etcd_client_free(client);
     return tap_done();
