@@ -47,11 +47,10 @@ main(void)
     if (req == NULL || done == NULL)
         tap_skip_all("run through test_gw_nsctl_relist.t");
     harness_open(&h, client, "/registry");
-    c = gw_nsctl_start(client, h.base,
-                       &(gw_nsctl_opts_t){.etcd_prefix = "/registry",
-                                          .resources = res,
-                                          .n_resources = n_res,
-                                          .recheck_ms = 300});
+    c = gw_nsctl_start(
+        client, h.base,
+        &(gw_nsctl_opts_t){
+            .etcd_prefix = "/registry", .resources = res, .n_resources = n_res, .recheck_ms = 300});
     harness_run_for(&h, 1000);
     tap_ok(!exists("namespaces/late"), "no namespace late before the outage");
     f = fopen(req, "w");
