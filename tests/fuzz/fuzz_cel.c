@@ -19,6 +19,7 @@
 #include "../../cel/cel_lib_lists.c"
 #include "../../cel/cel_lib_math.c"
 #include "../../cel/cel_lib_net.c"
+#include "../../cel/cel_lib_quantity.c"
 #include "../../cel/cel_lib_regex.c"
 #include "../../cel/cel_lib_strings.c"
 #include "../../cel/cel_lib_url.c"
