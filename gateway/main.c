@@ -175,7 +175,7 @@ feature_enabled(const gw_config_t *cfg, const char *name, bool dflt)
     for (size_t i = 0; i < cfg->feature_gates.n; i++) {
         const char *g = cfg->feature_gates.items[i];
         if (strncmp(g, name, len) == 0 && g[len] == '=')
-            dflt = strchr("1tT", g[len + 1]) != NULL;
+            dflt = g[len + 1] != '\0' && strchr("1tT", g[len + 1]) != NULL;
     }
     return dflt;
 }

@@ -4,8 +4,10 @@
 /*
  * kgate's HTTPS front: W worker threads, each with its own event_base, evhttp and etcd conn,
  * all accepting from one listening socket. Every request is handed to one handler, and its
- * response carries an Audit-ID header (a fresh UUID per request); only the errors evhttp sends
- * by itself for malformed or oversized requests (400, 413, 405) have none.
+ * response carries an Audit-ID header: the client's own when it sent a usable one (printable,
+ * no spaces, at most GW_AUDIT_ID_MAX bytes), as kube-apiserver echoes it, else a fresh UUID;
+ * only the errors evhttp sends by itself for malformed or oversized requests (400, 413, 405)
+ * have none.
  *
  * Limits on every connection: request headers up to GW_SERVER_MAX_HEADERS bytes, bodies up to
  * GW_SERVER_HARD_MAX_BODY bytes (evhttp refuses larger ones itself; the handler enforces the
@@ -28,6 +30,7 @@ struct event_base;
 #define GW_SERVER_MAX_BODY (3 * 1024 * 1024)
 #define GW_SERVER_HARD_MAX_BODY (2 * GW_SERVER_MAX_BODY)
 #define GW_SERVER_READ_TIMEOUT_S 60
+#define GW_AUDIT_ID_MAX 128
 
 typedef struct gw_server gw_server_t;
 typedef struct gw_worker gw_worker_t;

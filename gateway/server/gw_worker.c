@@ -137,12 +137,31 @@ gw_server_on_gone(struct evhttp_request *req, void (*gone)(void *arg), void *arg
     cs->gone_arg = arg;
 }
 
+/* kube-apiserver keeps an Audit-ID the client sent (and echoes it); ours must also be a
+ * sane header value and a sane log field. */
+static bool
+usable_audit_id(const char *id)
+{
+    size_t len = id != NULL ? strlen(id) : 0;
+    if (len == 0 || len > GW_AUDIT_ID_MAX)
+        return false;
+    for (const char *p = id; *p != '\0'; p++) {
+        if (*p <= ' ' || *p >= 0x7f)
+            return false;
+    }
+    return true;
+}
+
 static void
 dispatch(struct evhttp_request *req, void *arg)
 {
     gw_worker_t *w = arg;
-    char id[GW_UUID_LEN + 1];
-    gw_uuid_v4(id);
+    char fresh[GW_UUID_LEN + 1];
+    const char *id = evhttp_find_header(evhttp_request_get_input_headers(req), "Audit-ID");
+    if (!usable_audit_id(id)) {
+        gw_uuid_v4(fresh);
+        id = fresh;
+    }
     struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
     evhttp_add_header(headers, "Audit-ID", id);
     if (w->draining)

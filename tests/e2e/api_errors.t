@@ -27,6 +27,10 @@ for path in /api/v1/nosuch /apis/nosuch.example.com/v1/things /api/v9/pods \
 done
 check "... with empty details, as kube's" jpy "d['details'] == {}"
 check "... and an Audit-ID" grep -qiE '^Audit-ID: [0-9a-f-]{36}' "$HDR"
+fetch /api/v1/nosuch -H 'Audit-ID: my-trace-42'
+check "a client's Audit-ID is echoed, as kube does" test "$(header Audit-ID)" = my-trace-42
+fetch /api/v1/nosuch -H "Audit-ID: $(head -c 200 /dev/zero | tr '\0' x)"
+check "an overlong one is replaced by a UUID" grep -qiE '^Audit-ID: [0-9a-f-]{36}'$'\r$' "$HDR"
 
 fetch /apis/authentication.k8s.io/v1/tokenreviews "${UA[@]}"
 check "GET on a create-only resource: 405" is_status 405 MethodNotAllowed \
