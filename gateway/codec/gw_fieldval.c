@@ -167,43 +167,51 @@ escape(scan_t *s)
     return e != NULL ? (unsigned char)values[e - names] : -1;
 }
 
-/* A string; its unescaped text into *out (caller frees) when out is not NULL. */
+/* A string, unescaped into buf (when not NULL: room for the string's raw length) as *n
+ * bytes. */
 static bool
-scan_string(scan_t *s, char **out, size_t *out_len)
+scan_string(scan_t *s, char *buf, size_t *n)
 {
-    char *buf = out != NULL ? gw_malloc((size_t)(s->end - s->p) + 1) : NULL;
-    size_t n = 0;
-    bool ok = false;
+    size_t len = 0;
     s->p++; /* the opening quote */
     while (s->p < s->end && *s->p >= 0x20) {
         if (*s->p == '"') {
-            ok = true;
             s->p++;
-            break;
+            if (n != NULL)
+                *n = len;
+            return true;
         }
         if (*s->p == '\\') {
             long cp = escape(s);
             if (cp < 0)
-                break;
-            n += buf != NULL ? put_utf8(buf + n, (unsigned)cp) : 0;
+                return false;
+            len += buf != NULL ? put_utf8(buf + len, (unsigned)cp) : 0;
             continue;
         }
         size_t k = utf8_len(s->p, s->end);
         if (k == 0)
-            break;
+            return false;
         if (buf != NULL)
-            memcpy(buf + n, s->p, k);
-        n += k;
+            memcpy(buf + len, s->p, k);
+        len += k;
         s->p += k;
     }
-    if (!ok || out == NULL) {
-        free(buf);
-        return ok;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *out_len = n;
-    return true;
+    return false;
+}
+
+/* A key: checked first, then unescaped into a buffer of its raw size (caller frees). */
+static char *
+scan_key(scan_t *s, size_t *n)
+{
+    const unsigned char *start = s->p;
+    if (s->p >= s->end || *s->p != '"' || !scan_string(s, NULL, NULL))
+        return NULL;
+    scan_t again = *s;
+    char *key = gw_malloc((size_t)(s->p - start) + 1);
+    again.p = start;
+    scan_string(&again, key, n);
+    key[*n] = '\0';
+    return key;
 }
 
 static bool
@@ -262,10 +270,10 @@ scan_next(scan_t *s, char close, bool *more)
 static bool
 scan_member(scan_t *s, json_t *seen)
 {
-    char *key;
     size_t klen;
     skip_ws(s);
-    if (s->p >= s->end || *s->p != '"' || !scan_string(s, &key, &klen))
+    char *key = scan_key(s, &klen);
+    if (key == NULL)
         return false;
     skip_ws(s);
     if (s->p >= s->end || *s->p != ':') {

@@ -316,12 +316,13 @@ static bool
 objects_equal(const json_t *a, const json_t *b)
 {
     const char *k;
+    size_t klen;
     json_t *v;
     if (json_object_size(a) != json_object_size(b))
         return false;
-    json_object_foreach((json_t *)a, k, v)
+    json_object_keylen_foreach((json_t *)a, k, klen, v)
     {
-        const json_t *w = json_object_get(b, k);
+        const json_t *w = json_object_getn(b, k, klen);
         if (w == NULL || !equal(v, w))
             return false;
     }

@@ -34,6 +34,7 @@ typedef struct {
     yaml_parser_t parser;
     anchor_t *anchors;
     size_t n_anchors;
+    json_t *anchor_index; /* name -> index of its latest definition in anchors */
     size_t alias_nodes;
     gw_field_issues_t dups;
     char *err;
@@ -227,6 +228,7 @@ open_anchor(reader_t *rd, const char *name)
         rd->anchors =
             gw_realloc(rd->anchors, (rd->n_anchors ? rd->n_anchors * 2 : 1) * sizeof(*rd->anchors));
     rd->anchors[rd->n_anchors] = (anchor_t){gw_strdup(name), NULL, 0};
+    json_object_set_new_nocheck(rd->anchor_index, name, json_integer((json_int_t)rd->n_anchors));
     return rd->n_anchors++;
 }
 
@@ -234,10 +236,8 @@ static json_t *
 read_alias(reader_t *rd, const yaml_event_t *ev, size_t *nodes)
 {
     const char *name = (const char *)ev->data.alias.anchor;
-    const anchor_t *a = NULL;
-    for (size_t i = rd->n_anchors; i > 0 && a == NULL; i--)
-        if (strcmp(rd->anchors[i - 1].name, name) == 0)
-            a = &rd->anchors[i - 1];
+    const json_t *i = json_object_get(rd->anchor_index, name);
+    const anchor_t *a = i != NULL ? &rd->anchors[json_integer_value(i)] : NULL;
     if (a == NULL)
         return fail_at(rd, ev->start_mark, "unknown anchor '%.60s' referenced", name);
     if (a->value == NULL)
@@ -548,7 +548,7 @@ json_t *
 gw_yaml_to_json_dups(const char *yaml, size_t len, gw_field_issues_t *dups, char *err,
                      size_t err_len)
 {
-    reader_t rd = {.err = err, .err_len = err_len};
+    reader_t rd = {.err = err, .err_len = err_len, .anchor_index = json_object()};
     if (!yaml_parser_initialize(&rd.parser))
         abort(); /* only fails to allocate */
     yaml_parser_set_input_string(&rd.parser, (const unsigned char *)yaml, len);
@@ -561,6 +561,7 @@ gw_yaml_to_json_dups(const char *yaml, size_t len, gw_field_issues_t *dups, char
         json_decref(rd.anchors[i].value);
     }
     free(rd.anchors);
+    json_decref(rd.anchor_index);
     yaml_parser_delete(&rd.parser);
     return doc;
 }

@@ -14,6 +14,30 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* json_equal, but for keys with NUL bytes (Jansson's compares keys as C strings) */
+static bool
+same(const json_t *a, const json_t *b)
+{
+    const char *k;
+    size_t klen;
+    json_t *v;
+    if (!json_is_object(a) || !json_is_object(b)) {
+        if (!json_is_array(a) || !json_is_array(b))
+            return json_equal(a, b);
+        if (json_array_size(a) != json_array_size(b))
+            return false;
+        for (size_t i = 0; i < json_array_size(a); i++)
+            if (!same(json_array_get(a, i), json_array_get(b, i)))
+                return false;
+        return true;
+    }
+    if (json_object_size(a) != json_object_size(b))
+        return false;
+    json_object_keylen_foreach((json_t *)a, k, klen,
+                               v) if (!same(v, json_object_getn(b, k, klen))) return false;
+    return true;
+}
+
 static void
 check_round_trip(const json_t *doc)
 {
@@ -23,7 +47,7 @@ check_round_trip(const json_t *doc)
     if (strlen(yaml) != len)
         abort();
     json_t *back = gw_yaml_to_json(yaml, len, err, sizeof(err));
-    if (back == NULL || !json_equal(doc, back))
+    if (back == NULL || !same(doc, back))
         abort();
     json_decref(back);
     free(yaml);
