@@ -452,6 +452,7 @@ extern const cel__fn_t cel__regex_fns[];
 extern const cel__fn_t cel__url_fns[];
 extern const cel__fn_t cel__net_fns[];
 extern const cel__fn_t cel__quantity_fns[];
+extern const cel__fn_t cel__semver_fns[];
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */
