@@ -19,6 +19,12 @@ typedef struct {
 
 static const verb_route_t routes[] = {
     {"get", gw_registry__get},
+    {"list", gw_registry__list},
+    {"create", gw_registry__create},
+    {"update", gw_registry__update},
+    {"patch", gw_registry__patch},
+    {"delete", gw_registry__delete},
+    {"deletecollection", gw_registry__deletecollection},
 };
 
 /* Where kube-apiserver registers no route for the request's scope: 404 for object paths, 405
@@ -26,8 +32,9 @@ static const verb_route_t routes[] = {
 static bool
 reject_scope(gw_req_t *r)
 {
-    const char *ns = r->info.namespace_;
-    bool has_name = r->info.name[0] != '\0';
+    const char *ns = r->info.namespace_, *verb = r->info.verb;
+    /* A list or watch may carry a name (from a metadata.name field selector). */
+    bool collection = strcmp(verb, "list") == 0 || strcmp(verb, "watch") == 0;
 
     if (!r->resource->namespaced) {
         /* /namespaces/{name} names the namespace itself; other cluster-scoped resources
@@ -38,17 +45,13 @@ reject_scope(gw_req_t *r)
         }
         return false;
     }
-    if (ns[0] != '\0')
+    if (ns[0] != '\0' || collection)
         return false;
-    if (has_name) {
+    if (r->info.name[0] != '\0')
         gw_registry__reply_no_route(r);
-        return true;
-    }
-    if (strcmp(r->info.verb, "list") != 0 && strcmp(r->info.verb, "watch") != 0) {
+    else
         gw_registry__reply_not_allowed(r);
-        return true;
-    }
-    return false;
+    return true;
 }
 
 void
@@ -58,12 +61,17 @@ gw_registry_handle(gw_req_t *r)
 
     if (reject_scope(r))
         return;
-    if (r->subresource == NULL && (bit == 0 || (r->resource->verbs & bit) == 0)) {
+    if (r->subresource != NULL) {
+        gw_registry__subresource(r);
+        return;
+    }
+    /* Virtual kinds (reviews) are answered by their own handlers, not stored here. */
+    if (bit == 0 || (r->resource->verbs & bit) == 0 || r->resource->virtual_only) {
         gw_registry__reply_not_allowed(r);
         return;
     }
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-        if (r->subresource == NULL && strcmp(routes[i].verb, r->info.verb) == 0) {
+        if (strcmp(routes[i].verb, r->info.verb) == 0) {
             routes[i].run(r);
             return;
         }
@@ -78,6 +86,20 @@ gw_registry_init(etcd_client_t *etcd, const char *etcd_prefix)
     (void)etcd;
     (void)etcd_prefix;
     return 0;
+}
+
+const char *
+gw_registry__namespace(gw_req_t *r)
+{
+    return r->resource->namespaced ? r->info.namespace_ : "";
+}
+
+const char *
+gw_registry__api_version(gw_req_t *r)
+{
+    if (r->resource->group[0] == '\0')
+        return r->resource->version;
+    return gw_arena_sprintf(r->arena, "%s/%s", r->resource->group, r->resource->version);
 }
 
 const char *

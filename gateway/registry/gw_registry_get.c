@@ -41,6 +41,7 @@ static void
 rev_checked(int err, int64_t revision, void *arg)
 {
     get_ctx_t *g = arg;
+    uint8_t *value = g->value; /* g lives in the arena, which the reply frees */
 
     if (err == 0 && revision < g->min_rv)
         err = GW_EFUTUREREV;
@@ -48,7 +49,7 @@ rev_checked(int err, int64_t revision, void *arg)
         gw_reply_error(g->r, err, g->r->info.name);
     else
         gw_registry__reply_obj(g->r, 200, &g->obj);
-    free(g->value);
+    free(value);
 }
 
 static void

@@ -9,17 +9,232 @@
 
 #include <jansson.h>
 
+#include "gw_objmeta.h"
 #include "gw_req.h"
+
+/** A growable byte buffer (malloc'd; see gw_registry_json.c). */
+typedef struct {
+    char *data;
+    size_t len, cap;
+} gw_buf_t;
 
 /* ---- verbs (gw_registry_<verb>.c) --------------------------------------------------------- */
 
 void gw_registry__get(gw_req_t *r);
+void gw_registry__list(gw_req_t *r);
+void gw_registry__create(gw_req_t *r);
+void gw_registry__update(gw_req_t *r);
+void gw_registry__patch(gw_req_t *r);
+void gw_registry__delete(gw_req_t *r);
+void gw_registry__deletecollection(gw_req_t *r);
+/** GET, PUT and PATCH on the status, scale and finalize subresources. */
+void gw_registry__subresource(gw_req_t *r);
+
+/* ---- strategies (gw_registry_strategy.c) -------------------------------------------------- */
+
+/** What kube-apiserver's per-kind strategy decides beyond the catalog. */
+typedef struct {
+    gw_name_rule_t name_rule;
+    bool create_on_update;          /* AllowCreateOnUpdate: a PUT of a missing object creates it */
+    bool conditional_update;        /* !AllowUnconditionalUpdate: a PUT needs a resourceVersion */
+    bool keep_status_on_create;     /* nodes: status may be set on create */
+    const char *initial_status;     /* status on create as JSON text; NULL: {} */
+    bool graceful;                  /* pods: graceful deletion (grace period, deletionTimestamp) */
+    bool generation_on_annotations; /* deployments: annotation changes bump generation too */
+} gw_strategy_t;
+
+/** The strategy of a resource (a default one for kinds with nothing special). */
+const gw_strategy_t *gw_registry__strategy(const gw_resource_t *res);
+
+/** Whether the resource has a status subresource. */
+bool gw_registry__has_status(const gw_resource_t *res);
+
+/** PrepareForCreate: status reset (or the kind's initial status), generation 1 for kinds that
+ *  keep one, the namespace strategy, defaults the handlers rely on (spec.replicas). */
+void gw_registry__prepare_create(const gw_resource_t *res, json_t *obj);
+
+/**
+ * PrepareForUpdate on the main resource: status kept from `old` for kinds with a status
+ * subresource, the namespace strategy, generation bumped when anything outside metadata and
+ * status changed (kinds that keep one).
+ */
+void gw_registry__prepare_update(const gw_resource_t *res, json_t *obj, const json_t *old);
+
+/** Whether this update must delete the object (kube's ShouldDeleteDuringUpdate, and the
+ *  namespace variant that also waits for spec.finalizers). */
+bool gw_registry__delete_on_update(const gw_resource_t *res, const json_t *obj, const json_t *old);
+
+/* ---- failures (gw_registry_fail.c) -------------------------------------------------------- */
+
+/** A Status failure prepared where the request cannot be answered yet (inside a guaranteed
+ *  update); replied later with gw_registry__reply_fail. */
+typedef struct {
+    int code; /* 0: nothing failed */
+    const char *reason;
+    json_t *details; /* owned (the arena releases it) */
+    char *message;   /* in the arena */
+} gw_fail_t;
+
+/** Record a failure (the first one wins). details is stolen. */
+void gw_registry__fail(gw_req_t *r, gw_fail_t *f, int code, const char *reason, json_t *details,
+                       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/** Record a gw_err error about object `name` as gw_reply_error would word it. */
+void gw_registry__fail_err(gw_req_t *r, gw_fail_t *f, int err, const char *name);
+
+/** Record NamespaceLifecycle's refusal of a create of `name` (gw_namespace_admit_create's
+ *  error): 404 for a missing namespace, 403 for a terminating one. */
+void gw_registry__fail_admission(gw_req_t *r, gw_fail_t *f, int err, const char *name);
+
+/** Record kube's 422 Invalid for field errors (the errors are cleared). `kind` and `group`
+ *  name what is invalid (the object's kind, or e.g. "CreateOptions" in "meta.k8s.io"). */
+void gw_registry__fail_invalid(gw_req_t *r, gw_fail_t *f, const char *group, const char *kind,
+                               const char *name, gw_field_errors_t *errs);
+
+/** Answer a recorded failure. Finishes the request. */
+void gw_registry__reply_fail(gw_req_t *r, const gw_fail_t *f);
+
+/** {name, group (when not core), kind: <resource>} as kube's errors carry them. */
+json_t *gw_registry__details(gw_req_t *r, const char *name);
+
+/** "<resource>" or "<resource>.<group>", as kube's messages name the request's resource. */
+const char *gw_registry__qualified_resource(gw_req_t *r);
+
+/** "<Kind>" or "<Kind>.<group>", as kube's Invalid messages name a kind. */
+const char *gw_registry__qualified_kind(gw_req_t *r);
+
+/* ---- request bodies and options (gw_registry_body.c) -------------------------------------- */
+
+typedef enum {
+    GW_FV_WARN, /* the default */
+    GW_FV_IGNORE,
+    GW_FV_STRICT,
+} gw_fieldval_mode_t;
+
+/** The write options every mutating verb takes, read from the query. */
+typedef struct {
+    bool dry_run;
+    gw_fieldval_mode_t field_validation;
+} gw_write_opts_t;
+
+/**
+ * Read dryRun and fieldValidation; on a bad value record kube's 422 for `options_kind`
+ * ("CreateOptions", "UpdateOptions", "PatchOptions", "DeleteOptions") and return false.
+ */
+bool gw_registry__write_opts(gw_req_t *r, const char *options_kind, gw_write_opts_t *o,
+                             gw_fail_t *f);
+
+/**
+ * kube's decoding checks of an object for the request's kind (or `kind`/`api_version` when not
+ * NULL, e.g. a Scale): apiVersion and kind must match (absent ones are filled in); then field
+ * validation against `schema`: unknown fields pruned, unknown and duplicate fields (duplicates
+ * from `raw`, the body text, when given) warned about or refused per mode, type errors refused.
+ * Missing required fields go to `errs` (reported with the other 422 findings). Warnings are
+ * only added when `warn` is true (once per request). Returns false with a 400 recorded.
+ */
+bool gw_registry__check_object(gw_req_t *r, json_t *obj, const char *api_version, const char *kind,
+                               const gw_schema_t *schema, const char *raw, size_t raw_len,
+                               gw_fieldval_mode_t mode, bool warn, gw_field_errors_t *errs,
+                               gw_fail_t *f);
+
+/** The namespace the object must carry: the URL's for namespaced resources (set when absent,
+ *  400 when different), none for cluster-scoped ones (dropped). False with a 400 recorded. */
+bool gw_registry__check_namespace(gw_req_t *r, json_t *obj, gw_fail_t *f);
+
+/** Add kube's warnings for an object's metadata (once per request). */
+void gw_registry__meta_warnings(gw_req_t *r, const json_t *obj);
+
+/** The canonical stored bytes of obj (resourceVersion and selfLink dropped, keys sorted, so
+ *  that equal objects give equal bytes and a no-op update writes nothing). Caller frees. */
+char *gw_registry__encode(json_t *obj, size_t *len);
+
+/* ---- the update engine (gw_registry_update.c) --------------------------------------------- */
+
+typedef struct gw_upd gw_upd_t;
+
+/**
+ * One PUT or PATCH (main resource or subresource) as kube's generic store runs it: a guaranteed
+ * update that derives the request's object from the current one on every attempt, checks the
+ * resourceVersion, prepares and validates it, and writes it, deletes it (finalizers gone), or
+ * for a dry run only answers with it.
+ */
+struct gw_upd {
+    gw_req_t *r;
+    const char *name, *key;
+    gw_write_opts_t opts;
+    const char *sub; /* NULL for the main resource, or "status", "scale", "finalize" */
+    bool allow_create;
+    /* The object the request asks for, given the current one (with its resourceVersion; NULL
+     * when missing): a new document in *out, or false with u->fail recorded. */
+    bool (*derive)(gw_upd_t *u, const json_t *cur, json_t **out);
+    /* The answer's document for the stored object (e.g. its Scale); NULL: the object. */
+    json_t *(*present)(gw_upd_t *u, const json_t *obj);
+    void *arg;                  /* the verb's own state (body, patch) */
+    gw_field_errors_t req_errs; /* required fields missing, found by derive */
+    bool warned;                /* request warnings added (once) */
+    gw_fail_t fail;
+    /* decided inside the update */
+    gw_store_update_t *su;
+    json_t *result; /* the object answered without a write (dry run, delete) */
+    bool created, delete_now;
+    int64_t delete_rev;
+    int deletes;
+};
+
+/** A new engine for the request's object r->info.name (allocated in the arena). */
+gw_upd_t *gw_registry__upd_new(gw_req_t *r);
+
+/** Run it; answers the request. */
+void gw_registry__upd_run(gw_upd_t *u);
+
+/** kube's checkName for a body: its name must be the URL's and its namespace (when set) the
+ *  request's; false with a 400 recorded. */
+bool gw_registry__check_name(gw_upd_t *u, const json_t *obj);
+
+/* ---- subresources (gw_registry_subres.c) -------------------------------------------------- */
+
+/** The autoscaling/v1 Scale of a scalable object (new document). */
+json_t *gw_registry__scale_of(gw_upd_t *u, const json_t *obj);
+
+/** The object `cur` with a Scale's spec.replicas and resourceVersion applied, after kube's
+ *  checks of the Scale (422 for bad replicas, 409 for a uid that is not the object's). */
+bool gw_registry__scale_into(gw_upd_t *u, const json_t *cur, const json_t *scale, json_t **out);
+
+/** `cur` with the status and resourceVersion of `src`: what a status update may change. */
+json_t *gw_registry__status_into(const json_t *cur, const json_t *src);
+
+/** PATCH of the main resource (sub NULL) or of its "status" or "scale" subresource. */
+void gw_registry__patch_target(gw_req_t *r, const char *sub);
+
+/* ---- listing (gw_registry_list.c) --------------------------------------------------------- */
+
+typedef struct gw_lister gw_lister_t;
+
+/** Called once the whole list is read: `body` is the <Kind>List JSON (or NULL when a Table is
+ *  being built: then `table_items` holds the item documents and `list_meta` the ListMeta);
+ *  `names` the listed objects' names when asked for. The lister replied to errors itself. */
+typedef void (*gw_list_done_fn)(gw_req_t *r, const gw_buf_t *body, json_t *table_items,
+                                json_t *list_meta, json_t *names, void *arg);
+
+/**
+ * List the request's collection as kube's list does (labelSelector, fieldSelector, limit,
+ * continue, resourceVersion, resourceVersionMatch), paging through etcd at one revision.
+ * With `table` the items are collected as documents for a Table; with `names` their names
+ * are gathered too (deletecollection). Errors are answered here; otherwise done is called.
+ */
+void gw_registry__list_run(gw_req_t *r, bool table, bool names, gw_list_done_fn done, void *arg);
 
 /* ---- request helpers (gw_registry.c) ------------------------------------------------------ */
 
-/** The relative etcd key of the object the request names (r->info.name in its namespace), in
- *  the arena; NULL when a segment cannot be a key (the caller answers 400). */
+/** The relative etcd key of object `name` in the request's namespace, in the arena; NULL when
+ *  a segment cannot be a key. */
 const char *gw_registry__object_key(gw_req_t *r, const char *name);
+
+/** The namespace objects of the request's resource live in ("" when cluster-scoped). */
+const char *gw_registry__namespace(gw_req_t *r);
+
+/** "group/version" (or "v1") of the request's resource, in the arena. */
+const char *gw_registry__api_version(gw_req_t *r);
 
 /* ---- stored bytes (gw_registry_json.c) ---------------------------------------------------- */
 
@@ -45,11 +260,25 @@ char *gw_registry__with_rv(const char *json, size_t len, int64_t rev, size_t *ou
  */
 json_t *gw_registry__parse_stored(const char *json, size_t len, int64_t rev);
 
+void gw_registry__buf_add(gw_buf_t *b, const void *p, size_t n);
+void gw_registry__buf_str(gw_buf_t *b, const char *s);
+/** Append a stored object with its resourceVersion (spliced when possible); false when the
+ *  bytes are not a JSON object. */
+bool gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj);
+
 /* ---- replies (gw_registry_reply.c) -------------------------------------------------------- */
 
 /** Answer with a stored object (its resourceVersion spliced in), as JSON or as a Table when
  *  negotiated. Finishes the request. */
 void gw_registry__reply_obj(gw_req_t *r, int code, const gw_obj_t *obj);
+
+/** Answer with an object document (a Table when negotiated); doc stays the caller's.
+ *  Finishes the request. */
+void gw_registry__reply_doc(gw_req_t *r, int code, json_t *doc);
+
+/** The Table of `items` (a JSON array) for the request, or NULL after replying 400 for a bad
+ *  includeObject. list_meta may be NULL. */
+json_t *gw_registry__table(gw_req_t *r, const json_t *items, const json_t *list_meta);
 
 /** Answer 404 NotFound "the server could not find the requested resource" (a path kube-apiserver
  *  serves no route for). Finishes the request. */
@@ -57,5 +286,8 @@ void gw_registry__reply_no_route(gw_req_t *r);
 
 /** Answer 405 MethodNotAllowed for a verb the resource does not serve. Finishes the request. */
 void gw_registry__reply_not_allowed(gw_req_t *r);
+
+/** Answer a Status success (a delete of a kind that does not return the object). */
+void gw_registry__reply_success(gw_req_t *r, int code, const char *name, const char *uid);
 
 #endif

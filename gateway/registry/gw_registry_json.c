@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gw_alloc.h"
@@ -88,15 +89,15 @@ walk_members(const char *p, const char *end, member_fn visit, void *arg, bool *s
     if (p < end && *p == '}')
         return p + 1;
     for (;;) {
-        const char *k = p, *v, *got;
+        const char *k = p, *kend, *v, *got;
 
-        if (p >= end || *p != '"' || (p = skip_string(p, end, &esc)) == NULL || esc)
+        if (p >= end || *p != '"' || (kend = skip_string(p, end, &esc)) == NULL || esc)
             return NULL;
-        p = skip_ws(p, end);
+        p = skip_ws(kend, end);
         if (p >= end || *p != ':')
             return NULL;
         v = skip_ws(p + 1, end);
-        got = visit(k + 1, (size_t)(p - k) - 2, v, end, arg);
+        got = visit(k + 1, (size_t)(kend - k) - 2, v, end, arg);
         if (got != NULL) {
             *stopped = true;
             return got;
@@ -181,31 +182,64 @@ gw_registry__parse_stored(const char *json, size_t len, int64_t rev)
     return doc;
 }
 
+/* ---- output buffers --------------------------------------------------------------------- */
+
+void
+gw_registry__buf_add(gw_buf_t *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->data = gw_realloc(b->data, b->cap);
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void
+gw_registry__buf_str(gw_buf_t *b, const char *s)
+{
+    gw_registry__buf_add(b, s, strlen(s));
+}
+
+bool
+gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj)
+{
+    const char *json = (const char *)obj->value;
+    char rv[64], *whole;
+    size_t at, n;
+    bool empty;
+    json_t *doc;
+
+    if (gw_registry__rv_splice_point(json, obj->value_len, &at, &empty)) {
+        n = (size_t)snprintf(rv, sizeof(rv), "\"resourceVersion\":\"%" PRId64 "\"%s",
+                             obj->mod_revision, empty ? "" : ",");
+        gw_registry__buf_add(b, json, at);
+        gw_registry__buf_add(b, rv, n);
+        gw_registry__buf_add(b, json + at, obj->value_len - at);
+        return true;
+    }
+    doc = gw_registry__parse_stored(json, obj->value_len, obj->mod_revision);
+    if (doc == NULL)
+        return false;
+    whole = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(doc);
+    gw_registry__buf_str(b, whole);
+    free(whole);
+    return true;
+}
+
 char *
 gw_registry__with_rv(const char *json, size_t len, int64_t rev, size_t *out_len)
 {
-    char rv[64];
-    size_t at, n;
-    bool empty;
-    char *out;
-    json_t *doc;
+    gw_obj_t obj = {
+        .key = "", .value = (const uint8_t *)json, .value_len = len, .mod_revision = rev};
+    gw_buf_t b = {0};
 
-    if (gw_registry__rv_splice_point(json, len, &at, &empty)) {
-        n = (size_t)snprintf(rv, sizeof(rv), "\"resourceVersion\":\"%" PRId64 "\"%s", rev,
-                             empty ? "" : ",");
-        out = gw_malloc(len + n + 1);
-        memcpy(out, json, at);
-        memcpy(out + at, rv, n);
-        memcpy(out + at + n, json + at, len - at);
-        out[len + n] = '\0';
-        *out_len = len + n;
-        return out;
-    }
-    doc = gw_registry__parse_stored(json, len, rev);
-    if (doc == NULL)
+    if (!gw_registry__buf_obj(&b, &obj)) {
+        free(b.data);
         return NULL;
-    out = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
-    json_decref(doc);
-    *out_len = strlen(out);
-    return out;
+    }
+    *out_len = b.len;
+    return b.data;
 }

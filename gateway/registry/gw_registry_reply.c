@@ -2,22 +2,84 @@
 #include "gw_registry_int.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "gw_err.h"
+#include "gw_table.h"
+
+json_t *
+gw_registry__table(gw_req_t *r, const json_t *items, const json_t *list_meta)
+{
+    const char *inc = gw_req_query(r, "includeObject");
+    gw_table_include_t include = GW_TABLE_INCLUDE_METADATA;
+
+    if (inc != NULL && strcmp(inc, "None") == 0) {
+        include = GW_TABLE_INCLUDE_NONE;
+    } else if (inc != NULL && strcmp(inc, "Object") == 0) {
+        include = GW_TABLE_INCLUDE_OBJECT;
+    } else if (inc != NULL && inc[0] != '\0' && strcmp(inc, "Metadata") != 0) {
+        gw_reply_status(r, 400, "BadRequest", NULL, "unrecognized includeObject value: \"%s\"",
+                        inc);
+        return NULL;
+    }
+    return gw_table_build(r->resource, items, list_meta, r->table_version, include,
+                          (long long)time(NULL));
+}
+
+void
+gw_registry__reply_doc(gw_req_t *r, int code, json_t *doc)
+{
+    json_t *items, *table;
+
+    if (r->accept != GW_MEDIA_TABLE) {
+        gw_reply_json(r, code, json_incref(doc));
+        return;
+    }
+    items = json_pack("[O]", doc);
+    table = gw_registry__table(r, items, NULL);
+    json_decref(items);
+    if (table != NULL)
+        gw_reply_json(r, code, table);
+}
 
 void
 gw_registry__reply_obj(gw_req_t *r, int code, const gw_obj_t *obj)
 {
     size_t len;
-    char *bytes =
-        gw_registry__with_rv((const char *)obj->value, obj->value_len, obj->mod_revision, &len);
+    char *bytes;
+    json_t *doc;
 
+    if (r->accept == GW_MEDIA_TABLE) {
+        doc =
+            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
+        if (doc == NULL) {
+            gw_reply_error(r, GW_EINTERNAL, r->info.name);
+            return;
+        }
+        gw_registry__reply_doc(r, code, doc);
+        json_decref(doc);
+        return;
+    }
+    bytes = gw_registry__with_rv((const char *)obj->value, obj->value_len, obj->mod_revision, &len);
     if (bytes == NULL) {
         gw_reply_error(r, GW_EINTERNAL, r->info.name);
         return;
     }
     gw_reply_json_bytes(r, code, bytes, len);
     free(bytes);
+}
+
+void
+gw_registry__reply_success(gw_req_t *r, int code, const char *name, const char *uid)
+{
+    json_t *details = gw_registry__details(r, name);
+    json_t *status = json_pack("{s:s,s:s,s:{},s:s,s:o}", "kind", "Status", "apiVersion", "v1",
+                               "metadata", "status", "Success", "details", details);
+
+    if (uid != NULL)
+        json_object_set_new(details, "uid", json_string(uid));
+    gw_reply_json(r, code, status);
 }
 
 void

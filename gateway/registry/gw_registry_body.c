@@ -1,0 +1,201 @@
+/*
+ * Request bodies and write options, checked the way kube-apiserver's decoding does before a
+ * handler gets to the object: options, apiVersion/kind, field validation (unknown, duplicate
+ * and mistyped fields), the namespace in the body.
+ */
+#include "gw_registry_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gw_alloc.h"
+#include "gw_err.h"
+#include "gw_fieldval.h"
+
+bool
+gw_registry__write_opts(gw_req_t *r, const char *options_kind, gw_write_opts_t *o, gw_fail_t *f)
+{
+    static const char *const fv_values[] = {"", "Ignore", "Strict", "Warn", NULL};
+    const char *dry = gw_req_query(r, "dryRun"), *fv = gw_req_query(r, "fieldValidation");
+    gw_field_errors_t errs = {0};
+
+    *o = (gw_write_opts_t){.field_validation = GW_FV_WARN};
+    /* A bare ?dryRun (no value) is taken as no dry run, as the API documents it. */
+    if (dry != NULL && strcmp(dry, "All") == 0) {
+        o->dry_run = true;
+    } else if (dry != NULL && dry[0] != '\0') {
+        /* kube shows the []string value with Go's %#v. */
+        char *msg =
+            gw_sprintf("Unsupported value: []string{\"%s\"}: supported values: \"All\"", dry);
+        gw_ferr_add(&errs, "FieldValueNotSupported", "dryRun", msg);
+        free(msg);
+    }
+    if (fv != NULL && strcmp(fv, "Ignore") == 0)
+        o->field_validation = GW_FV_IGNORE;
+    else if (fv != NULL && strcmp(fv, "Strict") == 0)
+        o->field_validation = GW_FV_STRICT;
+    else if (fv != NULL && fv[0] != '\0' && strcmp(fv, "Warn") != 0)
+        gw_ferr_not_supported(&errs, "fieldValidation", fv, fv_values);
+    if (gw_ferr_count(&errs) == 0)
+        return true;
+    gw_registry__fail_invalid(r, f, "meta.k8s.io", options_kind, "", &errs);
+    return false;
+}
+
+/* apiVersion and kind: kube decodes into the request's kind and fills in what is absent. */
+static bool
+check_type(gw_req_t *r, json_t *obj, const char *want_av, const char *want_kind, gw_fail_t *f)
+{
+    const char *av = json_string_value(json_object_get(obj, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    const char *ver;
+
+    if (av != NULL && av[0] != '\0' && strcmp(av, want_av) != 0) {
+        gw_registry__fail(r, f, 400, "BadRequest", NULL,
+                          "the API version in the data (%s) does not match the expected API "
+                          "version (%s)",
+                          av, want_av);
+        return false;
+    }
+    if (kind != NULL && kind[0] != '\0' && strcmp(kind, want_kind) != 0) {
+        ver = strchr(want_av, '/') ? strchr(want_av, '/') + 1 : want_av;
+        gw_registry__fail(r, f, 400, "BadRequest", NULL,
+                          "%s in version \"%s\" cannot be handled as a %s: no kind \"%s\" is "
+                          "registered for version \"%s\"",
+                          kind, ver, want_kind, kind, want_av);
+        return false;
+    }
+    json_object_set_new(obj, "apiVersion", json_string(want_av));
+    json_object_set_new(obj, "kind", json_string(want_kind));
+    return true;
+}
+
+/* "<a>, <b>" of the issues of one kind. */
+static char *
+join_issues(const gw_field_issues_t *is, gw_field_issue_kind_t k1, gw_field_issue_kind_t k2)
+{
+    char *out = NULL;
+
+    for (size_t i = 0; i < is->n; i++) {
+        char *next;
+        if (is->items[i].kind != k1 && is->items[i].kind != k2)
+            continue;
+        next = gw_sprintf("%s%s%s", out ? out : "", out ? ", " : "", is->items[i].message);
+        free(out);
+        out = next;
+    }
+    return out;
+}
+
+/* kube decodes first (a value its Go type cannot hold is a 400 naming the first), then
+ * refuses unknown and duplicate fields under Strict (all of them, in one 400), and validates
+ * (missing and, for custom kinds, mistyped fields join the 422 of the other findings). */
+static bool
+report_issues(gw_req_t *r, const gw_field_issues_t *is, const char *av, const char *kind,
+              gw_fieldval_mode_t mode, bool warn, gw_field_errors_t *errs, gw_fail_t *f)
+{
+    const char *ver = strchr(av, '/') ? strchr(av, '/') + 1 : av;
+    char *strict =
+        mode == GW_FV_STRICT ? join_issues(is, GW_FIELD_UNKNOWN, GW_FIELD_DUPLICATE) : NULL;
+
+    for (size_t i = 0; i < is->n; i++) {
+        if (is->items[i].kind != GW_FIELD_DECODE)
+            continue;
+        gw_registry__fail(r, f, 400, "BadRequest", NULL,
+                          "%s in version \"%s\" cannot be handled as a %s: %s", kind, ver, kind,
+                          is->items[i].message);
+        free(strict);
+        return false;
+    }
+    if (strict != NULL) {
+        gw_registry__fail(r, f, 400, "BadRequest", NULL,
+                          "%s in version \"%s\" cannot be handled as a %s: strict decoding "
+                          "error: %s",
+                          kind, ver, kind, strict);
+        free(strict);
+        return false;
+    }
+    for (size_t i = 0; i < is->n; i++) {
+        const gw_field_issue_t *it = &is->items[i];
+        if (it->kind == GW_FIELD_REQUIRED)
+            gw_ferr_required(errs, it->path, NULL);
+        else if (it->kind == GW_FIELD_INVALID)
+            gw_ferr_add(errs, "FieldValueInvalid", it->path, it->message);
+        else if (warn && mode == GW_FV_WARN)
+            gw_req_warning(r, "%s", it->message);
+    }
+    return true;
+}
+
+bool
+gw_registry__check_object(gw_req_t *r, json_t *obj, const char *api_version, const char *kind,
+                          const gw_schema_t *schema, const char *raw, size_t raw_len,
+                          gw_fieldval_mode_t mode, bool warn, gw_field_errors_t *errs, gw_fail_t *f)
+{
+    const char *av = api_version ? api_version : gw_registry__api_version(r);
+    const char *k = kind ? kind : r->resource->kind;
+    gw_field_issues_t is = {0};
+    bool ok;
+
+    if (!json_is_object(obj)) {
+        gw_registry__fail(r, f, 400, "BadRequest", NULL,
+                          "the object provided is unrecognized (must be of type %s)", k);
+        return false;
+    }
+    if (!check_type(r, obj, av, k, f))
+        return false;
+    /* A body that is not JSON text (YAML) has no duplicates to find here. */
+    if (raw != NULL && mode != GW_FV_IGNORE && gw_json_find_duplicates(raw, raw_len, &is) != 0)
+        gw_field_issues_clear(&is);
+    if (schema != NULL)
+        gw_fieldval_check(obj, schema, &is);
+    ok = report_issues(r, &is, av, k, mode, warn, errs, f);
+    gw_field_issues_clear(&is);
+    return ok;
+}
+
+bool
+gw_registry__check_namespace(gw_req_t *r, json_t *obj, gw_fail_t *f)
+{
+    json_t *meta = gw_objmeta_get(obj);
+    const char *ns = json_string_value(json_object_get(meta, "namespace"));
+    const char *want = gw_registry__namespace(r);
+
+    if (!r->resource->namespaced) {
+        json_object_del(meta, "namespace");
+        return true;
+    }
+    if (ns != NULL && ns[0] != '\0' && strcmp(ns, want) != 0) {
+        gw_registry__fail(r, f, 400, "BadRequest", NULL,
+                          "the namespace of the provided object does not match the namespace "
+                          "sent on the request");
+        return false;
+    }
+    json_object_set_new(meta, "namespace", json_string(want));
+    return true;
+}
+
+static void
+add_warning(const char *text, void *arg)
+{
+    gw_req_warning(arg, "%s", text);
+}
+
+void
+gw_registry__meta_warnings(gw_req_t *r, const json_t *obj)
+{
+    gw_objmeta_warnings(obj, add_warning, r);
+}
+
+char *
+gw_registry__encode(json_t *obj, size_t *len)
+{
+    char *out;
+
+    gw_objmeta_strip_for_storage(obj);
+    out = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+    if (out == NULL)
+        abort(); /* only allocation fails here, and allocation failure aborts */
+    *len = strlen(out);
+    return out;
+}

@@ -1,0 +1,233 @@
+/*
+ * POST on a collection, in kube-apiserver's order: options, decoding (apiVersion/kind, field
+ * validation), the namespace in the body, NamespaceLifecycle admission, then the generic
+ * store's create: system fields, generateName, the kind's PrepareForCreate, validation, and one
+ * etcd transaction that only succeeds if the key does not exist yet.
+ */
+#include "gw_registry_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gw_err.h"
+#include "gw_namespace.h"
+
+/* kube retries a create whose generated name collides, each time with a new name. */
+#define GENERATE_NAME_ATTEMPTS 8
+
+typedef struct {
+    gw_req_t *r;
+    gw_write_opts_t opts;
+    json_t *body;               /* the checked request object */
+    json_t *obj;                /* this attempt's object */
+    gw_field_errors_t req_errs; /* required fields the body lacks, for the 422 */
+    const char *key, *name;
+    bool generated;
+    int attempts;
+    gw_fail_t fail;
+} create_t;
+
+static void attempt(create_t *c);
+
+static const char *
+or_empty(const char *s)
+{
+    return s != NULL ? s : "";
+}
+
+static void
+keep(gw_req_t *r, json_t *doc)
+{
+    gw_arena_defer(r->arena, (void (*)(void *))json_decref, doc);
+}
+
+/* An existing key: AlreadyExists, saying so when that object is on its way out. */
+static void
+existing(int err, const gw_obj_t *obj, void *arg)
+{
+    create_t *c = arg;
+    json_t *doc =
+        err == 0 ? gw_registry__parse_stored((const char *)obj->value, obj->value_len, 0) : NULL;
+    bool deleting = gw_objmeta_str(doc, "deletionTimestamp") != NULL;
+
+    json_decref(doc);
+    if (c->generated && c->attempts >= GENERATE_NAME_ATTEMPTS) {
+        json_t *d = gw_registry__details(c->r, c->name);
+        json_object_set_new(d, "retryAfterSeconds", json_integer(1));
+        gw_reply_status(c->r, 409, "AlreadyExists", d,
+                        "%s \"%s\" already exists, the server was not able to generate a unique "
+                        "name for the object",
+                        gw_registry__qualified_resource(c->r), c->name);
+        return;
+    }
+    gw_registry__fail_err(c->r, &c->fail, GW_EEXIST, c->name);
+    if (deleting)
+        c->fail.message =
+            gw_arena_sprintf(c->r->arena, "object is being deleted: %s", c->fail.message);
+    gw_registry__reply_fail(c->r, &c->fail);
+}
+
+static void
+created(int err, const gw_obj_t *obj, void *arg)
+{
+    create_t *c = arg;
+    int rc;
+
+    if (err == 0) {
+        gw_registry__reply_obj(c->r, 201, obj);
+        return;
+    }
+    if (err == GW_EEXIST && c->generated && c->attempts < GENERATE_NAME_ATTEMPTS) {
+        attempt(c);
+        return;
+    }
+    if (err != GW_EEXIST) {
+        gw_reply_error(c->r, err, c->name);
+        return;
+    }
+    rc = gw_store_get(c->r->store, c->key, 0, existing, c);
+    if (rc != 0)
+        gw_reply_error(c->r, GW_EEXIST, c->name);
+}
+
+/* A dry run writes nothing but still refuses a name that is taken. */
+static void
+dry_checked(int err, const gw_obj_t *obj, void *arg)
+{
+    create_t *c = arg;
+
+    if (err == 0) {
+        existing(0, obj, c);
+    } else if (err == GW_ENOTFOUND) {
+        gw_registry__reply_doc(c->r, 201, c->obj);
+    } else {
+        gw_reply_error(c->r, err, c->name);
+    }
+}
+
+/* The generic store's create up to validation; false with the failure recorded. */
+static bool
+prepare(create_t *c)
+{
+    gw_req_t *r = c->r;
+    json_t *meta = gw_objmeta_get(c->obj);
+    const char *gen = json_string_value(json_object_get(meta, "generateName"));
+    char uid[37], now[21];
+
+    gw_objmeta_uuid(uid);
+    gw_objmeta_now(now);
+    gw_objmeta_prepare_create(c->obj, uid, now);
+    if (json_string_length(json_object_get(meta, "name")) == 0 && gen != NULL && gen[0]) {
+        char *name = gw_objmeta_generate_name(gen);
+        json_object_set_new(meta, "name", json_string(name));
+        free(name);
+        c->generated = true;
+    }
+    c->name = gw_arena_strdup(r->arena, or_empty(gw_objmeta_str(c->obj, "name")));
+    gw_registry__prepare_create(r->resource, c->obj);
+    gw_objmeta_validate(c->obj, r->resource->namespaced,
+                        gw_registry__strategy(r->resource)->name_rule, &c->req_errs);
+    if (gw_ferr_count(&c->req_errs) > 0) {
+        gw_registry__fail_invalid(r, &c->fail, r->resource->group, r->resource->kind, c->name,
+                                  &c->req_errs);
+        return false;
+    }
+    return true;
+}
+
+static void
+attempt(create_t *c)
+{
+    gw_req_t *r = c->r;
+    size_t len;
+    char *bytes;
+    int rc;
+
+    c->attempts++;
+    c->obj = json_deep_copy(c->body);
+    keep(r, c->obj);
+    if (!prepare(c)) {
+        gw_registry__reply_fail(r, &c->fail);
+        return;
+    }
+    if (c->attempts == 1)
+        gw_registry__meta_warnings(r, c->obj);
+    c->key = gw_registry__object_key(r, c->name);
+    if (c->opts.dry_run) {
+        rc = gw_store_get(r->store, c->key, 0, dry_checked, c);
+    } else {
+        bytes = gw_registry__encode(c->obj, &len);
+        rc = gw_store_create(r->store, c->key, (const uint8_t *)bytes, len, 0, created, c);
+        free(bytes);
+    }
+    if (rc != 0)
+        gw_reply_error(r, rc, c->name);
+}
+
+static void
+admitted(int err, void *arg)
+{
+    create_t *c = arg;
+
+    if (err == 0) {
+        attempt(c);
+        return;
+    }
+    gw_registry__fail_admission(c->r, &c->fail, err, or_empty(gw_objmeta_str(c->body, "name")));
+    gw_registry__reply_fail(c->r, &c->fail);
+}
+
+/* The body as kube decodes it, with the namespace checked; false after replying. */
+static bool
+read_body(create_t *c)
+{
+    gw_req_t *r = c->r;
+    json_t *body = gw_req_body_object(r, false, NULL);
+    size_t len;
+    const char *raw;
+
+    /* Not even to c: a body that cannot be decoded was answered, which freed the arena. */
+    if (body == NULL)
+        return false;
+    c->body = body;
+    raw = gw_req_body(r, &len);
+    if (!gw_registry__check_object(r, c->body, NULL, NULL, r->resource->schema, raw, len,
+                                   c->opts.field_validation, true, &c->req_errs, &c->fail) ||
+        !gw_registry__check_namespace(r, c->body, &c->fail)) {
+        gw_registry__reply_fail(r, &c->fail);
+        return false;
+    }
+    /* kube's etcd3 store refuses this before anything is written (a 500, not a 4xx). */
+    if (json_string_length(
+            json_object_get(json_object_get(c->body, "metadata"), "resourceVersion")) > 0) {
+        gw_reply_status(r, 500, "", NULL,
+                        "resourceVersion should not be set on objects to be created");
+        return false;
+    }
+    return true;
+}
+
+void
+gw_registry__create(gw_req_t *r)
+{
+    create_t *c = gw_arena_calloc(r->arena, sizeof(*c));
+    const char *ns = gw_registry__namespace(r);
+    int rc;
+
+    c->r = r;
+    gw_arena_defer(r->arena, (void (*)(void *))gw_ferr_clear, &c->req_errs);
+    if (!gw_registry__write_opts(r, "CreateOptions", &c->opts, &c->fail)) {
+        gw_registry__reply_fail(r, &c->fail);
+        return;
+    }
+    if (!read_body(c))
+        return;
+    if (!gw_namespace_admission_applies(r->resource->group, r->resource->name,
+                                        r->resource->namespaced)) {
+        attempt(c);
+        return;
+    }
+    rc = gw_namespace_admit_create(r->store, ns, admitted, c);
+    if (rc != 0)
+        admitted(rc == GW_EINVAL ? GW_ENOTFOUND : rc, c);
+}

@@ -1,0 +1,418 @@
+/*
+ * Updates as kube-apiserver's generic store runs them (registry/generic/registry/store.go
+ * Update over GuaranteedUpdate): each attempt reads the current object, derives the request's
+ * object from it (a PUT body, a patched copy, a status or scale change), checks the
+ * resourceVersion (none: unconditional where the strategy allows; stale: 409), carries the
+ * system fields over (BeforeUpdate), prepares and validates it, and then writes it, deletes it
+ * when its last finalizer went, or only answers with it for a dry run. A missing object is
+ * created where the strategy allows create-on-update. Identical bytes are not written.
+ */
+#include "gw_registry_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gw_err.h"
+#include "gw_namespace.h"
+
+/* A delete-on-update that loses a race to another write starts over this many times. */
+#define DELETE_RETRIES 8
+
+static void mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx);
+static void done(int err, const gw_obj_t *obj, void *ctx);
+
+gw_upd_t *
+gw_registry__upd_new(gw_req_t *r)
+{
+    gw_upd_t *u = gw_arena_calloc(r->arena, sizeof(*u));
+
+    u->r = r;
+    u->name = r->info.name;
+    u->key = gw_registry__object_key(r, r->info.name);
+    gw_arena_defer(r->arena, (void (*)(void *))gw_ferr_clear, &u->req_errs);
+    return u;
+}
+
+static void
+keep(gw_upd_t *u, json_t *doc)
+{
+    gw_arena_defer(u->r->arena, (void (*)(void *))json_decref, doc);
+}
+
+bool
+gw_registry__check_name(gw_upd_t *u, const json_t *obj)
+{
+    const char *name = gw_objmeta_str(obj, "name"), *ns = gw_objmeta_str(obj, "namespace");
+    const char *want_ns = gw_registry__namespace(u->r);
+
+    if (name == NULL || strcmp(name, u->name) != 0) {
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL,
+                          "the name of the object (%s) does not match the name on the URL (%s)",
+                          name ? name : "", u->name);
+        return false;
+    }
+    if (want_ns[0] != '\0' && ns != NULL && ns[0] != '\0' && strcmp(ns, want_ns) != 0) {
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL,
+                          "the namespace of the object (%s) does not match the namespace on the "
+                          "request (%s)",
+                          ns, want_ns);
+        return false;
+    }
+    return true;
+}
+
+/* ---- the resourceVersion ---------------------------------------------------------------- */
+
+static bool
+check_rv(gw_upd_t *u, json_t *obj, int64_t current_rev)
+{
+    json_t *meta = gw_objmeta_get(obj);
+    const char *rv = json_string_value(json_object_get(meta, "resourceVersion"));
+    gw_field_errors_t errs = {0};
+    char *end, buf[32];
+    long long v;
+
+    if (rv == NULL || rv[0] == '\0') {
+        if (gw_registry__strategy(u->r->resource)->conditional_update) {
+            gw_ferr_add(&errs, "FieldValueInvalid", "metadata.resourceVersion",
+                        "Invalid value: 0x0: must be specified for an update");
+            /* kube names the resource here, in the place of the kind. */
+            gw_registry__fail_invalid(u->r, &u->fail, u->r->resource->group, u->r->resource->name,
+                                      u->name, &errs);
+            return false;
+        }
+        snprintf(buf, sizeof(buf), "%" PRId64, current_rev);
+        json_object_set_new(meta, "resourceVersion", json_string(buf));
+        return true;
+    }
+    errno = 0;
+    v = strtoll(rv, &end, 10);
+    if (errno != 0 || *end != '\0' || v <= 0) {
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL, "invalid resourceVersion: %s",
+                          rv);
+        return false;
+    }
+    if (v != current_rev) {
+        gw_registry__fail_err(u->r, &u->fail, GW_ECONFLICT, u->name);
+        return false;
+    }
+    return true;
+}
+
+/* ---- preparing and validating ----------------------------------------------------------- */
+
+static void
+prepare_update(gw_upd_t *u, json_t *obj, const json_t *cur)
+{
+    const gw_resource_t *res = u->r->resource;
+    const json_t *status = json_object_get(cur, "status");
+
+    gw_objmeta_prepare_update(obj, cur);
+    if (u->sub == NULL || strcmp(u->sub, "scale") == 0) {
+        gw_registry__prepare_update(res, obj, cur);
+    } else if (strcmp(u->sub, "finalize") == 0) {
+        /* namespaces/finalize changes spec.finalizers; status stays. */
+        if (status != NULL)
+            json_object_set_new(obj, "status", json_deep_copy(status));
+        gw_namespace_prepare(obj);
+    }
+}
+
+static bool
+validate(gw_upd_t *u, const json_t *obj, const json_t *cur)
+{
+    const gw_resource_t *res = u->r->resource;
+    gw_field_errors_t errs = {0};
+
+    gw_objmeta_validate(obj, res->namespaced, gw_registry__strategy(res)->name_rule, &errs);
+    if (cur != NULL)
+        gw_objmeta_validate_update(obj, cur, &errs);
+    if (gw_ferr_count(&u->req_errs) > 0) {
+        size_t i;
+        json_t *c;
+        if (errs.causes == NULL)
+            errs.causes = json_array();
+        json_array_foreach(u->req_errs.causes, i, c)
+        {
+            json_array_append(errs.causes, c);
+        }
+    }
+    if (gw_ferr_count(&errs) == 0)
+        return true;
+    gw_registry__fail_invalid(u->r, &u->fail, res->group, res->kind, u->name, &errs);
+    return false;
+}
+
+/* ---- deciding ----------------------------------------------------------------------------- */
+
+/* The object is ready: delete it, answer it (dry run), or write it. */
+static void
+decide(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev)
+{
+    size_t len;
+    char *bytes;
+
+    if (!u->warned) {
+        gw_registry__meta_warnings(u->r, obj);
+        u->warned = true;
+    }
+    if (cur != NULL && gw_registry__delete_on_update(u->r->resource, obj, cur)) {
+        u->delete_now = true;
+        u->delete_rev = current_rev;
+        u->result = obj;
+        gw_store_update_abort(u->su, GW_ECANCELED);
+        return;
+    }
+    if (u->opts.dry_run) {
+        u->result = obj;
+        gw_store_update_abort(u->su, GW_ECANCELED);
+        return;
+    }
+    bytes = gw_registry__encode(obj, &len);
+    gw_store_update_commit(u->su, (uint8_t *)bytes, len);
+}
+
+static void
+create_admitted(int err, void *ctx)
+{
+    gw_upd_t *u = ctx;
+    json_t *obj = u->result;
+    char uid[37], now[21];
+
+    u->result = NULL;
+    if (err != 0) {
+        gw_registry__fail_admission(u->r, &u->fail, err, u->name);
+        gw_store_update_abort(u->su, GW_ECANCELED);
+        return;
+    }
+    gw_objmeta_uuid(uid);
+    gw_objmeta_now(now);
+    gw_objmeta_prepare_create(obj, uid, now);
+    gw_registry__prepare_create(u->r->resource, obj);
+    if (!validate(u, obj, NULL)) {
+        gw_store_update_abort(u->su, GW_ECANCELED);
+        return;
+    }
+    u->created = true;
+    decide(u, obj, NULL, 0);
+}
+
+/* A PUT of a missing object, where the kind allows it: kube's create path inside Update. */
+static void
+create_on_update(gw_upd_t *u, json_t *obj)
+{
+    gw_req_t *r = u->r;
+    int rc;
+
+    if (!gw_registry__check_namespace(r, obj, &u->fail)) {
+        gw_store_update_abort(u->su, GW_ECANCELED);
+        return;
+    }
+    json_object_del(gw_objmeta_get(obj), "resourceVersion");
+    u->result = obj;
+    if (!gw_namespace_admission_applies(r->resource->group, r->resource->name,
+                                        r->resource->namespaced)) {
+        create_admitted(0, u);
+        return;
+    }
+    rc = gw_namespace_admit_create(r->store, gw_registry__namespace(r), create_admitted, u);
+    if (rc != 0)
+        create_admitted(rc == GW_EINVAL ? GW_ENOTFOUND : rc, u);
+}
+
+static void
+mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
+{
+    gw_upd_t *u = ctx;
+    json_t *cur = NULL, *obj = NULL;
+
+    u->su = su;
+    gw_ferr_clear(&u->req_errs);
+    if (current != NULL) {
+        cur = gw_registry__parse_stored((const char *)current->value, current->value_len,
+                                        current->mod_revision);
+        if (cur == NULL) {
+            gw_registry__fail_err(u->r, &u->fail, GW_EINTERNAL, u->name);
+            gw_store_update_abort(su, GW_ECANCELED);
+            return;
+        }
+        keep(u, cur);
+    } else if (!u->allow_create) {
+        gw_registry__fail_err(u->r, &u->fail, GW_ENOTFOUND, u->name);
+        gw_store_update_abort(su, GW_ECANCELED);
+        return;
+    }
+    if (!u->derive(u, cur, &obj)) {
+        gw_store_update_abort(su, GW_ECANCELED);
+        return;
+    }
+    keep(u, obj);
+    if (cur == NULL) {
+        create_on_update(u, obj);
+        return;
+    }
+    if (!check_rv(u, obj, current->mod_revision) ||
+        !gw_registry__check_namespace(u->r, obj, &u->fail)) {
+        gw_store_update_abort(su, GW_ECANCELED);
+        return;
+    }
+    prepare_update(u, obj, cur);
+    if (!validate(u, obj, cur)) {
+        gw_store_update_abort(su, GW_ECANCELED);
+        return;
+    }
+    decide(u, obj, cur, current->mod_revision);
+}
+
+/* ---- answering ---------------------------------------------------------------------------- */
+
+/* A subresource's own view (a Scale) is answered as plain JSON; the object may be a Table. */
+static void
+reply_doc(gw_upd_t *u, int code, json_t *doc)
+{
+    json_t *out;
+
+    if (u->present == NULL) {
+        gw_registry__reply_doc(u->r, code, doc);
+        return;
+    }
+    out = u->present(u, doc);
+    gw_reply_json(u->r, code, out);
+}
+
+static void
+reply_obj(gw_upd_t *u, int code, const gw_obj_t *obj)
+{
+    json_t *doc;
+
+    if (u->present == NULL) {
+        gw_registry__reply_obj(u->r, code, obj);
+        return;
+    }
+    doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
+    if (doc == NULL) {
+        gw_reply_error(u->r, GW_EINTERNAL, u->name);
+        return;
+    }
+    reply_doc(u, code, doc);
+    json_decref(doc);
+}
+
+/* The last finalizer went: delete at the revision the update saw, and answer with the object
+ * as the update left it (kube answers a PUT with an object even then). */
+static void
+deleted(int err, const gw_obj_t *obj, void *ctx)
+{
+    gw_upd_t *u = ctx;
+    char rv[32];
+
+    if (err == GW_ECONFLICT && ++u->deletes < DELETE_RETRIES) {
+        gw_registry__upd_run(u);
+        return;
+    }
+    if (err != 0 && err != GW_ENOTFOUND) {
+        gw_reply_error(u->r, err, u->name);
+        return;
+    }
+    if (obj != NULL) {
+        snprintf(rv, sizeof(rv), "%" PRId64, obj->mod_revision);
+        json_object_set_new(gw_objmeta_get(u->result), "resourceVersion", json_string(rv));
+    }
+    reply_doc(u, 200, u->result);
+}
+
+static void
+done(int err, const gw_obj_t *obj, void *ctx)
+{
+    gw_upd_t *u = ctx;
+    int rc;
+
+    if (u->fail.code != 0) {
+        gw_registry__reply_fail(u->r, &u->fail);
+    } else if (u->delete_now && !u->opts.dry_run) {
+        u->delete_now = false;
+        rc = gw_store_delete(u->r->store, u->key, u->delete_rev, deleted, u);
+        if (rc != 0)
+            gw_reply_error(u->r, rc, u->name);
+    } else if (u->result != NULL) {
+        reply_doc(u, u->created ? 201 : 200, u->result);
+    } else if (err == GW_ENOTFOUND || err == GW_ECONFLICT) {
+        gw_registry__fail_err(u->r, &u->fail, err, u->name);
+        gw_registry__reply_fail(u->r, &u->fail);
+    } else if (err != 0) {
+        gw_reply_error(u->r, err, u->name);
+    } else {
+        reply_obj(u, u->created ? 201 : 200, obj);
+    }
+}
+
+void
+gw_registry__upd_run(gw_upd_t *u)
+{
+    int rc;
+
+    u->result = NULL;
+    u->created = false;
+    u->delete_now = false;
+    if (u->key == NULL) {
+        gw_reply_status(u->r, 400, "BadRequest", NULL, "Name parameter invalid: %s", u->name);
+        return;
+    }
+    rc = gw_store_guaranteed_update(u->r->store, u->key, 0, mutate, done, u);
+    if (rc != 0)
+        gw_reply_error(u->r, rc, u->name);
+}
+
+/* ---- PUT ---------------------------------------------------------------------------------- */
+
+/* The PUT body and what decoding it found missing (reported on every attempt). */
+typedef struct {
+    json_t *body;
+    gw_field_errors_t missing;
+} put_t;
+
+static bool
+derive_put(gw_upd_t *u, const json_t *cur, json_t **out)
+{
+    put_t *p = u->arg;
+
+    (void)cur;
+    if (p->missing.causes != NULL)
+        u->req_errs.causes = json_deep_copy(p->missing.causes);
+    *out = json_deep_copy(p->body);
+    return true;
+}
+
+void
+gw_registry__update(gw_req_t *r)
+{
+    gw_upd_t *u = gw_registry__upd_new(r);
+    put_t *p = gw_arena_calloc(r->arena, sizeof(*p));
+    json_t *body;
+    const char *raw;
+    size_t len;
+
+    gw_arena_defer(r->arena, (void (*)(void *))gw_ferr_clear, &p->missing);
+    if (!gw_registry__write_opts(r, "UpdateOptions", &u->opts, &u->fail)) {
+        gw_registry__reply_fail(r, &u->fail);
+        return;
+    }
+    body = gw_req_body_object(r, false, NULL);
+    if (body == NULL)
+        return; /* answered: the arena, p included, is gone */
+    p->body = body;
+    raw = gw_req_body(r, &len);
+    if (!gw_registry__check_object(r, p->body, NULL, NULL, r->resource->schema, raw, len,
+                                   u->opts.field_validation, true, &p->missing, &u->fail) ||
+        !gw_registry__check_name(u, p->body)) {
+        gw_registry__reply_fail(r, &u->fail);
+        return;
+    }
+    u->arg = p;
+    u->derive = derive_put;
+    u->allow_create = gw_registry__strategy(r->resource)->create_on_update;
+    u->warned = false;
+    gw_registry__upd_run(u);
+}

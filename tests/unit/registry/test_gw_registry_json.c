@@ -1,0 +1,133 @@
+/* Unit tests for gateway/registry/gw_registry_json.c: the resourceVersion splice into stored
+ * bytes, its Jansson fallback, and the output buffer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gw_registry_int.h"
+#include "tap.h"
+
+/* with_rv as a string (NULL for a refusal). */
+static char *
+with_rv(const char *json, int64_t rev)
+{
+    size_t len;
+
+    return gw_registry__with_rv(json, strlen(json), rev, &len);
+}
+
+static void
+is_rv(const char *json, int64_t rev, const char *want, const char *name)
+{
+    char *got = with_rv(json, rev);
+
+    tap_is_str(got, want, name);
+    free(got);
+}
+
+static void
+test_splice_point(void)
+{
+    static const struct {
+        const char *json;
+        int at; /* -1: no splice */
+        int empty;
+    } cases[] = {
+        {"{\"metadata\":{\"name\":\"a\"}}", 13, 0},
+        {"{\"metadata\":{}}", 13, 1},
+        {" { \"a\" : [1,{\"metadata\":{}}], \"metadata\" : { } }", 44, 1},
+        {"{\"data\":{\"x\":\"}\\\"{\"},\"metadata\":{\"n\":1}}", 33, 0},
+        {"{\"metadata\":{\"resourceVersion\":\"5\"}}", -1, 0},
+        {"{\"metadata\":{\"a\":{\"resourceVersion\":1}}}", 13, 0},
+        {"{\"metadata\" : {\"resourceVersion\" :\"1\"}}", -1, 0},
+        {"{\"metadata\":null}", -1, 0},
+        {"{\"data\":{}}", -1, 0},
+        {"[1]", -1, 0},
+        {"{\"meta\\u0064ata\":{}}", -1, 0},
+        {"{\"metadata\":{\"na", -1, 0},
+        {"", -1, 0},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t at = 0;
+        bool empty = false;
+        bool ok = gw_registry__rv_splice_point(cases[i].json, strlen(cases[i].json), &at, &empty);
+        if (cases[i].at < 0) {
+            tap_ok(!ok, "no splice: %s", cases[i].json);
+        } else {
+            tap_ok(ok && at == (size_t)cases[i].at && empty == (cases[i].empty != 0),
+                   "splice at %d%s: %s (got %d at %zu)", cases[i].at,
+                   cases[i].empty ? " (empty)" : "", cases[i].json, ok, at);
+        }
+    }
+}
+
+static void
+test_with_rv(void)
+{
+    is_rv("{\"kind\":\"K\",\"metadata\":{\"name\":\"a\"}}", 42,
+          "{\"kind\":\"K\",\"metadata\":{\"resourceVersion\":\"42\",\"name\":\"a\"}}",
+          "spliced before the first member");
+    is_rv("{\"metadata\":{}}", 7, "{\"metadata\":{\"resourceVersion\":\"7\"}}",
+          "spliced into an empty metadata");
+    is_rv("{\"metadata\":{\"resourceVersion\":\"1\",\"name\":\"a\"}}", 9,
+          "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"9\"}}",
+          "an existing resourceVersion is replaced (through Jansson)");
+    is_rv("{\"kind\":\"K\"}", 3, "{\"kind\":\"K\",\"metadata\":{\"resourceVersion\":\"3\"}}",
+          "metadata is created when missing");
+    is_rv("[1,2]", 3, NULL, "not an object: refused");
+    is_rv("{bad", 3, NULL, "not JSON: refused");
+}
+
+static void
+test_parse_stored(void)
+{
+    const char *s = "{\"metadata\":{\"name\":\"a\"}}";
+    json_t *d = gw_registry__parse_stored(s, strlen(s), 12);
+
+    tap_is_str(
+        json_string_value(json_object_get(json_object_get(d, "metadata"), "resourceVersion")), "12",
+        "parse_stored sets the resourceVersion");
+    json_decref(d);
+    d = gw_registry__parse_stored(s, strlen(s), 0);
+    tap_ok(json_object_get(json_object_get(d, "metadata"), "resourceVersion") == NULL,
+           "revision 0 sets none");
+    json_decref(d);
+    tap_ok(gw_registry__parse_stored("\"x\"", 3, 1) == NULL, "a string is no object");
+}
+
+static void
+test_buf(void)
+{
+    gw_buf_t b = {0};
+    gw_obj_t o = {.key = "k",
+                  .value = (const uint8_t *)"{\"metadata\":{}}",
+                  .value_len = 15,
+                  .mod_revision = 5};
+
+    gw_registry__buf_str(&b, "[");
+    tap_ok(gw_registry__buf_obj(&b, &o), "append a stored object");
+    gw_registry__buf_add(&b, ",", 1);
+    o.value = (const uint8_t *)"{}";
+    o.value_len = 2;
+    tap_ok(gw_registry__buf_obj(&b, &o), "append one without metadata");
+    gw_registry__buf_str(&b, "]");
+    tap_is_str(b.data,
+               "[{\"metadata\":{\"resourceVersion\":\"5\"}},{\"metadata\":{\"resourceVersion\":"
+               "\"5\"}}]",
+               "the buffer holds both");
+    tap_is_int(b.len, strlen(b.data), "length kept");
+    o.value = (const uint8_t *)"nope";
+    o.value_len = 4;
+    tap_ok(!gw_registry__buf_obj(&b, &o), "bytes that are not an object are refused");
+    free(b.data);
+}
+
+int
+main(void)
+{
+    test_splice_point();
+    test_with_rv();
+    test_parse_stored();
+    test_buf();
+    return tap_done();
+}
