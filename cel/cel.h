@@ -182,6 +182,24 @@ cel_value_t cel_optional(cel_arena_t *a, const cel_value_t *v);
  */
 cel_value_t cel_json(const json_t *j);
 
+/**
+ * Kubernetes' escaping of a JSON property name into the CEL identifier that selects it:
+ * "__" -> "__underscores__", "." -> "__dot__", "-" -> "__dash__", "/" -> "__slash__", and a CEL
+ * reserved word w -> "__w__". Returns the identifier (NUL-terminated, in `a`), or NULL when the
+ * name has no identifier (empty, starting with a digit, or holding any other character); such
+ * properties cannot be selected. Any thread.
+ */
+const char *cel_escape_property(cel_arena_t *a, const char *name, size_t len);
+
+/**
+ * The property name that identifier `ident` (`len` bytes) selects: escape sequences decoded,
+ * "__w__" of a reserved word w read as w, anything else as written. Returns it with its
+ * length in `*outlen` (in `a`, or pointing into `ident` when nothing changed), or NULL when
+ * `ident` holds "__" that starts no escape sequence. Field selection on JSON objects
+ * (cel_json()) applies it, so `object.metadata.x__dash__y` reads property "x-y". Any thread.
+ */
+const char *cel_unescape_property(cel_arena_t *a, const char *ident, size_t len, size_t *outlen);
+
 /** Number of elements of a list value. */
 size_t cel_list_size(const cel_value_t *list);
 

@@ -115,6 +115,20 @@ no_such_key(cel__eval_t *ev, const cel_value_t *k)
     return cel__err(ev, "no such key");
 }
 
+/* The key a field selection reads from `map`: for a JSON object, the property the (possibly
+ * escaped) field name stands for, as in kube-apiserver; false when it stands for none. */
+static bool
+field_key(cel__eval_t *ev, const cel_value_t *map, const char *f, size_t flen, cel_value_t *key)
+{
+    if (map->kind == CEL_MAP && (map->flags & CEL_VF_JSON)) {
+        f = cel_unescape_property(ev->arena, f, flen, &flen);
+        if (f == NULL)
+            return false;
+    }
+    *key = cel_string_borrowed(f, flen);
+    return true;
+}
+
 cel_value_t
 cel__select(cel__eval_t *ev, cel_value_t v, const char *f, size_t flen, bool test_only)
 {
@@ -126,14 +140,14 @@ cel__select(cel__eval_t *ev, cel_value_t v, const char *f, size_t flen, bool tes
             return test_only ? cel_bool(false) : v;
         if (v.v.opt->kind != CEL_MAP)
             return no_such_key(ev, &key);
-        bool found = cel_map_find(v.v.opt, &key, &out);
+        bool found = field_key(ev, v.v.opt, f, flen, &key) && cel_map_find(v.v.opt, &key, &out);
         if (test_only)
             return cel_bool(found);
         return cel_optional(ev->arena, found ? &out : NULL);
     }
     if (v.kind != CEL_MAP)
         return cel__err(ev, "type '%s' does not support field selection", cel_value_type(&v)->name);
-    bool found = cel_map_find(&v, &key, &out);
+    bool found = field_key(ev, &v, f, flen, &key) && cel_map_find(&v, &key, &out);
     if (test_only)
         return cel_bool(found);
     return found ? out : no_such_key(ev, &key);
@@ -299,8 +313,11 @@ eval_call(cel__eval_t *ev, const cel__node_t *n)
         v = cel__eval_node(ev, n->u.call.args[0]);
         if (v.kind == CEL_ERROR || (v.kind == CEL_OPTIONAL && v.v.opt == NULL))
             return v;
+        v = v.kind == CEL_OPTIONAL ? *v.v.opt : v;
         k = n->u.call.args[1]->u.constant;
-        return opt_index(ev, v.kind == CEL_OPTIONAL ? *v.v.opt : v, k);
+        if (!field_key(ev, &v, k.v.str.data, k.v.str.len, &k))
+            return cel_optional(ev->arena, NULL);
+        return opt_index(ev, v, k);
     case CEL__OP_OPT_INDEX:
         v = cel__eval_node(ev, n->u.call.args[0]);
         if (v.kind == CEL_ERROR)

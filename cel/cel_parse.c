@@ -615,13 +615,11 @@ parse_dot(parser_t *p, cel__node_t *e, bool *name_chain)
         unexpected(p);
         return NULL;
     }
+    /* Reserved words are refused as identifiers only: cel-go's grammar lets them name fields
+     * and methods, which kube-apiserver objects need (metadata.namespace). */
     const char *f = p->tok.str;
     size_t flen = p->tok.len;
     bool quoted = p->tok.kind == CEL__T_QIDENT;
-    if (!quoted && cel__lex_reserved(f, flen)) {
-        fail(p, p->tok.pos, "reserved identifier: %.*s", (int)flen, f);
-        return NULL;
-    }
     next(p);
     if (!opt && !quoted && p->tok.kind == CEL__T_LPAREN) {
         *name_chain = false;

@@ -12,6 +12,7 @@
 #include "../../cel/cel_builtins.c"
 #include "../../cel/cel_dump.c"
 #include "../../cel/cel_env.c"
+#include "../../cel/cel_escape.c"
 #include "../../cel/cel_eval.c"
 #include "../../cel/cel_lex.c"
 #include "../../cel/cel_lib_encoders.c"

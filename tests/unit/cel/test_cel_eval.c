@@ -327,6 +327,49 @@ test_values(void)
     cel_arena_free(a);
 }
 
+/* Property-name escaping: each name, its identifier (NULL: none), and the way back. */
+static void
+test_escaping(void)
+{
+    static const struct {
+        const char *name;
+        const char *ident;
+    } cases[] = {
+        {"", NULL},
+        {"1a", NULL},
+        {"a b", NULL},
+        {"\xc3\xa9", NULL},
+        {"a:b", NULL},
+        {"namespace", "__namespace__"},
+        {"in", "__in__"},
+        {"true", "__true__"},
+        {"x-y", "x__dash__y"},
+        {"a.b/c-d", "a__dot__b__slash__c__dash__d"},
+        {"a__b", "a__underscores__b"},
+        {"___", "__underscores___"},
+        {"_a", "_a"},
+        {"int", "int"},
+        {"sprint", "sprint"},
+        {"-", "__dash__"},
+    };
+    cel_arena_t *a = cel_arena_new();
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *got = cel_escape_property(a, cases[i].name, strlen(cases[i].name));
+        bool ok = cases[i].ident ? got && strcmp(got, cases[i].ident) == 0 : got == NULL;
+        tap_ok(ok, "escape '%s' -> %s", cases[i].name, cases[i].ident ? cases[i].ident : "none");
+        if (cases[i].ident == NULL)
+            continue;
+        size_t n;
+        const char *back = cel_unescape_property(a, got, strlen(got), &n);
+        tap_ok(back && n == strlen(cases[i].name) && memcmp(back, cases[i].name, n) == 0,
+               "unescape '%s' -> '%s'", cases[i].ident, cases[i].name);
+    }
+    size_t n;
+    tap_ok(cel_unescape_property(a, "a__b", 4, &n) == NULL, "unescape: bare __ is refused");
+    tap_ok(cel_unescape_property(a, "__int__", 7, &n) == NULL, "unescape: __int__ is no escape");
+    cel_arena_free(a);
+}
+
 int
 main(void)
 {
@@ -334,5 +377,6 @@ main(void)
     test_budget();
     test_activation();
     test_values();
+    test_escaping();
     return tap_done();
 }
