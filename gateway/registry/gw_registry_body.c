@@ -11,6 +11,8 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_fieldval.h"
+#include "gw_negotiate.h"
+#include "gw_yaml.h"
 
 bool
 gw_registry__write_opts(gw_req_t *r, const char *options_kind, gw_write_opts_t *o, gw_fail_t *f)
@@ -87,6 +89,23 @@ join_issues(const gw_field_issues_t *is, gw_field_issue_kind_t k1, gw_field_issu
     return out;
 }
 
+/* Keys set twice in the body: JSON text is scanned; YAML is read again for its duplicates
+ * (the decoded document keeps only the later values). */
+static void
+find_duplicates(gw_req_t *r, const char *raw, size_t len, gw_field_issues_t *is)
+{
+    char err[256];
+    json_t *again;
+
+    if (gw_json_find_duplicates(raw, len, is) == 0)
+        return;
+    gw_field_issues_clear(is);
+    if (gw_negotiate_body(gw_req_header(r, "Content-Type"), false) != GW_BODY_YAML)
+        return;
+    again = gw_yaml_to_json_dups(raw, len, is, err, sizeof(err));
+    json_decref(again);
+}
+
 /* kube decodes first (a value its Go type cannot hold is a 400 naming the first), then
  * refuses unknown and duplicate fields under Strict (all of them, in one 400), and validates
  * (missing and, for custom kinds, mistyped fields join the 422 of the other findings). */
@@ -144,9 +163,8 @@ gw_registry__check_object(gw_req_t *r, json_t *obj, const char *api_version, con
     }
     if (!check_type(r, obj, av, k, f))
         return false;
-    /* A body that is not JSON text (YAML) has no duplicates to find here. */
-    if (raw != NULL && mode != GW_FV_IGNORE && gw_json_find_duplicates(raw, raw_len, &is) != 0)
-        gw_field_issues_clear(&is);
+    if (raw != NULL && mode != GW_FV_IGNORE)
+        find_duplicates(r, raw, raw_len, &is);
     if (schema != NULL)
         gw_fieldval_check(obj, schema, &is);
     ok = report_issues(r, &is, av, k, mode, warn, errs, f);

@@ -163,6 +163,11 @@ check "Strict refuses duplicate fields" jpy "d['code'] == 400 and 'duplicate fie
 d['message']"
 req POST $CORE/configmaps '{"metadata":{"name":"fv4"},"data":{"a":"1","a":"2"}}'
 check "Warn names a duplicate field in a warning" grep -q 'duplicate field' <<<"$(warnings)"
+yaml=$'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y1\ndata:\n  a: "1"\n  a: "2"\n'
+req POST $CORE/configmaps "$yaml" application/yaml
+check "a YAML body creates" jpy "d['metadata']['name'] == 'y1' and d['data'] == {'a': '2'}"
+check "... and its duplicate key is warned about" grep -qF 'key \"a\" already set in map' \
+    <<<"$(warnings)"
 req POST $CORE/configmaps '{"metadata":{"name":"fv5"},"data":{"a":1}}'
 check "a mistyped field is 400" jpy "d['code'] == 400 and d['reason'] == 'BadRequest'"
 
