@@ -429,6 +429,53 @@ test_catalog_pod(void)
     json_decref(doc);
 }
 
+/* An object as kube-apiserver returns it (managed fields, status, probes, volumes) has
+ * nothing unknown and nothing mistyped. */
+static void
+test_catalog_clean(void)
+{
+    const gw_resource_t *r = gw_catalog_find(gw_catalog_builtin(), "apps", "v1", "deployments");
+    const char *body =
+        "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\","
+        "\"namespace\":\"default\",\"uid\":\"0b6f1f0e-2a9b-4d7e-9a53-1c2d3e4f5a6b\","
+        "\"resourceVersion\":\"42\",\"generation\":2,\"creationTimestamp\":"
+        "\"2024-05-01T10:00:00Z\",\"labels\":{\"app\":\"web\"},\"annotations\":{"
+        "\"deployment.kubernetes.io/revision\":\"1\"},\"ownerReferences\":[],\"finalizers\":[],"
+        "\"managedFields\":[{\"manager\":\"kubectl\",\"operation\":\"Update\",\"apiVersion\":"
+        "\"apps/v1\",\"time\":\"2024-05-01T10:00:00Z\",\"fieldsType\":\"FieldsV1\","
+        "\"fieldsV1\":{\"f:spec\":{\"f:replicas\":{}}}}]},\"spec\":{\"replicas\":2,"
+        "\"selector\":{\"matchLabels\":{\"app\":\"web\"},\"matchExpressions\":[{\"key\":\"x\","
+        "\"operator\":\"Exists\"}]},\"strategy\":{\"type\":\"RollingUpdate\",\"rollingUpdate\":"
+        "{\"maxSurge\":\"25%\",\"maxUnavailable\":1}},\"revisionHistoryLimit\":10,"
+        "\"progressDeadlineSeconds\":600,\"template\":{\"metadata\":{\"labels\":{\"app\":"
+        "\"web\"},\"creationTimestamp\":null},\"spec\":{\"containers\":[{\"name\":\"web\","
+        "\"image\":\"nginx:1.25\",\"ports\":[{\"containerPort\":80,\"protocol\":\"TCP\"}],"
+        "\"env\":[{\"name\":\"A\",\"valueFrom\":{\"fieldRef\":{\"fieldPath\":"
+        "\"metadata.name\"}}}],\"resources\":{\"limits\":{\"cpu\":\"500m\",\"memory\":"
+        "\"128Mi\"},\"requests\":{\"cpu\":0.25}},\"readinessProbe\":{\"httpGet\":{\"path\":"
+        "\"/\",\"port\":\"http\"},\"periodSeconds\":10},\"volumeMounts\":[{\"name\":\"v\","
+        "\"mountPath\":\"/data\"}],\"terminationMessagePath\":\"/dev/termination-log\","
+        "\"imagePullPolicy\":\"IfNotPresent\"}],\"volumes\":[{\"name\":\"v\",\"emptyDir\":{"
+        "\"sizeLimit\":\"1Gi\"}}],\"restartPolicy\":\"Always\",\"dnsPolicy\":\"ClusterFirst\","
+        "\"securityContext\":{},\"schedulerName\":\"default-scheduler\","
+        "\"terminationGracePeriodSeconds\":30}}},\"status\":{\"observedGeneration\":2,"
+        "\"replicas\":2,\"updatedReplicas\":2,\"readyReplicas\":2,\"availableReplicas\":2,"
+        "\"conditions\":[{\"type\":\"Available\",\"status\":\"True\",\"lastUpdateTime\":"
+        "\"2024-05-01T10:00:05Z\",\"lastTransitionTime\":\"2024-05-01T10:00:05Z\",\"reason\":"
+        "\"MinimumReplicasAvailable\",\"message\":\"ok\"}]}}";
+    json_t *doc = json_loads(body, 0, NULL), *before = json_deep_copy(doc);
+    gw_field_issues_t is = {0};
+    if (r != NULL)
+        gw_fieldval_check(doc, r->schema, &is);
+    if (!tap_ok(r != NULL && is.n == 0 && json_equal(doc, before),
+                "a Deployment as kube-apiserver returns it passes untouched"))
+        for (size_t i = 0; i < is.n; i++)
+            tap_diag("  %s: %s", is.items[i].path, is.items[i].message);
+    gw_field_issues_clear(&is);
+    json_decref(doc);
+    json_decref(before);
+}
+
 int
 main(void)
 {
@@ -438,5 +485,6 @@ main(void)
     test_custom_resource();
     test_catalog_deployment();
     test_catalog_pod();
+    test_catalog_clean();
     return tap_done();
 }
