@@ -165,7 +165,8 @@ struct gw_upd {
     const char *sub; /* NULL for the main resource, or "status", "scale", "finalize" */
     bool allow_create;
     /* The object the request asks for, given the current one (with its resourceVersion; NULL
-     * when missing): a new document in *out, or false with u->fail recorded. */
+     * when missing): a new document in *out, or false with u->fail recorded (a document left
+     * in *out is released either way). */
     bool (*derive)(gw_upd_t *u, const json_t *cur, json_t **out);
     /* The answer's document for the stored object (e.g. its Scale); NULL: the object. */
     json_t *(*present)(gw_upd_t *u, const json_t *obj);

@@ -222,33 +222,43 @@ create_on_update(gw_upd_t *u, json_t *obj)
         create_admitted(rc == GW_EINVAL ? GW_ENOTFOUND : rc, u);
 }
 
+/* The current object as a document (NULL when missing and a create may follow); false with
+ * the failure recorded. */
+static bool
+current_doc(gw_upd_t *u, const gw_obj_t *current, json_t **cur)
+{
+    *cur = NULL;
+    if (current == NULL) {
+        if (!u->allow_create)
+            gw_registry__fail_err(u->r, &u->fail, GW_ENOTFOUND, u->name);
+        return u->allow_create;
+    }
+    *cur = gw_registry__parse_stored((const char *)current->value, current->value_len,
+                                     current->mod_revision);
+    if (*cur == NULL) {
+        gw_registry__fail_err(u->r, &u->fail, GW_EINTERNAL, u->name);
+        return false;
+    }
+    keep(u, *cur);
+    return true;
+}
+
 static void
 mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
 {
     gw_upd_t *u = ctx;
-    json_t *cur = NULL, *obj = NULL;
+    json_t *cur, *obj = NULL;
+    bool ok;
 
     u->su = su;
     gw_ferr_clear(&u->req_errs);
-    if (current != NULL) {
-        cur = gw_registry__parse_stored((const char *)current->value, current->value_len,
-                                        current->mod_revision);
-        if (cur == NULL) {
-            gw_registry__fail_err(u->r, &u->fail, GW_EINTERNAL, u->name);
-            gw_store_update_abort(su, GW_ECANCELED);
-            return;
-        }
-        keep(u, cur);
-    } else if (!u->allow_create) {
-        gw_registry__fail_err(u->r, &u->fail, GW_ENOTFOUND, u->name);
+    ok = current_doc(u, current, &cur) && u->derive(u, cur, &obj);
+    if (obj != NULL)
+        keep(u, obj); /* also what a failed check left behind */
+    if (!ok) {
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
-    if (!u->derive(u, cur, &obj)) {
-        gw_store_update_abort(su, GW_ECANCELED);
-        return;
-    }
-    keep(u, obj);
     if (cur == NULL) {
         create_on_update(u, obj);
         return;

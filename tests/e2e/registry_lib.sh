@@ -67,3 +67,12 @@ wait_code() {
     done
     return 1
 }
+
+# clean_exit: stop kgate with SIGTERM and require a clean exit (status 0, no sanitizer report,
+# leaks included: LeakSanitizer reports at exit).
+clean_exit() {
+    kill -TERM "$KGATE_PID" 2>/dev/null
+    wait_exit "$KGATE_PID" 30 || return 1
+    [[ $EXIT_CODE -eq 0 ]] || { diag "kgate exited with $EXIT_CODE"; return 1; }
+    no_sanitizer_report "$KGATE_LOG"
+}
