@@ -30,15 +30,19 @@ gw_registry__table(gw_req_t *r, const json_t *items, const json_t *list_meta)
 void
 gw_registry__reply_doc(gw_req_t *r, int code, json_t *doc)
 {
-    json_t *items, *table;
+    json_t *items, *table, *meta, *rv;
 
     if (r->accept != GW_MEDIA_TABLE) {
         gw_reply_json(r, code, json_incref(doc));
         return;
     }
+    /* kube puts a single object's resourceVersion in the Table's metadata. */
+    rv = json_object_get(json_object_get(doc, "metadata"), "resourceVersion");
+    meta = rv != NULL ? json_pack("{s:O}", "resourceVersion", rv) : NULL;
     items = json_pack("[O]", doc);
-    table = gw_registry__table(r, items, NULL);
+    table = gw_registry__table(r, items, meta);
     json_decref(items);
+    json_decref(meta);
     if (table != NULL)
         gw_reply_json(r, code, table);
 }

@@ -148,7 +148,9 @@ check "a cluster-scoped resource under a namespace has no route (404)" code_is 4
 # ---- Table -------------------------------------------------------------------------------------
 fetch /api/v1/namespaces/a/configmaps/cm1 "${ADMIN[@]}" -H "$TABLE"
 check "get as a Table" jpy "d['kind'] == 'Table' and d['apiVersion'] == 'meta.k8s.io/v1' and \
-len(d['rows']) == 1"
+len(d['rows']) == 1 and d['rows'][0]['cells'][0] == 'cm1'"
+check "... with the object's resourceVersion in its metadata" jpy "\
+d['metadata']['resourceVersion'] == d['rows'][0]['object']['metadata']['resourceVersion']"
 fetch "/api/v1/namespaces/a/configmaps?limit=2" "${ADMIN[@]}" -H "$TABLE"
 check "list as a Table, with the list's metadata" jpy "d['kind'] == 'Table' and \
 len(d['rows']) == 2 and len(d['metadata']['continue']) > 0"
