@@ -20,6 +20,8 @@ typedef struct {
 
 /* ---- verbs (gw_registry_<verb>.c) --------------------------------------------------------- */
 
+/* Each handles r for its verb (resource resolved, scope checked by gw_registry_handle) and
+ * answers exactly once, now or from a storage callback. Thread: r's worker. */
 void gw_registry__get(gw_req_t *r);
 void gw_registry__list(gw_req_t *r);
 void gw_registry__create(gw_req_t *r);
