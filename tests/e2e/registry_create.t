@@ -80,6 +80,9 @@ check "a bad label key is 422" jpy "d['code'] == 422 and \
 req POST $CORE/configmaps "$(cm l2 '"labels":{"ok":"-v"}')"
 check "a bad label value is 422" jpy "d['code'] == 422 and \
 'metadata.labels: Invalid value: \"-v\": a valid label must be' in d['message']"
+req POST $CORE/configmaps "$(cm l25 '"annotations":{"bad key":"v"}')"
+check "a bad annotation key is 422" jpy "d['code'] == 422 and \
+'metadata.annotations: Invalid value: \"bad key\": name part must consist of' in d['message']"
 req POST $CORE/configmaps "$(cm l3 '"finalizers":["orphan","foregroundDeletion"]')"
 check "orphan with foregroundDeletion is 422" jpy "d['code'] == 422 and \
 'finalizer orphan and foregroundDeletion cannot be both set' in d['message']"

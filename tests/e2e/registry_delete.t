@@ -102,14 +102,24 @@ req POST $CORE/configmaps "$(cm c4)"
 req DELETE $CORE/configmaps/c4 '{"propagationPolicy":"Foreground"}'
 check "Foreground adds foregroundDeletion" jpy "d['metadata']['finalizers'] == \
 ['foregroundDeletion']"
-req POST $CORE/configmaps "$(cm c5)"
+req POST $CORE/configmaps "$(cm c5 '"finalizers":["example.com/keep"]')"
 req DELETE $CORE/configmaps/c5 '{"orphanDependents":false}'
-check "orphanDependents=false on an object that stays... is deleted at once here" code_is 200
+check "orphanDependents=false on an object that stays answers 202, as kube does" code_is 202
+check "... with the object" jpy "'deletionTimestamp' in d['metadata']"
 req DELETE $CORE/configmaps/c5 'not json'
 check "a body that is not JSON is 400" jpy "d['code'] == 400"
+req PATCH $CORE/configmaps/c5 '{"metadata":{"finalizers":null}}' $MERGE
 req DELETE $CORE/configmaps/c3 '{"propagationPolicy":"Background"}'
 check "Background on an orphaned object drops the orphan finalizer and deletes it" jpy "\
 d['status'] == 'Success'"
+
+# ---- subresources not served ----------------------------------------------------------------
+req POST $CORE/pods "{\"metadata\":{\"name\":\"p3\"},$POD}}"
+req GET $CORE/pods/p3/log
+check "pods/log is not served yet (405)" is_status 405 MethodNotAllowed \
+    'the server does not allow this method on the requested resource'
+req POST $CORE/pods/p3/eviction '{"metadata":{"name":"p3"}}'
+check "pods/eviction is not served yet (405)" code_is 405
 
 # ---- deletecollection ---------------------------------------------------------------------------
 for n in a b c d; do req POST $CORE/configmaps "$(cm dc-$n "\"labels\":{\"set\":\"$n\"}")"; done
