@@ -147,7 +147,7 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=fuzzer,address,un
 # A driver #includes the .c files it exercises, so it builds on its own.
 build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(CEL_SRC) $(shell find $(LIB_DIRS) cel -name '*.h') | $(GEN_H)
 	@mkdir -p build/fuzz
-	clang $(FUZZ_CFLAGS) $< $(PKG_LIBS) -lpthread -lm -o $@
+	clang $(FUZZ_CFLAGS) $< $(PKG_LIBS) $(CEL_LIBS) -lpthread -lm -o $@
 
 fuzz-smoke: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
