@@ -65,9 +65,12 @@ gw_registry_handle(gw_req_t *r)
         gw_registry__subresource(r);
         return;
     }
-    /* Virtual kinds (reviews) are answered by their own handlers, not stored here. */
-    if (bit == 0 || (r->resource->verbs & bit) == 0 || r->resource->virtual_only) {
+    if (bit == 0 || (r->resource->verbs & bit) == 0) {
         gw_registry__reply_not_allowed(r);
+        return;
+    }
+    if (r->resource->virtual_only) {
+        gw_registry__review(r);
         return;
     }
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {

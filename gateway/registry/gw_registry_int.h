@@ -29,6 +29,8 @@ void gw_registry__update(gw_req_t *r);
 void gw_registry__patch(gw_req_t *r);
 void gw_registry__delete(gw_req_t *r);
 void gw_registry__deletecollection(gw_req_t *r);
+/** POST of a virtual kind (a review: answered, never stored). */
+void gw_registry__review(gw_req_t *r);
 /** GET, PUT and PATCH on the status, scale and finalize subresources. */
 void gw_registry__subresource(gw_req_t *r);
 

@@ -131,6 +131,17 @@ check "limits alone make a pod Guaranteed" jpy "d['status']['qosClass'] == 'Guar
 req POST $CORE/services '{"metadata":{"name":"svc"},"spec":{"ports":[{"port":80}]}}'
 check "a service starts with an empty load balancer status" jpy "d['status'] == {'loadBalancer': {}}"
 
+# ---- virtual kinds -----------------------------------------------------------------------------
+req POST /apis/authentication.k8s.io/v1/selfsubjectreviews \
+    '{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}'
+check "a SelfSubjectReview answers 201 with who asked" jpy "d['kind'] == 'SelfSubjectReview' and \
+d['status']['userInfo'] == {'username': 'kubernetes-admin', 'groups': ['system:masters', \
+'system:authenticated']}"
+req GET /apis/authentication.k8s.io/v1/selfsubjectreviews
+check "... it cannot be listed (405)" code_is 405
+req POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews '{"spec":{}}'
+check "access reviews are not served yet (405)" code_is 405
+
 # ---- dry run --------------------------------------------------------------------------------
 req POST "$CORE/configmaps?dryRun=All" "$(cm dry)"
 check "dryRun=All answers 201" code_is 201
