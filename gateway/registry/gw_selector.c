@@ -366,7 +366,7 @@ check_values(parser_t *p, const gw_sel_req_t *q)
 static int
 parse_requirement(parser_t *p, gw_selector_t *sel)
 {
-    gw_sel_req_t *q;
+    gw_sel_req_t *q = NULL;
     int rc = parse_key(p, sel, &q);
 
     if (rc != 0 || q->op == GW_SEL_EXISTS || q->op == GW_SEL_NOT_EXISTS)
