@@ -58,6 +58,23 @@ check "a watch path without a resource: 400" test "$CODE" = 400
 fetch '/api/v1/namespaces/%zz' "${UA[@]}"
 check "a bad percent escape: 400" test "$CODE" = 400
 
+# bodies by Content-Type
+CM=/api/v1/namespaces/default/configmaps
+fetch "$CM" "${UA[@]}" -H 'Content-Type: text/plain' -d '{}'
+check "a create in text/plain: 415" is_status 415 UnsupportedMediaType \
+    'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml'
+fetch "$CM" "${UA[@]}" -H 'Content-Type: application/json' -d '{"kind": '
+check "malformed JSON: 400 saying where" is_status 400 BadRequest \
+    "couldn't get version/kind; json parse error: unexpected token near end of file (line 1, column 9)"
+fetch "$CM?fieldValidation=Warn" "${UA[@]}" -H 'Content-Type: application/yaml' --data-binary \
+    $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\nbogus: 1\ndata:\n  a: "1"\n'
+check "a YAML create is read as YAML: 201" test "$CODE" = 201
+check "... an unknown field warns, quotes escaped as kube does" \
+    grep -qx 'Warning: 299 - "unknown field \\"bogus\\""'$'\r' "$HDR"
+fetch "$CM/from-yaml" "${UA[@]}" -X PATCH -H 'Content-Type: application/json' -d '{}'
+check "a PATCH in plain JSON: 415 listing the patch types" is_status 415 UnsupportedMediaType \
+    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml'
+
 head -c $((3 * 1024 * 1024 + 1)) /dev/zero | tr '\0' a >"$KGATE_TEST_TMP/big.body"
 fetch /api/v1/namespaces/default/configmaps "${UA[@]}" -X POST \
     -H 'Content-Type: application/json' --data-binary @"$KGATE_TEST_TMP/big.body"
