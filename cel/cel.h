@@ -318,4 +318,55 @@ void cel_activation_set_resolver(cel_activation_t *act, cel_resolve_fn fn, void 
 int cel_eval(const cel_program_t *prog, const cel_activation_t *act, cel_arena_t *a,
              uint64_t budget, cel_value_t *out, uint64_t *cost);
 
+/* ---- Authorization checks ------------------------------------------------------------------ */
+
+/** An authorizer's decision. */
+typedef enum cel_authz_decision {
+    CEL_AUTHZ_NO_OPINION,
+    CEL_AUTHZ_ALLOW,
+    CEL_AUTHZ_DENY,
+} cel_authz_decision_t;
+
+/** What an authorization check asks, as kube-apiserver's authorizer attributes. Strings are
+ *  NUL-terminated, never NULL except as noted, and live as long as the evaluation's arena. */
+typedef struct cel_authz_attrs {
+    const char *sa_namespace; /**< with sa_name: the check is for this service account
+                                   (authorizer.serviceAccount()); both NULL: for the request's
+                                   own user */
+    const char *sa_name;
+    bool resource_request; /**< a resource check; otherwise a non-resource path check */
+    const char *verb;      /**< the API verb, or the HTTP verb of a path check */
+    const char *path;      /**< path checks only (NULL otherwise) */
+    const char *group;     /**< resource checks: "" is the core group */
+    const char *resource;
+    const char *subresource; /**< "" when unset */
+    const char *ns;          /**< "" for the cluster scope */
+    const char *name;        /**< "" when unset */
+    const char *field_selector; /**< as written in the expression; "" when unset */
+    const char *label_selector;
+} cel_authz_attrs_t;
+
+/** The answer to one check. `reason` and `error` (NULL: none) must live as long as the arena
+ *  handed to the callback (allocate them there, or use static strings). */
+typedef struct cel_authz_result {
+    cel_authz_decision_t decision;
+    const char *reason;
+    const char *error; /**< the check failed: errored() is true */
+} cel_authz_result_t;
+
+/** The host's authorizer: decide `attrs` into `*out` (which starts as "no opinion"). Called
+ *  synchronously on the evaluating thread, once per check() in the expression. */
+typedef void (*cel_authz_fn)(void *ctx, const cel_authz_attrs_t *attrs, cel_arena_t *a,
+                             cel_authz_result_t *out);
+
+/** The value to bind as `authorizer`: checks it builds are answered by `fn(ctx, ...)`. Lives
+ *  in `a`; `ctx` is borrowed. Any thread. */
+cel_value_t cel_authorizer(cel_arena_t *a, cel_authz_fn fn, void *ctx);
+
+/** The value to bind as `authorizer.requestResource`: a resource check pre-set from the
+ *  group, resource, subresource, ns and name of `req` (copied into `a`; other fields are
+ *  ignored). Any thread. */
+cel_value_t cel_authorizer_request_resource(cel_arena_t *a, cel_authz_fn fn, void *ctx,
+                                            const cel_authz_attrs_t *req);
+
 #endif

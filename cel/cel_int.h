@@ -63,7 +63,8 @@ struct cel_object {
 };
 
 extern const cel_type_t cel__type_url, cel__type_ip, cel__type_cidr, cel__type_quantity,
-    cel__type_semver;
+    cel__type_semver, cel__type_authorizer, cel__type_path_check, cel__type_group_check,
+    cel__type_resource_check, cel__type_decision;
 
 /** An object value. */
 cel_value_t cel__object_value(const cel_object_t *o);
@@ -453,6 +454,7 @@ extern const cel__fn_t cel__url_fns[];
 extern const cel__fn_t cel__net_fns[];
 extern const cel__fn_t cel__quantity_fns[];
 extern const cel__fn_t cel__semver_fns[];
+extern const cel__fn_t cel__authz_fns[];
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */

@@ -15,6 +15,7 @@
 #include "../../cel/cel_escape.c"
 #include "../../cel/cel_eval.c"
 #include "../../cel/cel_lex.c"
+#include "../../cel/cel_lib_authz.c"
 #include "../../cel/cel_lib_encoders.c"
 #include "../../cel/cel_lib_format.c"
 #include "../../cel/cel_lib_lists.c"
@@ -41,6 +42,19 @@ static const char doc_text[] =
     " \"spec\": {\"replicas\": 3, \"ratio\": 0.5, \"paused\": false, \"items\": [1, \"two\","
     " null, {\"k\": [true]}], \"when\": \"2024-05-01T10:00:00Z\"}}";
 
+/* A host authorizer for `authorizer`: allows "get", fails on resource "x". */
+static void
+fuzz_authorize(void *ctx, const cel_authz_attrs_t *attrs, cel_arena_t *a, cel_authz_result_t *out)
+{
+    (void)ctx, (void)a;
+    if (attrs->resource != NULL && strcmp(attrs->resource, "x") == 0) {
+        out->error = "failed";
+        return;
+    }
+    out->decision = strcmp(attrs->verb, "get") == 0 ? CEL_AUTHZ_ALLOW : CEL_AUTHZ_DENY;
+    out->reason = "fuzz";
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -59,6 +73,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cel_activation_t *act = cel_activation_new(a);
         cel_activation_bind_json(act, "object", doc);
         cel_activation_bind(act, "n", cel_int(7));
+        cel_activation_bind(act, "authorizer", cel_authorizer(a, fuzz_authorize, NULL));
         cel_value_t v;
         cel_eval(prog, act, a, FUZZ_BUDGET, &v, NULL);
         /* The tree renderer is part of the library too. */

@@ -370,6 +370,134 @@ test_escaping(void)
     cel_arena_free(a);
 }
 
+/* ---- The authorizer library, answered by a fake host authorizer ---- */
+
+typedef struct fake_authz {
+    int calls;
+    char last[512]; /* the last check's attributes, as text */
+} fake_authz_t;
+
+/* Allows "get", denies everything else, fails on the resource "broken". */
+static void
+fake_authorize(void *ctx, const cel_authz_attrs_t *at, cel_arena_t *a, cel_authz_result_t *out)
+{
+    fake_authz_t *f = ctx;
+    (void)a;
+    f->calls++;
+    if (at->resource_request)
+        snprintf(f->last, sizeof(f->last), "%s%s%s|%s|%s/%s/%s|%s|%s|%s|%s",
+                 at->sa_namespace ? at->sa_namespace : "", at->sa_namespace ? "/" : "",
+                 at->sa_name ? at->sa_name : "", at->verb, at->group, at->resource, at->subresource,
+                 at->ns, at->name, at->field_selector, at->label_selector);
+    else
+        snprintf(f->last, sizeof(f->last), "path|%s|%s", at->verb, at->path);
+    if (at->resource != NULL && strcmp(at->resource, "broken") == 0) {
+        out->error = "webhook unreachable";
+        return;
+    }
+    out->decision = strcmp(at->verb, "get") == 0 ? CEL_AUTHZ_ALLOW : CEL_AUTHZ_DENY;
+    out->reason = out->decision == CEL_AUTHZ_ALLOW ? "rbac: allowed" : "rbac: denied";
+}
+
+/* Evaluate `expr` with `authorizer` and `authorizer.requestResource` bound. */
+static cel_value_t
+authz_eval(const char *expr, fake_authz_t *f, cel_arena_t *a, cel_program_t **prog)
+{
+    cel_env_t *env = cel_env_new();
+    cel_issue_t issue;
+    cel_value_t v = {.kind = CEL_ERROR, .v.err = "compile failed"};
+    if (cel_compile(env, expr, prog, &issue) != 0) {
+        tap_diag("%s", issue.message);
+        cel_issue_clear(&issue);
+        cel_env_free(env);
+        return v;
+    }
+    cel_activation_t *act = cel_activation_new(a);
+    cel_authz_attrs_t req = {.group = "apps",
+                             .resource = "deployments",
+                             .subresource = "scale",
+                             .ns = "prod",
+                             .name = "web"};
+    cel_activation_bind(act, "authorizer", cel_authorizer(a, fake_authorize, f));
+    cel_activation_bind(act, "authorizer.requestResource",
+                        cel_authorizer_request_resource(a, fake_authorize, f, &req));
+    cel_eval(*prog, act, a, 0, &v, NULL);
+    cel_env_free(env);
+    return v;
+}
+
+static void
+authz_case(const char *expr, const char *want, const char *want_attrs)
+{
+    fake_authz_t f = {0};
+    cel_arena_t *a = cel_arena_new();
+    cel_program_t *prog = NULL;
+    cel_value_t v = authz_eval(expr, &f, a, &prog);
+    char got[512];
+    if (v.kind == CEL_ERROR)
+        snprintf(got, sizeof(got), "!%s", v.v.err);
+    else if (v.kind == CEL_BOOL)
+        snprintf(got, sizeof(got), "%s", v.v.b ? "true" : "false");
+    else if (v.kind == CEL_STRING)
+        snprintf(got, sizeof(got), "'%.*s'", (int)v.v.str.len, v.v.str.data);
+    else
+        snprintf(got, sizeof(got), "<%s>", cel_type_name(cel_value_type(&v)));
+    bool same = want[0] == '!' ? strncmp(got, want, strlen(want)) == 0 : strcmp(got, want) == 0;
+    bool ok = same && (want_attrs == NULL || strcmp(f.last, want_attrs) == 0);
+    if (!tap_ok(ok, "authz: %s", expr))
+        tap_diag("  got %s (asked %s), want %s (asked %s)", got, f.last, want,
+                 want_attrs ? want_attrs : "-");
+    cel_program_free(prog);
+    cel_arena_free(a);
+}
+
+static void
+test_authz(void)
+{
+    authz_case("authorizer.group('').resource('pods').namespace('default').check('get').allowed()",
+               "true", "|get|/pods/|default|||");
+    authz_case("authorizer.group('apps').resource('deployments').subresource('scale')"
+               ".namespace('ns').name('web').check('update').allowed()",
+               "false", "|update|apps/deployments/scale|ns|web||");
+    authz_case("authorizer.group('').resource('pods').check('list').reason()", "'rbac: denied'",
+               "|list|/pods/||||");
+    authz_case("authorizer.group('').resource('pods').fieldSelector('spec.nodeName=n1')"
+               ".labelSelector('app=x').check('list').errored()",
+               "false", "|list|/pods/|||spec.nodeName=n1|app=x");
+    authz_case("authorizer.group('').resource('broken').check('get').errored()", "true", NULL);
+    authz_case("authorizer.group('').resource('broken').check('get').error()",
+               "'webhook unreachable'", NULL);
+    authz_case("authorizer.group('').resource('broken').check('get').allowed()", "false", NULL);
+    authz_case("authorizer.group('').resource('pods').check('get').error()", "''", NULL);
+    authz_case("authorizer.path('/healthz').check('get').allowed()", "true", "path|get|/healthz");
+    authz_case("authorizer.path('healthz').check('post').reason()", "'rbac: denied'",
+               "path|post|healthz");
+    authz_case("authorizer.path('  ')", "!path must not be empty", NULL);
+    authz_case("authorizer.group('apps').resource(' ')", "!resource must not be empty", NULL);
+    authz_case("authorizer.serviceAccount('kube-system', 'ctrl').group('').resource('pods')"
+               ".check('get').allowed()",
+               "true", "kube-system/ctrl|get|/pods/||||");
+    authz_case("authorizer.serviceAccount('default', 'invalid@*name')",
+               "!Invalid service account name", NULL);
+    authz_case("authorizer.serviceAccount('not@a#valid!namespace', 'validname')",
+               "!Invalid service account namespace", NULL);
+    authz_case("authorizer.serviceAccount('a.b', 'valid.example.com')",
+               "!Invalid service account namespace", NULL);
+    authz_case("authorizer.requestResource.check('get').allowed()", "true",
+               "|get|apps/deployments/scale|prod|web||");
+    authz_case("authorizer.requestResource.namespace('').check('create').reason()",
+               "'rbac: denied'", "|create|apps/deployments/scale||web||");
+    authz_case("type(authorizer) == kubernetes.authorization.Authorizer", "true", NULL);
+    authz_case("type(authorizer.path('/x').check('get'))", "<type>", NULL);
+    authz_case("authorizer.group('').check('get')", "!no such overload", NULL);
+    authz_case("authorizer.path('/x').resource('pods')", "!no such overload", NULL);
+    authz_case("authorizer.group(1)", "!no such overload", NULL);
+    authz_case("authorizer.group('').resource('pods').check('get').allowed() && "
+               "authorizer.group('').resource('pods').check('get').allowed() && "
+               "authorizer.group('').resource('pods').check('get').allowed()",
+               "true", NULL);
+}
+
 int
 main(void)
 {
@@ -378,5 +506,6 @@ main(void)
     test_activation();
     test_values();
     test_escaping();
+    test_authz();
     return tap_done();
 }
