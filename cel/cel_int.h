@@ -455,6 +455,7 @@ extern const cel__fn_t cel__net_fns[];
 extern const cel__fn_t cel__quantity_fns[];
 extern const cel__fn_t cel__semver_fns[];
 extern const cel__fn_t cel__authz_fns[];
+extern const cel__fn_t cel__sets_fns[];
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */

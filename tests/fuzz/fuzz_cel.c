@@ -24,6 +24,7 @@
 #include "../../cel/cel_lib_quantity.c"
 #include "../../cel/cel_lib_regex.c"
 #include "../../cel/cel_lib_semver.c"
+#include "../../cel/cel_lib_sets.c"
 #include "../../cel/cel_lib_strings.c"
 #include "../../cel/cel_lib_url.c"
 #include "../../cel/cel_parse.c"
