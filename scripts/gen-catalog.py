@@ -20,6 +20,11 @@ Output shape:
                (kube's ReturnDeletedObject), read from the delete operation's 200 response.
   definitions  {name: schema}: the OpenAPI schema minus prose; "$ref" holds a bare definition
                name; "x-kgate-type" marks the special types (int-or-string, quantity, time, any).
+  protobuf     {messages, types}: the Kubernetes protobuf wire form, present when
+               gateway/catalog/proto-fields.json is (scripts/gen-proto-fields.py makes it).
+               messages: {definition: {property: [field number path..., flags]}}, copied for the
+               definitions kept; types: {definition: wire type} for the definitions whose wire
+               message is not their JSON shape (PROTO_TYPES below).
 """
 import base64
 import hashlib
@@ -31,6 +36,7 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_INPUT = os.path.join(REPO, '..', 'shared', 'data', 'kubernetes-openapi-v2-v1.32.json')
 DEFAULT_OUTPUT = os.path.join(REPO, 'gateway', 'catalog', 'catalog.json')
+PROTO_FIELDS = os.path.join(REPO, 'gateway', 'catalog', 'proto-fields.json')
 
 # ---- facts about kube-apiserver v1.32 that the OpenAPI document does not carry -------------
 
@@ -213,6 +219,27 @@ SPECIAL_TYPES = {
     'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool': 'any',
     'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray':
         'any',
+}
+
+# Definitions whose protobuf message differs from their JSON shape (apimachinery's hand-written
+# wire forms): time {seconds=1, nanos=2}; duration {duration=1}; int-or-string {type=1, intVal=2,
+# strVal=3}; quantity {string=1}; raw-json {raw=1} holding a JSON document; the JSONSchemaProps
+# unions {schema=1, jSONSchemas=2}, {allows=1, schema=2} and {schema=1, property=2}.
+PROTO_TYPES = {
+    'io.k8s.apimachinery.pkg.apis.meta.v1.Time': 'time',
+    'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime': 'micro-time',
+    'io.k8s.apimachinery.pkg.apis.meta.v1.Duration': 'duration',
+    'io.k8s.apimachinery.pkg.util.intstr.IntOrString': 'int-or-string',
+    'io.k8s.apimachinery.pkg.api.resource.Quantity': 'quantity',
+    'io.k8s.apimachinery.pkg.runtime.RawExtension': 'raw-json',
+    'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1': 'raw-json',
+    'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON': 'raw-json',
+    'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray':
+        'schema-or-array',
+    'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool':
+        'schema-or-bool',
+    'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray':
+        'schema-or-strings',
 }
 
 # ---- versions and groups -------------------------------------------------------------------
@@ -515,6 +542,18 @@ def definition_roots(resources):
     return [n for n in roots if n is not None]
 
 
+def build_protobuf(definitions):
+    """The protobuf facts of the kept definitions, or None without proto-fields.json."""
+    if not os.path.exists(PROTO_FIELDS):
+        return None
+    with open(PROTO_FIELDS, encoding='utf-8') as f:
+        messages = json.load(f)
+    return {
+        'messages': {n: m for n, m in messages.items() if n in definitions},
+        'types': {n: t for n, t in PROTO_TYPES.items() if n in definitions},
+    }
+
+
 def main(argv):
     source = argv[1] if len(argv) > 1 else DEFAULT_INPUT
     output = argv[2] if len(argv) > 2 else DEFAULT_OUTPUT
@@ -527,6 +566,9 @@ def main(argv):
         'resources': resources,
         'definitions': build_definitions(doc['definitions'], definition_roots(resources)),
     }
+    protobuf = build_protobuf(catalog['definitions'])
+    if protobuf is not None:
+        catalog['protobuf'] = protobuf
     text = json.dumps(catalog, sort_keys=True, separators=(',', ':'), ensure_ascii=True)
     with open(output, 'w', encoding='utf-8') as f:
         f.write(text + '\n')
