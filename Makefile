@@ -121,6 +121,7 @@ test-build: $(BUILD)/kgate $(TEST_BIN) $(CEL_TEST_BIN) $(CEL_EVAL) $(BENCH_BIN)
 
 # The test run always uses the sanitizer build.
 test: deps
+	$(MAKE) all
 	$(MAKE) SANITIZE=address,undefined test-build
 	$(MAKE) fuzz-smoke
 	KGATE_BUILD=build/san tests/run.sh
