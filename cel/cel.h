@@ -253,7 +253,8 @@ void cel_env_free(cel_env_t *env);
 int cel_env_set_container(cel_env_t *env, const char *name);
 
 /** Turn macro expansion (has, all, exists, exists_one, map, filter, cel.bind, optMap,
- *  optFlatMap, sortBy, math.greatest, math.least) on or off. Off, these parse as ordinary
+ *  optFlatMap, sortBy, math.greatest, math.least; the two-variable all, exists, existsOne,
+ *  transformList, transformMap, transformMapEntry) on or off. Off, these parse as ordinary
  *  calls. */
 void cel_env_set_macros(cel_env_t *env, bool on);
 

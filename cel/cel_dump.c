@@ -112,6 +112,10 @@ dump_comp(buf_t *b, const cel__node_t *n)
 {
     puts_(b, "__comprehension__(");
     puts_(b, n->u.comp.iter_var);
+    if (n->u.comp.iter_var2 != NULL) {
+        puts_(b, ", ");
+        puts_(b, n->u.comp.iter_var2);
+    }
     puts_(b, ", ");
     dump(b, n->u.comp.range);
     puts_(b, ", ");

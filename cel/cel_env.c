@@ -262,10 +262,14 @@ resolve_comp(resolver_t *r, cel__node_t *n)
     int saved = r->nnames;
     n->u.comp.accu_slot = push_var(r, n->u.comp.accu_var, n->pos);
     n->u.comp.iter_slot = push_var(r, n->u.comp.iter_var, n->pos);
+    if (n->u.comp.iter_var2 != NULL)
+        n->u.comp.iter_slot2 = push_var(r, n->u.comp.iter_var2, n->pos);
     resolve(r, n->u.comp.cond);
     resolve(r, n->u.comp.step);
-    /* The result sees the accumulator but no longer the iteration variable. */
+    /* The result sees the accumulator but no longer the iteration variables. */
     r->names[n->u.comp.iter_slot] = NULL;
+    if (n->u.comp.iter_var2 != NULL)
+        r->names[n->u.comp.iter_slot2] = NULL;
     resolve(r, n->u.comp.result);
     r->nnames = saved;
 }

@@ -386,13 +386,17 @@ eval_map(cel__eval_t *ev, const cel__node_t *n)
 
 /* ---- Comprehensions ---- */
 
-/* One loop step; false when the loop is over (condition false, error or halt). */
+/* One loop step; false when the loop is over (condition false, error or halt). `first` is
+ * the element or key, or with two variables the index or key and `second` the value. */
 static bool
-comp_step(cel__eval_t *ev, const cel__node_t *n, cel_value_t elem, cel_value_t *err)
+comp_step(cel__eval_t *ev, const cel__node_t *n, cel_value_t first, cel_value_t second,
+          cel_value_t *err)
 {
     if (!cel__charge(ev, 1))
         return false;
-    ev->slots[n->u.comp.iter_slot] = elem;
+    ev->slots[n->u.comp.iter_slot] = first;
+    if (n->u.comp.iter_var2 != NULL)
+        ev->slots[n->u.comp.iter_slot2] = second;
     cel_value_t c = cel__eval_node(ev, n->u.comp.cond);
     if (ev->halted)
         return false;
@@ -418,21 +422,28 @@ eval_comp(cel__eval_t *ev, const cel__node_t *n)
     cel_value_t acc = cel__eval_node(ev, n->u.comp.init), err = {.kind = CEL_NULL};
     if (acc.kind == CEL_ERROR)
         return acc;
-    /* A macro's accumulator list is private to the macro: append to it in place. */
-    if (strcmp(n->u.comp.accu_var, CEL__ACCU) == 0 && acc.kind == CEL_LIST &&
-        !(acc.flags & CEL_VF_JSON) && acc.v.list->len == 0) {
+    /* A macro's accumulator list or map is private to the macro: build it in place. */
+    bool accu = strcmp(n->u.comp.accu_var, CEL__ACCU) == 0 && !(acc.flags & CEL_VF_JSON);
+    if (accu && acc.kind == CEL_LIST && acc.v.list->len == 0) {
         acc = cel__list_value(cel__list_new(ev->arena, 8));
+        acc.flags |= CEL__VF_ACCU;
+    } else if (accu && acc.kind == CEL_MAP && acc.v.map->len == 0) {
+        acc = cel__map_value(cel__map_new(ev->arena, 8));
         acc.flags |= CEL__VF_ACCU;
     }
     ev->slots[n->u.comp.accu_slot] = acc;
+    bool two = n->u.comp.iter_var2 != NULL;
     if (range.kind == CEL_LIST) {
         size_t size = cel_list_size(&range);
-        for (size_t i = 0; i < size && comp_step(ev, n, cel_list_at(&range, i), &err);)
-            i++;
+        for (size_t i = 0; i < size; i++) {
+            cel_value_t x = cel_list_at(&range, i);
+            if (!comp_step(ev, n, two ? cel_int((int64_t)i) : x, x, &err))
+                break;
+        }
     } else {
         cel_map_iter_t it = CEL_MAP_ITER_INIT;
         cel_value_t k, v;
-        while (cel_map_next(&range, &it, &k, &v) && comp_step(ev, n, k, &err))
+        while (cel_map_next(&range, &it, &k, &v) && comp_step(ev, n, k, v, &err))
             ;
     }
     if (ev->halted)

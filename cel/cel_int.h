@@ -323,6 +323,7 @@ struct cel__node {
         } map;
         struct {
             const char *iter_var;
+            const char *iter_var2; /* two-variable comprehensions: the value (else NULL) */
             cel__node_t *range;
             const char *accu_var;
             cel__node_t *init;
@@ -330,6 +331,7 @@ struct cel__node {
             cel__node_t *step;
             cel__node_t *result;
             int iter_slot;
+            int iter_slot2;
             int accu_slot;
         } comp;
     } u;
@@ -456,6 +458,7 @@ extern const cel__fn_t cel__quantity_fns[];
 extern const cel__fn_t cel__semver_fns[];
 extern const cel__fn_t cel__authz_fns[];
 extern const cel__fn_t cel__sets_fns[];
+extern const cel__fn_t cel__comprehension_fns[];
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */

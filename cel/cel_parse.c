@@ -243,6 +243,46 @@ expand_comprehension(parser_t *p, size_t pos, cel__node_t *t, const char *name, 
                     new_const(p, pos, cel_bool(true)), step, accu(p, pos));
 }
 
+/* cel-go's two-variable comprehensions: all, exists, existsOne (or exists_one) with
+ * (i, v, predicate), and transformList, transformMap, transformMapEntry with
+ * (i, v, [filter,] transform); over a list i is the index, over a map the key. */
+static cel__node_t *
+expand_two_var(parser_t *p, size_t pos, cel__node_t *t, const char *name, cel__node_t **args, int n)
+{
+    const char *x = simple_name(p, args[0]), *y = x ? simple_name(p, args[1]) : NULL;
+    if (y == NULL)
+        return NULL;
+    cel__node_t *last = args[n - 1], *init, *cond = new_const(p, pos, cel_bool(true)), *step, *res;
+    res = accu(p, pos);
+    if (strcmp(name, "all") == 0 || strcmp(name, "exists") == 0) {
+        bool all = name[0] == 'a';
+        init = new_const(p, pos, cel_bool(all));
+        cond = new_call(p, pos, NULL, "@not_strictly_false", 1,
+                        all ? accu(p, pos) : new_call(p, pos, NULL, "!_", 1, accu(p, pos)));
+        step = new_call(p, pos, NULL, all ? "_&&_" : "_||_", 2, accu(p, pos), last);
+    } else if (strcmp(name, "existsOne") == 0 || strcmp(name, "exists_one") == 0) {
+        init = new_const(p, pos, cel_int(0));
+        cel__node_t *inc =
+            new_call(p, pos, NULL, "_+_", 2, accu(p, pos), new_const(p, pos, cel_int(1)));
+        step = new_call(p, pos, NULL, "_?_:_", 3, last, inc, accu(p, pos));
+        res = new_call(p, pos, NULL, "_==_", 2, accu(p, pos), new_const(p, pos, cel_int(1)));
+    } else if (strcmp(name, "transformList") == 0) {
+        init = list_of(p, pos, NULL);
+        step = new_call(p, pos, NULL, "_+_", 2, accu(p, pos), list_of(p, pos, last));
+    } else {
+        init = new_node(p, CEL__N_MAP, pos);
+        step = strcmp(name, "transformMap") == 0
+                   ? new_call(p, pos, NULL, "cel.@mapInsert", 3, accu(p, pos),
+                              new_ident(p, pos, x, strlen(x)), last)
+                   : new_call(p, pos, NULL, "cel.@mapInsert", 2, accu(p, pos), last);
+    }
+    if (n == 4)
+        step = new_call(p, pos, NULL, "_?_:_", 3, args[2], step, accu(p, pos));
+    cel__node_t *c = new_comp(p, pos, x, t, CEL__ACCU, init, cond, step, res);
+    c->u.comp.iter_var2 = y;
+    return c;
+}
+
 /* cel.bind(v, init, e): e with v bound to init, as a comprehension over nothing. */
 static cel__node_t *
 expand_bind(parser_t *p, size_t pos, cel__node_t **args)
@@ -281,12 +321,12 @@ expand_sort_by(parser_t *p, size_t pos, cel__node_t *t, cel__node_t **args)
              "expression");
         return NULL;
     }
-    cel__node_t *keys = expand_comprehension(p, pos, new_ident(p, pos, input, strlen(input)),
-                                             "map", args, 2);
+    cel__node_t *keys =
+        expand_comprehension(p, pos, new_ident(p, pos, input, strlen(input)), "map", args, 2);
     if (keys == NULL)
         return NULL;
-    cel__node_t *sorted = new_call(p, pos, new_ident(p, pos, input, strlen(input)),
-                                   "@sortByAssociatedKeys", 1, keys);
+    cel__node_t *sorted =
+        new_call(p, pos, new_ident(p, pos, input, strlen(input)), "@sortByAssociatedKeys", 1, keys);
     return new_comp(p, pos, "#unused", list_of(p, pos, NULL), input, t,
                     new_const(p, pos, cel_bool(false)), new_ident(p, pos, input, strlen(input)),
                     sorted);
@@ -377,6 +417,14 @@ expand_macro(parser_t *p, size_t pos, cel__node_t *t, const char *name, cel__nod
         return expand_comprehension(p, pos, t, name, args, n);
     if (t != NULL && n == 3 && strcmp(name, "map") == 0)
         return expand_comprehension(p, pos, t, name, args, n);
+    if (t != NULL && n == 3 &&
+        (strcmp(name, "all") == 0 || strcmp(name, "exists") == 0 ||
+         strcmp(name, "existsOne") == 0 || strcmp(name, "exists_one") == 0))
+        return expand_two_var(p, pos, t, name, args, n);
+    if (t != NULL && (n == 3 || n == 4) &&
+        (strcmp(name, "transformList") == 0 || strcmp(name, "transformMap") == 0 ||
+         strcmp(name, "transformMapEntry") == 0))
+        return expand_two_var(p, pos, t, name, args, n);
     if (n == 3 && strcmp(name, "bind") == 0 && is_ident(t, "cel"))
         return expand_bind(p, pos, args);
     if (t != NULL && n == 2 && (strcmp(name, "optMap") == 0 || strcmp(name, "optFlatMap") == 0))

@@ -15,6 +15,7 @@
 #include "../../cel/cel_escape.c"
 #include "../../cel/cel_eval.c"
 #include "../../cel/cel_lex.c"
+#include "../../cel/cel_lib_comprehensions.c"
 #include "../../cel/cel_lib_authz.c"
 #include "../../cel/cel_lib_encoders.c"
 #include "../../cel/cel_lib_format.c"
