@@ -336,6 +336,25 @@ url_has_prefix(url_str_t s, const char *p)
     return s.n >= strlen(p) && memcmp(s.s, p, strlen(p)) == 0;
 }
 
+/* After the scheme and query: "//authority" when there is one, then the path. */
+static const char *
+url_parse_hier(cel_arena_t *a, url_str_t rest, bool via_request, url_obj_t *u)
+{
+    if ((u->scheme.n > 0 || (!via_request && !url_has_prefix(rest, "///"))) &&
+        url_has_prefix(rest, "//")) {
+        url_str_t auth = url_sub(rest.s, 2, rest.n);
+        long slash = url_find(auth, "/");
+        rest = slash < 0 ? url_sub(auth.s, auth.n, auth.n) : url_sub(auth.s, (size_t)slash, auth.n);
+        auth.n = slash < 0 ? auth.n : (size_t)slash;
+        const char *err = url_parse_authority(a, auth, u);
+        if (err != NULL)
+            return err;
+    } else if (u->scheme.n > 0 && url_has_prefix(rest, "/")) {
+        u->omit_host = true;
+    }
+    return url_set_path(a, u, rest);
+}
+
 /* Go's url.parse(rawURL, viaRequest) into `*u`; the error, or NULL. */
 static const char *
 url_parse(cel_arena_t *a, url_str_t raw, bool via_request, url_obj_t *u)
@@ -370,18 +389,7 @@ url_parse(cel_arena_t *a, url_str_t raw, bool via_request, url_obj_t *u)
         if (url_find(url_sub(rest.s, 0, slash < 0 ? rest.n : (size_t)slash), ":") >= 0)
             return "first path segment in URL cannot contain colon";
     }
-    if ((u->scheme.n > 0 || (!via_request && !url_has_prefix(rest, "///"))) &&
-        url_has_prefix(rest, "//")) {
-        url_str_t auth = url_sub(rest.s, 2, rest.n);
-        long slash = url_find(auth, "/");
-        rest = slash < 0 ? url_sub(auth.s, auth.n, auth.n) : url_sub(auth.s, (size_t)slash, auth.n);
-        auth.n = slash < 0 ? auth.n : (size_t)slash;
-        if ((err = url_parse_authority(a, auth, u)) != NULL)
-            return err;
-    } else if (u->scheme.n > 0 && url_has_prefix(rest, "/")) {
-        u->omit_host = true;
-    }
-    return url_set_path(a, u, rest);
+    return url_parse_hier(a, rest, via_request, u);
 }
 
 /* Go's "parse %q: err" wrapping, with kube-apiserver's prefix. */
@@ -407,8 +415,8 @@ url_escaped_form(cel_arena_t *a, url_str_t raw, url_str_t dec, url_mode_t mode)
         bool valid = true;
         for (size_t i = 0; i < raw.n && valid; i++) {
             unsigned char c = (unsigned char)raw.s[i];
-            valid = (c != 0 && strchr("!$&'()*+,;=:@[]%", c) != NULL) ||
-                    !url_should_escape(c, mode);
+            valid =
+                (c != 0 && strchr("!$&'()*+,;=:@[]%", c) != NULL) || !url_should_escape(c, mode);
         }
         url_str_t back;
         if (valid && url_unescape(a, raw, mode, &back) == NULL && url_same(back, dec))
@@ -454,7 +462,8 @@ url_string(cel_arena_t *a, const url_obj_t *u)
         if (path.n > 0 && path.s[0] != '/' && u->host.n > 0)
             cel__buf_putc(&b, '/');
         long slash = url_find(path, "/");
-        if (b.len == 0 && url_find(url_sub(path.s, 0, slash < 0 ? path.n : (size_t)slash), ":") >= 0)
+        if (b.len == 0 &&
+            url_find(url_sub(path.s, 0, slash < 0 ? path.n : (size_t)slash), ":") >= 0)
             cel__buf_puts(&b, "./");
         cel__buf_put(&b, path.s, path.n);
     }
@@ -573,7 +582,8 @@ url_query_pair(cel__eval_t *ev, cel_map_t *m, url_str_t pair)
     long eq = url_find(pair, "=");
     url_str_t k, v;
     url_str_t kraw = eq < 0 ? pair : url_sub(pair.s, 0, (size_t)eq);
-    url_str_t vraw = eq < 0 ? url_sub(pair.s, pair.n, pair.n) : url_sub(pair.s, (size_t)eq + 1, pair.n);
+    url_str_t vraw =
+        eq < 0 ? url_sub(pair.s, pair.n, pair.n) : url_sub(pair.s, (size_t)eq + 1, pair.n);
     if (url_unescape(ev->arena, kraw, URL_QUERY, &k) != NULL ||
         url_unescape(ev->arena, vraw, URL_QUERY, &v) != NULL)
         return;
