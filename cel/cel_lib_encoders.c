@@ -83,8 +83,8 @@ enc_decode(cel_arena_t *a, const char *s, size_t len, bool padded, cel__buf_t *o
     size_t si = 0;
     cel__buf_init(out, a, len / 4 * 3 + 3);
     for (;;) {
-        uint32_t acc;
-        int dlen;
+        uint32_t acc = 0;
+        int dlen = 0;
         long err = enc_quantum(s, len, &si, padded, &acc, &dlen);
         if (err >= 0)
             return err;

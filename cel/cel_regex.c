@@ -355,8 +355,8 @@ void *
 cel__regex_compile(cel_arena_t *a, const char *pat, size_t len, const char **why)
 {
     int code;
-    PCRE2_SIZE off, plen;
-    const char *detail;
+    PCRE2_SIZE off, plen = 0;
+    const char *detail = NULL;
     const char *p = re2_translate(a, pat, len, &plen, &detail);
     if (p == NULL) {
         *why = cel__arena_sprintf(a, "invalid regular expression '%.*s': %s", (int)len, pat,
