@@ -64,7 +64,7 @@ struct cel_object {
 
 extern const cel_type_t cel__type_url, cel__type_ip, cel__type_cidr, cel__type_quantity,
     cel__type_semver, cel__type_authorizer, cel__type_path_check, cel__type_group_check,
-    cel__type_resource_check, cel__type_decision;
+    cel__type_resource_check, cel__type_decision, cel__type_named_format;
 
 /** An object value. */
 cel_value_t cel__object_value(const cel_object_t *o);
@@ -437,6 +437,10 @@ bool cel__charge_size(cel__eval_t *ev, uint64_t n);
 cel_value_t cel__fn_next(cel__eval_t *ev, const cel__node_t *call, cel__fn_impl_t self,
                          const cel_value_t *args, int nargs);
 
+/** Go's url.ParseRequestURI(s) error text ("parse \"s\": ..."), or NULL when it accepts `s`
+ *  (cel_lib_url.c). */
+const char *cel__url_request_error(cel_arena_t *a, const char *s, size_t n);
+
 /** string.format(list) (cel_lib_format.c). */
 cel_value_t cel__fn_format(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *args,
                            int nargs);
@@ -459,6 +463,7 @@ extern const cel__fn_t cel__semver_fns[];
 extern const cel__fn_t cel__authz_fns[];
 extern const cel__fn_t cel__sets_fns[];
 extern const cel__fn_t cel__comprehension_fns[];
+extern const cel__fn_t cel__named_format_fns[];
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */

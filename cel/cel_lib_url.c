@@ -537,6 +537,21 @@ url_is_url(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n
     return cel_bool(url_parse(ev->arena, raw, true, &probe) == NULL);
 }
 
+const char *
+cel__url_request_error(cel_arena_t *a, const char *s, size_t n)
+{
+    url_obj_t probe = {0};
+    const char *err = url_parse(a, (url_str_t){s, n}, true, &probe);
+    if (err == NULL)
+        return NULL;
+    cel__buf_t b;
+    cel__buf_init(&b, a, n + 64);
+    cel__buf_puts(&b, "parse ");
+    cel__go_quote(&b, s, n);
+    cel__buf_printf(&b, ": %s", err);
+    return b.data;
+}
+
 /* Go's splitHostPort, behind Hostname() and Port(). */
 static void
 url_split_host_port(url_str_t hp, url_str_t *host, url_str_t *port)

@@ -32,10 +32,10 @@ const cel_type_t cel__type_quantity = {"kubernetes.Quantity", CEL_OBJECT};
 const cel_type_t cel__type_semver = {"kubernetes.Semver", CEL_OBJECT};
 
 static const cel_type_t *const object_types[] = {
-    &cel__type_url,        &cel__type_ip,          &cel__type_cidr,
-    &cel__type_quantity,   &cel__type_semver,      &cel__type_authorizer,
-    &cel__type_path_check, &cel__type_group_check, &cel__type_resource_check,
-    &cel__type_decision,
+    &cel__type_url,        &cel__type_ip,           &cel__type_cidr,
+    &cel__type_quantity,   &cel__type_semver,       &cel__type_authorizer,
+    &cel__type_path_check, &cel__type_group_check,  &cel__type_resource_check,
+    &cel__type_decision,   &cel__type_named_format,
 };
 
 static const cel_type_t *const all_types[] = {
