@@ -143,7 +143,7 @@ static const struct {
     {"'abc", 1, 1, "Syntax error: unterminated string literal"},
     {"'a\nb'", 1, 3, "Syntax error: newline in string literal"},
     {"'\\z'", 1, 2, "Syntax error: invalid escape sequence"},
-    {"x.if", 1, 3, "reserved identifier: if"},
+    {"x + if", 1, 5, "reserved identifier: if"},
     {"f(1)", 1, 1, "undeclared reference to 'f'"},
     {"a.b.c(1)", 1, 4, "undeclared reference to 'c'"},
     {"[1].all(1, true)", 1, 9, "argument must be a simple name"},
