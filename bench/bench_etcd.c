@@ -12,108 +12,28 @@
  */
 
 #include <assert.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-#include <event2/thread.h>
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
 
+#include "bench.h"
 #include "etcd.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
 
-#define MAX_CONC 64
 #define VALUE_LEN 2048 /* the typical object size kgate stores */
-#define MAX_ERRORS 100 /* per row: beyond this the row stops early */
 #define CALL_TIMEOUT_S 15
 #define RANGE_KEY "/bench/range"
 
 static const int concurrencies[] = {1, 16, 64};
-
-static void
-die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("bench_etcd: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-static int64_t
-now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* ---- latency histogram ------------------------------------------------------------------ */
-
-/* Log-linear buckets: 64 linear steps per power of two, so any percentile is reported within
- * 1/64 of its true value, in fixed memory whatever the number of samples. */
-#define HIST_SUB_BITS 6
-#define HIST_SUB (1u << HIST_SUB_BITS)
-#define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
-
-typedef struct {
-    uint64_t count[HIST_BUCKETS];
-    uint64_t n;
-} hist_t;
-
-static size_t
-hist_bucket(uint64_t v)
-{
-    if (v < HIST_SUB)
-        return (size_t)v;
-    int shift = 63 - __builtin_clzll(v) - HIST_SUB_BITS;
-    return (size_t)(shift + 1) * HIST_SUB + (size_t)((v >> shift) - HIST_SUB);
-}
-
-/* The middle of the values that fall into bucket b. */
-static double
-hist_value(size_t b)
-{
-    if (b < HIST_SUB)
-        return (double)b;
-    int shift = (int)(b / HIST_SUB) - 1;
-    uint64_t low = (uint64_t)(b % HIST_SUB + HIST_SUB) << shift;
-    return (double)low + (double)((1ull << shift) - 1) / 2;
-}
-
-static void
-hist_add(hist_t *h, uint64_t v)
-{
-    h->count[hist_bucket(v)]++;
-    h->n++;
-}
-
-static double
-hist_quantile(const hist_t *h, double q)
-{
-    uint64_t rank = (uint64_t)ceil(q * (double)h->n), seen = 0;
-    for (size_t b = 0; b < HIST_BUCKETS; b++) {
-        seen += h->count[b];
-        if (seen >= rank && seen > 0)
-            return hist_value(b);
-    }
-    return 0;
-}
-
-/* ---- closed-loop phases, shared by both drivers ----------------------------------------- */
 
 typedef enum {
     RPC_RANGE, /* the two measured operations come first */
@@ -122,107 +42,7 @@ typedef enum {
     RPC_STATUS,
 } rpc_t;
 
-typedef struct driver driver_t;
-typedef struct phase phase_t;
-
-/* One of `conc` callers, each always with one call in flight. */
-typedef struct {
-    phase_t *phase;
-    int id;          /* index into the phase's slots; picks the Put key */
-    int64_t started; /* when the call in flight was started */
-} slot_t;
-
-struct driver {
-    const char *name;
-    /* Start s->phase->op for slot s; its completion must call slot_done, on the thread that
-     * runs `run`. */
-    void (*start)(driver_t *d, slot_t *s);
-    /* Deliver completions until the phase has no call in flight. */
-    void (*run)(driver_t *d, phase_t *p);
-};
-
-struct phase {
-    driver_t *driver;
-    rpc_t op;
-    int conc;
-    int64_t measure_from, measure_until; /* completions in between are counted */
-    int inflight;
-    uint64_t errors;
-    int first_err;
-    hist_t hist;
-    slot_t slots[MAX_CONC];
-};
-
-typedef struct {
-    double seconds; /* measured duration of one row */
-    double warmup;  /* unmeasured run before it: connections, caches, etcd's own warm-up */
-} timing_t;
-
-typedef struct {
-    double ops_s, p50_ms, p99_ms;
-    uint64_t errors;
-} result_t;
-
-static void
-slot_start(slot_t *s)
-{
-    s->started = now_ns();
-    s->phase->driver->start(s->phase->driver, s);
-}
-
-/* Account one completion and start the slot's next call unless the phase is over. */
-static void
-slot_done(slot_t *s, int err)
-{
-    phase_t *p = s->phase;
-    int64_t now = now_ns();
-    bool measured = now >= p->measure_from && now <= p->measure_until;
-
-    if (err != 0) {
-        if (p->errors++ == 0)
-            p->first_err = err;
-    } else if (measured) {
-        hist_add(&p->hist, (uint64_t)(now - s->started));
-    }
-    if (now < p->measure_until && p->errors < MAX_ERRORS)
-        slot_start(s);
-    else
-        p->inflight--;
-}
-
-static const char *
-rpc_name(rpc_t op)
-{
-    return op == RPC_RANGE ? "range" : "put";
-}
-
-static void
-run_phase(driver_t *d, rpc_t op, int conc, const timing_t *t, result_t *out)
-{
-    phase_t *p = gw_calloc(1, sizeof *p);
-
-    p->driver = d;
-    p->op = op;
-    p->conc = conc;
-    p->inflight = conc;
-    p->measure_from = now_ns() + (int64_t)(t->warmup * 1e9);
-    p->measure_until = p->measure_from + (int64_t)(t->seconds * 1e9);
-    for (int i = 0; i < conc; i++) {
-        p->slots[i] = (slot_t){.phase = p, .id = i};
-        slot_start(&p->slots[i]);
-    }
-    d->run(d, p);
-    *out = (result_t){
-        .ops_s = (double)p->hist.n / t->seconds,
-        .p50_ms = hist_quantile(&p->hist, 0.50) / 1e6,
-        .p99_ms = hist_quantile(&p->hist, 0.99) / 1e6,
-        .errors = p->errors,
-    };
-    if (p->errors > 0)
-        fprintf(stderr, "%s %s x%d: %llu errors, first %s\n", d->name, rpc_name(op), conc,
-                (unsigned long long)p->errors, gw_errname(p->first_err));
-    free(p);
-}
+static const char *const rpc_names[] = {[RPC_RANGE] = "range", [RPC_PUT] = "put"};
 
 /* ---- what is read and written ----------------------------------------------------------- */
 
@@ -251,36 +71,23 @@ check_range(const Etcdserverpb__RangeResponse *r)
 
 /* ---- kgate driver ----------------------------------------------------------------------- */
 
-/* The main thread plays the worker: it runs the event_base the conn is bound to. */
 typedef struct {
-    driver_t d;
+    evdriver_t ev;
     const workload_t *w;
-    etcd_client_t *client;
-    struct event_base *base;
-    etcd_conn_t *conn;
+    econn_t etcd;
 } kgate_t;
-
-static void
-kgate_done(slot_t *s, int err)
-{
-    kgate_t *k = (kgate_t *)s->phase->driver;
-
-    slot_done(s, err);
-    if (s->phase->inflight == 0)
-        event_base_loopbreak(k->base);
-}
 
 static void
 kgate_range_done(int err, const Etcdserverpb__RangeResponse *resp, void *ctx)
 {
-    kgate_done(ctx, err == 0 ? check_range(resp) : err);
+    evdriver_done(ctx, err == 0 ? check_range(resp) : err);
 }
 
 static void
 kgate_put_done(int err, const Etcdserverpb__PutResponse *resp, void *ctx)
 {
     (void)resp;
-    kgate_done(ctx, err);
+    evdriver_done(ctx, err);
 }
 
 static void
@@ -291,48 +98,34 @@ kgate_start(driver_t *d, slot_t *s)
 
     if (s->phase->op == RPC_RANGE) {
         etcd_range_req_t req = {.key = etcd_str(RANGE_KEY)};
-        rc = etcd_range(k->conn, &req, kgate_range_done, s);
+        rc = etcd_range(k->etcd.conn, &req, kgate_range_done, s);
     } else {
         etcd_bytes_t value = {k->w->value, VALUE_LEN};
-        rc = etcd_put(k->conn, etcd_str(k->w->put_key[s->id]), value, 0, false, kgate_put_done, s);
+        rc = etcd_put(k->etcd.conn, etcd_str(k->w->put_key[s->id]), value, 0, false, kgate_put_done,
+                      s);
     }
     if (rc != 0)
-        die("kgate: cannot start %s: %s", rpc_name(s->phase->op), gw_strerror(rc));
-}
-
-static void
-kgate_run(driver_t *d, phase_t *p)
-{
-    kgate_t *k = (kgate_t *)d;
-
-    (void)p;
-    /* The conn's hand-off may be the base's only event; don't let an empty moment end it. */
-    event_base_loop(k->base, EVLOOP_NO_EXIT_ON_EMPTY);
+        die("kgate: cannot start %s: %s", rpc_names[s->phase->op], gw_strerror(rc));
 }
 
 static kgate_t *
 kgate_new(const char *url, const workload_t *w)
 {
     kgate_t *k = gw_calloc(1, sizeof *k);
-    etcd_config_t cfg = {.servers = url};
-    char err[256];
 
-    k->d = (driver_t){.name = "kgate", .start = kgate_start, .run = kgate_run};
     k->w = w;
-    if (etcd_client_new(&cfg, &k->client, err, sizeof err) != 0)
-        die("kgate client: %s", err);
-    evthread_use_pthreads();
-    k->base = event_base_new();
-    k->conn = etcd_conn_new(k->client, k->base);
+    econn_open(&k->etcd, url);
+    k->ev = (evdriver_t){
+        .d = {.name = "kgate", .op_names = rpc_names, .start = kgate_start, .run = evdriver_run},
+        .base = k->etcd.base,
+    };
     return k;
 }
 
 static void
 kgate_free(kgate_t *k)
 {
-    etcd_conn_free(k->conn);
-    event_base_free(k->base);
-    etcd_client_free(k->client);
+    econn_close(&k->etcd);
     free(k);
 }
 
@@ -522,7 +315,8 @@ raw_new(const char *url, const workload_t *w)
         die("%s", err);
     if (eps[0].tls)
         die("the baseline client speaks plain http only: %s", url);
-    r->d = (driver_t){.name = "baseline", .start = raw_start, .run = raw_run};
+    r->d =
+        (driver_t){.name = "baseline", .op_names = rpc_names, .start = raw_start, .run = raw_run};
     r->w = w;
     grpc_init();
     grpc_channel_credentials *creds = grpc_insecure_credentials_create();
@@ -611,22 +405,10 @@ print_setting(raw_t *r, const char *url, const timing_t *t)
 static void
 print_row(rpc_t op, int conc, const result_t *k, const result_t *b)
 {
-    printf("%-5s  %4d  %11.0f  %7.3f  %7.3f  %14.0f  %7.3f  %7.3f  %21.2f\n", rpc_name(op), conc,
+    printf("%-5s  %4d  %11.0f  %7.3f  %7.3f  %14.0f  %7.3f  %7.3f  %21.2f\n", rpc_names[op], conc,
            k->ops_s, k->p50_ms, k->p99_ms, b->ops_s, b->p50_ms, b->p99_ms,
            b->ops_s > 0 ? k->ops_s / b->ops_s : 0.0);
     fflush(stdout);
-}
-
-static void
-parse_timing(timing_t *t)
-{
-    const char *env = getenv("BENCH_SECONDS");
-    char *end = NULL;
-
-    t->seconds = env != NULL ? strtod(env, &end) : 5;
-    if (env != NULL && (end == env || *end != '\0' || !(t->seconds > 0)))
-        die("BENCH_SECONDS must be a positive number of seconds, not '%s'", env);
-    t->warmup = fmin(1.0, t->seconds / 5);
 }
 
 int
@@ -651,7 +433,7 @@ main(int argc, char **argv)
     for (rpc_t op = RPC_RANGE; op <= RPC_PUT; op++) {
         for (size_t i = 0; i < sizeof concurrencies / sizeof concurrencies[0]; i++) {
             result_t k, b;
-            run_phase(&kg->d, op, concurrencies[i], &t, &k);
+            run_phase(&kg->ev.d, op, concurrencies[i], &t, &k);
             compact(raw);
             run_phase(&raw->d, op, concurrencies[i], &t, &b);
             compact(raw);

@@ -1,0 +1,281 @@
+#ifndef BENCH_BENCH_H
+#define BENCH_BENCH_H
+
+/*
+ * What every benchmark shares: a latency histogram, the closed-loop phase (`conc` callers,
+ * each with one call in flight, for a warm-up then a measured duration), BENCH_SECONDS, and
+ * etcdproto's client set up as the server uses it (an etcd_conn_t bound to an event_base that
+ * the main thread runs, as a worker would). Header-only, like tests/lib/tap.h: each bench/X.c
+ * is a program of its own. Single-threaded: everything here runs on the main thread.
+ */
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <event2/thread.h>
+
+#include "etcd.h"
+#include "gw_alloc.h"
+#include "gw_err.h"
+
+#define MAX_CONC 64
+#define MAX_ERRORS 100 /* per row: beyond this the row stops early */
+
+static inline void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/** Print "<program>: <message>" to stderr and exit 1. */
+static inline void
+die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", program_invocation_short_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static inline int64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- latency histogram ------------------------------------------------------------------ */
+
+/* Log-linear buckets: 64 linear steps per power of two, so any percentile is reported within
+ * 1/64 of its true value, in fixed memory whatever the number of samples. */
+#define HIST_SUB_BITS 6
+#define HIST_SUB (1u << HIST_SUB_BITS)
+#define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
+
+typedef struct {
+    uint64_t count[HIST_BUCKETS];
+    uint64_t n;
+} hist_t;
+
+static inline size_t
+hist_bucket(uint64_t v)
+{
+    if (v < HIST_SUB)
+        return (size_t)v;
+    int shift = 63 - __builtin_clzll(v) - HIST_SUB_BITS;
+    return (size_t)(shift + 1) * HIST_SUB + (size_t)((v >> shift) - HIST_SUB);
+}
+
+/* The middle of the values that fall into bucket b. */
+static inline double
+hist_value(size_t b)
+{
+    if (b < HIST_SUB)
+        return (double)b;
+    int shift = (int)(b / HIST_SUB) - 1;
+    uint64_t low = (uint64_t)(b % HIST_SUB + HIST_SUB) << shift;
+    return (double)low + (double)((1ull << shift) - 1) / 2;
+}
+
+static inline void
+hist_add(hist_t *h, uint64_t v)
+{
+    h->count[hist_bucket(v)]++;
+    h->n++;
+}
+
+static inline double
+hist_quantile(const hist_t *h, double q)
+{
+    uint64_t rank = (uint64_t)ceil(q * (double)h->n), seen = 0;
+    for (size_t b = 0; b < HIST_BUCKETS; b++) {
+        seen += h->count[b];
+        if (seen >= rank && seen > 0)
+            return hist_value(b);
+    }
+    return 0;
+}
+
+/* ---- closed-loop phases ----------------------------------------------------------------- */
+
+typedef struct driver driver_t;
+typedef struct phase phase_t;
+
+/* One of `conc` callers, each always with one call in flight. */
+typedef struct {
+    phase_t *phase;
+    int id;          /* index into the phase's slots: picks the caller's key or connection */
+    int64_t started; /* when the call in flight was started */
+} slot_t;
+
+/** A way of making calls: a client under test. */
+struct driver {
+    const char *name;
+    const char *const *op_names; /* indexed by the ops its start takes */
+    /* Start s->phase->op for slot s; its completion must call slot_done, on the thread that
+     * runs `run`. */
+    void (*start)(driver_t *d, slot_t *s);
+    /* Deliver completions until the phase has no call in flight. */
+    void (*run)(driver_t *d, phase_t *p);
+};
+
+struct phase {
+    driver_t *driver;
+    int op;
+    int conc;
+    int64_t measure_from, measure_until; /* completions in between are counted */
+    int inflight;
+    uint64_t errors;
+    int first_err;
+    hist_t hist;
+    slot_t slots[MAX_CONC];
+};
+
+typedef struct {
+    double seconds; /* measured duration of one row */
+    double warmup;  /* unmeasured run before it: connections, caches, etcd's own warm-up */
+} timing_t;
+
+typedef struct {
+    double ops_s, p50_ms, p99_ms;
+    uint64_t errors;
+} result_t;
+
+static inline void
+slot_start(slot_t *s)
+{
+    s->started = now_ns();
+    s->phase->driver->start(s->phase->driver, s);
+}
+
+/** Account one completion (err: 0 or a gw_err code) and start the slot's next call unless
+ *  the phase is over. */
+static inline void
+slot_done(slot_t *s, int err)
+{
+    phase_t *p = s->phase;
+    int64_t now = now_ns();
+    bool measured = now >= p->measure_from && now <= p->measure_until;
+
+    if (err != 0) {
+        if (p->errors++ == 0)
+            p->first_err = err;
+    } else if (measured) {
+        hist_add(&p->hist, (uint64_t)(now - s->started));
+    }
+    if (now < p->measure_until && p->errors < MAX_ERRORS)
+        slot_start(s);
+    else
+        p->inflight--;
+}
+
+/** Run op through d with conc callers for t's warm-up and duration; the figures into *out,
+ *  errors (if any) reported on stderr. */
+static inline void
+run_phase(driver_t *d, int op, int conc, const timing_t *t, result_t *out)
+{
+    phase_t *p = gw_calloc(1, sizeof *p);
+
+    p->driver = d;
+    p->op = op;
+    p->conc = conc;
+    p->inflight = conc;
+    p->measure_from = now_ns() + (int64_t)(t->warmup * 1e9);
+    p->measure_until = p->measure_from + (int64_t)(t->seconds * 1e9);
+    for (int i = 0; i < conc; i++) {
+        p->slots[i] = (slot_t){.phase = p, .id = i};
+        slot_start(&p->slots[i]);
+    }
+    d->run(d, p);
+    *out = (result_t){
+        .ops_s = (double)p->hist.n / t->seconds,
+        .p50_ms = hist_quantile(&p->hist, 0.50) / 1e6,
+        .p99_ms = hist_quantile(&p->hist, 0.99) / 1e6,
+        .errors = p->errors,
+    };
+    if (p->errors > 0)
+        fprintf(stderr, "%s %s x%d: %llu errors, first %s\n", d->name, d->op_names[op], conc,
+                (unsigned long long)p->errors, gw_errname(p->first_err));
+    free(p);
+}
+
+/** BENCH_SECONDS (default 5) and the warm-up that goes with it; dies on a bad value. */
+static inline void
+parse_timing(timing_t *t)
+{
+    const char *env = getenv("BENCH_SECONDS");
+    char *end = NULL;
+
+    t->seconds = env != NULL ? strtod(env, &end) : 5;
+    if (env != NULL && (end == env || *end != '\0' || !(t->seconds > 0)))
+        die("BENCH_SECONDS must be a positive number of seconds, not '%s'", env);
+    t->warmup = fmin(1.0, t->seconds / 5);
+}
+
+/* ---- drivers whose completions arrive on the main thread's event_base ------------------- */
+
+typedef struct {
+    driver_t d;
+    struct event_base *base;
+} evdriver_t;
+
+/** slot_done for an evdriver_t, ending the loop of evdriver_run with the phase's last call. */
+static inline void
+evdriver_done(slot_t *s, int err)
+{
+    evdriver_t *e = (evdriver_t *)s->phase->driver;
+
+    slot_done(s, err);
+    if (s->phase->inflight == 0)
+        event_base_loopbreak(e->base);
+}
+
+/** A driver_t run for an evdriver_t. */
+static inline void
+evdriver_run(driver_t *d, phase_t *p)
+{
+    (void)p;
+    /* The etcd conn's hand-off may be the base's only event; an empty moment must not end
+     * the loop. */
+    event_base_loop(((evdriver_t *)d)->base, EVLOOP_NO_EXIT_ON_EMPTY);
+}
+
+/* ---- etcdproto's client, as the server uses it ------------------------------------------ */
+
+typedef struct {
+    etcd_client_t *client;
+    struct event_base *base; /* run by the main thread, which plays the worker */
+    etcd_conn_t *conn;
+} econn_t;
+
+/** Connect to the etcd at url (--etcd-servers syntax) and make the base; dies on error. */
+static inline void
+econn_open(econn_t *e, const char *url)
+{
+    etcd_config_t cfg = {.servers = url};
+    char err[256];
+
+    if (etcd_client_new(&cfg, &e->client, err, sizeof err) != 0)
+        die("etcd client: %s", err);
+    evthread_use_pthreads();
+    e->base = event_base_new();
+    e->conn = etcd_conn_new(e->client, e->base);
+}
+
+/** Free what econn_open made; every other user of the base must be gone. */
+static inline void
+econn_close(econn_t *e)
+{
+    etcd_conn_free(e->conn);
+    event_base_free(e->base);
+    etcd_client_free(e->client);
+}
+
+#endif
