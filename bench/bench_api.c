@@ -1,0 +1,578 @@
+/*
+ * bench_api: kgate's REST API beside the etcd reads that serve it. A GET of one ConfigMap of
+ * about 2 KiB and a LIST of 500 of them in one namespace, through kgate over HTTPS with
+ * keep-alive (one connection per caller), closed-loop at concurrency 1 and 64; beside each row,
+ * in the same run and at the same concurrency, etcd read directly through etcdproto's client as
+ * bench_etcd's kgate driver reads it: a linearizable Range of the object's key, of the
+ * collection's prefix. The ratio is what TLS, HTTP, the filter chain and the registry cost on
+ * top of the etcd read.
+ *
+ * Usage: bench_api https://IP:PORT PKI_DIR ETCD_URL ETCD_PREFIX WORKERS
+ *   PKI_DIR holds ca.crt (which signed kgate's serving certificate) and admin.crt/admin.key
+ *   (a client certificate kgate accepts); ETCD_PREFIX is kgate's --etcd-prefix and WORKERS
+ *   its --workers, for the report. The objects are created through the API first, in a
+ *   namespace that must not exist yet. BENCH_SECONDS as for every benchmark (bench.h).
+ * Any failed or unexpected answer ends the run with exit status 1.
+ */
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <event2/util.h>
+#include <jansson.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+
+#include "bench.h"
+#include "etcd.h"
+#include "gw_alloc.h"
+#include "gw_err.h"
+
+#define NAMESPACE "bench"
+#define COLLECTION "/api/v1/namespaces/" NAMESPACE "/configmaps"
+#define N_OBJECTS 500
+#define OBJECT_NAME "cm-%03d"
+#define GET_NAME "cm-000" /* the object the GET reads */
+/* Data bytes that make a GET's answer 2 KiB (give or take its resourceVersion's digits). */
+#define PAD_LEN 1804
+/* A LIST's metadata.resourceVersion is etcd's current revision, which kgate's own writes
+ * (leader-election renewals) move on: its length may change by a digit during a run. */
+#define LEN_SLACK 4
+
+typedef enum { OP_GET, OP_LIST, N_OPS } op_t;
+
+static const char *const op_names[] = {[OP_GET] = "get", [OP_LIST] = "list"};
+static const int concurrencies[] = {1, 64};
+
+/* ---- HTTPS client: keep-alive connections with one request in flight each --------------- */
+
+typedef enum {
+    READ_HEAD,       /* status line and header lines */
+    READ_BODY,       /* `left` bytes of a Content-Length body */
+    READ_CHUNK_SIZE, /* the size line of the next chunk */
+    READ_CHUNK_DATA, /* `left` bytes of the current chunk */
+    READ_CHUNK_END,  /* the CRLF after a chunk */
+    READ_TRAILER,    /* trailer lines, up to the empty one */
+} rstate_t;
+
+typedef struct http http_t;
+
+typedef struct {
+    http_t *h;
+    struct bufferevent *bev; /* NULL until used, and once closed */
+    const char *what;        /* the request in flight, for messages; NULL when idle */
+    int want;                /* the status it must be answered with */
+    slot_t *slot;            /* its caller in a phase; NULL for a set-up call */
+    rstate_t state;
+    bool chunked;
+    int status;            /* 0 until the status line is read */
+    size_t left;           /* bytes to come of the body or of the current chunk */
+    size_t len;            /* body bytes so far */
+    struct evbuffer *body; /* kept for set-up calls and failures; otherwise drained */
+} hconn_t;
+
+struct http {
+    evdriver_t ev;
+    SSL_CTX *tls;
+    struct sockaddr_storage addr;
+    int addr_len;
+    const char *authority; /* IP:PORT */
+    const char *path[N_OPS];
+    char *request[N_OPS];  /* formatted once */
+    size_t ref_len[N_OPS]; /* body length of the answer checked in full */
+    hconn_t conns[MAX_CONC];
+};
+
+static const char *
+bev_error(struct bufferevent *bev, short what)
+{
+    static char buf[256];
+    unsigned long e = bufferevent_get_openssl_error(bev);
+
+    /* libevent also queues bare SSL_get_error codes, which name no library. */
+    if (e != 0 && ERR_GET_LIB(e) != 0)
+        return ERR_error_string(e, buf);
+    if (what & BEV_EVENT_EOF)
+        return "connection closed by the server";
+    return evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR());
+}
+
+static void
+hconn_close(hconn_t *c)
+{
+    if (c->bev != NULL)
+        bufferevent_free(c->bev);
+    c->bev = NULL;
+}
+
+static void
+hconn_event(struct bufferevent *bev, short what, void *arg)
+{
+    hconn_t *c = arg;
+
+    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+        return;
+    if (c->what != NULL)
+        die("%.*s: %s", (int)strcspn(c->what, "\r"), c->what, bev_error(bev, what));
+    hconn_close(c); /* the server closed an idle connection: the next request reopens it */
+}
+
+static void
+die_answer(hconn_t *c, const char *why)
+{
+    size_t n = c->body != NULL ? evbuffer_get_length(c->body) : 0;
+    const char *body = n > 0 ? (const char *)evbuffer_pullup(c->body, -1) : "";
+
+    die("%.*s: %s (status %d, %zu bytes): %.*s", (int)strcspn(c->what, "\r"), c->what, why,
+        c->status, c->len, (int)(n < 400 ? n : 400), body);
+}
+
+/* The whole answer is in: check it, then hand the connection back to its caller. */
+static void
+response_done(hconn_t *c)
+{
+    slot_t *s = c->slot;
+
+    if (c->status != c->want)
+        die_answer(c, "unexpected status");
+    if (s != NULL) {
+        size_t ref = c->h->ref_len[s->phase->op];
+        if (c->len + LEN_SLACK < ref || c->len > ref + LEN_SLACK)
+            die_answer(c, "not the length of the answer checked");
+    }
+    c->what = NULL;
+    if (s == NULL)
+        event_base_loopbreak(c->h->ev.base);
+    else
+        evdriver_done(s, 0);
+}
+
+static void
+read_head_line(hconn_t *c, const char *line, size_t n)
+{
+    if (c->status == 0) {
+        if (sscanf(line, "HTTP/1.%*d %d", &c->status) != 1 || c->status <= 0)
+            die_answer(c, "malformed status line");
+    } else if (strncasecmp(line, "content-length:", 15) == 0) {
+        c->left = strtoull(line + 15, NULL, 10);
+    } else if (strncasecmp(line, "transfer-encoding:", 18) == 0) {
+        c->chunked = strcasestr(line + 18, "chunked") != NULL;
+    } else if (n == 0) {
+        if (c->status != c->want && c->body == NULL)
+            c->body = evbuffer_new(); /* for the message */
+        if (c->chunked)
+            c->state = READ_CHUNK_SIZE;
+        else if (c->left > 0)
+            c->state = READ_BODY;
+        else
+            response_done(c);
+    }
+}
+
+static void
+read_line(hconn_t *c, const char *line, size_t n)
+{
+    switch (c->state) {
+    case READ_HEAD:
+        read_head_line(c, line, n);
+        break;
+    case READ_CHUNK_SIZE:
+        c->left = strtoull(line, NULL, 16);
+        c->state = c->left > 0 ? READ_CHUNK_DATA : READ_TRAILER;
+        break;
+    case READ_CHUNK_END:
+        c->state = READ_CHUNK_SIZE;
+        break;
+    case READ_TRAILER:
+        if (n == 0)
+            response_done(c);
+        break;
+    default:
+        abort();
+    }
+}
+
+/* Take what `in` holds of the body or chunk being read. */
+static bool
+read_data(hconn_t *c, struct evbuffer *in)
+{
+    size_t n = evbuffer_get_length(in);
+
+    if (n == 0)
+        return false;
+    if (n > c->left)
+        n = c->left;
+    if (c->body != NULL)
+        evbuffer_remove_buffer(in, c->body, n);
+    else
+        evbuffer_drain(in, n);
+    c->left -= n;
+    c->len += n;
+    if (c->left == 0 && c->state == READ_CHUNK_DATA)
+        c->state = READ_CHUNK_END;
+    else if (c->left == 0)
+        response_done(c);
+    return true;
+}
+
+static void
+hconn_read(struct bufferevent *bev, void *arg)
+{
+    hconn_t *c = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+
+    while (c->what != NULL) {
+        if (c->state == READ_BODY || c->state == READ_CHUNK_DATA) {
+            if (!read_data(c, in))
+                return;
+            continue;
+        }
+        size_t n;
+        char *line = evbuffer_readln(in, &n, EVBUFFER_EOL_CRLF_STRICT);
+        if (line == NULL)
+            return;
+        read_line(c, line, n);
+        free(line);
+    }
+}
+
+static void
+hconn_open(hconn_t *c)
+{
+    http_t *h = c->h;
+    SSL *ssl = SSL_new(h->tls);
+    const struct sockaddr_in *v4 = (const struct sockaddr_in *)&h->addr;
+    const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&h->addr;
+    int one = 1;
+
+    /* The serving certificate must name the IP address connected to. */
+    if (h->addr.ss_family == AF_INET)
+        X509_VERIFY_PARAM_set1_ip(SSL_get0_param(ssl), (const uint8_t *)&v4->sin_addr, 4);
+    else
+        X509_VERIFY_PARAM_set1_ip(SSL_get0_param(ssl), (const uint8_t *)&v6->sin6_addr, 16);
+    c->bev = bufferevent_openssl_socket_new(h->ev.base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
+                                            BEV_OPT_CLOSE_ON_FREE);
+    bufferevent_setcb(c->bev, hconn_read, NULL, hconn_event, c);
+    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+    if (bufferevent_socket_connect(c->bev, (struct sockaddr *)&h->addr, h->addr_len) != 0)
+        die("cannot connect to %s", h->authority);
+    /* Nagle plus delayed ACKs would hold back every request behind its TLS record. */
+    setsockopt(bufferevent_getfd(c->bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+/* Send `req` (kept by the caller until answered) on c, opening it first if need be. */
+static void
+hconn_send(hconn_t *c, const char *req, int want, slot_t *slot)
+{
+    if (c->bev == NULL)
+        hconn_open(c);
+    c->what = req;
+    c->want = want;
+    c->slot = slot;
+    c->state = READ_HEAD;
+    c->chunked = false;
+    c->status = 0;
+    c->left = c->len = 0;
+    evbuffer_add(bufferevent_get_output(c->bev), req, strlen(req));
+}
+
+#define REQUEST_HEAD                                                                               \
+    "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: bench_api\r\nAccept: application/json\r\n"
+
+static char *
+http_request(const http_t *h, const char *method, const char *path, const char *body)
+{
+    if (body == NULL)
+        return gw_sprintf(REQUEST_HEAD "\r\n", method, path, h->authority);
+    return gw_sprintf(REQUEST_HEAD
+                      "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                      method, path, h->authority, strlen(body), body);
+}
+
+/* One request on connection 0 with nothing else in flight (set-up and checks); dies unless
+ * it is answered `want`. Returns the body (the caller frees it). */
+static struct evbuffer *
+http_call(http_t *h, const char *method, const char *path, const char *body, int want)
+{
+    hconn_t *c = &h->conns[0];
+    char *req = http_request(h, method, path, body);
+
+    c->body = evbuffer_new();
+    hconn_send(c, req, want, NULL);
+    event_base_loop(h->ev.base, EVLOOP_NO_EXIT_ON_EMPTY);
+    struct evbuffer *out = c->body;
+    c->body = NULL;
+    free(req);
+    return out;
+}
+
+static void
+http_start(driver_t *d, slot_t *s)
+{
+    http_t *h = (http_t *)d;
+
+    hconn_send(&h->conns[s->id], h->request[s->phase->op], 200, s);
+}
+
+/* Each row opens its connections afresh (their TLS handshakes fall in the warm-up), so none
+ * sits idle into kgate's read timeout between rows. */
+static void
+http_run(driver_t *d, phase_t *p)
+{
+    http_t *h = (http_t *)d;
+
+    evdriver_run(d, p);
+    for (int i = 0; i < p->conc; i++)
+        hconn_close(&h->conns[i]);
+}
+
+static SSL_CTX *
+tls_new(const char *pki)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    char *ca = gw_sprintf("%s/ca.crt", pki), *crt = gw_sprintf("%s/admin.crt", pki),
+         *key = gw_sprintf("%s/admin.key", pki);
+
+    if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1 ||
+        SSL_CTX_use_certificate_chain_file(ctx, crt) != 1 ||
+        SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1)
+        die("cannot load %s, %s, %s: %s", ca, crt, key, ERR_error_string(ERR_get_error(), NULL));
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    free(ca);
+    free(crt);
+    free(key);
+    return ctx;
+}
+
+static http_t *
+http_new(const char *url, const char *pki, struct event_base *base)
+{
+    http_t *h = gw_calloc(1, sizeof *h);
+    const char *scheme = "https://";
+
+    h->ev = (evdriver_t){
+        .d = {.name = "kgate", .op_names = op_names, .start = http_start, .run = http_run},
+        .base = base,
+    };
+    h->authority = url + strlen(scheme);
+    h->addr_len = (int)sizeof h->addr;
+    if (strncmp(url, scheme, strlen(scheme)) != 0 ||
+        evutil_parse_sockaddr_port(h->authority, (struct sockaddr *)&h->addr, &h->addr_len) != 0)
+        die("not an https://IP:PORT URL: %s", url);
+    h->tls = tls_new(pki);
+    h->path[OP_GET] = COLLECTION "/" GET_NAME;
+    h->path[OP_LIST] = COLLECTION;
+    for (op_t op = 0; op < N_OPS; op++)
+        h->request[op] = http_request(h, "GET", h->path[op], NULL);
+    for (int i = 0; i < MAX_CONC; i++)
+        h->conns[i].h = h;
+    return h;
+}
+
+static void
+http_free(http_t *h)
+{
+    for (int i = 0; i < MAX_CONC; i++)
+        hconn_close(&h->conns[i]);
+    for (op_t op = 0; op < N_OPS; op++)
+        free(h->request[op]);
+    SSL_CTX_free(h->tls);
+    free(h);
+}
+
+/* ---- the objects, created and checked through the API ---------------------------------- */
+
+static char *
+object_json(int i)
+{
+    char pad[PAD_LEN + 1];
+
+    for (int k = 0; k < PAD_LEN; k++)
+        pad[k] = (char)('a' + (i + k) % 26);
+    pad[PAD_LEN] = '\0';
+    return gw_sprintf(
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" OBJECT_NAME
+        "\",\"labels\":{\"app\":\"bench\"}},\"data\":{\"config\":\"%s\"}}",
+        i, pad);
+}
+
+static void
+seed(http_t *h)
+{
+    evbuffer_free(http_call(h, "POST", "/api/v1/namespaces",
+                            "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+                            "\"metadata\":{\"name\":\"" NAMESPACE "\"}}",
+                            201));
+    for (int i = 0; i < N_OBJECTS; i++) {
+        char *obj = object_json(i);
+        evbuffer_free(http_call(h, "POST", COLLECTION, obj, 201));
+        free(obj);
+    }
+}
+
+/* The GET answers the first object, whole; the LIST answers all of them. */
+static bool
+answer_ok(op_t op, const json_t *doc)
+{
+    const json_t *items = json_object_get(doc, "items");
+    const char *name = json_string_value(json_object_get(json_object_get(doc, "metadata"), "name"));
+    const char *config = json_string_value(json_object_get(json_object_get(doc, "data"), "config"));
+
+    if (op == OP_LIST)
+        return json_array_size(items) == N_OBJECTS;
+    return name != NULL && strcmp(name, GET_NAME) == 0 && config != NULL &&
+           strlen(config) == PAD_LEN;
+}
+
+/* Read one answer to op in full; its length becomes the one every answer in the rows must
+ * have (parsing a 1 MiB LIST per request would cost the client more than it measures). */
+static void
+check(http_t *h, op_t op)
+{
+    struct evbuffer *b = http_call(h, "GET", h->path[op], NULL, 200);
+    size_t len = evbuffer_get_length(b);
+    json_t *doc = json_loadb((const char *)evbuffer_pullup(b, -1), len, 0, NULL);
+
+    if (doc == NULL || !answer_ok(op, doc))
+        die("GET %s: not the answer expected: %.*s", h->path[op], (int)(len < 400 ? len : 400),
+            (const char *)evbuffer_pullup(b, -1));
+    h->ref_len[op] = len;
+    json_decref(doc);
+    evbuffer_free(b);
+}
+
+/* ---- etcd direct: the reads that serve those requests ----------------------------------- */
+
+typedef struct {
+    evdriver_t ev;
+    etcd_conn_t *conn;
+    char *key, *prefix, *prefix_end; /* the object's key; the collection's range */
+    etcd_range_req_t range[N_OPS];
+} direct_t;
+
+static const size_t want_kvs[N_OPS] = {[OP_GET] = 1, [OP_LIST] = N_OBJECTS};
+
+static void
+direct_done(int err, const Etcdserverpb__RangeResponse *resp, void *ctx)
+{
+    slot_t *s = ctx;
+
+    if (err == 0 && resp->n_kvs != want_kvs[s->phase->op])
+        err = GW_EINTERNAL;
+    evdriver_done(s, err);
+}
+
+static void
+direct_start(driver_t *d, slot_t *s)
+{
+    direct_t *e = (direct_t *)d;
+    int rc = etcd_range(e->conn, &e->range[s->phase->op], direct_done, s);
+
+    if (rc != 0)
+        die("etcd: cannot start a range: %s", gw_strerror(rc));
+}
+
+static direct_t *
+direct_new(const econn_t *etcd, const char *etcd_prefix)
+{
+    direct_t *e = gw_calloc(1, sizeof *e);
+
+    e->ev = (evdriver_t){
+        .d = {.name = "etcd", .op_names = op_names, .start = direct_start, .run = evdriver_run},
+        .base = etcd->base,
+    };
+    e->conn = etcd->conn;
+    e->key = gw_sprintf("%s/configmaps/" NAMESPACE "/" GET_NAME, etcd_prefix);
+    e->prefix = gw_sprintf("%s/configmaps/" NAMESPACE "/", etcd_prefix);
+    e->prefix_end = gw_strdup(e->prefix);
+    e->prefix_end[strlen(e->prefix_end) - 1]++; /* '/' + 1: the first key past the prefix */
+    e->range[OP_GET] = (etcd_range_req_t){.key = etcd_str(e->key)};
+    e->range[OP_LIST] =
+        (etcd_range_req_t){.key = etcd_str(e->prefix), .range_end = etcd_str(e->prefix_end)};
+    return e;
+}
+
+static void
+direct_free(direct_t *e)
+{
+    free(e->key);
+    free(e->prefix);
+    free(e->prefix_end);
+    free(e);
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+static void
+print_setting(const http_t *h, const char *url, const char *etcd_url, const char *workers,
+              const timing_t *t)
+{
+    printf("kgate at %s with --workers=%s, etcd at %s; %ld CPUs shared by etcd, kgate and "
+           "this client\n",
+           url, workers, etcd_url, sysconf(_SC_NPROCESSORS_ONLN));
+    printf("ConfigMaps of %zu bytes (a GET's answer); LIST of %d of them: %zu bytes; HTTPS "
+           "keep-alive, one connection per caller\n",
+           h->ref_len[OP_GET], N_OBJECTS, h->ref_len[OP_LIST]);
+    printf("etcd direct: linearizable Range of the object's key / of the collection's prefix "
+           "through etcdproto's client; %.1f s per row after %.1f s warm-up\n\n",
+           t->seconds, t->warmup);
+}
+
+static void
+print_row(op_t op, int conc, const result_t *k, const result_t *e)
+{
+    printf("%-5s  %4d  %11.0f  %7.3f  %7.3f  %10.0f  %7.3f  %7.3f  %17.2f\n", op_names[op], conc,
+           k->ops_s, k->p50_ms, k->p99_ms, e->ops_s, e->p50_ms, e->p99_ms,
+           e->ops_s > 0 ? k->ops_s / e->ops_s : 0.0);
+    fflush(stdout);
+}
+
+int
+main(int argc, char **argv)
+{
+    econn_t etcd;
+    timing_t t;
+    uint64_t errors = 0;
+
+    if (argc != 6)
+        die("usage: bench_api https://IP:PORT PKI_DIR ETCD_URL ETCD_PREFIX WORKERS");
+    signal(SIGPIPE, SIG_IGN); /* a connection kgate closes is an error reported, not a kill */
+    parse_timing(&t);
+    econn_open(&etcd, argv[3]);
+    http_t *h = http_new(argv[1], argv[2], etcd.base);
+    direct_t *direct = direct_new(&etcd, argv[4]);
+    seed(h);
+    check(h, OP_GET);
+    check(h, OP_LIST);
+    hconn_close(&h->conns[0]);
+    print_setting(h, argv[1], argv[3], argv[5], &t);
+    printf("op     conc  kgate req/s   p50 ms   p99 ms  etcd ops/s   p50 ms   p99 ms  "
+           "ratio(kgate/etcd)\n");
+    for (op_t op = 0; op < N_OPS; op++) {
+        for (size_t i = 0; i < sizeof concurrencies / sizeof concurrencies[0]; i++) {
+            result_t k, e;
+            run_phase(&h->ev.d, op, concurrencies[i], &t, &k);
+            run_phase(&direct->ev.d, op, concurrencies[i], &t, &e);
+            print_row(op, concurrencies[i], &k, &e);
+            errors += k.errors + e.errors;
+        }
+    }
+    http_free(h);
+    direct_free(direct);
+    econn_close(&etcd);
+    return errors == 0 ? 0 : 1;
+}
