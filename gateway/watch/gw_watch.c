@@ -1,0 +1,178 @@
+/*
+ * The watch service: the hub thread (its loop, etcd conn and store), the mailboxes to and from
+ * the workers, and the knobs.
+ */
+#include "gw_watch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "gw_alloc.h"
+#include "gw_log.h"
+#include "gw_watch_int.h"
+
+#define DEFAULT_WINDOW 4096
+#define DEFAULT_WINDOW_BYTES (32u << 20)
+#define DEFAULT_LINGER_MS 30000
+#define DEFAULT_PROGRESS_MS 60000 /* kube-apiserver bookmarks each watcher about once a minute */
+#define DEFAULT_QUEUE_BYTES (4u << 20)
+
+/* A knob: the configured value, else the environment's (a positive integer), else dflt. */
+static long long
+knob(long long configured, const char *env, long long dflt)
+{
+    const char *v = getenv(env);
+    char *end;
+    long long n;
+
+    if (configured > 0)
+        return configured;
+    if (v == NULL || *v == '\0')
+        return dflt;
+    n = strtoll(v, &end, 10);
+    if (*end != '\0' || n <= 0) {
+        gw_log_warn(NULL, "ignoring %s=%s: not a positive integer", env, v);
+        return dflt;
+    }
+    return n;
+}
+
+static void
+deliver(gw_watch__msg_t *m, void *arg)
+{
+    gw_watch_t *s = arg;
+
+    switch (m->kind) {
+    case MSG_SUB:
+        gw_watch__hub_sub(s, m); /* consumes m */
+        return;
+    case MSG_UNSUB:
+        gw_watch__hub_unsub(m->hub, m->worker);
+        break;
+    case MSG_CLOSE:
+        gw_watch__hub_forget_worker(s, m->worker);
+        break;
+    case MSG_STOP:
+        gw_watch__hubs_stop(s);
+        /* Fires the hubs' terminal callbacks now, which drop their last references. */
+        etcd_conn_free(s->conn);
+        s->conn = NULL;
+        event_base_loopbreak(s->base);
+        break;
+    default:
+        break;
+    }
+    gw_watch__msg_free(m);
+}
+
+static void *
+hub_thread(void *arg)
+{
+    gw_watch_t *s = arg;
+
+    s->base = event_base_new();
+    if (s->base == NULL)
+        abort();
+    s->conn = etcd_conn_new(s->cfg.etcd, s->base);
+    s->store = gw_store_new(s->conn, s->etcd_prefix);
+    gw_watch__mailbox_open(&s->inbox, s->base, deliver, s);
+    pthread_mutex_lock(&s->ready_lock);
+    s->ready = true;
+    pthread_cond_signal(&s->ready_cond);
+    pthread_mutex_unlock(&s->ready_lock);
+
+    event_base_loop(s->base, EVLOOP_NO_EXIT_ON_EMPTY);
+
+    gw_watch__mailbox_cleanup(&s->inbox);
+    gw_store_free(s->store);
+    event_base_free(s->base);
+    return NULL;
+}
+
+static void
+configure(gw_watch_t *s, const gw_watch_config_t *cfg)
+{
+    s->cfg = *cfg;
+    s->cfg.window_events =
+        (size_t)knob((long long)cfg->window_events, "KGATE_WATCH_WINDOW", DEFAULT_WINDOW);
+    s->cfg.window_bytes = (size_t)knob((long long)cfg->window_bytes, "KGATE_WATCH_WINDOW_BYTES",
+                                       DEFAULT_WINDOW_BYTES);
+    s->cfg.linger_ms = knob(cfg->linger_ms, "KGATE_WATCH_LINGER_MS", DEFAULT_LINGER_MS);
+    s->cfg.progress_ms = knob(cfg->progress_ms, "KGATE_WATCH_PROGRESS_MS", DEFAULT_PROGRESS_MS);
+    s->cfg.queue_bytes =
+        (size_t)knob((long long)cfg->queue_bytes, "KGATE_WATCH_QUEUE_BYTES", DEFAULT_QUEUE_BYTES);
+    s->etcd_prefix = gw_strdup(cfg->etcd_prefix);
+    s->cfg.etcd_prefix = s->etcd_prefix;
+}
+
+gw_watch_t *
+gw_watch_new(const gw_watch_config_t *cfg)
+{
+    gw_watch_t *s = gw_calloc(1, sizeof(*s));
+
+    configure(s, cfg);
+    atomic_init(&s->n_hubs, 0);
+    atomic_init(&s->n_catchups, 0);
+    atomic_init(&s->n_catchups_total, 0);
+    atomic_init(&s->n_watchers, 0);
+    gw_watch__mailbox_init(&s->inbox);
+    s->outbox = gw_calloc((size_t)cfg->workers, sizeof(*s->outbox));
+    for (int i = 0; i < cfg->workers; i++)
+        gw_watch__mailbox_init(&s->outbox[i]);
+    pthread_mutex_init(&s->ready_lock, NULL);
+    pthread_cond_init(&s->ready_cond, NULL);
+    if (pthread_create(&s->thread, NULL, hub_thread, s) != 0)
+        abort();
+    pthread_mutex_lock(&s->ready_lock);
+    while (!s->ready)
+        pthread_cond_wait(&s->ready_cond, &s->ready_lock);
+    pthread_mutex_unlock(&s->ready_lock);
+    return s;
+}
+
+void
+gw_watch_free(gw_watch_t *s)
+{
+    if (s == NULL)
+        return;
+    gw_watch__to_hubs(s, gw_watch__msg_new(MSG_STOP));
+    pthread_join(s->thread, NULL);
+    for (int i = 0; i < s->cfg.workers; i++)
+        gw_watch__mailbox_cleanup(&s->outbox[i]);
+    free(s->outbox);
+    pthread_mutex_destroy(&s->ready_lock);
+    pthread_cond_destroy(&s->ready_cond);
+    free(s->etcd_prefix);
+    free(s);
+}
+
+void
+gw_watch_stats(gw_watch_t *s, gw_watch_stats_t *out)
+{
+    out->hubs = atomic_load(&s->n_hubs);
+    out->catchups = atomic_load(&s->n_catchups);
+    out->catchups_total = atomic_load(&s->n_catchups_total);
+    out->watchers = atomic_load(&s->n_watchers);
+}
+
+size_t
+gw_watch_queue_limit(const gw_watch_t *s)
+{
+    return s->cfg.queue_bytes;
+}
+
+void
+gw_watch__to_worker(gw_watch_t *s, int i, gw_watch__msg_t *m)
+{
+    if (!gw_watch__mailbox_post(&s->outbox[i], m))
+        gw_watch__msg_free(m);
+}
+
+void
+gw_watch__to_hubs(gw_watch_t *s, gw_watch__msg_t *m)
+{
+    if (!gw_watch__mailbox_post(&s->inbox, m))
+        gw_watch__msg_free(m);
+}
