@@ -22,8 +22,8 @@ Output shape:
                name; "x-kgate-type" marks the special types (int-or-string, quantity, time, any).
   protobuf     {messages, types}: the Kubernetes protobuf wire form, present when
                gateway/catalog/proto-fields.json is (scripts/gen-proto-fields.py makes it).
-               messages: {definition: {property: [field number path..., flags]}}, copied for the
-               definitions kept; types: {definition: wire type} for the definitions whose wire
+               messages: {definition: [[property, field number path..., flags], ...]},
+               copied for the definitions kept; types: {definition: wire type} for the definitions whose wire
                message is not their JSON shape (PROTO_TYPES below).
 """
 import base64

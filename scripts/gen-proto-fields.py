@@ -24,10 +24,11 @@ Fact file syntax: one struct per line (a struct may span several lines; they add
              travel inside a nested message numbered N (core/v1 Volume's VolumeSource); inline
              structs may nest (admissionregistration's NamedRuleWithOperations)
 
-Output shape: {definition: {property: [N, ..., flags]}} where the numbers are the path of
-message field numbers from the definition's own message (one number, or the inline fields'
-numbers then the field's), and flags is a string of "p" (pointer), "r" (no omitempty) and "w"
-(wrapped list). The output is sorted and byte-for-byte reproducible.
+Output shape: {definition: [[property, N, ..., flags], ...]} sorted by property, where the
+numbers are the path of message field numbers from the definition's own message (one number, or
+the inline fields' numbers then the field's), and flags is a string of "p" (pointer), "r" (no
+omitempty) and "w" (wrapped list). Property names are values, never keys, so that names such as
+"description" do not read as prose. The output is sorted and byte-for-byte reproducible.
 
 The script prints what it could not map (properties without facts) to stderr and exits 1 when
 any definition that travels as protobuf lacks a fact.
@@ -146,12 +147,20 @@ def build(facts, definitions):
     out, missing = {}, []
     for name in sorted(definitions):
         schema = definitions[name]
-        if 'x-kgate-type' in schema or name in NOT_MESSAGES or 'properties' not in schema:
+        if 'x-kgate-type' in schema or name in NOT_MESSAGES or schema.get('type') != 'object':
+            continue
+        if 'properties' not in schema and 'additionalProperties' not in schema:
+            out[name] = {}  # an empty struct: an empty message
             continue
         got = definition_facts(name, schema, facts, missing)
-        if got:
+        if got is not None:
             out[name] = got
     return out, missing
+
+
+def as_rows(facts):
+    """{property: path} as [[property, path...], ...] in property order."""
+    return [[prop] + facts[prop] for prop in sorted(facts)]
 
 
 def main(argv):
@@ -164,7 +173,8 @@ def main(argv):
     out, missing = build(load_facts(argv[1]), definitions)
     for m in missing:
         print(f'no protobuf facts: {m}', file=sys.stderr)
-    text = json.dumps(out, sort_keys=True, separators=(',', ':'), ensure_ascii=True)
+    rows = {name: as_rows(facts) for name, facts in out.items()}
+    text = json.dumps(rows, sort_keys=True, separators=(',', ':'), ensure_ascii=True)
     with open(output, 'w', encoding='utf-8') as f:
         f.write(text + '\n')
     fields = sum(len(v) for v in out.values())

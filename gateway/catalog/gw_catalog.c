@@ -202,7 +202,8 @@ load_builtin(void)
     if (u->doc == NULL)
         gw_catalog__corrupt(e.text, "catalog.json");
     u->universe = u;
-    gw_catalog__load_definitions(u, json_object_get(u->doc, "definitions"));
+    gw_catalog__load_definitions(u, json_object_get(u->doc, "definitions"),
+                                 json_object_get(u->doc, "protobuf"));
     parse_group_versions(u, json_object_get(u->doc, "groups"));
     resources = json_object_get(u->doc, "resources");
     res = gw_catalog__alloc(json_array_size(resources) * sizeof(*res));

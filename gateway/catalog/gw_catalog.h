@@ -37,6 +37,50 @@ typedef struct {
     const gw_schema_t *schema;
 } gw_schema_field_t;
 
+/*
+ * The Kubernetes protobuf wire form of a schema (application/vnd.kubernetes.protobuf). An OBJECT
+ * travels as a message of numbered fields; a few apimachinery types have hand-made messages
+ * that differ from their JSON shape (gw_proto_type_t). Scalars, lists and maps follow from the
+ * JSON type: strings and base64 "byte" strings are length-delimited, integers and booleans
+ * varints, doubles 64-bit fixed; a list repeats its field; a map repeats entry messages
+ * {key=1, value=2}, a map of lists wrapping each list in a message whose field 1 repeats.
+ */
+typedef enum {
+    GW_PROTO_PLAIN,             /* as the JSON type says (an OBJECT: its gw_proto_message_t) */
+    GW_PROTO_TIME,              /* metav1.Time {seconds=1, nanos=2}; JSON RFC 3339, seconds */
+    GW_PROTO_MICRO_TIME,        /* metav1.MicroTime: the same message; JSON with microseconds */
+    GW_PROTO_DURATION,          /* metav1.Duration {duration=1 ns}; JSON a Go duration string */
+    GW_PROTO_INT_OR_STRING,     /* {type=1 (0 int, 1 string), intVal=2, strVal=3} */
+    GW_PROTO_QUANTITY,          /* resource.Quantity {string=1} */
+    GW_PROTO_RAW_JSON,          /* RawExtension, FieldsV1, apiextensions JSON: {raw=1} of JSON */
+    GW_PROTO_SCHEMA_OR_ARRAY,   /* JSONSchemaPropsOrArray {schema=1, jSONSchemas=2} */
+    GW_PROTO_SCHEMA_OR_BOOL,    /* JSONSchemaPropsOrBool {allows=1, schema=2} */
+    GW_PROTO_SCHEMA_OR_STRINGS, /* JSONSchemaPropsOrStringArray {schema=1, property=2} */
+} gw_proto_type_t;
+
+/* The Go shape of a field, which decides what kube's JSON shows for zero and absent values. */
+enum {
+    GW_PROTO_POINTER = 1u << 0,      /* a Go pointer: a present zero value is kept */
+    GW_PROTO_NO_OMITEMPTY = 1u << 1, /* no omitempty: an absent value still appears in JSON */
+    GW_PROTO_WRAPPED = 1u << 2,      /* a list wrapped in a message whose field 1 repeats */
+};
+
+typedef struct gw_proto_message gw_proto_message_t;
+
+/* One field of a message: a JSON property, or a struct embedded inline (`json:",inline"`) whose
+   fields live in the same JSON object but travel as a nested message. */
+typedef struct {
+    int number;
+    unsigned flags;                    /* GW_PROTO_* bits */
+    const gw_schema_field_t *field;    /* the property; NULL for an inline struct */
+    const gw_proto_message_t *inlined; /* the inline struct's message, when field is NULL */
+} gw_proto_field_t;
+
+struct gw_proto_message {
+    const gw_proto_field_t *fields; /* ascending field numbers */
+    size_t n_fields;
+};
+
 struct gw_schema {
     gw_schema_type_t type;
     const char *ref;    /* the OpenAPI definition it came from ("io.k8s.api.core.v1.PodSpec"), or
@@ -59,6 +103,9 @@ struct gw_schema {
     bool embedded_resource;      /* x-kubernetes-embedded-resource */
     bool preserve_unknown;       /* x-kubernetes-preserve-unknown-fields */
     bool nullable;
+    gw_proto_type_t proto_type;      /* the protobuf wire form */
+    const gw_proto_message_t *proto; /* OBJECT with GW_PROTO_PLAIN: its message; NULL when the
+                                        catalog has no protobuf facts for it */
 };
 
 /** The field `name` of an OBJECT schema, or NULL. Thread: any. */
@@ -180,5 +227,15 @@ int gw_catalog_configure(const gw_catalog_t *base, const char *runtime_config,
 
 /** A named OpenAPI definition ("io.k8s.api.apps.v1.Deployment"), or NULL. */
 const gw_schema_t *gw_catalog_definition(const gw_catalog_t *c, const char *name);
+
+/**
+ * The schema of the kind group ("" = core) / version / kind, by the definitions'
+ * x-kubernetes-group-version-kind markers: resource kinds, list kinds, subresource kinds (Scale,
+ * Eviction, TokenRequest) and the kinds every group shares (Status is "v1" only; DeleteOptions,
+ * WatchEvent). Searches the catalog's universe, whatever it serves. NULL when unknown.
+ * Thread: any.
+ */
+const gw_schema_t *gw_catalog_kind_schema(const gw_catalog_t *c, const char *group,
+                                          const char *version, const char *kind);
 
 #endif

@@ -18,6 +18,14 @@ typedef struct {
     json_t *json; /* borrowed from the universe's parsed catalog.json */
 } gw_catalog__def_t;
 
+/* A definition named by an x-kubernetes-group-version-kind marker. */
+typedef struct {
+    const char *group;
+    const char *version;
+    const char *kind;
+    const gw_schema_t *schema;
+} gw_catalog__gvk_t;
+
 /* One group/version of the universe and whether kube-apiserver v1.32 serves it by default. */
 typedef struct {
     const char *group;
@@ -39,6 +47,8 @@ struct gw_catalog {
     json_t *doc;             /* the parsed catalog.json, kept for its definitions */
     gw_catalog__def_t *defs; /* sorted by name */
     size_t n_defs;
+    gw_catalog__gvk_t *gvks; /* sorted by (group, version, kind) */
+    size_t n_gvks;
     gw_catalog__gv_t *gvs; /* in group order, versions preferred first */
     size_t n_gvs;
     /* documents built on first use (gw_openapi.c), under docs_lock */
@@ -58,10 +68,22 @@ _Noreturn void gw_catalog__corrupt(const char *what, const char *name);
 
 /**
  * Parse the definitions object of catalog.json into c->defs (sorted by name), resolving every
- * "$ref" to the shared schema of its definition; recursive definitions share pointers.
- * Aborts on a malformed definition. Thread: the one building c.
+ * "$ref" to the shared schema of its definition; recursive definitions share pointers. The
+ * protobuf object (catalog.json's "protobuf", or NULL) gives each definition its wire form.
+ * Also indexes the group-version-kind markers into c->gvks. Aborts on a malformed definition.
+ * Thread: the one building c.
  */
-void gw_catalog__load_definitions(gw_catalog_t *c, json_t *definitions);
+void gw_catalog__load_definitions(gw_catalog_t *c, json_t *definitions, json_t *protobuf);
+
+/** The wire type named `name` in catalog.json ("time", "raw-json", ...); aborts if unknown. */
+gw_proto_type_t gw_catalog__proto_type(const char *name, const char *where);
+
+/**
+ * The protobuf message of OBJECT schema s from its facts ([[property, number path..., flags]]);
+ * properties s lacks, clashing numbers or bad flags abort. Storage: catalog lifetime.
+ */
+const gw_proto_message_t *gw_catalog__proto_message(const gw_schema_t *s, json_t *facts,
+                                                    const char *where);
 
 /** The definition entry `name` of the universe, or NULL. */
 const gw_catalog__def_t *gw_catalog__def(const gw_catalog_t *c, const char *name);

@@ -19,6 +19,8 @@ typedef struct {
     gw_schema_t **slots;     /* each definition's schema, allocated before any is filled */
     unsigned char *state;
     size_t n;
+    json_t *proto_messages; /* catalog.json's protobuf.messages, or NULL */
+    json_t *proto_types;    /* protobuf.types, or NULL */
 } loader_t;
 
 static const gw_schema_t any_schema = {.type = GW_SCHEMA_ANY};
@@ -189,6 +191,19 @@ fill(loader_t *l, gw_schema_t *s, json_t *j, const char *where)
     apply_markers(s, j);
 }
 
+/* The definition's protobuf wire form; before any decorated $ref copies the schema. */
+static void
+fill_proto(loader_t *l, gw_schema_t *s, const char *name)
+{
+    const char *type = json_string_value(json_object_get(l->proto_types, name));
+    json_t *facts = json_object_get(l->proto_messages, name);
+
+    if (type)
+        s->proto_type = gw_catalog__proto_type(type, name);
+    if (facts)
+        s->proto = gw_catalog__proto_message(s, facts, name);
+}
+
 static gw_schema_t *
 fill_definition(loader_t *l, size_t i)
 {
@@ -202,6 +217,7 @@ fill_definition(loader_t *l, size_t i)
     l->state[i] = FILLING;
     fill(l, s, l->defs[i].json, l->defs[i].name);
     s->ref = l->defs[i].name;
+    fill_proto(l, s, l->defs[i].name);
     l->state[i] = FILLED;
     return s;
 }
@@ -236,10 +252,51 @@ parse_schema(loader_t *l, json_t *j, const char *where)
     return s;
 }
 
-void
-gw_catalog__load_definitions(gw_catalog_t *c, json_t *definitions)
+static int
+gvk_cmp(const void *a, const void *b)
 {
-    loader_t l = {.n = json_object_size(definitions)};
+    const gw_catalog__gvk_t *x = a, *y = b;
+    int d = strcmp(x->group, y->group);
+
+    if (d == 0)
+        d = strcmp(x->version, y->version);
+    return d ? d : strcmp(x->kind, y->kind);
+}
+
+/* Index the definitions' x-kubernetes-group-version-kind markers. */
+static void
+index_kinds(gw_catalog_t *c)
+{
+    size_t n = 0, k;
+    json_t *gvks, *g;
+
+    for (size_t i = 0; i < c->n_defs; i++)
+        n += json_array_size(json_object_get(c->defs[i].json, "x-kubernetes-group-version-kind"));
+    c->gvks = gw_catalog__alloc(n * sizeof(*c->gvks));
+    for (size_t i = 0; i < c->n_defs; i++) {
+        gvks = json_object_get(c->defs[i].json, "x-kubernetes-group-version-kind");
+        json_array_foreach(gvks, k, g)
+        {
+            gw_catalog__gvk_t *e = &c->gvks[c->n_gvks++];
+            e->group = opt_str(g, "group");
+            e->version = opt_str(g, "version");
+            e->kind = opt_str(g, "kind");
+            e->schema = c->defs[i].schema;
+            if (!e->group || !e->version || !e->kind)
+                gw_catalog__corrupt("bad group-version-kind", c->defs[i].name);
+        }
+    }
+    qsort(c->gvks, c->n_gvks, sizeof(*c->gvks), gvk_cmp);
+}
+
+void
+gw_catalog__load_definitions(gw_catalog_t *c, json_t *definitions, json_t *protobuf)
+{
+    loader_t l = {
+        .n = json_object_size(definitions),
+        .proto_messages = json_object_get(protobuf, "messages"),
+        .proto_types = json_object_get(protobuf, "types"),
+    };
     const char *name;
     json_t *v;
     size_t i = 0;
@@ -261,6 +318,7 @@ gw_catalog__load_definitions(gw_catalog_t *c, json_t *definitions)
     c->n_defs = l.n;
     free(l.slots);
     free(l.state);
+    index_kinds(c);
 }
 
 const gw_catalog__def_t *
@@ -278,6 +336,17 @@ gw_catalog_definition(const gw_catalog_t *c, const char *name)
     const gw_catalog__def_t *d = gw_catalog__def(c, name);
 
     return d ? d->schema : NULL;
+}
+
+const gw_schema_t *
+gw_catalog_kind_schema(const gw_catalog_t *c, const char *group, const char *version,
+                       const char *kind)
+{
+    const gw_catalog_t *u = c->universe;
+    gw_catalog__gvk_t key = {.group = group, .version = version, .kind = kind};
+    const gw_catalog__gvk_t *e = bsearch(&key, u->gvks, u->n_gvks, sizeof(key), gvk_cmp);
+
+    return e ? e->schema : NULL;
 }
 
 const gw_schema_field_t *
