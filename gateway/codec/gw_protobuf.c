@@ -34,6 +34,8 @@ static bool pbd_object_into(pbd_t *d, const gw_schema_t *s, const uint8_t *p, si
                             json_t *obj);
 static json_t *pbd_envelope(pbd_t *d, const uint8_t *data, size_t len);
 
+static void *pbd_fail(pbd_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Record the first (innermost) failure; the outer frames only unwind. */
 static void *
 pbd_fail(pbd_t *d, const char *fmt, ...)
@@ -46,6 +48,8 @@ pbd_fail(pbd_t *d, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(d->err, d->err_len, fmt, ap);
     va_end(ap);
+    if (d->err_len > 0)
+        gw_protobuf__one_line(d->err);
     return NULL;
 }
 
@@ -551,6 +555,19 @@ pbd_map_value(pbd_t *d, const gw_schema_t *s, const gw_protobuf__field_t *f)
     return arr;
 }
 
+/* The value of an entry that carries none. gogo's generated code starts from []byte{} and
+ * &ExtraValue{}, not nil, so Go's JSON shows "" and [] where a struct field would show null. */
+static json_t *
+pbd_map_zero(pbd_t *d, const gw_schema_t *s)
+{
+    if (s->type == GW_SCHEMA_ARRAY && pbd_type(s) == GW_PROTO_PLAIN)
+        return pbd_spend(d) ? json_array() : NULL;
+    if (s->type == GW_SCHEMA_STRING && pbd_type(s) == GW_PROTO_PLAIN && s->format != NULL &&
+        strcmp(s->format, "byte") == 0)
+        return pbd_spend(d) ? json_string("") : NULL;
+    return pbd_zero(d, s);
+}
+
 /* One map entry {key=1, value=2}; a missing value is the value type's zero. */
 static bool
 pbd_map(pbd_t *d, json_t *obj, const gw_proto_field_t *pf, const gw_protobuf__field_t *f)
@@ -563,7 +580,7 @@ pbd_map(pbd_t *d, json_t *obj, const gw_proto_field_t *pf, const gw_protobuf__fi
         return false;
     if (m.has[1] && !pbd_wire(d, pf->field->schema, &m.f[1], GW_PB_BYTES))
         return false;
-    v = m.has[2] ? pbd_map_value(d, vs, &m.f[2]) : pbd_zero(d, vs);
+    v = m.has[2] ? pbd_map_value(d, vs, &m.f[2]) : pbd_map_zero(d, vs);
     if (v == NULL)
         return false;
     if (!json_is_object(map)) {

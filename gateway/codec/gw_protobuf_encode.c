@@ -26,6 +26,7 @@ static bool pbe_value(pbe_t *e, int number, const gw_schema_t *s, const json_t *
                       const char *name);
 static bool pbe_message(pbe_t *e, const gw_schema_t *s, const gw_proto_message_t *m,
                         const json_t *obj);
+static bool pbe_fail(pbe_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static bool
 pbe_fail(pbe_t *e, const char *fmt, ...)
@@ -37,6 +38,8 @@ pbe_fail(pbe_t *e, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(e->err, e->err_len, fmt, ap);
         va_end(ap);
+        if (e->err_len > 0)
+            gw_protobuf__one_line(e->err);
     }
     return false;
 }
@@ -361,10 +364,23 @@ pbe_list(pbe_t *e, const gw_proto_field_t *pf, const json_t *v)
     return ok;
 }
 
+/* A key of a jansson object; keys may hold NULs (JSON allows "\u0000"), so the length is
+ * jansson's. */
+static size_t
+pbe_key_len(const char *key)
+{
+    return json_object_iter_key_len(json_object_key_to_iter(key));
+}
+
+/* Go's byte order of strings: memcmp, then the shorter first. */
 static int
 pbe_key_cmp(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    size_t nx = pbe_key_len(x), ny = pbe_key_len(y);
+    int c = memcmp(x, y, nx < ny ? nx : ny);
+
+    return c != 0 ? c : (nx > ny) - (nx < ny);
 }
 
 /* One entry {key=1, value=2}; a list value travels wrapped (map<string, ExtraValue>). */
@@ -376,7 +392,7 @@ pbe_entry(pbe_t *e, const gw_proto_field_t *pf, const char *key, const json_t *v
     json_t *x;
     bool ok = true;
 
-    gw_protobuf__put_bytes(&e->out, 1, key, strlen(key));
+    gw_protobuf__put_bytes(&e->out, 1, key, pbe_key_len(key));
     if (vs->type == GW_SCHEMA_ARRAY && pbe_type(vs) == GW_PROTO_PLAIN && !json_is_null(v)) {
         if (!json_is_array(v))
             return pbe_type_error(e, pf->field->name, "a map of lists");
@@ -405,7 +421,7 @@ pbe_map(pbe_t *e, const gw_proto_field_t *pf, const json_t *v)
     json_object_foreach((json_t *)v, key, x) keys[n++] = key;
     qsort(keys, n, sizeof(*keys), pbe_key_cmp);
     for (size_t i = 0; i < n && ok; i++)
-        ok = pbe_entry(e, pf, keys[i], json_object_get(v, keys[i]));
+        ok = pbe_entry(e, pf, keys[i], json_object_iter_value(json_object_key_to_iter(keys[i])));
     free(keys);
     return ok;
 }

@@ -91,4 +91,8 @@ bool gw_protobuf__unbase64(const char *s, size_t n, uint8_t **out, size_t *out_l
  *  Go's JSON encoder writes it. */
 json_t *gw_protobuf__string(const uint8_t *p, size_t n);
 
+/** Replace each control byte of the NUL-terminated s with '?': error messages quote names from
+ *  the wire and must stay on one line. */
+void gw_protobuf__one_line(char *s);
+
 #endif

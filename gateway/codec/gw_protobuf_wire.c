@@ -358,3 +358,11 @@ gw_protobuf__string(const uint8_t *p, size_t n)
     free(b.buf);
     return s;
 }
+
+void
+gw_protobuf__one_line(char *s)
+{
+    for (; *s != '\0'; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}

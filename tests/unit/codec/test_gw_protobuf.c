@@ -125,8 +125,8 @@ decodes(const char *name, const char *api_version, const char *kind, const void 
 
 /* Decode raw as kind and expect a failure whose reason contains reason. */
 static void
-fails(const char *name, const char *api_version, const char *kind, const void *raw,
-      size_t raw_len, const char *reason)
+fails(const char *name, const char *api_version, const char *kind, const void *raw, size_t raw_len,
+      const char *reason)
 {
     uint8_t buf[4096];
     size_t n = envelope(buf, api_version, kind, raw, raw_len);
@@ -375,7 +375,8 @@ test_round_trips(void)
                "{\"authenticated\":true,\"user\":{\"username\":\"u\",\"groups\":[\"g\"],"
                "\"extra\":{\"scopes\":[\"a\",\"b\"],\"none\":[]}}}}",
                NULL);
-    round_trip("a Status", "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+    round_trip("a Status",
+               "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
                "\"status\":\"Failure\",\"message\":\"pods \\\"a\\\" not found\",\"reason\":"
                "\"NotFound\",\"details\":{\"name\":\"a\",\"kind\":\"pods\"},\"code\":404}",
                NULL);
@@ -473,8 +474,8 @@ test_times(void)
     m.n = 0;
     m_varint(&m, 1, UINT64_C(1) << 41);
     fails_raw("a time past ±2^40 s is refused", META "Time", m.b, m.n, "time out of range");
-    fails_raw("seconds of the wrong wire type", META "Time", RAW("\x09\x01\x02\x03\x04\x05\x06\x07\x08"),
-              "wrong wire type 1");
+    fails_raw("seconds of the wrong wire type", META "Time",
+              RAW("\x09\x01\x02\x03\x04\x05\x06\x07\x08"), "wrong wire type 1");
 }
 
 static void
@@ -486,15 +487,17 @@ test_int_or_string_quantity(void)
                 RAW("\x08\x00\x10\x50"), "80");
     decodes_raw("IntOrString: a string", "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
                 RAW("\x08\x01\x1a\x04http"), "\"http\"");
-    decodes_raw("IntOrString: empty is 0", "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
-                "", 0, "0");
+    decodes_raw("IntOrString: empty is 0", "io.k8s.apimachinery.pkg.util.intstr.IntOrString", "", 0,
+                "0");
     decodes_raw("IntOrString: a negative int in ten bytes",
                 "io.k8s.apimachinery.pkg.util.intstr.IntOrString", neg, sizeof(neg) - 1, "-1");
     fails_raw("IntOrString: type 2 is impossible",
               "io.k8s.apimachinery.pkg.util.intstr.IntOrString", RAW("\x08\x02"),
               "impossible IntOrString.Type");
     decodes_raw("Quantity: its string", "io.k8s.apimachinery.pkg.api.resource.Quantity",
-                RAW("\x0a\x04" "100m"), "\"100m\"");
+                RAW("\x0a\x04"
+                    "100m"),
+                "\"100m\"");
     decodes_raw("Quantity: empty is 0", "io.k8s.apimachinery.pkg.api.resource.Quantity", "", 0,
                 "\"0\"");
     fails_raw("Quantity: an empty string does not parse",
@@ -514,10 +517,12 @@ test_raw_json(void)
     m_str(&m, 1, "{\"a\":[1,true]}");
     decodes_raw("RawExtension: JSON", "io.k8s.apimachinery.pkg.runtime.RawExtension", m.b, m.n,
                 "{\"a\":[1,true]}");
-    decodes_raw("RawExtension: empty is null", "io.k8s.apimachinery.pkg.runtime.RawExtension",
-                "", 0, "null");
+    decodes_raw("RawExtension: empty is null", "io.k8s.apimachinery.pkg.runtime.RawExtension", "",
+                0, "null");
     fails_raw("RawExtension: neither JSON nor protobuf",
-              "io.k8s.apimachinery.pkg.runtime.RawExtension", RAW("\x0a\x03" "abc"),
+              "io.k8s.apimachinery.pkg.runtime.RawExtension",
+              RAW("\x0a\x03"
+                  "abc"),
               "raw is not JSON");
     gw_protobuf_encode(cat, cm, &env, &len, err, sizeof(err));
     m.n = 0;
@@ -594,8 +599,7 @@ duration_case(const gw_schema_t *s, int64_t ns, const char *want)
 static void
 test_durations(void)
 {
-    static const gw_schema_t duration = {.type = GW_SCHEMA_STRING,
-                                         .proto_type = GW_PROTO_DURATION};
+    static const gw_schema_t duration = {.type = GW_SCHEMA_STRING, .proto_type = GW_PROTO_DURATION};
     json_t *v = json_string("1.5h");
     uint8_t *bytes = NULL;
     size_t len = 0;
@@ -643,7 +647,9 @@ test_go_shapes(void)
     decodes_raw("an unpacked list", CORE "PodSecurityContext", RAW("\x20\x01\x20\x02"),
                 "{\"supplementalGroups\":[1,2]}");
     m.n = 0;
-    m_str(&m, 1, "a\xff" "b");
+    m_str(&m, 1,
+          "a\xff"
+          "b");
     m_varint(&m, 3, 80);
     decodes_raw("invalid UTF-8 becomes U+FFFD", CORE "ContainerPort", m.b, m.n,
                 "{\"name\":\"a\\ufffdb\",\"containerPort\":80}");
@@ -670,8 +676,8 @@ test_go_shapes(void)
     m_msg(&inner, 2, &rule);
     m_str(&m, 1, "rn");
     m_msg(&m, 2, &inner);
-    decodes_raw("inline structs nest", "io.k8s.api.admissionregistration.v1.NamedRuleWithOperations",
-                m.b, m.n,
+    decodes_raw("inline structs nest",
+                "io.k8s.api.admissionregistration.v1.NamedRuleWithOperations", m.b, m.n,
                 "{\"resourceNames\":[\"rn\"],\"operations\":[\"CREATE\"],\"apiGroups\":[\"apps\"],"
                 "\"resources\":[\"deployments\"]}");
     m.n = 0;
@@ -701,6 +707,48 @@ test_go_shapes(void)
     decodes("byte strings become base64", "v1", "Secret", m.b, m.n,
             "{\"kind\":\"Secret\",\"apiVersion\":\"v1\",\"metadata\":{\"creationTimestamp\":"
             "null},\"data\":{\"k\":\"AAH/\"}}");
+    m.n = inner.n = 0;
+    m_str(&inner, 1, "k");
+    m_msg(&m, 2, &inner);
+    decodes("a map entry without its byte value holds \"\" (gogo starts from []byte{})", "v1",
+            "Secret", m.b, m.n,
+            "{\"kind\":\"Secret\",\"apiVersion\":\"v1\",\"metadata\":{\"creationTimestamp\":"
+            "null},\"data\":{\"k\":\"\"}}");
+}
+
+/* A protobuf map key may hold NUL (jansson's parser refuses one, its objects keep it): sorting and
+ * writing go by jansson's key length. */
+static void
+test_nul_keys(void)
+{
+    json_t *in = parse("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{},"
+                       "\"data\":{\"a\":\"1\"}}"),
+           *out = NULL, *data;
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    char err[256] = "";
+    const char want[] = "\x12\x06\x0a\x01"
+                        "a"
+                        "\x12\x01"
+                        "1"
+                        "\x12\x08\x0a\x03"
+                        "a\0b"
+                        "\x12\x01"
+                        "2";
+
+    json_object_setn_new(json_object_get(in, "data"), "a\0b", 3, json_string("2"));
+    tap_ok(gw_protobuf_encode(cat, in, &bytes, &len, err, sizeof(err)) == 0 &&
+               memmem(bytes, len, want, sizeof(want) - 1) != NULL,
+           "map keys holding NUL are written whole, in Go's byte order");
+    if (bytes != NULL)
+        out = dec(bytes, len, err, sizeof(err));
+    data = json_object_get(out, "data");
+    tap_ok(json_object_size(data) == 2 &&
+               strcmp(json_string_value(json_object_getn(data, "a\0b", 3)), "2") == 0,
+           "and read back with their NUL");
+    json_decref(in);
+    json_decref(out);
+    free(bytes);
 }
 
 /* ---- malformed and hostile input ---------------------------------------------------------- */
@@ -735,10 +783,13 @@ test_malformed(void)
     bad_envelope("an end of group outside a group", RAW("k8s\0\x0c"), "end of group");
     bad_envelope("an unterminated group", RAW("k8s\0\x0b"), "unterminated group");
     bad_envelope("wire type 6", RAW("k8s\0\x0e"), "unknown wire type");
-    fails("an unknown kind", "v1", "Nope", "", 0, "no kind \"Nope\" is registered for version \"v1\"");
+    fails("an unknown kind", "v1", "Nope", "", 0,
+          "no kind \"Nope\" is registered for version \"v1\"");
     fails("a kind of an unknown version", "apps/v9", "Deployment", "", 0, "no kind");
     fails("no kind", "v1", "", "", 0, "'Kind' is missing");
     fails("no apiVersion", "", "Pod", "", 0, "'apiVersion' is missing");
+    fails("a kind with a newline keeps the message on one line", "v1", "Con\nfig", "", 0,
+          "no kind \"Con?fig\"");
     fails("a known field of the wrong wire type", "v1", "ConfigMap", RAW("\x08\x01"),
           "wrong wire type 0");
     m_raw(&m, RAW("\x49\x00\x00\x00\x00\x00\x00\xf8\x7f"));
@@ -827,7 +878,8 @@ test_watch_event(void)
     tap_ok(out && framed == len - 4, "the frame starts with its length, big-endian");
     r.p = out ? out + 4 : NULL;
     r.end = out ? out + len : NULL;
-    if (out && gw_protobuf__next(&r, &type, &why) == 1 && gw_protobuf__next(&r, &object, &why) == 1) {
+    if (out && gw_protobuf__next(&r, &type, &why) == 1 &&
+        gw_protobuf__next(&r, &object, &why) == 1) {
         o.p = object.p;
         o.end = object.p + object.n;
         if (gw_protobuf__next(&o, &raw, &why) == 1)
@@ -859,7 +911,8 @@ test_catalog_facts(void)
                gw_catalog_kind_schema(cat, "batch", "v1", "DeleteOptions") != NULL,
            "kind schema: Status and the shared DeleteOptions");
     tap_ok(gw_catalog_kind_schema(cat, "", "v1", "Nope") == NULL, "kind schema: unknown");
-    tap_ok(pods && pods->proto && pods->proto->n_fields == 3 && pods->proto->fields[1].number == 2 &&
+    tap_ok(pods && pods->proto && pods->proto->n_fields == 3 &&
+               pods->proto->fields[1].number == 2 &&
                strcmp(pods->proto->fields[1].field->name, "spec") == 0,
            "Pod: metadata=1, spec=2, status=3");
     tap_ok(vol && vol->proto && vol->proto->n_fields == 2 && vol->proto->fields[1].field == NULL &&
@@ -928,6 +981,7 @@ main(int argc, char **argv)
     test_schema_unions();
     test_durations();
     test_go_shapes();
+    test_nul_keys();
     test_malformed();
     test_encode_errors();
     test_watch_event();
