@@ -925,6 +925,89 @@ test_catalog_facts(void)
     tap_is_int((int)missing, 0, "every served kind and list has a protobuf message");
 }
 
+/* ---- facts checked against the Kubernetes Go types ----------------------------------------- */
+
+#define FLOW "io.k8s.api.flowcontrol.v1."
+#define DRA "io.k8s.api.resource.v1beta1."
+#define DRA3 "io.k8s.api.resource.v1alpha3."
+
+/* Each row: a message written by hand against a field whose number, Go pointer or omitempty was
+ * set right after checking the upstream struct tags; the JSON is what kube-apiserver writes. */
+static const struct {
+    const char *name, *def, *raw;
+    size_t len;
+    const char *want;
+} checked_facts[] = {
+    {"FlowSchemaSpec.matchingPrecedence (2) has no omitempty", FLOW "FlowSchemaSpec", RAW(""),
+     "{\"priorityLevelConfiguration\":{\"name\":\"\"},\"matchingPrecedence\":0}"},
+    {"FlowSchemaSpec.matchingPrecedence is field 2", FLOW "FlowSchemaSpec", RAW("\x10\xf4\x03"),
+     "{\"priorityLevelConfiguration\":{\"name\":\"\"},\"matchingPrecedence\":500}"},
+    {"ResourcePolicyRule.namespaces (5) has no omitempty", FLOW "ResourcePolicyRule",
+     RAW("\x0a\x03get"),
+     "{\"verbs\":[\"get\"],\"apiGroups\":null,\"resources\":null,\"namespaces\":null}"},
+    {"ResourcePolicyRule.namespaces is field 5", FLOW "ResourcePolicyRule", RAW("\x2a\x02ns"),
+     "{\"verbs\":null,\"apiGroups\":null,\"resources\":null,\"namespaces\":[\"ns\"]}"},
+    {"QueuingConfiguration: queues 1, handSize 2, queueLengthLimit 3, none omitempty",
+     FLOW "QueuingConfiguration", RAW("\x08\x40\x10\x08"),
+     "{\"queues\":64,\"handSize\":8,\"queueLengthLimit\":0}"},
+    {"ExemptPriorityLevelConfiguration.nominalConcurrencyShares (1) is omitempty",
+     FLOW "ExemptPriorityLevelConfiguration", RAW(""), "{}"},
+    {"ExemptPriorityLevelConfiguration.nominalConcurrencyShares keeps a present 0",
+     FLOW "ExemptPriorityLevelConfiguration", RAW("\x08\x00"), "{\"nominalConcurrencyShares\":0}"},
+    {"ResourceSliceSpec.devices (6) has no omitempty", DRA "ResourceSliceSpec",
+     RAW("\x0a\x03"
+         "drv"),
+     "{\"driver\":\"drv\",\"pool\":{\"name\":\"\",\"generation\":0,\"resourceSliceCount\":0},"
+     "\"devices\":null}"},
+    {"ResourceSliceSpec.devices is field 6 (v1alpha3)", DRA3 "ResourceSliceSpec",
+     RAW("\x32\x06\x0a\x04gpu0"),
+     "{\"driver\":\"\",\"pool\":{\"name\":\"\",\"generation\":0,\"resourceSliceCount\":0},"
+     "\"devices\":[{\"name\":\"gpu0\"}]}"},
+    {"ResourceClaimSpec.devices and DeviceClaim.requests have no omitempty",
+     DRA "ResourceClaimSpec", RAW(""), "{\"devices\":{\"requests\":null}}"},
+    {"DeviceClaim.requests is field 1 (v1alpha3)", DRA3 "DeviceClaim",
+     RAW("\x0a\x06\x0a\x01r\x12\x01"
+         "c"),
+     "{\"requests\":[{\"name\":\"r\",\"deviceClassName\":\"c\"}]}"},
+    {"DeviceRequestAllocationResult.adminAccess (5) is a pointer without omitempty",
+     DRA "DeviceRequestAllocationResult", RAW("\x0a\x01r"),
+     "{\"request\":\"r\",\"driver\":\"\",\"pool\":\"\",\"device\":\"\",\"adminAccess\":null}"},
+    {"DeviceRequestAllocationResult.adminAccess is field 5 (v1alpha3)",
+     DRA3 "DeviceRequestAllocationResult", RAW("\x28\x00"),
+     "{\"request\":\"\",\"driver\":\"\",\"pool\":\"\",\"device\":\"\",\"adminAccess\":false}"},
+    {"AllocatedDeviceStatus.conditions (4) has no omitempty", DRA "AllocatedDeviceStatus",
+     RAW("\x0a\x01"
+         "d"),
+     "{\"driver\":\"d\",\"pool\":\"\",\"device\":\"\",\"conditions\":null,\"data\":null}"},
+    {"v1alpha3 has the same shapes: ResourceClaimSpec", DRA3 "ResourceClaimSpec", RAW(""),
+     "{\"devices\":{\"requests\":null}}"},
+    {"v1alpha3 has the same shapes: AllocatedDeviceStatus", DRA3 "AllocatedDeviceStatus",
+     RAW("\x12\x01p"),
+     "{\"driver\":\"\",\"pool\":\"p\",\"device\":\"\",\"conditions\":null,\"data\":null}"},
+    {"StorageVersionCondition.message (6) is omitempty",
+     "io.k8s.api.apiserverinternal.v1alpha1.StorageVersionCondition", RAW("\x0a\x01t\x32\x00"),
+     "{\"type\":\"t\",\"status\":\"\",\"lastTransitionTime\":null,\"reason\":\"\"}"},
+    {"CRD spec.preserveUnknownFields (10) is a plain bool: false is left out",
+     APIEXT "CustomResourceDefinitionSpec", RAW("\x50\x00"),
+     "{\"group\":\"\",\"names\":{\"plural\":\"\",\"kind\":\"\"},\"scope\":\"\",\"versions\":null}"},
+    {"CRD spec.preserveUnknownFields is field 10", APIEXT "CustomResourceDefinitionSpec",
+     RAW("\x50\x01"),
+     "{\"group\":\"\",\"names\":{\"plural\":\"\",\"kind\":\"\"},\"scope\":\"\",\"versions\":null,"
+     "\"preserveUnknownFields\":true}"},
+    {"CRD status: conditions 1, acceptedNames 2, storedVersions 3, none omitempty",
+     APIEXT "CustomResourceDefinitionStatus", RAW("\x1a\x02v1"),
+     "{\"conditions\":null,\"acceptedNames\":{\"plural\":\"\",\"kind\":\"\"},"
+     "\"storedVersions\":[\"v1\"]}"},
+};
+
+static void
+test_checked_facts(void)
+{
+    for (size_t i = 0; i < sizeof(checked_facts) / sizeof(checked_facts[0]); i++)
+        decodes_raw(checked_facts[i].name, checked_facts[i].def, checked_facts[i].raw,
+                    checked_facts[i].len, checked_facts[i].want);
+}
+
 /* Zeros of absent structs are bounded: a small message cannot expand without limit. */
 static void
 test_expansion_budget(void)
@@ -973,6 +1056,7 @@ main(int argc, char **argv)
     (void)argv;
     cat = gw_catalog_builtin();
     test_catalog_facts();
+    test_checked_facts();
     test_kubectl_bodies(src);
     test_round_trips();
     test_times();
