@@ -1,20 +1,26 @@
 /*
- * PATCH with application/json-patch+json (RFC 6902) and application/merge-patch+json
- * (RFC 7386): the patch is applied to the current object (its Scale for the scale subresource)
- * on every attempt of the update, and the result then goes the way of a PUT. Strategic merge
- * and apply patches are answered 415 until they are implemented. A patch never creates.
+ * PATCH with application/json-patch+json (RFC 6902), application/merge-patch+json (RFC 7386)
+ * and application/strategic-merge-patch+json: the patch is applied to the current object (its
+ * Scale for the scale subresource) on every attempt of the update, and the result then goes the
+ * way of a PUT. Apply patches are answered 415 until they are implemented. A patch never
+ * creates.
  */
 #include "gw_registry_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_fieldval.h"
 #include "gw_negotiate.h"
 #include "gw_patch.h"
+#include "gw_smp.h"
 
 typedef enum {
     PATCH_JSON,
     PATCH_MERGE,
+    PATCH_STRATEGIC,
 } patch_type_t;
 
 typedef struct {
@@ -22,8 +28,21 @@ typedef struct {
     json_t *patch;
     const char *raw; /* the patch text, for duplicate fields of a merge patch */
     size_t raw_len;
+    const char *bad; /* why a strategic patch does not decode: kube finds out once it holds
+                        the object, so a missing object is a 404 first */
 } patch_t;
 
+/* kube reports a patch that does not apply as a generic 422 with the reason as cause. */
+static void
+fail_generic_422(gw_upd_t *u, const char *why)
+{
+    gw_registry__fail(u->r, &u->fail, 422, "Invalid",
+                      json_pack("{s:[{s:s,s:s}]}", "causes", "reason", "UnexpectedServerResponse",
+                                "message", why),
+                      "the server rejected our request due to an error in our request");
+}
+
+/* A JSON or merge patch applied to doc. */
 static bool
 apply(gw_upd_t *u, const patch_t *p, const json_t *doc, json_t **out)
 {
@@ -41,11 +60,7 @@ apply(gw_upd_t *u, const patch_t *p, const json_t *doc, json_t **out)
         gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL, "%s", why);
         return false;
     }
-    /* kube reports a patch that does not apply as a generic 422 with the reason as cause. */
-    gw_registry__fail(u->r, &u->fail, 422, "Invalid",
-                      json_pack("{s:[{s:s,s:s}]}", "causes", "reason", "UnexpectedServerResponse",
-                                "message", why),
-                      "the server rejected our request due to an error in our request");
+    fail_generic_422(u, why);
     return false;
 }
 
@@ -56,59 +71,207 @@ check_patched(gw_upd_t *u, const patch_t *p, json_t *obj, const char *av, const 
 {
     bool warn = !u->warned;
 
-    if (!gw_registry__check_object(u->r, obj, av, kind, schema,
-                                   p->type == PATCH_MERGE ? p->raw : NULL, p->raw_len,
-                                   u->opts.field_validation, warn, &u->req_errs, &u->fail))
+    return gw_registry__check_object(u->r, obj, av, kind, schema,
+                                     p->type == PATCH_MERGE ? p->raw : NULL, p->raw_len,
+                                     u->opts.field_validation, warn, &u->req_errs, &u->fail);
+}
+
+/* ---- strategic merge ------------------------------------------------------------------------ */
+
+/* kube's 422 for a strategically patched object that does not decode or fails strict field
+ * validation: the patch as the merge left it, in Go's %+v, with the decoder's words. */
+static void
+fail_patch_invalid(gw_upd_t *u, const json_t *after, const char *detail)
+{
+    gw_field_errors_t errs = {0};
+    char *text = gw_smp_go_value(after), *summary;
+
+    gw_ferr_invalid_str(&errs, "patch", text, detail);
+    summary = gw_ferr_summary(&errs);
+    gw_registry__fail(u->r, &u->fail, 422, "Invalid", json_pack("{s:O}", "causes", errs.causes),
+                      " \"\" is invalid: %s", summary);
+    free(summary);
+    free(text);
+    gw_ferr_clear(&errs);
+}
+
+static bool
+apply_strategic(gw_upd_t *u, const patch_t *p, const json_t *doc, const gw_schema_t *schema,
+                json_t **out, json_t **after)
+{
+    char why[1024];
+    gw_smp_status_t st;
+
+    *out = *after = NULL;
+    if (p->bad != NULL) {
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL, "%s", p->bad);
         return false;
-    if (!gw_registry__check_namespace(u->r, obj, &u->fail))
+    }
+    *out = gw_smp_apply_ex(doc, p->patch, schema, &st, after, why, sizeof(why));
+    if (*out != NULL)
+        return true;
+    if (st == GW_SMP_BAD_REQUEST)
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL, "%s", why);
+    else if (st == GW_SMP_INVALID)
+        fail_generic_422(u, why);
+    else /* kube passes the merge's own errors through: a 500 without a reason */
+        gw_registry__fail(u->r, &u->fail, 500, NULL, NULL, "%s", why);
+    return false;
+}
+
+/* The messages of the issues of one kind, joined with ", " onto *out. */
+static void
+join(char **out, const gw_field_issues_t *is, gw_field_issue_kind_t kind)
+{
+    for (size_t i = 0; i < is->n; i++) {
+        char *next;
+        if (is->items[i].kind != kind)
+            continue;
+        next = gw_sprintf("%s%s%s", *out ? *out : "", *out ? ", " : "", is->items[i].message);
+        free(*out);
+        *out = next;
+    }
+}
+
+/* kube's decoding of the patched map (FromUnstructuredWithValidation): a value its Go type
+ * cannot hold is a 422; duplicate fields of the patch text, then unknown fields of the result,
+ * are its strict errors (Strict: a 422, Warn: warnings); missing fields join validation. */
+static bool
+report_strategic(gw_upd_t *u, const json_t *after, const gw_field_issues_t *dups,
+                 const gw_field_issues_t *walk)
+{
+    gw_fieldval_mode_t mode = u->opts.field_validation;
+    char *strict = NULL, *detail;
+
+    for (size_t i = 0; i < walk->n; i++) {
+        if (walk->items[i].kind == GW_FIELD_DECODE) {
+            fail_patch_invalid(u, after, walk->items[i].message);
+            return false;
+        }
+    }
+    join(&strict, dups, GW_FIELD_DUPLICATE);
+    join(&strict, walk, GW_FIELD_UNKNOWN);
+    if (strict != NULL && mode == GW_FV_STRICT) {
+        detail = gw_sprintf("strict decoding error: %s", strict);
+        fail_patch_invalid(u, after, detail);
+        free(detail);
+        free(strict);
         return false;
-    return gw_registry__check_name(u, obj);
+    }
+    free(strict);
+    for (size_t i = 0; mode == GW_FV_WARN && !u->warned && i < dups->n; i++)
+        gw_req_warning(u->r, "%s", dups->items[i].message);
+    for (size_t i = 0; i < walk->n; i++) {
+        const gw_field_issue_t *it = &walk->items[i];
+        if (it->kind == GW_FIELD_REQUIRED)
+            gw_ferr_required(&u->req_errs, it->path, NULL);
+        else if (it->kind == GW_FIELD_INVALID)
+            gw_ferr_add(&u->req_errs, "FieldValueInvalid", it->path, it->message);
+        else if (it->kind == GW_FIELD_UNKNOWN && mode == GW_FV_WARN && !u->warned)
+            gw_req_warning(u->r, "%s", it->message);
+    }
+    return true;
+}
+
+static bool
+check_strategic(gw_upd_t *u, const patch_t *p, json_t *obj, const gw_schema_t *schema,
+                const json_t *after)
+{
+    gw_field_issues_t dups = {0}, walk = {0};
+    bool ok;
+
+    if (u->opts.field_validation != GW_FV_IGNORE)
+        gw_json_find_duplicates(p->raw, p->raw_len, &dups);
+    if (schema != NULL)
+        gw_fieldval_check(obj, schema, &walk);
+    ok = report_strategic(u, after, &dups, &walk);
+    gw_field_issues_clear(&dups);
+    gw_field_issues_clear(&walk);
+    return ok;
+}
+
+/* The strategically patched object: kube decodes it into the request's Go type, so whatever
+ * apiVersion and kind the patch wrote are the kind's own again. */
+static bool
+patched_strategic(gw_upd_t *u, const patch_t *p, const json_t *doc, const char *av,
+                  const char *kind, const gw_schema_t *schema, json_t **out)
+{
+    json_t *after;
+    bool ok = apply_strategic(u, p, doc, schema, out, &after) &&
+              check_strategic(u, p, *out, schema, after);
+
+    json_decref(after);
+    if (!ok)
+        return false;
+    json_object_set_new(*out, "apiVersion", json_string(av ? av : gw_registry__api_version(u->r)));
+    json_object_set_new(*out, "kind", json_string(kind ? kind : u->r->resource->kind));
+    return true;
+}
+
+/* ---- deriving the object ---------------------------------------------------------------------- */
+
+/* The patched document, checked as kube checks the patch type's result for `schema`'s kind
+ * (av and kind: NULL for the request's own), then its namespace and name. */
+static bool
+patched(gw_upd_t *u, const json_t *doc, const char *av, const char *kind,
+        const gw_schema_t *schema, json_t **out)
+{
+    const patch_t *p = u->arg;
+    bool ok;
+
+    if (p->type == PATCH_STRATEGIC)
+        ok = patched_strategic(u, p, doc, av, kind, schema, out);
+    else
+        ok = apply(u, p, doc, out) && check_patched(u, p, *out, av, kind, schema);
+    return ok && gw_registry__check_namespace(u->r, *out, &u->fail) &&
+           gw_registry__check_name(u, *out);
 }
 
 static bool
 derive_main(gw_upd_t *u, const json_t *cur, json_t **out)
 {
-    const patch_t *p = u->arg;
-
-    if (!apply(u, p, cur, out))
-        return false;
-    return check_patched(u, p, *out, NULL, NULL, u->r->resource->schema);
+    return patched(u, cur, NULL, NULL, u->r->resource->schema, out);
 }
 
 static bool
 derive_status(gw_upd_t *u, const json_t *cur, json_t **out)
 {
-    const patch_t *p = u->arg;
-    json_t *patched;
-    bool ok;
+    json_t *obj = NULL;
+    bool ok = patched(u, cur, NULL, NULL, u->r->resource->schema, &obj);
 
-    if (!apply(u, p, cur, &patched))
-        return false;
-    ok = check_patched(u, p, patched, NULL, NULL, u->r->resource->schema);
     if (ok)
-        *out = gw_registry__status_into(cur, patched);
-    json_decref(patched);
+        *out = gw_registry__status_into(cur, obj);
+    json_decref(obj);
     return ok;
 }
 
 static bool
 derive_scale(gw_upd_t *u, const json_t *cur, json_t **out)
 {
-    const patch_t *p = u->arg;
     const gw_subresource_t *sub = u->r->subresource;
-    json_t *scale = gw_registry__scale_of(u, cur), *patched;
-    bool ok = apply(u, p, scale, &patched);
+    json_t *scale = gw_registry__scale_of(u, cur), *obj = NULL;
+    bool ok = patched(u, scale, "autoscaling/v1", "Scale", sub ? sub->schema : NULL, &obj) &&
+              gw_registry__scale_into(u, cur, obj, out);
 
     json_decref(scale);
-    if (!ok)
-        return false;
-    ok = check_patched(u, p, patched, "autoscaling/v1", "Scale", sub ? sub->schema : NULL) &&
-         gw_registry__scale_into(u, cur, patched, out);
-    json_decref(patched);
+    json_decref(obj);
     return ok;
 }
 
-/* The patch document; false after replying (415 for a type not served, 400 for bad text). */
+/* What kube's decoder says of a strategic patch that is not JSON. */
+static const char *
+strategic_text_error(gw_req_t *r, const patch_t *p, const json_error_t *jerr)
+{
+    for (size_t i = 0; i < p->raw_len; i++) {
+        if (p->raw[i] != ' ' && p->raw[i] != '\t' && p->raw[i] != '\r' && p->raw[i] != '\n')
+            return gw_arena_sprintf(r->arena, "%s (line %d, column %d)", jerr->text, jerr->line,
+                                    jerr->column);
+    }
+    return "unexpected end of JSON input";
+}
+
+/* The patch document; false after replying (415 for a type not served, 400 for bad text; a
+ * strategic patch's bad text is answered once the object is found, as kube does). */
 static bool
 read_patch(gw_req_t *r, patch_t *p)
 {
@@ -117,15 +280,22 @@ read_patch(gw_req_t *r, patch_t *p)
 
     if (type == GW_BODY_UNSUPPORTED)
         return false;
-    if (type != GW_BODY_JSON_PATCH && type != GW_BODY_MERGE_PATCH) {
+    if (type == GW_BODY_APPLY_PATCH) {
         gw_reply_status(r, 415, "UnsupportedMediaType", NULL,
                         "the body of the request was in an unknown format - accepted media types "
-                        "include: application/json-patch+json, application/merge-patch+json");
+                        "include: application/json-patch+json, application/merge-patch+json, "
+                        "application/strategic-merge-patch+json");
         return false;
     }
-    p->type = type == GW_BODY_JSON_PATCH ? PATCH_JSON : PATCH_MERGE;
+    p->type = type == GW_BODY_JSON_PATCH    ? PATCH_JSON
+              : type == GW_BODY_MERGE_PATCH ? PATCH_MERGE
+                                            : PATCH_STRATEGIC;
     p->raw = gw_req_body(r, &p->raw_len);
     p->patch = json_loadb(p->raw, p->raw_len, JSON_DECODE_ANY, &jerr);
+    if (p->patch == NULL && p->type == PATCH_STRATEGIC) {
+        p->bad = strategic_text_error(r, p, &jerr);
+        return true;
+    }
     if (p->patch == NULL || (p->type == PATCH_MERGE && !json_is_object(p->patch))) {
         json_decref(p->patch);
         gw_reply_status(r, 400, "BadRequest", NULL, "Invalid JSON Patch");
