@@ -135,6 +135,13 @@ on_worker_start(gw_worker_t *w, void *arg)
 }
 
 static void
+on_worker_drain(gw_worker_t *w, void *arg)
+{
+    kgate_t *k = arg;
+    gw_api_worker_drain(k->api, w);
+}
+
+static void
 on_worker_stop(gw_worker_t *w, void *arg)
 {
     kgate_t *k = arg;
@@ -233,6 +240,7 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .authz = k->authz,
         .catalog = k->catalog,
         .health = k->health,
+        .etcd = k->etcd,
         .etcd_prefix = cfg->etcd_prefix,
         .workers = cfg->workers,
         .max_requests_inflight = cfg->max_requests_inflight,
@@ -249,6 +257,7 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .handler = gw_api_handle,
         .handler_data = k->api,
         .on_start = on_worker_start,
+        .on_drain = on_worker_drain,
         .on_stop = on_worker_stop,
         .on_exit = on_worker_exit,
         .hook_arg = k,

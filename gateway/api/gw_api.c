@@ -16,6 +16,14 @@ gw_api_new(const gw_api_config_t *cfg)
     api->cfg.etcd_prefix = api->etcd_prefix;
     api->stores = gw_calloc((size_t)cfg->workers, sizeof(*api->stores));
     api->metrics = gw_metrics_new((size_t)cfg->workers);
+    api->streams = gw_calloc((size_t)cfg->workers, sizeof(*api->streams));
+    atomic_init(&api->open_streams, 0);
+    if (cfg->etcd != NULL) {
+        gw_watch_config_t wc = {
+            .etcd = cfg->etcd, .etcd_prefix = cfg->etcd_prefix, .workers = cfg->workers};
+        api->watch = gw_watch_new(&wc);
+        api->watch_locals = gw_calloc((size_t)cfg->workers, sizeof(*api->watch_locals));
+    }
     atomic_init(&api->inflight_readonly, 0);
     atomic_init(&api->inflight_mutating, 0);
     gw_api__docs_build(&api->docs, cfg->catalog);
@@ -29,6 +37,9 @@ gw_api_free(gw_api_t *api)
         return;
     gw_api__docs_free(&api->docs);
     gw_metrics_free(api->metrics);
+    gw_watch_free(api->watch);
+    free(api->watch_locals);
+    free(api->streams);
     free(api->stores);
     free(api->etcd_prefix);
     free(api);
@@ -37,14 +48,28 @@ gw_api_free(gw_api_t *api)
 void
 gw_api_worker_start(gw_api_t *api, gw_worker_t *w)
 {
-    api->stores[gw_worker_index(w)] = gw_store_new(gw_worker_etcd(w), api->etcd_prefix);
+    int i = gw_worker_index(w);
+    api->stores[i] = gw_store_new(gw_worker_etcd(w), api->etcd_prefix);
+    if (api->watch != NULL)
+        api->watch_locals[i] = gw_watch_local_new(api->watch, i, gw_worker_base(w), api->stores[i]);
+}
+
+void
+gw_api_worker_drain(gw_api_t *api, gw_worker_t *w)
+{
+    gw_api__streams_stop(api, gw_worker_index(w));
 }
 
 void
 gw_api_worker_exit(gw_api_t *api, gw_worker_t *w)
 {
-    gw_store_free(api->stores[gw_worker_index(w)]);
-    api->stores[gw_worker_index(w)] = NULL;
+    int i = gw_worker_index(w);
+    if (api->watch_locals != NULL) {
+        gw_watch_local_free(api->watch_locals[i]);
+        api->watch_locals[i] = NULL;
+    }
+    gw_store_free(api->stores[i]);
+    api->stores[i] = NULL;
 }
 
 void

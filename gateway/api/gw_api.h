@@ -12,6 +12,7 @@
 
 #include "authn.h"
 #include "authz.h"
+#include "etcd.h"
 #include "gw_catalog.h"
 #include "gw_health.h"
 #include "gw_server.h"
@@ -21,6 +22,7 @@ typedef struct {
     const authz_t *authz;        /* borrowed */
     const gw_catalog_t *catalog; /* the configured catalog */
     gw_health_t *health;         /* borrowed */
+    etcd_client_t *etcd;         /* borrowed; the shared watches' (NULL: no watches) */
     const char *etcd_prefix;     /* --etcd-prefix */
     int workers;                 /* the server's worker count */
     int max_requests_inflight;   /* 0: unlimited */
@@ -38,6 +40,10 @@ void gw_api_free(gw_api_t *api);
 
 /** Per-worker set-up, from the server's on_start hook. Thread: w's. */
 void gw_api_worker_start(gw_api_t *api, gw_worker_t *w);
+
+/** The server is draining: ask the worker's streams (watches) to end now, as kube-apiserver
+ *  ends its watches when it shuts down. From the server's on_drain hook. Thread: w's. */
+void gw_api_worker_drain(gw_api_t *api, gw_worker_t *w);
 
 /** Per-worker tear-down, from the server's on_exit hook (after w's etcd conn is freed, so
  *  that no storage callback is left). Thread: w's. */

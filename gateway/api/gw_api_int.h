@@ -13,6 +13,10 @@
 #include "gw_metrics.h"
 #include "gw_negotiate.h"
 #include "gw_req.h"
+#include "gw_watch.h"
+
+struct event;
+struct evbuffer_cb_entry;
 
 /* kube-apiserver compresses responses larger than this when the client accepts gzip. */
 #define GW_API_GZIP_MIN (128 * 1024)
@@ -41,10 +45,16 @@ const gw_api__doc_t *gw_api__docs_find(const gw_api__docs_t *d, const char *key)
 
 /* ---- the api and a request's private side --------------------------------------------------- */
 
+typedef struct gw_api__req gw_api__req_t;
+
 struct gw_api {
     gw_api_config_t cfg;
     char *etcd_prefix;
     gw_store_t **stores; /* per worker index */
+    gw_watch_t *watch;   /* the shared watches (NULL without an etcd client) */
+    gw_watch_local_t **watch_locals; /* per worker index */
+    gw_api__req_t **streams;         /* per worker index: its open streams */
+    _Atomic long open_streams;
     gw_metrics_t *metrics;
     _Atomic int64_t inflight_readonly;
     _Atomic int64_t inflight_mutating;
@@ -58,7 +68,7 @@ typedef enum {
 } gw_api__inflight_t;
 
 /** What the chain keeps about a request beyond gw_req_t. r is its first member. */
-typedef struct {
+struct gw_api__req {
     gw_req_t r;
     gw_api_t *api;
     bool info_ok;   /* request info parsed (metrics can label the request) */
@@ -77,7 +87,17 @@ typedef struct {
     /* warnings already added, to add each text once as kube does */
     char **warnings;
     size_t n_warnings;
-} gw_api__req_t;
+    /* a streamed answer (gw_stream.c) */
+    bool streaming;
+    gw_stream_stop_fn stream_stop;
+    void *stream_stop_arg;
+    gw_stream_drained_fn stream_drained;
+    void *stream_drained_arg;
+    bool stop_due, drained_due; /* what the loop runs next for this stream */
+    struct evbuffer_cb_entry *stream_out_cb;
+    struct event *stream_wake;  /* runs them */
+    gw_api__req_t *stream_prev, *stream_next; /* api->streams[worker] */
+};
 
 #define GW_API_REQ(r) ((gw_api__req_t *)(r))
 
@@ -88,6 +108,15 @@ extern const size_t gw_api__n_filters;
 /** A new request on worker w for the evhttp request (gw_req.c). */
 gw_req_t *gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http,
                           const char *audit_id);
+
+/** Record the request's metrics, release its in-flight slot and free it (gw_req.c). */
+void gw_api__req_finish(gw_req_t *r, int code);
+
+/** Set kube-apiserver's headers of every response where they are not set yet (gw_req.c). */
+void gw_api__default_headers(gw_req_t *r);
+
+/** Ask every open stream of worker `index` to end (gw_stream.c). */
+void gw_api__streams_stop(gw_api_t *api, int index);
 
 /** Run the chain from r->filter_index (gw_chain.c). */
 void gw_api__chain_run(gw_req_t *r);

@@ -42,6 +42,9 @@ bool gw_negotiate_accept(const char *accept, gw_neg_endpoint_t ep, gw_negotiated
 /** The media types kgate produces, as kube lists them in a 406 message. */
 #define GW_NEG_PRODUCED "application/json, application/yaml"
 
+/** The media types kgate streams watch events in, as kube lists them in a watch's 406. */
+#define GW_NEG_STREAMED "application/json"
+
 /** Request body types. */
 typedef enum {
     GW_BODY_JSON,

@@ -47,6 +47,7 @@ gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, cons
     r->audit_id = gw_arena_strdup(a, audit_id);
     r->arena = a;
     r->store = api->stores[gw_worker_index(w)];
+    r->watches = api->watch_locals != NULL ? api->watch_locals[gw_worker_index(w)] : NULL;
     r->catalog = api->cfg.catalog;
     r->start_ns = now_ns();
     r->accept = GW_MEDIA_JSON;
@@ -314,8 +315,8 @@ record_metrics(gw_req_t *r, int code)
     gw_metrics_observe(p->api->metrics, (size_t)gw_worker_index(r->worker), &l, code, seconds);
 }
 
-static void
-finish(gw_req_t *r, int code)
+void
+gw_api__req_finish(gw_req_t *r, int code)
 {
     gw_api__req_t *p = GW_API_REQ(r);
     record_metrics(r, code);
@@ -333,6 +334,15 @@ set_default(struct evkeyvalq *h, const char *name, const char *value)
         evhttp_add_header(h, name, value);
 }
 
+void
+gw_api__default_headers(gw_req_t *r)
+{
+    struct evkeyvalq *h = evhttp_request_get_output_headers(r->http);
+    /* kube-apiserver's defaults for every response */
+    set_default(h, "Cache-Control", "no-cache, private");
+    set_default(h, "X-Content-Type-Options", "nosniff");
+}
+
 /* Send body (drained) with the content type, compressed when it pays, and finish r. */
 static void
 send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *body)
@@ -343,9 +353,7 @@ send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *bod
         content_type = GW_API_REQ(r)->content_type;
     if (content_type != NULL)
         gw_req_set_header(r, "Content-Type", content_type);
-    /* kube-apiserver's defaults for every response */
-    set_default(h, "Cache-Control", "no-cache, private");
-    set_default(h, "X-Content-Type-Options", "nosniff");
+    gw_api__default_headers(r);
     if (r->gzip && evbuffer_get_length(body) > GW_API_GZIP_MIN)
         z = gzip_body(body);
     if (z != NULL) {
@@ -355,10 +363,12 @@ send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *bod
     gw_server_on_gone(r->http, NULL, NULL);
     if (r->gone)
         gw_log_debug(r->audit_id, "client left before the %d answer", code);
-    evhttp_send_reply(r->http, code, NULL, z != NULL ? z : body);
+    /* Recorded first: the reply frees a request whose client left, and metrics read it. */
+    struct evhttp_request *http = r->http;
+    gw_api__req_finish(r, code);
+    evhttp_send_reply(http, code, NULL, z != NULL ? z : body);
     if (z != NULL)
         evbuffer_free(z);
-    finish(r, code);
 }
 
 static struct evbuffer *

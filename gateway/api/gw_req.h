@@ -34,6 +34,7 @@
 
 struct evhttp_request;
 struct evbuffer;
+struct gw_watch_local;
 
 /** Response media types kgate can produce. */
 typedef enum {
@@ -52,6 +53,7 @@ struct gw_req {
     const char *audit_id;
     gw_arena_t *arena;           /* owns everything request-scoped; freed after the reply */
     gw_store_t *store;           /* the worker's store */
+    struct gw_watch_local *watches; /* the worker's side of the shared watches (gw_watch.h) */
     const gw_catalog_t *catalog; /* the catalog in force when the request arrived */
     int64_t start_ns;            /* monotonic arrival time, for metrics and timeouts */
 
@@ -128,6 +130,38 @@ void gw_reply_json(gw_req_t *r, int code, json_t *doc);
  * negotiated type is YAML or pretty JSON. Finishes the request.
  */
 void gw_reply_json_bytes(gw_req_t *r, int code, const char *json, size_t len);
+
+/* ---- streamed answers (watches) ----------------------------------------------------------- */
+
+/** Called when a stream must end: its client left (nothing more reaches it) or the server is
+ *  shutting down. The holder ends the stream with gw_stream_end, at once or soon after. */
+typedef void (*gw_stream_stop_fn)(gw_req_t *r, void *arg);
+
+/** Called once what was queued on the connection has been sent. */
+typedef void (*gw_stream_drained_fn)(gw_req_t *r, void *arg);
+
+/**
+ * Start a streamed 200 answer of `content_type` (chunked; never compressed): the headers go
+ * out now and the body follows with gw_stream_write until gw_stream_end. While it is open the
+ * connection is exempt from the server's read timeout (a watch client sends nothing) and reads
+ * no more than a request's headers' worth of input. `stop` is called once, from the loop
+ * (never from inside another call of this API), when the stream must end.
+ */
+void gw_stream_start(gw_req_t *r, const char *content_type, gw_stream_stop_fn stop, void *arg);
+
+/**
+ * Queue the bytes of `data` (drained; keep shared bytes shared with evbuffer_add_reference) as
+ * one chunk. With `drained` set, it is called (from the loop) once everything queued so far is
+ * sent; a later call with a callback replaces an earlier one not yet called. Nothing is sent,
+ * and `drained` never called, once the client is gone.
+ */
+void gw_stream_write(gw_req_t *r, struct evbuffer *data, gw_stream_drained_fn drained, void *arg);
+
+/** Bytes queued on the connection and not yet sent (0 once the client is gone). */
+size_t gw_stream_queued(gw_req_t *r);
+
+/** End the stream (the last chunk, when the client is still there): finishes the request. */
+void gw_stream_end(gw_req_t *r);
 
 /** Answer with bytes of a given content type as they are (OpenAPI documents, metrics). */
 void gw_reply_raw(gw_req_t *r, int code, const char *content_type, const void *data, size_t len);

@@ -197,6 +197,25 @@ serve_health(gw_req_t *r)
     evbuffer_free(out);
 }
 
+/* kgate's own gauges of the watches: streams open, shared etcd watches, catch-ups. */
+static char *
+watch_metrics(gw_api_t *api)
+{
+    gw_watch_stats_t st = {0};
+    if (api->watch != NULL)
+        gw_watch_stats(api->watch, &st);
+    return gw_sprintf(
+        "# HELP kgate_watchers Watch streams open on this instance.\n"
+        "# TYPE kgate_watchers gauge\nkgate_watchers %ld\n"
+        "# HELP kgate_watch_hubs Shared etcd watches open (one per watched collection).\n"
+        "# TYPE kgate_watch_hubs gauge\nkgate_watch_hubs %ld\n"
+        "# HELP kgate_watch_catchups Watchers catching up from etcd on a watch of their own.\n"
+        "# TYPE kgate_watch_catchups gauge\nkgate_watch_catchups %ld\n"
+        "# HELP kgate_watch_catchups_total Catch-up etcd watches started.\n"
+        "# TYPE kgate_watch_catchups_total counter\nkgate_watch_catchups_total %ld\n",
+        atomic_load(&api->open_streams), st.hubs, st.catchups, st.catchups_total);
+}
+
 static void
 serve_metrics(gw_req_t *r)
 {
@@ -204,7 +223,11 @@ serve_metrics(gw_req_t *r)
     size_t len;
     char *text = gw_metrics_render(api->metrics, atomic_load(&api->inflight_readonly),
                                    atomic_load(&api->inflight_mutating), &len);
-    gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
+    char *watch = watch_metrics(api);
+    char *all = gw_sprintf("%s%s", text, watch);
+    gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", all, strlen(all));
+    free(all);
+    free(watch);
     free(text);
 }
 

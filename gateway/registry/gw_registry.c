@@ -20,6 +20,7 @@ typedef struct {
 static const verb_route_t routes[] = {
     {"get", gw_registry__get},
     {"list", gw_registry__list},
+    {"watch", gw_registry__watch},
     {"create", gw_registry__create},
     {"update", gw_registry__update},
     {"patch", gw_registry__patch},

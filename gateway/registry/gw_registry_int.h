@@ -11,6 +11,7 @@
 
 #include "gw_objmeta.h"
 #include "gw_req.h"
+#include "gw_selector.h"
 
 /** A growable byte buffer (malloc'd; see gw_registry_json.c). */
 typedef struct {
@@ -228,6 +229,23 @@ typedef void (*gw_list_done_fn)(gw_req_t *r, const gw_buf_t *body, json_t *table
  * are gathered too (deletecollection). Errors are answered here; otherwise done is called.
  */
 void gw_registry__list_run(gw_req_t *r, bool table, bool names, gw_list_done_fn done, void *arg);
+
+/** The request's labelSelector and fieldSelector (field keys checked against the kind's
+ *  selectable fields); false after answering 400 (what was parsed is left in the selectors for
+ *  the caller to clear). */
+bool gw_registry__parse_selectors(gw_req_t *r, gw_selector_t *labels, gw_selector_t *fields);
+
+/** The fields a field selector may name for the resource, NULL-terminated (static). */
+const char *const *gw_registry__selectable_fields(const gw_resource_t *res);
+
+/** The relative prefix the request's collection lives under (its namespace, or all of them
+ *  unless `fields` names one namespace), in the arena; NULL when it cannot be a key. */
+const char *gw_registry__collection_prefix(gw_req_t *r, const gw_selector_t *fields);
+
+/* ---- watching (gw_registry_watch.c) -------------------------------------------------------- */
+
+/** WATCH of a collection (or of one object by name): a stream of watch events. */
+void gw_registry__watch(gw_req_t *r);
 
 /* ---- request helpers (gw_registry.c) ------------------------------------------------------ */
 

@@ -57,38 +57,66 @@ lister_free(void *p)
 
 /* ---- field selectors ---------------------------------------------------------------------- */
 
-/* Fields kube lets each kind select on beyond metadata.name and metadata.namespace. */
+/* The fields kube lets each kind select on: metadata.name and metadata.namespace, and the
+ * kind's own (its GetAttrs). NULL-terminated, so that the watches can take them as they are. */
+#define META_FIELDS "metadata.name", "metadata.namespace"
+static const char *const pod_fields[] = {
+    META_FIELDS,          "spec.nodeName",     "spec.restartPolicy",        "spec.schedulerName",
+    "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
+    "status.nominatedNodeName", NULL};
+static const char *const event_fields[] = {META_FIELDS,
+                                           "involvedObject.kind",
+                                           "involvedObject.namespace",
+                                           "involvedObject.name",
+                                           "involvedObject.uid",
+                                           "involvedObject.apiVersion",
+                                           "involvedObject.resourceVersion",
+                                           "involvedObject.fieldPath",
+                                           "reason",
+                                           "reportingComponent",
+                                           "source",
+                                           "type",
+                                           NULL};
+static const char *const secret_fields[] = {META_FIELDS, "type", NULL};
+static const char *const node_fields[] = {META_FIELDS, "spec.unschedulable", NULL};
+static const char *const namespace_fields[] = {META_FIELDS, "status.phase", NULL};
+static const char *const replicas_fields[] = {META_FIELDS, "status.replicas", NULL};
+static const char *const job_fields[] = {META_FIELDS, "status.successful", NULL};
+static const char *const csr_fields[] = {META_FIELDS, "spec.signerName", NULL};
+static const char *const meta_fields[] = {META_FIELDS, NULL};
+
 static const struct {
-    const char *group, *resource, *fields;
+    const char *group, *resource;
+    const char *const *fields;
 } kind_fields[] = {
-    {"", "pods",
-     " spec.nodeName spec.restartPolicy spec.schedulerName spec.serviceAccountName "
-     "spec.hostNetwork status.phase status.podIP status.nominatedNodeName "},
-    {"", "events",
-     " involvedObject.kind involvedObject.namespace involvedObject.name involvedObject.uid "
-     "involvedObject.apiVersion involvedObject.resourceVersion involvedObject.fieldPath reason "
-     "reportingComponent source type "},
-    {"", "secrets", " type "},
-    {"", "nodes", " spec.unschedulable "},
-    {"", "namespaces", " status.phase "},
-    {"", "replicationcontrollers", " status.replicas "},
-    {"apps", "replicasets", " status.replicas "},
-    {"batch", "jobs", " status.successful "},
-    {"certificates.k8s.io", "certificatesigningrequests", " spec.signerName "},
+    {"", "pods", pod_fields},
+    {"", "events", event_fields},
+    {"", "secrets", secret_fields},
+    {"", "nodes", node_fields},
+    {"", "namespaces", namespace_fields},
+    {"", "replicationcontrollers", replicas_fields},
+    {"apps", "replicasets", replicas_fields},
+    {"batch", "jobs", job_fields},
+    {"certificates.k8s.io", "certificatesigningrequests", csr_fields},
 };
+
+const char *const *
+gw_registry__selectable_fields(const gw_resource_t *res)
+{
+    for (size_t i = 0; i < sizeof(kind_fields) / sizeof(kind_fields[0]); i++) {
+        if (strcmp(kind_fields[i].group, res->group) == 0 &&
+            strcmp(kind_fields[i].resource, res->name) == 0)
+            return kind_fields[i].fields;
+    }
+    return meta_fields;
+}
 
 static bool
 field_known(const gw_resource_t *res, const char *field)
 {
-    char word[128];
-
-    if (strcmp(field, "metadata.name") == 0 || strcmp(field, "metadata.namespace") == 0)
-        return true;
-    snprintf(word, sizeof(word), " %s ", field);
-    for (size_t i = 0; i < sizeof(kind_fields) / sizeof(kind_fields[0]); i++) {
-        if (strcmp(kind_fields[i].group, res->group) == 0 &&
-            strcmp(kind_fields[i].resource, res->name) == 0)
-            return strstr(kind_fields[i].fields, word) != NULL;
+    for (const char *const *f = gw_registry__selectable_fields(res); *f != NULL; f++) {
+        if (strcmp(*f, field) == 0)
+            return true;
     }
     return false;
 }
@@ -140,28 +168,35 @@ parse_int(const char *s, int64_t *out)
     return true;
 }
 
-static bool
-parse_selectors(gw_lister_t *l)
+bool
+gw_registry__parse_selectors(gw_req_t *r, gw_selector_t *labels, gw_selector_t *fields)
 {
-    gw_req_t *r = l->r;
     const char *ls = gw_req_query(r, "labelSelector"), *fs = gw_req_query(r, "fieldSelector");
     char err[512];
 
-    if (ls != NULL && gw_label_selector_parse(ls, &l->labels, err, sizeof(err)) != 0) {
+    if (ls != NULL && gw_label_selector_parse(ls, labels, err, sizeof(err)) != 0) {
         gw_reply_status(r, 400, "BadRequest", NULL, "%s", err);
         return false;
     }
-    if (fs != NULL && gw_field_selector_parse(fs, &l->fields, err, sizeof(err)) != 0) {
+    if (fs != NULL && gw_field_selector_parse(fs, fields, err, sizeof(err)) != 0) {
         gw_reply_status(r, 400, "BadRequest", NULL, "%s", err);
         return false;
     }
-    for (size_t i = 0; i < l->fields.n; i++) {
-        if (!field_known(r->resource, l->fields.reqs[i].key)) {
+    for (size_t i = 0; i < fields->n; i++) {
+        if (!field_known(r->resource, fields->reqs[i].key)) {
             gw_reply_status(r, 400, "BadRequest", NULL, "field label not supported: %s",
-                            l->fields.reqs[i].key);
+                            fields->reqs[i].key);
             return false;
         }
     }
+    return true;
+}
+
+static bool
+parse_selectors(gw_lister_t *l)
+{
+    if (!gw_registry__parse_selectors(l->r, &l->labels, &l->fields))
+        return false;
     l->filtered = l->labels.n > 0 || l->fields.n > 0;
     return true;
 }
@@ -407,17 +442,17 @@ fetch(gw_lister_t *l)
         gw_reply_error(l->r, rc == GW_EINVAL ? GW_EINTERNAL : rc, "");
 }
 
-/* A field selector naming one namespace narrows an all-namespaces list to it, as kube does. */
-static const char *
-collection_prefix(gw_lister_t *l)
+const char *
+gw_registry__collection_prefix(gw_req_t *r, const gw_selector_t *fields)
 {
-    gw_req_t *r = l->r;
     const char *ns = gw_registry__namespace(r);
     char *p;
     const char *out;
 
-    for (size_t i = 0; ns[0] == '\0' && r->resource->namespaced && i < l->fields.n; i++) {
-        const gw_sel_req_t *q = &l->fields.reqs[i];
+    /* A field selector naming one namespace narrows an all-namespaces list to it, as kube
+     * does. */
+    for (size_t i = 0; ns[0] == '\0' && r->resource->namespaced && i < fields->n; i++) {
+        const gw_sel_req_t *q = &fields->reqs[i];
         if (strcmp(q->key, "metadata.namespace") == 0 && q->op == GW_SEL_EQUALS &&
             gw_objmeta_check_name(GW_NAME_LABEL, q->values[0], false) == NULL)
             ns = q->values[0];
@@ -442,7 +477,7 @@ gw_registry__list_run(gw_req_t *r, bool table, bool names, gw_list_done_fn done,
     gw_arena_defer(r->arena, lister_free, l);
     if (!parse_selectors(l))
         return;
-    l->prefix = collection_prefix(l);
+    l->prefix = gw_registry__collection_prefix(r, &l->fields);
     if (l->prefix == NULL) {
         gw_registry__reply_no_route(r);
         return;

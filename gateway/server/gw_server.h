@@ -55,6 +55,8 @@ typedef struct {
     gw_handler_fn handler; /* every request goes here */
     void *handler_data;
     gw_worker_hook_fn on_start; /* may be NULL */
+    gw_worker_hook_fn on_drain; /* may be NULL; when the drain begins (listener closed): end
+                                   long-running requests (watches) now */
     gw_worker_hook_fn on_stop;  /* may be NULL */
     gw_worker_hook_fn on_exit;  /* may be NULL; after the worker's etcd conn is freed (every
                                    etcd callback has fired) and before its evhttp is */

@@ -208,6 +208,8 @@ on_stop(evutil_socket_t fd, short what, void *arg)
     evhttp_del_accept_socket(w->http, w->bound);
     w->bound = NULL;
     w->drain_deadline_ms = now_ms() + w->drain_ms;
+    if (w->srv->opts.on_drain != NULL)
+        w->srv->opts.on_drain(w, w->srv->opts.hook_arg);
     event_add(w->drain_ev, &poll);
     on_drain_tick(-1, 0, w);
 }

@@ -158,9 +158,9 @@ gw_watch_stats(gw_watch_t *s, gw_watch_stats_t *out)
 }
 
 size_t
-gw_watch_queue_limit(const gw_watch_t *s)
+gw_watch_queue_limit(const gw_watch_local_t *l)
 {
-    return s->cfg.queue_bytes;
+    return l->svc->cfg.queue_bytes;
 }
 
 void

@@ -132,8 +132,6 @@ typedef struct {
 
 void gw_watch_stats(gw_watch_t *w, gw_watch_stats_t *out);
 
-/** The output a watch connection may queue before it is ended as too slow. Thread: any. */
-size_t gw_watch_queue_limit(const gw_watch_t *w);
 
 /* ---- a worker's side ---------------------------------------------------------------------- */
 
@@ -150,6 +148,10 @@ gw_watch_local_t *gw_watch_local_new(gw_watch_t *w, int index, struct event_base
  * Thread: the worker's.
  */
 void gw_watch_local_free(gw_watch_local_t *l);
+
+/** The output a watch connection may queue before it is ended as too slow. Thread: the
+ *  local's worker. */
+size_t gw_watch_queue_limit(const gw_watch_local_t *l);
 
 /* ---- watchers ----------------------------------------------------------------------------- */
 

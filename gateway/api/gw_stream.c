@@ -1,0 +1,202 @@
+/*
+ * Streamed answers (watches): a chunked 200 whose body is written piece by piece for as long
+ * as the request lasts.
+ *
+ * evhttp reports a client that left from inside its connection teardown, and a drained output
+ * buffer from inside its write path; neither is a place to run a handler that may end the
+ * request, so both only mark what is due and wake the request's own event, which runs the
+ * handler's callbacks from the loop. Drains are watched on the output evbuffer itself, which
+ * leaves evhttp's own connection callbacks alone.
+ */
+#include "gw_req.h"
+
+#include <stdlib.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "gw_api_int.h"
+#include "gw_log.h"
+
+static struct bufferevent *
+conn_bev(gw_req_t *r)
+{
+    struct evhttp_connection *evcon = evhttp_request_get_connection(r->http);
+
+    return evcon != NULL && !r->gone ? evhttp_connection_get_bufferevent(evcon) : NULL;
+}
+
+static void
+on_wake(evutil_socket_t fd, short what, void *arg)
+{
+    gw_req_t *r = arg;
+    gw_api__req_t *p = GW_API_REQ(r);
+    gw_stream_stop_fn stop = p->stream_stop;
+    gw_stream_drained_fn drained = p->stream_drained;
+
+    (void)fd;
+    (void)what;
+    if (p->stop_due) {
+        p->stop_due = p->drained_due = false;
+        p->stream_stop = NULL; /* once */
+        p->stream_drained = NULL;
+        if (stop != NULL)
+            stop(r, p->stream_stop_arg);
+    } else if (p->drained_due) {
+        p->drained_due = false;
+        p->stream_drained = NULL;
+        if (drained != NULL)
+            drained(r, p->stream_drained_arg);
+    }
+}
+
+static void
+wake(gw_api__req_t *p)
+{
+    event_active(p->stream_wake, EV_TIMEOUT, 0);
+}
+
+/* From evhttp's connection teardown: only note it. */
+static void
+on_gone(void *arg)
+{
+    gw_req_t *r = arg;
+    gw_api__req_t *p = GW_API_REQ(r);
+
+    r->gone = true;
+    p->stop_due = true;
+    wake(p);
+}
+
+/* The connection's output changed: a drain to empty is what a drained callback waits for. */
+static void
+on_output(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
+{
+    gw_api__req_t *p = arg;
+
+    if (info->n_deleted > 0 && evbuffer_get_length(buf) == 0 && p->stream_drained != NULL) {
+        p->drained_due = true;
+        wake(p);
+    }
+}
+
+static void
+track(gw_api__req_t *p, int index)
+{
+    gw_api__req_t **head = &p->api->streams[index];
+
+    p->stream_prev = NULL;
+    p->stream_next = *head;
+    if (*head != NULL)
+        (*head)->stream_prev = p;
+    *head = p;
+    atomic_fetch_add(&p->api->open_streams, 1);
+}
+
+static void
+untrack(gw_api__req_t *p, int index)
+{
+    if (p->stream_prev != NULL)
+        p->stream_prev->stream_next = p->stream_next;
+    else
+        p->api->streams[index] = p->stream_next;
+    if (p->stream_next != NULL)
+        p->stream_next->stream_prev = p->stream_prev;
+    atomic_fetch_sub(&p->api->open_streams, 1);
+}
+
+/* While the stream is open: no read timeout (a watch client sends nothing), the write timeout
+ * kept (a client that reads nothing for that long is dropped), and input capped. */
+static void
+exempt(struct bufferevent *bev)
+{
+    struct timeval wt = {GW_SERVER_READ_TIMEOUT_S, 0};
+
+    bufferevent_set_timeouts(bev, NULL, &wt);
+    bufferevent_setwatermark(bev, EV_READ, 0, GW_SERVER_MAX_HEADERS);
+}
+
+void
+gw_stream_start(gw_req_t *r, const char *content_type, gw_stream_stop_fn stop, void *arg)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    struct bufferevent *bev;
+
+    p->streaming = true;
+    p->stream_stop = stop;
+    p->stream_stop_arg = arg;
+    p->stream_wake = event_new(gw_worker_base(r->worker), -1, 0, on_wake, r);
+    if (p->stream_wake == NULL)
+        abort();
+    track(p, gw_worker_index(r->worker));
+    gw_req_set_header(r, "Content-Type", content_type);
+    gw_api__default_headers(r);
+    gw_server_on_gone(r->http, on_gone, r); /* at once when the client already left */
+    bev = conn_bev(r);
+    if (bev == NULL)
+        return;
+    evhttp_send_reply_start(r->http, 200, "OK");
+    exempt(bev);
+    p->stream_out_cb = evbuffer_add_cb(bufferevent_get_output(bev), on_output, p);
+}
+
+void
+gw_stream_write(gw_req_t *r, struct evbuffer *data, gw_stream_drained_fn drained, void *arg)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+
+    if (drained != NULL) {
+        p->stream_drained = drained;
+        p->stream_drained_arg = arg;
+    }
+    if (conn_bev(r) == NULL) {
+        evbuffer_drain(data, evbuffer_get_length(data));
+        return;
+    }
+    if (evbuffer_get_length(data) > 0)
+        evhttp_send_reply_chunk(r->http, data);
+    if (drained != NULL && gw_stream_queued(r) == 0) {
+        p->drained_due = true;
+        wake(p);
+    }
+}
+
+size_t
+gw_stream_queued(gw_req_t *r)
+{
+    struct bufferevent *bev = conn_bev(r);
+
+    return bev != NULL ? evbuffer_get_length(bufferevent_get_output(bev)) : 0;
+}
+
+void
+gw_stream_end(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    struct bufferevent *bev = conn_bev(r);
+
+    untrack(p, gw_worker_index(r->worker));
+    event_free(p->stream_wake);
+    gw_server_on_gone(r->http, NULL, NULL);
+    if (bev != NULL) {
+        evbuffer_remove_cb_entry(bufferevent_get_output(bev), p->stream_out_cb);
+        bufferevent_setwatermark(bev, EV_READ, 0, 0);
+        evhttp_connection_set_timeout(evhttp_request_get_connection(r->http),
+                                      GW_SERVER_READ_TIMEOUT_S);
+    }
+    struct evhttp_request *http = r->http;
+    gw_api__req_finish(r, 200);
+    /* Sends the last chunk; a request whose client left is freed here. */
+    evhttp_send_reply_end(http);
+}
+
+void
+gw_api__streams_stop(gw_api_t *api, int index)
+{
+    for (gw_api__req_t *p = api->streams[index]; p != NULL; p = p->stream_next) {
+        p->stop_due = true;
+        wake(p);
+    }
+}

@@ -1,0 +1,668 @@
+/*
+ * WATCH of a collection, as kube-apiserver v1.32 serves it (endpoints/handlers/get.go and
+ * watch.go over the watch cache, cacher.go): options validated as ListOptions (with the
+ * WatchList defaults: an unset or "0" resourceVersion means sendInitialEvents=true), then a
+ * chunked 200 stream of newline-delimited JSON events.
+ *
+ * With initial events the collection is listed first (paged at one revision, each page sent
+ * before the next is read, so a large collection never sits in memory), each object as a
+ * synthetic ADDED, then with allowWatchBookmarks a BOOKMARK marked k8s.io/initial-events-end;
+ * changes follow from the list's revision. Otherwise changes follow from the requested
+ * resourceVersion, or from now. Changes come from the shared watch of the collection
+ * (gw_watch.h); selectors are applied per watcher to the new and the previous state, so an
+ * object entering the selection is ADDED and one leaving it DELETED, as kube's cacheWatcher
+ * does. Failures once the stream runs are ERROR events carrying a Status.
+ */
+#include "gw_registry_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "gw_err.h"
+#include "gw_log.h"
+#include "gw_negotiate.h"
+#include "gw_table.h"
+#include "gw_watch.h"
+
+#define CHUNK 500                          /* objects per page of the initial list */
+#define LIST_HIGH_WATER (256 * 1024)       /* queued bytes before the next page waits */
+#define MIN_REQUEST_TIMEOUT_S 1800         /* kube-apiserver's --min-request-timeout */
+#define CONTENT_TYPE "application/json;stream=watch"
+#define INITIAL_EVENTS_END "k8s.io/initial-events-end"
+
+typedef struct {
+    gw_req_t *r;
+    gw_selector_t labels, fields;
+    const char *const *field_names; /* the resource's selectable fields (event attributes) */
+    const char *name;               /* one object by name ("" for all) */
+    const char *collection;         /* the shared watch: all namespaces */
+    const char *prefix;             /* the request's namespace, or the collection */
+    const char *list_start;         /* the initial list's next key (NULL: the start) */
+    const char *only_key;           /* one named object of one namespace: its key */
+    int64_t rv;                     /* the requested resourceVersion (0: unset or "0") */
+    bool initial;                   /* sendInitialEvents */
+    bool bookmarks;                 /* allowWatchBookmarks */
+    int64_t timeout_s;              /* timeoutSeconds (0: kube's randomised default) */
+    int64_t list_rev;               /* the initial list's revision */
+    int64_t after;                  /* where the changes start */
+    int64_t sent;                   /* the highest resourceVersion sent */
+    bool table;                     /* events carry Tables */
+    gw_table_include_t include;
+    bool table_headers; /* a Table with column definitions went out */
+    struct evbuffer *out;
+    gw_watcher_t *w;
+    struct event *timer;
+    bool page_pending; /* an etcd page is on its way: ending waits for it */
+    bool ended;
+} watch_t;
+
+static void list_page(watch_t *st);
+
+/* ---- the end ------------------------------------------------------------------------------- */
+
+static void
+watch_free(void *arg)
+{
+    watch_t *st = arg;
+
+    gw_selector_clear(&st->labels);
+    gw_selector_clear(&st->fields);
+}
+
+/* End the stream once nothing is pending; the request is gone after that. */
+static void
+watch_end(watch_t *st)
+{
+    st->ended = true;
+    if (st->page_pending)
+        return;
+    if (st->w != NULL)
+        gw_watcher_stop(st->w);
+    st->w = NULL;
+    if (st->timer != NULL)
+        event_free(st->timer);
+    evbuffer_free(st->out);
+    gw_stream_end(st->r);
+}
+
+static void
+on_stop(gw_req_t *r, void *arg)
+{
+    (void)r;
+    watch_end(arg);
+}
+
+static void
+on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    watch_end(arg);
+}
+
+/* ---- writing events ----------------------------------------------------------------------- */
+
+static void
+flush(watch_t *st)
+{
+    gw_stream_write(st->r, st->out, NULL, NULL);
+}
+
+static void
+add_line(watch_t *st, const char *type, const char *obj, size_t len)
+{
+    evbuffer_add_printf(st->out, "{\"type\":\"%s\",\"object\":", type);
+    evbuffer_add(st->out, obj, len);
+    evbuffer_add(st->out, "}\n", 2);
+}
+
+static void
+add_doc(watch_t *st, const char *type, const json_t *doc)
+{
+    char *text = json_dumps(doc, JSON_COMPACT);
+
+    add_line(st, type, text, strlen(text));
+    free(text);
+}
+
+/* kube's watch of Tables: one Table per event; only the first carries column definitions. */
+static bool
+add_table(watch_t *st, const char *type, const char *obj, size_t len)
+{
+    json_t *doc = json_loadb(obj, len, 0, NULL), *items, *meta, *table;
+
+    if (doc == NULL)
+        return false;
+    items = json_pack("[o]", doc);
+    meta = json_pack("{s:O?}", "resourceVersion",
+                     json_object_get(json_object_get(doc, "metadata"), "resourceVersion"));
+    table = gw_table_build(st->r->resource, items, meta, st->r->table_version, st->include,
+                           (long long)time(NULL));
+    if (st->table_headers)
+        json_object_set_new(table, "columnDefinitions", json_null());
+    st->table_headers = true;
+    add_doc(st, type, table);
+    json_decref(table);
+    json_decref(meta);
+    json_decref(items);
+    return true;
+}
+
+/* One object event of `type` with the object's encoded bytes. */
+static bool
+add_object(watch_t *st, const char *type, const char *obj, size_t len)
+{
+    if (st->table)
+        return add_table(st, type, obj, len);
+    add_line(st, type, obj, len);
+    return true;
+}
+
+static void
+add_bookmark(watch_t *st, int64_t rev, bool initial_end)
+{
+    json_t *meta = json_pack("{s:s}", "resourceVersion",
+                             gw_arena_sprintf(st->r->arena, "%" PRId64, rev));
+    json_t *obj = json_pack("{s:s,s:s,s:o}", "kind", st->r->resource->kind, "apiVersion",
+                            gw_registry__api_version(st->r), "metadata", meta);
+
+    if (initial_end)
+        json_object_set_new(meta, "annotations", json_pack("{s:s}", INITIAL_EVENTS_END, "true"));
+    add_doc(st, "BOOKMARK", obj);
+    json_decref(obj);
+    st->sent = rev;
+}
+
+/* An ERROR event with a Status, then the end. details is stolen. */
+static void
+fail(watch_t *st, int code, const char *reason, json_t *details, const char *message)
+{
+    json_t *status = json_pack("{s:s,s:s,s:{},s:s,s:s,s:s}", "kind", "Status", "apiVersion", "v1",
+                               "metadata", "status", "Failure", "message", message, "reason",
+                               reason);
+
+    if (details != NULL)
+        json_object_set_new(status, "details", details);
+    json_object_set_new(status, "code", json_integer(code));
+    add_doc(st, "ERROR", status);
+    json_decref(status);
+    flush(st);
+    watch_end(st);
+}
+
+static void
+fail_err(watch_t *st, int err)
+{
+    char msg[256];
+
+    if (err == GW_ECOMPACTED) {
+        snprintf(msg, sizeof(msg), "too old resource version: %" PRId64, st->after);
+        fail(st, 410, "Expired", NULL, msg);
+    } else if (err == GW_EUNAVAILABLE || err == GW_ETIMEOUT) {
+        fail(st, err == GW_ETIMEOUT ? 504 : 503, err == GW_ETIMEOUT ? "Timeout" : "ServiceUnavailable",
+             NULL, gw_strerror(err));
+    } else {
+        snprintf(msg, sizeof(msg), "Internal error occurred: %s", gw_strerror(err));
+        fail(st, 500, "InternalError", NULL, msg);
+    }
+}
+
+/* kube's "too large resource version" for a start that etcd has not reached. */
+static void
+fail_too_large(watch_t *st, int64_t current)
+{
+    char msg[160];
+    json_t *details = json_pack("{s:[{s:s,s:s}],s:i}", "causes", "reason",
+                                "ResourceVersionTooLarge", "message", "Too large resource version",
+                                "retryAfterSeconds", 1);
+
+    snprintf(msg, sizeof(msg), "Timeout: Too large resource version: %" PRId64 ", current: %" PRId64,
+             st->rv, current);
+    fail(st, 504, "Timeout", details, msg);
+}
+
+/* ---- filtering ----------------------------------------------------------------------------- */
+
+typedef struct {
+    const watch_t *st;
+    const gw_wev_attrs_t *attrs;
+} attr_src_t;
+
+static const char *
+attr_value(const char *field, void *arg)
+{
+    attr_src_t *src = arg;
+
+    for (size_t i = 0; src->st->field_names[i] != NULL; i++) {
+        if (strcmp(src->st->field_names[i], field) == 0)
+            return src->attrs->values[i];
+    }
+    return NULL;
+}
+
+/* Whether a state passes the watch's name and selectors (field_names[0] is metadata.name). */
+static bool
+matches(const watch_t *st, const gw_wev_attrs_t *a)
+{
+    attr_src_t src = {st, a};
+
+    if (a->values == NULL)
+        return false;
+    if (st->name[0] != '\0' && (a->values[0] == NULL || strcmp(a->values[0], st->name) != 0))
+        return false;
+    return gw_label_selector_match(&st->labels, a->labels) &&
+           gw_field_selector_match(&st->fields, attr_value, &src);
+}
+
+/* kube's cacheWatcher.convertToWatchEvent: the event as this watcher sees it, the shared line
+ * when its type stands, else recomposed (an object entering or leaving the selection). */
+static bool
+add_event(watch_t *st, const gw_wev_t *e)
+{
+    bool cur = e->type != GW_WATCH_DELETED && matches(st, &e->cur);
+    bool old = e->prev != NULL && matches(st, &e->old);
+    const char *type = cur && old ? "MODIFIED" : cur ? "ADDED" : "DELETED";
+    bool natural = (cur && old && e->type == GW_WATCH_MODIFIED) ||
+                   (cur && !old && e->type == GW_WATCH_ADDED) ||
+                   (!cur && old && e->type == GW_WATCH_DELETED);
+    size_t len;
+    char *prev;
+    bool ok;
+
+    if (!cur && !old)
+        return true;
+    if (natural && !st->table) {
+        evbuffer_add_reference(st->out, e->line, e->line_len, gw_wev_unref_cleanup,
+                               gw_wev_ref((gw_wev_t *)e));
+        return true;
+    }
+    if (cur || e->type == GW_WATCH_DELETED)
+        return add_object(st, type, e->obj, e->obj_len);
+    /* Left the selection: its previous state, at this change's revision. */
+    prev = gw_registry__with_rv(e->prev, e->prev_len, e->rev, &len);
+    ok = prev != NULL && add_object(st, type, prev, len);
+    free(prev);
+    return ok;
+}
+
+static void
+on_event(watch_t *st, const gw_wev_t *e)
+{
+    size_t queued, limit = gw_watch_queue_limit(st->r->watches);
+
+    if (!add_event(st, e)) {
+        fail_err(st, GW_EINTERNAL);
+        return;
+    }
+    st->sent = e->rev;
+    flush(st);
+    queued = gw_stream_queued(st->r);
+    if (queued > limit) {
+        /* kube ends a watcher that cannot keep up; the client resumes from what it got. */
+        gw_log_info(st->r->audit_id, "ending a watch of %s whose client reads too slowly "
+                                     "(%zu bytes queued)", st->collection, queued);
+        watch_end(st);
+    }
+}
+
+static void
+on_note(const gw_watcher_note_t *n, void *arg)
+{
+    watch_t *st = arg;
+
+    if (n->kind == GW_WATCHER_EVENT) {
+        on_event(st, n->ev);
+    } else if (n->kind == GW_WATCHER_PROGRESS) {
+        if (st->bookmarks && n->rev > st->sent) {
+            add_bookmark(st, n->rev, false);
+            flush(st);
+        }
+    } else {
+        st->w = NULL;
+        if (n->err == GW_ECOMPACTED) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "too old resource version: %" PRId64 " (%" PRId64 ")",
+                     st->after, n->rev - 1);
+            fail(st, 410, "Expired", NULL, msg);
+        } else {
+            watch_end(st); /* the client watches again from what it got */
+        }
+    }
+}
+
+static void
+subscribe(watch_t *st, int64_t after)
+{
+    gw_watcher_req_t q = {
+        .collection = st->collection,
+        .key_prefix = strcmp(st->prefix, st->collection) != 0 ? st->prefix : NULL,
+        .after_rev = after,
+        .fields = st->field_names,
+        .encode = gw_registry__with_rv,
+    };
+
+    st->after = after;
+    if (st->sent < after)
+        st->sent = after;
+    st->w = gw_watcher_start(st->r->watches, &q, on_note, st);
+    if (st->w == NULL)
+        fail_err(st, GW_EINTERNAL);
+}
+
+/* ---- initial events ----------------------------------------------------------------------- */
+
+/* One listed object as a synthetic ADDED, when it passes the watch's name and selectors. */
+static bool
+add_item(watch_t *st, const gw_obj_t *obj)
+{
+    gw_watch_event_t ev = {.type = GW_WATCH_ADDED, .revision = obj->mod_revision, .obj = obj};
+    gw_wev_t *e;
+    char *bytes;
+    size_t len;
+    bool ok;
+
+    if (st->only_key != NULL && strcmp(obj->key, st->only_key) != 0)
+        return true;
+    if (st->name[0] == '\0' && st->labels.n == 0 && st->fields.n == 0) {
+        bytes = gw_registry__with_rv((const char *)obj->value, obj->value_len, obj->mod_revision,
+                                     &len);
+        ok = bytes != NULL && add_object(st, "ADDED", bytes, len);
+        free(bytes);
+        return ok;
+    }
+    e = gw_wev_new(&ev, st->field_names, gw_registry__with_rv);
+    ok = e != NULL && (!matches(st, &e->cur) || add_object(st, "ADDED", e->obj, e->obj_len));
+    gw_wev_unref(e);
+    return ok;
+}
+
+static bool
+add_items(watch_t *st, const gw_list_page_t *page)
+{
+    for (size_t i = 0; i < page->n_items; i++) {
+        if (!add_item(st, &page->items[i]))
+            return false;
+    }
+    return true;
+}
+
+static void
+on_drained(gw_req_t *r, void *arg)
+{
+    (void)r;
+    list_page(arg);
+}
+
+/* The initial list is over: its bookmark, then the changes since its revision. */
+static void
+listed(watch_t *st)
+{
+    if (st->bookmarks)
+        add_bookmark(st, st->list_rev, true);
+    flush(st);
+    subscribe(st, st->list_rev);
+}
+
+static void
+got_page(int err, const gw_list_page_t *page, void *arg)
+{
+    watch_t *st = arg;
+
+    st->page_pending = false;
+    if (st->ended) {
+        watch_end(st);
+        return;
+    }
+    if (err == 0 && page->revision < st->rv) {
+        fail_too_large(st, page->revision);
+        return;
+    }
+    if (err != 0 || !add_items(st, page)) {
+        fail_err(st, err != 0 ? err : GW_EINTERNAL);
+        return;
+    }
+    st->list_rev = page->revision;
+    if (!page->more || st->only_key != NULL) {
+        listed(st);
+        return;
+    }
+    st->list_start = gw_arena_strdup(st->r->arena, page->next_key);
+    flush(st);
+    if (gw_stream_queued(st->r) > LIST_HIGH_WATER)
+        gw_stream_write(st->r, st->out, on_drained, st); /* wait until the client took it */
+    else
+        list_page(st);
+}
+
+static void
+list_page(watch_t *st)
+{
+    gw_list_req_t q = {.prefix = st->prefix,
+                       .start_key = st->only_key != NULL ? st->only_key : st->list_start,
+                       .revision = st->list_rev,
+                       .limit = st->only_key != NULL ? 1 : CHUNK};
+    int rc;
+
+    if (st->ended) {
+        watch_end(st);
+        return;
+    }
+    st->page_pending = true;
+    rc = gw_store_list(st->r->store, &q, got_page, st);
+    if (rc != 0) {
+        st->page_pending = false;
+        fail_err(st, GW_EINTERNAL);
+    }
+}
+
+static void
+got_revision(int err, int64_t rev, void *arg)
+{
+    watch_t *st = arg;
+
+    st->page_pending = false;
+    if (st->ended)
+        watch_end(st);
+    else if (err != 0)
+        fail_err(st, err);
+    else
+        subscribe(st, rev);
+}
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+/* kube's query conversion of booleans: present and neither "0" nor "false" (any case). */
+static bool
+query_bool(gw_req_t *r, const char *key, bool *present)
+{
+    const char *v = gw_req_query(r, key);
+
+    if (present != NULL)
+        *present = v != NULL;
+    return v != NULL && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
+}
+
+static bool
+parse_int(const char *s, int64_t *out)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+/* kube's SetListOptionsDefaults (WatchList on, as in v1.32) and the watch half of
+ * ValidateListOptions; false after answering 422. */
+static bool
+check_versions(watch_t *st, const char *rv, const char *match)
+{
+    static const char *const supported[] = {"NotOlderThan", NULL};
+    const char *cont = gw_req_query(st->r, "continue");
+    gw_field_errors_t errs = {0};
+    gw_fail_t f = {0};
+    bool has_sie;
+
+    st->initial = query_bool(st->r, "sendInitialEvents", &has_sie);
+    if (match == NULL)
+        match = "";
+    if (!has_sie && match[0] == '\0' && (rv == NULL || rv[0] == '\0' || strcmp(rv, "0") == 0)) {
+        st->initial = has_sie = true;
+        match = "NotOlderThan";
+    }
+    if (has_sie && strcmp(match, "NotOlderThan") != 0)
+        gw_ferr_forbidden(&errs, "resourceVersionMatch",
+                          "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+    if (match[0] != '\0' && !has_sie)
+        gw_ferr_forbidden(&errs, "resourceVersionMatch",
+                          "resourceVersionMatch is forbidden for watch unless sendInitialEvents is "
+                          "provided");
+    if (match[0] != '\0' && strcmp(match, "NotOlderThan") != 0)
+        gw_ferr_not_supported(&errs, "resourceVersionMatch", match, supported);
+    if (match[0] != '\0' && cont != NULL && cont[0] != '\0')
+        gw_ferr_forbidden(&errs, "resourceVersionMatch",
+                          "resourceVersionMatch is forbidden when continue is provided");
+    if (gw_ferr_count(&errs) == 0)
+        return true;
+    gw_registry__fail_invalid(st->r, &f, "meta.k8s.io", "ListOptions", "", &errs);
+    gw_registry__reply_fail(st->r, &f);
+    return false;
+}
+
+static bool
+parse_numbers(watch_t *st, const char *rv)
+{
+    gw_req_t *r = st->r;
+    const char *ts = gw_req_query(r, "timeoutSeconds");
+
+    if (rv != NULL && rv[0] != '\0' && (!parse_int(rv, &st->rv) || st->rv < 0)) {
+        gw_reply_status(r, 400, "BadRequest", NULL, "invalid resource version: %s", rv);
+        return false;
+    }
+    if (ts != NULL && ts[0] != '\0' && !parse_int(ts, &st->timeout_s)) {
+        gw_reply_status(r, 400, "BadRequest", NULL,
+                        "strconv.ParseInt: parsing \"%s\": invalid syntax", ts);
+        return false;
+    }
+    return true;
+}
+
+static bool
+parse_include(watch_t *st)
+{
+    const char *inc = gw_req_query(st->r, "includeObject");
+
+    st->include = GW_TABLE_INCLUDE_METADATA;
+    if (!st->table || inc == NULL || inc[0] == '\0' || strcmp(inc, "Metadata") == 0)
+        return true;
+    if (strcmp(inc, "None") == 0 || strcmp(inc, "Object") == 0) {
+        st->include = inc[0] == 'N' ? GW_TABLE_INCLUDE_NONE : GW_TABLE_INCLUDE_OBJECT;
+        return true;
+    }
+    gw_reply_status(st->r, 400, "BadRequest", NULL, "unrecognized includeObject value: \"%s\"",
+                    inc);
+    return false;
+}
+
+static bool
+parse_options(watch_t *st)
+{
+    gw_req_t *r = st->r;
+    const char *rv = gw_req_query(r, "resourceVersion");
+    char *all;
+
+    if (!gw_registry__parse_selectors(r, &st->labels, &st->fields) ||
+        !check_versions(st, rv, gw_req_query(r, "resourceVersionMatch")) ||
+        !parse_numbers(st, rv))
+        return false;
+    st->bookmarks = query_bool(r, "allowWatchBookmarks", NULL);
+    st->field_names = gw_registry__selectable_fields(r->resource);
+    st->name = r->info.name;
+    st->prefix = gw_registry__collection_prefix(r, &st->fields);
+    all = gw_store_collection_prefix(r->resource->storage_path, NULL);
+    st->collection = gw_arena_strdup(r->arena, all);
+    free(all);
+    if (st->prefix == NULL) {
+        gw_registry__reply_no_route(r);
+        return false;
+    }
+    if (st->name[0] != '\0' && (!r->resource->namespaced || r->info.namespace_[0] != '\0'))
+        st->only_key = gw_registry__object_key(r, st->name);
+    st->table = r->accept == GW_MEDIA_TABLE;
+    return parse_include(st);
+}
+
+/* ---- the verb ------------------------------------------------------------------------------ */
+
+/* kube's watch timeout: timeoutSeconds, else --min-request-timeout times a random factor in
+ * [1, 2) so that watches opened together do not all end together. */
+static void
+arm_timer(watch_t *st)
+{
+    double s = st->timeout_s != 0 ? (double)st->timeout_s
+                                  : MIN_REQUEST_TIMEOUT_S * (1.0 + (double)random() / RAND_MAX);
+    struct timeval tv = {0, 0};
+
+    if (s > 0) {
+        tv.tv_sec = (time_t)s;
+        tv.tv_usec = (suseconds_t)((s - (double)tv.tv_sec) * 1e6);
+    }
+    st->timer = evtimer_new(gw_worker_base(st->r->worker), on_timeout, st);
+    if (st->timer == NULL)
+        abort();
+    evtimer_add(st->timer, &tv);
+}
+
+static void
+begin(watch_t *st)
+{
+    st->out = evbuffer_new();
+    if (st->out == NULL)
+        abort();
+    gw_stream_start(st->r, CONTENT_TYPE, on_stop, st);
+    arm_timer(st);
+    if (st->initial) {
+        list_page(st);
+    } else if (st->rv > 0) {
+        subscribe(st, st->rv);
+    } else {
+        st->page_pending = true;
+        if (gw_store_current_revision(st->r->store, got_revision, st) != 0) {
+            st->page_pending = false;
+            fail_err(st, GW_EINTERNAL);
+        }
+    }
+}
+
+void
+gw_registry__watch(gw_req_t *r)
+{
+    watch_t *st = gw_arena_calloc(r->arena, sizeof(*st));
+
+    st->r = r;
+    gw_arena_defer(r->arena, watch_free, st);
+    if (!parse_options(st))
+        return;
+    /* Watch streams come in JSON only: YAML has no stream framing in kube either. */
+    if (r->accept == GW_MEDIA_YAML) {
+        gw_reply_status(r, 406, "NotAcceptable", NULL,
+                        "only the following media types are accepted: " GW_NEG_STREAMED);
+        return;
+    }
+    if (r->watches == NULL) {
+        gw_reply_error(r, GW_EUNAVAILABLE, NULL);
+        return;
+    }
+    begin(st);
+}
