@@ -151,12 +151,6 @@ gw_smp__lookup_list(gw_smp__t *s, const gw_schema_t *parent, const char *key, gw
 /* ---- directives ----------------------------------------------------------------------------- */
 
 static bool
-is_str(const json_t *v, const char *s)
-{
-    return json_is_string(v) && strcmp(json_string_value(v), s) == 0;
-}
-
-static bool
 has_prefix(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -196,12 +190,12 @@ map_directive(gw_smp__t *s, json_t *patch, json_t *directive, json_t **out)
 {
     char *d, *m;
 
-    if (is_str(directive, "replace")) {
+    if (gw_smp__is_str(directive, "replace")) {
         json_object_del(patch, GW_SMP_DIRECTIVE);
         *out = json_incref(patch);
         return 0;
     }
-    if (is_str(directive, "delete")) {
+    if (gw_smp__is_str(directive, "delete")) {
         *out = json_object();
         return 0;
     }
@@ -221,7 +215,7 @@ in_list(const json_t *list, const char *key)
 
     json_array_foreach(list, i, v)
     {
-        if (is_str(v, key))
+        if (gw_smp__is_str(v, key))
             return true;
     }
     return false;
@@ -282,7 +276,7 @@ key_equal(gw_smp__t *s, const json_t *a, const json_t *b, const char *key, bool 
 static bool
 is_delete_elem(const json_t *v)
 {
-    return is_str(json_object_get(v, GW_SMP_DIRECTIVE), "delete");
+    return gw_smp__is_str(json_object_get(v, GW_SMP_DIRECTIVE), "delete");
 }
 
 /* The next element at or after i that is not a deletion (deletions are not ordered). */
@@ -332,48 +326,51 @@ check_order(gw_smp__t *s, const json_t *list, const json_t *order, const char *k
     return 0;
 }
 
-/* One $setElementOrder/<name> (mergePatchIntoOriginal): the list merged, then ordered as the
- * directive says, server-only elements where the original had them. */
+/* The list a $setElementOrder orders, merged as the patch says (NULL when neither side has
+ * it), and the original as the merge left it, which orders the server-only elements. */
 static int
-element_order(gw_smp__t *s, json_t *orig, json_t *patch, const char *key, json_t *order,
+list_to_order(gw_smp__t *s, json_t *ol, json_t *pl, const gw_smp__meta_t *m, json_t **merged,
+              json_t **server)
+{
+    *merged = *server = NULL;
+    if (ol == NULL && pl == NULL)
+        return 0;
+    if (pl == NULL) {
+        *merged = json_incref(ol);
+        *server = json_incref(ol);
+        return 0;
+    }
+    if (ol == NULL) {
+        *merged = json_incref(pl);
+        gw_smp__remove_directives(merged);
+        *server = json_array();
+        return 0;
+    }
+    return gw_smp__merge_list(s, ol, pl, m, false, merged, server);
+}
+
+/* One $setElementOrder/<name> (mergePatchIntoOriginal): the list merged, then put in the
+ * directive's order, server-only elements where the original had them. */
+static int
+element_order(gw_smp__t *s, json_t *orig, json_t *patch, const char *name, json_t *order,
               const gw_schema_t *schema)
 {
-    char *name = directive_target(key, GW_SMP_ORDER_PREFIX);
-    json_t *ol, *pl, *merged = NULL, *server = NULL, *both;
+    json_t *ol = json_object_get(orig, name), *pl = json_object_get(patch, name);
+    json_t *merged = NULL, *server = NULL, *both;
     gw_smp__meta_t m;
     bool maps;
     int rc = -1;
 
-    if (!json_is_array(order)) {
-        gw_smp__bad_type(s, "[]interface {}", order);
-        goto out;
-    }
-    if (name == NULL) {
-        gw_smp__fail(s, GW_SMP_BAD_REQUEST, "invalid patch format of setElementOrder list");
-        goto out;
-    }
-    ol = json_object_get(orig, name);
-    pl = json_object_get(patch, name);
-    if ((ol != NULL && !json_is_array(ol)) || (pl != NULL && !json_is_array(pl))) {
-        gw_smp__bad_type(s, "[]interface {}", ol != NULL && !json_is_array(ol) ? ol : pl);
-        goto out;
-    }
-    if (gw_smp__lookup_list(s, schema, name, &m) != 0 || check_order(s, pl, order, m.merge_key))
+    if ((ol != NULL && !json_is_array(ol)) || (pl != NULL && !json_is_array(pl)))
+        return gw_smp__bad_type(s, "[]interface {}", ol != NULL && !json_is_array(ol) ? ol : pl);
+    if (gw_smp__lookup_list(s, schema, name, &m) != 0 ||
+        check_order(s, pl, order, m.merge_key) != 0 ||
+        list_to_order(s, ol, pl, &m, &merged, &server) != 0)
         goto out;
     rc = 0;
-    if (ol == NULL && pl == NULL)
+    if (merged == NULL)
         goto out;
     rc = -1;
-    if (pl == NULL) {
-        merged = json_incref(ol);
-        server = json_incref(ol);
-    } else if (ol == NULL) {
-        merged = json_incref(pl);
-        gw_smp__remove_directives(&merged);
-        server = json_array();
-    } else if (gw_smp__merge_list(s, ol, pl, &m, false, &merged, &server) != 0) {
-        goto out;
-    }
     if (!gw_smp__elem_type(s, ol, pl, &maps) ||
         gw_smp__order(s, merged, order, server, m.merge_key, maps, &both) != 0)
         goto out;
@@ -381,9 +378,26 @@ element_order(gw_smp__t *s, json_t *orig, json_t *patch, const char *key, json_t
     json_object_del(patch, name);
     rc = 0;
 out:
-    free(name);
     json_decref(merged);
     json_decref(server);
+    return rc;
+}
+
+/* A $setElementOrder key: the order must be a list and the key must name its list. */
+static int
+element_order_key(gw_smp__t *s, json_t *orig, json_t *patch, const char *key, json_t *order,
+                  const gw_schema_t *schema)
+{
+    char *name;
+    int rc;
+
+    if (!json_is_array(order))
+        return gw_smp__bad_type(s, "[]interface {}", order);
+    name = directive_target(key, GW_SMP_ORDER_PREFIX);
+    if (name == NULL)
+        return gw_smp__fail(s, GW_SMP_BAD_REQUEST, "invalid patch format of setElementOrder list");
+    rc = element_order(s, orig, patch, name, order, schema);
+    free(name);
     return rc;
 }
 
@@ -406,7 +420,7 @@ element_orders(gw_smp__t *s, json_t *orig, json_t *patch, const gw_schema_t *sch
         json_t *order = json_incref(json_object_get(patch, keys[i]));
         if (rc == 0 && order != NULL) {
             json_object_del(patch, keys[i]);
-            rc = element_order(s, orig, patch, keys[i], order, schema);
+            rc = element_order_key(s, orig, patch, keys[i], order, schema);
         }
         json_decref(order);
         free(keys[i]);
@@ -461,18 +475,16 @@ merge_field(gw_smp__t *s, json_t *orig, const char *key, json_t *pv, const gw_sc
     char *name = is_delete ? directive_target(key, GW_SMP_DELETE_PREFIX) : NULL;
     const char *k = name != NULL && name[0] != '\0' ? name : key;
     json_t *ov = json_object_get(orig, k), *merged = NULL;
-    gw_go_type_t t = gw_smp__go_type(ov);
+    bool same = ov != NULL && gw_smp__go_type(ov) == gw_smp__go_type(pv);
     int rc = 0;
 
     if (is_delete && name == NULL)
         rc = gw_smp__fail(s, GW_SMP_BAD_REQUEST, "invalid patch format of primitive list");
     else if (json_is_null(pv))
         json_object_del(orig, k);
-    else if (ov == NULL || t != gw_smp__go_type(pv))
-        is_delete ? (void)0 : take(orig, k, pv);
-    else if (t == GW_GO_MAP || t == GW_GO_SLICE)
+    else if (same && (json_is_object(ov) || json_is_array(ov)))
         rc = merge_same(s, ov, pv, k, is_delete, schema, &merged);
-    else
+    else if (same || !is_delete) /* a deletion list brings nothing new */
         take(orig, k, pv);
     if (merged != NULL)
         json_object_set_new(orig, k, merged);
