@@ -34,6 +34,7 @@
 #define CHUNK 500                          /* objects per page of the initial list */
 #define LIST_HIGH_WATER (256 * 1024)       /* queued bytes before the next page waits */
 #define MIN_REQUEST_TIMEOUT_S 1800         /* kube-apiserver's --min-request-timeout */
+#define SLOW_WAIT_S 10                     /* how long a paused watch waits for its client */
 #define CONTENT_TYPE "application/json;stream=watch"
 #define INITIAL_EVENTS_END "k8s.io/initial-events-end"
 
@@ -59,6 +60,7 @@ typedef struct {
     struct evbuffer *out;
     gw_watcher_t *w;
     struct event *timer;
+    struct event *slow; /* a paused watch's deadline */
     bool page_pending; /* an etcd page is on its way: ending waits for it */
     bool ended;
 } watch_t;
@@ -88,6 +90,8 @@ watch_end(watch_t *st)
     st->w = NULL;
     if (st->timer != NULL)
         event_free(st->timer);
+    if (st->slow != NULL)
+        event_free(st->slow);
     evbuffer_free(st->out);
     gw_stream_end(st->r);
 }
@@ -292,24 +296,64 @@ add_event(watch_t *st, const gw_wev_t *e)
     return ok;
 }
 
+static void subscribe(watch_t *st, int64_t after);
+
+/* The client took everything queued: go on from where the paused watch was. */
+static void
+on_resumable(gw_req_t *r, void *arg)
+{
+    watch_t *st = arg;
+
+    (void)r;
+    event_del(st->slow);
+    subscribe(st, st->sent);
+}
+
+/* The client did not take what was queued in time: kube ends a watcher that cannot keep up,
+ * and the client resumes from what it got. */
+static void
+on_slow(evutil_socket_t fd, short what, void *arg)
+{
+    watch_t *st = arg;
+
+    (void)fd;
+    (void)what;
+    gw_log_info(st->r->audit_id,
+                "ending a watch of %s whose client reads too slowly (%zu bytes queued)",
+                st->collection, gw_stream_queued(st->r));
+    watch_end(st);
+}
+
+/* More than the queue limit waits on the connection: leave the shared watch (nothing more is
+ * queued) and wait for the client to take it all, then subscribe again from the last
+ * resourceVersion sent (from the window, or etcd); a client that does not is ended. A burst
+ * (a window replayed at once) costs a pause, never unbounded memory. */
+static void
+pause_watch(watch_t *st)
+{
+    struct timeval tv = {SLOW_WAIT_S, 0};
+
+    gw_watcher_stop(st->w);
+    st->w = NULL;
+    if (st->slow == NULL)
+        st->slow = evtimer_new(gw_worker_base(st->r->worker), on_slow, st);
+    if (st->slow == NULL)
+        abort();
+    evtimer_add(st->slow, &tv);
+    gw_stream_write(st->r, st->out, on_resumable, st);
+}
+
 static void
 on_event(watch_t *st, const gw_wev_t *e)
 {
-    size_t queued, limit = gw_watch_queue_limit(st->r->watches);
-
     if (!add_event(st, e)) {
         fail_err(st, GW_EINTERNAL);
         return;
     }
     st->sent = e->rev;
     flush(st);
-    queued = gw_stream_queued(st->r);
-    if (queued > limit) {
-        /* kube ends a watcher that cannot keep up; the client resumes from what it got. */
-        gw_log_info(st->r->audit_id, "ending a watch of %s whose client reads too slowly "
-                                     "(%zu bytes queued)", st->collection, queued);
-        watch_end(st);
-    }
+    if (gw_stream_queued(st->r) > gw_watch_queue_limit(st->r->watches))
+        pause_watch(st);
 }
 
 static void
