@@ -115,6 +115,16 @@ check "apply a ConfigMap" k apply -f "$M/cm1.yaml"
 check "apply it without a data key" k apply -f "$M/cm2.yaml"
 live configmap settings
 check "... the key is gone" jpy "d['data'] == {'a': '1'}"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: "2"}\nbogus: 1\n' >"$M/cm3.yaml"
+KOUT=$(kubectl apply -f "$M/cm3.yaml" 2>&1)
+check "apply with an unknown field fails (kubectl validates strictly on the server)" test $? -ne 0
+check "... with kube's 422 naming the patch" has 'The request is invalid: patch: Invalid value: "map[bogus:1 data:map[a:2]'
+check "... and the strict decoding error" has 'strict decoding error: unknown field "bogus"'
+check "apply --validate=warn lets it through" k apply --validate=warn -f "$M/cm3.yaml"
+check "... with the warning" has 'Warning: unknown field "bogus"'
+live configmap settings
+check "... and the change" jpy "d['data'] == {'a': '2'} and 'bogus' not in d"
+check "apply the ConfigMap back" k apply -f "$M/cm2.yaml"
 printf 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports:\n  - {name: http, port: 80}\n  - {name: https, port: 443}\n' >"$M/s1.yaml"
 printf 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports:\n  - {name: http, port: 80, targetPort: 8080}\n  - {name: alt, port: 8443}\n' >"$M/s2.yaml"
 check "apply a Service" k apply -f "$M/s1.yaml"
