@@ -96,7 +96,7 @@ find_field(const gw_schema_t *s, const char *key)
 static int
 no_field(gw_smp__t *s, const gw_schema_t *parent, const char *key)
 {
-    char *q = gw_smp__go_quote(key);
+    char *q = gw_go_quote(key);
 
     gw_smp__fail(s, GW_SMP_FAILED, "unable to find api field in struct %s for the json field %s",
                  struct_name(parent), q);
@@ -177,7 +177,7 @@ gw_smp__bad_type(gw_smp__t *s, const char *expected, const json_t *got)
 int
 gw_smp__no_merge_key(gw_smp__t *s, const json_t *elem, const char *key)
 {
-    char *m = gw_smp_go_value(elem);
+    char *m = gw_go_value(elem);
 
     gw_smp__fail(s, GW_SMP_FAILED, "map: %s does not contain declared merge key: %s", m, key);
     free(m);
@@ -199,8 +199,8 @@ map_directive(gw_smp__t *s, json_t *patch, json_t *directive, json_t **out)
         *out = json_object();
         return 0;
     }
-    d = gw_smp__go_string(directive);
-    m = gw_smp_go_value(patch);
+    d = gw_go_string(directive);
+    m = gw_go_value(patch);
     gw_smp__fail(s, GW_SMP_FAILED, "unknown patch type: %s in map: %s", d, m);
     free(d);
     free(m);
@@ -314,7 +314,7 @@ check_order(gw_smp__t *s, const json_t *list, const json_t *order, const char *k
         pi = skip_deletes(list, pi + 1, key);
     }
     if (pi < n) {
-        char *l = gw_smp_go_value(list), *o = gw_smp_go_value(order);
+        char *l = gw_go_value(list), *o = gw_go_value(order);
         gw_smp__fail(s, GW_SMP_FAILED,
                      "the order in patch list:\n%s\n doesn't match " GW_SMP_ORDER_PREFIX
                      " list:\n%s",

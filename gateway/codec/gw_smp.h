@@ -54,12 +54,4 @@ json_t *gw_smp_apply_ex(const json_t *original, const json_t *patch, const gw_sc
 json_t *gw_smp_apply(const json_t *original, const json_t *patch, const gw_schema_t *schema,
                      char *err, size_t err_len);
 
-/**
- * Go's fmt %v of the value encoding/json decodes v into (map[string]interface{}, []interface{},
- * string, int64 for integers, float64, bool, nil): `map[a:1 b:[x y]]`, keys sorted, floats in
- * Go's shortest %g. How kube-apiserver's messages show patches and list elements. Caller
- * frees. Thread: any.
- */
-char *gw_smp_go_value(const json_t *v);
-
 #endif

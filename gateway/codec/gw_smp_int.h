@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "gw_catalog.h"
+#include "gw_gofmt.h"
 #include "gw_smp.h"
 
 #define GW_SMP_DIRECTIVE "$patch"
@@ -109,17 +110,13 @@ typedef enum {
 /** The Go dynamic type of v (NULL and JSON null are nil). */
 gw_go_type_t gw_smp__go_type(const json_t *v);
 
+/** Whether v is the string s. */
+bool gw_smp__is_str(const json_t *v, const char *s);
+
 /** Go's == on two interface{} values (maps and lists never equal: Go would panic). */
 bool gw_smp__go_equal(const json_t *a, const json_t *b);
 
 /** reflect.TypeOf(v) as %s prints it: "map[string]interface {}", "int64", "%!s(<nil>)". */
 const char *gw_smp__go_type_name(const json_t *v);
-
-/** fmt's %s of v at the top of an argument list: strings bare, other values as badverbs.
- *  Caller frees. */
-char *gw_smp__go_string(const json_t *v);
-
-/** Go's %q of s. Caller frees. */
-char *gw_smp__go_quote(const char *s);
 
 #endif

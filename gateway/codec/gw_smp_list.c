@@ -13,12 +13,6 @@
 
 #include "gw_alloc.h"
 
-static bool
-is_str(const json_t *v, const char *s)
-{
-    return json_is_string(v) && strcmp(json_string_value(v), s) == 0;
-}
-
 /* ---- values --------------------------------------------------------------------------------- */
 
 bool
@@ -101,7 +95,7 @@ gw_smp__elem_type(gw_smp__t *s, const json_t *a, const json_t *b, bool *maps)
             }
             if (seen && t != prev) {
                 json_t *both = json_pack("[OO]", a ? a : json_null(), b ? b : json_null());
-                char *text = gw_smp_go_value(both);
+                char *text = gw_go_value(both);
                 gw_smp__fail(s, GW_SMP_FAILED, "list element types are not identical: %s", text);
                 free(text);
                 json_decref(both);
@@ -243,18 +237,18 @@ special_elements(gw_smp__t *s, json_t *arr, const json_t *patch, const char *key
         d = json_object_get(v, GW_SMP_DIRECTIVE);
         if (d == NULL) {
             json_array_append(rest, v);
-        } else if (is_str(d, "delete")) {
+        } else if (gw_smp__is_str(d, "delete")) {
             if (json_object_get(v, key) == NULL)
                 goto fail_key;
             if (delete_entries(s, arr, &len, key, json_object_get(v, key)) != 0)
                 goto fail;
-        } else if (is_str(d, "replace")) {
+        } else if (gw_smp__is_str(d, "replace")) {
             replace = true; /* the other directive elements still go */
-        } else if (is_str(d, "merge")) {
+        } else if (gw_smp__is_str(d, "merge")) {
             gw_smp__fail(s, GW_SMP_FAILED, "merging lists cannot yet be specified in the patch");
             goto fail;
         } else {
-            char *ds = gw_smp__go_string(d), *m = gw_smp_go_value(v);
+            char *ds = gw_go_string(d), *m = gw_go_value(v);
             gw_smp__fail(s, GW_SMP_FAILED, "unknown patch type: %s in map: %s", ds, m);
             free(ds);
             free(m);

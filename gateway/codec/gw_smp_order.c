@@ -120,8 +120,7 @@ normalize(gw_smp__t *s, const json_t *list, const json_t *ref, const char *key, 
     it = gw_malloc((n ? n : 1) * sizeof(*it));
     for (size_t i = 0; i < n; i++) {
         json_t *v = json_array_get(list, i);
-        json_t *d = maps ? json_object_get(v, GW_SMP_DIRECTIVE) : NULL;
-        if (json_is_string(d) && strcmp(json_string_value(d), "delete") == 0)
+        if (maps && gw_smp__is_str(json_object_get(v, GW_SMP_DIRECTIVE), "delete"))
             json_array_append(dels, v);
         else
             it[k++] = (item_t){idx[i], i, v};

@@ -13,6 +13,7 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_fieldval.h"
+#include "gw_gofmt.h"
 #include "gw_negotiate.h"
 #include "gw_patch.h"
 #include "gw_smp.h"
@@ -84,7 +85,7 @@ static void
 fail_patch_invalid(gw_upd_t *u, const json_t *after, const char *detail)
 {
     gw_field_errors_t errs = {0};
-    char *text = gw_smp_go_value(after), *summary;
+    char *text = gw_go_value(after), *summary;
 
     gw_ferr_invalid_str(&errs, "patch", text, detail);
     summary = gw_ferr_summary(&errs);

@@ -15,6 +15,7 @@
 #include "gw_catalog.c"
 #include "gw_catalog_config.c"
 #include "gw_err.c"
+#include "gw_gofmt.c"
 #include "gw_log.c"
 #include "gw_schema.c"
 #include "gw_schema_proto.c"
@@ -92,7 +93,7 @@ check(const json_t *doc, const json_t *patch, const gw_schema_t *schema)
         abort();
     if (after == NULL)
         abort();
-    text = gw_smp_go_value(after);
+    text = gw_go_value(after);
     free(text);
     if (got != NULL) {
         before = json_deep_copy(after);
