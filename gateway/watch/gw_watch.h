@@ -58,6 +58,7 @@ typedef struct {
     json_t *labels;       /* metadata.labels (an object), or NULL */
     const char **values;  /* the hub's fields, in order: each value (as a field selector reads
                              it: strings, numbers and booleans as text) or NULL when absent */
+    size_t n_values;
 } gw_wev_attrs_t;
 
 /**

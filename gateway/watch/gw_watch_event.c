@@ -65,6 +65,7 @@ read_attrs(gw_wev_attrs_t *a, const gw_obj_t *obj, const char *const *fields)
     labels = json_object_get(json_object_get(doc, "metadata"), "labels");
     a->labels = json_is_object(labels) ? json_incref(labels) : NULL;
     a->values = gw_calloc(n + 1, sizeof(*a->values));
+    a->n_values = n;
     for (size_t i = 0; i < n; i++)
         a->values[i] = field_text(doc, fields[i]);
     json_decref(doc);
@@ -75,7 +76,7 @@ static void
 clear_attrs(gw_wev_attrs_t *a)
 {
     json_decref(a->labels);
-    for (size_t i = 0; a->values != NULL && a->values[i] != NULL; i++)
+    for (size_t i = 0; i < a->n_values; i++)
         free((char *)a->values[i]);
     free(a->values);
 }

@@ -13,7 +13,7 @@
 #define MAX_EVENTS 64
 #define WAIT_MS 15000
 
-static const char *const fields[] = {"metadata.name", "metadata.namespace", NULL};
+static const char *const fields[] = {"metadata.name", "spec.absent", "metadata.namespace", NULL};
 
 typedef struct {
     gw_watcher_t *w;
