@@ -228,6 +228,7 @@ gw_negotiate_body(const char *content_type, bool patch)
     } types[] = {
         {"application/json", GW_BODY_JSON, false},
         {"application/yaml", GW_BODY_YAML, false},
+        {"application/vnd.kubernetes.protobuf", GW_BODY_PROTOBUF, false},
         {"application/json-patch+json", GW_BODY_JSON_PATCH, true},
         {"application/merge-patch+json", GW_BODY_MERGE_PATCH, true},
         {"application/strategic-merge-patch+json", GW_BODY_STRATEGIC_PATCH, true},

@@ -53,6 +53,7 @@ typedef enum {
     GW_BODY_MERGE_PATCH,     /* application/merge-patch+json */
     GW_BODY_STRATEGIC_PATCH, /* application/strategic-merge-patch+json */
     GW_BODY_APPLY_PATCH,     /* application/apply-patch+yaml */
+    GW_BODY_PROTOBUF,        /* application/vnd.kubernetes.protobuf (built-in kinds) */
     GW_BODY_UNSUPPORTED,
 } gw_body_type_t;
 
@@ -65,7 +66,7 @@ typedef enum {
 gw_body_type_t gw_negotiate_body(const char *content_type, bool patch);
 
 /** The media types gw_negotiate_body accepts, as kube lists them in a 415 message. */
-#define GW_NEG_CONSUMED "application/json, application/yaml"
+#define GW_NEG_CONSUMED "application/json, application/yaml, application/vnd.kubernetes.protobuf"
 #define GW_NEG_PATCHES                                                                             \
     "application/json-patch+json, application/merge-patch+json, "                                  \
     "application/strategic-merge-patch+json, application/apply-patch+yaml"

@@ -16,6 +16,7 @@
 #include "gw_api_int.h"
 #include "gw_err.h"
 #include "gw_log.h"
+#include "gw_protobuf.h"
 #include "gw_yaml.h"
 
 #define GZIP_LEVEL 1 /* kube-apiserver's: speed over ratio */
@@ -105,7 +106,14 @@ decode_body(gw_req_t *r, gw_body_type_t type, const char *body, size_t len)
 {
     char err[256];
     json_t *doc;
-    if (type == GW_BODY_YAML) {
+    if (type == GW_BODY_PROTOBUF) {
+        /* Typed clients (kubectl create <kind>, client-go) send built-in kinds this way. */
+        doc = gw_protobuf_decode(r->catalog, (const uint8_t *)body, len, err, sizeof(err));
+        if (doc == NULL) {
+            gw_reply_status(r, 400, "BadRequest", NULL, "%s", err);
+            return NULL;
+        }
+    } else if (type == GW_BODY_YAML) {
         doc = gw_yaml_to_json(body, len, err, sizeof(err));
     } else {
         json_error_t jerr;

@@ -132,8 +132,10 @@ pod_qos(const json_t *pod)
 
 /* ---- create ------------------------------------------------------------------------------- */
 
+/* kube-apiserver's defaulting runs on every decoded object, created or updated; these are the
+ * defaults clients see most (the rest of kube's defaulters are not applied yet). */
 static void
-default_replicas(const gw_resource_t *res, json_t *obj)
+apply_defaults(const gw_resource_t *res, json_t *obj)
 {
     static const char *const scalable[] = {"deployments", "replicasets", "statefulsets",
                                            "replicationcontrollers"};
@@ -143,6 +145,11 @@ default_replicas(const gw_resource_t *res, json_t *obj)
         if (strcmp(res->name, scalable[i]) == 0 && json_is_object(spec) &&
             json_object_get(spec, "replicas") == NULL)
             json_object_set_new(spec, "replicas", json_integer(1));
+    }
+    if (is_core(res, "secrets")) {
+        const char *type = json_string_value(json_object_get(obj, "type"));
+        if (type == NULL || *type == '\0')
+            json_object_set_new(obj, "type", json_string("Opaque"));
     }
 }
 
@@ -172,7 +179,7 @@ gw_registry__prepare_create(const gw_resource_t *res, json_t *obj)
         initial_status(res, obj);
     if (res->keeps_generation)
         json_object_set_new(gw_objmeta_get(obj), "generation", json_integer(1));
-    default_replicas(res, obj);
+    apply_defaults(res, obj);
 }
 
 /* ---- update ------------------------------------------------------------------------------- */
@@ -241,6 +248,7 @@ gw_registry__prepare_update(const gw_resource_t *res, json_t *obj, const json_t 
 {
     const json_t *status = json_object_get(old, "status");
 
+    apply_defaults(res, obj);
     if (is_core(res, "namespaces")) {
         gw_namespace_prepare_update(obj, old);
     } else if (gw_registry__has_status(res)) {
