@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "gw_defaults.h"
 #include "gw_namespace.h"
 
 typedef struct {
@@ -132,25 +133,12 @@ pod_qos(const json_t *pod)
 
 /* ---- create ------------------------------------------------------------------------------- */
 
-/* kube-apiserver's defaulting runs on every decoded object, created or updated; these are the
- * defaults clients see most (the rest of kube's defaulters are not applied yet). */
+/* kube-apiserver defaults every object it decodes, so on every create and update (and patch);
+ * `old` is the stored object an update replaces, NULL on create. */
 static void
-apply_defaults(const gw_resource_t *res, json_t *obj)
+apply_defaults(const gw_resource_t *res, json_t *obj, const json_t *old)
 {
-    static const char *const scalable[] = {"deployments", "replicasets", "statefulsets",
-                                           "replicationcontrollers"};
-    json_t *spec = json_object_get(obj, "spec");
-
-    for (size_t i = 0; i < sizeof(scalable) / sizeof(scalable[0]); i++) {
-        if (strcmp(res->name, scalable[i]) == 0 && json_is_object(spec) &&
-            json_object_get(spec, "replicas") == NULL)
-            json_object_set_new(spec, "replicas", json_integer(1));
-    }
-    if (is_core(res, "secrets")) {
-        const char *type = json_string_value(json_object_get(obj, "type"));
-        if (type == NULL || *type == '\0')
-            json_object_set_new(obj, "type", json_string("Opaque"));
-    }
+    gw_defaults_apply(res->group, res->version, res->kind, obj, old);
 }
 
 static void
@@ -173,13 +161,14 @@ initial_status(const gw_resource_t *res, json_t *obj)
 void
 gw_registry__prepare_create(const gw_resource_t *res, json_t *obj)
 {
+    /* Decoding defaults the object before the strategy sees it. */
+    apply_defaults(res, obj, NULL);
     if (is_core(res, "namespaces"))
         gw_namespace_prepare_create(obj);
     else
         initial_status(res, obj);
     if (res->keeps_generation)
         json_object_set_new(gw_objmeta_get(obj), "generation", json_integer(1));
-    apply_defaults(res, obj);
 }
 
 /* ---- update ------------------------------------------------------------------------------- */
@@ -248,7 +237,7 @@ gw_registry__prepare_update(const gw_resource_t *res, json_t *obj, const json_t 
 {
     const json_t *status = json_object_get(old, "status");
 
-    apply_defaults(res, obj);
+    apply_defaults(res, obj, old);
     if (is_core(res, "namespaces")) {
         gw_namespace_prepare_update(obj, old);
     } else if (gw_registry__has_status(res)) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gw_catalog.h"
+#include "gw_defaults.h"
 #include "gw_registry_int.h"
 #include "tap.h"
 
@@ -82,20 +83,23 @@ test_create(void)
     created_member(res("", "v1", "persistentvolumeclaims"), "{}", "status",
                    "{\"phase\":\"Pending\"}", "claims: Pending");
     created_member(res("", "v1", "nodes"), "{\"status\":{\"capacity\":{\"cpu\":\"2\"}}}", "status",
-                   "{\"capacity\":{\"cpu\":\"2\"}}", "nodes: status as given");
+                   "{\"capacity\":{\"cpu\":\"2\"},\"allocatable\":{\"cpu\":\"2\"}}",
+                   "nodes: status as given (allocatable defaults to capacity)");
     created_member(res("", "v1", "namespaces"), "{\"metadata\":{\"name\":\"n\"}}", "status",
                    "{\"phase\":\"Active\"}", "namespaces: Active");
     created_member(res("", "v1", "configmaps"), "{\"data\":{},\"metadata\":{\"generation\":4}}",
                    "metadata.generation", "4", "configmaps keep no generation of their own");
 }
 
-/* prepare_update(new, old) and the resulting generation. */
+/* prepare_update(new, old) and the resulting generation; `older` is defaulted first, as a
+ * stored object was when it was written. */
 static json_int_t
 generation_after(const gw_resource_t *r, const char *newer, const char *older)
 {
     json_t *n = doc(newer), *o = doc(older);
     json_int_t g;
 
+    gw_defaults_apply(r->group, r->version, r->kind, o, NULL);
     gw_registry__prepare_update(r, n, o);
     g = json_integer_value(json_object_get(json_object_get(n, "metadata"), "generation"));
     json_decref(n);
