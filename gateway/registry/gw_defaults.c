@@ -60,15 +60,29 @@ def_value(const gw_def_t *d)
     return json_object();
 }
 
+/* Whether the field of `d` is unset in `o`. A zero value only counts when it has the field's
+ * type: a mistyped value stays for validation to report, as Go's decoding would have. */
+static bool
+unset(const json_t *o, const gw_def_t *d)
+{
+    const json_t *v = json_object_get(o, d->key);
+
+    if (v == NULL || json_is_null(v))
+        return true;
+    if (!d->zero_is_unset)
+        return false;
+    if (d->type == GW_DEF_STR)
+        return json_is_string(v) && json_string_length(v) == 0;
+    return d->type == GW_DEF_INT && json_is_integer(v) && json_integer_value(v) == 0;
+}
+
 void
 gw_defaults__fill(json_t *o, const gw_def_t *defs)
 {
     if (!json_is_object(o))
         return;
     for (; defs->key != NULL; defs++) {
-        bool unset =
-            defs->zero_is_unset ? gw_defaults__zero(o, defs->key) : gw_defaults__nil(o, defs->key);
-        if (unset)
+        if (unset(o, defs))
             json_object_set_new(o, defs->key, def_value(defs));
     }
 }
