@@ -1,11 +1,16 @@
 /* Unit tests for gateway/registry/gw_defaults*.c: one object in, the defaulted object out, per
- * kind, as kube-apiserver v1.32 writes it; and set values left as they are. The JSON texts use
- * ' for " to stay readable. */
+ * kind, as kube-apiserver v1.32 writes it; set values left as they are; defaulting twice
+ * changes nothing more; and every defaulted field is one the kind's schema knows, with its
+ * type. The JSON texts use ' for " to stay readable. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_catalog.h"
 #include "gw_defaults.h"
+#include "gw_fieldval.h"
 #include "tap.h"
+
+static const gw_catalog_t *cat;
 
 /* `text` with ' read as ". */
 static json_t *
@@ -26,8 +31,31 @@ doc(const char *text)
     return d;
 }
 
+/* Whether `d` fits the schema of its kind (when the catalog has it): no unknown or mistyped
+ * field. Required fields are not asked for (the test objects are partial). */
+static bool
+fits_schema(const char *group, const char *version, const char *kind, const json_t *d)
+{
+    const gw_resource_t *r = gw_catalog_find_kind(cat, group, version, kind);
+    json_t *copy = json_deep_copy(d);
+    gw_field_issues_t is = {0};
+    bool fits = true;
+
+    if (r != NULL && json_is_object(copy))
+        gw_fieldval_check(copy, r->schema, &is);
+    for (size_t i = 0; i < is.n; i++) {
+        if (is.items[i].kind != GW_FIELD_REQUIRED) {
+            tap_diag("schema: %s: %s", is.items[i].path, is.items[i].message);
+            fits = false;
+        }
+    }
+    gw_field_issues_clear(&is);
+    json_decref(copy);
+    return fits;
+}
+
 /* gw_defaults_apply on `in` (with `old` when not NULL) gives `want`; applying again changes
- * nothing more. */
+ * nothing more; the result fits the kind's schema. */
 static void
 update_is(const char *gvk, const char *old, const char *in, const char *want, const char *name)
 {
@@ -42,7 +70,8 @@ update_is(const char *gvk, const char *old, const char *in, const char *want, co
     gw_defaults_apply(group, version, kind, d, o);
     again = json_deep_copy(d);
     gw_defaults_apply(group, version, kind, again, o);
-    ok = tap_ok(json_equal(d, w) && json_equal(d, again), "%s", name);
+    ok = tap_ok(json_equal(d, w) && json_equal(d, again) && fits_schema(group, version, kind, d),
+                "%s", name);
     if (!ok) {
         char *got = json_dumps(d, JSON_SORT_KEYS), *exp = json_dumps(w, JSON_SORT_KEYS);
         tap_diag("got  %s", got);
@@ -598,6 +627,7 @@ test_others(void)
 int
 main(void)
 {
+    cat = gw_catalog_builtin();
     test_pod();
     test_container_parts();
     test_volumes();
