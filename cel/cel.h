@@ -261,6 +261,117 @@ void cel_env_set_macros(cel_env_t *env, bool on);
 /** Replace the compile limits (zero fields keep the defaults). */
 void cel_env_set_limits(cel_env_t *env, const cel_limits_t *limits);
 
+/* ---- Declarations and structural schemas ------------------------------------------------ */
+
+/** A static type known to the type checker: a primitive, list(T), map(K, V), type(T),
+ *  optional_type(T), dyn, a type parameter, a library type (net.IP, kubernetes.Quantity, ...) or
+ *  an object type described by a structural schema. Types are made by an environment and live
+ *  as long as it does. */
+typedef struct cel_decltype cel_decltype_t;
+
+/** What a structural schema node is (OpenAPI v3 `type`, or x-kubernetes-int-or-string). */
+typedef enum cel_schema_kind {
+    CEL_SCHEMA_NONE,    /**< no type: not visible to expressions */
+    CEL_SCHEMA_OBJECT,  /**< with `props` (an object) or `additional_properties` (a map) */
+    CEL_SCHEMA_ARRAY,   /**< with `items` */
+    CEL_SCHEMA_STRING,  /**< `format` "byte", "date", "date-time" and "duration" change the type */
+    CEL_SCHEMA_INTEGER,
+    CEL_SCHEMA_NUMBER,
+    CEL_SCHEMA_BOOLEAN,
+    CEL_SCHEMA_INT_OR_STRING, /**< x-kubernetes-int-or-string: dyn */
+} cel_schema_kind_t;
+
+/** x-kubernetes-list-type of an array. */
+typedef enum cel_list_type {
+    CEL_LIST_ATOMIC,
+    CEL_LIST_SET,
+    CEL_LIST_MAP,
+} cel_list_type_t;
+
+typedef struct cel_schema cel_schema_t;
+
+/** A named property of an object schema. */
+typedef struct cel_schema_prop {
+    const char *name;
+    const cel_schema_t *schema;
+    bool required;
+} cel_schema_prop_t;
+
+/** "No bound" in cel_schema_t's max_length, max_items and max_properties (zero is a bound). */
+#define CEL_SCHEMA_UNBOUNDED (-1)
+
+/**
+ * A structural schema as kube-apiserver reads a CRD's or a built-in kind's OpenAPI schema, as
+ * much of it as type checking and cost estimation need. The host fills these (statically or
+ * from its catalog); cel_env_schema_type() copies what it needs, so they may be freed after.
+ * Start from CEL_SCHEMA(kind) so unset bounds are CEL_SCHEMA_UNBOUNDED.
+ */
+struct cel_schema {
+    cel_schema_kind_t type;
+    const char *format;                        /**< NULL or the OpenAPI format */
+    int64_t max_length;                        /**< strings: code points */
+    int64_t max_items;                         /**< arrays */
+    int64_t max_properties;                    /**< maps */
+    const cel_schema_t *items;                 /**< arrays: the element schema */
+    const cel_schema_t *additional_properties; /**< maps: the value schema */
+    const cel_schema_prop_t *props;            /**< objects: the properties */
+    size_t nprops;
+    const char *const *enum_values; /**< strings: the allowed values (bounds their length) */
+    size_t nenum;
+    bool has_default;       /**< a default is set: a required property may still be absent */
+    bool embedded_resource; /**< x-kubernetes-embedded-resource */
+    cel_list_type_t list_type;        /**< arrays: x-kubernetes-list-type */
+    const char *const *list_map_keys; /**< arrays with CEL_LIST_MAP: the key properties */
+    size_t nkeys;
+};
+
+/** A schema node of `kind` with no bounds set. */
+#define CEL_SCHEMA(kind)                                                                           \
+    ((cel_schema_t){.type = (kind),                                                                \
+                    .max_length = CEL_SCHEMA_UNBOUNDED,                                            \
+                    .max_items = CEL_SCHEMA_UNBOUNDED,                                             \
+                    .max_properties = CEL_SCHEMA_UNBOUNDED})
+
+/**
+ * The type written `spec` in CEL's notation: "int", "string", "list(int)", "map(string, dyn)",
+ * "optional_type(bool)", "type(int)", "dyn", "null_type", "google.protobuf.Timestamp" (or
+ * "timestamp"), "google.protobuf.Duration" (or "duration"), the library types ("net.IP",
+ * "net.CIDR", "kubernetes.URL", "kubernetes.Quantity", "kubernetes.Semver",
+ * "kubernetes.authorization.Authorizer", ...) and type parameters (one capital letter). Owned
+ * by `env`. NULL when `spec` is malformed. The thread configuring `env`.
+ */
+const cel_decltype_t *cel_env_type(cel_env_t *env, const char *spec);
+
+/**
+ * The type kube-apiserver gives a value of schema `s` (its DeclType): objects with properties
+ * become object types named `name` (nested ones "<name>.<property>"), maps map(string, V),
+ * arrays list(T), strings with a format timestamp, duration or bytes, int-or-string dyn.
+ * `resource_root` adds apiVersion, kind and metadata.name/generateName as the root of a custom
+ * resource has them. Types carry kube's size bounds for cost estimation: maxLength (code
+ * points times four), maxItems, maxProperties, the longest enum value, or what fits in a 3 MiB
+ * request. NULL when the schema is not visible to expressions. Owned by `env`; `s` is copied.
+ */
+const cel_decltype_t *cel_env_schema_type(cel_env_t *env, const cel_schema_t *s, const char *name,
+                                          bool resource_root);
+
+/** Declare variable `name` (a dotted name, e.g. "authorizer.requestResource") of type `t` for
+ *  type checking and cost estimation. A later declaration of the same name replaces it.
+ *  CEL_EINVAL for a malformed name. */
+int cel_env_declare(cel_env_t *env, const char *name, const cel_decltype_t *t);
+
+/** Type-check in cel_compile(): type errors fail the compilation as parse errors do, and the
+ *  program carries its type and estimated cost. Off by default (every expression is dynamic). */
+void cel_env_set_type_check(cel_env_t *env, bool on);
+
+/** Charge evaluations as cel-go does with its OptOptimize option, as kube-apiserver runs
+ *  programs (on by default): list and map literals of constants, conversions of constants and
+ *  `in` over a constant list of scalars cost nothing. Off, they cost as written. */
+void cel_env_set_optimize(cel_env_t *env, bool on);
+
+/** The text of type `t` as cel-go prints it ("list(int)", "map(string, dyn)"), malloc'd; the
+ *  caller frees it. */
+char *cel_decltype_format(const cel_decltype_t *t);
+
 /* ---- Compiling -------------------------------------------------------------------------- */
 
 /** Where and why compiling failed. `message` is malloc'd and owned by the issue: the full
@@ -282,6 +393,37 @@ void cel_issue_clear(cel_issue_t *issue);
  * only read and not retained.
  */
 int cel_compile(const cel_env_t *env, const char *src, cel_program_t **out, cel_issue_t *issue);
+
+/** A cost range in the units of the CEL spec (cel-go's CostEstimate). */
+typedef struct cel_cost_estimate {
+    uint64_t min;
+    uint64_t max;
+} cel_cost_estimate_t;
+
+/** What type checking found. Owned by the caller: cel_check_clear(). */
+typedef struct cel_check {
+    char *type;           /**< the expression's type, e.g. "bool"; NULL when it did not parse */
+    cel_issue_t *issues;  /**< every parse or type error, in source order of discovery */
+    size_t nissues;
+    cel_cost_estimate_t cost; /**< the static cost estimate (set when there are no issues) */
+} cel_check_t;
+
+/**
+ * Parse and type-check `src` against the declarations of `env` (container, macros and limits
+ * apply), and estimate its cost from the declared types and their schema bounds, as cel-go's
+ * checker and kube-apiserver's cost estimator do. Returns 0 when there is no issue, CEL_EPARSE
+ * otherwise; `*out` is filled either way (clear it with cel_check_clear()). Messages read as
+ * cel-go's: "ERROR: <input>:1:3: found no matching overload for '_+_' applied to
+ * '(int, string)'". Any thread; `env` is only read.
+ */
+int cel_check(const cel_env_t *env, const char *src, cel_check_t *out);
+
+/** Free what cel_check() filled and zero it. */
+void cel_check_clear(cel_check_t *c);
+
+/** The static cost estimate of a program compiled with type checking on (0 and *out set), or
+ *  CEL_EINVAL when it was compiled without. */
+int cel_program_estimate(const cel_program_t *prog, cel_cost_estimate_t *out);
 
 /** Free a program. NULL is a no-op. No evaluation may be running on it. */
 void cel_program_free(cel_program_t *prog);
@@ -309,9 +451,11 @@ void cel_activation_set_resolver(cel_activation_t *act, cel_resolve_fn fn, void 
 
 /**
  * Evaluate `prog` with the variables of `act` (NULL: none). Each step charges the cost
- * counter; `budget` is the most it may reach (0: no limit). Returns 0 with the result in
- * `*out` (possibly an error value: CEL errors are values), or CEL_ECOST when the budget was
- * exceeded (`*out` is then an error value saying so). `*cost`, when not NULL, receives the
+ * counter as cel-go's runtime cost tracker does in kube-apiserver (identifiers and field
+ * selections 1, list literals 10, calls by their function's rule); `budget` is the most it
+ * may reach (0: no limit). Returns 0 with the result in `*out` (possibly an error value: CEL
+ * errors are values), or CEL_ECOST when the budget was exceeded (`*out` is then an error value
+ * saying "operation cancelled: actual cost limit exceeded"). `*cost`, when not NULL, receives the
  * cost charged. Every value created lives in `a`; results may also point at constants of
  * `prog`, so use them only while both `a` and `prog` are alive. Any thread, concurrently
  * with others on the same program.

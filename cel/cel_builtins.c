@@ -50,7 +50,7 @@ concat(cel__eval_t *ev, const cel_value_t *a)
 {
     if (a[0].kind == CEL_LIST) {
         size_t n0 = cel_list_size(&a[0]), n1 = cel_list_size(&a[1]);
-        if (!cel__charge_size(ev, n0 + n1))
+        if (!cel__work_size(ev, n0 + n1))
             return cel__halt_error(ev);
         cel_value_t l = a[0];
         if (l.flags & CEL__VF_ACCU) {
@@ -67,7 +67,7 @@ concat(cel__eval_t *ev, const cel_value_t *a)
         return cel__list_value(out);
     }
     size_t len = a[0].v.str.len + a[1].v.str.len;
-    if (!cel__charge_size(ev, len))
+    if (!cel__work_size(ev, len))
         return cel__halt_error(ev);
     char *buf = cel_arena_alloc(ev->arena, len + 1);
     memcpy(buf, a[0].v.str.data, a[0].v.str.len);
@@ -210,7 +210,7 @@ FN(fn_not)
 static bool
 charge_compare(cel__eval_t *ev, const cel_value_t *a)
 {
-    /* Comparing aggregates or text walks them. */
+    /* Comparing aggregates or text walks them: work beyond what the cost model counts. */
     uint64_t size = 0;
     for (int i = 0; i < 2; i++) {
         if (a[i].kind == CEL_STRING || a[i].kind == CEL_BYTES)
@@ -220,7 +220,7 @@ charge_compare(cel__eval_t *ev, const cel_value_t *a)
         else if (a[i].kind == CEL_MAP)
             size += cel_map_size(&a[i]);
     }
-    return cel__charge_size(ev, size);
+    return cel__work_size(ev, size);
 }
 
 FN(fn_eq)
@@ -266,7 +266,7 @@ FN(fn_in)
     (void)call;
     if (a[1].kind == CEL_LIST) {
         size_t size = cel_list_size(&a[1]);
-        if (!cel__charge_size(ev, size))
+        if (!cel__work_size(ev, size))
             return cel__halt_error(ev);
         for (size_t i = 0; i < size; i++) {
             cel_value_t x = cel_list_at(&a[1], i);
@@ -315,7 +315,7 @@ str_test(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n)
         return cel__no_overload(ev, name, a, n);
     const char *s = a[0].v.str.data, *t = a[1].v.str.data;
     size_t sl = a[0].v.str.len, tl = a[1].v.str.len;
-    if (!cel__charge_size(ev, sl + tl))
+    if (!cel__work_size(ev, sl + tl))
         return cel__halt_error(ev);
     if (tl > sl)
         return cel_bool(false);
@@ -350,6 +350,8 @@ FN(fn_int)
         return cel_int(i);
     case CEL_TIMESTAMP:
         return cel_int(a[0].v.ts.sec);
+    case CEL_DURATION:
+        return cel_int(a[0].v.dur);
     default:
         return cel__no_overload(ev, "int", a, n);
     }

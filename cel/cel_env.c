@@ -18,8 +18,12 @@
 
 struct cel_env {
     bool macros;
+    bool type_check;
+    bool optimize;
     char *container;
     cel_limits_t limits;
+    cel_arena_t *arena; /* declared types */
+    cel__decl_t *decls;
 };
 
 cel_env_t *
@@ -27,7 +31,9 @@ cel_env_new(void)
 {
     cel_env_t *env = cel__xcalloc(1, sizeof(*env));
     env->macros = true;
+    env->optimize = true;
     env->container = cel__xstrdup("");
+    env->arena = cel_arena_new();
     cel_env_set_limits(env, &(cel_limits_t){0});
     return env;
 }
@@ -38,6 +44,7 @@ cel_env_free(cel_env_t *env)
     if (env == NULL)
         return;
     free(env->container);
+    cel_arena_free(env->arena);
     free(env);
 }
 
@@ -82,6 +89,59 @@ cel_env_set_limits(cel_env_t *env, const cel_limits_t *limits)
     env->limits.max_height = limits->max_height > 0 ? limits->max_height : DEFAULT_MAX_HEIGHT;
 }
 
+void
+cel_env_set_type_check(cel_env_t *env, bool on)
+{
+    env->type_check = on;
+}
+
+void
+cel_env_set_optimize(cel_env_t *env, bool on)
+{
+    env->optimize = on;
+}
+
+const cel_decltype_t *
+cel_env_type(cel_env_t *env, const char *spec)
+{
+    const char *s = spec;
+    const cel_decltype_t *t = cel__ty_parse(env->arena, &s);
+    while (*s == ' ')
+        s++;
+    return *s == '\0' ? t : NULL;
+}
+
+const cel_decltype_t *
+cel_env_schema_type(cel_env_t *env, const cel_schema_t *s, const char *name, bool resource_root)
+{
+    return cel__ty_from_schema(env->arena, s, name, resource_root);
+}
+
+int
+cel_env_declare(cel_env_t *env, const char *name, const cel_decltype_t *t)
+{
+    if (!dotted_name(name) || t == NULL)
+        return CEL_EINVAL;
+    cel__decl_t *d = cel_arena_alloc(env->arena, sizeof(*d));
+    d->name = cel_arena_strndup(env->arena, name, strlen(name));
+    d->type = t;
+    d->next = env->decls;
+    env->decls = d;
+    return 0;
+}
+
+const cel__decl_t *
+cel__env_decls(const cel_env_t *env)
+{
+    return env->decls;
+}
+
+const char *
+cel__env_container(const cel_env_t *env)
+{
+    return env->container;
+}
+
 /* ---- Resolution ---- */
 
 typedef struct resolver {
@@ -91,7 +151,9 @@ typedef struct resolver {
     int nnames;
     int nslots;
     cel__parse_err_t *err;
-    bool failed;
+    bool failed;  /* the first failure is in *err */
+    bool hard;    /* a failure that leaves the tree unusable */
+    bool lenient; /* type checking follows: carry on past unknown functions and patterns */
 } resolver_t;
 
 static void rfail(resolver_t *r, size_t pos, const char *fmt, ...)
@@ -246,6 +308,7 @@ push_var(resolver_t *r, const char *name, size_t pos)
 {
     if (r->nnames == MAX_SCOPE) {
         rfail(r, pos, "comprehensions nested too deeply");
+        r->hard = true;
         return 0;
     }
     r->names[r->nnames] = name;
@@ -286,7 +349,7 @@ resolve(resolver_t *r, cel__node_t *n)
 {
     bool root;
     char *q;
-    if (r->failed)
+    if (r->hard || (r->failed && !r->lenient))
         return;
     switch (n->kind) {
     case CEL__N_CONST:
@@ -332,15 +395,15 @@ cel_issue_clear(cel_issue_t *issue)
 
 /* "ERROR: <input>:L:C: msg" and the source line with a caret under the column. */
 static void
-fill_issue(cel_issue_t *issue, const char *src, const cel__parse_err_t *err)
+fill_issue(cel_issue_t *issue, const char *src, size_t pos, const char *msg)
 {
     size_t line_start = 0;
     issue->line = 1;
-    for (size_t i = 0; i < err->pos && src[i] != '\0'; i++) {
+    for (size_t i = 0; i < pos && src[i] != '\0'; i++) {
         if (src[i] == '\n')
             issue->line++, line_start = i + 1;
     }
-    issue->column = (int)cel__utf8_count(src + line_start, err->pos - line_start) + 1;
+    issue->column = (int)cel__utf8_count(src + line_start, pos - line_start) + 1;
     size_t line_end = line_start;
     while (src[line_end] != '\0' && src[line_end] != '\n')
         line_end++;
@@ -349,10 +412,10 @@ fill_issue(cel_issue_t *issue, const char *src, const cel__parse_err_t *err)
     int ndots = issue->column - 1 < 200 ? issue->column - 1 : 200;
     memset(dots, '.', (size_t)ndots);
     dots[ndots] = '\0';
-    size_t size = strlen(err->msg) + (size_t)shown + (size_t)ndots + 64;
+    size_t size = strlen(msg) + (size_t)shown + (size_t)ndots + 64;
     issue->message = cel__xmalloc(size);
     snprintf(issue->message, size, "ERROR: <input>:%d:%d: %s\n | %.*s\n | %s^", issue->line,
-             issue->column, err->msg, shown, src + line_start, dots);
+             issue->column, msg, shown, src + line_start, dots);
 }
 
 void
@@ -364,8 +427,10 @@ cel_program_free(cel_program_t *prog)
     free(prog);
 }
 
-int
-cel_compile(const cel_env_t *env, const char *src, cel_program_t **out, cel_issue_t *issue)
+/* Parse and resolve `src` into a new program; NULL with `*err` filled when it does not parse
+ * or, unless `lenient`, does not resolve. `*rfailed` tells a lenient resolution failed. */
+static cel_program_t *
+build(const cel_env_t *env, const char *src, bool lenient, cel__parse_err_t *err, bool *rfailed)
 {
     cel__parse_opts_t opts = {
         .macros = env->macros,
@@ -373,22 +438,137 @@ cel_compile(const cel_env_t *env, const char *src, cel_program_t **out, cel_issu
         .max_depth = env->limits.max_depth,
         .max_height = env->limits.max_height,
     };
-    cel__parse_err_t err = {0};
-    memset(issue, 0, sizeof(*issue));
-    *out = NULL;
     cel_program_t *prog = cel__xcalloc(1, sizeof(*prog));
     prog->arena = cel_arena_new();
     prog->src = cel_arena_strndup(prog->arena, src, strlen(src));
-    prog->root = cel__parse(prog->src, &opts, prog->arena, &err);
-    resolver_t r = {.env = env, .a = prog->arena, .err = &err};
+    prog->root = cel__parse(prog->src, &opts, prog->arena, err);
+    resolver_t r = {.env = env, .a = prog->arena, .err = err, .lenient = lenient};
     if (prog->root != NULL)
         resolve(&r, prog->root);
-    if (prog->root == NULL || r.failed) {
-        fill_issue(issue, prog->src, &err);
+    *rfailed = r.failed;
+    if (prog->root == NULL || r.hard || (r.failed && !lenient)) {
+        cel_program_free(prog);
+        return NULL;
+    }
+    prog->nslots = r.nslots;
+    return prog;
+}
+
+/* Every type error as cel-go prints a list of issues, one report after the other. */
+static void
+join_issues(cel_issue_t *issue, const char *src, const cel__check_issue_t *is, int n)
+{
+    size_t total = 1;
+    cel_issue_t *each = cel__xcalloc((size_t)n, sizeof(*each));
+    for (int i = 0; i < n; i++) {
+        fill_issue(&each[i], src, is[i].pos, is[i].msg);
+        total += strlen(each[i].message) + 1;
+    }
+    *issue = each[0];
+    issue->message = cel__xmalloc(total);
+    issue->message[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i > 0)
+            strcat(issue->message, "\n");
+        strcat(issue->message, each[i].message);
+        free(each[i].message);
+    }
+    free(each);
+}
+
+/* Type-check a resolved program and keep its estimated cost; CEL_EPARSE with `*issue`. */
+static int
+check_program(const cel_env_t *env, cel_program_t *prog, bool rfailed,
+              const cel__parse_err_t *err, cel_issue_t *issue)
+{
+    cel_arena_t *tmp = cel_arena_new();
+    cel__checked_t chk;
+    cel__check_issue_t *is;
+    int n = cel__check_tree(env, prog->src, prog->root, tmp, &chk, &is), rc = 0;
+    if (n > 0) {
+        join_issues(issue, prog->src, is, n);
+        rc = CEL_EPARSE;
+    } else if (rfailed) {
+        fill_issue(issue, prog->src, err->pos, err->msg);
+        rc = CEL_EPARSE;
+    } else {
+        prog->estimate = cel__estimate(prog->root, &chk, env, tmp);
+        prog->checked = true;
+    }
+    cel_arena_free(tmp);
+    return rc;
+}
+
+int
+cel_compile(const cel_env_t *env, const char *src, cel_program_t **out, cel_issue_t *issue)
+{
+    cel__parse_err_t err = {0};
+    bool rfailed;
+    memset(issue, 0, sizeof(*issue));
+    *out = NULL;
+    cel_program_t *prog = build(env, src, env->type_check, &err, &rfailed);
+    if (prog == NULL) {
+        fill_issue(issue, src, err.pos, err.msg);
+        return CEL_EPARSE;
+    }
+    if (env->type_check && check_program(env, prog, rfailed, &err, issue) != 0) {
         cel_program_free(prog);
         return CEL_EPARSE;
     }
-    prog->nslots = r.nslots;
+    cel__cost_annotate(prog->root, env->optimize);
     *out = prog;
     return 0;
+}
+
+int
+cel_program_estimate(const cel_program_t *prog, cel_cost_estimate_t *out)
+{
+    if (!prog->checked)
+        return CEL_EINVAL;
+    *out = prog->estimate;
+    return 0;
+}
+
+static void
+add_issue(cel_check_t *out, const char *src, size_t pos, const char *msg)
+{
+    out->issues = cel__xrealloc(out->issues, sizeof(*out->issues) * (out->nissues + 1));
+    fill_issue(&out->issues[out->nissues++], src, pos, msg);
+}
+
+int
+cel_check(const cel_env_t *env, const char *src, cel_check_t *out)
+{
+    cel__parse_err_t err = {0};
+    bool rfailed;
+    memset(out, 0, sizeof(*out));
+    cel_program_t *prog = build(env, src, true, &err, &rfailed);
+    if (prog == NULL) {
+        add_issue(out, src, err.pos, err.msg);
+        return CEL_EPARSE;
+    }
+    cel_arena_t *tmp = cel_arena_new();
+    cel__checked_t chk;
+    cel__check_issue_t *is;
+    int n = cel__check_tree(env, prog->src, prog->root, tmp, &chk, &is);
+    out->type = cel__xstrdup(cel__ty_text(tmp, chk.types[prog->root->id]));
+    for (int i = 0; i < n; i++)
+        add_issue(out, src, is[i].pos, is[i].msg);
+    if (n == 0 && rfailed)
+        add_issue(out, src, err.pos, err.msg);
+    if (out->nissues == 0)
+        out->cost = cel__estimate(prog->root, &chk, env, tmp);
+    cel_arena_free(tmp);
+    cel_program_free(prog);
+    return out->nissues == 0 ? 0 : CEL_EPARSE;
+}
+
+void
+cel_check_clear(cel_check_t *c)
+{
+    for (size_t i = 0; i < c->nissues; i++)
+        free(c->issues[i].message);
+    free(c->issues);
+    free(c->type);
+    memset(c, 0, sizeof(*c));
 }

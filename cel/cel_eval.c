@@ -1,8 +1,10 @@
 /*
  * The evaluator: walks a compiled tree. Errors are values and flow upward; only && and ||
- * (and the comprehension loop condition) may absorb them. Every step charges the cost
- * counter; crossing the budget halts the evaluation, and a halted evaluation absorbs
- * nothing, so it unwinds promptly with the budget error.
+ * (and the comprehension loop condition) may absorb them. Each node charges the cost counter
+ * its units (cel_cost.c works them out at compile time, as cel-go's runtime cost model counts
+ * them) and each call what its function's cost rule says; crossing the budget halts the
+ * evaluation, and a halted evaluation absorbs nothing, so it unwinds promptly with the budget
+ * error.
  */
 #include "cel.h"
 
@@ -13,16 +15,25 @@
 bool
 cel__charge(cel__eval_t *ev, uint64_t n)
 {
-    ev->cost += n;
+    ev->cost = ev->cost > UINT64_MAX - n ? UINT64_MAX : ev->cost + n;
     if (ev->budget != 0 && ev->cost > ev->budget)
         ev->halted = true;
     return !ev->halted;
 }
 
 bool
-cel__charge_size(cel__eval_t *ev, uint64_t n)
+cel__work(cel__eval_t *ev, uint64_t n)
 {
-    return cel__charge(ev, n / 10);
+    ev->work = ev->work > UINT64_MAX - n ? UINT64_MAX : ev->work + n;
+    if (ev->budget != 0 && ev->work / CEL__WORK_FACTOR > ev->budget)
+        ev->halted = true;
+    return !ev->halted;
+}
+
+bool
+cel__work_size(cel__eval_t *ev, uint64_t n)
+{
+    return cel__work(ev, n / 10);
 }
 
 cel_value_t
@@ -57,8 +68,9 @@ cel__no_overload(cel__eval_t *ev, const char *name, const cel_value_t *args, int
 
 /* ---- Names ---- */
 
+/* A variable of the activation, or else a type name (`*type_name` then set). */
 static bool
-lookup(cel__eval_t *ev, const char *name, cel_value_t *out)
+lookup(cel__eval_t *ev, const char *name, cel_value_t *out, bool *type_name)
 {
     size_t len = strlen(name);
     const cel_activation_t *act = ev->act;
@@ -75,30 +87,35 @@ lookup(cel__eval_t *ev, const char *name, cel_value_t *out)
     const cel_type_t *t = cel_type_find(name);
     if (t != NULL) {
         *out = cel_type_value(t);
+        *type_name = true;
         return true;
     }
     return false;
 }
 
 static bool
-resolve_name(cel__eval_t *ev, const char **cands, int n, cel_value_t *out)
+resolve_name(cel__eval_t *ev, const char **cands, int n, cel_value_t *out, bool *type_name)
 {
     for (int i = 0; i < n; i++) {
-        if (lookup(ev, cands[i], out))
+        if (lookup(ev, cands[i], out, type_name))
             return true;
     }
     return false;
 }
 
+/* Type names are constants to a checked cel-go program: they cost nothing. */
 static cel_value_t
 eval_ident(cel__eval_t *ev, const cel__node_t *n)
 {
     cel_value_t v;
+    bool type_name = false;
     if (n->u.ident.slot >= 0)
-        return ev->slots[n->u.ident.slot];
-    if (resolve_name(ev, n->u.ident.cands, n->u.ident.ncands, &v))
-        return v;
-    return cel__err(ev, "undeclared reference to '%s'", n->u.ident.name);
+        v = ev->slots[n->u.ident.slot];
+    else if (!resolve_name(ev, n->u.ident.cands, n->u.ident.ncands, &v, &type_name))
+        v = cel__err(ev, "undeclared reference to '%s'", n->u.ident.name);
+    if (!type_name && !cel__charge(ev, n->unit))
+        return cel__halt_error(ev);
+    return v;
 }
 
 /* ---- Selection and indexing ---- */
@@ -204,10 +221,16 @@ static cel_value_t
 eval_select(cel__eval_t *ev, const cel__node_t *n)
 {
     cel_value_t v;
-    if (n->u.select.ncands > 0 && resolve_name(ev, n->u.select.cands, n->u.select.ncands, &v))
+    bool type_name = false;
+    if (n->u.select.ncands > 0 &&
+        resolve_name(ev, n->u.select.cands, n->u.select.ncands, &v, &type_name)) {
+        /* A qualified variable name: one identifier. */
+        if (!type_name && !cel__charge(ev, n->unit > 0))
+            return cel__halt_error(ev);
         return v;
+    }
     v = cel__eval_node(ev, n->u.select.operand);
-    if (ev->halted)
+    if (ev->halted || !cel__charge(ev, n->unit))
         return cel__halt_error(ev);
     return cel__select(ev, v, n->u.select.field, n->u.select.flen, n->u.select.test_only);
 }
@@ -266,34 +289,47 @@ eval_or_opt(cel__eval_t *ev, const cel__node_t *n, bool value)
     return x;
 }
 
-/* Evaluate target and arguments in order; the first error short-circuits. */
-static bool
-eval_args(cel__eval_t *ev, const cel__node_t *n, cel_value_t *vals, cel_value_t *err)
+/* Evaluate target and arguments in order into `vals`; the first error is returned in `*err`.
+ * As in cel-go, a call of two evaluates both whatever the first gives, a longer one stops at
+ * the first error. Returns how many were evaluated. */
+static int
+eval_args(cel__eval_t *ev, const cel__node_t *n, cel_value_t *vals, int count, cel_value_t *err)
 {
     int k = 0;
+    err->kind = CEL_NULL;
     if (n->u.call.target != NULL)
         vals[k++] = cel__eval_node(ev, n->u.call.target);
-    for (int i = 0; i < n->u.call.nargs && (k == 0 || vals[k - 1].kind != CEL_ERROR); i++)
+    for (int i = 0; i < n->u.call.nargs; i++) {
+        if (count != 2 && k > 0 && vals[k - 1].kind == CEL_ERROR)
+            break;
         vals[k++] = cel__eval_node(ev, n->u.call.args[i]);
-    if (k > 0 && vals[k - 1].kind == CEL_ERROR) {
-        *err = vals[k - 1];
-        return false;
     }
-    return true;
+    for (int i = 0; i < k; i++) {
+        if (vals[i].kind == CEL_ERROR) {
+            *err = vals[i];
+            break;
+        }
+    }
+    return k;
 }
 
+/* A call costs its own units (index operators) and what its function's rule says, once its
+ * arguments are evaluated; cel-go does not charge a longer call cut short by an error. */
 static cel_value_t
 eval_function(cel__eval_t *ev, const cel__node_t *n)
 {
-    cel_value_t local[4], err;
+    cel_value_t local[4], err, v;
     int count = n->u.call.nargs + (n->u.call.target != NULL);
     cel_value_t *vals =
         count <= 4 ? local : cel_arena_alloc(ev->arena, sizeof(*vals) * (size_t)count);
-    if (!eval_args(ev, n, vals, &err))
-        return err;
-    if (!cel__charge(ev, 1))
+    int k = eval_args(ev, n, vals, count, &err);
+    if (ev->halted)
         return cel__halt_error(ev);
-    return n->u.call.fn->impl(ev, n, vals, count);
+    v = err.kind == CEL_ERROR ? err : n->u.call.fn->impl(ev, n, vals, count);
+    if (k < count || ev->halted)
+        return ev->halted ? cel__halt_error(ev) : v;
+    uint64_t c = n->unit + (n->folded ? 0 : cel__call_cost(n, vals, count, &v));
+    return cel__charge(ev, c) ? v : cel__halt_error(ev);
 }
 
 static cel_value_t
@@ -308,9 +344,13 @@ eval_call(cel__eval_t *ev, const cel__node_t *n)
         return eval_cond(ev, n);
     case CEL__OP_NOT_STRICTLY_FALSE:
         v = cel__eval_node(ev, n->u.call.args[0]);
+        if (!cel__charge(ev, n->unit))
+            return cel__halt_error(ev);
         return cel_bool(!(v.kind == CEL_BOOL && !v.v.b));
     case CEL__OP_OPT_SELECT:
         v = cel__eval_node(ev, n->u.call.args[0]);
+        if (!cel__charge(ev, n->unit))
+            return cel__halt_error(ev);
         if (v.kind == CEL_ERROR || (v.kind == CEL_OPTIONAL && v.v.opt == NULL))
             return v;
         v = v.kind == CEL_OPTIONAL ? *v.v.opt : v;
@@ -320,9 +360,11 @@ eval_call(cel__eval_t *ev, const cel__node_t *n)
         return opt_index(ev, v, k);
     case CEL__OP_OPT_INDEX:
         v = cel__eval_node(ev, n->u.call.args[0]);
+        k = cel__eval_node(ev, n->u.call.args[1]);
+        if (!cel__charge(ev, n->unit))
+            return cel__halt_error(ev);
         if (v.kind == CEL_ERROR)
             return v;
-        k = cel__eval_node(ev, n->u.call.args[1]);
         return k.kind == CEL_ERROR ? k : opt_index(ev, v, k);
     case CEL__OP_OR_OPT:
     case CEL__OP_OR_VALUE:
@@ -337,7 +379,7 @@ eval_call(cel__eval_t *ev, const cel__node_t *n)
 static cel_value_t
 eval_list(cel__eval_t *ev, const cel__node_t *n)
 {
-    if (!cel__charge(ev, CEL__COST_LIST))
+    if (!cel__charge(ev, n->unit))
         return cel__halt_error(ev);
     cel_list_t *l = cel__list_new(ev->arena, (size_t)n->u.list.n);
     for (int i = 0; i < n->u.list.n; i++) {
@@ -359,7 +401,7 @@ eval_list(cel__eval_t *ev, const cel__node_t *n)
 static cel_value_t
 eval_map(cel__eval_t *ev, const cel__node_t *n)
 {
-    if (!cel__charge(ev, CEL__COST_MAP))
+    if (!cel__charge(ev, n->unit))
         return cel__halt_error(ev);
     cel_map_t *m = cel__map_new(ev->arena, (size_t)n->u.map.n);
     for (int i = 0; i < n->u.map.n; i++) {
@@ -392,8 +434,6 @@ static bool
 comp_step(cel__eval_t *ev, const cel__node_t *n, cel_value_t first, cel_value_t second,
           cel_value_t *err)
 {
-    if (!cel__charge(ev, 1))
-        return false;
     ev->slots[n->u.comp.iter_slot] = first;
     if (n->u.comp.iter_var2 != NULL)
         ev->slots[n->u.comp.iter_slot2] = second;
@@ -458,7 +498,7 @@ eval_comp(cel__eval_t *ev, const cel__node_t *n)
 static cel_value_t
 eval_struct(cel__eval_t *ev, const cel__node_t *n)
 {
-    if (!cel__charge(ev, CEL__COST_STRUCT))
+    if (!cel__charge(ev, n->unit))
         return cel__halt_error(ev);
     return cel__err(ev, "unknown message type '%s'", n->u.map.type_name);
 }
@@ -473,10 +513,10 @@ cel__eval_node(cel__eval_t *ev, const cel__node_t *n)
     case CEL__N_CONST:
         return n->u.constant;
     case CEL__N_IDENT:
-        v = cel__charge(ev, 1) ? eval_ident(ev, n) : cel__halt_error(ev);
+        v = eval_ident(ev, n);
         break;
     case CEL__N_SELECT:
-        v = cel__charge(ev, 1) ? eval_select(ev, n) : cel__halt_error(ev);
+        v = eval_select(ev, n);
         break;
     case CEL__N_CALL:
         v = eval_call(ev, n);

@@ -134,11 +134,10 @@ bool cel__list_index(const cel_value_t *list, const cel_value_t *idx, cel_value_
  * cel_eval.c); never set on a value a caller sees. */
 #define CEL__VF_ACCU 0x100u
 
-/* Base costs of evaluation steps beyond the one unit every identifier, selection, call and
- * loop iteration costs. */
-#define CEL__COST_LIST 10
-#define CEL__COST_MAP 30
-#define CEL__COST_STRUCT 40
+/* Work that cel-go does not count (building large results, sorting) is bounded apart from
+ * the cost: an evaluation also stops when that work, in units of about ten bytes or
+ * comparisons, exceeds this many times its budget. */
+#define CEL__WORK_FACTOR 10
 
 /* ---- Numbers and text (cel_strconv.c) --------------------------------------------------- */
 
@@ -283,6 +282,8 @@ struct cel__node {
     uint32_t id;
     size_t pos; /* byte offset in the source, for messages */
     int height;
+    uint8_t unit; /* cost charged for evaluating this node itself (cel_cost.c) */
+    bool folded;  /* cel-go's optimizer makes it a constant or a set lookup: it costs nothing */
     union {
         cel_value_t constant;
         struct {
@@ -307,7 +308,8 @@ struct cel__node {
             int nargs;
             cel__op_t op;
             const cel__fn_t *fn;
-            void *regex; /* compiled constant pattern of matches(), owned by the program */
+            void *regex;  /* compiled constant pattern of matches(), owned by the program */
+            uint8_t rule; /* how its runtime cost is reckoned (cel_cost.c) */
         } call;
         struct {
             cel__node_t **elems;
@@ -360,6 +362,133 @@ cel__node_t *cel__parse(const char *src, const cel__parse_opts_t *opts, cel_aren
 /** Write a readable, fully parenthesised rendering of a tree (for tests and messages). */
 char *cel__node_dump(cel_arena_t *a, const cel__node_t *n);
 
+/* ---- Static types (cel_types.c) --------------------------------------------------------- */
+
+typedef enum cel__tk {
+    CEL__TK_DYN,
+    CEL__TK_ERROR,
+    CEL__TK_NULL,
+    CEL__TK_BOOL,
+    CEL__TK_INT,
+    CEL__TK_UINT,
+    CEL__TK_DOUBLE,
+    CEL__TK_STRING,
+    CEL__TK_BYTES,
+    CEL__TK_TIMESTAMP,
+    CEL__TK_DURATION,
+    CEL__TK_LIST,     /* p[0]: element */
+    CEL__TK_MAP,      /* p[0]: key, p[1]: value */
+    CEL__TK_TYPE,     /* p[0]: the type denoted, or NULL for `type` itself */
+    CEL__TK_OPTIONAL, /* p[0]: the value's type */
+    CEL__TK_PARAM,    /* a type parameter: `name`; `var` >= 0 for the checker's fresh ones */
+    CEL__TK_OPAQUE,   /* a library type: `name` */
+    CEL__TK_OBJECT,   /* a schema object: `name`, `fields` */
+} cel__tk_t;
+
+typedef struct cel__field {
+    const char *name; /* as expressions select it (escaped) */
+    const cel_decltype_t *type;
+    bool required;
+} cel__field_t;
+
+struct cel_decltype {
+    cel__tk_t kind;
+    const char *name;
+    int var;
+    const cel_decltype_t *p[2];
+    const cel__field_t *fields;
+    int nfields;
+    /* kube-apiserver's DeclType bounds: set on types made from schemas, read by the cost
+     * estimator (MaxElements: size of strings, bytes, lists and maps; MinSerializedSize). */
+    bool bounded;
+    uint64_t max_elements;
+    int64_t min_size;
+};
+
+extern const cel_decltype_t cel__t_dyn, cel__t_error, cel__t_null, cel__t_bool, cel__t_int,
+    cel__t_uint, cel__t_double, cel__t_string, cel__t_bytes, cel__t_timestamp, cel__t_duration,
+    cel__t_type;
+
+/** A new type of `kind` with parameters `p0`, `p1` (NULL when unused), in `a`. */
+cel_decltype_t *cel__ty_new(cel_arena_t *a, cel__tk_t kind, const cel_decltype_t *p0,
+                            const cel_decltype_t *p1);
+/** A type parameter named `name` (not copied). */
+cel_decltype_t *cel__ty_param(cel_arena_t *a, const char *name, int var);
+/** Parse a type written in CEL's notation at `*s`, advancing `*s` past it; NULL if malformed.
+ *  Type parameters are single capital letters. */
+const cel_decltype_t *cel__ty_parse(cel_arena_t *a, const char **s);
+/** Append the type as cel-go's FormatCelType prints it. */
+void cel__ty_format(cel__buf_t *b, const cel_decltype_t *t);
+/** The type as text, in `a`. */
+const char *cel__ty_text(cel_arena_t *a, const cel_decltype_t *t);
+/** Exact equality (type parameters by name). */
+bool cel__ty_equal(const cel_decltype_t *x, const cel_decltype_t *y);
+/** The type an identifier naming a type denotes, type(T) ("int", "list",
+ *  "google.protobuf.Timestamp", "net.IP", ...), or NULL. */
+const cel_decltype_t *cel__ty_of_type_name(cel_arena_t *a, const char *name);
+/** The field `name` of an object type, or NULL. */
+const cel__field_t *cel__ty_field(const cel_decltype_t *t, const char *name, size_t len);
+/** kube-apiserver's SchemaDeclType (see cel_env_schema_type()). */
+const cel_decltype_t *cel__ty_from_schema(cel_arena_t *a, const cel_schema_t *s, const char *name,
+                                          bool resource_root);
+
+/* ---- Declarations and checking (cel_decls.c, cel_check.c) ------------------------------- */
+
+typedef struct cel__decl {
+    const char *name;
+    const cel_decltype_t *type;
+    struct cel__decl *next;
+} cel__decl_t;
+
+/** One overload of a declared function, its types parsed into the checker's arena. */
+typedef struct cel__overload {
+    const char *id;
+    bool member;
+    int nargs; /* counting the target of a member overload */
+    const cel_decltype_t *args[4];
+    const cel_decltype_t *result;
+} cel__overload_t;
+
+/** Whether any function named `name` is declared. */
+bool cel__decl_known(const char *name);
+/** The overloads of function `name`, parsed into `a`; their number in `*n`. */
+const cel__overload_t *cel__decl_overloads(cel_arena_t *a, const char *name, int *n);
+
+/** What the checker learnt about a tree, indexed by node id: each node's type (type
+ *  parameters bound or dyn), each call's matching overload ids. */
+typedef struct cel__checked {
+    uint32_t nnodes;
+    const cel_decltype_t **types;
+    const char ***overloads; /* NULL-terminated lists */
+    const char **names;      /* identifiers and selections naming a declared variable: its name */
+} cel__checked_t;
+
+typedef struct cel__check_issue {
+    size_t pos;
+    const char *msg;
+} cel__check_issue_t;
+
+/** Type-check the resolved tree `root` of `src` in `a`: fills `*out` and the issues (in `a`);
+ *  returns the number of issues. */
+int cel__check_tree(const cel_env_t *env, const char *src, cel__node_t *root, cel_arena_t *a,
+                    cel__checked_t *out, cel__check_issue_t **issues);
+/** The variable declarations of an environment, newest first. */
+const cel__decl_t *cel__env_decls(const cel_env_t *env);
+const char *cel__env_container(const cel_env_t *env);
+
+/* ---- Costs (cel_cost.c) ------------------------------------------------------------------- */
+
+/** Set each node's evaluation cost units (cel-go's runtime cost model; `optimize` as
+ *  cel_env_set_optimize()). */
+void cel__cost_annotate(cel__node_t *root, bool optimize);
+/** The cost of a call of `call` (annotated) on `args` that gave `result`. */
+uint64_t cel__call_cost(const cel__node_t *call, const cel_value_t *args, int nargs,
+                        const cel_value_t *result);
+/** The static cost estimate of a checked tree (cel-go's checker.Cost with kube-apiserver's
+ *  library estimator and schema size estimator). */
+cel_cost_estimate_t cel__estimate(const cel__node_t *root, const cel__checked_t *chk,
+                                  const cel_env_t *env, cel_arena_t *a);
+
 /* ---- Programs and evaluation ---------------------------------------------------------------- */
 
 struct cel_program {
@@ -367,6 +496,8 @@ struct cel_program {
     cel__node_t *root;
     int nslots;
     char *src;
+    bool checked; /* compiled with type checking: `estimate` is set */
+    cel_cost_estimate_t estimate;
 };
 
 typedef struct cel__binding {
@@ -389,6 +520,7 @@ struct cel__eval {
     cel_arena_t *arena;
     uint64_t cost;
     uint64_t budget;
+    uint64_t work; /* see CEL__WORK_FACTOR */
     bool halted;
     cel_value_t *slots; /* comprehension variables */
     char tz_name[CEL__TZ_NAME_MAX + 1]; /* the last time zone file read, and its bytes */
@@ -399,6 +531,9 @@ struct cel__eval {
 /** Add `n` to the evaluation's cost; halts the evaluation (and returns false) past the
  *  budget. */
 bool cel__charge(cel__eval_t *ev, uint64_t n);
+/** Count `n` units of work that the cost model does not charge; halts the evaluation (and
+ *  returns false) past CEL__WORK_FACTOR times the budget. */
+bool cel__work(cel__eval_t *ev, uint64_t n);
 /** The error value that stops an evaluation over budget. */
 cel_value_t cel__halt_error(cel__eval_t *ev);
 /** Evaluate one node. */
@@ -427,8 +562,8 @@ const cel__fn_t *cel__fn_find(const char *name, bool receiver, int nargs, bool *
 /** "no such overload: name(int, string)" for arguments that fit no overload. */
 cel_value_t cel__no_overload(cel__eval_t *ev, const char *name, const cel_value_t *args, int nargs);
 cel_value_t cel__err(cel__eval_t *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/** Charge for an operation over `n` units (bytes, elements): one unit of cost per ten. */
-bool cel__charge_size(cel__eval_t *ev, uint64_t n);
+/** cel__work() for an operation over `n` bytes or elements: one unit per ten. */
+bool cel__work_size(cel__eval_t *ev, uint64_t n);
 
 /** Hand a call on to the next function of the same name, call style and arity after the one
  *  whose implementation is `self`, in table order: how functions of different libraries share
@@ -464,6 +599,13 @@ extern const cel__fn_t cel__authz_fns[];
 extern const cel__fn_t cel__sets_fns[];
 extern const cel__fn_t cel__comprehension_fns[];
 extern const cel__fn_t cel__named_format_fns[];
+
+/** The regular expression length kube-apiserver charges a named format's validate() for, or
+ *  0 when `v` is not a named format (cel_lib_named_format.c). */
+int cel__named_format_regex_size(const cel_value_t *v);
+/** The size kube-apiserver gives an IP (address bytes) or CIDR (prefix bytes), or -1 when `v`
+ *  is neither (cel_lib_net.c). */
+int64_t cel__net_size(const cel_value_t *v);
 
 /* Regular expressions (cel_regex.c). */
 /** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */

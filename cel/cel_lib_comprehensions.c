@@ -62,8 +62,6 @@ cmp_map_insert(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, i
     cel_value_t err, k, v;
     if (a[0].kind != CEL_MAP || (n == 2 && a[1].kind != CEL_MAP))
         return cel__no_overload(ev, "cel.@mapInsert", a, n);
-    if (!cel__charge(ev, 1))
-        return cel__halt_error(ev);
     cel_map_t *m = cmp_target(ev, &a[0]);
     if (n == 3 && !cmp_insert(ev, m, a[1], a[2], &err))
         return err;

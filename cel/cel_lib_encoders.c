@@ -101,7 +101,7 @@ enc_decode_fn(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, in
     (void)call;
     if (a[0].kind != CEL_STRING)
         return cel__no_overload(ev, "base64.decode", a, n);
-    if (!cel__charge_size(ev, a[0].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
     cel__buf_t out;
     long err = enc_decode(ev->arena, a[0].v.str.data, a[0].v.str.len, true, &out);
@@ -121,7 +121,7 @@ enc_encode_fn(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, in
     size_t len;
     if (a[0].kind != CEL_BYTES)
         return cel__no_overload(ev, "base64.encode", a, n);
-    if (!cel__charge_size(ev, a[0].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
     const char *s = cel__base64_encode(ev->arena, (const unsigned char *)a[0].v.str.data,
                                        a[0].v.str.len, &len);

@@ -561,7 +561,7 @@ cel__fn_format(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, i
             return err;
         }
     }
-    if (!cel__charge_size(ev, out.len))
+    if (!cel__work_size(ev, out.len))
         return cel__halt_error(ev);
     return cel__buf_string(&out);
 }

@@ -39,7 +39,7 @@ lst_comparable(const cel_value_t *v)
 static bool
 lst_charge_list(cel__eval_t *ev, const cel_value_t *l, uint64_t factor)
 {
-    return cel__charge_size(ev, cel_list_size(l) * factor);
+    return cel__work_size(ev, cel_list_size(l) * factor);
 }
 
 FN(lst_is_sorted)
@@ -165,7 +165,7 @@ FN(lst_slice)
     if (len < end)
         return cel__err(ev, "cannot slice(%lld, %lld), list is length %lld", (long long)start,
                         (long long)end, (long long)len);
-    if (!cel__charge(ev, CEL__COST_LIST) || !cel__charge_size(ev, (uint64_t)(end - start)))
+    if (!cel__work_size(ev, (uint64_t)(end - start)))
         return cel__halt_error(ev);
     cel_list_t *out = cel__list_new(ev->arena, (size_t)(end - start));
     for (int64_t i = start; i < end; i++)
@@ -177,7 +177,7 @@ static bool
 lst_flatten_into(cel__eval_t *ev, cel_list_t *out, const cel_value_t *l, int64_t depth)
 {
     size_t size = cel_list_size(l);
-    if (!cel__charge_size(ev, size))
+    if (!cel__work_size(ev, size))
         return false;
     for (size_t i = 0; i < size; i++) {
         cel_value_t x = cel_list_at(l, i);
@@ -200,7 +200,7 @@ FN(lst_flatten)
     if (depth < 0)
         return cel__err(ev, "level must be non-negative");
     cel_list_t *out = cel__list_new(ev->arena, cel_list_size(&a[0]));
-    if (!cel__charge(ev, CEL__COST_LIST) || !lst_flatten_into(ev, out, &a[0], depth))
+    if (!lst_flatten_into(ev, out, &a[0], depth))
         return cel__halt_error(ev);
     return cel__list_value(out);
 }
@@ -236,7 +236,7 @@ FN(lst_range)
     if (count > MAX_RANGE)
         return cel__err(ev, "lists.range: size %lld exceeds maximum allowed (%d)", (long long)count,
                         MAX_RANGE);
-    if (!cel__charge(ev, CEL__COST_LIST) || !cel__charge_size(ev, (uint64_t)count))
+    if (!cel__work_size(ev, (uint64_t)count))
         return cel__halt_error(ev);
     cel_list_t *out = cel__list_new(ev->arena, (size_t)count);
     for (int64_t i = 0; i < count; i++)
@@ -249,7 +249,7 @@ FN(lst_reverse)
     if (a[0].kind != CEL_LIST)
         return cel__fn_next(ev, call, lst_reverse, a, n);
     size_t size = cel_list_size(&a[0]);
-    if (!cel__charge(ev, CEL__COST_LIST) || !lst_charge_list(ev, &a[0], 1))
+    if (!lst_charge_list(ev, &a[0], 1))
         return cel__halt_error(ev);
     cel_list_t *out = cel__list_new(ev->arena, size);
     for (size_t i = 0; i < size; i++)
@@ -298,7 +298,7 @@ lst_sorted(cel__eval_t *ev, const cel_value_t *list, const cel_value_t *keylist)
         if (keys[i].kind != keys[0].kind)
             return cel__err(ev, "list elements must have the same type");
     }
-    if (!cel__charge(ev, CEL__COST_LIST) || !cel__charge_size(ev, 2 * (uint64_t)n * n))
+    if (!cel__work_size(ev, 2 * (uint64_t)n * n))
         return cel__halt_error(ev);
     size_t *idx = cel_arena_alloc(ev->arena, 2 * n * sizeof(*idx));
     for (size_t i = 0; i < n; i++)

@@ -41,7 +41,7 @@ mth_extreme_list(cel__eval_t *ev, const char *fn, const cel_value_t *l, int wors
     size_t size = cel_list_size(l);
     if (size == 0)
         return cel__err(ev, "%s(list) argument must not be empty", fn);
-    if (!cel__charge_size(ev, size))
+    if (!cel__work_size(ev, size))
         return cel__halt_error(ev);
     cel_value_t best = cel_list_at(l, 0);
     for (size_t i = 1; i < size && mth_is_num(&best); i++) {

@@ -307,6 +307,7 @@ typedef struct nf_format {
     const char *key;  /* format.<key>() and format.named(key) */
     const char *name; /* what kube-apiserver calls it; formats are equal by name */
     int kind;
+    int max_regex; /* the length of the pattern kube-apiserver charges validate() for */
 } nf_format_t;
 
 enum {
@@ -325,20 +326,23 @@ enum {
     NF_DATETIME
 };
 
+/* The pattern lengths are kube-apiserver's MaxRegexSize: its estimates for the apimachinery
+ * names, and the lengths of govalidator's URL and Base64 and strfmt's UUID and date-time
+ * patterns for the CRD formats. */
 static const nf_format_t nf_formats[] = {
-    {"dns1123Label", "DNS1123Label", NF_LABEL},
-    {"dns1123Subdomain", "DNS1123Subdomain", NF_SUBDOMAIN},
-    {"dns1035Label", "DNS1035Label", NF_1035},
-    {"qualifiedName", "QualifiedName", NF_QNAME},
-    {"dns1123LabelPrefix", "DNS1123LabelPrefix", NF_LABEL_P},
-    {"dns1123SubdomainPrefix", "DNS1123SubdomainPrefix", NF_SUBDOMAIN_P},
-    {"dns1035LabelPrefix", "DNS1035LabelPrefix", NF_1035_P},
-    {"labelValue", "LabelValue", NF_LABEL_VALUE},
-    {"uri", "URI", NF_URI},
-    {"uuid", "uuid", NF_UUID},
-    {"byte", "byte", NF_BYTE},
-    {"date", "date", NF_DATE},
-    {"datetime", "datetime", NF_DATETIME},
+    {"dns1123Label", "DNS1123Label", NF_LABEL, 30},
+    {"dns1123Subdomain", "DNS1123Subdomain", NF_SUBDOMAIN, 60},
+    {"dns1035Label", "DNS1035Label", NF_1035, 30},
+    {"qualifiedName", "QualifiedName", NF_QNAME, 60},
+    {"dns1123LabelPrefix", "DNS1123LabelPrefix", NF_LABEL_P, 30},
+    {"dns1123SubdomainPrefix", "DNS1123SubdomainPrefix", NF_SUBDOMAIN_P, 60},
+    {"dns1035LabelPrefix", "DNS1035LabelPrefix", NF_1035_P, 30},
+    {"labelValue", "LabelValue", NF_LABEL_VALUE, 40},
+    {"uri", "URI", NF_URI, 1120},
+    {"uuid", "uuid", NF_UUID, 85},
+    {"byte", "byte", NF_BYTE, 84},
+    {"date", "date", NF_DATE, 71},
+    {"datetime", "datetime", NF_DATETIME, 71},
 };
 
 typedef struct nf_obj {
@@ -353,6 +357,14 @@ nf_equal(const cel_object_t *x, const cel_object_t *y)
 }
 
 static const cel__object_ops_t nf_ops = {&cel__type_named_format, nf_equal};
+
+int
+cel__named_format_regex_size(const cel_value_t *v)
+{
+    if (!cel__is_object(v, &cel__type_named_format))
+        return 0;
+    return ((const nf_obj_t *)v->v.obj)->format->max_regex;
+}
 
 /* The names of kube-apiserver's validators, run over s[0..n). */
 static void
@@ -443,7 +455,7 @@ nf_validate(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int 
     (void)call;
     if (!cel__is_object(&a[0], &cel__type_named_format) || a[1].kind != CEL_STRING)
         return cel__no_overload(ev, "validate", a, n);
-    if (!cel__charge_size(ev, a[1].v.str.len))
+    if (!cel__work_size(ev, a[1].v.str.len))
         return cel__halt_error(ev);
     nf_errs_t e = {ev->arena, cel__list_new(ev->arena, 2)};
     nf_run(&e, ((const nf_obj_t *)a[0].v.obj)->format->kind, a[1].v.str.data, a[1].v.str.len);

@@ -31,6 +31,17 @@ typedef struct net_cidr {
     int bits;
 } net_cidr_t;
 
+int64_t
+cel__net_size(const cel_value_t *v)
+{
+    /* kube-apiserver's IP and CIDR Size(): address bytes, and prefix bits rounded up to bytes. */
+    if (cel__is_object(v, &cel__type_ip))
+        return ((const net_ip_t *)v->v.obj)->addr.v4 ? 4 : 16;
+    if (cel__is_object(v, &cel__type_cidr))
+        return (((const net_cidr_t *)v->v.obj)->bits + 7) / 8;
+    return -1;
+}
+
 /* netip's parseAddrError text: ParseAddr("in"): msg[ (at "at")]. */
 static const char *
 net_addr_error(cel_arena_t *a, const char *in, size_t n, const char *msg, const char *at,

@@ -28,7 +28,7 @@ rx_pattern(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *pat, boo
 static bool
 rx_charge(cel__eval_t *ev, const cel_value_t *a)
 {
-    return cel__charge_size(ev, (uint64_t)(a[0].v.str.len + 1) * (a[1].v.str.len + 1));
+    return cel__work_size(ev, (uint64_t)(a[0].v.str.len + 1) * (a[1].v.str.len + 1));
 }
 
 static cel_value_t

@@ -48,7 +48,7 @@ set_fn(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n)
     const char *name = call->u.call.name;
     if (a[0].kind != CEL_LIST || a[1].kind != CEL_LIST)
         return cel__no_overload(ev, name, a, n);
-    if (!cel__charge_size(ev, (uint64_t)cel_list_size(&a[0]) * cel_list_size(&a[1])))
+    if (!cel__work_size(ev, (uint64_t)cel_list_size(&a[0]) * cel_list_size(&a[1])))
         return cel__halt_error(ev);
     if (strcmp(name, "sets.contains") == 0)
         return cel_bool(set_contains(&a[0], &a[1]));

@@ -46,7 +46,7 @@ FN(str_char_at)
     int64_t len = cel__str_cplen(&a[0]), i = a[1].v.i;
     if (i < 0 || i > len)
         return str_index_error(ev, i);
-    if (!cel__charge_size(ev, a[0].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
     size_t from = str_cp_offset(&a[0], i),
            to = cel__utf8_offset(a[0].v.str.data, a[0].v.str.len, (size_t)i + (i < len));
@@ -93,7 +93,7 @@ FN(str_index_of)
         return cel_int(off);
     if (off < 0 || off >= cel__str_cplen(&a[0]))
         return str_index_error(ev, off);
-    if (!cel__charge_size(ev, a[0].v.str.len + a[1].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len + a[1].v.str.len))
         return cel__halt_error(ev);
     return cel_int(str_find_forward(&a[0], &a[1], off));
 }
@@ -112,7 +112,7 @@ FN(str_last_index_of)
         return cel_int(off);
     if (off < 0 || off >= len)
         return str_index_error(ev, off);
-    if (!cel__charge_size(ev, a[0].v.str.len * (a[1].v.str.len + 1)))
+    if (!cel__work_size(ev, a[0].v.str.len * (a[1].v.str.len + 1)))
         return cel__halt_error(ev);
     return cel_int(str_find_backward(&a[0], &a[1], off));
 }
@@ -124,7 +124,7 @@ str_ascii_case(cel__eval_t *ev, const cel_value_t *a, int n, bool upper)
 {
     if (a[0].kind != CEL_STRING)
         return cel__no_overload(ev, upper ? "upperAscii" : "lowerAscii", a, n);
-    if (!cel__charge_size(ev, a[0].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
     char *out = cel_arena_strndup(ev->arena, a[0].v.str.data, a[0].v.str.len);
     for (size_t i = 0; i < a[0].v.str.len; i++) {
@@ -199,7 +199,7 @@ FN(str_replace)
     if (limit == 0)
         return a[0];
     uint64_t work = a[0].v.str.len + a[1].v.str.len + a[2].v.str.len;
-    if (!cel__charge_size(ev, work * (a[2].v.str.len + 1)))
+    if (!cel__work_size(ev, work * (a[2].v.str.len + 1)))
         return cel__halt_error(ev);
     return str_replace_n(ev, &a[0], &a[1], &a[2], limit);
 }
@@ -250,7 +250,7 @@ FN(str_split)
     (void)call;
     if (!str_all_strings(a, 0, 2) || (n == 3 && a[2].kind != CEL_INT))
         return cel__no_overload(ev, "split", a, n);
-    if (!cel__charge_size(ev, a[0].v.str.len + a[1].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len + a[1].v.str.len))
         return cel__halt_error(ev);
     return str_split_n(ev, &a[0], &a[1], n == 3 ? a[2].v.i : -1);
 }
@@ -268,7 +268,7 @@ FN(str_substring)
         return str_index_error(ev, start);
     if (end < 0 || end > len)
         return str_index_error(ev, end);
-    if (!cel__charge_size(ev, a[0].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
     size_t from = str_cp_offset(&a[0], start), to = str_cp_offset(&a[0], end);
     return cel__string_own(a[0].v.str.data + from, to - from);
@@ -289,7 +289,7 @@ FN(str_trim)
     (void)call;
     if (a[0].kind != CEL_STRING)
         return cel__no_overload(ev, "trim", a, n);
-    if (!cel__charge_size(ev, a[0].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
     const char *s = a[0].v.str.data;
     size_t from = 0, to = a[0].v.str.len;
@@ -324,7 +324,7 @@ FN(str_join)
             cel__buf_put(&b, a[1].v.str.data, a[1].v.str.len);
         cel__buf_put(&b, x.v.str.data, x.v.str.len);
     }
-    if (!cel__charge_size(ev, b.len + size))
+    if (!cel__work_size(ev, b.len + size))
         return cel__halt_error(ev);
     return cel__buf_string(&b);
 }
@@ -333,7 +333,7 @@ FN(str_reverse)
 {
     if (a[0].kind != CEL_STRING)
         return cel__fn_next(ev, call, str_reverse, a, n);
-    if (!cel__charge_size(ev, a[0].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
     const char *s = a[0].v.str.data;
     size_t len = a[0].v.str.len;
@@ -352,7 +352,7 @@ FN(str_quote)
     (void)call;
     if (a[0].kind != CEL_STRING)
         return cel__no_overload(ev, "strings.quote", a, n);
-    if (!cel__charge_size(ev, a[0].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
     cel__buf_t b;
     cel__buf_init(&b, ev->arena, a[0].v.str.len + 2);

@@ -510,7 +510,7 @@ url_new(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n)
     (void)call;
     if (a[0].kind != CEL_STRING)
         return cel__no_overload(ev, "url", a, n);
-    if (!cel__charge_size(ev, a[0].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
     url_str_t raw = {a[0].v.str.data, a[0].v.str.len}, failed = raw;
     url_obj_t probe = {0}, *u = cel_arena_alloc(ev->arena, sizeof(*u));
@@ -530,7 +530,7 @@ url_is_url(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int n
     (void)call;
     if (a[0].kind != CEL_STRING)
         return cel__no_overload(ev, "isURL", a, n);
-    if (!cel__charge_size(ev, a[0].v.str.len))
+    if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
     url_obj_t probe = {0};
     url_str_t raw = {a[0].v.str.data, a[0].v.str.len};
@@ -618,7 +618,7 @@ url_get_query(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, in
     if (!cel__is_object(&a[0], &cel__type_url))
         return cel__no_overload(ev, "getQuery", a, n);
     url_str_t q = ((const url_obj_t *)a[0].v.obj)->raw_query;
-    if (!cel__charge(ev, CEL__COST_MAP) || !cel__charge_size(ev, q.n))
+    if (!cel__work_size(ev, q.n))
         return cel__halt_error(ev);
     cel_map_t *m = cel__map_new(ev->arena, 4);
     while (q.n > 0) {

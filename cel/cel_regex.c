@@ -422,7 +422,7 @@ cel__fn_matches(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, 
         return cel__no_overload(ev, "matches", a, n);
     /* Backtracking cost grows with both lengths. */
     uint64_t work = (uint64_t)(a[0].v.str.len + 1) * (a[1].v.str.len + 1);
-    if (!cel__charge_size(ev, work))
+    if (!cel__work_size(ev, work))
         return cel__halt_error(ev);
     const char *why;
     void *re = call->u.call.regex;

@@ -2,8 +2,15 @@
  * cel-eval: evaluate CEL expressions given as JSON lines on stdin.
  *
  * Request:  {"expr": "...", "bindings": {"name": Value}, "container": "...",
- *            "disable_macros": false}
+ *            "disable_macros": false, "declarations": {"name": "type"}, "check": false,
+ *            "track_cost": false, "optimize": true}
  * Reply:    {"value": Value} or {"error": "message"}, one line per request.
+ *
+ * With "declarations" (types in CEL's notation, e.g. "list(string)") the expression is type
+ * checked before it runs. With "check": true it is only checked: the reply is
+ * {"type": "...", "cost": {"min": n, "max": n}} or {"error": "..."} with every issue. With
+ * "track_cost": true a reply with a value also has the evaluation's cost, {"cost": n};
+ * "optimize": false charges constant literals as cel-go does without its optimizer.
  *
  * Value is the proto3 JSON form of cel.expr.Value ({"int64Value": "1"}, {"listValue":
  * {"values": [...]}}, {"objectValue": {"@type": ".../google.protobuf.Timestamp", "value":
@@ -303,7 +310,7 @@ bind_all(cel_arena_t *a, cel_activation_t *act, json_t *bindings)
 }
 
 static json_t *
-evaluate(cel_env_t *env, const char *expr, json_t *bindings)
+evaluate(cel_env_t *env, const char *expr, json_t *bindings, bool track_cost)
 {
     cel_program_t *prog = NULL;
     cel_issue_t issue;
@@ -318,13 +325,16 @@ evaluate(cel_env_t *env, const char *expr, json_t *bindings)
         goto out;
     }
     cel_value_t v;
-    cel_eval(prog, act, a, 0, &v, NULL);
+    uint64_t cost;
+    cel_eval(prog, act, a, 0, &v, &cost);
     const char *why = NULL;
     json_t *val = v.kind == CEL_ERROR ? NULL : encode(a, &v, &why);
     if (val == NULL)
         reply = error_reply("", v.kind == CEL_ERROR ? v.v.err : why);
     else
         reply = one("value", val);
+    if (val != NULL && track_cost)
+        json_object_set_new(reply, "cost", json_integer((json_int_t)cost));
 out:
     cel_program_free(prog);
     cel_arena_free(a);
@@ -332,11 +342,51 @@ out:
 }
 
 static json_t *
+check_only(cel_env_t *env, const char *expr)
+{
+    cel_check_t c;
+    json_t *reply;
+    if (cel_check(env, expr, &c) != 0) {
+        size_t len = 1;
+        for (size_t i = 0; i < c.nissues; i++)
+            len += strlen(c.issues[i].message) + 1;
+        char *all = calloc(1, len);
+        for (size_t i = 0; i < c.nissues; i++)
+            strcat(strcat(all, i ? "\n" : ""), c.issues[i].message);
+        reply = error_reply("", all);
+        free(all);
+    } else {
+        reply = json_pack("{s:s,s:{s:I,s:I}}", "type", c.type, "cost", "min",
+                          (json_int_t)c.cost.min, "max", (json_int_t)c.cost.max);
+    }
+    cel_check_clear(&c);
+    return reply;
+}
+
+/* Declare each {"name": "type"}; NULL or an error reply. */
+static json_t *
+declare_all(cel_env_t *env, json_t *decls)
+{
+    const char *name;
+    json_t *x;
+    if (!json_is_object(decls))
+        return error_reply("malformed request: ", "declarations must be an object");
+    json_object_foreach(decls, name, x)
+    {
+        const cel_decltype_t *t = json_is_string(x) ? cel_env_type(env, json_string_value(x)) : NULL;
+        if (t == NULL || cel_env_declare(env, name, t) != 0)
+            return error_reply("malformed declaration: ", name);
+    }
+    cel_env_set_type_check(env, true);
+    return NULL;
+}
+
+static json_t *
 handle(const char *line)
 {
     json_error_t jerr;
     json_t *req = json_loads(line, 0, &jerr);
-    json_t *reply;
+    json_t *reply = NULL;
     if (!json_is_object(req)) {
         reply = error_reply("malformed request: ", req ? "not an object" : jerr.text);
         json_decref(req);
@@ -345,6 +395,7 @@ handle(const char *line)
     const char *expr = json_string_value(json_object_get(req, "expr"));
     json_t *container = json_object_get(req, "container");
     json_t *nomacros = json_object_get(req, "disable_macros");
+    json_t *decls = json_object_get(req, "declarations");
     cel_env_t *env = cel_env_new();
     if (expr == NULL)
         reply = error_reply("malformed request: ", "expr must be a string");
@@ -353,9 +404,16 @@ handle(const char *line)
         reply = error_reply("malformed request: ", "invalid container");
     else if (nomacros != NULL && !json_is_boolean(nomacros))
         reply = error_reply("malformed request: ", "disable_macros must be a boolean");
-    else {
+    else if (decls != NULL)
+        reply = declare_all(env, decls);
+    if (reply == NULL) {
         cel_env_set_macros(env, !json_is_true(nomacros));
-        reply = evaluate(env, expr, json_object_get(req, "bindings"));
+        cel_env_set_optimize(env, !json_is_false(json_object_get(req, "optimize")));
+        if (json_is_true(json_object_get(req, "check")))
+            reply = check_only(env, expr);
+        else
+            reply = evaluate(env, expr, json_object_get(req, "bindings"),
+                             json_is_true(json_object_get(req, "track_cost")));
     }
     cel_env_free(env);
     json_decref(req);

@@ -1,7 +1,9 @@
 /*
  * libFuzzer driver for the CEL library: compiles the input as an expression and, when it
  * compiles, evaluates it against a small JSON document with a small cost budget, so every
- * run is bounded in time and memory. Crashes, sanitizer reports and leaks are failures.
+ * run is bounded in time and memory; then type-checks it and estimates its cost against
+ * declarations (a schema-typed object among them), and compiles it type-checked. Crashes,
+ * sanitizer reports and leaks are failures.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +12,9 @@
 #include "../../cel/cel_arena.c"
 #include "../../cel/cel_buf.c"
 #include "../../cel/cel_builtins.c"
+#include "../../cel/cel_check.c"
+#include "../../cel/cel_cost.c"
+#include "../../cel/cel_decls.c"
 #include "../../cel/cel_dump.c"
 #include "../../cel/cel_env.c"
 #include "../../cel/cel_escape.c"
@@ -33,6 +38,7 @@
 #include "../../cel/cel_regex.c"
 #include "../../cel/cel_strconv.c"
 #include "../../cel/cel_time.c"
+#include "../../cel/cel_types.c"
 #include "../../cel/cel_value.c"
 
 #define FUZZ_BUDGET 20000
@@ -56,6 +62,57 @@ fuzz_authorize(void *ctx, const cel_authz_attrs_t *attrs, cel_arena_t *a, cel_au
     }
     out->decision = strcmp(attrs->verb, "get") == 0 ? CEL_AUTHZ_ALLOW : CEL_AUTHZ_DENY;
     out->reason = "fuzz";
+}
+
+#define UNBOUNDED                                                                                  \
+    .max_length = CEL_SCHEMA_UNBOUNDED, .max_items = CEL_SCHEMA_UNBOUNDED,                         \
+    .max_properties = CEL_SCHEMA_UNBOUNDED
+
+static const cel_schema_t fz_str_schema = {.type = CEL_SCHEMA_STRING, UNBOUNDED};
+static const cel_schema_t fz_int_schema = {.type = CEL_SCHEMA_INTEGER, UNBOUNDED};
+static const cel_schema_t fz_labels_schema = {.type = CEL_SCHEMA_OBJECT,
+                                           .max_length = CEL_SCHEMA_UNBOUNDED,
+                                           .max_items = CEL_SCHEMA_UNBOUNDED,
+                                           .max_properties = 16,
+                                           .additional_properties = &fz_str_schema};
+static const cel_schema_prop_t fz_meta_props[] = {{"name", &fz_str_schema, true},
+                                               {"labels", &fz_labels_schema, false}};
+static const cel_schema_t fz_meta_schema = {
+    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = fz_meta_props, .nprops = 2};
+static const cel_schema_t fz_items_schema = {.type = CEL_SCHEMA_ARRAY,
+                                          .max_length = CEL_SCHEMA_UNBOUNDED,
+                                          .max_items = 8,
+                                          .max_properties = CEL_SCHEMA_UNBOUNDED,
+                                          .items = &fz_int_schema};
+static const cel_schema_prop_t fz_spec_props[] = {{"replicas", &fz_int_schema, false},
+                                               {"items", &fz_items_schema, false}};
+static const cel_schema_t fz_spec_schema = {
+    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = fz_spec_props, .nprops = 2};
+static const cel_schema_prop_t fz_root_props[] = {{"metadata", &fz_meta_schema, false},
+                                               {"spec", &fz_spec_schema, false}};
+static const cel_schema_t fz_root_schema = {
+    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = fz_root_props, .nprops = 2};
+
+/* Type-check and estimate `src`, then compile it type-checked. */
+static void
+fuzz_check(const char *src)
+{
+    cel_env_t *env = cel_env_new();
+    cel_env_set_container(env, "k8s.io");
+    cel_env_declare(env, "object", cel_env_schema_type(env, &fz_root_schema, "Object", true));
+    cel_env_declare(env, "n", cel_env_type(env, "int"));
+    cel_env_declare(env, "d", cel_env_type(env, "dyn"));
+    cel_env_declare(env, "authorizer", cel_env_type(env, "kubernetes.authorization.Authorizer"));
+    cel_check_t c;
+    cel_check(env, src, &c);
+    cel_check_clear(&c);
+    cel_env_set_type_check(env, true);
+    cel_program_t *prog = NULL;
+    cel_issue_t issue;
+    cel_compile(env, src, &prog, &issue);
+    cel_issue_clear(&issue);
+    cel_program_free(prog);
+    cel_env_free(env);
 }
 
 int
@@ -87,6 +144,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cel_program_free(prog);
     cel_env_free(env);
     json_decref(doc);
+    fuzz_check(src);
     free(src);
     return 0;
 }
