@@ -330,10 +330,98 @@ run_dir(const char *sub, bool cost)
     tap_diag("%d %s cases in %d files", total, sub, count);
 }
 
+/* ---- Beyond the case files ---- */
+
+static void
+test_declarations(void)
+{
+    cel_env_t *env = cel_env_new();
+    tap_ok(cel_env_type(env, "list(") == NULL, "types: malformed notation refused");
+    tap_ok(cel_env_type(env, "map(string)") == NULL, "types: map wants two parameters");
+    tap_ok(cel_env_type(env, "foo.Bar") == NULL, "types: unknown names refused");
+    tap_ok(cel_env_type(env, "int int") == NULL, "types: trailing text refused");
+    char *text = cel_decltype_format(cel_env_type(env, " map( string ,list(optional_type(int)))"));
+    tap_is_str(text, "map(string, list(optional_type(int)))", "types: printed as cel-go does");
+    free(text);
+    tap_is_int(cel_env_declare(env, "1x", cel_env_type(env, "int")), CEL_EINVAL,
+               "declare: malformed name refused");
+    tap_is_int(cel_env_declare(env, "x", NULL), CEL_EINVAL, "declare: a type is needed");
+    cel_schema_t none = CEL_SCHEMA(CEL_SCHEMA_NONE);
+    tap_ok(cel_env_schema_type(env, &none, "x", false) == NULL,
+           "schemas: a schema without a type is not visible");
+    cel_env_declare(env, "x", cel_env_type(env, "int"));
+    cel_env_declare(env, "x", cel_env_type(env, "string"));
+    cel_check_t c;
+    cel_check(env, "x", &c);
+    tap_is_str(c.type, "string", "declare: the later declaration wins");
+    cel_check_clear(&c);
+    cel_env_free(env);
+}
+
+static void
+test_checked_compile(void)
+{
+    cel_env_t *env = cel_env_new();
+    cel_env_declare(env, "x", cel_env_type(env, "int"));
+    cel_program_t *prog;
+    cel_issue_t issue;
+    cel_cost_estimate_t est;
+    tap_is_int(cel_compile(env, "x + 'a'", &prog, &issue), 0, "compile: unchecked by default");
+    tap_is_int(cel_program_estimate(prog, &est), CEL_EINVAL, "compile: no estimate unchecked");
+    cel_program_free(prog);
+    cel_env_set_type_check(env, true);
+    tap_is_int(cel_compile(env, "y + x + 'a'", &prog, &issue), CEL_EPARSE,
+               "compile: type errors fail a checked compilation");
+    tap_ok(issue.line == 1 && issue.column == 1, "compile: the first issue's position");
+    tap_ok(issue.message && strstr(issue.message, "undeclared reference to 'y'") &&
+               strstr(issue.message, "\nERROR: <input>:1:7: found no matching overload"),
+           "compile: every issue is reported");
+    cel_issue_clear(&issue);
+    tap_is_int(cel_compile(env, "x.bogus()", &prog, &issue), CEL_EPARSE,
+               "compile: unknown functions are type errors");
+    tap_ok(issue.message && strstr(issue.message, "undeclared reference to 'bogus' (in container"),
+           "compile: in cel-go's words");
+    cel_issue_clear(&issue);
+    tap_is_int(cel_compile(env, "[x, 2].map(v, v * 2)", &prog, &issue), 0,
+               "compile: a checked expression compiles");
+    tap_ok(cel_program_estimate(prog, &est) == 0 && est.min == 50 && est.max == 50,
+           "compile: the program carries its estimate");
+    cel_program_free(prog);
+    cel_env_free(env);
+}
+
+/* The budget stops an evaluation exactly when its cost passes it, with kube's message. */
+static void
+test_budget(void)
+{
+    cel_env_t *env = cel_env_new();
+    cel_program_t *prog;
+    cel_issue_t issue;
+    cel_compile(env, "s.matches('[0-9]+') || true", &prog, &issue);
+    cel_arena_t *a = cel_arena_new();
+    cel_activation_t *act = cel_activation_new(a);
+    cel_activation_bind(act, "s", cel_string(a, "abcdefghijklmnopqrst", 20));
+    cel_value_t v;
+    uint64_t cost;
+    tap_is_int(cel_eval(prog, act, a, 0, &v, &cost), 0, "budget: unlimited");
+    tap_is_int((int)cost, 7, "budget: 1 + ceil(21 / 10) * ceil(6 / 4)");
+    tap_is_int(cel_eval(prog, act, a, 7, &v, &cost), 0, "budget: the exact cost is within it");
+    tap_is_int(cel_eval(prog, act, a, 6, &v, &cost), CEL_ECOST, "budget: one less halts");
+    tap_ok(v.kind == CEL_ERROR &&
+               strcmp(v.v.err, "operation cancelled: actual cost limit exceeded") == 0,
+           "budget: kube-apiserver's message, not absorbed by ||");
+    cel_arena_free(a);
+    cel_program_free(prog);
+    cel_env_free(env);
+}
+
 int
 main(void)
 {
     run_dir("check", false);
     run_dir("cost", true);
+    test_declarations();
+    test_checked_compile();
+    test_budget();
     return tap_done();
 }
