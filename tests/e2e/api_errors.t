@@ -62,7 +62,7 @@ check "a bad percent escape: 400" test "$CODE" = 400
 CM=/api/v1/namespaces/default/configmaps
 fetch "$CM" "${UA[@]}" -H 'Content-Type: text/plain' -d '{}'
 check "a create in text/plain: 415" is_status 415 UnsupportedMediaType \
-    'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml'
+    'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf'
 fetch "$CM" "${UA[@]}" -H 'Content-Type: application/json' -d '{"kind": '
 check "malformed JSON: 400 saying where" is_status 400 BadRequest \
     "couldn't get version/kind; json parse error: unexpected token near end of file (line 1, column 9)"

@@ -112,7 +112,8 @@ test_bodies(void)
            "text/plain: 415");
     tap_is_str(got_message,
                "the body of the request was in an unknown format - accepted media types "
-               "include: application/json, application/yaml",
+               "include: application/json, application/yaml, "
+               "application/vnd.kubernetes.protobuf",
                "... in kube's words");
     bool empty = false;
     r = request(NULL, " \n");
