@@ -38,6 +38,7 @@ typedef struct cel_type cel_type_t;
 typedef struct cel_list cel_list_t;
 typedef struct cel_map cel_map_t;
 typedef struct cel_object cel_object_t;
+typedef struct cel_decltype cel_decltype_t;
 
 /** The kinds of runtime values. */
 typedef enum cel_kind {
@@ -60,6 +61,9 @@ typedef enum cel_kind {
 
 /** Flag in cel_value_t.flags: the list or map is a borrowed Jansson array or object. */
 #define CEL_VF_JSON 0x1u
+/** Flag in cel_value_t.flags, with CEL_VF_JSON: the document's declared type is known
+ *  (`v.doc.type`, see cel_json_typed()). */
+#define CEL_VF_TYPED 0x2u
 
 /**
  * A CEL value: small, passed and copied by value. Pointers inside refer to memory owned by an
@@ -89,6 +93,10 @@ typedef struct cel_value {
         const cel_list_t *list;
         const cel_map_t *map;
         const json_t *json;
+        struct {
+            const json_t *json; /* the same as `json` */
+            const cel_decltype_t *type;
+        } doc;
         const cel_type_t *type;
         struct {
             int64_t sec;  /**< seconds since the Unix epoch, UTC */
@@ -183,6 +191,16 @@ cel_value_t cel_optional(cel_arena_t *a, const cel_value_t *v);
 cel_value_t cel_json(const json_t *j);
 
 /**
+ * cel_json() for a document of declared type `t` (from cel_env_schema_type(); NULL: none): lists
+ * and maps read from it know the types of their elements, and lists whose schema says
+ * x-kubernetes-list-type "set" or "map" compare as kube-apiserver compares them, without
+ * regard to order (map lists by their key properties), and concatenate as it does (sets: the
+ * union; map lists: elements with the same keys replaced, others appended). `t` must outlive
+ * the value. Any thread.
+ */
+cel_value_t cel_json_typed(const json_t *j, const cel_decltype_t *t);
+
+/**
  * Kubernetes' escaping of a JSON property name into the CEL identifier that selects it:
  * "__" -> "__underscores__", "." -> "__dot__", "-" -> "__dash__", "/" -> "__slash__", and a CEL
  * reserved word w -> "__w__". Returns the identifier (NUL-terminated, in `a`), or NULL when the
@@ -263,11 +281,10 @@ void cel_env_set_limits(cel_env_t *env, const cel_limits_t *limits);
 
 /* ---- Declarations and structural schemas ------------------------------------------------ */
 
-/** A static type known to the type checker: a primitive, list(T), map(K, V), type(T),
- *  optional_type(T), dyn, a type parameter, a library type (net.IP, kubernetes.Quantity, ...) or
- *  an object type described by a structural schema. Types are made by an environment and live
- *  as long as it does. */
-typedef struct cel_decltype cel_decltype_t;
+/* cel_decltype_t: a static type known to the type checker: a primitive, list(T), map(K, V),
+ * type(T), optional_type(T), dyn, a type parameter, a library type (net.IP,
+ * kubernetes.Quantity, ...) or an object type described by a structural schema. Types are made
+ * by an environment and live as long as it does. */
 
 /** What a structural schema node is (OpenAPI v3 `type`, or x-kubernetes-int-or-string). */
 typedef enum cel_schema_kind {
@@ -445,6 +462,11 @@ void cel_activation_bind(cel_activation_t *act, const char *name, cel_value_t v)
 /** Bind variable `name` to a Jansson document read lazily (see cel_json()); `doc` is
  *  borrowed and must outlive the arena's use. */
 void cel_activation_bind_json(cel_activation_t *act, const char *name, const json_t *doc);
+
+/** Bind variable `name` to a Jansson document of declared type `t` (see cel_json_typed());
+ *  `doc` and `t` are borrowed. */
+void cel_activation_bind_json_typed(cel_activation_t *act, const char *name, const json_t *doc,
+                                    const cel_decltype_t *t);
 
 /** Consult `fn(ctx, ...)` for names not bound directly. */
 void cel_activation_set_resolver(cel_activation_t *act, cel_resolve_fn fn, void *ctx);

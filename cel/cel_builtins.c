@@ -52,6 +52,13 @@ concat(cel__eval_t *ev, const cel_value_t *a)
         size_t n0 = cel_list_size(&a[0]), n1 = cel_list_size(&a[1]);
         if (!cel__work_size(ev, n0 + n1))
             return cel__halt_error(ev);
+        const cel_decltype_t *kind = cel__list_kind(&a[0]);
+        if (kind != NULL) {
+            /* Set and map lists merge, comparing every pair. */
+            if (!cel__work_size(ev, n0 * n1))
+                return cel__halt_error(ev);
+            return cel__list_merge(ev->arena, &a[0], &a[1], kind);
+        }
         cel_value_t l = a[0];
         if (l.flags & CEL__VF_ACCU) {
             /* The accumulator of a macro: nobody else sees it, append in place. */

@@ -565,6 +565,13 @@ cel_activation_bind_json(cel_activation_t *act, const char *name, const json_t *
 }
 
 void
+cel_activation_bind_json_typed(cel_activation_t *act, const char *name, const json_t *doc,
+                               const cel_decltype_t *t)
+{
+    cel_activation_bind(act, name, cel_json_typed(doc, t));
+}
+
+void
 cel_activation_set_resolver(cel_activation_t *act, cel_resolve_fn fn, void *ctx)
 {
     act->resolve = fn;

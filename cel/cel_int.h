@@ -29,6 +29,7 @@ struct cel_list {
     size_t len;
     size_t cap;
     cel_value_t *items;
+    const cel_decltype_t *type; /* a set or map list built from typed ones, else NULL */
 };
 
 /* Entries in insertion order; `index` (open addressing, slot = entry index + 1) once the map
@@ -126,6 +127,11 @@ bool cel__map_put(cel_arena_t *a, cel_map_t *m, cel_value_t k, cel_value_t v);
 cel_value_t cel__map_value(const cel_map_t *m);
 /** Whether `k` can be a map key. */
 bool cel__map_key_ok(const cel_value_t *k);
+/** The declared type of a list that is a set or map list (x-kubernetes-list-type), else NULL. */
+const cel_decltype_t *cel__list_kind(const cel_value_t *list);
+/** `l + r` where `l` is a set or map list of type `t`: kube-apiserver's union or merge. */
+cel_value_t cel__list_merge(cel_arena_t *a, const cel_value_t *l, const cel_value_t *r,
+                            const cel_decltype_t *t);
 /** Index a list with an int, uint or integral double; error value when out of range. */
 bool cel__list_index(const cel_value_t *list, const cel_value_t *idx, cel_value_t *out,
                      const char **why);
@@ -386,7 +392,8 @@ typedef enum cel__tk {
 } cel__tk_t;
 
 typedef struct cel__field {
-    const char *name; /* as expressions select it (escaped) */
+    const char *name;      /* as expressions select it (escaped) */
+    const char *json_name; /* the property's name */
     const cel_decltype_t *type;
     bool required;
 } cel__field_t;
@@ -403,6 +410,10 @@ struct cel_decltype {
     bool bounded;
     uint64_t max_elements;
     int64_t min_size;
+    /* Lists from schemas: x-kubernetes-list-type and, for map lists, the key properties. */
+    cel_list_type_t list_type;
+    const char *const *map_keys;
+    int nkeys;
 };
 
 extern const cel_decltype_t cel__t_dyn, cel__t_error, cel__t_null, cel__t_bool, cel__t_int,

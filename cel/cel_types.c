@@ -409,6 +409,23 @@ string_schema_type(cel_arena_t *a, const cel_schema_t *s)
 static const cel_decltype_t *schema_type(cel_arena_t *a, const cel_schema_t *s, const char *name,
                                          bool root);
 
+/* A list of `e`, with its list type and map keys for equality and concatenation. */
+static const cel_decltype_t *
+list_schema_type(cel_arena_t *a, const cel_schema_t *s, const cel_decltype_t *e)
+{
+    uint64_t max = bound_or(s->max_items, (MAX_REQUEST_BYTES - 2) / (uint64_t)(e->min_size + 1));
+    cel_decltype_t *t = bounded(a, cel__ty_new(a, CEL__TK_LIST, e, NULL), max, 2);
+    t->list_type = s->list_type;
+    if (s->list_type == CEL_LIST_MAP && s->nkeys > 0) {
+        const char **keys = cel_arena_alloc(a, sizeof(*keys) * s->nkeys);
+        for (size_t i = 0; i < s->nkeys; i++)
+            keys[i] = cel_arena_strndup(a, s->list_map_keys[i], strlen(s->list_map_keys[i]));
+        t->map_keys = keys;
+        t->nkeys = (int)s->nkeys;
+    }
+    return t;
+}
+
 static const cel_decltype_t *
 object_schema_type(cel_arena_t *a, const cel_schema_t *s, const char *name)
 {
@@ -424,7 +441,8 @@ object_schema_type(cel_arena_t *a, const cel_schema_t *s, const char *name)
             continue;
         const char *esc = cel_escape_property(a, p->name, strlen(p->name));
         if (esc != NULL)
-            fields[n++] = (cel__field_t){esc, ft, p->required};
+            fields[n++] =
+                (cel__field_t){esc, cel_arena_strndup(a, p->name, strlen(p->name)), ft, p->required};
         if (p->required && !p->schema->has_default)
             min += (int64_t)strlen(p->name) + ft->min_size + 4;
     }
@@ -449,11 +467,7 @@ schema_type(cel_arena_t *a, const cel_schema_t *s, const char *name, bool root)
     case CEL_SCHEMA_ARRAY:
         e = schema_type(a, s->items, cel__arena_sprintf(a, "%s.@idx", name),
                         s->items != NULL && s->items->embedded_resource);
-        if (e == NULL)
-            return NULL;
-        return bounded(a, cel__ty_new(a, CEL__TK_LIST, e, NULL),
-                       bound_or(s->max_items, (MAX_REQUEST_BYTES - 2) / (uint64_t)(e->min_size + 1)),
-                       2);
+        return e == NULL ? NULL : list_schema_type(a, s, e);
     case CEL_SCHEMA_OBJECT:
         if (s->additional_properties == NULL)
             return object_schema_type(a, s, name);

@@ -234,6 +234,47 @@ cel_json(const json_t *j)
     }
 }
 
+/* Values of typed documents carry their declared type down to their elements. */
+cel_value_t
+cel_json_typed(const json_t *j, const cel_decltype_t *t)
+{
+    cel_value_t v = cel_json(j);
+    if (t != NULL && (v.kind == CEL_LIST || v.kind == CEL_MAP)) {
+        v.flags |= CEL_VF_TYPED;
+        v.v.doc.type = t;
+    }
+    return v;
+}
+
+static const cel_decltype_t *
+doc_type(const cel_value_t *v)
+{
+    return (v->flags & CEL_VF_TYPED) ? v->v.doc.type : NULL;
+}
+
+static const cel_decltype_t *
+item_type(const cel_value_t *list)
+{
+    const cel_decltype_t *t = doc_type(list);
+    return t != NULL && t->kind == CEL__TK_LIST ? t->p[0] : NULL;
+}
+
+/* The declared type of property `k` of a typed object or map. */
+static const cel_decltype_t *
+prop_type(const cel_value_t *map, const char *k, size_t n)
+{
+    const cel_decltype_t *t = doc_type(map);
+    if (t == NULL)
+        return NULL;
+    if (t->kind == CEL__TK_MAP)
+        return t->p[1];
+    for (int i = 0; t->kind == CEL__TK_OBJECT && i < t->nfields; i++) {
+        if (strlen(t->fields[i].json_name) == n && memcmp(t->fields[i].json_name, k, n) == 0)
+            return t->fields[i].type;
+    }
+    return NULL;
+}
+
 /* ---- Lists ---- */
 
 cel_list_t *
@@ -285,7 +326,7 @@ cel_value_t
 cel_list_at(const cel_value_t *list, size_t i)
 {
     if (list->flags & CEL_VF_JSON)
-        return cel_json(json_array_get(list->v.json, i));
+        return cel_json_typed(json_array_get(list->v.json, i), item_type(list));
     return list->v.list->items[i];
 }
 
@@ -475,7 +516,7 @@ cel_map_find(const cel_value_t *map, const cel_value_t *key, cel_value_t *out)
         const json_t *j = json_object_getn(map->v.json, key->v.str.data, key->v.str.len);
         if (j == NULL)
             return false;
-        *out = cel_json(j);
+        *out = cel_json_typed(j, prop_type(map, key->v.str.data, key->v.str.len));
         return true;
     }
     long e = map_lookup(map->v.map, key);
@@ -497,7 +538,8 @@ cel_map_next(const cel_value_t *map, cel_map_iter_t *it, cel_value_t *key, cel_v
         it->pos++;
         *key = cel_string_borrowed(json_object_iter_key(it->json_iter),
                                    json_object_iter_key_len(it->json_iter));
-        *val = cel_json(json_object_iter_value(it->json_iter));
+        *val = cel_json_typed(json_object_iter_value(it->json_iter),
+                              prop_type(map, key->v.str.data, key->v.str.len));
         return true;
     }
     if (it->pos >= map->v.map->len)
@@ -641,6 +683,104 @@ list_equal(const cel_value_t *a, const cel_value_t *b)
     return true;
 }
 
+/* ---- Set and map lists (x-kubernetes-list-type), as kube-apiserver reads them ---- */
+
+const cel_decltype_t *
+cel__list_kind(const cel_value_t *list)
+{
+    const cel_decltype_t *t = (list->flags & CEL_VF_JSON) ? doc_type(list) : list->v.list->type;
+    if (t == NULL || t->kind != CEL__TK_LIST || t->list_type == CEL_LIST_ATOMIC)
+        return NULL;
+    return t->list_type == CEL_LIST_MAP && t->nkeys == 0 ? NULL : t;
+}
+
+static bool
+list_contains(const cel_value_t *l, size_t n, const cel_value_t *x)
+{
+    for (size_t i = 0; i < n; i++) {
+        cel_value_t y = cel_list_at(l, i);
+        if (cel_value_equal(&y, x))
+            return true;
+    }
+    return false;
+}
+
+/* Whether two elements of a map list have the same keys: the same key properties present,
+ * with equal values. */
+static bool
+same_keys(const cel_value_t *x, const cel_value_t *y, const cel_decltype_t *t)
+{
+    if (x->kind != CEL_MAP || y->kind != CEL_MAP)
+        return false;
+    for (int i = 0; i < t->nkeys; i++) {
+        cel_value_t k = cel_string_borrowed(t->map_keys[i], strlen(t->map_keys[i])), vx, vy;
+        bool hx = cel_map_find(x, &k, &vx), hy = cel_map_find(y, &k, &vy);
+        if (hx != hy || (hx && !cel_value_equal(&vx, &vy)))
+            return false;
+    }
+    return true;
+}
+
+/* The element of map list `l` (`n` long) with the keys of `x`, or -1. */
+static long
+find_by_keys(const cel_value_t *l, size_t n, const cel_value_t *x, const cel_decltype_t *t)
+{
+    for (size_t i = 0; i < n; i++) {
+        cel_value_t y = cel_list_at(l, i);
+        if (same_keys(&y, x, t))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Sets are equal with the same elements in any order; map lists when each element of one has
+ * an equal element with the same keys in the other. */
+static bool
+typed_list_equal(const cel_value_t *a, const cel_value_t *b, const cel_decltype_t *t)
+{
+    size_t n = cel_list_size(a);
+    if (n != cel_list_size(b))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        cel_value_t y = cel_list_at(b, i), x;
+        if (t->list_type == CEL_LIST_SET) {
+            if (!list_contains(a, n, &y))
+                return false;
+            continue;
+        }
+        long k = find_by_keys(a, n, &y, t);
+        if (k < 0 || (x = cel_list_at(a, (size_t)k), !cel_value_equal(&x, &y)))
+            return false;
+    }
+    return true;
+}
+
+cel_value_t
+cel__list_merge(cel_arena_t *a, const cel_value_t *l, const cel_value_t *r, const cel_decltype_t *t)
+{
+    size_t nl = cel_list_size(l), nr = cel_list_size(r);
+    cel_list_t *out = cel__list_new(a, nl + nr);
+    out->type = t;
+    for (size_t i = 0; i < nl; i++)
+        out->items[out->len++] = cel_list_at(l, i);
+    cel_value_t merged = cel__list_value(out);
+    for (size_t i = 0; i < nr; i++) {
+        cel_value_t x = cel_list_at(r, i);
+        if (t->list_type == CEL_LIST_SET) {
+            if (!list_contains(&merged, out->len, &x))
+                out->items[out->len++] = x;
+            continue;
+        }
+        /* Map lists: an element with the keys of one already there replaces it. */
+        long k = x.kind == CEL_MAP ? find_by_keys(&merged, out->len, &x, t) : -1;
+        if (k >= 0)
+            out->items[k] = x;
+        else if (x.kind == CEL_MAP)
+            out->items[out->len++] = x;
+    }
+    return merged;
+}
+
 static bool
 map_equal(const cel_value_t *a, const cel_value_t *b)
 {
@@ -666,7 +806,8 @@ cel_value_equal(const cel_value_t *a, const cel_value_t *b)
     case CEL_NULL:
         return true;
     case CEL_LIST:
-        return list_equal(a, b);
+        /* The left operand's list type decides, as in kube-apiserver. */
+        return cel__list_kind(a) ? typed_list_equal(a, b, cel__list_kind(a)) : list_equal(a, b);
     case CEL_MAP:
         return map_equal(a, b);
     case CEL_TYPE:

@@ -49,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char doc_text[] =
     "{\"metadata\": {\"name\": \"web\", \"labels\": {\"app\": \"web\", \"tier\": \"1\"}},"
     " \"spec\": {\"replicas\": 3, \"ratio\": 0.5, \"paused\": false, \"items\": [1, \"two\","
-    " null, {\"k\": [true]}], \"when\": \"2024-05-01T10:00:00Z\"}}";
+    " null, {\"k\": [true]}], \"when\": \"2024-05-01T10:00:00Z\", \"conditions\":"
+    " [{\"type\": \"A\", \"status\": \"True\"}, {\"type\": \"B\"}, {\"status\": 1}]}}";
 
 /* A host authorizer for `authorizer`: allows "get", fails on resource "x". */
 static void
@@ -80,14 +81,27 @@ static const cel_schema_prop_t fz_meta_props[] = {{"name", &fz_str_schema, true}
 static const cel_schema_t fz_meta_schema = {
     .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = fz_meta_props, .nprops = 2};
 static const cel_schema_t fz_items_schema = {.type = CEL_SCHEMA_ARRAY,
-                                          .max_length = CEL_SCHEMA_UNBOUNDED,
-                                          .max_items = 8,
-                                          .max_properties = CEL_SCHEMA_UNBOUNDED,
-                                          .items = &fz_int_schema};
+                                             .max_length = CEL_SCHEMA_UNBOUNDED,
+                                             .max_items = 8,
+                                             .max_properties = CEL_SCHEMA_UNBOUNDED,
+                                             .items = &fz_int_schema,
+                                             .list_type = CEL_LIST_SET};
+static const cel_schema_prop_t fz_cond_props[] = {{"type", &fz_str_schema, true},
+                                                  {"status", &fz_str_schema, false}};
+static const cel_schema_t fz_cond_schema = {
+    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = fz_cond_props, .nprops = 2};
+static const char *const fz_cond_keys[] = {"type"};
+static const cel_schema_t fz_conds_schema = {.type = CEL_SCHEMA_ARRAY,
+                                             UNBOUNDED,
+                                             .items = &fz_cond_schema,
+                                             .list_type = CEL_LIST_MAP,
+                                             .list_map_keys = fz_cond_keys,
+                                             .nkeys = 1};
 static const cel_schema_prop_t fz_spec_props[] = {{"replicas", &fz_int_schema, false},
-                                               {"items", &fz_items_schema, false}};
+                                                  {"items", &fz_items_schema, false},
+                                                  {"conditions", &fz_conds_schema, false}};
 static const cel_schema_t fz_spec_schema = {
-    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = fz_spec_props, .nprops = 2};
+    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = fz_spec_props, .nprops = 3};
 static const cel_schema_prop_t fz_root_props[] = {{"metadata", &fz_meta_schema, false},
                                                {"spec", &fz_spec_schema, false}};
 static const cel_schema_t fz_root_schema = {
@@ -132,6 +146,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cel_arena_t *a = cel_arena_new();
         cel_activation_t *act = cel_activation_new(a);
         cel_activation_bind_json(act, "object", doc);
+        /* The same document read with its schema: set and map lists. */
+        cel_activation_bind_json_typed(act, "self", doc,
+                                       cel_env_schema_type(env, &fz_root_schema, "Object", true));
         cel_activation_bind(act, "n", cel_int(7));
         cel_activation_bind(act, "authorizer", cel_authorizer(a, fuzz_authorize, NULL));
         cel_value_t v;

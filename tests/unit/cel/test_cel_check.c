@@ -6,11 +6,12 @@
  *
  * and files in tests/unit/cel/cost/ hold lines
  *
- *     <expression> ==> <min>..<max> [<cost>] [;; <bindings as a JSON object>]
- *     <expression> ==> <cost> [;; <bindings>]
+ *     <expression> ==> <min>..<max> [<cost>] [true|false] [;; <bindings as a JSON object>]
+ *     <expression> ==> <cost> [true|false] [;; <bindings>]
  *
- * where <min>..<max> is the static estimate and <cost> what an evaluation charges (bindings
- * are bound as Jansson documents). Directives apply to the lines after them in the file:
+ * where <min>..<max> is the static estimate, <cost> what an evaluation charges and true or
+ * false what it gives (bindings are bound as Jansson documents, typed by the schema of a
+ * variable declared with %schema). Directives apply to the lines after them in the file:
  * `%decl NAME TYPE` declares a variable (CEL's type notation), `%schema NAME [root] JSON`
  * one whose type comes from an OpenAPI schema (`root`: the root of a resource),
  * `%container NAME`, `%optimize on|off`, and `%reset` (a fresh environment).
@@ -120,14 +121,21 @@ schema_from_json(cel_arena_t *a, json_t *j)
 
 /* ---- Case files ---- */
 
+#define MAX_TYPED 16
+
 typedef struct suite {
     cel_env_t *env;
     const char *where;
     bool cost; /* a file of cost/ */
+    struct {
+        char name[128];
+        const cel_decltype_t *type;
+    } typed[MAX_TYPED]; /* variables declared from schemas */
+    int ntyped;
 } suite_t;
 
 static bool
-declare_schema(cel_env_t *env, const char *args)
+declare_schema(suite_t *s, const char *args)
 {
     char name[128];
     int used = 0;
@@ -137,11 +145,26 @@ declare_schema(cel_env_t *env, const char *args)
     json_error_t jerr;
     json_t *j = json_loads(args + used + (root ? 5 : 0), 0, &jerr);
     cel_arena_t *a = cel_arena_new();
-    const cel_decltype_t *t = j ? cel_env_schema_type(env, schema_from_json(a, j), name, root) : NULL;
-    bool ok = t != NULL && cel_env_declare(env, name, t) == 0;
+    const cel_decltype_t *t =
+        j ? cel_env_schema_type(s->env, schema_from_json(a, j), name, root) : NULL;
+    bool ok = t != NULL && cel_env_declare(s->env, name, t) == 0 && s->ntyped < MAX_TYPED;
+    if (ok) {
+        snprintf(s->typed[s->ntyped].name, sizeof(s->typed[0].name), "%s", name);
+        s->typed[s->ntyped++].type = t;
+    }
     cel_arena_free(a);
     json_decref(j);
     return ok;
+}
+
+static const cel_decltype_t *
+typed(const suite_t *s, const char *name)
+{
+    for (int i = s->ntyped; i-- > 0;) {
+        if (strcmp(s->typed[i].name, name) == 0)
+            return s->typed[i].type;
+    }
+    return NULL;
 }
 
 static bool
@@ -152,12 +175,13 @@ directive(suite_t *s, const char *line)
     if (strcmp(line, "%reset") == 0) {
         cel_env_free(s->env);
         s->env = cel_env_new();
+        s->ntyped = 0;
         return true;
     }
     if (sscanf(line, "%%decl %127s %n", name, &used) == 1 && used > 0)
         return cel_env_declare(s->env, name, cel_env_type(s->env, line + used)) == 0;
     if (strncmp(line, "%schema ", 8) == 0)
-        return declare_schema(s->env, line + 8);
+        return declare_schema(s, line + 8);
     if (strncmp(line, "%container", 10) == 0)
         return cel_env_set_container(s->env, line[10] ? line + 11 : "") == 0;
     if (strncmp(line, "%optimize ", 10) == 0) {
@@ -201,8 +225,9 @@ check_estimate(suite_t *s, const char *expr, uint64_t min, uint64_t max)
     cel_check_clear(&c);
 }
 
+/* Evaluate; `want` is the cost (or UINT64_MAX: any), `value` the boolean result (-1: any). */
 static void
-check_runtime(suite_t *s, const char *expr, uint64_t want, json_t *bindings)
+check_runtime(suite_t *s, const char *expr, uint64_t want, int value, json_t *bindings)
 {
     cel_program_t *prog;
     cel_issue_t issue;
@@ -216,30 +241,40 @@ check_runtime(suite_t *s, const char *expr, uint64_t want, json_t *bindings)
     cel_activation_t *act = cel_activation_new(a);
     const char *name;
     json_t *val;
-    json_object_foreach(bindings, name, val) cel_activation_bind_json(act, name, val);
+    json_object_foreach(bindings, name, val)
+        cel_activation_bind_json_typed(act, name, val, typed(s, name));
     cel_value_t v;
     uint64_t cost = 0;
     cel_eval(prog, act, a, 0, &v, &cost);
-    if (!tap_ok(cost == want, "%s: cost of %s", s->where, expr))
-        tap_diag("  want %" PRIu64 ", got %" PRIu64 "%s%s", want, cost,
-                 v.kind == CEL_ERROR ? "; error: " : "", v.kind == CEL_ERROR ? v.v.err : "");
+    const char *err = v.kind == CEL_ERROR ? v.v.err : "";
+    if (want != UINT64_MAX && !tap_ok(cost == want, "%s: cost of %s", s->where, expr))
+        tap_diag("  want %" PRIu64 ", got %" PRIu64 " %s", want, cost, err);
+    if (value >= 0 && !tap_ok(v.kind == CEL_BOOL && v.v.b == (value == 1), "%s: value of %s",
+                              s->where, expr))
+        tap_diag("  want %s %s", value ? "true" : "false", err);
     cel_arena_free(a);
     cel_program_free(prog);
 }
 
-/* "<min>..<max>", "<cost>" or both, space separated. */
+/* "<min>..<max>", "<cost>", "true" or "false", space separated. */
 static void
 cost_case(suite_t *s, const char *expr, char *want, json_t *bindings)
 {
+    uint64_t cost = UINT64_MAX;
+    int value = -1;
     for (char *tok = strtok(want, " "); tok != NULL; tok = strtok(NULL, " ")) {
         unsigned long long x, y;
         if (sscanf(tok, "%llu..%llu", &x, &y) == 2)
             check_estimate(s, expr, x, y);
         else if (sscanf(tok, "%llu", &x) == 1)
-            check_runtime(s, expr, x, bindings);
+            cost = x;
+        else if (strcmp(tok, "true") == 0 || strcmp(tok, "false") == 0)
+            value = tok[0] == 't';
         else
             tap_ok(0, "%s: malformed expectation %s", s->where, tok);
     }
+    if (cost != UINT64_MAX || value >= 0)
+        check_runtime(s, expr, cost, value, bindings);
 }
 
 static void
