@@ -683,8 +683,12 @@ check_struct(checker_t *c, cel__node_t *n)
 {
     for (int i = 0; i < n->u.map.n; i++)
         check(c, n->u.map.vals[i]);
-    issue(c, n, "undeclared reference to '%s' (in container '%s')", n->u.map.type_name,
-          cel__env_container(c->env));
+    /* No message types are declared: a type name is not one, anything else is unknown. */
+    if (cel__ty_of_type_name(c->a, n->u.map.type_name) != NULL)
+        issue(c, n, "'%s' is not a message type", n->u.map.type_name);
+    else
+        issue(c, n, "undeclared reference to '%s' (in container '%s')", n->u.map.type_name,
+              cel__env_container(c->env));
     return set_type(c, n, &cel__t_error);
 }
 

@@ -8,14 +8,16 @@
  *
  * With "declarations" (types in CEL's notation, e.g. "list(string)") the expression is type
  * checked before it runs. With "check": true it is only checked: the reply is
- * {"type": "...", "cost": {"min": n, "max": n}} or {"error": "..."} with every issue. With
- * "track_cost": true a reply with a value also has the evaluation's cost, {"cost": n};
+ * {"type": "...", "cost": {"min": "n", "max": "n"}} or {"error": "..."} with every issue. With
+ * "track_cost": true a reply with a value also has the evaluation's cost, {"cost": "n"} (costs
+ * are unsigned 64-bit numbers, written as strings like proto3 JSON's uint64);
  * "optimize": false charges constant literals as cel-go does without its optimizer.
  *
  * Value is the proto3 JSON form of cel.expr.Value ({"int64Value": "1"}, {"listValue":
  * {"values": [...]}}, {"objectValue": {"@type": ".../google.protobuf.Timestamp", "value":
  * "..."}}, ...). A malformed request gets an error reply and the tool reads on.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,7 +336,7 @@ evaluate(cel_env_t *env, const char *expr, json_t *bindings, bool track_cost)
     else
         reply = one("value", val);
     if (val != NULL && track_cost)
-        json_object_set_new(reply, "cost", json_integer((json_int_t)cost));
+        json_object_set_new(reply, "cost", json_sprintf("%" PRIu64, cost));
 out:
     cel_program_free(prog);
     cel_arena_free(a);
@@ -356,8 +358,9 @@ check_only(cel_env_t *env, const char *expr)
         reply = error_reply("", all);
         free(all);
     } else {
-        reply = json_pack("{s:s,s:{s:I,s:I}}", "type", c.type, "cost", "min",
-                          (json_int_t)c.cost.min, "max", (json_int_t)c.cost.max);
+        reply = json_pack("{s:s,s:{s:o,s:o}}", "type", c.type, "cost", "min",
+                          json_sprintf("%" PRIu64, c.cost.min), "max",
+                          json_sprintf("%" PRIu64, c.cost.max));
     }
     cel_check_clear(&c);
     return reply;
