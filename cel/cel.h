@@ -192,7 +192,9 @@ cel_value_t cel_json(const json_t *j);
 
 /**
  * cel_json() for a document of declared type `t` (from cel_env_schema_type(); NULL: none): lists
- * and maps read from it know the types of their elements, and lists whose schema says
+ * and maps read from it know the types of their elements; numbers of a number schema are
+ * doubles, strings of a date-time, date or duration format timestamps and durations (left
+ * strings when malformed); and lists whose schema says
  * x-kubernetes-list-type "set" or "map" compare as kube-apiserver compares them, without
  * regard to order (map lists by their key properties), and concatenate as it does (sets: the
  * union; map lists: elements with the same keys replaced, others appended). `t` must outlive

@@ -5,6 +5,7 @@
 #include "cel.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cel_int.h"
@@ -234,14 +235,43 @@ cel_json(const json_t *j)
     }
 }
 
-/* Values of typed documents carry their declared type down to their elements. */
+/* A string of a date-time, date or duration format as kube-apiserver reads it into a
+ * timestamp or duration; the string itself when it does not parse. */
+static cel_value_t
+formatted(const cel_value_t *str, cel__tk_t kind)
+{
+    int64_t sec, ns;
+    int32_t nsec;
+    char date[32];
+    const char *s = str->v.str.data;
+    size_t n = str->v.str.len;
+    if (kind == CEL__TK_DURATION)
+        return cel__dur_parse(s, n, &ns) ? cel_duration(ns) : *str;
+    if (n == 10) {
+        /* format: date, midnight UTC */
+        snprintf(date, sizeof(date), "%.10sT00:00:00Z", s);
+        s = date, n = strlen(date);
+    }
+    return cel__ts_parse(s, n, &sec, &nsec) ? cel_timestamp(sec, nsec) : *str;
+}
+
+/* Values of typed documents carry their declared type down to their elements, and scalars
+ * become what their schema says: numbers doubles, formatted strings timestamps and
+ * durations. */
 cel_value_t
 cel_json_typed(const json_t *j, const cel_decltype_t *t)
 {
     cel_value_t v = cel_json(j);
-    if (t != NULL && (v.kind == CEL_LIST || v.kind == CEL_MAP)) {
+    if (t == NULL)
+        return v;
+    if (v.kind == CEL_LIST || v.kind == CEL_MAP) {
         v.flags |= CEL_VF_TYPED;
         v.v.doc.type = t;
+    } else if (v.kind == CEL_INT && t->kind == CEL__TK_DOUBLE) {
+        v = cel_double((double)v.v.i);
+    } else if (v.kind == CEL_STRING &&
+               (t->kind == CEL__TK_TIMESTAMP || t->kind == CEL__TK_DURATION)) {
+        v = formatted(&v, t->kind);
     }
     return v;
 }
