@@ -13,6 +13,7 @@
 
 #define MAX_SLOTS 256
 #define MAX_PARAMS 4
+#define MAX_ISSUES 100 /* cel-go reports at most this many errors */
 
 typedef struct trail {
     int var;
@@ -83,6 +84,8 @@ static void issue(checker_t *c, const cel__node_t *n, const char *fmt, ...)
 static void
 issue(checker_t *c, const cel__node_t *n, const char *fmt, ...)
 {
+    if (c->nissues == MAX_ISSUES)
+        return;
     c->issues = grow_array(c->a, c->issues, c->nissues, &c->capissues, sizeof(*c->issues));
     va_list ap;
     va_start(ap, fmt);
@@ -744,6 +747,9 @@ check_comp(checker_t *c, cel__node_t *n)
 static const cel_decltype_t *
 check(checker_t *c, cel__node_t *n)
 {
+    /* A node with two parents (optMap's target) is checked once, in the one scope it is in. */
+    if (c->out->types[n->id] != NULL)
+        return c->out->types[n->id];
     switch (n->kind) {
     case CEL__N_CONST:
         return set_type(c, n, const_type(&n->u.constant));

@@ -282,9 +282,20 @@ annotate_all(cel__node_t **kids, int n, bool opt)
     return all;
 }
 
+static bool annotate_node(cel__node_t *n, bool raw, bool opt);
+
 /* Set the units of `n` and below; true when cel-go's optimizer would make `n` a constant. */
 static bool
 annotate(cel__node_t *n, bool raw, bool opt)
+{
+    if (!(n->seen & CEL__SEEN_COST) && annotate_node(n, raw, opt))
+        n->seen |= CEL__SEEN_CONST;
+    n->seen |= CEL__SEEN_COST;
+    return (n->seen & CEL__SEEN_CONST) != 0;
+}
+
+static bool
+annotate_node(cel__node_t *n, bool raw, bool opt)
 {
     bool c;
     n->unit = 0;
@@ -538,6 +549,8 @@ typedef struct coster {
     const cel__checked_t *chk;
     const cel_env_t *env;
     cel_arena_t *a;
+    bool *done; /* nodes estimated (a node may have two parents): their estimate in memo */
+    est_t *memo;
     path_t *paths;
     bool *has_size;
     est_t *size;
@@ -1228,8 +1241,20 @@ cost_comprehension(coster_t *c, const cel__node_t *e)
     return sum;
 }
 
+static est_t cost_node(coster_t *c, const cel__node_t *e);
+
 static est_t
 cost(coster_t *c, const cel__node_t *e)
+{
+    if (!c->done[e->id]) {
+        c->memo[e->id] = cost_node(c, e);
+        c->done[e->id] = true;
+    }
+    return c->memo[e->id];
+}
+
+static est_t
+cost_node(coster_t *c, const cel__node_t *e)
 {
     switch (e->kind) {
     case CEL__N_CONST:
@@ -1259,6 +1284,8 @@ cel__estimate(const cel__node_t *root, const cel__checked_t *chk, const cel_env_
               cel_arena_t *a)
 {
     coster_t c = {.chk = chk, .env = env, .a = a};
+    c.done = cel_arena_alloc(a, sizeof(*c.done) * chk->nnodes);
+    c.memo = cel_arena_alloc(a, sizeof(*c.memo) * chk->nnodes);
     c.paths = cel_arena_alloc(a, sizeof(*c.paths) * chk->nnodes);
     c.has_size = cel_arena_alloc(a, sizeof(*c.has_size) * chk->nnodes);
     c.size = cel_arena_alloc(a, sizeof(*c.size) * chk->nnodes);

@@ -349,8 +349,9 @@ resolve(resolver_t *r, cel__node_t *n)
 {
     bool root;
     char *q;
-    if (r->hard || (r->failed && !r->lenient))
+    if (r->hard || (r->failed && !r->lenient) || (n->seen & CEL__SEEN_RESOLVE))
         return;
+    n->seen |= CEL__SEEN_RESOLVE;
     switch (n->kind) {
     case CEL__N_CONST:
         break;
@@ -466,13 +467,16 @@ join_issues(cel_issue_t *issue, const char *src, const cel__check_issue_t *is, i
     }
     *issue = each[0];
     issue->message = cel__xmalloc(total);
-    issue->message[0] = '\0';
+    size_t off = 0;
     for (int i = 0; i < n; i++) {
+        size_t len = strlen(each[i].message);
         if (i > 0)
-            strcat(issue->message, "\n");
-        strcat(issue->message, each[i].message);
+            issue->message[off++] = '\n';
+        memcpy(issue->message + off, each[i].message, len);
+        off += len;
         free(each[i].message);
     }
+    issue->message[off] = '\0';
     free(each);
 }
 

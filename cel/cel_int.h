@@ -266,6 +266,12 @@ typedef enum cel__node_kind {
     CEL__N_COMP,
 } cel__node_kind_t;
 
+/* Passes over a tree mark the nodes they have done (cel__node_t.seen), so that a node shared by
+ * a macro expansion (optMap's target) is done once, not once per path to it. */
+#define CEL__SEEN_RESOLVE 0x1u
+#define CEL__SEEN_COST 0x2u
+#define CEL__SEEN_CONST 0x4u /* with CEL__SEEN_COST: the optimizer makes it a constant */
+
 /* Operators get codes so the evaluator dispatches without comparing names. */
 typedef enum cel__op {
     CEL__OP_NONE,
@@ -290,6 +296,7 @@ struct cel__node {
     int height;
     uint8_t unit; /* cost charged for evaluating this node itself (cel_cost.c) */
     bool folded;  /* cel-go's optimizer makes it a constant or a set lookup: it costs nothing */
+    uint8_t seen; /* CEL__SEEN_*: passes done; a macro may share a node between two parents */
     union {
         cel_value_t constant;
         struct {

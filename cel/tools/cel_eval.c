@@ -352,9 +352,9 @@ check_only(cel_env_t *env, const char *expr)
         size_t len = 1;
         for (size_t i = 0; i < c.nissues; i++)
             len += strlen(c.issues[i].message) + 1;
-        char *all = calloc(1, len);
+        char *all = calloc(1, len), *p = all;
         for (size_t i = 0; i < c.nissues; i++)
-            strcat(strcat(all, i ? "\n" : ""), c.issues[i].message);
+            p = stpcpy(stpcpy(p, i ? "\n" : ""), c.issues[i].message);
         reply = error_reply("", all);
         free(all);
     } else {

@@ -390,6 +390,12 @@ test_declarations(void)
     cel_check(env, "x", &c);
     tap_is_str(c.type, "string", "declare: the later declaration wins");
     cel_check_clear(&c);
+    char many[1024] = "v0";
+    for (int i = 1; i <= 100; i++)
+        snprintf(many + strlen(many), sizeof(many) - strlen(many), " + v%d", i);
+    cel_check(env, many, &c);
+    tap_is_int((int)c.nissues, 100, "check: at most 100 issues, as cel-go reports");
+    cel_check_clear(&c);
     cel_env_free(env);
 }
 
