@@ -120,6 +120,13 @@ probe_etcd(etcd_client_t *client)
     return rc;
 }
 
+/* The controllers confirmed the start-up state: readiness may pass. */
+static void
+mark_synced(void *health)
+{
+    gw_health_set_synced(health);
+}
+
 static void
 on_worker_start(gw_worker_t *w, void *arg)
 {
@@ -131,6 +138,7 @@ on_worker_start(gw_worker_t *w, void *arg)
                                       k->cfg->etcd_compaction_interval_ms);
     k->controllers =
         gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix, k->catalog);
+    gw_controllers_on_synced(k->controllers, mark_synced, k->health);
     gw_health_probe_start(k->health, w);
 }
 

@@ -35,6 +35,9 @@ struct gw_controllers {
     size_t n_res;
     gw_leader_t *leader;
     gw_nsctl_t *nsctl; /* while leading */
+    bool synced;       /* the initial namespaces were confirmed once */
+    void (*on_synced)(void *arg);
+    void *on_synced_arg;
 };
 
 gw_nsctl_resource_t *
@@ -75,6 +78,20 @@ ensured(int err, void *arg)
     if (err != 0)
         gw_log_warn(NULL, "creating the initial namespaces failed: %s; retrying", gw_strerror(err));
     add_timer(c->ensure, err != 0 ? ENSURE_RETRY_MS : ENSURE_EVERY_MS);
+    if (err == 0 && !c->synced) {
+        c->synced = true;
+        if (c->on_synced != NULL)
+            c->on_synced(c->on_synced_arg);
+    }
+}
+
+void
+gw_controllers_on_synced(gw_controllers_t *c, void (*cb)(void *arg), void *arg)
+{
+    c->on_synced = cb;
+    c->on_synced_arg = arg;
+    if (c->synced)
+        cb(arg);
 }
 
 static void

@@ -30,6 +30,13 @@ typedef struct gw_controllers gw_controllers_t;
 gw_controllers_t *gw_controllers_start(etcd_client_t *client, struct event_base *base,
                                        const char *etcd_prefix, const gw_catalog_t *catalog);
 
+/**
+ * Call cb(arg) once, on c's thread, when the start-up state every request relies on (the
+ * initial namespaces) has been confirmed in etcd for the first time; at once if it already
+ * was. The readiness check informer-sync waits for it. Thread: c's.
+ */
+void gw_controllers_on_synced(gw_controllers_t *c, void (*cb)(void *arg), void *arg);
+
 /** Whether this instance leads the namespace-controller election now, i.e. runs the namespace
  *  controller (tests, metrics). Thread: c's. */
 bool gw_controllers_leading(const gw_controllers_t *c);

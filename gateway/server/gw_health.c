@@ -25,6 +25,7 @@ struct gw_health {
     _Atomic int64_t etcd_ok_ms; /* monotonic time of the last successful probe */
     _Atomic int etcd_err;       /* outcome of the last probe */
     _Atomic bool shutting_down;
+    _Atomic bool synced; /* start-up state confirmed (gw_health_set_synced) */
     /* The prober's, on its worker's thread only. */
     struct event *timer;
     etcd_conn_t *conn;
@@ -75,6 +76,15 @@ check_etcd(const gw_health_t *h, bool livez)
     return NULL;
 }
 
+/* kube-apiserver is not ready until its informers' caches are synced; kgate's start-up state
+ * is what its controllers confirm in etcd (the initial namespaces), later also its caches. */
+static const char *
+check_synced(const gw_health_t *h, bool livez)
+{
+    (void)livez;
+    return atomic_load(&h->synced) ? NULL : "start-up state not confirmed in etcd yet";
+}
+
 static const char *
 check_shutdown(const gw_health_t *h, bool livez)
 {
@@ -86,13 +96,14 @@ static const check_t checks[] = {
     {"ping", check_ok},
     {"log", check_ok},
     {"etcd", check_etcd},
+    {"informer-sync", check_synced},
     {"shutdown", check_shutdown},
 };
 #define N_CHECKS (sizeof(checks) / sizeof(checks[0]))
 
 static const endpoint_t endpoints[] = {
     {"/livez", "livez", 0x7},
-    {"/readyz", "readyz", 0xf},
+    {"/readyz", "readyz", 0x1f},
     {"/healthz", "healthz", 0x7},
 };
 
@@ -105,6 +116,7 @@ gw_health_new(int64_t livez_grace_ms)
     atomic_init(&h->etcd_ok_ms, 0);
     atomic_init(&h->etcd_err, NOT_PROBED);
     atomic_init(&h->shutting_down, false);
+    atomic_init(&h->synced, false);
     return h;
 }
 
@@ -124,6 +136,12 @@ gw_health_etcd_result(gw_health_t *h, int err)
         gw_log_warn(NULL, "etcd status probe failed: %s; not ready", gw_strerror(err));
     else if (prev != 0 && prev != NOT_PROBED && err == 0)
         gw_log_info(NULL, "etcd answers again; ready");
+}
+
+void
+gw_health_set_synced(gw_health_t *h)
+{
+    atomic_store(&h->synced, true);
 }
 
 void

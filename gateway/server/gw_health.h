@@ -9,7 +9,8 @@
  *    "<endpoint> check failed";
  *  - `?exclude=<check>` (repeatable) skips a check, listed as "[+]<check> excluded: ok";
  *  - `/<endpoint>/<check>` runs one check (404 for a check the endpoint does not have).
- * Checks: livez and healthz = ping, log, etcd; readyz adds shutdown.
+ * Checks: livez and healthz = ping, log, etcd; readyz adds informer-sync (the start-up state
+ * is confirmed in etcd: gw_health_set_synced) and shutdown.
  *
  * The etcd check reads the outcome of a Maintenance Status probe that one worker sends about
  * every second; it passes when the last probe succeeded within the last few seconds. During
@@ -36,6 +37,10 @@ void gw_health_free(gw_health_t *h);
  * Thread: any.
  */
 void gw_health_etcd_result(gw_health_t *h, int err);
+
+/** The start-up state is in place: /readyz's informer-sync check passes from now on.
+ *  Thread: any. */
+void gw_health_set_synced(gw_health_t *h);
 
 /** From now on /readyz fails its shutdown check. Thread: any (signal handling). */
 void gw_health_set_shutting_down(gw_health_t *h);

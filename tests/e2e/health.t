@@ -25,7 +25,7 @@ for ep in livez readyz healthz; do
 done
 
 body=$(kcurl "$KGATE_URL/readyz?verbose")
-want=$'[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]shutdown ok\nreadyz check passed'
+want=$'[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]informer-sync ok\n[+]shutdown ok\nreadyz check passed'
 check "/readyz?verbose lists every check and the passed line" test "$body" = "$want"
 body=$(kcurl "$KGATE_URL/livez?verbose")
 want=$'[+]ping ok\n[+]log ok\n[+]etcd ok\nlivez check passed'
@@ -34,7 +34,7 @@ body=$(kcurl "$KGATE_URL/healthz?verbose=1")
 check "/healthz?verbose=1 ends with the passed line" test "$(tail -1 <<<"$body")" = "healthz check passed"
 
 body=$(kcurl "$KGATE_URL/readyz?verbose&exclude=etcd&exclude=log")
-want=$'[+]ping ok\n[+]log excluded: ok\n[+]etcd excluded: ok\n[+]shutdown ok\nreadyz check passed'
+want=$'[+]ping ok\n[+]log excluded: ok\n[+]etcd excluded: ok\n[+]informer-sync ok\n[+]shutdown ok\nreadyz check passed'
 check "exclude is repeatable and shown as excluded: ok" test "$body" = "$want"
 body=$(kcurl "$KGATE_URL/livez?exclude=nosuch&verbose")
 check "an unknown exclude is named in a warning" \
