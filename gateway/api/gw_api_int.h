@@ -50,8 +50,8 @@ typedef struct gw_api__req gw_api__req_t;
 struct gw_api {
     gw_api_config_t cfg;
     char *etcd_prefix;
-    gw_store_t **stores; /* per worker index */
-    gw_watch_t *watch;   /* the shared watches (NULL without an etcd client) */
+    gw_store_t **stores;             /* per worker index */
+    gw_watch_t *watch;               /* the shared watches (NULL without an etcd client) */
     gw_watch_local_t **watch_locals; /* per worker index */
     gw_api__req_t **streams;         /* per worker index: its open streams */
     _Atomic long open_streams;
@@ -95,7 +95,8 @@ struct gw_api__req {
     void *stream_drained_arg;
     bool stop_due, drained_due; /* what the loop runs next for this stream */
     struct evbuffer_cb_entry *stream_out_cb;
-    struct event *stream_wake;  /* runs them */
+    bool stream_chunked;                      /* HTTP/1.1: the end is a last chunk */
+    struct event *stream_wake;                /* runs them */
     gw_api__req_t *stream_prev, *stream_next; /* api->streams[worker] */
 };
 

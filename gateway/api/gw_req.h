@@ -51,11 +51,11 @@ struct gw_req {
     struct evhttp_request *http;
     gw_worker_t *worker;
     const char *audit_id;
-    gw_arena_t *arena;           /* owns everything request-scoped; freed after the reply */
-    gw_store_t *store;           /* the worker's store */
+    gw_arena_t *arena;              /* owns everything request-scoped; freed after the reply */
+    gw_store_t *store;              /* the worker's store */
     struct gw_watch_local *watches; /* the worker's side of the shared watches (gw_watch.h) */
-    const gw_catalog_t *catalog; /* the catalog in force when the request arrived */
-    int64_t start_ns;            /* monotonic arrival time, for metrics and timeouts */
+    const gw_catalog_t *catalog;    /* the catalog in force when the request arrived */
+    int64_t start_ns;               /* monotonic arrival time, for metrics and timeouts */
 
     gw_reqinfo_t info;                   /* set by the request-info filter */
     const authn_user_t *user;            /* set by authentication */

@@ -7,9 +7,18 @@
  * request, so both only mark what is due and wake the request's own event, which runs the
  * handler's callbacks from the loop. Drains are watched on the output evbuffer itself, which
  * leaves evhttp's own connection callbacks alone.
+ *
+ * evhttp takes any call of the connection's write callback for "everything queued was sent".
+ * With libevent 2.1.12's OpenSSL bufferevents that callback was seen to run late, after more
+ * was queued (a chunk drained, then the last chunk queued before the late call ran): evhttp
+ * then took the answer as complete with the last chunk unsent and went back to reading the
+ * connection, its writes disabled, and the client waited forever. So while a stream is
+ * answered its connection's write callback is guarded: a call with bytes still queued is
+ * dropped; the real drain calls it again.
  */
 #include "gw_req.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include <event2/buffer.h>
@@ -26,6 +35,32 @@ conn_bev(gw_req_t *r)
     struct evhttp_connection *evcon = evhttp_request_get_connection(r->http);
 
     return evcon != NULL && !r->gone ? evhttp_connection_get_bufferevent(evcon) : NULL;
+}
+
+/* evhttp's write callback (the same function for every connection). */
+static _Atomic(bufferevent_data_cb) evhttp_write_cb;
+
+static void
+guarded_write_cb(struct bufferevent *bev, void *arg)
+{
+    if (evbuffer_get_length(bufferevent_get_output(bev)) > 0)
+        return; /* a late call: more was queued since */
+    atomic_load (&evhttp_write_cb)(bev, arg);
+}
+
+/* Guard the write callback evhttp has just set (it sets it again with each write). */
+static void
+guard(struct bufferevent *bev)
+{
+    bufferevent_data_cb rcb, wcb;
+    bufferevent_event_cb ecb;
+    void *arg;
+
+    bufferevent_getcb(bev, &rcb, &wcb, &ecb, &arg);
+    if (wcb == NULL || wcb == guarded_write_cb)
+        return;
+    atomic_store(&evhttp_write_cb, wcb);
+    bufferevent_setcb(bev, rcb, guarded_write_cb, ecb, arg);
 }
 
 static void
@@ -138,6 +173,9 @@ gw_stream_start(gw_req_t *r, const char *content_type, gw_stream_stop_fn stop, v
     if (bev == NULL)
         return;
     evhttp_send_reply_start(r->http, 200, "OK");
+    guard(bev);
+    p->stream_chunked =
+        evhttp_find_header(evhttp_request_get_output_headers(r->http), "Transfer-Encoding") != NULL;
     exempt(bev);
     p->stream_out_cb = evbuffer_add_cb(bufferevent_get_output(bev), on_output, p);
 }
@@ -155,8 +193,10 @@ gw_stream_write(gw_req_t *r, struct evbuffer *data, gw_stream_drained_fn drained
         evbuffer_drain(data, evbuffer_get_length(data));
         return;
     }
-    if (evbuffer_get_length(data) > 0)
+    if (evbuffer_get_length(data) > 0) {
         evhttp_send_reply_chunk(r->http, data);
+        guard(conn_bev(r));
+    }
     if (drained != NULL && gw_stream_queued(r) == 0) {
         p->drained_due = true;
         wake(p);
@@ -187,9 +227,13 @@ gw_stream_end(gw_req_t *r)
                                       GW_SERVER_READ_TIMEOUT_S);
     }
     struct evhttp_request *http = r->http;
+    bool chunked = p->stream_chunked;
     gw_api__req_finish(r, 200);
-    /* Sends the last chunk; a request whose client left is freed here. */
+    /* Queues the last chunk; a request whose client left is freed here. Without chunks
+     * (HTTP/1.0) evhttp may be done at once, the connection gone: nothing to guard then. */
     evhttp_send_reply_end(http);
+    if (bev != NULL && chunked)
+        guard(bev);
 }
 
 void

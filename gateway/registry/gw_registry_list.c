@@ -60,10 +60,16 @@ lister_free(void *p)
 /* The fields kube lets each kind select on: metadata.name and metadata.namespace, and the
  * kind's own (its GetAttrs). NULL-terminated, so that the watches can take them as they are. */
 #define META_FIELDS "metadata.name", "metadata.namespace"
-static const char *const pod_fields[] = {
-    META_FIELDS,          "spec.nodeName",     "spec.restartPolicy",        "spec.schedulerName",
-    "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
-    "status.nominatedNodeName", NULL};
+static const char *const pod_fields[] = {META_FIELDS,
+                                         "spec.nodeName",
+                                         "spec.restartPolicy",
+                                         "spec.schedulerName",
+                                         "spec.serviceAccountName",
+                                         "spec.hostNetwork",
+                                         "status.phase",
+                                         "status.podIP",
+                                         "status.nominatedNodeName",
+                                         NULL};
 static const char *const event_fields[] = {META_FIELDS,
                                            "involvedObject.kind",
                                            "involvedObject.namespace",

@@ -31,10 +31,10 @@
 #include "gw_table.h"
 #include "gw_watch.h"
 
-#define CHUNK 500                          /* objects per page of the initial list */
-#define LIST_HIGH_WATER (256 * 1024)       /* queued bytes before the next page waits */
-#define MIN_REQUEST_TIMEOUT_S 1800         /* kube-apiserver's --min-request-timeout */
-#define SLOW_WAIT_S 10                     /* how long a paused watch waits for its client */
+#define CHUNK 500                    /* objects per page of the initial list */
+#define LIST_HIGH_WATER (256 * 1024) /* queued bytes before the next page waits */
+#define MIN_REQUEST_TIMEOUT_S 1800   /* kube-apiserver's --min-request-timeout */
+#define SLOW_WAIT_S 10               /* how long a paused watch waits for its client */
 #define CONTENT_TYPE "application/json;stream=watch"
 #define INITIAL_EVENTS_END "k8s.io/initial-events-end"
 
@@ -61,7 +61,7 @@ typedef struct {
     gw_watcher_t *w;
     struct event *timer;
     struct event *slow; /* a paused watch's deadline */
-    bool page_pending; /* an etcd page is on its way: ending waits for it */
+    bool page_pending;  /* an etcd page is on its way: ending waits for it */
     bool ended;
 } watch_t;
 
@@ -172,8 +172,8 @@ add_object(watch_t *st, const char *type, const char *obj, size_t len)
 static void
 add_bookmark(watch_t *st, int64_t rev, bool initial_end)
 {
-    json_t *meta = json_pack("{s:s}", "resourceVersion",
-                             gw_arena_sprintf(st->r->arena, "%" PRId64, rev));
+    json_t *meta =
+        json_pack("{s:s}", "resourceVersion", gw_arena_sprintf(st->r->arena, "%" PRId64, rev));
     json_t *obj = json_pack("{s:s,s:s,s:o}", "kind", st->r->resource->kind, "apiVersion",
                             gw_registry__api_version(st->r), "metadata", meta);
 
@@ -188,9 +188,9 @@ add_bookmark(watch_t *st, int64_t rev, bool initial_end)
 static void
 fail(watch_t *st, int code, const char *reason, json_t *details, const char *message)
 {
-    json_t *status = json_pack("{s:s,s:s,s:{},s:s,s:s,s:s}", "kind", "Status", "apiVersion", "v1",
-                               "metadata", "status", "Failure", "message", message, "reason",
-                               reason);
+    json_t *status =
+        json_pack("{s:s,s:s,s:{},s:s,s:s,s:s}", "kind", "Status", "apiVersion", "v1", "metadata",
+                  "status", "Failure", "message", message, "reason", reason);
 
     if (details != NULL)
         json_object_set_new(status, "details", details);
@@ -210,8 +210,8 @@ fail_err(watch_t *st, int err)
         snprintf(msg, sizeof(msg), "too old resource version: %" PRId64, st->after);
         fail(st, 410, "Expired", NULL, msg);
     } else if (err == GW_EUNAVAILABLE || err == GW_ETIMEOUT) {
-        fail(st, err == GW_ETIMEOUT ? 504 : 503, err == GW_ETIMEOUT ? "Timeout" : "ServiceUnavailable",
-             NULL, gw_strerror(err));
+        fail(st, err == GW_ETIMEOUT ? 504 : 503,
+             err == GW_ETIMEOUT ? "Timeout" : "ServiceUnavailable", NULL, gw_strerror(err));
     } else {
         snprintf(msg, sizeof(msg), "Internal error occurred: %s", gw_strerror(err));
         fail(st, 500, "InternalError", NULL, msg);
@@ -223,12 +223,13 @@ static void
 fail_too_large(watch_t *st, int64_t current)
 {
     char msg[160];
-    json_t *details = json_pack("{s:[{s:s,s:s}],s:i}", "causes", "reason",
-                                "ResourceVersionTooLarge", "message", "Too large resource version",
-                                "retryAfterSeconds", 1);
+    json_t *details =
+        json_pack("{s:[{s:s,s:s}],s:i}", "causes", "reason", "ResourceVersionTooLarge", "message",
+                  "Too large resource version", "retryAfterSeconds", 1);
 
-    snprintf(msg, sizeof(msg), "Timeout: Too large resource version: %" PRId64 ", current: %" PRId64,
-             st->rv, current);
+    snprintf(msg, sizeof(msg),
+             "Timeout: Too large resource version: %" PRId64 ", current: %" PRId64, st->rv,
+             current);
     fail(st, 504, "Timeout", details, msg);
 }
 
@@ -415,8 +416,8 @@ add_item(watch_t *st, const gw_obj_t *obj)
     if (st->only_key != NULL && strcmp(obj->key, st->only_key) != 0)
         return true;
     if (st->name[0] == '\0' && st->labels.n == 0 && st->fields.n == 0) {
-        bytes = gw_registry__with_rv((const char *)obj->value, obj->value_len, obj->mod_revision,
-                                     &len);
+        bytes =
+            gw_registry__with_rv((const char *)obj->value, obj->value_len, obj->mod_revision, &len);
         ok = bytes != NULL && add_object(st, "ADDED", bytes, len);
         free(bytes);
         return ok;
@@ -566,8 +567,9 @@ check_versions(watch_t *st, const char *rv, const char *match)
         match = "NotOlderThan";
     }
     if (has_sie && strcmp(match, "NotOlderThan") != 0)
-        gw_ferr_forbidden(&errs, "resourceVersionMatch",
-                          "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+        gw_ferr_forbidden(
+            &errs, "resourceVersionMatch",
+            "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
     if (match[0] != '\0' && !has_sie)
         gw_ferr_forbidden(&errs, "resourceVersionMatch",
                           "resourceVersionMatch is forbidden for watch unless sendInitialEvents is "
@@ -627,8 +629,7 @@ parse_options(watch_t *st)
     char *all;
 
     if (!gw_registry__parse_selectors(r, &st->labels, &st->fields) ||
-        !check_versions(st, rv, gw_req_query(r, "resourceVersionMatch")) ||
-        !parse_numbers(st, rv))
+        !check_versions(st, rv, gw_req_query(r, "resourceVersionMatch")) || !parse_numbers(st, rv))
         return false;
     st->bookmarks = query_bool(r, "allowWatchBookmarks", NULL);
     st->field_names = gw_registry__selectable_fields(r->resource);

@@ -55,9 +55,9 @@ typedef char *(*gw_wev_encode_fn)(const char *json, size_t len, int64_t rev, siz
 
 /** What selectors look at in one state of an object. */
 typedef struct {
-    json_t *labels;       /* metadata.labels (an object), or NULL */
-    const char **values;  /* the hub's fields, in order: each value (as a field selector reads
-                             it: strings, numbers and booleans as text) or NULL when absent */
+    json_t *labels;      /* metadata.labels (an object), or NULL */
+    const char **values; /* the hub's fields, in order: each value (as a field selector reads
+                            it: strings, numbers and booleans as text) or NULL when absent */
     size_t n_values;
 } gw_wev_attrs_t;
 
@@ -125,14 +125,13 @@ void gw_watch_free(gw_watch_t *w);
 
 /** Counts for /metrics and tests. Thread: any (a snapshot). */
 typedef struct {
-    long hubs;     /* shared etcd watches open */
-    long catchups; /* dedicated catch-up etcd watches open */
+    long hubs;           /* shared etcd watches open */
+    long catchups;       /* dedicated catch-up etcd watches open */
     long catchups_total; /* catch-up etcd watches ever started */
-    long watchers; /* subscriptions (all states) */
+    long watchers;       /* subscriptions (all states) */
 } gw_watch_stats_t;
 
 void gw_watch_stats(gw_watch_t *w, gw_watch_stats_t *out);
-
 
 /* ---- a worker's side ---------------------------------------------------------------------- */
 
@@ -173,9 +172,9 @@ typedef struct {
 typedef void (*gw_watcher_cb)(const gw_watcher_note_t *n, void *ctx);
 
 typedef struct {
-    const char *collection; /* the hub: relative collection prefix over all namespaces */
-    const char *key_prefix; /* only events of keys under it (a namespace); NULL: all */
-    int64_t after_rev;      /* deliver changes with revision > after_rev (>= 1) */
+    const char *collection;    /* the hub: relative collection prefix over all namespaces */
+    const char *key_prefix;    /* only events of keys under it (a namespace); NULL: all */
+    int64_t after_rev;         /* deliver changes with revision > after_rev (>= 1) */
     const char *const *fields; /* the collection's selectable fields (NULL-terminated, static) */
     gw_wev_encode_fn encode;   /* how stored bytes get their resourceVersion */
 } gw_watcher_req_t;

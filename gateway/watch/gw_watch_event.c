@@ -112,8 +112,8 @@ static bool
 fill(gw_wev_t *e, const gw_watch_event_t *ev, const char *const *fields, gw_wev_encode_fn encode)
 {
     size_t len, at;
-    char *obj = encode((const char *)ev->obj->value, ev->obj->value_len, ev->obj->mod_revision,
-                       &len);
+    char *obj =
+        encode((const char *)ev->obj->value, ev->obj->value_len, ev->obj->mod_revision, &len);
 
     if (obj == NULL)
         return false;

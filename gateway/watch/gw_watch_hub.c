@@ -247,10 +247,8 @@ static gw_hub_t *
 hub_new(gw_watch_t *s, const gw_watch__msg_t *m)
 {
     gw_hub_t *h = hub_alloc(s, m);
-    gw_watch_req_t q = {.key = m->collection,
-                        .is_prefix = true,
-                        .after_revision = m->rev,
-                        .prev_values = true};
+    gw_watch_req_t q = {
+        .key = m->collection, .is_prefix = true, .after_revision = m->rev, .prev_values = true};
     struct timeval tv = ms_tv(s->cfg.progress_ms);
 
     h->sw = gw_store_watch(s->store, &q, on_event, h);

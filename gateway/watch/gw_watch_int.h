@@ -127,11 +127,11 @@ struct gw_hub {
     int64_t rev;           /* every event up to it was sent to the attached watchers */
     int *per_worker;       /* attached watchers per worker */
     long attached;
-    struct event *linger; /* stops a hub nobody watches */
-    struct event *tick;   /* asks etcd for progress */
-    int64_t candidate;    /* a progress revision waiting for confirmation (0: none) */
-    bool spoiled;         /* an event at or below the candidate came after it */
-    _Atomic bool dead;
+    struct event *linger;     /* stops a hub nobody watches */
+    struct event *tick;       /* asks etcd for progress */
+    int64_t candidate;        /* a progress revision waiting for confirmation (0: none) */
+    bool spoiled;             /* an event at or below the candidate came after it */
+    _Atomic bool dead;        /* unregistered: a new SUB makes a new hub */
     gw_watcher_t **by_worker; /* per worker: its attached watchers (that worker's thread) */
     gw_hub_t *next;           /* the registry */
 };

@@ -261,7 +261,8 @@ on_catchup(int err, const gw_watch_event_t *ev, void *arg)
                     w->collection, (long long)ev->revision);
         return;
     }
-    if (deliver_event(w, e) && e->rev > atomic_load(&w->hub->start))
+    /* Past the window's start, or the hub went away (a new one would start right here). */
+    if (deliver_event(w, e) && (e->rev > atomic_load(&w->hub->start) || atomic_load(&w->hub->dead)))
         event_active(w->handoff, EV_TIMEOUT, 0);
     gw_wev_unref(e);
 }
@@ -380,8 +381,12 @@ gw_watcher_start(gw_watch_local_t *l, const gw_watcher_req_t *req, gw_watcher_cb
         req->encode == NULL || cb == NULL)
         return NULL;
     w = gw_calloc(1, sizeof(*w));
-    *w = (gw_watcher_t){.l = l, .cb = cb, .ctx = ctx, .fields = req->fields,
-                        .encode = req->encode, .last = req->after_rev};
+    *w = (gw_watcher_t){.l = l,
+                        .cb = cb,
+                        .ctx = ctx,
+                        .fields = req->fields,
+                        .encode = req->encode,
+                        .last = req->after_rev};
     w->collection = gw_strdup(req->collection);
     if (req->key_prefix != NULL) {
         w->key_prefix = gw_strdup(req->key_prefix);

@@ -32,7 +32,8 @@ watch_wait_end() {
         alive "$pid" || break
         sleep 0.1
     done
-    alive "$pid" && return 1
+    WATCH_RC=124
+    alive "$pid" && { diag "watch $1 still open"; return 1; }
     wait "$pid"
     WATCH_RC=$?
     return 0

@@ -129,8 +129,10 @@ stat_of(int which)
     gw_watch_stats_t st;
 
     gw_watch_stats(svc, &st);
-    return which == 0 ? st.hubs : which == 1 ? st.catchups : which == 2 ? st.watchers
-                                                                        : st.catchups_total;
+    return which == 0   ? st.hubs
+           : which == 1 ? st.catchups
+           : which == 2 ? st.watchers
+                        : st.catchups_total;
 }
 
 typedef struct {
