@@ -771,22 +771,25 @@ check(checker_t *c, cel__node_t *n)
 }
 
 static uint32_t
-max_id(const cel__node_t *n)
+max_id(cel__node_t *n)
 {
     uint32_t m = n->id, k;
-    const cel__node_t *const *kids = NULL;
+    if (n->seen & CEL__SEEN_COUNT)
+        return m;
+    n->seen |= CEL__SEEN_COUNT;
+    cel__node_t *const *kids = NULL;
     int nk = 0;
-    const cel__node_t *five[5];
+    cel__node_t *five[5];
     switch (n->kind) {
     case CEL__N_SELECT:
         return (k = max_id(n->u.select.operand)) > m ? k : m;
     case CEL__N_CALL:
         if (n->u.call.target != NULL && (k = max_id(n->u.call.target)) > m)
             m = k;
-        kids = (const cel__node_t *const *)n->u.call.args, nk = n->u.call.nargs;
+        kids = n->u.call.args, nk = n->u.call.nargs;
         break;
     case CEL__N_LIST:
-        kids = (const cel__node_t *const *)n->u.list.elems, nk = n->u.list.n;
+        kids = n->u.list.elems, nk = n->u.list.n;
         break;
     case CEL__N_MAP:
     case CEL__N_STRUCT:

@@ -271,6 +271,7 @@ typedef enum cel__node_kind {
 #define CEL__SEEN_RESOLVE 0x1u
 #define CEL__SEEN_COST 0x2u
 #define CEL__SEEN_CONST 0x4u /* with CEL__SEEN_COST: the optimizer makes it a constant */
+#define CEL__SEEN_COUNT 0x8u
 
 /* Operators get codes so the evaluator dispatches without comparing names. */
 typedef enum cel__op {
