@@ -59,21 +59,6 @@ pbd_where(const gw_schema_t *s)
     return s->ref ? s->ref : "value";
 }
 
-/* The wire form of s, with the special JSON types recognised even without catalog facts. */
-static gw_proto_type_t
-pbd_type(const gw_schema_t *s)
-{
-    if (s->proto_type != GW_PROTO_PLAIN)
-        return s->proto_type;
-    if (s->type == GW_SCHEMA_INT_OR_STRING)
-        return GW_PROTO_INT_OR_STRING;
-    if (s->type == GW_SCHEMA_QUANTITY)
-        return GW_PROTO_QUANTITY;
-    if (s->type == GW_SCHEMA_TIME)
-        return GW_PROTO_TIME;
-    return GW_PROTO_PLAIN;
-}
-
 static bool
 pbd_spend(pbd_t *d)
 {
@@ -95,7 +80,7 @@ pbd_zero(pbd_t *d, const gw_schema_t *s)
 
     if (!pbd_spend(d))
         return NULL;
-    switch (pbd_type(s)) {
+    switch (gw_protobuf__wire_type(s)) {
     case GW_PROTO_DURATION:
         return json_string("0s");
     case GW_PROTO_INT_OR_STRING:
@@ -133,7 +118,7 @@ static json_t *
 pbd_absent(pbd_t *d, const gw_proto_field_t *pf)
 {
     const gw_schema_t *s = pf->field->schema;
-    bool message = s->type == GW_SCHEMA_OBJECT || pbd_type(s) != GW_PROTO_PLAIN;
+    bool message = s->type == GW_SCHEMA_OBJECT || gw_protobuf__wire_type(s) != GW_PROTO_PLAIN;
 
     if (pf->flags & GW_PROTO_POINTER)
         return pf->flags & GW_PROTO_NO_OMITEMPTY && pbd_spend(d) ? json_null() : NULL;
@@ -432,7 +417,7 @@ out:
 static json_t *
 pbd_value(pbd_t *d, const gw_schema_t *s, const gw_protobuf__field_t *f)
 {
-    gw_proto_type_t t = pbd_type(s);
+    gw_proto_type_t t = gw_protobuf__wire_type(s);
     json_t *obj;
 
     switch (t) {
@@ -468,7 +453,7 @@ pbd_value(pbd_t *d, const gw_schema_t *s, const gw_protobuf__field_t *f)
 static bool
 pbd_packable(const gw_schema_t *s)
 {
-    return pbd_type(s) == GW_PROTO_PLAIN &&
+    return gw_protobuf__wire_type(s) == GW_PROTO_PLAIN &&
            (s->type == GW_SCHEMA_INTEGER || s->type == GW_SCHEMA_BOOLEAN ||
             s->type == GW_SCHEMA_NUMBER);
 }
@@ -545,7 +530,7 @@ pbd_map_value(pbd_t *d, const gw_schema_t *s, const gw_protobuf__field_t *f)
 {
     json_t *arr;
 
-    if (s->type != GW_SCHEMA_ARRAY || pbd_type(s) != GW_PROTO_PLAIN)
+    if (s->type != GW_SCHEMA_ARRAY || gw_protobuf__wire_type(s) != GW_PROTO_PLAIN)
         return pbd_value(d, s, f);
     arr = json_array();
     if (!pbd_wrapped(d, s->items, f, arr)) {
@@ -560,9 +545,9 @@ pbd_map_value(pbd_t *d, const gw_schema_t *s, const gw_protobuf__field_t *f)
 static json_t *
 pbd_map_zero(pbd_t *d, const gw_schema_t *s)
 {
-    if (s->type == GW_SCHEMA_ARRAY && pbd_type(s) == GW_PROTO_PLAIN)
+    if (s->type == GW_SCHEMA_ARRAY && gw_protobuf__wire_type(s) == GW_PROTO_PLAIN)
         return pbd_spend(d) ? json_array() : NULL;
-    if (s->type == GW_SCHEMA_STRING && pbd_type(s) == GW_PROTO_PLAIN && s->format != NULL &&
+    if (s->type == GW_SCHEMA_STRING && gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->format != NULL &&
         strcmp(s->format, "byte") == 0)
         return pbd_spend(d) ? json_string("") : NULL;
     return pbd_zero(d, s);
@@ -600,12 +585,12 @@ pbd_field(pbd_t *d, json_t *obj, const gw_proto_field_t *pf, const gw_protobuf__
     const gw_schema_t *s = pf->field->schema;
     json_t *v, *old = json_object_get(obj, pf->field->name);
 
-    if (pbd_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_ARRAY)
+    if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_ARRAY)
         return pbd_list(d, obj, pf, f);
-    if (pbd_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_MAP)
+    if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_MAP)
         return pbd_map(d, obj, pf, f);
     /* A message field that repeats merges, as protobuf's Unmarshal does. */
-    if (pbd_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_OBJECT && json_is_object(old))
+    if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_OBJECT && json_is_object(old))
         return pbd_wire(d, s, f, GW_PB_BYTES) && pbd_object_into(d, s, f->p, f->n, old);
     if ((v = pbd_value(d, s, f)) == NULL)
         return false;

@@ -50,21 +50,6 @@ pbe_type_error(pbe_t *e, const char *name, const char *want)
     return pbe_fail(e, "protobuf: %s: expected %s", name, want);
 }
 
-/* The wire form of s; the JSON special types are recognised without catalog facts too. */
-static gw_proto_type_t
-pbe_type(const gw_schema_t *s)
-{
-    if (s->proto_type != GW_PROTO_PLAIN)
-        return s->proto_type;
-    if (s->type == GW_SCHEMA_INT_OR_STRING)
-        return GW_PROTO_INT_OR_STRING;
-    if (s->type == GW_SCHEMA_QUANTITY)
-        return GW_PROTO_QUANTITY;
-    if (s->type == GW_SCHEMA_TIME)
-        return GW_PROTO_TIME;
-    return GW_PROTO_PLAIN;
-}
-
 static void
 pbe_varint_field(pbe_t *e, int number, uint64_t v)
 {
@@ -89,7 +74,7 @@ pbe_fixed64(pbe_t *e, int number, double x)
 static void
 pbe_null(pbe_t *e, int number, const gw_schema_t *s)
 {
-    bool plain = pbe_type(s) == GW_PROTO_PLAIN;
+    bool plain = gw_protobuf__wire_type(s) == GW_PROTO_PLAIN;
 
     if (plain && (s->type == GW_SCHEMA_INTEGER || s->type == GW_SCHEMA_BOOLEAN))
         pbe_varint_field(e, number, 0);
@@ -312,7 +297,7 @@ pbe_object(pbe_t *e, int number, const gw_schema_t *s, const json_t *v, const ch
 static bool
 pbe_value(pbe_t *e, int number, const gw_schema_t *s, const json_t *v, const char *name)
 {
-    gw_proto_type_t t = pbe_type(s);
+    gw_proto_type_t t = gw_protobuf__wire_type(s);
 
     if (json_is_null(v)) {
         pbe_null(e, number, s);
@@ -393,7 +378,7 @@ pbe_entry(pbe_t *e, const gw_proto_field_t *pf, const char *key, const json_t *v
     bool ok = true;
 
     gw_protobuf__put_bytes(&e->out, 1, key, pbe_key_len(key));
-    if (vs->type == GW_SCHEMA_ARRAY && pbe_type(vs) == GW_PROTO_PLAIN && !json_is_null(v)) {
+    if (vs->type == GW_SCHEMA_ARRAY && gw_protobuf__wire_type(vs) == GW_PROTO_PLAIN && !json_is_null(v)) {
         if (!json_is_array(v))
             return pbe_type_error(e, pf->field->name, "a map of lists");
         inner = gw_protobuf__begin(&e->out, 2);
@@ -431,9 +416,9 @@ pbe_field(pbe_t *e, const gw_proto_field_t *pf, const json_t *v)
 {
     const gw_schema_t *s = pf->field->schema;
 
-    if (pbe_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_ARRAY)
+    if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_ARRAY)
         return pbe_list(e, pf, v);
-    if (pbe_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_MAP)
+    if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_MAP)
         return pbe_map(e, pf, v);
     return pbe_value(e, pf->number, s, v, pf->field->name);
 }

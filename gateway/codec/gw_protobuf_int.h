@@ -51,6 +51,10 @@ typedef struct {
  */
 int gw_protobuf__next(gw_protobuf__reader_t *r, gw_protobuf__field_t *f, const char **why);
 
+/** The wire form of s: its catalog fact, else the special JSON types recognised by schema
+ *  type (int-or-string, quantity, time), else plain. */
+gw_proto_type_t gw_protobuf__wire_type(const gw_schema_t *s);
+
 /** Read one varint; false when truncated or longer than 10 bytes. */
 bool gw_protobuf__varint(gw_protobuf__reader_t *r, uint64_t *v);
 

@@ -56,20 +56,6 @@ struct del {
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-static bool
-parse_i64(const char *s, int64_t *out)
-{
-    char *end;
-    long long v;
-
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0')
-        return false;
-    *out = v;
-    return true;
-}
-
 /* The options from the query (a body, when there is one, is taken as it is). */
 static json_t *
 options_from_query(gw_req_t *r, gw_fail_t *f)
@@ -81,7 +67,7 @@ options_from_query(gw_req_t *r, gw_fail_t *f)
     int64_t g;
 
     if (grace != NULL && grace[0] != '\0') {
-        if (!parse_i64(grace, &g)) {
+        if (!gw_registry__parse_int(grace, &g)) {
             gw_registry__fail(r, f, 400, "BadRequest", NULL,
                               "strconv.ParseInt: parsing \"%s\": invalid syntax", grace);
             json_decref(doc);

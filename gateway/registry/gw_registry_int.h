@@ -313,4 +313,7 @@ void gw_registry__reply_not_allowed(gw_req_t *r);
 /** Answer a Status success (a delete of a kind that does not return the object). */
 void gw_registry__reply_success(gw_req_t *r, int code, const char *name, const char *uid);
 
+/** A whole decimal int64 query value ("12"; not "", "1x" or out of range). */
+bool gw_registry__parse_int(const char *s, int64_t *out);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,4 +243,18 @@ gw_registry__with_rv(const char *json, size_t len, int64_t rev, size_t *out_len)
     }
     *out_len = b.len;
     return b.data;
+}
+
+bool
+gw_registry__parse_int(const char *s, int64_t *out)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0')
+        return false;
+    *out = v;
+    return true;
 }

@@ -160,20 +160,6 @@ field_value(const char *field, void *arg)
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-static bool
-parse_int(const char *s, int64_t *out)
-{
-    char *end;
-    long long v;
-
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0')
-        return false;
-    *out = v;
-    return true;
-}
-
 bool
 gw_registry__parse_selectors(gw_req_t *r, gw_selector_t *labels, gw_selector_t *fields)
 {
@@ -266,7 +252,7 @@ parse_versions(gw_lister_t *l)
     const char *match = gw_req_query(r, "resourceVersionMatch"), *lim = gw_req_query(r, "limit");
     int64_t n = 0;
 
-    if (lim != NULL && lim[0] != '\0' && !parse_int(lim, &l->limit)) {
+    if (lim != NULL && lim[0] != '\0' && !gw_registry__parse_int(lim, &l->limit)) {
         gw_reply_status(r, 400, "BadRequest", NULL, "invalid limit: %s", lim);
         return false;
     }
@@ -278,7 +264,7 @@ parse_versions(gw_lister_t *l)
         return apply_continue(l, rv, cont);
     if (rv == NULL || rv[0] == '\0' || strcmp(rv, "0") == 0)
         return true;
-    if (!parse_int(rv, &n) || n < 0) {
+    if (!gw_registry__parse_int(rv, &n) || n < 0) {
         gw_reply_status(r, 400, "BadRequest", NULL, "invalid resource version: %s", rv);
         return false;
     }

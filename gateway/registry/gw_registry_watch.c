@@ -534,20 +534,6 @@ query_bool(gw_req_t *r, const char *key, bool *present)
     return v != NULL && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
 }
 
-static bool
-parse_int(const char *s, int64_t *out)
-{
-    char *end;
-    long long v;
-
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0')
-        return false;
-    *out = v;
-    return true;
-}
-
 /* kube's SetListOptionsDefaults (WatchList on, as in v1.32) and the watch half of
  * ValidateListOptions; false after answering 422. */
 static bool
@@ -592,11 +578,11 @@ parse_numbers(watch_t *st, const char *rv)
     gw_req_t *r = st->r;
     const char *ts = gw_req_query(r, "timeoutSeconds");
 
-    if (rv != NULL && rv[0] != '\0' && (!parse_int(rv, &st->rv) || st->rv < 0)) {
+    if (rv != NULL && rv[0] != '\0' && (!gw_registry__parse_int(rv, &st->rv) || st->rv < 0)) {
         gw_reply_status(r, 400, "BadRequest", NULL, "invalid resource version: %s", rv);
         return false;
     }
-    if (ts != NULL && ts[0] != '\0' && !parse_int(ts, &st->timeout_s)) {
+    if (ts != NULL && ts[0] != '\0' && !gw_registry__parse_int(ts, &st->timeout_s)) {
         gw_reply_status(r, 400, "BadRequest", NULL,
                         "strconv.ParseInt: parsing \"%s\": invalid syntax", ts);
         return false;
