@@ -249,10 +249,29 @@ precompile_regex(resolver_t *r, cel__node_t *n)
     const char *why;
     const cel_value_t *s = &pat->u.constant;
     n->u.call.regex = cel__regex_compile(r->a, s->v.str.data, s->v.str.len, &why);
-    if (n->u.call.regex == NULL)
+    if (n->u.call.regex == NULL && r->lenient && n->u.call.target != NULL &&
+        strcmp(name, "matches") == 0)
+        rfail(r, pat->pos, "invalid matches argument"); /* kube's regex literal validator */
+    else if (n->u.call.regex == NULL)
         rfail(r, pat->pos, "%s", why);
     else
         cel_arena_on_free(r->a, cel__regex_free, n->u.call.regex);
+}
+
+/* With type checking, duration(literal) and timestamp(literal) that cannot succeed fail the
+ * compilation, as kube-apiserver's duration and timestamp literal validators make them (and a
+ * bad receiver matches() pattern fails with their words); without it, when evaluated. */
+static void
+validate_time_literal(resolver_t *r, const cel__node_t *n)
+{
+    const char *name = n->u.call.name;
+    bool ts = strcmp(name, "timestamp") == 0;
+    if (!r->lenient || (!ts && strcmp(name, "duration") != 0) || n->u.call.target != NULL ||
+        n->u.call.nargs != 1)
+        return;
+    const cel__node_t *arg = n->u.call.args[0];
+    if (arg->kind == CEL__N_CONST && !cel__time_literal_ok(ts, &arg->u.constant))
+        rfail(r, arg->pos, "invalid %s argument", name);
 }
 
 /* A receiver call whose target is a dotted name may be a namespaced function. */
@@ -301,6 +320,7 @@ resolve_call(resolver_t *r, cel__node_t *n)
     if (recv && n->u.call.nargs == 1 && strcmp(n->u.call.name, "orValue") == 0)
         n->u.call.op = CEL__OP_OR_VALUE;
     precompile_regex(r, n);
+    validate_time_literal(r, n);
 }
 
 static int

@@ -170,6 +170,7 @@ bool cel__ts_parse(const char *s, size_t len, int64_t *sec, int32_t *nsec);
 char *cel__ts_format(cel_arena_t *a, int64_t sec, int32_t nsec);
 bool cel__dur_parse(const char *s, size_t len, int64_t *ns);
 char *cel__dur_format(cel_arena_t *a, int64_t ns);
+bool cel__time_literal_ok(bool timestamp, const cel_value_t *v);
 /** Broken-down civil time of a timestamp in time zone `tz` (NULL: UTC). */
 typedef struct cel__civil {
     int64_t year;

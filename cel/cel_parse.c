@@ -20,6 +20,7 @@ typedef struct parser {
     bool failed;
     int depth;
     uint32_t next_id;
+    size_t sign_pos; /* where the minus of a negative number literal is */
 } parser_t;
 
 static cel__node_t *parse_expr(parser_t *p);
@@ -602,7 +603,7 @@ parse_name_or_call(parser_t *p, bool root, size_t pos)
 static cel__node_t *
 parse_primary(parser_t *p, bool negate, bool *name_chain)
 {
-    size_t pos = p->tok.pos;
+    size_t pos = negate ? p->sign_pos : p->tok.pos; /* a signed literal starts at its sign */
     cel__tok_kind_t k = p->tok.kind;
     *name_chain = false;
     switch (k) {
@@ -734,7 +735,7 @@ parse_unary(parser_t *p)
      * int; any other minuses negate the result. */
     bool negate = k == CEL__T_MINUS && (p->tok.kind == CEL__T_INT || p->tok.kind == CEL__T_DOUBLE);
     if (negate)
-        count--;
+        p->sign_pos = pos[--count];
     cel__node_t *e = parse_member(p, negate);
     for (size_t i = count; i-- > 0 && e != NULL && !p->failed;)
         e = new_call(p, pos[i], NULL, k == CEL__T_NOT ? "!_" : "-_", 1, e);

@@ -550,6 +550,25 @@ fn_duration(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, int 
     }
 }
 
+/* Whether timestamp(v) or duration(v) with a literal argument succeeds, as cel-go's duration
+ * and timestamp literal validators try it at compile time (duration(int) type-checks there but
+ * has no conversion). */
+bool
+cel__time_literal_ok(bool timestamp, const cel_value_t *v)
+{
+    int64_t sec, ns;
+    int32_t nsec;
+    if (!timestamp)
+        return v->kind == CEL_STRING && cel__dur_parse(v->v.str.data, v->v.str.len, &ns);
+    if (v->kind == CEL_INT)
+        return v->v.i >= CEL__TS_MIN && v->v.i <= CEL__TS_MAX;
+    if (v->kind != CEL_STRING)
+        return false;
+    return year_digits(v->v.str.data, v->v.str.len) <= 4 &&
+           cel__ts_parse(v->v.str.data, v->v.str.len, &sec, &nsec) && sec >= CEL__TS_MIN &&
+           sec <= CEL__TS_MAX;
+}
+
 typedef enum {
     F_YEAR,
     F_MONTH,

@@ -150,6 +150,7 @@ static const struct {
     {"has(a)", 1, 5, "invalid argument to has() macro"},
     {"'x'.matches('(')", 1, 13, "invalid regular expression"},
     {"9223372036854775808", 1, 1, "invalid int literal"},
+    {"1 + -9223372036854775809", 1, 5, "invalid int literal"},
     {"1 ? 2", 1, 6, "Syntax error: expected ':', got end of input"},
 };
 
