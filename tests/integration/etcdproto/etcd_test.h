@@ -204,4 +204,29 @@ et_prefix_end(const char *prefix)
     return (etcd_bytes_t){(const uint8_t *)buf, n};
 }
 
+/* Watch every key under prefix from start (0: now); the prefix is copied into the request
+ * before the call returns. */
+static inline etcd_watch_t *
+et_watch_prefix(et_env_t *e, const char *prefix, int64_t start, etcd_watch_cb cb, void *ctx)
+{
+    etcd_watch_req_t q = {
+        .key = etcd_str(prefix), .range_end = et_prefix_end(prefix), .start_revision = start};
+    return etcd_watch_start(e->conn, &q, cb, ctx);
+}
+
+/* A put retried every 100 ms, up to `tries` times, while the cluster is unavailable; counts
+ * the failed attempts in *failures. The revision, or -1. */
+static inline int64_t
+et_put_retry(et_env_t *e, const char *key, int tries, int *failures)
+{
+    for (int i = 0; i < tries; i++) {
+        int64_t rev = et_put_sync(e, key, "v");
+        if (rev > 0)
+            return rev;
+        (*failures)++;
+        et_run_for(e, 100);
+    }
+    return -1;
+}
+
 #endif

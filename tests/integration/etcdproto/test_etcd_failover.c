@@ -42,30 +42,6 @@ watch_cb(int err, const Etcdserverpb__WatchResponse *resp, void *ctx)
     }
 }
 
-static etcd_watch_t *
-watch_prefix(const char *p, int64_t start, seen_t *s)
-{
-    static char key[128];
-    snprintf(key, sizeof(key), "%s", p);
-    etcd_watch_req_t q = {
-        .key = etcd_str(key), .range_end = et_prefix_end(key), .start_revision = start};
-    return etcd_watch_start(env.conn, &q, watch_cb, s);
-}
-
-/* A put that tries again (for up to 20 s) while the cluster sorts itself out. */
-static int64_t
-put_retry(const char *key, int *failures)
-{
-    for (int i = 0; i < 200; i++) {
-        int64_t rev = et_put_sync(&env, key, "v");
-        if (rev > 0)
-            return rev;
-        (*failures)++;
-        et_run_for(&env, 100);
-    }
-    return -1;
-}
-
 static bool
 range_ok(const char *key)
 {
@@ -108,7 +84,7 @@ test_dead_first(void)
     memset(&s, 0, sizeof(s));
     char p[128];
     snprintf(p, sizeof(p), "%s", et_key(prefix, "dead/"));
-    watch_prefix(p, 0, &s);
+    et_watch_prefix(&env, p, 0, watch_cb, &s);
 
     et_result_t r = {0};
     et_result_clear(&r);
@@ -133,7 +109,7 @@ check_history(const char *p, const seen_t *live, const int64_t *put_rev)
     int64_t last = put_rev[N_PUTS - 1];
     for (int i = 0; i < 200 && (live->n == 0 || live->rev[live->n - 1] < last); i++)
         et_run_for(&env, 100);
-    watch_prefix(p, put_rev[0], &replay);
+    et_watch_prefix(&env, p, put_rev[0], watch_cb, &replay);
     for (int i = 0; i < 200 && (replay.n == 0 || replay.rev[replay.n - 1] < last); i++)
         et_run_for(&env, 100);
     int same = live->n == replay.n;
@@ -163,7 +139,7 @@ test_kill_current(void)
     static int64_t put_rev[N_PUTS];
     char p[128], key[160];
     snprintf(p, sizeof(p), "%s", et_key(prefix, "kill/"));
-    etcd_watch_t *w = watch_prefix(p, 0, &live);
+    etcd_watch_t *w = et_watch_prefix(&env, p, 0, watch_cb, &live);
     et_run_for(&env, 300);
 
     int failures = 0, ok = 0;
@@ -173,7 +149,7 @@ test_kill_current(void)
             tap_ok(kill(pids[0], SIGKILL) == 0, "member 0 killed");
         }
         snprintf(key, sizeof(key), "%sk%02d", p, i);
-        put_rev[i] = put_retry(key, &failures);
+        put_rev[i] = et_put_retry(&env, key, 200, &failures);
         ok += put_rev[i] > 0;
     }
     tap_is_int(ok, N_PUTS, "every put eventually succeeded");

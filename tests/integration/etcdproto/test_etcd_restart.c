@@ -45,30 +45,6 @@ ka_cb(int err, const Etcdserverpb__LeaseKeepAliveResponse *resp, void *ctx)
         k->renewals++;
 }
 
-static etcd_watch_t *
-watch_prefix(const char *p, int64_t start, seen_t *s)
-{
-    static char key[128];
-    snprintf(key, sizeof(key), "%s", p);
-    etcd_watch_req_t q = {
-        .key = etcd_str(key), .range_end = et_prefix_end(key), .start_revision = start};
-    return etcd_watch_start(env.conn, &q, watch_cb, s);
-}
-
-/* A put retried (for up to 30 s) while etcd is away. */
-static int64_t
-put_retry(const char *key, int *failures)
-{
-    for (int i = 0; i < 300; i++) {
-        int64_t rev = et_put_sync(&env, key, "v");
-        if (rev > 0)
-            return rev;
-        (*failures)++;
-        et_run_for(&env, 100);
-    }
-    return -1;
-}
-
 static bool
 file_exists(const char *path)
 {
@@ -101,7 +77,7 @@ restart_etcd(const char *p, int64_t *revs, int from, int to)
     tap_ok(file_exists(getenv("KGATE_TEST_RESTART_DONE")), "etcd was restarted");
     for (int i = from; i < to; i++) {
         snprintf(key, sizeof(key), "%sk%02d", p, i);
-        revs[i] = put_retry(key, &failures);
+        revs[i] = et_put_retry(&env, key, 300, &failures);
     }
     tap_diag("%d failed put attempts after the restart", failures);
 }
@@ -113,7 +89,7 @@ check_history(const char *p, const seen_t *live, const int64_t *revs)
     static seen_t replay;
     for (int i = 0; i < 300 && (live->n == 0 || live->rev[live->n - 1] < revs[19]); i++)
         et_run_for(&env, 100);
-    watch_prefix(p, revs[0], &replay);
+    et_watch_prefix(&env, p, revs[0], watch_cb, &replay);
     for (int i = 0; i < 300 && (replay.n == 0 || replay.rev[replay.n - 1] < revs[19]); i++)
         et_run_for(&env, 100);
     bool same = live->n == replay.n && live->n >= 20;
@@ -139,12 +115,12 @@ main(void)
     ka_seen_t k = {0};
     int64_t id = grant(20);
     etcd_keepalive_start(env.conn, id, 300, ka_cb, &k);
-    etcd_watch_t *w = watch_prefix(p, 0, &live);
+    etcd_watch_t *w = et_watch_prefix(&env, p, 0, watch_cb, &live);
     et_run_for(&env, 300);
     int failures = 0;
     for (int i = 0; i < 10; i++) {
         snprintf(key, sizeof(key), "%sk%02d", p, i);
-        revs[i] = put_retry(key, &failures);
+        revs[i] = et_put_retry(&env, key, 300, &failures);
     }
     restart_etcd(p, revs, 10, 20);
     int ok = 0;
