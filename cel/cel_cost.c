@@ -904,9 +904,10 @@ cidr_estimate(const char *ov, const anode_t *args, bool cidr)
     return cost;
 }
 
-/* Equality of kube-apiserver's own types costs 1 (named formats a tenth of their size). */
+/* Equality of kube-apiserver's own types costs 1 (named formats a tenth of their size, URLs a
+ * tenth of the right operand's computed size: kube-apiserver reads that one for both sides). */
 static bool
-kube_equality(const anode_t *args, int nargs, est_t *out)
+kube_equality(const coster_t *c, const anode_t *args, int nargs, est_t *out)
 {
     if (nargs != 2 || args[0].type == NULL || args[1].type == NULL ||
         args[0].type->kind != CEL__TK_OPAQUE || !cel__ty_equal(args[0].type, args[1].type))
@@ -915,7 +916,9 @@ kube_equality(const anode_t *args, int nargs, est_t *out)
     if (strcmp(name, "kubernetes.NamedFormat") == 0)
         *out = e_factor((est_t){1, MAX_FORMAT_SIZE}, TRAVERSAL);
     else if (strcmp(name, "kubernetes.URL") == 0)
-        *out = e_factor(fixed(1), TRAVERSAL);
+        *out = e_factor((est_t){1, c->has_size[args[1].expr->id] ? c->size[args[1].expr->id].max
+                                                                  : 1},
+                        TRAVERSAL);
     else
         *out = fixed(1);
     return true;
@@ -972,7 +975,7 @@ kube_estimate(coster_t *c, const char *fn, const char *ov, const anode_t *target
         out->cost = cidr_estimate(ov, args, fn[8] == 'C');
     else if (strcmp(fn, "validate") == 0 && target != NULL && nargs >= 1)
         out->cost = e_factor(e_factor(anode_size(&args[0]), TRAVERSAL), 128 * REGEX_LEN);
-    else if (!(strcmp(fn, "_==_") == 0 && kube_equality(args, nargs, &out->cost)))
+    else if (!(strcmp(fn, "_==_") == 0 && kube_equality(c, args, nargs, &out->cost)))
         return false;
     return true;
 }

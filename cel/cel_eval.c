@@ -103,6 +103,8 @@ resolve_name(cel__eval_t *ev, const char **cands, int n, cel_value_t *out, bool 
     return false;
 }
 
+static cel_value_t init_accu(cel__eval_t *ev, int slot);
+
 /* Type names are constants to a checked cel-go program: they cost nothing. */
 static cel_value_t
 eval_ident(cel__eval_t *ev, const cel__node_t *n)
@@ -110,7 +112,8 @@ eval_ident(cel__eval_t *ev, const cel__node_t *n)
     cel_value_t v;
     bool type_name = false;
     if (n->u.ident.slot >= 0)
-        v = ev->slots[n->u.ident.slot];
+        v = ev->pending[n->u.ident.slot] != NULL ? init_accu(ev, n->u.ident.slot)
+                                                 : ev->slots[n->u.ident.slot];
     else if (!resolve_name(ev, n->u.ident.cands, n->u.ident.ncands, &v, &type_name))
         v = cel__err(ev, "undeclared reference to '%s'", n->u.ident.name);
     if (!type_name && !cel__charge(ev, n->unit))
@@ -428,6 +431,61 @@ eval_map(cel__eval_t *ev, const cel__node_t *n)
 
 /* ---- Comprehensions ---- */
 
+/* A macro's accumulator list or map is private to the macro: it is built in place. */
+static cel_value_t
+own_accu(cel__eval_t *ev, const cel__node_t *n, cel_value_t acc)
+{
+    if (strcmp(n->u.comp.accu_var, CEL__ACCU) != 0 || (acc.flags & CEL_VF_JSON))
+        return acc;
+    if (acc.kind == CEL_LIST && acc.v.list->len == 0)
+        acc = cel__list_value(cel__list_new(ev->arena, 8));
+    else if (acc.kind == CEL_MAP && acc.v.map->len == 0)
+        acc = cel__map_value(cel__map_new(ev->arena, 8));
+    else
+        return acc;
+    acc.flags |= CEL__VF_ACCU;
+    return acc;
+}
+
+/* Is evaluating `init` free of comprehensions (and so of slot writes)? Macros' initializers
+ * are constants and empty literals; only cel.bind's are arbitrary. */
+static bool
+init_is_plain(const cel__node_t *init)
+{
+    return init->kind == CEL__N_CONST || (init->kind == CEL__N_LIST && init->u.list.n == 0) ||
+           (init->kind == CEL__N_MAP && init->u.map.n == 0);
+}
+
+/*
+ * The first read of a comprehension's accumulator runs its initializer, as cel-go (v0.22 and
+ * on) does: `cel.bind(x, 1 / 0, true)` is true, and a binding nobody reads costs nothing. The
+ * initializer sees the enclosing scope only, and its own comprehensions use the slots from the
+ * accumulator's up, which may be live here (the read can come from deep inside the body):
+ * they are saved around it.
+ */
+static cel_value_t
+init_accu(cel__eval_t *ev, int slot)
+{
+    const cel__node_t *comp = ev->pending[slot];
+    size_t n = (size_t)(ev->prog->nslots + 1 - slot);
+    cel_value_t *vals = NULL;
+    const cel__node_t **pend = NULL;
+    if (!init_is_plain(comp->u.comp.init)) {
+        vals = cel_arena_alloc(ev->arena, sizeof(*vals) * n);
+        pend = cel_arena_alloc(ev->arena, sizeof(*pend) * n);
+        memcpy(vals, ev->slots + slot, sizeof(*vals) * n);
+        memcpy(pend, ev->pending + slot, sizeof(*pend) * n);
+    }
+    cel_value_t acc = cel__eval_node(ev, comp->u.comp.init);
+    if (vals != NULL) {
+        memcpy(ev->slots + slot, vals, sizeof(*vals) * n);
+        memcpy(ev->pending + slot, pend, sizeof(*pend) * n);
+    }
+    ev->slots[slot] = acc.kind == CEL_ERROR ? acc : own_accu(ev, comp, acc);
+    ev->pending[slot] = NULL;
+    return ev->slots[slot];
+}
+
 /* One loop step; false when the loop is over (condition false, error or halt). `first` is
  * the element or key, or with two variables the index or key and `second` the value. */
 static bool
@@ -447,31 +505,20 @@ comp_step(cel__eval_t *ev, const cel__node_t *n, cel_value_t first, cel_value_t 
     if (!c.v.b)
         return false;
     ev->slots[n->u.comp.accu_slot] = cel__eval_node(ev, n->u.comp.step);
+    ev->pending[n->u.comp.accu_slot] = NULL;
     return !ev->halted;
 }
 
 static cel_value_t
 eval_comp(cel__eval_t *ev, const cel__node_t *n)
 {
-    cel_value_t range = cel__eval_node(ev, n->u.comp.range);
+    cel_value_t range = cel__eval_node(ev, n->u.comp.range), err = {.kind = CEL_NULL};
     if (range.kind == CEL_ERROR)
         return range;
     if (range.kind != CEL_LIST && range.kind != CEL_MAP)
         return cel__err(ev, "expression of type '%s' cannot be the range of a comprehension",
                         cel_value_type(&range)->name);
-    cel_value_t acc = cel__eval_node(ev, n->u.comp.init), err = {.kind = CEL_NULL};
-    if (acc.kind == CEL_ERROR)
-        return acc;
-    /* A macro's accumulator list or map is private to the macro: build it in place. */
-    bool accu = strcmp(n->u.comp.accu_var, CEL__ACCU) == 0 && !(acc.flags & CEL_VF_JSON);
-    if (accu && acc.kind == CEL_LIST && acc.v.list->len == 0) {
-        acc = cel__list_value(cel__list_new(ev->arena, 8));
-        acc.flags |= CEL__VF_ACCU;
-    } else if (accu && acc.kind == CEL_MAP && acc.v.map->len == 0) {
-        acc = cel__map_value(cel__map_new(ev->arena, 8));
-        acc.flags |= CEL__VF_ACCU;
-    }
-    ev->slots[n->u.comp.accu_slot] = acc;
+    ev->pending[n->u.comp.accu_slot] = n;
     bool two = n->u.comp.iter_var2 != NULL;
     if (range.kind == CEL_LIST) {
         size_t size = cel_list_size(&range);
@@ -491,6 +538,7 @@ eval_comp(cel__eval_t *ev, const cel__node_t *n)
     if (err.kind == CEL_ERROR)
         return err;
     cel_value_t res = cel__eval_node(ev, n->u.comp.result);
+    ev->pending[n->u.comp.accu_slot] = NULL;
     res.flags &= ~CEL__VF_ACCU;
     return res;
 }
@@ -584,6 +632,7 @@ cel_eval(const cel_program_t *prog, const cel_activation_t *act, cel_arena_t *a,
 {
     cel__eval_t ev = {.prog = prog, .act = act, .arena = a, .budget = budget};
     ev.slots = cel_arena_alloc(a, sizeof(cel_value_t) * (size_t)(prog->nslots + 1));
+    ev.pending = cel_arena_alloc(a, sizeof(*ev.pending) * (size_t)(prog->nslots + 1));
     *out = cel__eval_node(&ev, prog->root);
     out->flags &= ~CEL__VF_ACCU;
     if (cost != NULL)

@@ -543,6 +543,9 @@ struct cel__eval {
     uint64_t work; /* see CEL__WORK_FACTOR */
     bool halted;
     cel_value_t *slots; /* comprehension variables */
+    /* Per slot: the comprehension whose accumulator has not been read yet (its initializer
+     * then runs), or NULL. */
+    const cel__node_t **pending;
     char tz_name[CEL__TZ_NAME_MAX + 1]; /* the last time zone file read, and its bytes */
     unsigned char *tz_data;
     size_t tz_len;
