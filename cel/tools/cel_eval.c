@@ -3,15 +3,18 @@
  *
  * Request:  {"expr": "...", "bindings": {"name": Value}, "container": "...",
  *            "disable_macros": false, "declarations": {"name": "type"}, "check": false,
- *            "track_cost": false, "optimize": true}
+ *            "track_cost": false, "optimize": true, "cost_limit": n}
  * Reply:    {"value": Value} or {"error": "message"}, one line per request.
  *
  * With "declarations" (types in CEL's notation, e.g. "list(string)") the expression is type
- * checked before it runs. With "check": true it is only checked: the reply is
- * {"type": "...", "cost": {"min": "n", "max": "n"}} or {"error": "..."} with every issue. With
- * "track_cost": true a reply with a value also has the evaluation's cost, {"cost": "n"} (costs
- * are unsigned 64-bit numbers, written as strings like proto3 JSON's uint64);
- * "optimize": false charges constant literals as cel-go does without its optimizer.
+ * checked before it runs, and type errors are compile errors with their positions. With
+ * "check": true it is only checked: the reply is {"type": "...", "cost": {"min": "n", "max":
+ * "n"}} (the static estimate) or {"error": "..."} with every issue. With "track_cost": true
+ * the reply of an evaluation also has its cost, {"cost": "n"}, whether it gave a value or an
+ * error (costs are unsigned 64-bit numbers, written as strings like proto3 JSON's uint64);
+ * "cost_limit" (a positive integer, or such a string) stops an evaluation that costs more,
+ * with kube-apiserver's "operation cancelled: actual cost limit exceeded"; "optimize": false
+ * charges constant literals as cel-go does without its optimizer.
  *
  * Value is the proto3 JSON form of cel.expr.Value ({"int64Value": "1"}, {"listValue":
  * {"values": [...]}}, {"objectValue": {"@type": ".../google.protobuf.Timestamp", "value":
@@ -285,6 +288,17 @@ decode(cel_arena_t *a, json_t *j, cel_value_t *out)
 
 /* ---- Requests ---- */
 
+#define MALFORMED "malformed request: "
+
+/* What a request asks for besides its environment's settings. */
+typedef struct request {
+    const char *expr;
+    json_t *bindings;
+    bool check;
+    bool track_cost;
+    uint64_t cost_limit; /* 0: none */
+} request_t;
+
 /* {"error": prefix + what}. */
 static json_t *
 error_reply(const char *prefix, const char *what)
@@ -300,7 +314,7 @@ bind_all(cel_arena_t *a, cel_activation_t *act, json_t *bindings)
     const char *name;
     json_t *x;
     if (bindings != NULL && !json_is_object(bindings))
-        return error_reply("malformed request: ", "bindings must be an object");
+        return error_reply(MALFORMED, "bindings must be an object");
     json_object_foreach(bindings, name, x)
     {
         cel_value_t v;
@@ -311,31 +325,39 @@ bind_all(cel_arena_t *a, cel_activation_t *act, json_t *bindings)
     return NULL;
 }
 
+/* {"value": v}, or {"error": why} for an error value or a value with no JSON form. */
 static json_t *
-evaluate(cel_env_t *env, const char *expr, json_t *bindings, bool track_cost)
+value_reply(cel_arena_t *a, const cel_value_t *v)
+{
+    const char *why = NULL;
+    json_t *val = v->kind == CEL_ERROR ? NULL : encode(a, v, &why);
+    if (val == NULL)
+        return error_reply("", v->kind == CEL_ERROR ? v->v.err : why);
+    return one("value", val);
+}
+
+/* Every evaluation that ran reports its cost with track_cost, also when it failed or was
+ * stopped at the limit. */
+static json_t *
+evaluate(const cel_env_t *env, const request_t *r)
 {
     cel_program_t *prog = NULL;
     cel_issue_t issue;
     cel_arena_t *a = cel_arena_new();
     cel_activation_t *act = cel_activation_new(a);
-    json_t *reply = bind_all(a, act, bindings);
+    json_t *reply = bind_all(a, act, r->bindings);
     if (reply != NULL)
         goto out;
-    if (cel_compile(env, expr, &prog, &issue) != 0) {
+    if (cel_compile(env, r->expr, &prog, &issue) != 0) {
         reply = error_reply("", issue.message);
         cel_issue_clear(&issue);
         goto out;
     }
     cel_value_t v;
     uint64_t cost;
-    cel_eval(prog, act, a, 0, &v, &cost);
-    const char *why = NULL;
-    json_t *val = v.kind == CEL_ERROR ? NULL : encode(a, &v, &why);
-    if (val == NULL)
-        reply = error_reply("", v.kind == CEL_ERROR ? v.v.err : why);
-    else
-        reply = one("value", val);
-    if (val != NULL && track_cost)
+    cel_eval(prog, act, a, r->cost_limit, &v, &cost);
+    reply = value_reply(a, &v);
+    if (r->track_cost)
         json_object_set_new(reply, "cost", json_sprintf("%" PRIu64, cost));
 out:
     cel_program_free(prog);
@@ -344,7 +366,7 @@ out:
 }
 
 static json_t *
-check_only(cel_env_t *env, const char *expr)
+check_only(const cel_env_t *env, const char *expr)
 {
     cel_check_t c;
     json_t *reply;
@@ -373,7 +395,7 @@ declare_all(cel_env_t *env, json_t *decls)
     const char *name;
     json_t *x;
     if (!json_is_object(decls))
-        return error_reply("malformed request: ", "declarations must be an object");
+        return error_reply(MALFORMED, "declarations must be an object");
     json_object_foreach(decls, name, x)
     {
         const cel_decltype_t *t = json_is_string(x) ? cel_env_type(env, json_string_value(x)) : NULL;
@@ -384,40 +406,77 @@ declare_all(cel_env_t *env, json_t *decls)
     return NULL;
 }
 
+/* Boolean field `name` into *out (left as is when absent); false when it is not a boolean. */
+static bool
+get_bool(json_t *req, const char *name, bool *out)
+{
+    json_t *x = json_object_get(req, name);
+    if (x != NULL && !json_is_boolean(x))
+        return false;
+    if (x != NULL)
+        *out = json_is_true(x);
+    return true;
+}
+
+/* cost_limit: a positive integer, as a JSON number or a string (proto3's uint64 form). */
+static bool
+get_limit(json_t *req, uint64_t *out)
+{
+    json_t *x = json_object_get(req, "cost_limit");
+    const char *s = json_string_value(x);
+    if (x == NULL)
+        return true;
+    if (json_is_integer(x) && json_integer_value(x) > 0) {
+        *out = (uint64_t)json_integer_value(x);
+        return true;
+    }
+    return s != NULL && cel__parse_uint(s, strlen(s), out) && *out > 0;
+}
+
+/* Read `req` into `*r` and `env`'s settings: NULL, or the error reply. */
+static json_t *
+read_request(json_t *req, cel_env_t *env, request_t *r)
+{
+    static const char *const flags[] = {"disable_macros", "check", "track_cost", "optimize"};
+    bool nomacros = false, optimize = true;
+    bool *dest[] = {&nomacros, &r->check, &r->track_cost, &optimize};
+    json_t *container = json_object_get(req, "container");
+    json_t *decls = json_object_get(req, "declarations");
+    r->expr = json_string_value(json_object_get(req, "expr"));
+    r->bindings = json_object_get(req, "bindings");
+    if (r->expr == NULL)
+        return error_reply(MALFORMED, "expr must be a string");
+    if (container != NULL && (!json_is_string(container) ||
+                              cel_env_set_container(env, json_string_value(container)) != 0))
+        return error_reply(MALFORMED, "invalid container");
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+        char what[48];
+        snprintf(what, sizeof(what), "%s must be a boolean", flags[i]);
+        if (!get_bool(req, flags[i], dest[i]))
+            return error_reply(MALFORMED, what);
+    }
+    if (!get_limit(req, &r->cost_limit))
+        return error_reply(MALFORMED, "cost_limit must be a positive integer");
+    cel_env_set_macros(env, !nomacros);
+    cel_env_set_optimize(env, optimize);
+    return decls != NULL ? declare_all(env, decls) : NULL;
+}
+
 static json_t *
 handle(const char *line)
 {
     json_error_t jerr;
     json_t *req = json_loads(line, 0, &jerr);
-    json_t *reply = NULL;
     if (!json_is_object(req)) {
-        reply = error_reply("malformed request: ", req ? "not an object" : jerr.text);
+        json_t *reply = error_reply(MALFORMED, req ? "not an object" : jerr.text);
         json_decref(req);
         return reply;
     }
-    const char *expr = json_string_value(json_object_get(req, "expr"));
-    json_t *container = json_object_get(req, "container");
-    json_t *nomacros = json_object_get(req, "disable_macros");
-    json_t *decls = json_object_get(req, "declarations");
+    request_t r = {0};
     cel_env_t *env = cel_env_new();
-    if (expr == NULL)
-        reply = error_reply("malformed request: ", "expr must be a string");
-    else if (container != NULL && (!json_is_string(container) ||
-                                   cel_env_set_container(env, json_string_value(container)) != 0))
-        reply = error_reply("malformed request: ", "invalid container");
-    else if (nomacros != NULL && !json_is_boolean(nomacros))
-        reply = error_reply("malformed request: ", "disable_macros must be a boolean");
-    else if (decls != NULL)
-        reply = declare_all(env, decls);
-    if (reply == NULL) {
-        cel_env_set_macros(env, !json_is_true(nomacros));
-        cel_env_set_optimize(env, !json_is_false(json_object_get(req, "optimize")));
-        if (json_is_true(json_object_get(req, "check")))
-            reply = check_only(env, expr);
-        else
-            reply = evaluate(env, expr, json_object_get(req, "bindings"),
-                             json_is_true(json_object_get(req, "track_cost")));
-    }
+    json_t *reply = read_request(req, env, &r);
+    if (reply == NULL)
+        reply = r.check ? check_only(env, r.expr) : evaluate(env, &r);
     cel_env_free(env);
     json_decref(req);
     return reply;
