@@ -112,6 +112,11 @@ $(BUILD)/tests/%: tests/%.c $(TEST_LIB_OBJ) $(LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(TEST_LIB_OBJ) $(LIB) $(LDFLAGS_ALL) -o $@
 
+# bench_cel measures the CEL library alone: libcel.a, not libkgate.a.
+$(BUILD)/bench/bench_cel: bench/bench_cel.c $(CEL_LIB) | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< $(CEL_LIB) $(SANFLAGS) $(CEL_LIBS) -o $@
+
 $(BUILD)/bench/%: bench/%.c $(TEST_LIB_OBJ) $(LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(TEST_LIB_OBJ) $(LIB) $(LDFLAGS_ALL) -o $@

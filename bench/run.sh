@@ -10,6 +10,10 @@ KGATE_BUILD=${KGATE_BUILD:-build}
 source tests/lib/etcd.sh
 source scripts/pki.sh
 
+# The CEL library alone: no etcd.
+"$KGATE_BUILD/bench/bench_cel"
+echo
+
 export KGATE_TEST_TMP
 KGATE_TEST_TMP=$(mktemp -d /tmp/kgate-bench.XXXXXX)
 PREFIX=/bench-api-$$
