@@ -15,7 +15,7 @@
 #include "gw_err.h"
 #include "gw_gofmt.h"
 
-typedef struct node node_t;
+typedef struct gw_fieldset_node node_t;
 
 typedef struct {
     gw_pe_t pe; /* owned: name copied, value referenced */
@@ -23,7 +23,7 @@ typedef struct {
     node_t *child; /* NULL when no longer path goes through it */
 } entry_t;
 
-struct node {
+struct gw_fieldset_node {
     entry_t *e;
     size_t n, cap;
 };
@@ -223,8 +223,8 @@ value_text(const json_t *v)
 }
 
 /* PathElement.String: ".name", "[k=v,k2=v2]", "[=v]", "[3]". */
-static char *
-pe_path_text(const gw_pe_t *pe)
+char *
+gw_pe_path_text(const gw_pe_t *pe)
 {
     char *out, *v, *next;
     size_t n;
@@ -434,6 +434,32 @@ node_difference(const node_t *a, const node_t *b)
     return out;
 }
 
+/* RecursiveDifference: an entry goes with its subtree when b has its path as a member. */
+static node_t *
+node_recursive_difference(const node_t *a, const node_t *b)
+{
+    node_t *out = node_new(), *child;
+    size_t i = 0, j = 0;
+
+    while (i < a->n) {
+        int c = step(a, i, b, j);
+        const entry_t *x = &a->e[i], *y = c == 0 ? &b->e[j] : NULL;
+        if (c > 0) {
+            j++;
+            continue;
+        }
+        i++;
+        j += y != NULL;
+        if (y != NULL && y->member)
+            continue;
+        child = y && y->child && x->child ? nonempty(node_recursive_difference(x->child, y->child))
+                                          : node_copy(x->child);
+        if (x->member || child != NULL)
+            append(out, &x->pe, x->member, child);
+    }
+    return out;
+}
+
 static node_t *
 node_intersection(const node_t *a, const node_t *b)
 {
@@ -567,6 +593,52 @@ gw_fieldset_t *
 gw_fieldset_difference(const gw_fieldset_t *a, const gw_fieldset_t *b)
 {
     return wrap(node_difference(a->root, b->root));
+}
+
+gw_fieldset_t *
+gw_fieldset_recursive_difference(const gw_fieldset_t *a, const gw_fieldset_t *b)
+{
+    return wrap(node_recursive_difference(a->root, b->root));
+}
+
+const gw_fieldset_node_t *
+gw_fieldset_root(const gw_fieldset_t *s)
+{
+    return s->root;
+}
+
+size_t
+gw_fieldset_node_size(const gw_fieldset_node_t *n)
+{
+    return n != NULL ? n->n : 0;
+}
+
+const gw_pe_t *
+gw_fieldset_node_pe(const gw_fieldset_node_t *n, size_t i)
+{
+    return &n->e[i].pe;
+}
+
+bool
+gw_fieldset_node_member(const gw_fieldset_node_t *n, size_t i)
+{
+    return n->e[i].member;
+}
+
+const gw_fieldset_node_t *
+gw_fieldset_node_child(const gw_fieldset_node_t *n, size_t i)
+{
+    return n->e[i].child;
+}
+
+bool
+gw_fieldset_node_find(const gw_fieldset_node_t *n, const gw_pe_t *pe, size_t *at)
+{
+    bool found = false;
+
+    if (n != NULL)
+        *at = find(n, pe, &found);
+    return found;
 }
 
 gw_fieldset_t *
@@ -765,7 +837,7 @@ walk(const node_t *n, const char *prefix, gw_fieldset_path_fn fn, void *ctx)
             char *pe, *path;
             if (pass == 0 ? !e->member : e->child == NULL)
                 continue;
-            pe = pe_path_text(&e->pe);
+            pe = gw_pe_path_text(&e->pe);
             path = gw_sprintf("%s%s", prefix, pe);
             if (pass == 0)
                 fn(path, ctx);

@@ -69,6 +69,36 @@ gw_fieldset_t *gw_fieldset_union(const gw_fieldset_t *a, const gw_fieldset_t *b)
 gw_fieldset_t *gw_fieldset_difference(const gw_fieldset_t *a, const gw_fieldset_t *b);
 gw_fieldset_t *gw_fieldset_intersection(const gw_fieldset_t *a, const gw_fieldset_t *b);
 
+/** New set (caller frees): members of a that are neither members of b nor below one
+ *  (structured-merge-diff's RecursiveDifference: a member of b takes its whole subtree). */
+gw_fieldset_t *gw_fieldset_recursive_difference(const gw_fieldset_t *a, const gw_fieldset_t *b);
+
+/** PathElement.String of one element, as paths print (`.name`, `[name="c"]`, `[="a"]`,
+ *  `[0]`). Caller frees. Thread: any. */
+char *gw_pe_path_text(const gw_pe_t *pe);
+
+/*
+ * Walking a set's trie: a node holds the entries one path element below a path, sorted by
+ * gw_pe_compare; an entry is a member, has children, or both. Nodes are borrowed from the set
+ * and stay valid while it is not changed; NULL is an empty node.
+ */
+typedef struct gw_fieldset_node gw_fieldset_node_t;
+
+/** The node of the empty path (the top-level entries). */
+const gw_fieldset_node_t *gw_fieldset_root(const gw_fieldset_t *s);
+
+/** The number of entries of n (0 for NULL). */
+size_t gw_fieldset_node_size(const gw_fieldset_node_t *n);
+
+/** Entry i of n (i < size): its path element, whether it is a member, its children (NULL when
+ *  none). */
+const gw_pe_t *gw_fieldset_node_pe(const gw_fieldset_node_t *n, size_t i);
+bool gw_fieldset_node_member(const gw_fieldset_node_t *n, size_t i);
+const gw_fieldset_node_t *gw_fieldset_node_child(const gw_fieldset_node_t *n, size_t i);
+
+/** The entry of n for pe: true and its index in *at, or false. */
+bool gw_fieldset_node_find(const gw_fieldset_node_t *n, const gw_pe_t *pe, size_t *at);
+
 /**
  * Read a FieldsV1 document (a JSON object) into *out (caller frees). Keys of a type this
  * version does not know (`x:...`) are dropped, as kube does; a malformed key (shorter than two
