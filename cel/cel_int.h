@@ -631,7 +631,8 @@ int cel__named_format_regex_size(const cel_value_t *v);
 int64_t cel__net_size(const cel_value_t *v);
 
 /* Regular expressions (cel_regex.c). */
-/** Compile `pat` for matching; NULL with `*why` (in `a`) on a bad pattern. */
+/** Compile `pat` for matching; NULL with `*why` (Go's regexp/syntax message, in `a`) on a bad
+ *  pattern. */
 void *cel__regex_compile(cel_arena_t *a, const char *pat, size_t len, const char **why);
 void cel__regex_free(void *re);
 /** Search `s` from byte `start` for `re`: 1 with the match at [*mstart, *mend), 0 when there

@@ -1,8 +1,9 @@
 /*
  * Regular expressions on PCRE2 with RE2's syntax and meaning, as kube-apiserver has them (Go's
  * regexp). A pattern is first read the way Go's regexp/syntax reads it: what Go rejects
- * (backreferences, lookaround, atomic groups, possessive or stacked quantifiers, \C, unknown
- * escapes and flags, counts over 1000) fails here with Go's message, and the few constructs
+ * (backreferences, lookaround, atomic groups, possessive or stacked quantifiers, repetitions
+ * of nothing, unbalanced parentheses, \C, unknown escapes and flags, counts over 1000) fails
+ * here with Go's message (what only PCRE2 catches, in PCRE2's words), and the few constructs
  * PCRE2 reads differently are rewritten (\v is a vertical tab, \s leaves it out, "{" that
  * starts no valid count is a literal, \12 is octal). Every match runs under match and heap
  * limits so a pathological pattern cannot stall an evaluation.
@@ -29,6 +30,8 @@ typedef struct re2 {
     size_t i;
     cel__buf_t out;  /* the pattern as PCRE2 should read it */
     long last_rep;   /* start of the repetition operator just before this token, or -1 */
+    int depth;       /* groups open */
+    bool operand;    /* something precedes that a repetition here would repeat */
     const char *err; /* Go's message, when the pattern is refused */
 } re2_t;
 
@@ -213,12 +216,15 @@ re2_named(re2_t *r, size_t name_at)
     return true;
 }
 
-/* "(?" at r->i: a named group, or flags (i, m, s, U, one '-') ending in ':' or ')'. */
+/* "(?" at r->i: a named group, or flags (i, m, s, U, one '-') ending in ':' (a group) or ')'
+ * (flags for what follows: no operand of their own). */
 static bool
-re2_perl_group(re2_t *r)
+re2_perl_group(re2_t *r, bool operand)
 {
     const char *t = r->p + r->i;
     size_t rest = r->len - r->i;
+    r->operand = false;
+    r->depth++;
     if (rest > 4 && t[2] == 'P' && t[3] == '<')
         return re2_named(r, r->i + 4);
     if (rest > 3 && t[2] == '<')
@@ -233,6 +239,10 @@ re2_perl_group(re2_t *r)
         } else if ((c == ':' || c == ')') && (!neg || saw)) {
             cel__buf_put(&r->out, r->p + r->i, j + 1 - r->i);
             r->i = j + 1;
+            if (c == ')') {
+                r->depth--;
+                r->operand = operand;
+            }
             return true;
         } else {
             uint32_t cp;
@@ -278,9 +288,10 @@ re2_count(const re2_t *r, long *min, long *max)
     return j + 1 - r->i;
 }
 
-/* *, +, ?, {n,m} (each optionally lazy): Go refuses one right after another. */
+/* *, +, ?, {n,m} (each optionally lazy): Go refuses one right after another, and one with
+ * nothing before it (at the start, after "(" or "|"). */
 static bool
-re2_repeat(re2_t *r, size_t oplen, bool count, long min, long max)
+re2_repeat(re2_t *r, size_t oplen, bool count, long min, long max, bool operand)
 {
     size_t at = r->i, end = at + oplen;
     if (end < r->len && r->p[end] == '?')
@@ -289,9 +300,25 @@ re2_repeat(re2_t *r, size_t oplen, bool count, long min, long max)
         return re2_fail(r, "invalid repeat count", at, at + oplen);
     if (r->last_rep >= 0)
         return re2_fail(r, "invalid nested repetition operator", (size_t)r->last_rep, end);
+    if (!operand)
+        return re2_fail(r, "missing argument to repetition operator", at, end);
     cel__buf_put(&r->out, r->p + at, end - at);
     r->i = end;
     r->last_rep = (long)at;
+    return true;
+}
+
+/* "(" and "|": what follows starts a new operand. ")" closes a group (Go names the whole
+ * pattern when there is none open). */
+static bool
+re2_paren(re2_t *r, char c)
+{
+    if (c == ')' && r->depth == 0)
+        return re2_fail(r, "unexpected )", 0, r->len);
+    r->depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    r->operand = c == ')';
+    cel__buf_putc(&r->out, c);
+    r->i++;
     return true;
 }
 
@@ -301,6 +328,8 @@ re2_token(re2_t *r)
     long min, max;
     size_t n;
     char c = r->p[r->i];
+    bool operand = r->operand;
+    r->operand = true; /* what most tokens are */
     switch (c) {
     case '\\':
         return re2_escape(r, false);
@@ -308,16 +337,19 @@ re2_token(re2_t *r)
         return re2_class(r);
     case '(':
         if (r->i + 1 < r->len && r->p[r->i + 1] == '?')
-            return re2_perl_group(r);
-        break;
+            return re2_perl_group(r, operand);
+        return re2_paren(r, c);
+    case ')':
+    case '|':
+        return re2_paren(r, c);
     case '*':
     case '+':
     case '?':
-        return re2_repeat(r, 1, false, 0, 0);
+        return re2_repeat(r, 1, false, 0, 0, operand);
     case '{':
         n = re2_count(r, &min, &max);
         if (n > 0)
-            return re2_repeat(r, n, true, min, max);
+            return re2_repeat(r, n, true, min, max, operand);
         cel__buf_puts(&r->out, "\\{");
         r->i++;
         return true;
@@ -345,6 +377,11 @@ re2_translate(cel_arena_t *a, const char *pat, size_t len, size_t *outlen, const
         if (r.last_rep != (long)at)
             r.last_rep = -1;
     }
+    if (r.depth > 0) {
+        re2_fail(&r, "missing closing )", 0, r.len);
+        *why = r.err;
+        return NULL;
+    }
     *outlen = r.out.len;
     return r.out.data;
 }
@@ -359,8 +396,7 @@ cel__regex_compile(cel_arena_t *a, const char *pat, size_t len, const char **why
     const char *detail = NULL;
     const char *p = re2_translate(a, pat, len, &plen, &detail);
     if (p == NULL) {
-        *why = cel__arena_sprintf(a, "invalid regular expression '%.*s': %s", (int)len, pat,
-                                  detail);
+        *why = detail;
         return NULL;
     }
     uint32_t opts = PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_CIRCUMFLEX |
@@ -369,8 +405,8 @@ cel__regex_compile(cel_arena_t *a, const char *pat, size_t len, const char **why
     if (re == NULL) {
         PCRE2_UCHAR msg[128];
         pcre2_get_error_message(code, msg, sizeof(msg));
-        *why = cel__arena_sprintf(a, "invalid regular expression '%.*s': %s at offset %zu",
-                                  (int)len, pat, (const char *)msg, (size_t)off);
+        *why = cel__arena_sprintf(a, "error parsing regexp: %s at offset %zu: `%.*s`",
+                                  (const char *)msg, (size_t)off, (int)len, pat);
     }
     return re;
 }

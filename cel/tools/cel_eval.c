@@ -398,7 +398,8 @@ declare_all(cel_env_t *env, json_t *decls)
         return error_reply(MALFORMED, "declarations must be an object");
     json_object_foreach(decls, name, x)
     {
-        const cel_decltype_t *t = json_is_string(x) ? cel_env_type(env, json_string_value(x)) : NULL;
+        const cel_decltype_t *t =
+            json_is_string(x) ? cel_env_type(env, json_string_value(x)) : NULL;
         if (t == NULL || cel_env_declare(env, name, t) != 0)
             return error_reply("malformed declaration: ", name);
     }

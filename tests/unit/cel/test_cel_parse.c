@@ -148,7 +148,7 @@ static const struct {
     {"a.b.c(1)", 1, 4, "undeclared reference to 'c'"},
     {"[1].all(1, true)", 1, 9, "argument must be a simple name"},
     {"has(a)", 1, 5, "invalid argument to has() macro"},
-    {"'x'.matches('(')", 1, 13, "invalid regular expression"},
+    {"'x'.matches('(')", 1, 13, "error parsing regexp: missing closing ): `(`"},
     {"9223372036854775808", 1, 1, "invalid int literal"},
     {"1 + -9223372036854775809", 1, 5, "invalid int literal"},
     {"1 ? 2", 1, 6, "Syntax error: expected ':', got end of input"},
