@@ -156,7 +156,8 @@ static const row_t rows[] = {
     {"admission", "object.spec.replicas <= 5 && object.metadata.labels.all(k, k.startsWith('app'))",
      native_admission},
     {"matches", "object.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')", native_matches},
-    {"find", "object.metadata.annotations.description.find('v[0-9]+[.][0-9]+[.][0-9]+') == 'v2.14.1'",
+    {"find",
+     "object.metadata.annotations.description.find('v[0-9]+[.][0-9]+[.][0-9]+') == 'v2.14.1'",
      native_find},
 };
 
@@ -166,9 +167,9 @@ static cel_schema_kind_t
 schema_kind(const char *type)
 {
     static const char *const names[] = {
-        [CEL_SCHEMA_OBJECT] = "object",   [CEL_SCHEMA_ARRAY] = "array",
-        [CEL_SCHEMA_STRING] = "string",   [CEL_SCHEMA_INTEGER] = "integer",
-        [CEL_SCHEMA_NUMBER] = "number",   [CEL_SCHEMA_BOOLEAN] = "boolean",
+        [CEL_SCHEMA_OBJECT] = "object", [CEL_SCHEMA_ARRAY] = "array",
+        [CEL_SCHEMA_STRING] = "string", [CEL_SCHEMA_INTEGER] = "integer",
+        [CEL_SCHEMA_NUMBER] = "number", [CEL_SCHEMA_BOOLEAN] = "boolean",
     };
 
     for (size_t k = CEL_SCHEMA_OBJECT; type != NULL && k <= CEL_SCHEMA_BOOLEAN; k++) {
