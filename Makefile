@@ -104,6 +104,11 @@ $(BUILD)/kgate: $(BUILD)/obj/gateway/main.o $(LIB)
 $(BUILD)/cel-eval: $(BUILD)/obj/cel/tools/cel_eval.o $(CEL_LIB)
 	$(CC) $^ $(SANFLAGS) $(CEL_LIBS) -o $@
 
+# build/patch-apply: JSON, merge, strategic and server-side apply patches from JSON lines
+# (tools/patch_apply.c).
+$(BUILD)/patch-apply: $(BUILD)/obj/tools/patch_apply.o $(LIB)
+	$(CC) $^ $(LDFLAGS_ALL) -o $@
+
 $(BUILD)/tests/unit/cel/%: tests/unit/cel/%.c $(CEL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(CEL_LIB) $(SANFLAGS) $(CEL_LIBS) -o $@
@@ -122,7 +127,8 @@ $(BUILD)/bench/%: bench/%.c $(TEST_LIB_OBJ) $(LIB) | $(GEN_H)
 	$(CC) $(CFLAGS_ALL) $< $(TEST_LIB_OBJ) $(LIB) $(LDFLAGS_ALL) -o $@
 
 CEL_EVAL := $(if $(wildcard cel/tools/cel_eval.c),$(BUILD)/cel-eval)
-test-build: $(BUILD)/kgate $(TEST_BIN) $(CEL_TEST_BIN) $(CEL_EVAL) $(BENCH_BIN)
+PATCH_APPLY := $(if $(wildcard tools/patch_apply.c),$(BUILD)/patch-apply)
+test-build: $(BUILD)/kgate $(TEST_BIN) $(CEL_TEST_BIN) $(CEL_EVAL) $(PATCH_APPLY) $(BENCH_BIN)
 
 # The test run always uses the sanitizer build.
 test: deps
