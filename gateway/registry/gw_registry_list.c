@@ -1,9 +1,21 @@
 /*
  * LIST of a collection, as kube-apiserver's etcd3 store pages it (storage/etcd3/store.go
  * GetList): etcd is read in bounded chunks at one pinned revision, items are filtered by the
- * label and field selectors and appended, already encoded, to the answer, so no more than one
- * chunk of etcd data is held at a time. limit counts matching items; continue tokens carry the
- * revision and the next key; remainingItemCount is only known without selectors.
+ * label and field selectors and appended, already encoded, to the answer; limit counts
+ * matching items; continue tokens carry the revision and the next key; remainingItemCount is
+ * only known without selectors.
+ *
+ * A JSON answer without a limit is streamed once it outgrows STREAM_MIN: its ListMeta (the
+ * revision alone then) is known from the first chunk, so the head goes out with the items
+ * taken so far, then each chunk's items as they come; with more than STREAM_HIGH_WATER queued
+ * on the connection the next chunk is read only once the client has taken it all. It is
+ * gzipped on the fly when the client accepts gzip (it is past kube's compression threshold by
+ * then), and a pretty answer (curl's) has its items re-encoded one by one. So a list holds one
+ * chunk of etcd data and its encoding plus what its connection has queued, whatever the
+ * collection's size. A failure once the answer is under way can no longer be a Status: the
+ * stream is cut short, and the client's decoder reports the truncated document. Smaller
+ * answers, answers with a limit (their continue token is known last), Tables and YAML are
+ * built whole and answered with a length.
  */
 #include "gw_registry_int.h"
 
@@ -13,12 +25,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <zlib.h>
+
+#include "gw_alloc.h"
 #include "gw_continue.h"
 #include "gw_err.h"
+#include "gw_log.h"
 #include "gw_selector.h"
 
 /* Items read from etcd per round trip. */
 #define CHUNK 500
+/* Encoded items an unlimited answer may gather before it is streamed: kube-apiserver's
+ * compression threshold, so a streamed answer is one kube would have compressed too. */
+#define STREAM_MIN (128 * 1024)
+/* Bytes queued on the connection beyond which the next chunk waits for the client. */
+#define STREAM_HIGH_WATER (256 * 1024)
+#define GZIP_LEVEL 1 /* kube-apiserver's: speed over ratio */
 
 struct gw_lister {
     gw_req_t *r;
@@ -31,13 +55,21 @@ struct gw_lister {
     const char *prefix; /* the collection's relative prefix */
     const char *start;  /* where the next chunk starts (NULL: the prefix) */
     int64_t count;      /* items taken */
-    gw_buf_t items;     /* "item,item,..." */
+    gw_buf_t items;     /* "item,item,..." (streamed: those not yet sent) */
     json_t *docs;       /* the items as documents, for a Table */
     json_t *names;      /* the items' names, when asked */
     char *token;        /* the answer's continue token */
     int64_t remaining;  /* the answer's remainingItemCount, or -1 */
     gw_list_done_fn done;
     void *arg;
+    bool may_stream; /* the list verb's own answer (not deletecollection's) */
+    /* a streamed answer */
+    bool streaming;
+    bool sent_item;       /* an item went out (the next needs a comma) */
+    bool waiting;         /* for the client to take what is queued */
+    bool no_wait;         /* told to stop: never wait for the client again */
+    struct evbuffer *out; /* what goes out next */
+    z_stream *z;          /* gzip, when the client accepts it */
 };
 
 static void fetch(gw_lister_t *l);
@@ -53,6 +85,11 @@ lister_free(void *p)
     json_decref(l->docs);
     json_decref(l->names);
     free(l->token);
+    if (l->out != NULL)
+        evbuffer_free(l->out);
+    if (l->z != NULL)
+        deflateEnd(l->z);
+    free(l->z);
 }
 
 /* ---- field selectors ---------------------------------------------------------------------- */
@@ -193,27 +230,37 @@ parse_selectors(gw_lister_t *l)
     return true;
 }
 
-/* kube's ValidateListOptions for the resourceVersionMatch combinations. */
+/* kube's ValidateListOptions on resourceVersionMatch (set). */
+static void
+match_errors(gw_field_errors_t *errs, const char *rv, const char *match, const char *cont)
+{
+    static const char *const values[] = {"Exact", "NotOlderThan", "", NULL};
+
+    if (rv == NULL || rv[0] == '\0')
+        gw_ferr_forbidden(errs, "resourceVersionMatch",
+                          "resourceVersionMatch is forbidden unless resourceVersion is provided");
+    if (cont != NULL && cont[0] != '\0')
+        gw_ferr_forbidden(errs, "resourceVersionMatch",
+                          "resourceVersionMatch is forbidden when continue is provided");
+    if (strcmp(match, "Exact") != 0 && strcmp(match, "NotOlderThan") != 0)
+        gw_ferr_not_supported(errs, "resourceVersionMatch", match, values);
+    if (strcmp(match, "Exact") == 0 && rv != NULL && strcmp(rv, "0") == 0)
+        gw_ferr_forbidden(errs, "resourceVersionMatch",
+                          "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
+}
+
+/* kube's ValidateListOptions for a list: the resourceVersionMatch combinations, and
+ * sendInitialEvents (given at all, whatever its value) refused as a watch-only option. */
 static bool
 check_match(gw_lister_t *l, const char *rv, const char *match, const char *cont)
 {
-    static const char *const values[] = {"Exact", "NotOlderThan", "", NULL};
     gw_field_errors_t errs = {0};
     gw_fail_t f = {0};
 
-    if (match == NULL || match[0] == '\0')
-        return true;
-    if (rv == NULL || rv[0] == '\0')
-        gw_ferr_forbidden(&errs, "resourceVersionMatch",
-                          "resourceVersionMatch is forbidden unless resourceVersion is provided");
-    if (cont != NULL && cont[0] != '\0')
-        gw_ferr_forbidden(&errs, "resourceVersionMatch",
-                          "resourceVersionMatch is forbidden when continue is provided");
-    if (strcmp(match, "Exact") != 0 && strcmp(match, "NotOlderThan") != 0)
-        gw_ferr_not_supported(&errs, "resourceVersionMatch", match, values);
-    if (strcmp(match, "Exact") == 0 && rv != NULL && strcmp(rv, "0") == 0)
-        gw_ferr_forbidden(&errs, "resourceVersionMatch",
-                          "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
+    if (match != NULL && match[0] != '\0')
+        match_errors(&errs, rv, match, cont);
+    if (gw_req_query(l->r, "sendInitialEvents") != NULL)
+        gw_ferr_forbidden(&errs, "sendInitialEvents", "sendInitialEvents is forbidden for list");
     if (gw_ferr_count(&errs) == 0)
         return true;
     gw_registry__fail_invalid(l->r, &f, "meta.k8s.io", "ListOptions", "", &errs);
@@ -221,19 +268,21 @@ check_match(gw_lister_t *l, const char *rv, const char *match, const char *cont)
     return false;
 }
 
+/* kube's etcd3 store reads the token before it looks at the resourceVersion. */
 static bool
 apply_continue(gw_lister_t *l, const char *rv, const char *cont)
 {
     char err[512], *start;
     int64_t rev;
 
-    if (rv != NULL && rv[0] != '\0' && strcmp(rv, "0") != 0) {
-        gw_reply_status(l->r, 400, "BadRequest", NULL,
-                        "specifying resource version is not allowed when using continue");
-        return false;
-    }
     if (gw_continue_decode(cont, &rev, &start, err, sizeof(err)) != 0) {
         gw_reply_status(l->r, 400, "BadRequest", NULL, "invalid continue token: %s", err);
+        return false;
+    }
+    if (rv != NULL && rv[0] != '\0' && strcmp(rv, "0") != 0) {
+        free(start);
+        gw_reply_status(l->r, 400, "BadRequest", NULL,
+                        "specifying resource version is not allowed when using continue");
         return false;
     }
     l->continued = true;
@@ -315,34 +364,57 @@ take(gw_lister_t *l, const gw_obj_t *obj)
     return ok;
 }
 
-static void
-finish(gw_lister_t *l)
+/* The answer's ListMeta: the revision, and where paging goes on. */
+static json_t *
+list_meta(gw_lister_t *l)
 {
     json_t *meta =
         json_pack("{s:s}", "resourceVersion", gw_arena_sprintf(l->r->arena, "%" PRId64, l->rev));
-    char *text;
-    gw_buf_t body = {0};
 
     if (l->token != NULL)
         json_object_set_new(meta, "continue", json_string(l->token));
     if (l->remaining > 0)
         json_object_set_new(meta, "remainingItemCount", json_integer(l->remaining));
+    return meta;
+}
+
+/* The answer up to its items: {"kind":"<Kind>List","apiVersion":...,"metadata":...,"items":[ */
+static void
+add_head(gw_lister_t *l, gw_buf_t *b, const json_t *meta)
+{
+    char *text = json_dumps(meta, JSON_COMPACT);
+
+    gw_registry__buf_str(b, "{\"kind\":\"");
+    gw_registry__buf_str(b, l->r->resource->list_kind);
+    gw_registry__buf_str(b, "\",\"apiVersion\":\"");
+    gw_registry__buf_str(b, gw_registry__api_version(l->r));
+    gw_registry__buf_str(b, "\",\"metadata\":");
+    gw_registry__buf_str(b, text);
+    gw_registry__buf_str(b, ",\"items\":[");
+    free(text);
+}
+
+static void stream_finish(gw_lister_t *l);
+
+static void
+finish(gw_lister_t *l)
+{
+    json_t *meta;
+    gw_buf_t body = {0};
+
+    if (l->streaming) {
+        stream_finish(l);
+        return;
+    }
+    meta = list_meta(l);
     if (l->docs != NULL) {
         l->done(l->r, NULL, l->docs, meta, l->names, l->arg);
         json_decref(meta);
         return;
     }
-    text = json_dumps(meta, JSON_COMPACT);
-    gw_registry__buf_str(&body, "{\"kind\":\"");
-    gw_registry__buf_str(&body, l->r->resource->list_kind);
-    gw_registry__buf_str(&body, "\",\"apiVersion\":\"");
-    gw_registry__buf_str(&body, gw_registry__api_version(l->r));
-    gw_registry__buf_str(&body, "\",\"metadata\":");
-    gw_registry__buf_str(&body, text);
-    gw_registry__buf_str(&body, ",\"items\":[");
+    add_head(l, &body, meta);
     gw_registry__buf_add(&body, l->items.data ? l->items.data : "", l->items.len);
     gw_registry__buf_str(&body, "]}");
-    free(text);
     json_decref(meta);
     l->done(l->r, &body, NULL, NULL, l->names, l->arg);
     free(body.data);
@@ -383,19 +455,239 @@ expired(gw_lister_t *l)
     free(token);
 }
 
+/* ---- streamed answers ---------------------------------------------------------------------- */
+
+/* Queue bytes of the answer, through gzip when it is on (`last`: the answer's end). */
+static void
+stream_put(gw_lister_t *l, const char *data, size_t len, bool last)
+{
+    struct evbuffer_iovec v;
+    int rc;
+
+    if (l->z == NULL) {
+        evbuffer_add(l->out, data, len);
+        return;
+    }
+    l->z->next_in = (Bytef *)data;
+    l->z->avail_in = (uInt)len;
+    do {
+        if (evbuffer_reserve_space(l->out, 64 * 1024, &v, 1) != 1)
+            abort();
+        l->z->next_out = v.iov_base;
+        l->z->avail_out = (uInt)v.iov_len;
+        rc = deflate(l->z, last ? Z_FINISH : Z_NO_FLUSH);
+        v.iov_len -= l->z->avail_out;
+        evbuffer_commit_space(l->out, &v, 1);
+    } while (l->z->avail_out == 0 || (last && rc != Z_STREAM_END));
+}
+
+/* One item of a pretty answer: as the whole document's encoder would lay it out, two spaces a
+ * level, the item two levels deep. */
+static void
+stream_pretty_item(gw_lister_t *l, const json_t *item)
+{
+    char *text = json_dumps(item, JSON_INDENT(2));
+
+    if (l->sent_item)
+        stream_put(l, ",\n    ", 6, false);
+    for (const char *p = text; *p != '\0';) {
+        size_t n = strcspn(p, "\n");
+        stream_put(l, p, n, false);
+        p += n;
+        if (*p == '\n') {
+            stream_put(l, "\n    ", 5, false);
+            p++;
+        }
+    }
+    free(text);
+    l->sent_item = true;
+}
+
+/* Queue the items taken and not yet sent (re-encoded one by one when pretty); false when they
+ * do not parse back. */
+static bool
+stream_items(gw_lister_t *l)
+{
+    json_error_t err;
+    size_t at = 0;
+
+    if (!l->r->pretty && l->items.len > 0) {
+        if (l->sent_item)
+            stream_put(l, ",", 1, false);
+        stream_put(l, l->items.data, l->items.len, false);
+        l->sent_item = true;
+    }
+    while (l->r->pretty && at < l->items.len) {
+        json_t *item =
+            json_loadb(l->items.data + at, l->items.len - at, JSON_DISABLE_EOF_CHECK, &err);
+        if (item == NULL)
+            return false;
+        stream_pretty_item(l, item);
+        json_decref(item);
+        at += err.position + 1; /* and the comma */
+    }
+    l->items.len = 0;
+    return true;
+}
+
+/* The stream ends short of its end: its client left, or a chunk could not be read. */
+static void
+stream_cut(gw_lister_t *l, int err)
+{
+    if (err != GW_ECANCELED)
+        gw_log_warn(l->r->audit_id, "a streamed list of %s was cut short: %s", l->prefix,
+                    gw_strerror(err));
+    gw_stream_end(l->r);
+}
+
+static void
+stream_finish(gw_lister_t *l)
+{
+    const char *end = l->r->pretty ? "\n  ]\n}" : "]}\n";
+
+    if (!stream_items(l)) {
+        stream_cut(l, GW_EINTERNAL);
+        return;
+    }
+    stream_put(l, end, strlen(end), true);
+    gw_stream_write(l->r, l->out, NULL, NULL);
+    gw_stream_end(l->r);
+}
+
+static void
+on_drained(gw_req_t *r, void *arg)
+{
+    gw_lister_t *l = arg;
+
+    (void)r;
+    l->waiting = false;
+    fetch(l);
+}
+
+/* The client left, or the server drains (told once): the answer never waits for the client
+ * again; a chunk on its way decides when it comes. */
+static void
+on_stop(gw_req_t *r, void *arg)
+{
+    gw_lister_t *l = arg;
+
+    l->no_wait = true;
+    if (!l->waiting)
+        return;
+    l->waiting = false;
+    if (r->gone)
+        stream_cut(l, GW_ECANCELED);
+    else
+        fetch(l);
+}
+
+/* Send what the last chunk gave, then read the next one: now, or once the client has taken
+ * what is queued. */
+static void
+stream_page(gw_lister_t *l)
+{
+    if (!stream_items(l)) {
+        stream_cut(l, GW_EINTERNAL);
+        return;
+    }
+    gw_stream_write(l->r, l->out, NULL, NULL);
+    if (!l->no_wait && gw_stream_queued(l->r) > STREAM_HIGH_WATER) {
+        l->waiting = true;
+        gw_stream_write(l->r, l->out, on_drained, l);
+        return;
+    }
+    fetch(l);
+}
+
+/* Whether the answer goes out streamed from here on: JSON, without a limit (so its ListMeta is
+ * the revision alone, known now), with more gathered than is worth holding. */
+static bool
+streamable(const gw_lister_t *l)
+{
+    return l->may_stream && l->limit == 0 && l->r->accept == GW_MEDIA_JSON &&
+           evhttp_request_get_command(l->r->http) == EVHTTP_REQ_GET && l->items.len >= STREAM_MIN;
+}
+
+/* The head of a pretty answer, as the whole document's encoder would lay it out. */
+static void
+add_pretty_head(gw_lister_t *l, gw_buf_t *b, json_t *meta)
+{
+    json_t *doc = json_pack("{s:s,s:s,s:O}", "kind", l->r->resource->list_kind, "apiVersion",
+                            gw_registry__api_version(l->r), "metadata", meta);
+    char *text = json_dumps(doc, JSON_INDENT(2));
+
+    gw_registry__buf_add(b, text, strlen(text) - 2); /* without its closing "\n}" */
+    gw_registry__buf_str(b, ",\n  \"items\": [\n    ");
+    free(text);
+    json_decref(doc);
+}
+
+/* A 200 stream with the answer's head; gzipped when the client takes it. */
+static void
+stream_start(gw_lister_t *l)
+{
+    json_t *meta = list_meta(l);
+    gw_buf_t head = {0};
+
+    l->streaming = true;
+    l->out = evbuffer_new();
+    if (l->out == NULL)
+        abort();
+    if (l->r->gzip) {
+        l->z = gw_calloc(1, sizeof(*l->z));
+        if (deflateInit2(l->z, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+            abort(); /* only out of memory */
+        gw_req_set_header(l->r, "Content-Encoding", "gzip");
+        gw_req_set_header(l->r, "Vary", "Accept-Encoding");
+    }
+    gw_stream_start(l->r, "application/json", on_stop, l);
+    if (l->r->pretty)
+        add_pretty_head(l, &head, meta);
+    else
+        add_head(l, &head, meta);
+    stream_put(l, head.data, head.len, false);
+    free(head.data);
+    json_decref(meta);
+}
+
+/* ---- reading ------------------------------------------------------------------------------- */
+
+/* A failure: a Status while nothing is sent, else the stream is cut short. */
+static void
+list_fail(gw_lister_t *l, int err)
+{
+    if (l->streaming)
+        stream_cut(l, err);
+    else if (err == GW_ECOMPACTED)
+        expired(l);
+    else
+        gw_reply_error(l->r, err, "");
+}
+
+/* The chunk read, more to come and no limit reached: on to the next. */
+static void
+next_page(gw_lister_t *l, const char *next_key)
+{
+    l->start = gw_arena_strdup(l->r->arena, next_key);
+    if (!l->streaming && streamable(l))
+        stream_start(l);
+    if (l->streaming)
+        stream_page(l);
+    else
+        fetch(l);
+}
+
 static void
 got_page(int err, const gw_list_page_t *page, void *arg)
 {
     gw_lister_t *l = arg;
 
-    if (err == GW_ECOMPACTED) {
-        expired(l);
-        return;
-    }
     if (err == 0 && l->rev == 0 && page->revision < l->min_rv)
         err = GW_EFUTUREREV;
+    if (err == 0 && l->streaming && l->r->gone)
+        err = GW_ECANCELED; /* nobody to read the rest for */
     if (err != 0) {
-        gw_reply_error(l->r, err, "");
+        list_fail(l, err);
         return;
     }
     l->rev = page->revision;
@@ -405,18 +697,16 @@ got_page(int err, const gw_list_page_t *page, void *arg)
             return;
         }
         if (!take(l, &page->items[i])) {
-            gw_reply_error(l->r, GW_EINTERNAL, "");
+            list_fail(l, GW_EINTERNAL);
             return;
         }
     }
-    if (!page->more) {
+    if (!page->more)
         finish(l);
-    } else if (l->limit > 0 && l->count == l->limit) {
+    else if (l->limit > 0 && l->count == l->limit)
         stop_at(l, page->next_key, page->remaining);
-    } else {
-        l->start = gw_arena_strdup(l->r->arena, page->next_key);
-        fetch(l);
-    }
+    else
+        next_page(l, page->next_key);
 }
 
 static void
@@ -431,7 +721,7 @@ fetch(gw_lister_t *l)
         q.limit = l->limit - l->count;
     rc = gw_store_list(l->r->store, &q, got_page, l);
     if (rc != 0)
-        gw_reply_error(l->r, rc == GW_EINVAL ? GW_EINTERNAL : rc, "");
+        list_fail(l, rc == GW_EINVAL ? GW_EINTERNAL : rc);
 }
 
 const char *
@@ -455,8 +745,8 @@ gw_registry__collection_prefix(gw_req_t *r, const gw_selector_t *fields)
     return out;
 }
 
-void
-gw_registry__list_run(gw_req_t *r, bool table, bool names, gw_list_done_fn done, void *arg)
+static void
+list_start(gw_req_t *r, bool table, bool names, bool may_stream, gw_list_done_fn done, void *arg)
 {
     gw_lister_t *l = gw_arena_calloc(r->arena, sizeof(*l));
 
@@ -464,6 +754,7 @@ gw_registry__list_run(gw_req_t *r, bool table, bool names, gw_list_done_fn done,
     l->done = done;
     l->arg = arg;
     l->remaining = -1;
+    l->may_stream = may_stream;
     l->docs = table ? json_array() : NULL;
     l->names = names ? json_array() : NULL;
     gw_arena_defer(r->arena, lister_free, l);
@@ -477,6 +768,12 @@ gw_registry__list_run(gw_req_t *r, bool table, bool names, gw_list_done_fn done,
     if (!parse_versions(l))
         return;
     fetch(l);
+}
+
+void
+gw_registry__list_run(gw_req_t *r, bool table, bool names, gw_list_done_fn done, void *arg)
+{
+    list_start(r, table, names, false, done, arg);
 }
 
 /* ---- the list verb ------------------------------------------------------------------------ */
@@ -497,8 +794,12 @@ reply_list(gw_req_t *r, const gw_buf_t *body, json_t *docs, json_t *meta, json_t
         gw_reply_json(r, 200, table);
 }
 
+/* The list verb's JSON answers may stream (deletecollection's lists never do: they answer
+ * after the deletions). */
 void
 gw_registry__list(gw_req_t *r)
 {
-    gw_registry__list_run(r, r->accept == GW_MEDIA_TABLE, false, reply_list, NULL);
+    bool table = r->accept == GW_MEDIA_TABLE;
+
+    list_start(r, table, false, !table, reply_list, NULL);
 }
