@@ -129,7 +129,8 @@ has_status(const kind_t *k)
 static json_t *
 apply(const json_t *req)
 {
-    static const char *const main_reset[] = {"status", NULL}, *const status_reset[] = {"spec", NULL};
+    static const char *const main_reset[] = {"status", NULL}, *const status_reset[] = {"spec",
+                                                                                       NULL};
     const json_t *live = json_object_get(req, "live"), *config = json_object_get(req, "config");
     const json_t *force = json_object_get(req, "force");
     const char *manager = json_string_value(json_object_get(req, "manager"));
@@ -153,14 +154,16 @@ apply(const json_t *req)
         .api_version = k.api_version,
         .kind = k.kind,
         .subresource = sub,
-        .reset_fields = !has_status(&k) ? NULL : sub ? status_reset : main_reset,
-        .now = json_string_value(json_object_get(req, "now")) ? json_string_value(
-                                                                    json_object_get(req, "now"))
-                                                              : now,
+        .reset_fields = !has_status(&k) ? NULL
+                        : sub           ? status_reset
+                                        : main_reset,
+        .now = json_string_value(json_object_get(req, "now"))
+                   ? json_string_value(json_object_get(req, "now"))
+                   : now,
     };
     out = gw_ssa_apply(&scope, json_is_null(live) ? NULL : live, config, manager,
                        json_is_true(force), &r);
-    reply = out != NULL ? doc_reply(out)
+    reply = out != NULL                   ? doc_reply(out)
             : r.status == GW_SSA_CONFLICT ? conflict_reply(&r)
                                           : error_reply("", r.message);
     gw_ssa_result_clear(&r);
@@ -183,8 +186,7 @@ handle(const char *line)
     else if (type != NULL && strcmp(type, "apply") == 0)
         reply = apply(req);
     else
-        reply = error_reply("malformed request: ",
-                            "type must be json, merge, strategic or apply");
+        reply = error_reply("malformed request: ", "type must be json, merge, strategic or apply");
     json_decref(req);
     return reply;
 }

@@ -45,9 +45,9 @@ static void
 ctx_init(ctx_t *c, const gw_ssa_scope_t *s)
 {
     /* stripMetaManager's paths */
-    static const char *const meta[] = {"name",          "namespace",  "creationTimestamp",
-                                       "selfLink",      "uid",        "clusterName",
-                                       "generation",    "managedFields", "resourceVersion"};
+    static const char *const meta[] = {"name",       "namespace",     "creationTimestamp",
+                                       "selfLink",   "uid",           "clusterName",
+                                       "generation", "managedFields", "resourceVersion"};
     int32_t nanos;
 
     *c = (ctx_t){.s = s,
@@ -73,11 +73,11 @@ ctx_clear(ctx_t *c)
     gw_fieldset_free(c->strip);
 }
 
-static void fail(gw_ssa_result_t *res, gw_ssa_status_t st, const char *fmt, ...)
+static void result_fail(gw_ssa_result_t *res, gw_ssa_status_t st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void
-fail(gw_ssa_result_t *res, gw_ssa_status_t st, const char *fmt, ...)
+result_fail(gw_ssa_result_t *res, gw_ssa_status_t st, const char *fmt, ...)
 {
     va_list ap;
 
@@ -371,9 +371,8 @@ finish_entry(const ctx_t *c, gw_ssa__managers_t *m, const char *manager, bool ch
 
 /* Apply below kubectl's manager: 0 with r->obj, 1 with r->conflicts, -1 with res failed. */
 static int
-apply_once(const ctx_t *c, const json_t *live, const json_t *config,
-           const gw_ssa__managers_t *in, const char *manager, bool force, run_t *r,
-           gw_ssa_result_t *res)
+apply_once(const ctx_t *c, const json_t *live, const json_t *config, const gw_ssa__managers_t *in,
+           const char *manager, bool force, run_t *r, gw_ssa_result_t *res)
 {
     gw_ssa__errs_t e = {0};
     gw_ssa__cmp_t cmp;
@@ -389,7 +388,7 @@ apply_once(const ctx_t *c, const json_t *live, const json_t *config,
     merged = gw_ssa__merge(c->s->schema, live, config, &e);
     if (merged == NULL) {
         why = gw_ssa__errs_text(&e);
-        fail(res, GW_SSA_FAILED, "failed to merge config: %s", why);
+        result_fail(res, GW_SSA_FAILED, "failed to merge config: %s", why);
         free(why);
         gw_ssa__errs_clear(&e);
         return -1;
@@ -584,7 +583,7 @@ config_ok(const ctx_t *c, const json_t *config, gw_ssa_result_t *res)
         return true;
     why = gw_ssa__errs_text(&e);
     gvk = object_gvknn(c, config);
-    fail(res, GW_SSA_BAD_REQUEST, "failed to create typed patch object (%s): %s", gvk, why);
+    result_fail(res, GW_SSA_BAD_REQUEST, "failed to create typed patch object (%s): %s", gvk, why);
     free(why);
     free(gvk);
     gw_ssa__errs_clear(&e);
@@ -592,8 +591,8 @@ config_ok(const ctx_t *c, const json_t *config, gw_ssa_result_t *res)
 }
 
 json_t *
-gw_ssa_apply(const gw_ssa_scope_t *s, const json_t *live, const json_t *config,
-             const char *manager, bool force, gw_ssa_result_t *res)
+gw_ssa_apply(const gw_ssa_scope_t *s, const json_t *live, const json_t *config, const char *manager,
+             bool force, gw_ssa_result_t *res)
 {
     gw_ssa__managers_t m = {0};
     json_t *base = NULL, *out = NULL;
@@ -601,12 +600,13 @@ gw_ssa_apply(const gw_ssa_scope_t *s, const json_t *live, const json_t *config,
     ctx_t c;
 
     *res = (gw_ssa_result_t){0};
+    manager = manager != NULL ? manager : "";
     ctx_init(&c, s);
     if (!config_ok(&c, config, res))
         goto out;
-    if (gw_ssa__decode(json_object_get(json_object_get(live, "metadata"), "managedFields"), &m,
-                       err, sizeof(err)) != 0) {
-        fail(res, GW_SSA_FAILED, "failed to decode managed fields: %s", err);
+    if (gw_ssa__decode(json_object_get(json_object_get(live, "metadata"), "managedFields"), &m, err,
+                       sizeof(err)) != 0) {
+        result_fail(res, GW_SSA_FAILED, "failed to decode managed fields: %s", err);
         goto out;
     }
     base = live != NULL ? without_entries(live) : gw_ssa_zero_object(s->schema);
@@ -642,8 +642,7 @@ is_reset(const json_t *mf)
 /* decodeLiveOrNew: the object's entries when they decode and it is not a subresource write,
  * else live's; none when they do not decode. */
 static void
-entries_for_update(const ctx_t *c, const json_t *live, const json_t *meta,
-                   gw_ssa__managers_t *m)
+entries_for_update(const ctx_t *c, const json_t *live, const json_t *meta, gw_ssa__managers_t *m)
 {
     const json_t *mine = json_object_get(meta, "managedFields");
     char err[256];

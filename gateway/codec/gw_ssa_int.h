@@ -49,8 +49,7 @@ void gw_ssa__resolve(const gw_schema_t *s, const json_t *v, gw_ssa__atom_t *a);
 
 /** Schema of entry `key` of a MAP atom into *s (NULL: deduced). False when a closed struct
  *  does not declare it; *declared tells a struct field from a map entry. */
-bool gw_ssa__entry(const gw_ssa__atom_t *a, const char *key, const gw_schema_t **s,
-                   bool *declared);
+bool gw_ssa__entry(const gw_ssa__atom_t *a, const char *key, const gw_schema_t **s, bool *declared);
 
 /** The element schema of a LIST atom (NULL: deduced). */
 const gw_schema_t *gw_ssa__items(const gw_ssa__atom_t *a);
@@ -135,8 +134,7 @@ typedef struct {
 } gw_ssa__cmp_t;
 
 /** typed.Compare(lhs, rhs) (NULL: absent) into *c. */
-void gw_ssa__compare(const gw_schema_t *s, const json_t *lhs, const json_t *rhs,
-                     gw_ssa__cmp_t *c);
+void gw_ssa__compare(const gw_schema_t *s, const json_t *lhs, const json_t *rhs, gw_ssa__cmp_t *c);
 
 void gw_ssa__cmp_clear(gw_ssa__cmp_t *c);
 

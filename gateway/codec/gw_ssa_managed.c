@@ -17,7 +17,7 @@
 /* ---- entries -------------------------------------------------------------------------------- */
 
 static void
-entry_clear(gw_ssa__entry_t *e)
+manager_clear(gw_ssa__entry_t *e)
 {
     free(e->manager);
     free(e->api_version);
@@ -68,7 +68,7 @@ gw_ssa__add(gw_ssa__managers_t *m, const char *manager, bool apply, const char *
 void
 gw_ssa__remove_at(gw_ssa__managers_t *m, size_t i)
 {
-    entry_clear(&m->e[i]);
+    manager_clear(&m->e[i]);
     memmove(&m->e[i], &m->e[i + 1], (m->n - i - 1) * sizeof(*m->e));
     m->n--;
 }
@@ -77,7 +77,7 @@ void
 gw_ssa__managers_clear(gw_ssa__managers_t *m)
 {
     for (size_t i = 0; i < m->n; i++)
-        entry_clear(&m->e[i]);
+        manager_clear(&m->e[i]);
     free(m->e);
     *m = (gw_ssa__managers_t){0};
 }
@@ -112,12 +112,12 @@ char *
 gw_ssa__identifier(const gw_ssa__entry_t *e)
 {
     char *m = quoted(e->manager), *v = quoted(e->api_version), *s = quoted(e->subresource);
-    char *out = gw_sprintf("{%s%s%s\"operation\":\"%s\"%s%s%s%s}", e->manager[0] ? "\"manager\":" : "",
-                           e->manager[0] ? m : "", e->manager[0] ? "," : "",
-                           e->apply ? "Apply" : "Update",
-                           !e->apply && e->api_version[0] ? ",\"apiVersion\":" : "",
-                           !e->apply && e->api_version[0] ? v : "",
-                           e->subresource[0] ? ",\"subresource\":" : "", e->subresource[0] ? s : "");
+    char *out =
+        gw_sprintf("{%s%s%s\"operation\":\"%s\"%s%s%s%s}", e->manager[0] ? "\"manager\":" : "",
+                   e->manager[0] ? m : "", e->manager[0] ? "," : "", e->apply ? "Apply" : "Update",
+                   !e->apply && e->api_version[0] ? ",\"apiVersion\":" : "",
+                   !e->apply && e->api_version[0] ? v : "",
+                   e->subresource[0] ? ",\"subresource\":" : "", e->subresource[0] ? s : "");
 
     free(m);
     free(v);

@@ -25,8 +25,8 @@ typedef struct {
     const gw_ssa__atom_t *a;
     const json_t *l, *r;
     gw_ssa__index_t x, y;
-    size_t *lp, nl; /* lhs items in order (duplicates too) */
-    size_t *rp, nr; /* rhs items in order */
+    size_t *lp, nl;         /* lhs items in order (duplicates too) */
+    size_t *rp, nr;         /* rhs items in order */
     size_t *shared, ns, si; /* rhs items also in lhs; the next one to merge is shared[si] */
     bool *merged;           /* per rhs item */
     json_t *out;
@@ -212,7 +212,8 @@ merge_map(mwalk_t *w, const gw_ssa__atom_t *a, const json_t *l, const json_t *r)
     json_t *out = json_object(), *v;
     const char *key;
 
-    json_object_foreach((json_t *)l, key, v) merge_entry(w, a, out, key, v, json_object_get(r, key));
+    json_object_foreach((json_t *)l, key, v)
+        merge_entry(w, a, out, key, v, json_object_get(r, key));
     json_object_foreach((json_t *)r, key, v)
     {
         if (json_object_get(l, key) == NULL)
@@ -270,8 +271,7 @@ static json_t *remove_value(const gw_schema_t *s, const json_t *v, const gw_fiel
 
 /* What becomes of one item or entry: dropped (NULL) when a member, else pruned below. */
 static json_t *
-remove_under(const gw_schema_t *s, const json_t *v, const gw_fieldset_node_t *n,
-             const gw_pe_t *pe)
+remove_under(const gw_schema_t *s, const json_t *v, const gw_fieldset_node_t *n, const gw_pe_t *pe)
 {
     size_t at;
 
@@ -369,8 +369,7 @@ schema_below(const gw_schema_t *s, const gw_pe_t *pe, const gw_schema_t **out, b
 }
 
 static void
-named_walk(const gw_schema_t *s, const gw_fieldset_node_t *n, gw_ssa__path_t *p,
-           gw_fieldset_t *out)
+named_walk(const gw_schema_t *s, const gw_fieldset_node_t *n, gw_ssa__path_t *p, gw_fieldset_t *out)
 {
     const gw_schema_t *cs;
     bool declared;

@@ -174,7 +174,8 @@ gw_ssa__item_pe(const gw_ssa__atom_t *a, const json_t *item, size_t i, gw_pe_t *
     if (a->n_keys > 0)
         return key_pe(a, item, pe, key, why, why_len);
     if (json_is_object(item))
-        return no_pe(why, why_len, "associative list without keys has an element that's a map type");
+        return no_pe(why, why_len,
+                     "associative list without keys has an element that's a map type");
     if (json_is_array(item))
         return no_pe(why, why_len, "not supported: associative list with lists as elements");
     if (json_is_null(item))
@@ -301,7 +302,8 @@ bool
 gw_ssa__equal(const json_t *a, const json_t *b)
 {
     if (json_is_real(a) || json_is_real(b))
-        return json_is_number(a) && json_is_number(b) && json_number_value(a) == json_number_value(b);
+        return json_is_number(a) && json_is_number(b) &&
+               json_number_value(a) == json_number_value(b);
     if (json_typeof(a) != json_typeof(b))
         return false;
     switch (json_typeof(a)) {
@@ -447,6 +449,11 @@ gw_ssa__go_json(const json_t *v)
     for (const char *p = raw; *p; p++) {
         if (*p == '<' || *p == '>' || *p == '&') {
             o += sprintf(o, "\\u%04x", (unsigned char)*p);
+        } else if ((unsigned char)p[0] == 0xe2 && (unsigned char)p[1] == 0x80 &&
+                   ((unsigned char)p[2] == 0xa8 || (unsigned char)p[2] == 0xa9)) {
+            /* U+2028 and U+2029, which Go escapes for JavaScript's sake */
+            o += sprintf(o, "\\u202%c", p[2] == (char)0xa8 ? '8' : '9');
+            p += 2;
         } else if (*p == '\\' && p[1] == 'u') {
             /* Go writes its \u escapes in lower case */
             *o++ = *p++;

@@ -24,7 +24,7 @@ static void validate_value(vwalk_t *w, const gw_schema_t *s, const json_t *v);
 
 /* Go's %T of a decoded JSON value. */
 static const char *
-go_type(const json_t *v)
+json_go_type(const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT:
@@ -89,7 +89,8 @@ validate_scalar(vwalk_t *w, const gw_schema_t *s, const json_t *v)
         return;
     if (s->type == GW_SCHEMA_INTEGER || s->type == GW_SCHEMA_NUMBER) {
         if (!json_is_number(v))
-            gw_ssa__err(w->errs, &w->path, "expected numeric (int or float), got %s", go_type(v));
+            gw_ssa__err(w->errs, &w->path, "expected numeric (int or float), got %s",
+                        json_go_type(v));
     } else if (s->type == GW_SCHEMA_BOOLEAN) {
         if (!json_is_boolean(v)) {
             x = gw_go_value(v);

@@ -241,7 +241,7 @@ run_scenario(const json_t *c, const gw_schema_t *schema, const char *av, const c
     {
         const json_t *x = json_object_get(step, "expect");
         step_ok = json_object_get(step, "apply") != NULL ? apply_step(&w, step, x)
-                                                          : update_step(&w, step, x);
+                                                         : update_step(&w, step, x);
         if (!step_ok)
             tap_diag("step %zu failed", i + 1);
         ok = ok && step_ok;
@@ -395,8 +395,8 @@ run_case(const char *file, const json_t *c, const char *file_kind)
     const char *kind = json_string_value(json_object_get(c, "kind"));
     char av[200], kname[100];
     int known;
-    const gw_schema_t *s = kind_schema(kind ? kind : file_kind, av, sizeof(av), kname,
-                                       sizeof(kname), &known);
+    const gw_schema_t *s =
+        kind_schema(kind ? kind : file_kind, av, sizeof(av), kname, sizeof(kname), &known);
     bool ok = false;
 
     if (!known)
