@@ -16,10 +16,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <event2/event.h>
 #include <event2/thread.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include "etcd.h"
 #include "gw_alloc.h"
@@ -276,6 +280,171 @@ econn_close(econn_t *e)
     etcd_conn_free(e->conn);
     event_base_free(e->base);
     etcd_client_free(e->client);
+}
+
+/* ---- one call at a time on that client (set-up, clean-up, sequential writes) ----------- */
+
+typedef struct {
+    bool done;
+    int err;
+    int64_t revision; /* the header's revision */
+    int64_t n;        /* keys deleted or counted */
+} ecall_t;
+
+/** Run e's base until c->done; dies when the call failed (what: for the message). */
+static inline void
+econn_wait(econn_t *e, ecall_t *c, const char *what)
+{
+    while (!c->done)
+        event_base_loop(e->base, EVLOOP_ONCE | EVLOOP_NO_EXIT_ON_EMPTY);
+    if (c->err != 0)
+        die("etcd %s: %s", what, gw_strerror(c->err));
+}
+
+static inline void
+ecall_put_done(int err, const Etcdserverpb__PutResponse *resp, void *ctx)
+{
+    ecall_t *c = ctx;
+
+    c->done = true;
+    c->err = err;
+    if (err == 0)
+        c->revision = resp->header->revision;
+}
+
+/** Put key=value and wait for it; returns the write's revision (dies on error). */
+static inline int64_t
+econn_put(econn_t *e, const char *key, const void *value, size_t len)
+{
+    ecall_t c = {0};
+    etcd_bytes_t v = {value, len};
+
+    if (etcd_put(e->conn, etcd_str(key), v, 0, false, ecall_put_done, &c) != 0)
+        die("etcd put %s: malformed", key);
+    econn_wait(e, &c, "put");
+    return c.revision;
+}
+
+static inline void
+ecall_delete_done(int err, const Etcdserverpb__DeleteRangeResponse *resp, void *ctx)
+{
+    ecall_t *c = ctx;
+
+    c->done = true;
+    c->err = err;
+    if (err == 0)
+        c->n = resp->deleted;
+}
+
+/** The first key past every key that starts with prefix (prefix must not end in 0xff). */
+static inline char *
+prefix_end(const char *prefix)
+{
+    char *end = gw_strdup(prefix);
+
+    end[strlen(end) - 1]++;
+    return end;
+}
+
+/** Delete every key under prefix and wait; returns how many there were (dies on error). */
+static inline int64_t
+econn_delete_prefix(econn_t *e, const char *prefix)
+{
+    ecall_t c = {0};
+    char *end = prefix_end(prefix);
+
+    if (etcd_delete(e->conn, etcd_str(prefix), etcd_str(end), false, ecall_delete_done, &c) != 0)
+        die("etcd delete %s: malformed", prefix);
+    econn_wait(e, &c, "delete");
+    free(end);
+    return c.n;
+}
+
+static inline void
+ecall_count_done(int err, const Etcdserverpb__RangeResponse *resp, void *ctx)
+{
+    ecall_t *c = ctx;
+
+    c->done = true;
+    c->err = err;
+    if (err == 0) {
+        c->n = resp->count;
+        c->revision = resp->header->revision;
+    }
+}
+
+/** How many keys start with prefix (dies on error). */
+static inline int64_t
+econn_count_prefix(econn_t *e, const char *prefix)
+{
+    ecall_t c = {0};
+    char *end = prefix_end(prefix);
+    etcd_range_req_t q = {.key = etcd_str(prefix), .range_end = etcd_str(end), .count_only = true};
+
+    if (etcd_range(e->conn, &q, ecall_count_done, &c) != 0)
+        die("etcd range %s: malformed", prefix);
+    econn_wait(e, &c, "range");
+    free(end);
+    return c.n;
+}
+
+/* ---- kgate as a process, and its HTTPS clients ------------------------------------------ */
+
+/** A field of /proc/<pid>/status in KiB ("VmRSS", "VmHWM"); -1 for pid 0 or an unreadable
+ *  file. Thread: any. */
+static inline long
+proc_status_kb(pid_t pid, const char *field)
+{
+    char path[64], line[256];
+    size_t n = strlen(field);
+    long kb = -1;
+    FILE *f;
+
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    f = pid > 0 ? fopen(path, "r") : NULL;
+    if (f == NULL)
+        return -1;
+    while (kb < 0 && fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, field, n) == 0 && line[n] == ':')
+            kb = strtol(line + n + 1, NULL, 10);
+    }
+    fclose(f);
+    return kb;
+}
+
+/** A pid given on the command line: a positive number, or "-" (none: 0). Dies otherwise. */
+static inline pid_t
+parse_pid(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+
+    if (strcmp(s, "-") == 0)
+        return 0;
+    if (end == s || *end != '\0' || v <= 0)
+        die("not a process id: '%s'", s);
+    return (pid_t)v;
+}
+
+/** A TLS client context for kgate: trusts PKI_DIR/ca.crt (which signed kgate's serving
+ *  certificate, checked) and presents PKI_DIR/admin.crt with admin.key. Dies on error. */
+static inline SSL_CTX *
+tls_client_new(const char *pki)
+{
+    static const char *const files[] = {"ca.crt", "admin.crt", "admin.key"};
+    char *path[3];
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+
+    for (int i = 0; i < 3; i++)
+        path[i] = gw_sprintf("%s/%s", pki, files[i]);
+    if (SSL_CTX_load_verify_locations(ctx, path[0], NULL) != 1 ||
+        SSL_CTX_use_certificate_chain_file(ctx, path[1]) != 1 ||
+        SSL_CTX_use_PrivateKey_file(ctx, path[2], SSL_FILETYPE_PEM) != 1)
+        die("cannot load the PKI in %s: %s", pki, ERR_error_string(ERR_get_error(), NULL));
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    for (int i = 0; i < 3; i++)
+        free(path[i]);
+    return ctx;
 }
 
 #endif

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
-# bench_api against $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on
-# free loopback ports unless KGATE_BENCH_ETCD=http://host:port points at an existing one
-# (bench_api's objects are removed from it afterwards). BENCH_SECONDS sets the measured
-# duration of each row. Builds nothing: make has done that.
+# bench_api, bench_watch and bench_list against $KGATE_BUILD/kgate in front of that etcd. The
+# etcd is a throwaway one on free loopback ports unless KGATE_BENCH_ETCD=http://host:port
+# points at an existing one (the benchmarks' objects are removed from it afterwards).
+# BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KGATE_BUILD=${KGATE_BUILD:-build}
@@ -44,24 +44,60 @@ PKI=$KGATE_TEST_TMP/pki
 pki_ca "$PKI" ca
 pki_cert "$PKI" ca server server "/CN=kgate" "IP:127.0.0.1"
 pki_cert "$PKI" ca admin client "/O=system:masters/CN=kubernetes-admin"
-PORT=$(free_port)
 LOG=$KGATE_TEST_TMP/kgate.log
-"$KGATE_BUILD/kgate" --bind-address=127.0.0.1 --secure-port="$PORT" \
-    --etcd-servers="$KGATE_BENCH_ETCD" --etcd-prefix="$PREFIX" \
-    --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
-    --client-ca-file="$PKI/ca.crt" >"$LOG" 2>&1 &
-echo $! >>"$KGATE_TEST_TMP/pids"
-READY=
-for _ in $(seq 150); do
-    curl -sf --cacert "$PKI/ca.crt" "https://127.0.0.1:$PORT/readyz" >/dev/null && READY=1 && break
-    sleep 0.1
-done
-WORKERS=$(sed -n 's/.* with \([0-9]*\) workers$/\1/p' "$LOG")
-if [[ -z $READY || -z $WORKERS ]]; then
-    echo "kgate did not become ready:" >&2
-    cat "$LOG" >&2
-    exit 1
-fi
 
+# start_kgate [ETCD_URL]: a kgate on a free port in front of ETCD_URL (default: the bench etcd),
+# waited for until ready; sets PORT, KGATE_PID, WORKERS.
+start_kgate() {
+    PORT=$(free_port)
+    "$KGATE_BUILD/kgate" --bind-address=127.0.0.1 --secure-port="$PORT" \
+        --etcd-servers="${1:-$KGATE_BENCH_ETCD}" --etcd-prefix="$PREFIX" \
+        --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
+        --client-ca-file="$PKI/ca.crt" >"$LOG" 2>&1 &
+    KGATE_PID=$!
+    echo $KGATE_PID >>"$KGATE_TEST_TMP/pids"
+    local ready=
+    for _ in $(seq 150); do
+        curl -sf --cacert "$PKI/ca.crt" "https://127.0.0.1:$PORT/readyz" >/dev/null && ready=1 &&
+            break
+        sleep 0.1
+    done
+    WORKERS=$(sed -n 's/.* with \([0-9]*\) workers$/\1/p' "$LOG")
+    if [[ -z $ready || -z $WORKERS ]]; then
+        echo "kgate did not become ready:" >&2
+        cat "$LOG" >&2
+        exit 1
+    fi
+}
+
+# The watch and list rows each measure a kgate started afresh: memory an earlier row made kgate
+# take and free stays in its heap, where it would hide what the row costs.
+restart_kgate() {
+    kill "$KGATE_PID"
+    wait "$KGATE_PID" || true
+    start_kgate "$@"
+}
+
+start_kgate
 "$KGATE_BUILD/bench/bench_api" "https://127.0.0.1:$PORT" "$PKI" "$KGATE_BENCH_ETCD" "$PREFIX" \
     "$WORKERS"
+echo
+
+# The watch row reports etcd's memory too when this script owns the etcd, from an etcd of its
+# own: Go keeps the heap that the earlier rows grew, which would hide what the watches take.
+WATCH_ETCD=$KGATE_BENCH_ETCD
+WATCH_ETCD_PID=-
+if [[ -n $OWN_ETCD ]]; then
+    etcd_start watch
+    etcd_wait "$ETCD_URL"
+    WATCH_ETCD=$ETCD_URL
+    WATCH_ETCD_PID=$ETCD_PID
+fi
+restart_kgate "$WATCH_ETCD"
+"$KGATE_BUILD/bench/bench_watch" "https://127.0.0.1:$PORT" "$PKI" "$WATCH_ETCD" "$PREFIX" \
+    "$KGATE_PID" "$WATCH_ETCD_PID"
+echo
+
+restart_kgate
+"$KGATE_BUILD/bench/bench_list" "https://127.0.0.1:$PORT" "$PKI" "$KGATE_BENCH_ETCD" "$PREFIX" \
+    "$KGATE_PID"

@@ -1,0 +1,598 @@
+/*
+ * bench_watch: many watchers of one collection on one kgate, beside as many watches directly
+ * on etcd. 1000 clients watch one namespace's ConfigMaps through kgate (GET ?watch=1 from a
+ * resourceVersion, each on its own HTTPS connection with the admin's client certificate,
+ * newline-delimited JSON events over chunked transfer), all driven by this program's one
+ * libevent thread; then 1000 etcd watches of the same keys through etcdproto's client (each
+ * its own gRPC stream, multiplexed on one connection as kube-apiserver's are).
+ *
+ * A ConfigMap of 2 KiB (kgate's stored JSON) is written straight to etcd, one write at a
+ * time, the next once every watcher has the last: kgate and etcd are fed by the same writer,
+ * so the difference is the delivery. Per row:
+ *  - memory per watcher: the server's VmRSS once every watch is open and has delivered one
+ *    event, minus its VmRSS before they were opened, over the number of watchers (kgate: its
+ *    process; etcd: its process, when its pid is known);
+ *  - per delivery: from a write's start to one watcher having its event (p50, p99 of all);
+ *  - to all: from a write's start to the last watcher having it (p50, p99 of all writes).
+ * The client is one thread on the same CPUs as the servers, so a write's deliveries are read
+ * one after the other: the spread is partly the client's.
+ *
+ * Usage: bench_watch https://IP:PORT PKI_DIR ETCD_URL ETCD_PREFIX KGATE_PID ETCD_PID
+ *   PKI_DIR as for bench_api; ETCD_PREFIX is kgate's --etcd-prefix; ETCD_PID may be "-"
+ *   (etcd's memory is then not reported). BENCH_SECONDS (default 5) sets the writes per row:
+ *   40 per second of it. The object is deleted at the end. Any failed or unexpected answer
+ *   ends the run with exit status 1.
+ */
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <event2/util.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+
+#include "bench.h"
+#include "etcd.h"
+#include "gw_alloc.h"
+#include "gw_err.h"
+
+#define NAMESPACE "bench-watch"
+#define COLLECTION "/api/v1/namespaces/" NAMESPACE "/configmaps"
+#define OBJECT_NAME "watched"
+#define N_WATCHERS 1000
+#define OPENING 32       /* watches being opened at once (TLS handshakes in flight) */
+#define VALUE_BYTES 2048 /* the object as stored */
+#define WRITES_PER_S 40  /* writes per second of BENCH_SECONDS */
+#define WAIT_S 60        /* the longest any step may take */
+#define RV_FIELD "\"resourceVersion\":\""
+
+typedef struct bench bench_t;
+
+/* ---- watchers through kgate: HTTPS, chunked, one JSON event per line ------------------- */
+
+typedef enum {
+    READ_HEAD,       /* status line and headers */
+    READ_CHUNK_SIZE, /* the size line of the next chunk */
+    READ_CHUNK_DATA, /* `left` bytes of it */
+    READ_CHUNK_END,  /* the CRLF after it */
+} rstate_t;
+
+typedef struct {
+    bench_t *b;
+    int id;
+    struct bufferevent *bev;
+    rstate_t state;
+    int status;
+    bool chunked;
+    size_t left;
+    struct evbuffer *lines; /* the body, de-chunked, up to its last whole line */
+} hwatch_t;
+
+/* A watch directly on etcd. */
+typedef struct {
+    bench_t *b;
+    int id;
+    etcd_watch_t *w; /* NULL once its cancellation was confirmed */
+} ewatch_t;
+
+struct bench {
+    econn_t etcd;
+    SSL_CTX *tls;
+    struct sockaddr_storage addr;
+    int addr_len;
+    const char *authority; /* IP:PORT */
+    char *key, *prefix;    /* the object's etcd key; the collection's, in its namespace */
+    char *request;         /* the watch request, from `from_rev` */
+    int64_t from_rev;      /* the revision the watches start after: the last write's */
+    hwatch_t hw[N_WATCHERS];
+    ewatch_t ew[N_WATCHERS];
+    int opened, open;            /* watches started; watches answered 200 */
+    int64_t got_seq[N_WATCHERS]; /* the write each watcher last got */
+    int64_t last_rv[N_WATCHERS];
+    /* the write in flight */
+    int64_t seq;     /* writes so far */
+    int64_t sent_at; /* when the write started */
+    int64_t rev;     /* its revision, once etcd answered */
+    bool put_done;
+    int pending; /* watchers yet to get it */
+    bool measured;
+    hist_t per_delivery, to_all;
+    int ended; /* etcd watches whose cancellation was confirmed */
+    struct event *deadline;
+    const char *step; /* what the deadline is for, for its message */
+};
+
+/* The wait for `step` ran past WAIT_S. */
+static void
+on_deadline(evutil_socket_t fd, short what, void *arg)
+{
+    bench_t *b = arg;
+
+    (void)fd;
+    (void)what;
+    die("%s: nothing after %d s (%d of %d watches open, %d deliveries pending)", b->step, WAIT_S,
+        b->open, N_WATCHERS, b->pending);
+}
+
+/* Run the loop until done(b), for at most WAIT_S. */
+static void
+wait_until(bench_t *b, bool (*done)(const bench_t *b), const char *step)
+{
+    struct timeval tv = {WAIT_S, 0};
+
+    b->step = step;
+    evtimer_add(b->deadline, &tv);
+    while (!done(b))
+        event_base_loop(b->etcd.base, EVLOOP_ONCE | EVLOOP_NO_EXIT_ON_EMPTY);
+    evtimer_del(b->deadline);
+}
+
+static bool
+all_open(const bench_t *b)
+{
+    return b->open == N_WATCHERS;
+}
+
+static bool
+all_delivered(const bench_t *b)
+{
+    return b->put_done && b->pending == 0;
+}
+
+static bool
+all_ended(const bench_t *b)
+{
+    return b->ended == N_WATCHERS;
+}
+
+/* Watcher i has the event of revision rv. */
+static void
+delivered(bench_t *b, int i, int64_t rv)
+{
+    int64_t now = now_ns();
+
+    if (b->pending == 0 || b->got_seq[i] == b->seq)
+        die("watcher %d: an event nobody wrote (revision %lld)", i, (long long)rv);
+    b->got_seq[i] = b->seq;
+    b->last_rv[i] = rv;
+    if (b->measured)
+        hist_add(&b->per_delivery, (uint64_t)(now - b->sent_at));
+    if (--b->pending == 0 && b->measured)
+        hist_add(&b->to_all, (uint64_t)(now - b->sent_at));
+}
+
+static const char *
+bev_error(struct bufferevent *bev, short what)
+{
+    static char buf[256];
+    unsigned long e = bufferevent_get_openssl_error(bev);
+
+    /* libevent also queues bare SSL_get_error codes, which name no library. */
+    if (e != 0 && ERR_GET_LIB(e) != 0)
+        return ERR_error_string(e, buf);
+    if (what & BEV_EVENT_EOF)
+        return "connection closed by the server";
+    return evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR());
+}
+
+static void
+hw_event(struct bufferevent *bev, short what, void *arg)
+{
+    hwatch_t *w = arg;
+
+    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+        die("watch %d: %s", w->id, bev_error(bev, what));
+}
+
+static void open_next(bench_t *b);
+
+/* One header line; the empty one ends the head. */
+static void
+hw_head_line(hwatch_t *w, const char *line)
+{
+    if (w->status == 0) {
+        if (sscanf(line, "HTTP/1.%*d %d", &w->status) != 1 || w->status != 200)
+            die("watch %d: answered '%s'", w->id, line);
+    } else if (strncasecmp(line, "transfer-encoding:", 18) == 0) {
+        w->chunked = strcasestr(line + 18, "chunked") != NULL;
+    } else if (line[0] == '\0') {
+        if (!w->chunked)
+            die("watch %d: not a chunked stream", w->id);
+        w->state = READ_CHUNK_SIZE;
+        w->b->open++;
+        open_next(w->b);
+    }
+}
+
+/* Each whole event line: its object's resourceVersion is the delivery. */
+static void
+hw_lines(hwatch_t *w)
+{
+    size_t eol;
+    struct evbuffer_ptr at;
+
+    for (;;) {
+        at = evbuffer_search_eol(w->lines, NULL, &eol, EVBUFFER_EOL_LF);
+        if (at.pos < 0)
+            return;
+        size_t n = (size_t)at.pos;
+        const char *line = (const char *)evbuffer_pullup(w->lines, (ev_ssize_t)(n + eol));
+        const char *rv = memmem(line, n, RV_FIELD, strlen(RV_FIELD));
+        if (strncmp(line, "{\"type\":\"MODIFIED\"", 18) != 0 || rv == NULL)
+            die("watch %d: not a change: %.*s", w->id, (int)(n < 300 ? n : 300), line);
+        delivered(w->b, w->id, strtoll(rv + strlen(RV_FIELD), NULL, 10));
+        evbuffer_drain(w->lines, n + eol);
+    }
+}
+
+/* One step of reading the stream; false when `in` has nothing more for it. */
+static bool
+hw_step(hwatch_t *w, struct evbuffer *in)
+{
+    char *line;
+    size_t n;
+
+    if (w->state == READ_CHUNK_DATA) {
+        n = evbuffer_get_length(in);
+        if (n == 0)
+            return false;
+        n = n < w->left ? n : w->left;
+        evbuffer_remove_buffer(in, w->lines, n);
+        w->left -= n;
+        if (w->left == 0)
+            w->state = READ_CHUNK_END;
+        hw_lines(w);
+        return true;
+    }
+    line = evbuffer_readln(in, &n, EVBUFFER_EOL_CRLF_STRICT);
+    if (line == NULL)
+        return false;
+    if (w->state == READ_HEAD) {
+        hw_head_line(w, line);
+    } else if (w->state == READ_CHUNK_SIZE) {
+        w->left = strtoull(line, NULL, 16);
+        if (w->left == 0)
+            die("watch %d: the stream ended", w->id);
+        w->state = READ_CHUNK_DATA;
+    } else {
+        w->state = READ_CHUNK_SIZE;
+    }
+    free(line);
+    return true;
+}
+
+static void
+hw_read(struct bufferevent *bev, void *arg)
+{
+    hwatch_t *w = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+
+    while (hw_step(w, in))
+        ;
+}
+
+static void
+hw_open(bench_t *b, hwatch_t *w)
+{
+    SSL *ssl = SSL_new(b->tls);
+    const struct sockaddr_in *v4 = (const struct sockaddr_in *)&b->addr;
+    const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&b->addr;
+    int one = 1;
+
+    /* The serving certificate must name the IP address connected to. */
+    if (b->addr.ss_family == AF_INET)
+        X509_VERIFY_PARAM_set1_ip(SSL_get0_param(ssl), (const uint8_t *)&v4->sin_addr, 4);
+    else
+        X509_VERIFY_PARAM_set1_ip(SSL_get0_param(ssl), (const uint8_t *)&v6->sin6_addr, 16);
+    w->bev = bufferevent_openssl_socket_new(b->etcd.base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
+                                            BEV_OPT_CLOSE_ON_FREE);
+    w->lines = evbuffer_new();
+    bufferevent_setcb(w->bev, hw_read, NULL, hw_event, w);
+    bufferevent_enable(w->bev, EV_READ | EV_WRITE);
+    if (bufferevent_socket_connect(w->bev, (struct sockaddr *)&b->addr, b->addr_len) != 0)
+        die("cannot connect to %s", b->authority);
+    /* Nagle plus delayed ACKs would hold back the request behind its TLS record. */
+    setsockopt(bufferevent_getfd(w->bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    evbuffer_add(bufferevent_get_output(w->bev), b->request, strlen(b->request));
+}
+
+/* Start the next watch, if any are left to open. */
+static void
+open_next(bench_t *b)
+{
+    if (b->opened == N_WATCHERS)
+        return;
+    hwatch_t *w = &b->hw[b->opened];
+    *w = (hwatch_t){.b = b, .id = b->opened++};
+    hw_open(b, w);
+}
+
+static void
+hw_close_all(bench_t *b)
+{
+    for (int i = 0; i < N_WATCHERS; i++) {
+        if (b->hw[i].bev != NULL)
+            bufferevent_free(b->hw[i].bev);
+        if (b->hw[i].lines != NULL)
+            evbuffer_free(b->hw[i].lines);
+        b->hw[i] = (hwatch_t){0};
+    }
+}
+
+/* ---- watchers directly on etcd ---------------------------------------------------------- */
+
+static void
+ew_event(int err, const Etcdserverpb__WatchResponse *resp, void *ctx)
+{
+    ewatch_t *w = ctx;
+    bench_t *b = w->b;
+
+    if (err == GW_ECANCELED) {
+        w->w = NULL;
+        b->ended++;
+        return;
+    }
+    if (err != 0)
+        die("etcd watch %d: %s", w->id, gw_strerror(err));
+    if (resp->n_events == 0)
+        return; /* a progress notification */
+    if (resp->n_events != 1)
+        die("etcd watch %d: %zu events for one write", w->id, resp->n_events);
+    delivered(b, w->id, resp->events[0]->kv->mod_revision);
+}
+
+static void
+ew_open_all(bench_t *b)
+{
+    char *end = prefix_end(b->prefix);
+    etcd_watch_req_t q = {
+        .key = etcd_str(b->prefix), .range_end = etcd_str(end), .start_revision = b->from_rev + 1};
+
+    for (int i = 0; i < N_WATCHERS; i++) {
+        ewatch_t *w = &b->ew[i];
+        *w = (ewatch_t){.b = b, .id = i};
+        w->w = etcd_watch_start(b->etcd.conn, &q, ew_event, w);
+        if (w->w == NULL)
+            die("etcd watch: malformed request");
+    }
+    free(end);
+}
+
+static void
+ew_cancel_all(bench_t *b)
+{
+    b->ended = 0;
+    for (int i = 0; i < N_WATCHERS; i++)
+        etcd_watch_cancel(b->ew[i].w);
+    wait_until(b, all_ended, "cancelling the etcd watches");
+}
+
+/* ---- the writer ------------------------------------------------------------------------- */
+
+/* The object as kgate stores it, its data telling writes apart. */
+static char *
+object_json(int64_t seq)
+{
+    const char *head = "{\"apiVersion\":\"v1\",\"data\":{\"config\":\"";
+    const char *tail = "\"},\"kind\":\"ConfigMap\",\"metadata\":{\"creationTimestamp\":"
+                       "\"2024-01-01T00:00:00Z\",\"name\":\"" OBJECT_NAME "\",\"namespace\":"
+                       "\"" NAMESPACE "\",\"uid\":\"00000000-0000-4000-8000-000000000001\"}}";
+    char *out = gw_malloc(VALUE_BYTES + 1);
+    int n = snprintf(out, VALUE_BYTES + 1, "%s%020lld", head, (long long)seq);
+    size_t pad = VALUE_BYTES - (size_t)n - strlen(tail);
+
+    memset(out + n, 'x', pad);
+    strcpy(out + n + pad, tail);
+    return out;
+}
+
+static void
+put_done(int err, const Etcdserverpb__PutResponse *resp, void *ctx)
+{
+    bench_t *b = ctx;
+
+    if (err != 0)
+        die("etcd put: %s", gw_strerror(err));
+    b->rev = resp->header->revision;
+    b->put_done = true;
+}
+
+/* One write, waited for until every watcher has it. */
+static void
+write_one(bench_t *b, bool measured)
+{
+    char *value = object_json(++b->seq);
+    etcd_bytes_t v = {(const uint8_t *)value, strlen(value)};
+
+    b->measured = measured;
+    b->pending = N_WATCHERS;
+    b->put_done = false;
+    b->sent_at = now_ns();
+    if (etcd_put(b->etcd.conn, etcd_str(b->key), v, 0, false, put_done, b) != 0)
+        die("etcd put: malformed");
+    free(value);
+    wait_until(b, all_delivered, "a write's deliveries");
+    for (int i = 0; i < N_WATCHERS; i++) {
+        if (b->last_rv[i] != b->rev)
+            die("watcher %d got revision %lld for the write of %lld", i, (long long)b->last_rv[i],
+                (long long)b->rev);
+    }
+}
+
+/* ---- the rows --------------------------------------------------------------------------- */
+
+typedef struct {
+    double kib_per_watcher; /* < 0: unknown */
+    double open_s;
+    double p50, p99, all50, all99; /* ms */
+} row_t;
+
+static double
+rss_delta_kib(pid_t pid, long before)
+{
+    long after = proc_status_kb(pid, "VmRSS");
+
+    return before >= 0 && after >= 0 ? (double)(after - before) / N_WATCHERS : -1;
+}
+
+/* The warm-up write (every watch delivers once), the memory, then the measured writes. */
+static void
+measure(bench_t *b, pid_t pid, long rss_before, int writes, row_t *row)
+{
+    write_one(b, false);
+    row->kib_per_watcher = rss_delta_kib(pid, rss_before);
+    b->per_delivery = (hist_t){0};
+    b->to_all = (hist_t){0};
+    for (int k = 0; k < writes; k++)
+        write_one(b, true);
+    row->p50 = hist_quantile(&b->per_delivery, 0.50) / 1e6;
+    row->p99 = hist_quantile(&b->per_delivery, 0.99) / 1e6;
+    row->all50 = hist_quantile(&b->to_all, 0.50) / 1e6;
+    row->all99 = hist_quantile(&b->to_all, 0.99) / 1e6;
+    b->from_rev = b->rev;
+}
+
+static void
+run_kgate(bench_t *b, pid_t pid, int writes, row_t *row)
+{
+    long before = proc_status_kb(pid, "VmRSS");
+    int64_t t0 = now_ns();
+
+    b->request =
+        gw_sprintf("GET " COLLECTION "?watch=1&resourceVersion=%lld HTTP/1.1\r\n"
+                   "Host: %s\r\nUser-Agent: bench_watch\r\nAccept: application/json\r\n\r\n",
+                   (long long)b->from_rev, b->authority);
+    b->opened = b->open = 0;
+    for (int i = 0; i < OPENING; i++)
+        open_next(b);
+    wait_until(b, all_open, "opening the watches");
+    row->open_s = (double)(now_ns() - t0) / 1e9;
+    measure(b, pid, before, writes, row);
+    hw_close_all(b);
+    free(b->request);
+}
+
+static void
+run_etcd(bench_t *b, pid_t pid, int writes, row_t *row)
+{
+    long before = proc_status_kb(pid, "VmRSS");
+    int64_t t0 = now_ns();
+
+    ew_open_all(b);
+    measure(b, pid, before, writes, row);
+    row->open_s = (double)(now_ns() - t0) / 1e9; /* includes the first delivery */
+    ew_cancel_all(b);
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+static void
+raise_fd_limit(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        die("getrlimit: %s", strerror(errno));
+    if (rl.rlim_cur < N_WATCHERS + 100) {
+        rl.rlim_cur = rl.rlim_max;
+        if (rl.rlim_cur < N_WATCHERS + 100 || setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            die("cannot open %d files (the hard limit is %llu)", N_WATCHERS + 100,
+                (unsigned long long)rl.rlim_max);
+    }
+}
+
+static void
+bench_init(bench_t *b, char **argv)
+{
+    const char *scheme = "https://";
+
+    b->authority = argv[1] + strlen(scheme);
+    b->addr_len = (int)sizeof b->addr;
+    if (strncmp(argv[1], scheme, strlen(scheme)) != 0 ||
+        evutil_parse_sockaddr_port(b->authority, (struct sockaddr *)&b->addr, &b->addr_len) != 0)
+        die("not an https://IP:PORT URL: %s", argv[1]);
+    b->tls = tls_client_new(argv[2]);
+    econn_open(&b->etcd, argv[3]);
+    b->deadline = evtimer_new(b->etcd.base, on_deadline, b);
+    b->prefix = gw_sprintf("%s/configmaps/" NAMESPACE "/", argv[4]);
+    b->key = gw_sprintf("%s" OBJECT_NAME, b->prefix);
+    if (econn_count_prefix(&b->etcd, b->prefix) != 0)
+        die("%s already holds keys: the namespace must be empty", b->prefix);
+}
+
+static void
+print_ms(const char *what, double k, double e)
+{
+    printf("%-26s  %10.3f  %10.3f  %17.2f\n", what, k, e, e > 0 ? k / e : 0.0);
+}
+
+static void
+print_rows(const row_t *k, const row_t *e, int writes)
+{
+    printf("%d watchers of one namespace's ConfigMaps; %d writes of a %d-byte ConfigMap "
+           "straight to etcd, one at a time, each once every watcher had the last; %ld CPUs "
+           "shared by etcd, kgate and this one-thread client\n",
+           N_WATCHERS, writes, VALUE_BYTES, sysconf(_SC_NPROCESSORS_ONLN));
+    printf("kgate: HTTPS watches, one connection each, opened in %.1f s; etcd: etcdproto "
+           "watch streams on one connection, opened and first delivered in %.1f s\n\n",
+           k->open_s, e->open_s);
+    printf("                                 kgate        etcd  ratio(kgate/etcd)\n");
+    if (e->kib_per_watcher >= 0)
+        print_ms("server memory/watcher KiB", k->kib_per_watcher, e->kib_per_watcher);
+    else
+        printf("%-26s  %10.1f  %10s\n", "server memory/watcher KiB", k->kib_per_watcher, "-");
+    print_ms("delivery p50 ms", k->p50, e->p50);
+    print_ms("delivery p99 ms", k->p99, e->p99);
+    print_ms("write to all p50 ms", k->all50, e->all50);
+    print_ms("write to all p99 ms", k->all99, e->all99);
+    fflush(stdout);
+}
+
+int
+main(int argc, char **argv)
+{
+    bench_t *b = gw_calloc(1, sizeof *b);
+    timing_t t;
+    row_t k, e;
+
+    if (argc != 7)
+        die("usage: bench_watch https://IP:PORT PKI_DIR ETCD_URL ETCD_PREFIX KGATE_PID "
+            "ETCD_PID|-");
+    signal(SIGPIPE, SIG_IGN); /* a connection kgate closes is an error reported, not a kill */
+    parse_timing(&t);
+    int writes = (int)fmax(1, round(t.seconds * WRITES_PER_S));
+    pid_t kgate = parse_pid(argv[5]), etcd = parse_pid(argv[6]);
+    raise_fd_limit();
+    bench_init(b, argv);
+    char *first = object_json(0);
+    b->from_rev = econn_put(&b->etcd, b->key, first, strlen(first));
+    free(first);
+
+    run_kgate(b, kgate, writes, &k);
+    run_etcd(b, etcd, writes, &e);
+    print_rows(&k, &e, writes);
+
+    econn_delete_prefix(&b->etcd, b->prefix);
+    event_free(b->deadline);
+    econn_close(&b->etcd);
+    SSL_CTX_free(b->tls);
+    free(b->key);
+    free(b->prefix);
+    free(b);
+    return 0;
+}
