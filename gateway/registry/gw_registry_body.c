@@ -14,11 +14,103 @@
 #include "gw_negotiate.h"
 #include "gw_yaml.h"
 
+/* kube's limit on a field manager's name (FieldManagerMaxLength). */
+#define FIELD_MANAGER_MAX 128
+
+/* The length of the UTF-8 sequence at s (1 for a byte that starts none), and its code point. */
+static size_t
+utf8_rune(const unsigned char *s, unsigned *cp)
+{
+    size_t n = (s[0] >> 5) == 6 ? 2 : (s[0] >> 4) == 14 ? 3 : (s[0] >> 3) == 30 ? 4 : 1;
+
+    *cp = n == 1 ? s[0] : s[0] & (0x7f >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            *cp = 0xfffd; /* Go reads a broken sequence as one U+FFFD byte */
+            return 1;
+        }
+        *cp = *cp << 6 | (s[i] & 0x3f);
+    }
+    return n;
+}
+
+/* Go's unicode.IsPrint, closely enough for names: no C0/C1 controls, DEL or line separators. */
+static bool
+rune_printable(unsigned cp)
+{
+    return cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp < 0xa0) && cp != 0xad && cp != 0x2028 &&
+           cp != 0x2029;
+}
+
+/* ValidateFieldManager: at most 128 bytes, every character printable. */
+static void
+check_field_manager(const char *m, gw_field_errors_t *errs)
+{
+    unsigned cp;
+    char detail[64];
+    size_t n;
+
+    if (strlen(m) > FIELD_MANAGER_MAX)
+        gw_ferr_too_long(errs, "fieldManager", FIELD_MANAGER_MAX);
+    for (size_t i = 0; m[i] != '\0'; i += n) {
+        n = utf8_rune((const unsigned char *)m + i, &cp);
+        if (rune_printable(cp))
+            continue;
+        snprintf(detail, sizeof(detail), "invalid character U+%04X (at position %zu)", cp, i);
+        gw_ferr_invalid_str(errs, "fieldManager", m, detail);
+    }
+}
+
+/* kube's manager for a write without fieldManager: the User-Agent up to its first '/', its
+ * unprintable characters dropped, cut at 128 bytes ("kubectl/v1.32.4 (linux)" -> "kubectl"). */
+static const char *
+manager_from_user_agent(gw_req_t *r)
+{
+    const char *ua = gw_req_header(r, "User-Agent");
+    char *out = gw_arena_calloc(r->arena, FIELD_MANAGER_MAX + 1);
+    size_t len = 0, n;
+    unsigned cp;
+
+    for (size_t i = 0; ua != NULL && ua[i] != '\0' && ua[i] != '/'; i += n) {
+        n = utf8_rune((const unsigned char *)ua + i, &cp);
+        if (!rune_printable(cp))
+            continue;
+        if (len + n > FIELD_MANAGER_MAX)
+            break;
+        memcpy(out + len, ua + i, n);
+        len += n;
+    }
+    return out;
+}
+
+/* force: Go's strconv.ParseBool words; anything else is a 400 as kube's query decoding says. */
+static bool
+read_force(gw_req_t *r, gw_write_opts_t *o, gw_fail_t *f)
+{
+    static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True", NULL};
+    static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False", NULL};
+    const char *v = gw_req_query(r, "force");
+
+    if (v == NULL)
+        return true;
+    o->force_given = true;
+    for (size_t i = 0; yes[i] != NULL; i++) {
+        if (strcmp(v, yes[i]) == 0 || strcmp(v, no[i]) == 0) {
+            o->force = strcmp(v, yes[i]) == 0;
+            return true;
+        }
+    }
+    gw_registry__fail(r, f, 400, "BadRequest", NULL,
+                      "strconv.ParseBool: parsing \"%s\": invalid syntax", v);
+    return false;
+}
+
 bool
 gw_registry__write_opts(gw_req_t *r, const char *options_kind, gw_write_opts_t *o, gw_fail_t *f)
 {
     static const char *const fv_values[] = {"", "Ignore", "Strict", "Warn", NULL};
     const char *dry = gw_req_query(r, "dryRun"), *fv = gw_req_query(r, "fieldValidation");
+    const char *manager = gw_req_query(r, "fieldManager");
     gw_field_errors_t errs = {0};
 
     *o = (gw_write_opts_t){.field_validation = GW_FV_WARN};
@@ -38,6 +130,14 @@ gw_registry__write_opts(gw_req_t *r, const char *options_kind, gw_write_opts_t *
         o->field_validation = GW_FV_STRICT;
     else if (fv != NULL && fv[0] != '\0' && strcmp(fv, "Warn") != 0)
         gw_ferr_not_supported(&errs, "fieldValidation", fv, fv_values);
+    o->manager_given = manager != NULL && manager[0] != '\0';
+    if (o->manager_given)
+        check_field_manager(manager, &errs);
+    o->field_manager = o->manager_given ? manager : manager_from_user_agent(r);
+    if (strcmp(options_kind, "PatchOptions") == 0 && !read_force(r, o, f)) {
+        gw_ferr_clear(&errs);
+        return false;
+    }
     if (gw_ferr_count(&errs) == 0)
         return true;
     gw_registry__fail_invalid(r, f, "meta.k8s.io", options_kind, "", &errs);

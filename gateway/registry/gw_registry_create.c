@@ -152,6 +152,7 @@ attempt(create_t *c)
     }
     if (c->attempts == 1)
         gw_registry__meta_warnings(r, c->obj);
+    gw_registry__track(r, NULL, &c->opts, NULL, c->obj);
     c->key = gw_registry__object_key(r, c->name);
     if (c->opts.dry_run) {
         rc = gw_store_get(r->store, c->key, 0, dry_checked, c);

@@ -12,6 +12,7 @@
 #include "gw_objmeta.h"
 #include "gw_req.h"
 #include "gw_selector.h"
+#include "gw_ssa.h"
 
 /** A growable byte buffer (malloc'd; see gw_registry_json.c). */
 typedef struct {
@@ -120,11 +121,16 @@ typedef enum {
 typedef struct {
     bool dry_run;
     gw_fieldval_mode_t field_validation;
+    const char *field_manager; /* fieldManager, else the User-Agent's product ("kubectl");
+                                  never NULL, may be "" (in the arena) */
+    bool manager_given;        /* fieldManager was in the query */
+    bool force, force_given;   /* force (PatchOptions only) */
 } gw_write_opts_t;
 
 /**
- * Read dryRun and fieldValidation; on a bad value record kube's 422 for `options_kind`
- * ("CreateOptions", "UpdateOptions", "PatchOptions", "DeleteOptions") and return false.
+ * Read dryRun, fieldValidation, fieldManager (and force for "PatchOptions"); on a bad value
+ * record kube's 422 for `options_kind` ("CreateOptions", "UpdateOptions", "PatchOptions",
+ * "DeleteOptions") and return false.
  */
 bool gw_registry__write_opts(gw_req_t *r, const char *options_kind, gw_write_opts_t *o,
                              gw_fail_t *f);
@@ -153,6 +159,17 @@ void gw_registry__meta_warnings(gw_req_t *r, const json_t *obj);
  *  that equal objects give equal bytes and a no-op update writes nothing). Caller frees. */
 char *gw_registry__encode(json_t *obj, size_t *len);
 
+/* ---- field ownership (gw_registry_managed.c) ---------------------------------------------- */
+
+/** The scope of r's managedFields entries for subresource `sub` (NULL: the main resource);
+ *  `now` receives the time it names. */
+void gw_registry__ssa_scope(gw_req_t *r, const char *sub, gw_ssa_scope_t *s, char now[21]);
+
+/** Record a non-apply write of obj over live (NULL: a create) by o's field manager in obj's
+ *  metadata.managedFields. */
+void gw_registry__track(gw_req_t *r, const char *sub, const gw_write_opts_t *o, const json_t *live,
+                        json_t *obj);
+
 /* ---- the update engine (gw_registry_update.c) --------------------------------------------- */
 
 typedef struct gw_upd gw_upd_t;
@@ -169,6 +186,7 @@ struct gw_upd {
     gw_write_opts_t opts;
     const char *sub; /* NULL for the main resource, or "status", "scale", "finalize" */
     bool allow_create;
+    bool applied; /* derive ran a server-side apply, which recorded managedFields itself */
     /* The object the request asks for, given the current one (with its resourceVersion; NULL
      * when missing): a new document in *out, or false with u->fail recorded (a document left
      * in *out is released either way). */

@@ -1,9 +1,9 @@
 /*
- * PATCH with application/json-patch+json (RFC 6902), application/merge-patch+json (RFC 7386)
- * and application/strategic-merge-patch+json: the patch is applied to the current object (its
- * Scale for the scale subresource) on every attempt of the update, and the result then goes the
- * way of a PUT. Apply patches are answered 415 until they are implemented. A patch never
- * creates.
+ * PATCH with application/json-patch+json (RFC 6902), application/merge-patch+json (RFC 7386),
+ * application/strategic-merge-patch+json and application/apply-patch+yaml (server-side apply):
+ * the patch is applied to the current object (its Scale for the scale subresource) on every
+ * attempt of the update, and the result then goes the way of a PUT. Only an apply creates a
+ * missing object.
  */
 #include "gw_registry_int.h"
 
@@ -17,11 +17,13 @@
 #include "gw_negotiate.h"
 #include "gw_patch.h"
 #include "gw_smp.h"
+#include "gw_yaml.h"
 
 typedef enum {
     PATCH_JSON,
     PATCH_MERGE,
     PATCH_STRATEGIC,
+    PATCH_APPLY,
 } patch_type_t;
 
 typedef struct {
@@ -29,8 +31,9 @@ typedef struct {
     json_t *patch;
     const char *raw; /* the patch text, for duplicate fields of a merge patch */
     size_t raw_len;
-    const char *bad; /* why a strategic patch does not decode: kube finds out once it holds
-                        the object, so a missing object is a 404 first */
+    const char *bad;        /* why a strategic patch does not decode: kube finds out once it holds
+                               the object, so a missing object is a 404 first */
+    gw_field_issues_t dups; /* keys an apply body sets twice */
 } patch_t;
 
 /* kube reports a patch that does not apply as a generic 422 with the reason as cause. */
@@ -209,18 +212,151 @@ patched_strategic(gw_upd_t *u, const patch_t *p, const json_t *doc, const char *
     return true;
 }
 
-/* ---- deriving the object ---------------------------------------------------------------------- */
+/* ---- server-side apply ------------------------------------------------------------------- */
+
+/* kube's checks of an apply body before the merge: no managedFields, the request's apiVersion,
+ * then decoding's field checks (unknown fields per fieldValidation, types) on a copy that
+ * loses the unknown ones. Required fields are not asked of a partial configuration. */
+static json_t *
+apply_config(gw_upd_t *u, const patch_t *p, const char *av, const char *kind,
+             const gw_schema_t *schema)
+{
+    const json_t *managed = json_object_get(json_object_get(p->patch, "metadata"), "managedFields");
+    const char *pav = json_string_value(json_object_get(p->patch, "apiVersion"));
+    gw_field_errors_t partial = {0};
+    json_t *config;
+    bool ok;
+
+    if (managed != NULL && !json_is_null(managed)) {
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL,
+                          "metadata.managedFields must be nil");
+        return NULL;
+    }
+    if (pav == NULL || strcmp(pav, av) != 0) {
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL,
+                          "Incorrect version specified in apply patch. Specified patch version: "
+                          "%s, expected: %s",
+                          pav ? pav : "", av);
+        return NULL;
+    }
+    config = json_deep_copy(p->patch);
+    ok = gw_registry__check_object(u->r, config, av, kind, schema, NULL, 0,
+                                   u->opts.field_validation, !u->warned, &partial, &u->fail);
+    gw_ferr_clear(&partial);
+    if (!ok) {
+        json_decref(config);
+        return NULL;
+    }
+    return config;
+}
+
+/* kube's ApplyConflict: 409 with one FieldManagerConflict cause per field. */
+static void
+fail_apply(gw_upd_t *u, const gw_ssa_result_t *res)
+{
+    json_t *causes;
+
+    if (res->status == GW_SSA_BAD_REQUEST) {
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL, "%s", res->message);
+        return;
+    }
+    if (res->status != GW_SSA_CONFLICT) {
+        gw_registry__fail(u->r, &u->fail, 500, NULL, NULL, "%s", res->message);
+        return;
+    }
+    causes = json_array();
+    for (size_t i = 0; i < res->n_conflicts; i++) {
+        char *msg = gw_sprintf("conflict with %s", res->conflicts[i].manager);
+        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", "FieldManagerConflict",
+                                                "message", msg, "field", res->conflicts[i].field));
+        free(msg);
+    }
+    gw_registry__fail(u->r, &u->fail, 409, "Conflict", json_pack("{s:o}", "causes", causes), "%s",
+                      res->message);
+}
+
+/* Keys the body sets twice, which kube's strict YAML decoding reports once the apply worked:
+ * a 400 under Strict, a warning each under Warn. */
+static bool
+check_apply_duplicates(gw_upd_t *u, const patch_t *p)
+{
+    char *text = NULL, *next;
+
+    if (p->dups.n == 0 || u->opts.field_validation == GW_FV_IGNORE)
+        return true;
+    if (u->opts.field_validation == GW_FV_WARN) {
+        for (size_t i = 0; !u->warned && i < p->dups.n; i++)
+            gw_req_warning(u->r, "%s", p->dups.items[i].message);
+        return true;
+    }
+    for (size_t i = 0; i < p->dups.n; i++) {
+        next = gw_sprintf("%s\n  %s", text ? text : "", p->dups.items[i].message);
+        free(text);
+        text = next;
+    }
+    gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL,
+                      "error strict decoding YAML: error converting YAML to JSON: yaml: "
+                      "unmarshal errors:%s",
+                      text);
+    free(text);
+    return false;
+}
+
+/* The scope of the apply's entries: the request's, or a Scale's own for the scale view. */
+static void
+apply_scope(gw_upd_t *u, const char *av, const char *kind, const gw_schema_t *schema,
+            gw_ssa_scope_t *s, char now[21])
+{
+    gw_registry__ssa_scope(u->r, u->sub, s, now);
+    if (kind != NULL) {
+        s->schema = schema;
+        s->api_version = av;
+        s->kind = kind;
+        s->reset_fields = NULL;
+    }
+}
+
+/* The configuration merged into doc (NULL: the object is missing) by the request's manager. */
+static bool
+apply_patch(gw_upd_t *u, const patch_t *p, const json_t *doc, const char *av, const char *kind,
+            const gw_schema_t *schema, json_t **out)
+{
+    gw_ssa_result_t res = {0};
+    gw_ssa_scope_t s;
+    char now[21];
+    json_t *config = apply_config(u, p, av ? av : gw_registry__api_version(u->r),
+                                  kind ? kind : u->r->resource->kind, schema);
+
+    if (config == NULL)
+        return false;
+    apply_scope(u, av, kind, schema, &s, now);
+    *out = gw_ssa_apply(&s, doc, config, u->opts.field_manager, u->opts.force, &res);
+    json_decref(config);
+    if (*out == NULL) {
+        fail_apply(u, &res);
+        gw_ssa_result_clear(&res);
+        return false;
+    }
+    return check_apply_duplicates(u, p) &&
+           gw_registry__check_object(u->r, *out, av, kind, schema, NULL, 0,
+                                     u->opts.field_validation, false, &u->req_errs, &u->fail);
+}
+
+/* ---- deriving the object ----------------------------------------------------------------------
+ */
 
 /* The patched document, checked as kube checks the patch type's result for `schema`'s kind
  * (av and kind: NULL for the request's own), then its namespace and name. */
 static bool
-patched(gw_upd_t *u, const json_t *doc, const char *av, const char *kind,
-        const gw_schema_t *schema, json_t **out)
+patched(gw_upd_t *u, const json_t *doc, const char *av, const char *kind, const gw_schema_t *schema,
+        json_t **out)
 {
     const patch_t *p = u->arg;
     bool ok;
 
-    if (p->type == PATCH_STRATEGIC)
+    if (p->type == PATCH_APPLY)
+        ok = apply_patch(u, p, doc, av, kind, schema, out);
+    else if (p->type == PATCH_STRATEGIC)
         ok = patched_strategic(u, p, doc, av, kind, schema, out);
     else
         ok = apply(u, p, doc, out) && check_patched(u, p, *out, av, kind, schema);
@@ -240,8 +376,12 @@ derive_status(gw_upd_t *u, const json_t *cur, json_t **out)
     json_t *obj = NULL;
     bool ok = patched(u, cur, NULL, NULL, u->r->resource->schema, &obj);
 
-    if (ok)
+    if (ok) {
         *out = gw_registry__status_into(cur, obj);
+        if (u->applied) /* the apply's record of the write */
+            json_object_set(gw_objmeta_get(*out), "managedFields",
+                            json_object_get(json_object_get(obj, "metadata"), "managedFields"));
+    }
     json_decref(obj);
     return ok;
 }
@@ -271,6 +411,38 @@ strategic_text_error(gw_req_t *r, const patch_t *p, const json_error_t *jerr)
     return "unexpected end of JSON input";
 }
 
+/* An apply body: YAML (or JSON) of one object; an empty body is an empty configuration. */
+static bool
+read_apply(gw_req_t *r, patch_t *p)
+{
+    char err[512];
+
+    p->type = PATCH_APPLY;
+    p->raw = gw_req_body(r, &p->raw_len);
+    gw_arena_defer(r->arena, (void (*)(void *))gw_field_issues_clear, &p->dups);
+    p->patch = gw_yaml_to_json_dups(p->raw, p->raw_len, &p->dups, err, sizeof(err));
+    if (p->patch == NULL) {
+        gw_reply_status(r, 400, "BadRequest", NULL, "error decoding YAML: %s", err);
+        return false;
+    }
+    if (json_is_null(p->patch)) {
+        json_decref(p->patch);
+        p->patch = json_object();
+    }
+    gw_arena_defer(r->arena, (void (*)(void *))json_decref, p->patch);
+    if (!json_is_object(p->patch)) {
+        gw_reply_status(r, 400, "BadRequest", NULL,
+                        "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: "
+                        "cannot unmarshal %s into Go value of type map[string]interface {}",
+                        json_is_array(p->patch)     ? "array"
+                        : json_is_string(p->patch)  ? "string"
+                        : json_is_boolean(p->patch) ? "bool"
+                                                    : "number");
+        return false;
+    }
+    return true;
+}
+
 /* The patch document; false after replying (415 for a type not served, 400 for bad text; a
  * strategic patch's bad text is answered once the object is found, as kube does). */
 static bool
@@ -281,13 +453,8 @@ read_patch(gw_req_t *r, patch_t *p)
 
     if (type == GW_BODY_UNSUPPORTED)
         return false;
-    if (type == GW_BODY_APPLY_PATCH) {
-        gw_reply_status(r, 415, "UnsupportedMediaType", NULL,
-                        "the body of the request was in an unknown format - accepted media types "
-                        "include: application/json-patch+json, application/merge-patch+json, "
-                        "application/strategic-merge-patch+json");
-        return false;
-    }
+    if (type == GW_BODY_APPLY_PATCH)
+        return read_apply(r, p);
     p->type = type == GW_BODY_JSON_PATCH    ? PATCH_JSON
               : type == GW_BODY_MERGE_PATCH ? PATCH_MERGE
                                             : PATCH_STRATEGIC;
@@ -306,6 +473,22 @@ read_patch(gw_req_t *r, patch_t *p)
     return true;
 }
 
+/* kube's ValidatePatchOptions: an apply names its manager; only an apply may force. */
+static bool
+check_apply_options(gw_upd_t *u, const patch_t *p)
+{
+    gw_field_errors_t errs = {0};
+
+    if (p->type == PATCH_APPLY && !u->opts.manager_given)
+        gw_ferr_required(&errs, "fieldManager", "is required for apply patch");
+    if (p->type != PATCH_APPLY && u->opts.force_given)
+        gw_ferr_forbidden(&errs, "force", "may not be specified for non-apply patch");
+    if (gw_ferr_count(&errs) == 0)
+        return true;
+    gw_registry__fail_invalid(u->r, &u->fail, "meta.k8s.io", "PatchOptions", "", &errs);
+    return false;
+}
+
 void
 gw_registry__patch_target(gw_req_t *r, const char *sub)
 {
@@ -314,12 +497,16 @@ gw_registry__patch_target(gw_req_t *r, const char *sub)
 
     if (!read_patch(r, p))
         return;
-    if (!gw_registry__write_opts(r, "PatchOptions", &u->opts, &u->fail)) {
+    if (!gw_registry__write_opts(r, "PatchOptions", &u->opts, &u->fail) ||
+        !check_apply_options(u, p)) {
         gw_registry__reply_fail(r, &u->fail);
         return;
     }
     u->arg = p;
     u->sub = sub;
+    /* An apply records its own ownership (not on the Scale view) and creates what is missing. */
+    u->applied = p->type == PATCH_APPLY && (sub == NULL || strcmp(sub, "status") == 0);
+    u->allow_create = p->type == PATCH_APPLY && sub == NULL;
     if (sub == NULL) {
         u->derive = derive_main;
     } else if (strcmp(sub, "status") == 0) {

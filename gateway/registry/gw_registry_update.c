@@ -195,6 +195,8 @@ create_admitted(int err, void *ctx)
         gw_store_update_abort(u->su, GW_ECANCELED);
         return;
     }
+    if (!u->applied)
+        gw_registry__track(u->r, u->sub, &u->opts, NULL, obj);
     u->created = true;
     decide(u, obj, NULL, 0);
 }
@@ -273,6 +275,8 @@ mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
+    if (!u->applied)
+        gw_registry__track(u->r, u->sub, &u->opts, cur, obj);
     decide(u, obj, cur, current->mod_revision);
 }
 

@@ -136,8 +136,13 @@ req PATCH $WEB/scale '{"spec":{"replicas":8}}' $SMP
 check "PATCH /scale answers the Scale" jpy "d['kind'] == 'Scale' and d['spec']['replicas'] == 8"
 req GET $WEB
 check "... and scales the Deployment" jpy "d['spec']['replicas'] == 8"
-req PATCH $WEB '{"spec":{"replicas":1}}' application/apply-patch+yaml
-check "apply patches are not served yet (415)" code_is 415
+APPLIED='{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":1}}'
+req PATCH "$WEB?fieldManager=t" "$APPLIED" application/apply-patch+yaml
+check "an apply of replicas conflicts with the scale write (tests/e2e/registry_apply.t has more)" \
+    jpy "d['code'] == 409 and d['details']['causes'][0]['message'] == \
+'conflict with \"curl\" with subresource \"scale\" using apps/v1'"
+req PATCH "$WEB?fieldManager=t&force=true" "$APPLIED" application/apply-patch+yaml
+check "... and forced, takes it" jpy "d['spec']['replicas'] == 1"
 
 check "kgate exits cleanly" clean_exit
 tap_end

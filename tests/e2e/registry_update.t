@@ -99,7 +99,7 @@ check "a patch of a missing object is 404" is_status 404 NotFound 'configmaps "n
 req PATCH $CORE/configmaps/c1 '{}' application/strategic-merge-patch+json
 check "a strategic merge patch is served (tests/e2e/registry_smp.t has the rest)" code_is 200
 req PATCH $CORE/configmaps/c1 '{}' application/apply-patch+yaml
-check "an apply patch is not served yet (415)" code_is 415
+check "an apply patch needs a fieldManager (tests/e2e/registry_apply.t has the rest)" code_is 422
 req PATCH $CORE/configmaps/c1 '{}' text/plain
 check "another content type is 415" jpy "d['code'] == 415 and d['reason'] == \
 'UnsupportedMediaType'"
