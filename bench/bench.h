@@ -17,13 +17,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
 
+#include <netinet/in.h>
+
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <event2/thread.h>
+#include <event2/util.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 
 #include "etcd.h"
 #include "gw_alloc.h"
@@ -445,6 +452,60 @@ tls_client_new(const char *pki)
     for (int i = 0; i < 3; i++)
         free(path[i]);
     return ctx;
+}
+
+/** A kgate to connect to, as the admin. */
+typedef struct {
+    const char *authority; /* IP:PORT, inside the URL given */
+    struct sockaddr_storage addr;
+    int addr_len;
+    SSL_CTX *tls; /* tls_client_new's */
+} kgate_addr_t;
+
+/** Parse an https://IP:PORT URL (kept by the caller) and load PKI_DIR; dies on error. */
+static inline void
+kgate_addr_init(kgate_addr_t *k, const char *url, const char *pki)
+{
+    const char *scheme = "https://";
+
+    k->authority = url + strlen(scheme);
+    k->addr_len = (int)sizeof k->addr;
+    if (strncmp(url, scheme, strlen(scheme)) != 0 ||
+        evutil_parse_sockaddr_port(k->authority, (struct sockaddr *)&k->addr, &k->addr_len) != 0)
+        die("not an https://IP:PORT URL: %s", url);
+    k->tls = tls_client_new(pki);
+}
+
+/** A TLS connection's state for kgate: its serving certificate must name the IP address
+ *  connected to. The caller owns it (SSL_free, or a bufferevent that closes it). */
+static inline SSL *
+kgate_ssl_new(const kgate_addr_t *k)
+{
+    SSL *ssl = SSL_new(k->tls);
+    const struct sockaddr_in *v4 = (const struct sockaddr_in *)&k->addr;
+    const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&k->addr;
+
+    if (k->addr.ss_family == AF_INET)
+        X509_VERIFY_PARAM_set1_ip(SSL_get0_param(ssl), (const uint8_t *)&v4->sin_addr, 4);
+    else
+        X509_VERIFY_PARAM_set1_ip(SSL_get0_param(ssl), (const uint8_t *)&v6->sin6_addr, 16);
+    return ssl;
+}
+
+/** Why an OpenSSL bufferevent failed (`what` as its event callback got it), in a static
+ *  buffer. Thread: the bufferevent's. */
+static inline const char *
+tls_bev_error(struct bufferevent *bev, short what)
+{
+    static char buf[256];
+    unsigned long e = bufferevent_get_openssl_error(bev);
+
+    /* libevent also queues bare SSL_get_error codes, which name no library. */
+    if (e != 0 && ERR_GET_LIB(e) != 0)
+        return ERR_error_string(e, buf);
+    if (what & BEV_EVENT_EOF)
+        return "connection closed by the server";
+    return evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR());
 }
 
 #endif

@@ -35,6 +35,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
+#include <event2/buffer.h>
 #include <event2/util.h>
 #include <jansson.h>
 #include <openssl/err.h>
@@ -139,26 +140,7 @@ seed(econn_t *etcd, const char *prefix)
 /* ---- a blocking HTTPS client with one keep-alive connection ----------------------------- */
 
 typedef struct {
-    char *data;
-    size_t len, cap;
-} body_t;
-
-static void
-body_add(body_t *b, const char *p, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->data = gw_realloc(b->data, b->cap);
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-typedef struct {
-    SSL_CTX *tls;
-    struct sockaddr_storage addr;
-    int addr_len;
+    kgate_addr_t kgate;
     const char *authority; /* IP:PORT */
     int fd;                /* -1 while closed */
     SSL *ssl;
@@ -181,21 +163,15 @@ hc_close(hclient_t *h)
 static void
 hc_connect(hclient_t *h)
 {
-    const struct sockaddr_in *v4 = (const struct sockaddr_in *)&h->addr;
-    const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&h->addr;
+    const kgate_addr_t *k = &h->kgate;
     int one = 1;
 
-    h->fd = socket(h->addr.ss_family, SOCK_STREAM, 0);
-    if (h->fd < 0 || connect(h->fd, (struct sockaddr *)&h->addr, (socklen_t)h->addr_len) != 0)
+    h->fd = socket(k->addr.ss_family, SOCK_STREAM, 0);
+    if (h->fd < 0 || connect(h->fd, (const struct sockaddr *)&k->addr, (socklen_t)k->addr_len) != 0)
         die("cannot connect to %s: %s", h->authority, strerror(errno));
     /* Nagle plus delayed ACKs would hold back each request behind its TLS record. */
     setsockopt(h->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    h->ssl = SSL_new(h->tls);
-    /* The serving certificate must name the IP address connected to. */
-    if (h->addr.ss_family == AF_INET)
-        X509_VERIFY_PARAM_set1_ip(SSL_get0_param(h->ssl), (const uint8_t *)&v4->sin_addr, 4);
-    else
-        X509_VERIFY_PARAM_set1_ip(SSL_get0_param(h->ssl), (const uint8_t *)&v6->sin6_addr, 16);
+    h->ssl = kgate_ssl_new(k);
     SSL_set_fd(h->ssl, h->fd);
     if (SSL_connect(h->ssl) != 1)
         die("TLS with %s: %s", h->authority, ERR_error_string(ERR_get_error(), NULL));
@@ -237,13 +213,13 @@ hc_line(hclient_t *h, char *line, size_t cap)
 
 /* n bytes of the body into b. */
 static void
-hc_bytes(hclient_t *h, size_t n, body_t *b)
+hc_bytes(hclient_t *h, size_t n, struct evbuffer *b)
 {
     while (n > 0) {
         if (h->in_len == 0)
             hc_fill(h);
         size_t k = n < h->in_len ? n : h->in_len;
-        body_add(b, h->in + h->in_off, k);
+        evbuffer_add(b, h->in + h->in_off, k);
         h->in_off += k;
         h->in_len -= k;
         n -= k;
@@ -251,7 +227,7 @@ hc_bytes(hclient_t *h, size_t n, body_t *b)
 }
 
 static void
-hc_chunked(hclient_t *h, body_t *b)
+hc_chunked(hclient_t *h, struct evbuffer *b)
 {
     char line[256];
     size_t n;
@@ -264,9 +240,9 @@ hc_chunked(hclient_t *h, body_t *b)
     } while (n > 0);
 }
 
-/* GET path; the body into *b (emptied first). Returns the status. */
+/* GET path; the body into b (emptied first). Returns the status. */
 static int
-hc_get(hclient_t *h, const char *path, body_t *b)
+hc_get(hclient_t *h, const char *path, struct evbuffer *b)
 {
     char *req = gw_sprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: bench_list\r\n"
                            "Accept: application/json\r\n\r\n",
@@ -281,7 +257,7 @@ hc_get(hclient_t *h, const char *path, body_t *b)
     if (SSL_write(h->ssl, req, (int)strlen(req)) <= 0)
         die("writing to %s failed", h->authority);
     free(req);
-    b->len = 0;
+    evbuffer_drain(b, evbuffer_get_length(b));
     hc_line(h, line, sizeof line);
     if (sscanf(line, "HTTP/1.%*d %d", &status) != 1)
         die("GET %s: malformed status line '%s'", path, line);
@@ -302,27 +278,22 @@ hc_get(hclient_t *h, const char *path, body_t *b)
 
 /* GET path and die unless it answers 200. */
 static void
-hc_get_ok(hclient_t *h, const char *path, body_t *b)
+hc_get_ok(hclient_t *h, const char *path, struct evbuffer *b)
 {
     int status = hc_get(h, path, b);
+    size_t n = evbuffer_get_length(b);
 
     if (status != 200)
-        die("GET %s: status %d: %.*s", path, status, (int)(b->len < 400 ? b->len : 400),
-            b->data != NULL ? b->data : "");
+        die("GET %s: status %d: %.*s", path, status, (int)(n < 400 ? n : 400),
+            (const char *)evbuffer_pullup(b, -1));
 }
 
 static void
 hc_init(hclient_t *h, const char *url, const char *pki)
 {
-    const char *scheme = "https://";
-
+    kgate_addr_init(&h->kgate, url, pki);
+    h->authority = h->kgate.authority;
     h->fd = -1;
-    h->authority = url + strlen(scheme);
-    h->addr_len = (int)sizeof h->addr;
-    if (strncmp(url, scheme, strlen(scheme)) != 0 ||
-        evutil_parse_sockaddr_port(h->authority, (struct sockaddr *)&h->addr, &h->addr_len) != 0)
-        die("not an https://IP:PORT URL: %s", url);
-    h->tls = tls_client_new(pki);
 }
 
 /* ---- kgate's memory, sampled from a thread ---------------------------------------------- */
@@ -368,31 +339,37 @@ sampler_stop(sampler_t *s)
 
 typedef struct {
     hclient_t *h;
-    body_t body;
+    struct evbuffer *body;
     size_t ref_len[2]; /* the bytes a checked paged / unpaged list came to */
 } klist_t;
 
 /* The list's metadata: the object after the first "metadata": (kube writes kind, apiVersion,
  * metadata, items, in that order), read without the items. */
 static json_t *
-list_meta(const body_t *b)
+list_meta(struct evbuffer *b)
 {
-    const char *at = strstr(b->data, "\"metadata\":");
+    const char *key = "\"metadata\":";
+    size_t len = evbuffer_get_length(b);
+    const char *text = (const char *)evbuffer_pullup(b, -1);
+    const char *at = text != NULL ? memmem(text, len, key, strlen(key)) : NULL;
 
-    return at != NULL ? json_loadb(at + 11, b->len - (size_t)(at + 11 - b->data),
-                                   JSON_DISABLE_EOF_CHECK, NULL)
-                      : NULL;
+    if (at == NULL)
+        return NULL;
+    at += strlen(key);
+    return json_loadb(at, len - (size_t)(at - text), JSON_DISABLE_EOF_CHECK, NULL);
 }
 
 /* Every item of a page, checked against the objects in order from *next. */
 static void
-check_items(const body_t *b, int *next)
+check_items(struct evbuffer *b, int *next)
 {
-    json_t *doc = json_loadb(b->data, b->len, 0, NULL);
+    size_t len = evbuffer_get_length(b);
+    const char *text = (const char *)evbuffer_pullup(b, -1);
+    json_t *doc = json_loadb(text, len, 0, NULL);
     json_t *items = json_object_get(doc, "items");
 
     if (!json_is_array(items))
-        die("a LIST answer that is not a list: %.200s", b->data);
+        die("a LIST answer that is not a list: %.*s", (int)(len < 200 ? len : 200), text);
     for (size_t i = 0; i < json_array_size(items); i++) {
         const json_t *meta = json_object_get(json_array_get(items, i), "metadata");
         const char *name = json_string_value(json_object_get(meta, "name"));
@@ -419,16 +396,16 @@ kgate_list(klist_t *k, int limit, bool check)
         char *path = cont != NULL ? gw_sprintf(COLLECTION "?limit=%d&continue=%s", limit, cont)
                      : limit > 0  ? gw_sprintf(COLLECTION "?limit=%d", limit)
                                   : gw_strdup(COLLECTION);
-        hc_get_ok(k->h, path, &k->body);
-        json_t *meta = list_meta(&k->body);
+        hc_get_ok(k->h, path, k->body);
+        json_t *meta = list_meta(k->body);
         const char *c = json_string_value(json_object_get(meta, "continue"));
         free(cont);
         cont = c != NULL ? gw_strdup(c) : NULL;
         json_decref(meta);
         free(path);
-        total += k->body.len;
+        total += evbuffer_get_length(k->body);
         if (check)
-            check_items(&k->body, &next);
+            check_items(k->body, &next);
     } while (cont != NULL);
     double s = (double)(now_ns() - t0) / 1e9;
     size_t *ref = &k->ref_len[limit > 0];
@@ -580,7 +557,7 @@ main(int argc, char **argv)
 {
     econn_t etcd;
     hclient_t h = {0};
-    klist_t k = {.h = &h};
+    klist_t k = {.h = &h, .body = evbuffer_new()};
     timing_t t;
 
     if (argc != 6)
@@ -593,7 +570,7 @@ main(int argc, char **argv)
     econn_open(&etcd, argv[3]);
     hc_init(&h, argv[1], argv[2]);
     seed(&etcd, prefix);
-    hc_get_ok(&h, COLLECTION "/cm-00000", &k.body); /* kgate reads what was written */
+    hc_get_ok(&h, COLLECTION "/cm-00000", k.body); /* kgate reads what was written */
     long idle_kb = proc_status_kb(pid, "VmRSS");
 
     row_t whole = run_row(&k, &etcd, prefix, 0, rounds, pid);
@@ -602,8 +579,8 @@ main(int argc, char **argv)
 
     econn_delete_prefix(&etcd, prefix);
     hc_close(&h);
-    SSL_CTX_free(h.tls);
-    free(k.body.data);
+    SSL_CTX_free(h.kgate.tls);
+    evbuffer_free(k.body);
     free(prefix);
     econn_close(&etcd);
     return 0;

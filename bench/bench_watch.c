@@ -92,13 +92,10 @@ typedef struct {
 
 struct bench {
     econn_t etcd;
-    SSL_CTX *tls;
-    struct sockaddr_storage addr;
-    int addr_len;
-    const char *authority; /* IP:PORT */
-    char *key, *prefix;    /* the object's etcd key; the collection's, in its namespace */
-    char *request;         /* the watch request, from `from_rev` */
-    int64_t from_rev;      /* the revision the watches start after: the last write's */
+    kgate_addr_t kgate;
+    char *key, *prefix; /* the object's etcd key; the collection's, in its namespace */
+    char *request;      /* the watch request, from `from_rev` */
+    int64_t from_rev;   /* the revision the watches start after: the last write's */
     hwatch_t hw[N_WATCHERS];
     ewatch_t ew[N_WATCHERS];
     int opened, open;            /* watches started; watches answered 200 */
@@ -176,27 +173,13 @@ delivered(bench_t *b, int i, int64_t rv)
         hist_add(&b->to_all, (uint64_t)(now - b->sent_at));
 }
 
-static const char *
-bev_error(struct bufferevent *bev, short what)
-{
-    static char buf[256];
-    unsigned long e = bufferevent_get_openssl_error(bev);
-
-    /* libevent also queues bare SSL_get_error codes, which name no library. */
-    if (e != 0 && ERR_GET_LIB(e) != 0)
-        return ERR_error_string(e, buf);
-    if (what & BEV_EVENT_EOF)
-        return "connection closed by the server";
-    return evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR());
-}
-
 static void
 hw_event(struct bufferevent *bev, short what, void *arg)
 {
     hwatch_t *w = arg;
 
     if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
-        die("watch %d: %s", w->id, bev_error(bev, what));
+        die("watch %d: %s", w->id, tls_bev_error(bev, what));
 }
 
 static void open_next(bench_t *b);
@@ -289,23 +272,16 @@ hw_read(struct bufferevent *bev, void *arg)
 static void
 hw_open(bench_t *b, hwatch_t *w)
 {
-    SSL *ssl = SSL_new(b->tls);
-    const struct sockaddr_in *v4 = (const struct sockaddr_in *)&b->addr;
-    const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&b->addr;
+    const kgate_addr_t *k = &b->kgate;
     int one = 1;
 
-    /* The serving certificate must name the IP address connected to. */
-    if (b->addr.ss_family == AF_INET)
-        X509_VERIFY_PARAM_set1_ip(SSL_get0_param(ssl), (const uint8_t *)&v4->sin_addr, 4);
-    else
-        X509_VERIFY_PARAM_set1_ip(SSL_get0_param(ssl), (const uint8_t *)&v6->sin6_addr, 16);
-    w->bev = bufferevent_openssl_socket_new(b->etcd.base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
-                                            BEV_OPT_CLOSE_ON_FREE);
+    w->bev = bufferevent_openssl_socket_new(b->etcd.base, -1, kgate_ssl_new(k),
+                                            BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
     w->lines = evbuffer_new();
     bufferevent_setcb(w->bev, hw_read, NULL, hw_event, w);
     bufferevent_enable(w->bev, EV_READ | EV_WRITE);
-    if (bufferevent_socket_connect(w->bev, (struct sockaddr *)&b->addr, b->addr_len) != 0)
-        die("cannot connect to %s", b->authority);
+    if (bufferevent_socket_connect(w->bev, (struct sockaddr *)&k->addr, k->addr_len) != 0)
+        die("cannot connect to %s", k->authority);
     /* Nagle plus delayed ACKs would hold back the request behind its TLS record. */
     setsockopt(bufferevent_getfd(w->bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     evbuffer_add(bufferevent_get_output(w->bev), b->request, strlen(b->request));
@@ -476,7 +452,7 @@ run_kgate(bench_t *b, pid_t pid, int writes, row_t *row)
     b->request =
         gw_sprintf("GET " COLLECTION "?watch=1&resourceVersion=%lld HTTP/1.1\r\n"
                    "Host: %s\r\nUser-Agent: bench_watch\r\nAccept: application/json\r\n\r\n",
-                   (long long)b->from_rev, b->authority);
+                   (long long)b->from_rev, b->kgate.authority);
     b->opened = b->open = 0;
     for (int i = 0; i < OPENING; i++)
         open_next(b);
@@ -519,14 +495,7 @@ raise_fd_limit(void)
 static void
 bench_init(bench_t *b, char **argv)
 {
-    const char *scheme = "https://";
-
-    b->authority = argv[1] + strlen(scheme);
-    b->addr_len = (int)sizeof b->addr;
-    if (strncmp(argv[1], scheme, strlen(scheme)) != 0 ||
-        evutil_parse_sockaddr_port(b->authority, (struct sockaddr *)&b->addr, &b->addr_len) != 0)
-        die("not an https://IP:PORT URL: %s", argv[1]);
-    b->tls = tls_client_new(argv[2]);
+    kgate_addr_init(&b->kgate, argv[1], argv[2]);
     econn_open(&b->etcd, argv[3]);
     b->deadline = evtimer_new(b->etcd.base, on_deadline, b);
     b->prefix = gw_sprintf("%s/configmaps/" NAMESPACE "/", argv[4]);
@@ -590,7 +559,7 @@ main(int argc, char **argv)
     econn_delete_prefix(&b->etcd, b->prefix);
     event_free(b->deadline);
     econn_close(&b->etcd);
-    SSL_CTX_free(b->tls);
+    SSL_CTX_free(b->kgate.tls);
     free(b->key);
     free(b->prefix);
     free(b);
