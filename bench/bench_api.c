@@ -7,6 +7,11 @@
  * collection's prefix. The ratio is what TLS, HTTP, the filter chain and the registry cost on
  * top of the etcd read.
  *
+ * Then writes: a server-side apply of a 2 KiB Deployment (fieldManager=bench) beside a plain
+ * PUT of the same object, each call flipping one label so that every call writes; each caller
+ * has its own Deployment. The ratio is what field ownership and the schema-driven merge cost
+ * over a whole-object replace.
+ *
  * Usage: bench_api https://IP:PORT PKI_DIR ETCD_URL ETCD_PREFIX WORKERS
  *   PKI_DIR holds ca.crt (which signed kgate's serving certificate) and admin.crt/admin.key
  *   (a client certificate kgate accepts); ETCD_PREFIX is kgate's --etcd-prefix and WORKERS
@@ -53,10 +58,16 @@
  * (leader-election renewals) move on: its length may change by a digit during a run. */
 #define LEN_SLACK 4
 
-typedef enum { OP_GET, OP_LIST, N_OPS } op_t;
+#define DEPLOYMENTS "/apis/apps/v1/namespaces/" NAMESPACE "/deployments"
+/* Annotation bytes that make the Deployment about 2 KiB. */
+#define DEPLOY_PAD_LEN 1200
 
-static const char *const op_names[] = {[OP_GET] = "get", [OP_LIST] = "list"};
+typedef enum { OP_GET, OP_LIST, OP_PUT, OP_APPLY, N_OPS } op_t;
+
+static const char *const op_names[] = {
+    [OP_GET] = "get", [OP_LIST] = "list", [OP_PUT] = "put", [OP_APPLY] = "apply"};
 static const int concurrencies[] = {1, 64};
+static const int write_concurrencies[] = {1, 16};
 
 /* ---- HTTPS client: keep-alive connections with one request in flight each --------------- */
 
@@ -76,6 +87,8 @@ typedef struct {
     struct bufferevent *bev; /* NULL until used, and once closed */
     const char *what;        /* the request in flight, for messages; NULL when idle */
     int want;                /* the status it must be answered with */
+    char *owned;             /* the write in flight, formatted for this call */
+    unsigned flips;          /* writes made: their parity picks the label's value */
     slot_t *slot;            /* its caller in a phase; NULL for a set-up call */
     rstate_t state;
     bool chunked;
@@ -149,7 +162,7 @@ response_done(hconn_t *c)
 
     if (c->status != c->want)
         die_answer(c, "unexpected status");
-    if (s != NULL) {
+    if (s != NULL && s->phase->op <= OP_LIST) {
         size_t ref = c->h->ref_len[s->phase->op];
         if (c->len + LEN_SLACK < ref || c->len > ref + LEN_SLACK)
             die_answer(c, "not the length of the answer checked");
@@ -294,13 +307,19 @@ hconn_send(hconn_t *c, const char *req, int want, slot_t *slot)
     "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: bench_api\r\nAccept: application/json\r\n"
 
 static char *
-http_request(const http_t *h, const char *method, const char *path, const char *body)
+http_request_typed(const http_t *h, const char *method, const char *path, const char *body,
+                   const char *type)
 {
     if (body == NULL)
         return gw_sprintf(REQUEST_HEAD "\r\n", method, path, h->authority);
-    return gw_sprintf(REQUEST_HEAD
-                      "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-                      method, path, h->authority, strlen(body), body);
+    return gw_sprintf(REQUEST_HEAD "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n%s", method,
+                      path, h->authority, type, strlen(body), body);
+}
+
+static char *
+http_request(const http_t *h, const char *method, const char *path, const char *body)
+{
+    return http_request_typed(h, method, path, body, "application/json");
 }
 
 /* One request on connection 0 with nothing else in flight (set-up and checks); dies unless
@@ -320,12 +339,23 @@ http_call(http_t *h, const char *method, const char *path, const char *body, int
     return out;
 }
 
+static char *deployment_json(const char *name, unsigned flip);
+static char *write_request(const http_t *h, op_t op, int id, unsigned flip);
+
 static void
 http_start(driver_t *d, slot_t *s)
 {
     http_t *h = (http_t *)d;
+    hconn_t *c = &h->conns[s->id];
+    op_t op = s->phase->op;
 
-    hconn_send(&h->conns[s->id], h->request[s->phase->op], 200, s);
+    if (op <= OP_LIST) {
+        hconn_send(c, h->request[op], 200, s);
+        return;
+    }
+    free(c->owned);
+    c->owned = write_request(h, op, s->id, c->flips++);
+    hconn_send(c, c->owned, 200, s);
 }
 
 /* Each row opens its connections afresh (their TLS handshakes fall in the warm-up), so none
@@ -376,7 +406,7 @@ http_new(const char *url, const char *pki, struct event_base *base)
     h->tls = tls_new(pki);
     h->path[OP_GET] = COLLECTION "/" GET_NAME;
     h->path[OP_LIST] = COLLECTION;
-    for (op_t op = 0; op < N_OPS; op++)
+    for (op_t op = 0; op <= OP_LIST; op++)
         h->request[op] = http_request(h, "GET", h->path[op], NULL);
     for (int i = 0; i < MAX_CONC; i++)
         h->conns[i].h = h;
@@ -386,9 +416,11 @@ http_new(const char *url, const char *pki, struct event_base *base)
 static void
 http_free(http_t *h)
 {
-    for (int i = 0; i < MAX_CONC; i++)
+    for (int i = 0; i < MAX_CONC; i++) {
         hconn_close(&h->conns[i]);
-    for (op_t op = 0; op < N_OPS; op++)
+        free(h->conns[i].owned);
+    }
+    for (op_t op = 0; op <= OP_LIST; op++)
         free(h->request[op]);
     SSL_CTX_free(h->tls);
     free(h);
@@ -410,6 +442,62 @@ object_json(int i)
         i, pad);
 }
 
+/* A Deployment of about 2 KiB whose label `flip` is "a" or "b". */
+static char *
+deployment_json(const char *name, unsigned flip)
+{
+    char pad[DEPLOY_PAD_LEN + 1];
+
+    memset(pad, 'p', DEPLOY_PAD_LEN);
+    pad[DEPLOY_PAD_LEN] = '\0';
+    return gw_sprintf(
+        "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"%s\","
+        "\"labels\":{\"app\":\"bench\",\"flip\":\"%c\"},\"annotations\":{\"bench/pad\":\"%s\"}},"
+        "\"spec\":{\"replicas\":1,\"selector\":{\"matchLabels\":{\"app\":\"bench\"}},"
+        "\"template\":{\"metadata\":{\"labels\":{\"app\":\"bench\"}},\"spec\":{\"containers\":"
+        "[{\"name\":\"web\",\"image\":\"nginx:1.27\",\"ports\":[{\"containerPort\":80}],"
+        "\"env\":[{\"name\":\"MODE\",\"value\":\"bench\"}]}]}}}}",
+        name, flip % 2 ? 'b' : 'a', pad);
+}
+
+/* Caller id's write: a PUT of put-<id> or an apply of apply-<id>, the label at `flip`. */
+static char *
+write_request(const http_t *h, op_t op, int id, unsigned flip)
+{
+    char name[32], *path, *body, *req;
+
+    snprintf(name, sizeof name, "%s-%02d", op == OP_PUT ? "put" : "apply", id);
+    body = deployment_json(name, flip);
+    path = gw_sprintf(DEPLOYMENTS "/%s%s", name, op == OP_APPLY ? "?fieldManager=bench" : "");
+    req = http_request_typed(h, op == OP_PUT ? "PUT" : "PATCH", path, body,
+                             op == OP_PUT ? "application/json" : "application/apply-patch+yaml");
+    free(path);
+    free(body);
+    return req;
+}
+
+/* One Deployment per write caller: put-NN created by POST, apply-NN by a first apply. */
+static void
+seed_writes(http_t *h)
+{
+    hconn_t *c = &h->conns[0];
+
+    for (int i = 0; i < MAX_CONC; i++) {
+        char name[32], *obj;
+        snprintf(name, sizeof name, "put-%02d", i);
+        obj = deployment_json(name, 0);
+        evbuffer_free(http_call(h, "POST", DEPLOYMENTS, obj, 201));
+        free(obj);
+        c->body = evbuffer_new();
+        free(c->owned);
+        c->owned = write_request(h, OP_APPLY, i, 0);
+        hconn_send(c, c->owned, 201, NULL);
+        event_base_loop(h->ev.base, EVLOOP_NO_EXIT_ON_EMPTY);
+        evbuffer_free(c->body);
+        c->body = NULL;
+    }
+}
+
 static void
 seed(http_t *h)
 {
@@ -422,6 +510,7 @@ seed(http_t *h)
         evbuffer_free(http_call(h, "POST", COLLECTION, obj, 201));
         free(obj);
     }
+    seed_writes(h);
 }
 
 /* The GET answers the first object, whole; the LIST answers all of them. */
@@ -533,6 +622,34 @@ print_setting(const http_t *h, const char *url, const char *etcd_url, const char
 }
 
 static void
+print_write_row(int conc, const result_t *apply, const result_t *put)
+{
+    printf("%4d  %11.0f  %7.3f  %7.3f  %9.0f  %7.3f  %7.3f  %16.2f\n", conc, apply->ops_s,
+           apply->p50_ms, apply->p99_ms, put->ops_s, put->p50_ms, put->p99_ms,
+           put->ops_s > 0 ? apply->ops_s / put->ops_s : 0.0);
+    fflush(stdout);
+}
+
+/* Server-side applies beside PUTs of the same Deployment, each caller on its own object. */
+static uint64_t
+run_writes(http_t *h, const timing_t *t)
+{
+    uint64_t errors = 0;
+
+    printf("\nwrites of a 2 KiB Deployment (one per caller, a label flipped by every call)\n");
+    printf("conc  apply req/s   p50 ms   p99 ms  put req/s   p50 ms   p99 ms  "
+           "ratio(apply/put)\n");
+    for (size_t i = 0; i < sizeof write_concurrencies / sizeof write_concurrencies[0]; i++) {
+        result_t a, p;
+        run_phase(&h->ev.d, OP_APPLY, write_concurrencies[i], t, &a);
+        run_phase(&h->ev.d, OP_PUT, write_concurrencies[i], t, &p);
+        print_write_row(write_concurrencies[i], &a, &p);
+        errors += a.errors + p.errors;
+    }
+    return errors;
+}
+
+static void
 print_row(op_t op, int conc, const result_t *k, const result_t *e)
 {
     printf("%-5s  %4d  %11.0f  %7.3f  %7.3f  %10.0f  %7.3f  %7.3f  %17.2f\n", op_names[op], conc,
@@ -562,7 +679,7 @@ main(int argc, char **argv)
     print_setting(h, argv[1], argv[3], argv[5], &t);
     printf("op     conc  kgate req/s   p50 ms   p99 ms  etcd ops/s   p50 ms   p99 ms  "
            "ratio(kgate/etcd)\n");
-    for (op_t op = 0; op < N_OPS; op++) {
+    for (op_t op = 0; op <= OP_LIST; op++) {
         for (size_t i = 0; i < sizeof concurrencies / sizeof concurrencies[0]; i++) {
             result_t k, e;
             run_phase(&h->ev.d, op, concurrencies[i], &t, &k);
@@ -571,6 +688,7 @@ main(int argc, char **argv)
             errors += k.errors + e.errors;
         }
     }
+    errors += run_writes(h, &t);
     http_free(h);
     direct_free(direct);
     econn_close(&etcd);
