@@ -234,25 +234,23 @@ named_set_of(const ctx_t *c, const json_t *v)
 }
 
 /* addBackOwnedItems: what pruning took that some manager (the applier's new set included)
- * owns comes back. */
+ * owns comes back. ms: merged's named set. */
 static json_t *
-add_back_owned(const ctx_t *c, const json_t *merged, const json_t *pruned,
-               const gw_ssa__managers_t *m)
+add_back_owned(const ctx_t *c, const json_t *merged, const gw_fieldset_t *ms,
+               const json_t *pruned, const gw_ssa__managers_t *m)
 {
-    gw_fieldset_t *owned = gw_fieldset_new(), *named, *ms, *ps, *keep, *drop;
+    gw_fieldset_t *owned = gw_fieldset_new(), *named, *ps, *keep, *drop;
     json_t *out;
 
     for (size_t i = 0; i < m->n; i++)
         replace_set(&owned, gw_fieldset_union(owned, m->e[i].set));
     named = gw_ssa__named(c->s->schema, owned);
-    ms = named_set_of(c, merged);
     ps = named_set_of(c, pruned);
     keep = gw_fieldset_union(ps, named);
     drop = gw_fieldset_difference(ms, keep);
     out = gw_ssa__remove(c->s->schema, merged, drop);
     gw_fieldset_free(owned);
     gw_fieldset_free(named);
-    gw_fieldset_free(ms);
     gw_fieldset_free(ps);
     gw_fieldset_free(keep);
     gw_fieldset_free(drop);
@@ -261,16 +259,15 @@ add_back_owned(const ctx_t *c, const json_t *merged, const json_t *pruned,
 
 /* addBackDanglingItems: pruning only takes what the applier owned last time. */
 static json_t *
-add_back_dangling(const ctx_t *c, const json_t *merged, const json_t *pruned,
-                  const gw_fieldset_t *last)
+add_back_dangling(const ctx_t *c, const json_t *merged, const gw_fieldset_t *ms,
+                  const json_t *pruned, const gw_fieldset_t *last)
 {
-    gw_fieldset_t *ms = named_set_of(c, merged), *ps = named_set_of(c, pruned), *gone, *drop;
+    gw_fieldset_t *ps = named_set_of(c, pruned), *gone, *drop;
     json_t *out;
 
     gone = gw_fieldset_difference(ms, ps);
     drop = gw_fieldset_intersection(gone, last);
     out = gw_ssa__remove(c->s->schema, merged, drop);
-    gw_fieldset_free(ms);
     gw_fieldset_free(ps);
     gw_fieldset_free(gone);
     gw_fieldset_free(drop);
@@ -282,16 +279,18 @@ add_back_dangling(const ctx_t *c, const json_t *merged, const json_t *pruned,
 static json_t *
 prune(const ctx_t *c, json_t *merged, const gw_ssa__managers_t *m, const gw_fieldset_t *last)
 {
-    gw_fieldset_t *named_last;
+    gw_fieldset_t *named_last, *ms;
     json_t *pruned, *owned, *out;
 
     if (last == NULL || gw_fieldset_empty(last))
         return merged;
     named_last = gw_ssa__named(c->s->schema, last);
+    ms = named_set_of(c, merged);
     pruned = gw_ssa__remove(c->s->schema, merged, named_last);
-    owned = add_back_owned(c, merged, pruned, m);
-    out = add_back_dangling(c, merged, owned, named_last);
+    owned = add_back_owned(c, merged, ms, pruned, m);
+    out = add_back_dangling(c, merged, ms, owned, named_last);
     gw_fieldset_free(named_last);
+    gw_fieldset_free(ms);
     json_decref(pruned);
     json_decref(owned);
     json_decref(merged);
