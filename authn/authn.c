@@ -1,4 +1,4 @@
-/* The authenticators in kube-apiserver's order: x509, bearer token, anonymous. */
+/* The authenticators in kube-apiserver's order: x509, bearer tokens, anonymous. */
 #include "authn.h"
 
 #include <errno.h>
@@ -14,12 +14,6 @@
 #define GROUP_AUTHENTICATED "system:authenticated"
 #define GROUP_UNAUTHENTICATED "system:unauthenticated"
 #define USER_ANONYMOUS "system:anonymous"
-
-struct authn {
-    bool anonymous;
-    bool have_tokens;
-    authn__tokens_t tokens;
-};
 
 authn_user_t *
 authn__user_new(const char *name, const char *uid)
@@ -122,39 +116,80 @@ authn_free(authn_t *a)
     free(a);
 }
 
-typedef enum {
-    NOT_MINE, /* no credential this authenticator reads */
-    FOUND,
-    REFUSED,
-} verdict_t;
+/* The static token file. */
+static authn__verdict_t
+token_file(const authn_t *a, const char *token, authn_user_t **user, authn_pending_t **pending,
+           const char **why)
+{
+    const authn__token_t *t = a->have_tokens ? authn__tokens_find(&a->tokens, token) : NULL;
+
+    (void)pending;
+    if (t == NULL) {
+        *why = "invalid bearer token";
+        return a->have_tokens ? AUTHN__REFUSED : AUTHN__NOT_MINE;
+    }
+    *user = authn__user_new(t->name, t->uid);
+    for (size_t i = 0; i < t->n_groups; i++)
+        authn__user_add_group(*user, t->groups[i]);
+    return AUTHN__FOUND;
+}
+
+/* The bearer-token authenticators in kube's union order. */
+static const authn__token_fn token_chain[] = {
+    token_file,
+};
+
+#define N_TOKEN_AUTHENTICATORS (sizeof(token_chain) / sizeof(token_chain[0]))
+
+/* kube's union of token authenticators from `from` on: the first that accepts decides, a
+ * pending one resumes the union after itself when it refuses; all refusing is a refusal. */
+static authn__verdict_t
+token_union(const authn_t *a, const char *token, size_t from, authn_user_t **user,
+            authn_pending_t **pending, const char **why)
+{
+    authn__verdict_t result = AUTHN__NOT_MINE;
+
+    for (size_t i = from; i < N_TOKEN_AUTHENTICATORS; i++) {
+        const char *reason = NULL;
+        authn__verdict_t v = token_chain[i](a, token, user, pending, &reason);
+        if (v == AUTHN__FOUND)
+            return v;
+        if (v == AUTHN__PENDING) {
+            (*pending)->token = gw_strdup(token);
+            (*pending)->next = i + 1;
+            return v;
+        }
+        if (v == AUTHN__REFUSED) {
+            result = v;
+            *why = reason;
+        }
+    }
+    if (result == AUTHN__NOT_MINE)
+        *why = "invalid bearer token";
+    return AUTHN__REFUSED;
+}
 
 /* kube's bearertoken: "Bearer <token>" (scheme in any case); anything else is not ours. */
-static verdict_t
-bearer(const authn_t *a, const char *header, authn_user_t **user, const char **why)
+static authn__verdict_t
+bearer(const authn_t *a, const char *header, authn_user_t **user, authn_pending_t **pending,
+       const char **why)
 {
     if (header == NULL)
-        return NOT_MINE;
+        return AUTHN__NOT_MINE;
     while (*header == ' ' || *header == '\t')
         header++;
     if (strncasecmp(header, "bearer ", 7) != 0)
-        return NOT_MINE;
+        return AUTHN__NOT_MINE;
     const char *tok = header + 7;
     size_t len = strcspn(tok, " ");
     while (len > 0 && (tok[len - 1] == '\t' || tok[len - 1] == '\r'))
         len--;
     if (len == 0)
-        return NOT_MINE; /* an empty bearer token is no credential */
+        return AUTHN__NOT_MINE; /* an empty bearer token is no credential */
     char *token = gw_strndup(tok, len);
-    const authn__token_t *t = a->have_tokens ? authn__tokens_find(&a->tokens, token) : NULL;
+    authn__verdict_t v = token_union(a, token, 0, user, pending, why);
     free(token);
-    if (t == NULL) {
-        *why = "invalid bearer token";
-        return REFUSED;
-    }
-    *user = authn__user_new(t->name, t->uid);
-    for (size_t i = 0; i < t->n_groups; i++)
-        authn__user_add_group(*user, t->groups[i]);
-    return FOUND;
+    return v;
 }
 
 /* kube's AuthenticatedGroupAdder: unless the user is already in either all-users group. */
@@ -169,19 +204,19 @@ add_authenticated(authn_user_t *u)
     authn__user_add_group(u, GROUP_AUTHENTICATED);
 }
 
-authn_result_t
-authn_authenticate(const authn_t *a, const authn_request_t *req, authn_user_t **user, char *why,
-                   size_t why_len)
+/* The verdict as the public result: the group every authenticated user is in, anonymous
+ * for no credential at all. */
+static authn_result_t
+conclude(const authn_t *a, authn__verdict_t v, authn_user_t **user, const char *reason, char *why,
+         size_t why_len)
 {
-    const char *reason = "no credentials and anonymous requests are disabled";
-    *user = req->client_cert != NULL ? authn__x509_user(req->client_cert) : NULL;
-    /* As kube's union: a certificate that names no one lets the token decide. */
-    verdict_t v = *user != NULL ? FOUND : bearer(a, req->authorization, user, &reason);
-    if (v == FOUND) {
+    if (v == AUTHN__FOUND) {
         add_authenticated(*user);
         return AUTHN_OK;
     }
-    if (v == NOT_MINE && a->anonymous) {
+    if (v == AUTHN__PENDING)
+        return AUTHN_PENDING;
+    if (v == AUTHN__NOT_MINE && a->anonymous) {
         *user = authn__user_new(USER_ANONYMOUS, "");
         authn__user_add_group(*user, GROUP_UNAUTHENTICATED);
         return AUTHN_OK;
@@ -189,4 +224,58 @@ authn_authenticate(const authn_t *a, const authn_request_t *req, authn_user_t **
     if (why != NULL)
         snprintf(why, why_len, "%s", reason);
     return AUTHN_UNAUTHORIZED;
+}
+
+/* A pending verdict for a caller that cannot wait is the refusal of a failed need. */
+static authn__verdict_t
+no_wait(authn__verdict_t v, authn_pending_t **pending, authn_pending_t *local, const char **why)
+{
+    if (v == AUTHN__PENDING && pending == NULL) {
+        authn_pending_free(local);
+        *why = "the credential needs a lookup the caller cannot wait for";
+        return AUTHN__REFUSED;
+    }
+    if (pending != NULL)
+        *pending = local;
+    return v;
+}
+
+authn_result_t
+authn_authenticate(const authn_t *a, const authn_request_t *req, authn_user_t **user,
+                   authn_pending_t **pending, char *why, size_t why_len)
+{
+    const char *reason = "no credentials and anonymous requests are disabled";
+    authn_pending_t *local = NULL;
+    authn__verdict_t v = AUTHN__NOT_MINE;
+
+    if (pending != NULL)
+        *pending = NULL;
+    *user = req->client_cert != NULL ? authn__x509_user(req->client_cert) : NULL;
+    /* As kube's union: a certificate that names no one lets the token decide. */
+    if (*user != NULL)
+        v = AUTHN__FOUND;
+    else
+        v = no_wait(bearer(a, req->authorization, user, &local, &reason), pending, local, &reason);
+    return conclude(a, v, user, reason, why, why_len);
+}
+
+authn_result_t
+authn_pending_finish(const authn_t *a, authn_pending_t *p, const authn_answer_t *answers,
+                     authn_user_t **user, authn_pending_t **pending, char *why, size_t why_len)
+{
+    const char *reason = "invalid bearer token";
+    char *token = p->token;
+    size_t next = p->next;
+    authn_pending_t *local = NULL;
+    authn__verdict_t v;
+
+    *user = NULL;
+    *pending = NULL;
+    p->token = NULL;
+    v = authn__pending_run(a, p, answers, user, &local, &reason);
+    if (v == AUTHN__REFUSED && token != NULL && next < N_TOKEN_AUTHENTICATORS)
+        v = token_union(a, token, next, user, &local, &reason);
+    free(token);
+    *pending = local;
+    return conclude(a, v == AUTHN__NOT_MINE ? AUTHN__REFUSED : v, user, reason, why, why_len);
 }

@@ -4,9 +4,18 @@
 /*
  * Authentication: credentials in, a user out. A library of its own (no libevent, no gRPC):
  * the gateway hands it what it needs of the request. Authenticators are tried in
- * kube-apiserver's order (x509 client certificate, bearer token: static token file; later
- * service account, bootstrap and OIDC tokens, webhook; then anonymous); the first that
- * recognises the credential decides.
+ * kube-apiserver's order (request header (front proxy) and x509 client certificates; bearer
+ * tokens: static token file, service account JWTs, bootstrap tokens, OIDC / JWT
+ * authenticators, the token webhook; then anonymous); the first that recognises the
+ * credential decides.
+ *
+ * What cannot be decided from memory is asked of the caller: an authentication may end
+ * AUTHN_PENDING with a list of needs (objects to read from storage: a service account, the
+ * pod or secret a token is bound to, a bootstrap token's secret; HTTPS exchanges: a
+ * TokenReview for the webhook, an identity provider's discovery document or keys). The
+ * caller performs them, in any order and concurrently, and hands the answers back to
+ * authn_pending_finish, which decides or asks again. Caches (webhook verdicts, key sets) live
+ * inside authn_t behind its own lock, so one authn_t serves every worker.
  */
 
 #include <stdbool.h>
@@ -44,9 +53,38 @@ typedef struct {
     void *header_ctx;
 } authn_request_t;
 
+/** kube-apiserver's authentication flags (NULL / 0 / false: not given). Borrowed by authn_new
+ *  for the call. */
 typedef struct {
-    const char *token_auth_file; /* --token-auth-file, or NULL */
+    const char *token_auth_file; /* --token-auth-file */
     bool anonymous;              /* --anonymous-auth */
+    /* service accounts */
+    const char *const *sa_key_files;  /* --service-account-key-file (repeatable), NULL-ended */
+    const char *sa_signing_key_file;  /* --service-account-signing-key-file */
+    const char *const *sa_issuers;    /* --service-account-issuer (repeatable; the first signs) */
+    const char *const *api_audiences; /* --api-audiences; none: the first issuer */
+    bool sa_lookup;                   /* --service-account-lookup (default true) */
+    long long sa_max_expiration;      /* --service-account-max-token-expiration, seconds; 0 */
+    bool sa_extend_expiration;        /* --service-account-extend-token-expiration (true) */
+    const char *tls_key_file;         /* --tls-private-key-file: the key of last resort */
+    /* bootstrap tokens */
+    bool bootstrap_tokens; /* --enable-bootstrap-token-auth */
+    /* OIDC (the flags) or JWT authenticators (--authentication-config); not both */
+    const char *oidc_issuer_url, *oidc_client_id, *oidc_username_claim, *oidc_username_prefix;
+    const char *oidc_groups_claim, *oidc_groups_prefix, *oidc_ca_file;
+    const char *const *oidc_required_claims; /* "claim=value", NULL-ended */
+    const char *const *oidc_signing_algs;    /* NULL: RS256 */
+    const char *authentication_config;       /* --authentication-config file */
+    /* the token webhook */
+    const char *webhook_config_file; /* --authentication-token-webhook-config-file */
+    long long webhook_cache_ttl;     /* seconds (default 120) */
+    const char *webhook_version;     /* "v1beta1" (default) or "v1" */
+    /* the authenticating proxy */
+    const char *requestheader_client_ca_file;
+    const char *const *requestheader_allowed_names;
+    const char *const *requestheader_username_headers;
+    const char *const *requestheader_group_headers;
+    const char *const *requestheader_extra_headers_prefix;
 } authn_config_t;
 
 typedef struct authn authn_t;
@@ -65,15 +103,78 @@ typedef enum {
     AUTHN_OK,           /* *user set */
     AUTHN_UNAUTHORIZED, /* a credential was presented and refused, or none and no anonymous:
                            401 (the reason goes to the log only) */
+    AUTHN_PENDING,      /* *pending set: answer its needs, then authn_pending_finish */
 } authn_result_t;
 
+/* ---- needs: what a pending authentication asks of the caller ----------------------------- */
+
+typedef enum {
+    AUTHN_NEED_OBJECT, /* read a core/v1 object from storage */
+    AUTHN_NEED_HTTPS,  /* one HTTPS exchange */
+} authn_need_kind_t;
+
+/** How to reach an HTTPS endpoint (a webhook's kubeconfig, an identity provider). */
+typedef struct {
+    const char *ca_pem;   /* PEM of the CAs to trust; NULL: the system's */
+    const char *cert_pem; /* client certificate and key (PEM), or NULL */
+    const char *key_pem;
+    const char *bearer_token; /* Authorization: Bearer, or NULL */
+    int timeout_ms;
+} authn_tls_t;
+
+/** One need. Owned by its pending authentication. */
+typedef struct {
+    authn_need_kind_t kind;
+    /* AUTHN_NEED_OBJECT */
+    const char *resource;  /* "serviceaccounts", "secrets", "pods", "nodes" */
+    const char *namespace; /* "" for a cluster-scoped resource */
+    const char *name;
+    /* AUTHN_NEED_HTTPS */
+    const char *method; /* "GET" or "POST" */
+    const char *url;    /* https://... */
+    const char *body;   /* JSON for a POST, or NULL */
+    const authn_tls_t *tls;
+} authn_need_t;
+
+/** The answer to one need. Borrowed by authn_pending_finish for the call. */
+typedef struct {
+    int err; /* 0, or a gw_err code: storage or the exchange failed */
+    /* AUTHN_NEED_OBJECT: the stored object as JSON text (with metadata.uid), or NULL when it
+     * does not exist */
+    const char *object;
+    size_t object_len;
+    /* AUTHN_NEED_HTTPS: the status (0 when there was no answer) and the body */
+    int status;
+    const char *body;
+    size_t body_len;
+} authn_answer_t;
+
+typedef struct authn_pending authn_pending_t;
+
 /**
- * Authenticate synchronously (every authenticator so far decides from memory). Every
- * authenticated user also gets the group system:authenticated; anonymous is user
- * system:anonymous in group system:unauthenticated. On AUTHN_OK *user is new (caller frees);
- * on failure `why` (may be NULL) gets a reason for the log. Thread: any.
+ * Authenticate. Every authenticated user also gets the group system:authenticated; anonymous
+ * is user system:anonymous in group system:unauthenticated. On AUTHN_OK *user is new (caller
+ * frees); on AUTHN_PENDING *pending is new (caller finishes or frees it); on failure `why`
+ * (may be NULL) gets a reason for the log. `pending` may be NULL when the caller cannot wait
+ * (the request is then refused as if the need failed). Thread: any.
  */
 authn_result_t authn_authenticate(const authn_t *a, const authn_request_t *req, authn_user_t **user,
-                                  char *why, size_t why_len);
+                                  authn_pending_t **pending, char *why, size_t why_len);
+
+/** The needs of p: *needs gets an array of the returned length, owned by p. Thread: any. */
+size_t authn_pending_needs(const authn_pending_t *p, const authn_need_t **needs);
+
+/**
+ * Decide p with `answers` (one per need, in order). p is consumed (freed) whatever the
+ * result; the results are those of authn_authenticate (AUTHN_PENDING again with a new
+ * *pending when an answer leads to another need, e.g. an identity provider's keys after its
+ * discovery document). Thread: any.
+ */
+authn_result_t authn_pending_finish(const authn_t *a, authn_pending_t *p,
+                                    const authn_answer_t *answers, authn_user_t **user,
+                                    authn_pending_t **pending, char *why, size_t why_len);
+
+/** Free a pending authentication that will not be finished (NULL is fine). Thread: any. */
+void authn_pending_free(authn_pending_t *p);
 
 #endif

@@ -42,6 +42,70 @@ void authn__tokens_free(authn__tokens_t *t);
  */
 authn_user_t *authn__x509_user(X509 *cert);
 
+/* ---- pending authentications (authn_pending.c) ------------------------------------------ */
+
+/** What one authenticator says of a credential. */
+typedef enum {
+    AUTHN__NOT_MINE, /* not a credential it reads: the next authenticator tries */
+    AUTHN__FOUND,    /* *user set */
+    AUTHN__REFUSED,  /* *why set */
+    AUTHN__PENDING,  /* *pending set */
+} authn__verdict_t;
+
+/** How the authenticator that asked decides once the needs are answered (one answer per need,
+ *  in order); the same verdicts, AUTHN__NOT_MINE excepted. */
+typedef authn__verdict_t (*authn__finish_fn)(const authn_t *a, void *state,
+                                             const authn_answer_t *answers, authn_user_t **user,
+                                             authn_pending_t **pending, const char **why);
+
+/** A pending authentication. The chain (authn.c) resumes after the authenticator that asked
+ *  (`next`, with the bearer `token`) when it refuses. */
+struct authn_pending {
+    authn_need_t *needs;
+    size_t n;
+    authn__finish_fn finish;
+    void *state;
+    void (*free_state)(void *state);
+    char *token;
+    size_t next;
+};
+
+/** A new pending authentication that `finish` decides with `state` (freed by free_state, which
+ *  may be NULL, when the pending authentication goes). */
+authn_pending_t *authn__pending_new(authn__finish_fn finish, void *state,
+                                    void (*free_state)(void *state));
+
+/** Ask for an object: resource, namespace ("" when cluster-scoped) and name are copied. */
+void authn__need_object(authn_pending_t *p, const char *resource, const char *namespace,
+                        const char *name);
+
+/** Ask for an HTTPS exchange: method, url and body (may be NULL) are copied; tls is borrowed
+ *  and must outlive p (it belongs to the authenticator's configuration). */
+void authn__need_https(authn_pending_t *p, const char *method, const char *url, const char *body,
+                       const authn_tls_t *tls);
+
+/** Run p's finish (p is consumed). */
+authn__verdict_t authn__pending_run(const authn_t *a, authn_pending_t *p,
+                                    const authn_answer_t *answers, authn_user_t **user,
+                                    authn_pending_t **pending, const char **why);
+
+/* ---- the chain (authn.c) ------------------------------------------------------------------- */
+
+/** A bearer-token authenticator: NOT_MINE when it is not configured or the token is not of
+ *  its kind. */
+typedef authn__verdict_t (*authn__token_fn)(const authn_t *a, const char *token,
+                                            authn_user_t **user, authn_pending_t **pending,
+                                            const char **why);
+
+/** Every authenticator's configuration; each method's file reads its own part. */
+struct authn {
+    bool anonymous;
+    bool have_tokens;
+    authn__tokens_t tokens;
+};
+
+/* ---- users ------------------------------------------------------------------------------- */
+
 /** A new user with a copy of name and uid and no groups. */
 authn_user_t *authn__user_new(const char *name, const char *uid);
 

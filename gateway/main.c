@@ -195,14 +195,75 @@ feature_enabled(const gw_config_t *cfg, const char *name, bool dflt)
     return dflt;
 }
 
+/* A list flag as the NULL-ended array authn takes (the strings stay the config's). */
+static const char *const *
+null_ended(const gw_strlist_t *l)
+{
+    const char **out = gw_calloc(l->n + 1, sizeof(*out));
+
+    for (size_t i = 0; i < l->n; i++)
+        out[i] = l->items[i];
+    return out;
+}
+
+/* The authenticators from the flags (authn copies what it keeps). */
+static int
+build_authn(kgate_t *k, char *err, size_t err_len)
+{
+    const gw_config_t *c = k->cfg;
+    authn_config_t ac = {
+        .token_auth_file = c->token_auth_file,
+        .anonymous = c->anonymous_auth,
+        .sa_key_files = null_ended(&c->service_account_key_file),
+        .sa_signing_key_file = c->service_account_signing_key_file,
+        .sa_issuers = null_ended(&c->service_account_issuer),
+        .api_audiences = null_ended(&c->api_audiences),
+        .sa_lookup = c->service_account_lookup,
+        .sa_max_expiration = c->service_account_max_token_expiration_ms / 1000,
+        .sa_extend_expiration = c->service_account_extend_token_expiration,
+        .tls_key_file = c->tls_private_key_file,
+        .bootstrap_tokens = c->enable_bootstrap_token_auth,
+        .oidc_issuer_url = c->oidc_issuer_url,
+        .oidc_client_id = c->oidc_client_id,
+        .oidc_username_claim = c->oidc_username_claim,
+        .oidc_username_prefix = c->oidc_username_prefix,
+        .oidc_groups_claim = c->oidc_groups_claim,
+        .oidc_groups_prefix = c->oidc_groups_prefix,
+        .oidc_ca_file = c->oidc_ca_file,
+        .oidc_required_claims = null_ended(&c->oidc_required_claim),
+        .oidc_signing_algs = null_ended(&c->oidc_signing_algs),
+        .authentication_config = c->authentication_config,
+        .webhook_config_file = c->authentication_token_webhook_config_file,
+        .webhook_cache_ttl = c->authentication_token_webhook_cache_ttl_ms / 1000,
+        .webhook_version = c->authentication_token_webhook_version,
+        .requestheader_client_ca_file = c->requestheader_client_ca_file,
+        .requestheader_allowed_names = null_ended(&c->requestheader_allowed_names),
+        .requestheader_username_headers = null_ended(&c->requestheader_username_headers),
+        .requestheader_group_headers = null_ended(&c->requestheader_group_headers),
+        .requestheader_extra_headers_prefix = null_ended(&c->requestheader_extra_headers_prefix),
+    };
+    int rc = authn_new(&ac, &k->authn, err, err_len);
+    const char *const *lists[] = {ac.sa_key_files,
+                                  ac.sa_issuers,
+                                  ac.api_audiences,
+                                  ac.oidc_required_claims,
+                                  ac.oidc_signing_algs,
+                                  ac.requestheader_allowed_names,
+                                  ac.requestheader_username_headers,
+                                  ac.requestheader_group_headers,
+                                  ac.requestheader_extra_headers_prefix};
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+        free((void *)lists[i]);
+    return rc;
+}
+
 /* Authentication, authorization and the served catalog from the flags. Returns the exit
  * code for a failure (1: an unusable file, 2: a bad flag value) or 0. */
 static int
 build_policy(kgate_t *k, char *err, size_t err_len)
 {
     const gw_config_t *cfg = k->cfg;
-    authn_config_t ac = {.token_auth_file = cfg->token_auth_file, .anonymous = cfg->anonymous_auth};
-    if (authn_new(&ac, &k->authn, err, err_len) != 0)
+    if (build_authn(k, err, err_len) != 0)
         return 1;
     char *modes = join(&cfg->authorization_mode);
     int rc = authz_new(modes, &k->authz, err, err_len);

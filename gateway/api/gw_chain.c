@@ -13,6 +13,7 @@
 
 #include "authz.h"
 #include "gw_api_int.h"
+#include "gw_authn_io.h"
 #include "gw_err.h"
 #include "gw_log.h"
 #include "gw_registry.h"
@@ -119,9 +120,29 @@ header_lookup(void *ctx, const char *name)
     return gw_req_header(ctx, name);
 }
 
+static void
+reply_unauthorized(gw_req_t *r)
+{
+    gw_reply_status(r, 401, "Unauthorized", NULL, "Unauthorized");
+}
+
+/* A pending authentication decided: go on as the user, or 401. */
+static void
+authn_resolved(gw_req_t *r, authn_result_t result, const authn_user_t *user, void *arg)
+{
+    (void)arg;
+    if (result != AUTHN_OK) {
+        reply_unauthorized(r);
+        return;
+    }
+    r->user = user;
+    gw_chain_resume(r);
+}
+
 static gw_verdict_t
 f_authn(gw_req_t *r)
 {
+    const authn_t *a = GW_API_REQ(r)->api->cfg.authn;
     authn_request_t req = {
         .authorization = gw_req_header(r, "Authorization"),
         .client_cert = client_cert(r),
@@ -129,16 +150,22 @@ f_authn(gw_req_t *r)
         .header_ctx = r,
     };
     authn_user_t *user = NULL;
+    authn_pending_t *pending = NULL;
     char why[256] = "";
-    if (authn_authenticate(GW_API_REQ(r)->api->cfg.authn, &req, &user, why, sizeof(why)) !=
-        AUTHN_OK) {
+
+    switch (authn_authenticate(a, &req, &user, &pending, why, sizeof(why))) {
+    case AUTHN_OK:
+        gw_arena_defer(r->arena, (void (*)(void *))authn_user_free, user);
+        r->user = user;
+        return GW_NEXT;
+    case AUTHN_PENDING:
+        gw_authn_resolve(r, a, pending, authn_resolved, NULL);
+        return GW_SUSPEND;
+    default:
         gw_log_debug(r->audit_id, "unauthorized: %s", why);
-        gw_reply_status(r, 401, "Unauthorized", NULL, "Unauthorized");
+        reply_unauthorized(r);
         return GW_DONE;
     }
-    gw_arena_defer(r->arena, (void (*)(void *))authn_user_free, user);
-    r->user = user;
-    return GW_NEXT;
 }
 
 /* ---- authorization -------------------------------------------------------------------------- */

@@ -39,6 +39,7 @@ static const char *check_ip(const char *v);
 static const char *check_authz_mode(const char *v);
 static const char *check_key_value(const char *v);
 static const char *check_feature_gate(const char *v);
+static const char *check_webhook_version(const char *v);
 
 #define OFF(field) offsetof(gw_config_t, field)
 
@@ -80,6 +81,68 @@ static const flag_t flags[] = {
      "Static bearer tokens (CSV: token,user,uid[,groups...])."},
     {"anonymous-auth", FLAG_BOOL, OFF(anonymous_auth), "true", 0, 0, NULL,
      "Let unauthenticated requests through as system:anonymous."},
+    {"service-account-key-file", FLAG_LIST, OFF(service_account_key_file), "", 0, 0, NULL,
+     "PEM files of public (or private) keys that verify service account tokens; repeatable. "
+     "Default: --tls-private-key-file."},
+    {"service-account-signing-key-file", FLAG_STR, OFF(service_account_signing_key_file), NULL, 0,
+     0, NULL, "PEM private key (RSA or EC P-256) that signs service account tokens."},
+    {"service-account-issuer", FLAG_LIST, OFF(service_account_issuer), "", 0, 0, NULL,
+     "Issuer of service account tokens; repeatable: the first signs, all are accepted."},
+    {"api-audiences", FLAG_LIST, OFF(api_audiences), "", 0, 0, NULL,
+     "Audiences a token must name; default: the first --service-account-issuer."},
+    {"service-account-lookup", FLAG_BOOL, OFF(service_account_lookup), "true", 0, 0, NULL,
+     "Refuse service account tokens whose account or bound object no longer exists."},
+    {"service-account-max-token-expiration", FLAG_DURATION,
+     OFF(service_account_max_token_expiration_ms), "0", 0, 0, NULL,
+     "Longest validity a TokenRequest may ask for; 0: no limit."},
+    {"service-account-extend-token-expiration", FLAG_BOOL,
+     OFF(service_account_extend_token_expiration), "true", 0, 0, NULL,
+     "Issue pod-bound tokens for a year while warning after their requested expiry."},
+    {"enable-bootstrap-token-auth", FLAG_BOOL, OFF(enable_bootstrap_token_auth), "false", 0, 0,
+     NULL, "Accept bootstrap tokens (Secrets of type bootstrap.kubernetes.io/token)."},
+    {"controllers", FLAG_LIST, OFF(controllers), "*", 0, 0, NULL,
+     "Controllers to run: * (the default set), name or -name; tokencleaner and "
+     "bootstrapsigner are off by default."},
+    {"oidc-issuer-url", FLAG_STR, OFF(oidc_issuer_url), NULL, 0, 0, NULL,
+     "HTTPS URL of the OpenID Connect issuer whose ID tokens are accepted."},
+    {"oidc-client-id", FLAG_STR, OFF(oidc_client_id), NULL, 0, 0, NULL,
+     "Audience the ID tokens must carry."},
+    {"oidc-username-claim", FLAG_STR, OFF(oidc_username_claim), "sub", 0, 0, NULL,
+     "Claim that names the user."},
+    {"oidc-username-prefix", FLAG_STR, OFF(oidc_username_prefix), NULL, 0, 0, NULL,
+     "Prefix of user names ('-' for none; default: the issuer URL and '#' unless the claim is "
+     "email)."},
+    {"oidc-groups-claim", FLAG_STR, OFF(oidc_groups_claim), NULL, 0, 0, NULL,
+     "Claim that lists the user's groups."},
+    {"oidc-groups-prefix", FLAG_STR, OFF(oidc_groups_prefix), NULL, 0, 0, NULL,
+     "Prefix of group names."},
+    {"oidc-ca-file", FLAG_STR, OFF(oidc_ca_file), NULL, 0, 0, NULL,
+     "CA bundle (PEM) for the issuer's HTTPS; default: the system's."},
+    {"oidc-required-claim", FLAG_LIST, OFF(oidc_required_claim), "", 0, 0, check_key_value,
+     "claim=value pairs every ID token must carry."},
+    {"oidc-signing-algs", FLAG_LIST, OFF(oidc_signing_algs), "RS256", 0, 0, NULL,
+     "Signing algorithms accepted."},
+    {"authentication-config", FLAG_STR, OFF(authentication_config), NULL, 0, 0, NULL,
+     "AuthenticationConfiguration file (JWT authenticators); exclusive with --oidc-*."},
+    {"authentication-token-webhook-config-file", FLAG_STR,
+     OFF(authentication_token_webhook_config_file), NULL, 0, 0, NULL,
+     "Kubeconfig of the TokenReview webhook."},
+    {"authentication-token-webhook-cache-ttl", FLAG_DURATION,
+     OFF(authentication_token_webhook_cache_ttl_ms), "2m", 0, 0, NULL,
+     "How long the webhook's answers are cached."},
+    {"authentication-token-webhook-version", FLAG_STR, OFF(authentication_token_webhook_version),
+     "v1beta1", 0, 0, check_webhook_version,
+     "TokenReview version the webhook speaks: v1beta1 or v1."},
+    {"requestheader-client-ca-file", FLAG_STR, OFF(requestheader_client_ca_file), NULL, 0, 0, NULL,
+     "CA bundle (PEM) of the authenticating proxy's client certificates."},
+    {"requestheader-allowed-names", FLAG_LIST, OFF(requestheader_allowed_names), "", 0, 0, NULL,
+     "Common names the proxy's certificate may have; empty: any."},
+    {"requestheader-username-headers", FLAG_LIST, OFF(requestheader_username_headers), "", 0, 0,
+     NULL, "Headers that carry the user name (e.g. X-Remote-User)."},
+    {"requestheader-group-headers", FLAG_LIST, OFF(requestheader_group_headers), "", 0, 0, NULL,
+     "Headers that carry the groups (e.g. X-Remote-Group)."},
+    {"requestheader-extra-headers-prefix", FLAG_LIST, OFF(requestheader_extra_headers_prefix), "",
+     0, 0, NULL, "Header prefixes of extra user attributes (e.g. X-Remote-Extra-)."},
     {"authorization-mode", FLAG_LIST, OFF(authorization_mode), "AlwaysAllow", 0, 0,
      check_authz_mode, "Authorizers in order: AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC, Node."},
     {"runtime-config", FLAG_LIST, OFF(runtime_config), "", 0, 0, check_key_value,
@@ -93,6 +156,12 @@ static const flag_t flags[] = {
 };
 
 #define N_FLAGS (sizeof(flags) / sizeof(flags[0]))
+
+static const char *
+check_webhook_version(const char *v)
+{
+    return strcmp(v, "v1") == 0 || strcmp(v, "v1beta1") == 0 ? NULL : "must be v1 or v1beta1";
+}
 
 static const char *const authz_modes[] = {"AlwaysAllow", "AlwaysDeny", "ABAC",
                                           "Webhook",     "RBAC",       "Node"};
@@ -446,6 +515,11 @@ gw_config_check_files(const gw_config_t *cfg, char *err, size_t err_len)
         {cfg->etcd_certfile, "etcd-certfile"},
         {cfg->etcd_keyfile, "etcd-keyfile"},
         {cfg->token_auth_file, "token-auth-file"},
+        {cfg->service_account_signing_key_file, "service-account-signing-key-file"},
+        {cfg->oidc_ca_file, "oidc-ca-file"},
+        {cfg->authentication_config, "authentication-config"},
+        {cfg->authentication_token_webhook_config_file, "authentication-token-webhook-config-file"},
+        {cfg->requestheader_client_ca_file, "requestheader-client-ca-file"},
     };
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         int rc = check_readable(files[i].path, files[i].flag, err, err_len);

@@ -37,9 +37,37 @@ typedef struct {
     int64_t shutdown_delay_ms;
     int verbosity; /* --v, 0..10 */
     bool help;
-    /* Accepted and validated now; used by later layers. */
+    /* authentication */
     char *token_auth_file;
     bool anonymous_auth;
+    gw_strlist_t service_account_key_file;
+    char *service_account_signing_key_file;
+    gw_strlist_t service_account_issuer;
+    gw_strlist_t api_audiences;
+    bool service_account_lookup;
+    int64_t service_account_max_token_expiration_ms; /* 0: no maximum */
+    bool service_account_extend_token_expiration;
+    bool enable_bootstrap_token_auth;
+    gw_strlist_t controllers;
+    char *oidc_issuer_url;
+    char *oidc_client_id;
+    char *oidc_username_claim;
+    char *oidc_username_prefix;
+    char *oidc_groups_claim;
+    char *oidc_groups_prefix;
+    char *oidc_ca_file;
+    gw_strlist_t oidc_required_claim;
+    gw_strlist_t oidc_signing_algs;
+    char *authentication_config;
+    char *authentication_token_webhook_config_file;
+    int64_t authentication_token_webhook_cache_ttl_ms;
+    char *authentication_token_webhook_version;
+    char *requestheader_client_ca_file;
+    gw_strlist_t requestheader_allowed_names;
+    gw_strlist_t requestheader_username_headers;
+    gw_strlist_t requestheader_group_headers;
+    gw_strlist_t requestheader_extra_headers_prefix;
+    /* Accepted and validated now; used by later layers. */
     gw_strlist_t authorization_mode;
     gw_strlist_t runtime_config;
     gw_strlist_t feature_gates;

@@ -59,7 +59,7 @@ who(const authn_t *a, const char *authorization, X509 *cert)
     authn_request_t req = {.authorization = authorization, .client_cert = cert};
     authn_user_t *u = NULL;
     char why[128] = "";
-    if (authn_authenticate(a, &req, &u, why, sizeof(why)) != AUTHN_OK) {
+    if (authn_authenticate(a, &req, &u, NULL, why, sizeof(why)) != AUTHN_OK) {
         snprintf(s, sizeof(s), "401 %s", why);
         return s;
     }
@@ -200,7 +200,7 @@ test_anonymous_and_groups(void)
                "without a token file every bearer token is refused");
     authn_request_t req = {0};
     authn_user_t *u = (authn_user_t *)1;
-    tap_is_int(authn_authenticate(a, &req, &u, NULL, 0), AUTHN_UNAUTHORIZED, "why may be NULL");
+    tap_is_int(authn_authenticate(a, &req, &u, NULL, NULL, 0), AUTHN_UNAUTHORIZED, "why may be NULL");
     tap_ok(u == NULL, "no user on failure");
     authn_free(a);
     authn_user_free(NULL);
