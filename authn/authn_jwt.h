@@ -33,8 +33,8 @@ typedef struct {
 char *authn_b64url_encode(const void *data, size_t len);
 
 /**
- * Decode base64url text of `len` characters (no padding, no whitespace; trailing bits must
- * be zero as Go's strict RawURLEncoding wants). On success returns 0 with *out new (caller
+ * Decode base64url text of `len` characters (no padding, no whitespace; as Go's
+ * RawURLEncoding, unused trailing bits are ignored). On success returns 0 with *out new (caller
  * frees; NUL-terminated for convenience, the NUL not counted in *out_len); GW_EINVAL on any
  * other character or length. Thread: any.
  */
@@ -56,7 +56,8 @@ bool authn_jwt_alg_supported(const char *alg);
 
 /**
  * Verify j's signature with key (public or private; borrowed). The algorithm must suit the
- * key (RS and PS: RSA of at least 2048 bits; ES256/384/512: EC on P-256/P-384/P-521).
+ * key (RS and PS: RSA; ES256/384/512: EC on P-256/P-384/P-521), so that no token picks how
+ * its key is read.
  * Returns 0 when the signature is good, GW_EINVAL otherwise. Thread: any.
  */
 int authn_jwt_verify(const authn_jwt_t *j, EVP_PKEY *key);
