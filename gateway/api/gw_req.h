@@ -55,6 +55,7 @@ struct gw_req {
     gw_store_t *store;              /* the worker's store */
     struct gw_watch_local *watches; /* the worker's side of the shared watches (gw_watch.h) */
     const gw_catalog_t *catalog;    /* the catalog in force when the request arrived */
+    const authn_t *authn;           /* the authenticators (TokenRequest, TokenReview) */
     int64_t start_ns;               /* monotonic arrival time, for metrics and timeouts */
 
     gw_reqinfo_t info;                   /* set by the request-info filter */
