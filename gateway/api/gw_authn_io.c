@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "gw_err.h"
+#include "gw_fetch.h"
 #include "gw_log.h"
+#include "gw_server.h"
 #include "gw_store.h"
 
 typedef struct resolve resolve_t;
@@ -92,6 +94,40 @@ read_object(need_call_t *c, const authn_need_t *n)
 }
 
 static void
+fetched(int err, int status, const char *body, size_t len, void *ctx)
+{
+    need_call_t *c = ctx;
+    authn_answer_t *ans = &c->rs->answers[c->index];
+
+    ans->err = err;
+    ans->status = status;
+    if (body != NULL) {
+        ans->body = gw_arena_strndup(c->rs->r->arena, body, len);
+        ans->body_len = len;
+    }
+    answered(c->rs);
+}
+
+/* One HTTPS exchange on the request's loop. */
+static void
+fetch(need_call_t *c, const authn_need_t *n)
+{
+    gw_fetch_req_t q = {
+        .method = n->method,
+        .url = n->url,
+        .body = n->body,
+        .body_len = n->body != NULL ? strlen(n->body) : 0,
+        .ca_pem = n->tls->ca_pem,
+        .cert_pem = n->tls->cert_pem,
+        .key_pem = n->tls->key_pem,
+        .bearer_token = n->tls->bearer_token,
+        .timeout_ms = n->tls->timeout_ms,
+    };
+
+    gw_fetch(gw_worker_base(c->rs->r->worker), &q, fetched, c);
+}
+
+static void
 start(resolve_t *rs)
 {
     const authn_need_t *needs;
@@ -103,12 +139,10 @@ start(resolve_t *rs)
     for (size_t i = 0; i < rs->n; i++) {
         need_call_t *c = gw_arena_calloc(r->arena, sizeof(*c));
         *c = (need_call_t){.rs = rs, .index = i};
-        if (needs[i].kind == AUTHN_NEED_OBJECT) {
+        if (needs[i].kind == AUTHN_NEED_OBJECT)
             read_object(c, &needs[i]);
-        } else {
-            rs->answers[i].err = GW_EUNAVAILABLE; /* HTTPS exchanges: gw_fetch */
-            answered(rs);
-        }
+        else
+            fetch(c, &needs[i]);
     }
     answered(rs);
 }
