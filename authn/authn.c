@@ -85,6 +85,7 @@ authn_new(const authn_config_t *cfg, authn_t **out, char *err, size_t err_len)
 {
     authn_t *a = gw_calloc(1, sizeof(*a));
     a->anonymous = cfg->anonymous;
+    a->bootstrap = cfg->bootstrap_tokens;
     *out = NULL;
     if (cfg->token_auth_file != NULL) {
         size_t len = 0;
@@ -103,6 +104,10 @@ authn_new(const authn_config_t *cfg, authn_t **out, char *err, size_t err_len)
         }
         a->have_tokens = true;
     }
+    if (authn__proxy_new(cfg, &a->proxy, err, err_len) != 0) {
+        authn_free(a);
+        return GW_EINVAL;
+    }
     *out = a;
     return 0;
 }
@@ -113,6 +118,7 @@ authn_free(authn_t *a)
     if (a == NULL)
         return;
     authn__tokens_free(&a->tokens);
+    authn__proxy_free(a->proxy);
     free(a);
 }
 
@@ -137,6 +143,7 @@ token_file(const authn_t *a, const char *token, authn_user_t **user, authn_pendi
 /* The bearer-token authenticators in kube's union order. */
 static const authn__token_fn token_chain[] = {
     token_file,
+    authn__bootstrap_token,
 };
 
 #define N_TOKEN_AUTHENTICATORS (sizeof(token_chain) / sizeof(token_chain[0]))
@@ -250,12 +257,16 @@ authn_authenticate(const authn_t *a, const authn_request_t *req, authn_user_t **
 
     if (pending != NULL)
         *pending = NULL;
+    *user = NULL;
+    /* As kube's union: the front proxy, then the certificate, then the token; one that
+     * refuses or names no one lets the next decide. */
+    if (authn__proxy_authenticate(a, req, user, &reason) == AUTHN__FOUND)
+        return conclude(a, AUTHN__FOUND, user, reason, why, why_len);
     *user = req->client_cert != NULL ? authn__x509_user(req->client_cert) : NULL;
-    /* As kube's union: a certificate that names no one lets the token decide. */
     if (*user != NULL)
-        v = AUTHN__FOUND;
-    else
-        v = no_wait(bearer(a, req->authorization, user, &local, &reason), pending, local, &reason);
+        return conclude(a, AUTHN__FOUND, user, reason, why, why_len);
+    v = bearer(a, req->authorization, user, &local, &reason);
+    v = no_wait(v, pending, local, &reason);
     return conclude(a, v, user, reason, why, why_len);
 }
 

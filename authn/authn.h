@@ -51,6 +51,13 @@ typedef struct {
     /* other headers (front proxy, impersonation) through a lookup, may be NULL */
     const char *(*header)(void *ctx, const char *name);
     void *header_ctx;
+    /* the front proxy: the presented certificate whichever client CA the TLS layer verified
+       it against (the proxy authenticator verifies it against the request-header CA itself),
+       the intermediates the peer sent, and every header line in order (false past the last;
+       header_ctx is its context); each may be NULL */
+    X509 *peer_cert;
+    STACK_OF(X509) *peer_chain;
+    bool (*header_at)(void *ctx, size_t i, const char **name, const char **value);
 } authn_request_t;
 
 /** kube-apiserver's authentication flags (NULL / 0 / false: not given). Borrowed by authn_new

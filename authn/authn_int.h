@@ -97,11 +97,32 @@ typedef authn__verdict_t (*authn__token_fn)(const authn_t *a, const char *token,
                                             authn_user_t **user, authn_pending_t **pending,
                                             const char **why);
 
+/** Bootstrap tokens (authn_bootstrap.c): asks for the token's Secret. */
+authn__verdict_t authn__bootstrap_token(const authn_t *a, const char *token, authn_user_t **user,
+                                        authn_pending_t **pending, const char **why);
+
+/** The authenticating proxy (authn_proxy.c). */
+typedef struct authn__proxy authn__proxy_t;
+
+/** The proxy's configuration from the --requestheader-* flags into *out (NULL when
+ *  --requestheader-client-ca-file is not given). GW_EINVAL with a reason when the CA file holds
+ *  no certificate. */
+int authn__proxy_new(const authn_config_t *cfg, authn__proxy_t **out, char *err, size_t err_len);
+void authn__proxy_free(authn__proxy_t *p);
+
+/** A request from the front proxy: FOUND with the user its headers name; REFUSED when the
+ *  peer certificate is not the proxy's; NOT_MINE when unconfigured, without a certificate, or
+ *  without a user header. */
+authn__verdict_t authn__proxy_authenticate(const authn_t *a, const authn_request_t *req,
+                                           authn_user_t **user, const char **why);
+
 /** Every authenticator's configuration; each method's file reads its own part. */
 struct authn {
     bool anonymous;
     bool have_tokens;
     authn__tokens_t tokens;
+    bool bootstrap; /* --enable-bootstrap-token-auth */
+    authn__proxy_t *proxy;
 };
 
 /* ---- users ------------------------------------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
 #include <event2/http.h>
+#include <event2/keyvalq_struct.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -17,6 +18,7 @@
 #include "gw_err.h"
 #include "gw_log.h"
 #include "gw_registry.h"
+#include "gw_tls.h"
 
 #define PRIVILEGED_GROUP "system:masters"
 
@@ -101,23 +103,34 @@ f_info(gw_req_t *r)
 
 /* ---- authentication ------------------------------------------------------------------------- */
 
-/* The client certificate, when one was presented and verified against --client-ca-file. */
-static X509 *
-client_cert(gw_req_t *r)
+/* The connection's TLS state, or NULL over plain HTTP. */
+static SSL *
+conn_ssl(gw_req_t *r)
 {
     struct evhttp_connection *evcon = evhttp_request_get_connection(r->http);
-    SSL *ssl = evcon != NULL ? bufferevent_openssl_get_ssl(evhttp_connection_get_bufferevent(evcon))
-                             : NULL;
-    /* X509_V_OK is also the answer when no certificate was presented: check both. */
-    if (ssl == NULL || SSL_get_verify_result(ssl) != X509_V_OK)
-        return NULL;
-    return SSL_get0_peer_certificate(ssl);
+    return evcon != NULL ? bufferevent_openssl_get_ssl(evhttp_connection_get_bufferevent(evcon))
+                         : NULL;
 }
 
 static const char *
 header_lookup(void *ctx, const char *name)
 {
     return gw_req_header(ctx, name);
+}
+
+/* The i-th request header line (the front proxy reads every line of its headers). */
+static bool
+header_at(void *ctx, size_t i, const char **name, const char **value)
+{
+    gw_req_t *r = ctx;
+    struct evkeyval *h = evhttp_request_get_input_headers(r->http)->tqh_first;
+    for (; h != NULL && i > 0; i--)
+        h = h->next.tqe_next;
+    if (h == NULL)
+        return false;
+    *name = h->key;
+    *value = h->value;
+    return true;
 }
 
 static void
@@ -143,11 +156,17 @@ static gw_verdict_t
 f_authn(gw_req_t *r)
 {
     const authn_t *a = GW_API_REQ(r)->api->cfg.authn;
+    SSL *ssl = conn_ssl(r);
+    bool client_ca;
+    X509 *cert = gw_tls_peer_cert(ssl, &client_ca);
     authn_request_t req = {
         .authorization = gw_req_header(r, "Authorization"),
-        .client_cert = client_cert(r),
+        .client_cert = client_ca ? cert : NULL,
         .header = header_lookup,
         .header_ctx = r,
+        .peer_cert = cert,
+        .peer_chain = cert != NULL ? SSL_get_peer_cert_chain(ssl) : NULL,
+        .header_at = header_at,
     };
     authn_user_t *user = NULL;
     authn_pending_t *pending = NULL;

@@ -1,11 +1,14 @@
 #include "gw_tls.h"
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <openssl/err.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include "gw_err.h"
 #include "gw_selfsign.h"
@@ -56,18 +59,108 @@ load_serving_pair(SSL_CTX *ctx, const gw_config_t *cfg, char *err, size_t err_le
     return rc;
 }
 
-/* Ask for a client certificate, verify it when one is sent, accept its absence. */
-static int
-load_client_ca(SSL_CTX *ctx, const char *ca, char *err, size_t err_len)
+/* The SSL_CTX's store of --client-ca-file alone, kept when the request-header CA is trusted
+ * too (absent otherwise: every verified certificate is then a client CA's). */
+static int ctx_client_store = -1;
+/* Per connection: whether its certificate chains to --client-ca-file (1 yes, 2 no). */
+static int ssl_client_ca = -1;
+static pthread_once_t ex_once = PTHREAD_ONCE_INIT;
+
+static void
+store_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
 {
-    STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(ca);
-    if (names == NULL || SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
-        sk_X509_NAME_pop_free(names, X509_NAME_free);
+    (void)parent, (void)ad, (void)idx, (void)argl, (void)argp;
+    X509_STORE_free(ptr);
+}
+
+static void
+ex_indexes(void)
+{
+    ctx_client_store = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, store_free);
+    ssl_client_ca = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+}
+
+/* Add the certificates of a CA bundle to the names asked for and the trusted store. */
+static int
+add_ca(SSL_CTX *ctx, STACK_OF(X509_NAME) *names, const char *ca, const char *flag, char *err,
+       size_t err_len)
+{
+    if (SSL_add_file_cert_subjects_to_stack(names, ca) != 1 ||
+        SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1)
+        return fail(err, err_len, "no usable CA certificate in", flag, ca);
+    return 0;
+}
+
+/* A store of --client-ca-file alone, for telling its certificates from the proxy's. */
+static int
+keep_client_store(SSL_CTX *ctx, const char *ca, char *err, size_t err_len)
+{
+    X509_STORE *store = X509_STORE_new();
+    if (store == NULL || (ca != NULL && X509_STORE_load_file(store, ca) != 1)) {
+        X509_STORE_free(store);
         return fail(err, err_len, "no usable CA certificate in", "client-ca-file", ca);
+    }
+    X509_STORE_set_purpose(store, X509_PURPOSE_SSL_CLIENT);
+    SSL_CTX_set_ex_data(ctx, ctx_client_store, store);
+    return 0;
+}
+
+/* Ask for a client certificate, verify it when one is sent (against --client-ca-file and
+ * --requestheader-client-ca-file), accept its absence. */
+static int
+load_client_cas(SSL_CTX *ctx, const gw_config_t *cfg, char *err, size_t err_len)
+{
+    STACK_OF(X509_NAME) *names = sk_X509_NAME_new_null();
+    int rc = names == NULL ? GW_EINVAL : 0;
+
+    if (rc == 0 && cfg->client_ca_file != NULL)
+        rc = add_ca(ctx, names, cfg->client_ca_file, "client-ca-file", err, err_len);
+    if (rc == 0 && cfg->requestheader_client_ca_file != NULL)
+        rc = add_ca(ctx, names, cfg->requestheader_client_ca_file, "requestheader-client-ca-file",
+                    err, err_len);
+    if (rc == 0 && cfg->requestheader_client_ca_file != NULL)
+        rc = keep_client_store(ctx, cfg->client_ca_file, err, err_len);
+    if (rc != 0) {
+        sk_X509_NAME_pop_free(names, X509_NAME_free);
+        return rc;
     }
     SSL_CTX_set_client_CA_list(ctx, names);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
     return 0;
+}
+
+/* Whether cert (already verified against one of the client CAs) chains to --client-ca-file:
+ * checked once per connection against that bundle alone. */
+static bool
+client_ca_signed(SSL *ssl, X509 *cert)
+{
+    X509_STORE *store = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ctx_client_store);
+    if (store == NULL)
+        return true;
+    uintptr_t known = (uintptr_t)SSL_get_ex_data(ssl, ssl_client_ca);
+    if (known != 0)
+        return known == 1;
+    X509_STORE_CTX *vctx = X509_STORE_CTX_new();
+    bool ok = vctx != NULL &&
+              X509_STORE_CTX_init(vctx, store, cert, SSL_get_peer_cert_chain(ssl)) == 1 &&
+              X509_verify_cert(vctx) == 1;
+    X509_STORE_CTX_free(vctx);
+    ERR_clear_error();
+    SSL_set_ex_data(ssl, ssl_client_ca, (void *)(uintptr_t)(ok ? 1 : 2));
+    return ok;
+}
+
+X509 *
+gw_tls_peer_cert(SSL *ssl, bool *client_ca)
+{
+    X509 *cert = ssl != NULL ? SSL_get0_peer_certificate(ssl) : NULL;
+
+    *client_ca = false;
+    /* X509_V_OK is also the answer when no certificate was presented: check both. */
+    if (cert == NULL || SSL_get_verify_result(ssl) != X509_V_OK)
+        return NULL;
+    *client_ca = client_ca_signed(ssl, cert);
+    return cert;
 }
 
 int
@@ -77,6 +170,7 @@ gw_tls_ctx_new(const gw_config_t *cfg, SSL_CTX **out, char *err, size_t err_len)
     SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
     int rc = GW_EINVAL;
     *out = NULL;
+    pthread_once(&ex_once, ex_indexes);
     if (ctx == NULL || SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
         SSL_CTX_set_cipher_list(ctx, TLS12_CIPHERS) != 1 ||
         /* Session resumption with client verification needs a session id context. */
@@ -88,8 +182,8 @@ gw_tls_ctx_new(const gw_config_t *cfg, SSL_CTX **out, char *err, size_t err_len)
     }
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
     rc = load_serving_pair(ctx, cfg, err, err_len);
-    if (rc == 0 && cfg->client_ca_file != NULL)
-        rc = load_client_ca(ctx, cfg->client_ca_file, err, err_len);
+    if (rc == 0 && (cfg->client_ca_file != NULL || cfg->requestheader_client_ca_file != NULL))
+        rc = load_client_cas(ctx, cfg, err, err_len);
 out:
     if (rc != 0)
         SSL_CTX_free(ctx);

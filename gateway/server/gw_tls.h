@@ -4,10 +4,12 @@
 /*
  * The one TLS context every worker's connections are made from: TLS 1.2 and newer, the
  * serving pair from --tls-cert-file/--tls-private-key-file (or a self-signed pair kept in
- * --cert-dir), and, with --client-ca-file, client certificates asked for but optional, as
- * kube-apiserver does (a presented certificate must verify against that bundle).
+ * --cert-dir), and, with --client-ca-file and/or --requestheader-client-ca-file, client
+ * certificates asked for but optional, as kube-apiserver does (a presented certificate must
+ * verify against one of those bundles; which one is told apart per connection).
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <openssl/ssl.h>
@@ -22,5 +24,13 @@
  * Thread: the main thread at startup.
  */
 int gw_tls_ctx_new(const gw_config_t *cfg, SSL_CTX **out, char *err, size_t err_len);
+
+/**
+ * The certificate the peer of a finished handshake presented, when it verified against one of
+ * the client CAs (borrowed from ssl), else NULL; *client_ca tells whether it chains to
+ * --client-ca-file (the x509 authenticator's CA) rather than only to the request-header CA
+ * (decided once per connection). ssl may be NULL. Thread: ssl's connection's.
+ */
+X509 *gw_tls_peer_cert(SSL *ssl, bool *client_ca);
 
 #endif
