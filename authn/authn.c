@@ -108,6 +108,10 @@ authn_new(const authn_config_t *cfg, authn_t **out, char *err, size_t err_len)
         authn_free(a);
         return GW_EINVAL;
     }
+    if (authn__sa_new(cfg, &a->sa, err, err_len) != 0) {
+        authn_free(a);
+        return GW_EINVAL;
+    }
     *out = a;
     return 0;
 }
@@ -118,6 +122,7 @@ authn_free(authn_t *a)
     if (a == NULL)
         return;
     authn__tokens_free(&a->tokens);
+    authn__sa_free(a->sa);
     authn__proxy_free(a->proxy);
     free(a);
 }
@@ -143,6 +148,7 @@ token_file(const authn_t *a, const char *token, authn_user_t **user, authn_pendi
 /* The bearer-token authenticators in kube's union order. */
 static const authn__token_fn token_chain[] = {
     token_file,
+    authn__sa_token,
     authn__bootstrap_token,
 };
 

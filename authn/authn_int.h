@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include <openssl/evp.h>
+
 #include "authn.h"
 
 /** One line of the static token file. */
@@ -116,11 +118,38 @@ void authn__proxy_free(authn__proxy_t *p);
 authn__verdict_t authn__proxy_authenticate(const authn_t *a, const authn_request_t *req,
                                            authn_user_t **user, const char **why);
 
+/** Service accounts (authn_sa.c, authn_sa_token.c): issuers, API audiences, keys. */
+typedef struct {
+    char **issuers; /* the first signs */
+    size_t n_issuers;
+    char **audiences; /* --api-audiences, else the issuers */
+    size_t n_audiences;
+    EVP_PKEY **keys; /* verifying keys */
+    char **kids;     /* their key ids */
+    size_t n_keys;
+    EVP_PKEY *signing_key; /* NULL: no TokenRequest */
+    char *signing_kid;
+    const char *signing_alg;
+    long long max_expiration; /* seconds; 0: none */
+    bool extend;              /* --service-account-extend-token-expiration */
+} authn__sa_t;
+
+/** The service account configuration into *out (NULL when no --service-account-issuer is
+ *  given); GW_EINVAL with a reason when a key file cannot be read or holds no key. */
+int authn__sa_new(const authn_config_t *cfg, authn__sa_t **out, char *err, size_t err_len);
+void authn__sa_free(authn__sa_t *sa);
+
+/** Service account JWTs of a configured issuer: verified, then the account (and the bound
+ *  object) asked for; kube's bound-token validator always looks them up. */
+authn__verdict_t authn__sa_token(const authn_t *a, const char *token, authn_user_t **user,
+                                 authn_pending_t **pending, const char **why);
+
 /** Every authenticator's configuration; each method's file reads its own part. */
 struct authn {
     bool anonymous;
     bool have_tokens;
     authn__tokens_t tokens;
+    authn__sa_t *sa;
     bool bootstrap; /* --enable-bootstrap-token-auth */
     authn__proxy_t *proxy;
 };
