@@ -1,4 +1,5 @@
-/* Non-resource requests: health, /version, discovery, OpenAPI and /metrics. */
+/* Non-resource requests: health, /version, discovery, OpenAPI, /metrics and the service account
+ * issuer's OpenID documents. */
 #include "gw_api_int.h"
 
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 
+#include "authn_sa.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_health.h"
@@ -231,6 +233,36 @@ serve_metrics(gw_req_t *r)
     free(text);
 }
 
+/* ---- the service account issuer's OpenID documents ------------------------------------------
+ */
+
+/* kube's ServiceAccountIssuerDiscovery: served while an issuer and keys are configured. */
+static void
+serve_openid(gw_req_t *r, json_t *doc, const char *content_type)
+{
+    if (doc == NULL) {
+        not_found(r);
+        return;
+    }
+    char *text = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    gw_req_set_header(r, "Cache-Control", "public, max-age=3600");
+    gw_reply_raw(r, 200, content_type, text, strlen(text));
+    free(text);
+}
+
+static void
+serve_openid_configuration(gw_req_t *r)
+{
+    serve_openid(r, authn_sa_openid_configuration(r->authn), "application/json");
+}
+
+static void
+serve_jwks(gw_req_t *r)
+{
+    serve_openid(r, authn_sa_jwks(r->authn), "application/jwk-set+json");
+}
+
 static const route_t routes[] = {
     {"/livez", true, true, serve_health, ""},
     {"/readyz", true, true, serve_health, ""},
@@ -242,6 +274,8 @@ static const route_t routes[] = {
     {"/openapi/v3", false, true, serve_openapi_v3_index, "apiserver"},
     {"/openapi/v3", true, false, serve_openapi_v3, "apiserver"},
     {"/metrics", false, true, serve_metrics, "apiserver"},
+    {"/.well-known/openid-configuration", false, true, serve_openid_configuration, "apiserver"},
+    {"/openid/v1/jwks", false, true, serve_jwks, "apiserver"},
 };
 
 void

@@ -35,6 +35,8 @@ void gw_registry__deletecollection(gw_req_t *r);
 void gw_registry__review(gw_req_t *r);
 /** GET, PUT and PATCH on the status, scale and finalize subresources. */
 void gw_registry__subresource(gw_req_t *r);
+/** POST of serviceaccounts/token: a TokenRequest (gw_registry_token.c). */
+void gw_registry__token(gw_req_t *r);
 
 /* ---- strategies (gw_registry_strategy.c) -------------------------------------------------- */
 

@@ -202,6 +202,10 @@ gw_registry__subresource(gw_req_t *r)
     bool status = strcmp(sub, "status") == 0, scale = strcmp(sub, "scale") == 0;
     bool finalize = strcmp(sub, "finalize") == 0 && strcmp(r->resource->name, "namespaces") == 0;
 
+    if (strcmp(sub, "token") == 0 && strcmp(r->resource->name, "serviceaccounts") == 0) {
+        gw_registry__token(r);
+        return;
+    }
     if ((r->subresource->verbs & gw_verb_bit(verb)) == 0 || !(status || scale || finalize)) {
         gw_registry__reply_not_allowed(r);
         return;
