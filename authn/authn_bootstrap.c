@@ -88,8 +88,8 @@ authn_bootstrap_data(const json_t *secret, const char *key)
 {
     json_t *v = json_object_get(json_object_get(secret, "data"), key);
     size_t len = 0;
-    char *s = json_is_string(v) ? unbase64(json_string_value(v), json_string_length(v), &len)
-                                : NULL;
+    char *s =
+        json_is_string(v) ? unbase64(json_string_value(v), json_string_length(v), &len) : NULL;
 
     if (s != NULL && strlen(s) != len) { /* a NUL inside is no text */
         free(s);
@@ -150,8 +150,12 @@ authn_bootstrap_parse_time(const char *s, time_t *out)
     if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 59 ||
         !zone(z, &off))
         return false;
-    struct tm tm = {.tm_year = f[0] - 1900, .tm_mon = f[1] - 1, .tm_mday = f[2],
-                    .tm_hour = f[3], .tm_min = f[4], .tm_sec = f[5]};
+    struct tm tm = {.tm_year = f[0] - 1900,
+                    .tm_mon = f[1] - 1,
+                    .tm_mday = f[2],
+                    .tm_hour = f[3],
+                    .tm_min = f[4],
+                    .tm_sec = f[5]};
     *out = timegm(&tm) - off;
     return true;
 }
@@ -237,8 +241,8 @@ bootstrap_user(const json_t *secret, const char *id)
         while (*g == ' ' || *g == '\t' || *g == '\n' || *g == '\r')
             g++;
         size_t n = strlen(g);
-        while (n > 0 && (g[n - 1] == ' ' || g[n - 1] == '\t' || g[n - 1] == '\n' ||
-                         g[n - 1] == '\r'))
+        while (n > 0 &&
+               (g[n - 1] == ' ' || g[n - 1] == '\t' || g[n - 1] == '\n' || g[n - 1] == '\r'))
             g[--n] = '\0';
         ok = authn_bootstrap_group_valid(g);
         bool seen = false;

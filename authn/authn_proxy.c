@@ -110,8 +110,8 @@ static bool
 trusted(const authn__proxy_t *p, const authn_request_t *req, const char **why)
 {
     X509_STORE_CTX *ctx = X509_STORE_CTX_new();
-    bool ok = ctx != NULL && X509_STORE_CTX_init(ctx, p->store, req->peer_cert,
-                                                 req->peer_chain) == 1 &&
+    bool ok = ctx != NULL &&
+              X509_STORE_CTX_init(ctx, p->store, req->peer_cert, req->peer_chain) == 1 &&
               X509_verify_cert(ctx) == 1;
 
     X509_STORE_CTX_free(ctx);

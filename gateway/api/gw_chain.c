@@ -16,6 +16,7 @@
 #include "gw_api_int.h"
 #include "gw_authn_io.h"
 #include "gw_err.h"
+#include "gw_impersonate.h"
 #include "gw_log.h"
 #include "gw_registry.h"
 #include "gw_tls.h"
@@ -369,8 +370,11 @@ f_serve(gw_req_t *r)
 }
 
 const gw_filter_t gw_api__filters[] = {
-    {.name = "requestinfo", .run = f_info},    {.name = "authentication", .run = f_authn},
-    {.name = "authorization", .run = f_authz}, {.name = "maxinflight", .run = f_inflight},
+    {.name = "requestinfo", .run = f_info},
+    {.name = "authentication", .run = f_authn},
+    {.name = "impersonation", .run = gw_impersonate_filter},
+    {.name = "authorization", .run = f_authz},
+    {.name = "maxinflight", .run = f_inflight},
     {.name = "handler", .run = f_serve},
 };
 const size_t gw_api__n_filters = sizeof(gw_api__filters) / sizeof(gw_api__filters[0]);

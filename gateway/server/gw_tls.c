@@ -82,7 +82,7 @@ ex_indexes(void)
 
 /* Add the certificates of a CA bundle to the names asked for and the trusted store. */
 static int
-add_ca(SSL_CTX *ctx, STACK_OF(X509_NAME) *names, const char *ca, const char *flag, char *err,
+add_ca(SSL_CTX *ctx, STACK_OF(X509_NAME) * names, const char *ca, const char *flag, char *err,
        size_t err_len)
 {
     if (SSL_add_file_cert_subjects_to_stack(names, ca) != 1 ||

@@ -48,9 +48,9 @@ secret_json(const char *type, const char *const *pairs)
         json_object_set_new(data, pairs[i], json_string(v));
         free(v);
     }
-    json_t *o = json_pack("{s:s,s:s,s:{s:s,s:s},s:o}", "kind", "Secret", "apiVersion", "v1",
-                          "metadata", "name", "bootstrap-token-abcdef", "namespace", "kube-system",
-                          "data", data);
+    json_t *o =
+        json_pack("{s:s,s:s,s:{s:s,s:s},s:o}", "kind", "Secret", "apiVersion", "v1", "metadata",
+                  "name", "bootstrap-token-abcdef", "namespace", "kube-system", "data", data);
     if (type != NULL)
         json_object_set_new(o, "type", json_string(type));
     char *s = json_dumps(o, JSON_COMPACT);
@@ -151,19 +151,16 @@ test_secret_rules(void)
                                             "0123456789abcdef0", AUTH, NULL}),
                "401", "a longer secret stored");
     tap_is_str(with_secret(a, BT, (const char *[]){GOOD, NULL}), "401", "no authentication usage");
-    tap_is_str(with_secret(a, BT, (const char *[]){GOOD, "usage-bootstrap-authentication", "True",
-                                                   NULL}),
-               "401", "usage must be exactly true");
-    tap_is_str(with_secret(a, BT,
-                           (const char *[]){GOOD, AUTH, "expiration", "2000-01-01T00:00:00Z",
-                                            NULL}),
+    tap_is_str(
+        with_secret(a, BT, (const char *[]){GOOD, "usage-bootstrap-authentication", "True", NULL}),
+        "401", "usage must be exactly true");
+    tap_is_str(with_secret(
+                   a, BT, (const char *[]){GOOD, AUTH, "expiration", "2000-01-01T00:00:00Z", NULL}),
                "401", "expired");
-    tap_is_str(with_secret(a, BT,
-                           (const char *[]){GOOD, AUTH, "expiration", "2999-01-01T00:00:00Z",
-                                            NULL}),
+    tap_is_str(with_secret(
+                   a, BT, (const char *[]){GOOD, AUTH, "expiration", "2999-01-01T00:00:00Z", NULL}),
                "system:bootstrap:abcdef|" BOOTSTRAPPERS, "expiring later");
-    tap_is_str(with_secret(a, BT,
-                           (const char *[]){GOOD, AUTH, "expiration", "tomorrow", NULL}),
+    tap_is_str(with_secret(a, BT, (const char *[]){GOOD, AUTH, "expiration", "tomorrow", NULL}),
                "401", "an unreadable expiration counts as expired");
     authn_free(a);
 }
@@ -172,26 +169,26 @@ static void
 test_extra_groups(void)
 {
     authn_t *a = bootstrap_authn(true);
-    tap_is_str(with_secret(a, BT,
-                           (const char *[]){GOOD, AUTH, "auth-extra-groups",
-                                            " system:bootstrappers:z , system:bootstrappers:a-1:b",
-                                            NULL}),
-               "system:bootstrap:abcdef|system:bootstrappers,system:bootstrappers:a-1:b,"
-               "system:bootstrappers:z,system:authenticated",
-               "extra groups trimmed and sorted after system:bootstrappers");
+    tap_is_str(
+        with_secret(a, BT,
+                    (const char *[]){GOOD, AUTH, "auth-extra-groups",
+                                     " system:bootstrappers:z , system:bootstrappers:a-1:b", NULL}),
+        "system:bootstrap:abcdef|system:bootstrappers,system:bootstrappers:a-1:b,"
+        "system:bootstrappers:z,system:authenticated",
+        "extra groups trimmed and sorted after system:bootstrappers");
     tap_is_str(with_secret(a, BT,
                            (const char *[]){GOOD, AUTH, "auth-extra-groups",
                                             "system:bootstrappers:x,system:bootstrappers:x", NULL}),
                "system:bootstrap:abcdef|system:bootstrappers,system:bootstrappers:x,"
                "system:authenticated",
                "a repeated group once");
-    const char *bad[] = {"system:masters", "system:bootstrappers", "system:bootstrappers:",
-                         "system:bootstrappers:A", "system:bootstrappers:x-",
-                         "system:bootstrappers:x,system:masters"};
+    const char *bad[] = {"system:masters",          "system:bootstrappers",
+                         "system:bootstrappers:",   "system:bootstrappers:A",
+                         "system:bootstrappers:x-", "system:bootstrappers:x,system:masters"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        tap_is_str(with_secret(a, BT,
-                               (const char *[]){GOOD, AUTH, "auth-extra-groups", bad[i], NULL}),
-                   "401", bad[i]);
+        tap_is_str(
+            with_secret(a, BT, (const char *[]){GOOD, AUTH, "auth-extra-groups", bad[i], NULL}),
+            "401", bad[i]);
     }
     authn_free(a);
 }
@@ -212,8 +209,9 @@ test_hostile_secrets(void)
         "{\"type\":\"" BT "\",\"data\":\"x\"}",
         "{\"type\":7,\"data\":{}}",
     };
-    const char *names[] = {"unpadded base64", "a usage that is no string", "NUL in base64 text",
-                           "NUL inside the decoded id", "data not an object", "type a number"};
+    const char *names[] = {"unpadded base64",    "a usage that is no string",
+                           "NUL in base64 text", "NUL inside the decoded id",
+                           "data not an object", "type a number"};
     for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
         tap_is_str(run(a, TOKEN, objects[i], 0), "401", names[i]);
     char *s = secret_json(BT, (const char *[]){GOOD, AUTH, NULL});
@@ -236,9 +234,15 @@ test_helpers(void)
     tap_ok(authn_bootstrap_parse_time("1970-01-01T01:00:10+01:00", &t) && t == 10, "a zone east");
     tap_ok(authn_bootstrap_parse_time("1970-01-01T00:00:10.123456789Z", &t) && t == 10,
            "a fraction");
-    const char *bad[] = {"", "1970-01-01", "1970-01-01T00:00:10", "1970-13-01T00:00:10Z",
-                         "1970-01-01T00:00:10+0100", "1970-01-01T00:00:10.Z",
-                         "1970-01-01 00:00:10Z", "197a-01-01T00:00:10Z", "1970-01-01T00:00:10Zx"};
+    const char *bad[] = {"",
+                         "1970-01-01",
+                         "1970-01-01T00:00:10",
+                         "1970-13-01T00:00:10Z",
+                         "1970-01-01T00:00:10+0100",
+                         "1970-01-01T00:00:10.Z",
+                         "1970-01-01 00:00:10Z",
+                         "197a-01-01T00:00:10Z",
+                         "1970-01-01T00:00:10Zx"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         tap_ok(!authn_bootstrap_parse_time(bad[i], &t), "malformed time \"%s\"", bad[i]);
     char id[7], sec[17];

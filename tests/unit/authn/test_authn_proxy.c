@@ -75,7 +75,9 @@ static const char *
 who(const authn_t *a, X509 *peer, X509 *client, const char *const *headers)
 {
     static char s[1024];
-    authn_request_t req = {.client_cert = client, .peer_cert = peer, .header_at = header_at,
+    authn_request_t req = {.client_cert = client,
+                           .peer_cert = peer,
+                           .header_at = header_at,
                            .header_ctx = (void *)headers};
     authn_user_t *u = NULL;
     char why[256];
@@ -88,8 +90,8 @@ who(const authn_t *a, X509 *peer, X509 *client, const char *const *headers)
     for (size_t i = 0; i < u->n_extra; i++) {
         n += snprintf(s + n, sizeof(s) - (size_t)n, "%s%s=", i ? ";" : "", u->extra[i].key);
         for (size_t j = 0; j < u->extra[i].n_values; j++)
-            n += snprintf(s + n, sizeof(s) - (size_t)n, "%s%s", j ? "," : "",
-                          u->extra[i].values[j]);
+            n +=
+                snprintf(s + n, sizeof(s) - (size_t)n, "%s%s", j ? "," : "", u->extra[i].values[j]);
     }
     authn_user_free(u);
     return s;
@@ -101,21 +103,20 @@ test_headers(X509 *proxy)
     int rc;
     authn_t *a = proxy_authn("proxyca", NULL, &rc);
     tap_is_int(rc, 0, "a proxy CA loads");
-    tap_is_str(who(a, proxy, NULL,
-                   (const char *[]){"X-Remote-User: alice", "x-remote-group: dev",
-                                    "X-Remote-Group: ops,qa", "X-Remote-Group: ",
-                                    "X-Remote-Extra-Scopes: read", "X-Remote-Extra-Scopes: write",
-                                    "X-Remote-Extra-Acme.com%2fProject: p1",
-                                    "X-Remote-Extra-Bad%zz: v", NULL}),
-               "alice|dev,ops,qa,system:authenticated|scopes=read,write;acme.com/project=p1;"
-               "bad%zz=v",
-               "user, each group line one group, extra keys lowercased and unescaped");
-    tap_is_str(who(a, proxy, NULL,
-                   (const char *[]){"X-Remote-User: ", "X-Other-User: bob", NULL}),
+    tap_is_str(
+        who(a, proxy, NULL,
+            (const char *[]){
+                "X-Remote-User: alice", "x-remote-group: dev", "X-Remote-Group: ops,qa",
+                "X-Remote-Group: ", "X-Remote-Extra-Scopes: read", "X-Remote-Extra-Scopes: write",
+                "X-Remote-Extra-Acme.com%2fProject: p1", "X-Remote-Extra-Bad%zz: v", NULL}),
+        "alice|dev,ops,qa,system:authenticated|scopes=read,write;acme.com/project=p1;"
+        "bad%zz=v",
+        "user, each group line one group, extra keys lowercased and unescaped");
+    tap_is_str(who(a, proxy, NULL, (const char *[]){"X-Remote-User: ", "X-Other-User: bob", NULL}),
                "bob|system:authenticated|", "the first username header with a value");
-    tap_is_str(who(a, proxy, NULL,
-                   (const char *[]){"X-Remote-User: carol", "X-Remote-User: dave", NULL}),
-               "carol|system:authenticated|", "a header's first line names the user");
+    tap_is_str(
+        who(a, proxy, NULL, (const char *[]){"X-Remote-User: carol", "X-Remote-User: dave", NULL}),
+        "carol|system:authenticated|", "a header's first line names the user");
     tap_is_str(who(a, proxy, NULL, (const char *[]){"X-Remote-Group: dev", NULL}), "401",
                "no user header: the proxy's certificate authenticates no one");
     tap_is_str(who(a, proxy, NULL,
