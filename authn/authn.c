@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "authn_int.h"
+#include "authn_webhook.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
 
@@ -108,6 +109,10 @@ authn_new(const authn_config_t *cfg, authn_t **out, char *err, size_t err_len)
         authn_free(a);
         return GW_EINVAL;
     }
+    if (authn__webhook_new(cfg, &a->webhook, err, err_len) != 0) {
+        authn_free(a);
+        return GW_EINVAL;
+    }
     if (authn__sa_new(cfg, &a->sa, err, err_len) != 0) {
         authn_free(a);
         return GW_EINVAL;
@@ -124,6 +129,7 @@ authn_free(authn_t *a)
     authn__tokens_free(&a->tokens);
     authn__sa_free(a->sa);
     authn__proxy_free(a->proxy);
+    authn__webhook_free(a->webhook);
     free(a);
 }
 
@@ -150,6 +156,7 @@ static const authn__token_fn token_chain[] = {
     token_file,
     authn__sa_token,
     authn__bootstrap_token,
+    authn__webhook_token,
 };
 
 #define N_TOKEN_AUTHENTICATORS (sizeof(token_chain) / sizeof(token_chain[0]))
