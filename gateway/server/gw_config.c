@@ -7,12 +7,14 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "etcd.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_log.h"
 
 typedef enum {
     FLAG_STR,
@@ -440,6 +442,40 @@ check_pair(const char *a, const char *a_name, const char *b, const char *b_name,
     return GW_EINVAL;
 }
 
+/* kube's RequestHeaderAuthenticationOptions.Validate: no blank entry in the lists (an error),
+ * and a warning when the standard header aggregation relies on is left out. */
+static int
+check_requestheader(const gw_config_t *cfg, char *err, size_t err_len)
+{
+    const struct {
+        const gw_strlist_t *list;
+        const char *flag, *standard;
+    } lists[] = {
+        {&cfg->requestheader_username_headers, "requestheader-username-headers", "X-Remote-User"},
+        {&cfg->requestheader_group_headers, "requestheader-group-headers", "X-Remote-Group"},
+        {&cfg->requestheader_extra_headers_prefix, "requestheader-extra-headers-prefix",
+         "X-Remote-Extra-"},
+        {&cfg->requestheader_allowed_names, "requestheader-allowed-names", NULL},
+    };
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        bool standard = false;
+        for (size_t k = 0; k < lists[i].list->n; k++) {
+            const char *item = lists[i].list->items[k];
+            if (item[strspn(item, " \t\n\r\v\f")] == '\0') {
+                snprintf(err, err_len, "empty value in \"%s\"", lists[i].flag);
+                return GW_EINVAL;
+            }
+            standard = standard || (lists[i].standard && !strcasecmp(item, lists[i].standard));
+        }
+        if (lists[i].standard != NULL && lists[i].list->n > 0 && !standard)
+            gw_log_warn(NULL,
+                        "--%s is set without specifying the standard %s header%s - API "
+                        "aggregation will not work",
+                        lists[i].flag, lists[i].standard, i == 2 ? " prefix" : "");
+    }
+    return 0;
+}
+
 static int
 check_config(const gw_config_t *cfg, char *err, size_t err_len)
 {
@@ -457,7 +493,28 @@ check_config(const gw_config_t *cfg, char *err, size_t err_len)
     if (rc == 0)
         rc = check_pair(cfg->etcd_certfile, "etcd-certfile", cfg->etcd_keyfile, "etcd-keyfile", err,
                         err_len);
+    if (rc == 0)
+        rc = check_requestheader(cfg, err, err_len);
     return rc;
+}
+
+/* kube-apiserver's checks of the OIDC flags: --authentication-config excludes every --oidc-*
+ * flag given (defaults do not count), and the issuer goes with the client id. */
+static int
+check_oidc(const gw_config_t *cfg, const bool *seen, char *err, size_t err_len)
+{
+    for (size_t i = 0; cfg->authentication_config != NULL && i < N_FLAGS; i++) {
+        if (seen[i] && strncmp(flags[i].name, "oidc-", 5) == 0) {
+            snprintf(err, err_len, "authentication-config file and oidc-* flags are mutually "
+                                   "exclusive");
+            return GW_EINVAL;
+        }
+    }
+    if ((cfg->oidc_issuer_url != NULL) != (cfg->oidc_client_id != NULL)) {
+        snprintf(err, err_len, "oidc-issuer-url and oidc-client-id must be specified together");
+        return GW_EINVAL;
+    }
+    return 0;
 }
 
 int
@@ -479,7 +536,10 @@ gw_config_parse(gw_config_t *cfg, int argc, char *const argv[], char *err, size_
         if (rc != 0)
             return rc;
     }
-    return cfg->help ? 0 : check_config(cfg, err, err_len);
+    if (cfg->help)
+        return 0;
+    int rc = check_config(cfg, err, err_len);
+    return rc != 0 ? rc : check_oidc(cfg, seen, err, err_len);
 }
 
 static int
