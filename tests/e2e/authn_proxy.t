@@ -84,4 +84,41 @@ whoami "${PROXY[@]}" -H "X-Remote-User: carol" -H "X-Remote-Group: admins"
 check "no group headers configured: no groups read" user_is \
     "{'username': 'carol', 'groups': ['system:authenticated']}"
 check "kgate exits cleanly" clean_exit
+
+# a request-header CA without --client-ca-file: certificates are asked for all the same
+kgate_start rhonly --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="/registry-rhonly-$$" \
+    --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
+    --requestheader-client-ca-file="$PKI/proxyca.crt" --requestheader-username-headers=X-Remote-User
+check "kgate starts with a request-header CA and no client CA" wait_for_code /readyz 200
+whoami "${PROXY[@]}" -H "X-Remote-User: dora"
+check "the proxy vouches" user_is "{'username': 'dora', 'groups': ['system:authenticated']}"
+whoami "${STRANGER[@]}"
+check "its CA's certificate alone is no x509 user (no --client-ca-file): anonymous" user_is \
+    "{'username': 'system:anonymous', 'groups': ['system:unauthenticated']}"
+whoami "${ADMIN[@]}"
+check "a certificate of another CA is refused in the handshake" test "$CODE" = 000
+check "kgate exits cleanly" clean_exit
+
+# start-up checks of the --requestheader-* flags, as kube's options validation
+ERR=$KGATE_TEST_TMP/stderr
+start_fails() {
+    local desc=$1 want=$2; shift 2
+    timeout 30 "$KGATE" --bind-address=127.0.0.1 --secure-port="$(free_port)" \
+        --etcd-servers="$KGATE_TEST_ETCD" --tls-cert-file="$PKI/server.crt" \
+        --tls-private-key-file="$PKI/server.key" "$@" >/dev/null 2>"$ERR"
+    local rc=$?
+    check "$desc: exit 2 (got $rc)" test "$rc" = 2
+    check "$desc: says why" grep -qxF "kgate: $want" "$ERR" || diag "$(cat "$ERR")"
+}
+start_fails "a blank username header" 'empty value in "requestheader-username-headers"' \
+    --requestheader-username-headers="X-Remote-User, "
+start_fails "a blank allowed name" 'empty value in "requestheader-allowed-names"' \
+    --requestheader-allowed-names=" "
+: >"$KGATE_TEST_TMP/empty.crt"
+timeout 30 "$KGATE" --bind-address=127.0.0.1 --secure-port="$(free_port)" \
+    --etcd-servers="$KGATE_TEST_ETCD" --tls-cert-file="$PKI/server.crt" \
+    --tls-private-key-file="$PKI/server.key" \
+    --requestheader-client-ca-file="$KGATE_TEST_TMP/empty.crt" >/dev/null 2>"$ERR"
+check "a request-header CA file without certificates: kgate refuses to start" \
+    grep -q 'no usable CA certificate in --requestheader-client-ca-file' "$ERR"
 tap_end
