@@ -23,7 +23,8 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
         -Wwrite-strings -Wundef -Wformat=2
 OPT ?= -O2 -g
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP $(INCS) $(PKG_CFLAGS)
-LDFLAGS_ALL = $(SANFLAGS) $(PKG_LIBS) -lpthread -lm
+# libkgate.a's authenticators compile CEL expressions: programs link libcel.a and PCRE2 too.
+LDFLAGS_ALL = $(SANFLAGS) $(PKG_LIBS) $(shell pkg-config --libs libpcre2-8 2>/dev/null) -lpthread -lm
 
 # Sources are discovered, so adding a module needs no Makefile edit.
 LIB_DIRS := gateway etcdproto authn authz
@@ -97,7 +98,7 @@ $(CEL_LIB): $(CEL_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/kgate: $(BUILD)/obj/gateway/main.o $(LIB)
+$(BUILD)/kgate: $(BUILD)/obj/gateway/main.o $(LIB) $(CEL_LIB)
 	$(CC) $^ $(LDFLAGS_ALL) -o $@
 
 # build/cel-eval: evaluate expressions from JSON lines (cel/tools/cel_eval.c).
@@ -106,25 +107,25 @@ $(BUILD)/cel-eval: $(BUILD)/obj/cel/tools/cel_eval.o $(CEL_LIB)
 
 # build/patch-apply: JSON, merge, strategic and server-side apply patches from JSON lines
 # (tools/patch_apply.c).
-$(BUILD)/patch-apply: $(BUILD)/obj/tools/patch_apply.o $(LIB)
+$(BUILD)/patch-apply: $(BUILD)/obj/tools/patch_apply.o $(LIB) $(CEL_LIB)
 	$(CC) $^ $(LDFLAGS_ALL) -o $@
 
 $(BUILD)/tests/unit/cel/%: tests/unit/cel/%.c $(CEL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(CEL_LIB) $(SANFLAGS) $(CEL_LIBS) -o $@
 
-$(BUILD)/tests/%: tests/%.c $(TEST_LIB_OBJ) $(LIB) | $(GEN_H)
+$(BUILD)/tests/%: tests/%.c $(TEST_LIB_OBJ) $(LIB) $(CEL_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $< $(TEST_LIB_OBJ) $(LIB) $(LDFLAGS_ALL) -o $@
+	$(CC) $(CFLAGS_ALL) $< $(TEST_LIB_OBJ) $(LIB) $(CEL_LIB) $(LDFLAGS_ALL) -o $@
 
 # bench_cel measures the CEL library alone: libcel.a, not libkgate.a.
 $(BUILD)/bench/bench_cel: bench/bench_cel.c $(CEL_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(CEL_LIB) $(SANFLAGS) $(CEL_LIBS) -o $@
 
-$(BUILD)/bench/%: bench/%.c $(TEST_LIB_OBJ) $(LIB) | $(GEN_H)
+$(BUILD)/bench/%: bench/%.c $(TEST_LIB_OBJ) $(LIB) $(CEL_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $< $(TEST_LIB_OBJ) $(LIB) $(LDFLAGS_ALL) -o $@
+	$(CC) $(CFLAGS_ALL) $< $(TEST_LIB_OBJ) $(LIB) $(CEL_LIB) $(LDFLAGS_ALL) -o $@
 
 CEL_EVAL := $(if $(wildcard cel/tools/cel_eval.c),$(BUILD)/cel-eval)
 PATCH_APPLY := $(if $(wildcard tools/patch_apply.c),$(BUILD)/patch-apply)

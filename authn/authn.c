@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "authn_int.h"
+#include "authn_oidc.h"
 #include "authn_webhook.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
@@ -109,7 +110,8 @@ authn_new(const authn_config_t *cfg, authn_t **out, char *err, size_t err_len)
         authn_free(a);
         return GW_EINVAL;
     }
-    if (authn__webhook_new(cfg, &a->webhook, err, err_len) != 0) {
+    if (authn__oidc_new(cfg, &a->oidc, err, err_len) != 0 ||
+        authn__webhook_new(cfg, &a->webhook, err, err_len) != 0) {
         authn_free(a);
         return GW_EINVAL;
     }
@@ -129,6 +131,7 @@ authn_free(authn_t *a)
     authn__tokens_free(&a->tokens);
     authn__sa_free(a->sa);
     authn__proxy_free(a->proxy);
+    authn__oidc_free(a->oidc);
     authn__webhook_free(a->webhook);
     free(a);
 }
@@ -156,6 +159,7 @@ static const authn__token_fn token_chain[] = {
     token_file,
     authn__sa_token,
     authn__bootstrap_token,
+    authn__oidc_token,
     authn__webhook_token,
 };
 

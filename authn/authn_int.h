@@ -152,6 +152,7 @@ struct authn {
     authn__sa_t *sa;
     bool bootstrap; /* --enable-bootstrap-token-auth */
     authn__proxy_t *proxy;
+    struct authn__oidc *oidc;       /* authn_oidc.c */
     struct authn__webhook *webhook; /* authn_webhook.c */
 };
 
