@@ -161,12 +161,22 @@ authn_bootstrap_parse_time(const char *s, time_t *out)
 }
 
 bool
+authn_bootstrap_expiration(const json_t *secret, time_t *when)
+{
+    char *exp = authn_bootstrap_data(secret, "expiration");
+    bool ok = exp != NULL && authn_bootstrap_parse_time(exp, when);
+
+    free(exp);
+    return ok;
+}
+
+bool
 authn_bootstrap_expired(const json_t *secret, time_t now)
 {
     char *exp = authn_bootstrap_data(secret, "expiration");
     time_t when;
     /* kube's HasExpired: an unreadable expiration counts as expired */
-    bool expired = exp != NULL && (!authn_bootstrap_parse_time(exp, &when) || when < now);
+    bool expired = exp != NULL && (!authn_bootstrap_parse_time(exp, &when) || when <= now);
 
     free(exp);
     return expired;

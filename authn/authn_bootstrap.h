@@ -28,8 +28,11 @@ char *authn_bootstrap_data(const json_t *secret, const char *key);
  *  *out; false when malformed. */
 bool authn_bootstrap_parse_time(const char *s, time_t *out);
 
-/** Whether the Secret's expiration has passed at `now` (an unreadable expiration counts as
- *  passed, as kube's; none never expires). */
+/** The Secret's expiration into *when; false when it has none or it is unreadable. */
+bool authn_bootstrap_expiration(const json_t *secret, time_t *when);
+
+/** Whether the Secret's expiration is at or before `now` (an unreadable expiration counts
+ *  as passed, as kube's; none never expires). */
 bool authn_bootstrap_expired(const json_t *secret, time_t now);
 
 /** Whether data["usage-bootstrap-<usage>"] is "true" (usage "authentication" or "signing"). */

@@ -138,6 +138,8 @@ on_worker_start(gw_worker_t *w, void *arg)
                                       k->cfg->etcd_compaction_interval_ms);
     k->controllers =
         gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix, k->catalog);
+    gw_controllers_enable(k->controllers, (const char *const *)k->cfg->controllers.items,
+                          k->cfg->controllers.n);
     gw_controllers_on_synced(k->controllers, mark_synced, k->health);
     gw_health_probe_start(k->health, w);
 }

@@ -11,6 +11,7 @@
 #include <event2/event.h>
 
 #include "gw_alloc.h"
+#include "gw_bootstrapsigner.h"
 #include "gw_err.h"
 #include "gw_http.h"
 #include "gw_leader.h"
@@ -18,10 +19,12 @@
 #include "gw_namespace.h"
 #include "gw_nsctl.h"
 #include "gw_store.h"
+#include "gw_tokencleaner.h"
 
 #define ENSURE_EVERY_MS 60000 /* kube's system namespaces controller: once a minute */
 #define ENSURE_RETRY_MS 5000
 #define NSCTL_ELECTION "namespace-controller"
+#define BOOT_ELECTION "bootstrap-token-controllers"
 
 struct gw_controllers {
     etcd_client_t *client;
@@ -35,6 +38,10 @@ struct gw_controllers {
     size_t n_res;
     gw_leader_t *leader;
     gw_nsctl_t *nsctl; /* while leading */
+    gw_leader_t *boot_leader; /* the bootstrap token controllers' election, when enabled */
+    bool cleaner_on, signer_on;
+    gw_tokencleaner_t *cleaner; /* while leading that election */
+    gw_bootstrapsigner_t *signer;
     bool synced;       /* the initial namespaces were confirmed once */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
@@ -153,6 +160,65 @@ start_election(gw_controllers_t *c)
     free(id);
 }
 
+/* kube's IsControllerEnabled for controllers that are off by default: on only when named
+ * ("-name" turns it off; the first mention decides; "*" leaves it off). */
+static bool
+named(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(names[i], name) == 0)
+            return true;
+        if (names[i][0] == '-' && strcmp(names[i] + 1, name) == 0)
+            return false;
+    }
+    return false;
+}
+
+static void
+on_boot_elected(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    if (c->cleaner_on)
+        c->cleaner = gw_tokencleaner_start(c->client, c->base, c->prefix);
+    if (c->signer_on)
+        c->signer = gw_bootstrapsigner_start(c->client, c->base, c->prefix);
+    gw_log_info(NULL, "bootstrap token controllers started");
+}
+
+static void
+on_boot_lost(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    gw_tokencleaner_stop(c->cleaner);
+    c->cleaner = NULL;
+    gw_bootstrapsigner_stop(c->signer);
+    c->signer = NULL;
+    gw_log_info(NULL, "bootstrap token controllers stopped");
+}
+
+void
+gw_controllers_enable(gw_controllers_t *c, const char *const *names, size_t n)
+{
+    c->cleaner_on = named(names, n, "tokencleaner");
+    c->signer_on = named(names, n, "bootstrapsigner");
+    if (!c->cleaner_on && !c->signer_on)
+        return;
+    char *key = gw_leader_key(c->prefix, BOOT_ELECTION);
+    char *id = identity();
+    c->boot_leader = gw_leader_start(c->client, c->base,
+                                     &(gw_leader_opts_t){.key = key,
+                                                         .identity = id,
+                                                         .on_elected = on_boot_elected,
+                                                         .on_lost = on_boot_lost,
+                                                         .ctx = c});
+    free(key);
+    free(id);
+}
+
 gw_controllers_t *
 gw_controllers_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
                      const gw_catalog_t *catalog)
@@ -186,6 +252,9 @@ gw_controllers_stop(gw_controllers_t *c)
         return;
     c->stopping = true;
     gw_nsctl_stop(c->nsctl);
+    gw_tokencleaner_stop(c->cleaner);
+    gw_bootstrapsigner_stop(c->signer);
+    gw_leader_stop(c->boot_leader);
     gw_leader_stop(c->leader); /* releases the election at once */
     etcd_conn_free(c->conn);
     gw_store_free(c->store);

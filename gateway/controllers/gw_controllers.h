@@ -37,6 +37,14 @@ gw_controllers_t *gw_controllers_start(etcd_client_t *client, struct event_base 
  */
 void gw_controllers_on_synced(gw_controllers_t *c, void (*cb)(void *arg), void *arg);
 
+/**
+ * The --controllers list (names, n; borrowed for the call): "tokencleaner" and
+ * "bootstrapsigner" (off by default, as in kube-controller-manager; "-name" keeps one off)
+ * then run on the leader of the "bootstrap-token-controllers" election (gw_tokencleaner.h,
+ * gw_bootstrapsigner.h). Call once, right after gw_controllers_start. Thread: c's.
+ */
+void gw_controllers_enable(gw_controllers_t *c, const char *const *names, size_t n);
+
 /** Whether this instance leads the namespace-controller election now, i.e. runs the namespace
  *  controller (tests, metrics). Thread: c's. */
 bool gw_controllers_leading(const gw_controllers_t *c);

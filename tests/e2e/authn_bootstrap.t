@@ -116,6 +116,95 @@ fi
 
 check "kgate exits cleanly" clean_exit
 
+# the controllers
+CM=/api/v1/namespaces/kube-public/configmaps
+KUBECONFIG_TEXT='apiVersion: v1
+kind: Config
+clusters:
+- cluster: {server: "https://kgate.example:6443"}
+  name: ""'
+# signature_ok ID SECRET: cluster-info's jws-kubeconfig-ID is the detached JWS of its
+# kubeconfig, HS256 keyed with ID.SECRET, header {"alg":"HS256","kid":"ID"}.
+signature_ok() {
+    req GET $CM/cluster-info
+    python3 - "$1" "$2" "$OUT" <<'PY'
+import base64, hashlib, hmac, json, sys
+tid, secret, path = sys.argv[1:]
+d = json.load(open(path))['data']
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b'=').decode()
+header, empty, sig = d['jws-kubeconfig-' + tid].split('.')
+want_header = b64(json.dumps({'alg': 'HS256', 'kid': tid}, separators=(',', ':')).encode())
+mac = hmac.new((tid + '.' + secret).encode(),
+               (header + '.' + b64(d['kubeconfig'].encode())).encode(), hashlib.sha256).digest()
+ok = empty == '' and header == want_header and sig == b64(mac)
+if not ok:
+    print('# bad signature entry: %r' % d)
+sys.exit(0 if ok else 1)
+PY
+}
+# sig_keys: the jws-kubeconfig-* keys of cluster-info, sorted and space-separated.
+sig_keys() {
+    req GET $CM/cluster-info
+    jget "' '.join(sorted(k for k in d.get('data', {}) if k.startswith('jws-kubeconfig-')))"
+}
+# wait_keys WANT: until sig_keys prints WANT (up to 30 s).
+wait_keys() {
+    for _ in $(seq 300); do
+        [[ $(sig_keys) == "$1" ]] && return 0
+        sleep 0.1
+    done
+    diag "cluster-info signatures: $(sig_keys)"
+    return 1
+}
+signing() { echo "\"usage-bootstrap-signing\":\"$(b64 true)\"${1:+,$1}"; }
+
+check "kgate starts with the tokencleaner and bootstrapsigner controllers" api_start ctl \
+    --enable-bootstrap-token-auth --controllers='*,tokencleaner,bootstrapsigner'
+req POST $CM "$(python3 -c 'import json,sys; print(json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cluster-info"}, "data": {"kubeconfig": sys.argv[1], "jws-kubeconfig-zzzzzz": "stale"}}))' "$KUBECONFIG_TEXT")"
+check "cluster-info is created (with a stale signature)" code_is 201
+req POST $SECRETS "$(token_secret abcdef 0123456789abcdef "$(signing)")"
+check "a signing token's Secret is created" code_is 201
+check "cluster-info gets that token's signature and loses the stale one" \
+    wait_keys "jws-kubeconfig-abcdef"
+check "... a detached HS256 JWS of the kubeconfig keyed by the full token" \
+    signature_ok abcdef 0123456789abcdef
+req POST $SECRETS "$(token_secret nosign 0123456789abcdef)"
+req POST $SECRETS "$(token_secret second 0123456789abcdee "$(signing)")"
+check "a second signing token is signed for too, a token without the usage is not" \
+    wait_keys "jws-kubeconfig-abcdef jws-kubeconfig-second"
+check "... its signature uses its own secret" signature_ok second 0123456789abcdee
+req POST $SECRETS "$(token_secret soon00 0123456789abcdef \
+    "$(signing "\"expiration\":\"$(b64 "$(date -u -d '+8 seconds' +%Y-%m-%dT%H:%M:%SZ)")\"")")"
+check "a token expiring in seconds is signed for while valid" \
+    wait_keys "jws-kubeconfig-abcdef jws-kubeconfig-second jws-kubeconfig-soon00"
+check "... its signature goes once it expires" \
+    wait_keys "jws-kubeconfig-abcdef jws-kubeconfig-second"
+check "... and the tokencleaner deletes its Secret" \
+    wait_code $SECRETS/bootstrap-token-soon00 404
+req POST $SECRETS "$(token_secret old000 0123456789abcdef \
+    "$(signing "\"expiration\":\"$(b64 2020-01-01T00:00:00Z)\"")")"
+check "an expired token's Secret can be created" code_is 201
+check "... the tokencleaner deletes it" wait_code $SECRETS/bootstrap-token-old000 404
+req POST $SECRETS "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"opaque\"},\
+\"data\":{\"expiration\":\"$(b64 2020-01-01T00:00:00Z)\"}}"
+req DELETE $SECRETS/bootstrap-token-second
+check "a deleted token's signature goes" wait_keys "jws-kubeconfig-abcdef"
+req GET $SECRETS/opaque
+check "a Secret of another type with a past expiration is left alone" code_is 200
+req GET $SECRETS/bootstrap-token-nosign
+check "a token without expiration is left alone" code_is 200
+check "kgate exits cleanly" clean_exit
+
+check "by default (--controllers=*) neither runs" api_start ctloff --enable-bootstrap-token-auth
+req POST $SECRETS "$(token_secret old000 0123456789abcdef \
+    "\"expiration\":\"$(b64 2020-01-01T00:00:00Z)\"")"
+check "an expired token's Secret is created" code_is 201
+check "... no bootstrap token controller was started" \
+    bash -c "! grep -q 'bootstrap token controllers' '$KGATE_LOG'"
+req GET $SECRETS/bootstrap-token-old000
+check "... and the Secret stays" code_is 200
+check "kgate exits cleanly" clean_exit
+
 check "without the flag bootstrap tokens are not read" api_start noboot --anonymous-auth=false
 req POST $SECRETS "$(token_secret abcdef 0123456789abcdef)"
 refused "a valid token without --enable-bootstrap-token-auth" abcdef.0123456789abcdef
