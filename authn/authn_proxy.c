@@ -173,7 +173,9 @@ unescape(const char *s)
             out[o++] = s[i];
             continue;
         }
-        if (i + 2 >= n || hex(s[i + 1]) < 0 || hex(s[i + 2]) < 0) {
+        /* a NUL would cut the key short: keep such a key escaped, like a malformed one */
+        if (i + 2 >= n || hex(s[i + 1]) < 0 || hex(s[i + 2]) < 0 ||
+            (hex(s[i + 1]) | hex(s[i + 2])) == 0) {
             free(out);
             return gw_strdup(s);
         }

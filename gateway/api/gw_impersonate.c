@@ -92,7 +92,8 @@ extra_key(gw_arena_t *arena, const char *s)
             *o++ = *p;
             continue;
         }
-        if (hex(p[1]) < 0 || hex(p[2]) < 0)
+        /* a NUL would cut the key short: keep such a key escaped, like a malformed one */
+        if (hex(p[1]) < 0 || hex(p[2]) < 0 || (hex(p[1]) | hex(p[2])) == 0)
             return lower;
         *o++ = (char)(hex(p[1]) << 4 | hex(p[2]));
         p += 2;

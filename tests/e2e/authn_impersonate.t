@@ -52,10 +52,10 @@ check "... but not when groups are asked for" user_is \
 'system:authenticated']}"
 whoami "${ALICE[@]}" -H "Impersonate-User: carol" -H "Impersonate-Uid: 1234" \
     -H "Impersonate-Extra-Scopes: read" -H "Impersonate-Extra-Scopes: write" \
-    -H "Impersonate-Extra-Example.com%2FTeam: blue"
-check "uid and extra (keys lowercased and unescaped)" user_is \
+    -H "Impersonate-Extra-Example.com%2FTeam: blue" -H "Impersonate-Extra-Odd%zz%00: x"
+check "uid and extra (keys lowercased and unescaped; kept as given when malformed)" user_is \
     "{'username': 'carol', 'uid': '1234', 'groups': ['system:authenticated'], \
-'extra': {'scopes': ['read', 'write'], 'example.com/team': ['blue']}}"
+'extra': {'scopes': ['read', 'write'], 'example.com/team': ['blue'], 'odd%zz%00': ['x']}}"
 whoami "${ALICE[@]}" -H "Impersonate-Group: dev"
 check "a group without a user: 500, as kube" code_is 500
 check "... in kube's plain words" test "$(cat "$OUT")" = \

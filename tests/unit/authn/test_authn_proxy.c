@@ -103,15 +103,15 @@ test_headers(X509 *proxy)
     int rc;
     authn_t *a = proxy_authn("proxyca", NULL, &rc);
     tap_is_int(rc, 0, "a proxy CA loads");
-    tap_is_str(
-        who(a, proxy, NULL,
-            (const char *[]){
-                "X-Remote-User: alice", "x-remote-group: dev", "X-Remote-Group: ops,qa",
-                "X-Remote-Group: ", "X-Remote-Extra-Scopes: read", "X-Remote-Extra-Scopes: write",
-                "X-Remote-Extra-Acme.com%2fProject: p1", "X-Remote-Extra-Bad%zz: v", NULL}),
-        "alice|dev,ops,qa,system:authenticated|scopes=read,write;acme.com/project=p1;"
-        "bad%zz=v",
-        "user, each group line one group, extra keys lowercased and unescaped");
+    tap_is_str(who(a, proxy, NULL,
+                   (const char *[]){
+                       "X-Remote-User: alice", "x-remote-group: dev", "X-Remote-Group: ops,qa",
+                       "X-Remote-Group: ", "X-Remote-Extra-Scopes: read",
+                       "X-Remote-Extra-Scopes: write", "X-Remote-Extra-Acme.com%2fProject: p1",
+                       "X-Remote-Extra-Bad%zz: v", "X-Remote-Extra-Nul%00: w", NULL}),
+               "alice|dev,ops,qa,system:authenticated|scopes=read,write;acme.com/project=p1;"
+               "bad%zz=v;nul%00=w",
+               "user, each group line one group, extra keys lowercased and unescaped");
     tap_is_str(who(a, proxy, NULL, (const char *[]){"X-Remote-User: ", "X-Other-User: bob", NULL}),
                "bob|system:authenticated|", "the first username header with a value");
     tap_is_str(
