@@ -100,20 +100,27 @@ token_reviewed(gw_req_t *r, authn_result_t result, const authn_user_t *user, voi
     gw_reply_json(r, 201, t->review); /* takes the review */
 }
 
-/* kube's TokenReview audiences: the spec's, else the API audiences. */
+/* The audiences a token is reviewed for: the API audiences, or those of spec.audiences that
+ * are API audiences. kube checks a service account token against the spec's own audiences;
+ * the authenticators here check it against the API audiences, so a review for other
+ * audiences can only be refused (never accepting a token meant for the API elsewhere). */
 static json_t *
 review_audiences(gw_req_t *r, const json_t *review)
 {
     json_t *spec = json_object_get(json_object_get(review, "spec"), "audiences");
     const char *const *api;
     size_t n = authn_sa_api_audiences(r->authn, &api);
-    json_t *auds;
+    json_t *auds = json_array();
 
-    if (json_array_size(spec) > 0)
-        return json_incref(spec);
-    auds = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(auds, json_string(api[i]));
+    for (size_t i = 0; i < n; i++) {
+        bool asked = json_array_size(spec) == 0;
+        for (size_t j = 0; j < json_array_size(spec) && !asked; j++) {
+            const char *a = json_string_value(json_array_get(spec, j));
+            asked = a != NULL && strcmp(api[i], a) == 0;
+        }
+        if (asked)
+            json_array_append_new(auds, json_string(api[i]));
+    }
     return auds;
 }
 
@@ -151,6 +158,12 @@ token_review(gw_req_t *r)
     }
     t->review = review_answer(body);
     t->audiences = review_audiences(r, body);
+    if (json_array_size(json_object_get(json_object_get(body, "spec"), "audiences")) > 0 &&
+        json_array_size(t->audiences) == 0) {
+        gw_log_debug(r->audit_id, "token review: no API audience among spec.audiences");
+        token_reviewed(r, AUTHN_UNAUTHORIZED, NULL, t);
+        return;
+    }
     /* as kube: a request that carries nothing but the token */
     authn_request_t req = {.authorization = gw_arena_sprintf(r->arena, "Bearer %s", token)};
     authn_result_t res = authn_authenticate(r->authn, &req, &user, &pending, why, sizeof(why));

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # TokenReview (POST /apis/authentication.k8s.io/v1/tokenreviews), as kube-apiserver's
 # tokenreview REST: the user a token belongs to (static tokens at once, bootstrap tokens
-# after their Secret is read), the audiences it was reviewed for, unauthenticated with an
-# error for a bad token, 400 without a token, the request's object echoed back.
+# after their Secret is read), the audiences it was reviewed for (API audiences only here),
+# unauthenticated with an error for a bad token, 400 without a token, the request's object
+# echoed back.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -29,8 +30,12 @@ True, 'user': {'username': 'alice', 'uid': '1001', 'groups': ['dev', 'ops', \
 check "... the object echoed back, kind and spec included" jpy "d['kind'] == 'TokenReview' and \
 d['apiVersion'] == 'authentication.k8s.io/v1' and d['spec'] == {'token': 'alice-token'} and \
 d['metadata'] == {'creationTimestamp': None}"
+req POST $TR "$(review '{"token":"alice-token","audiences":["other","mine"]}')"
+check "the API audiences among spec.audiences are the ones reported" \
+    jpy "d['status']['authenticated'] and d['status']['audiences'] == ['other']"
 req POST $TR "$(review '{"token":"alice-token","audiences":["mine"]}')"
-check "spec.audiences are the ones reported" jpy "d['status']['audiences'] == ['mine']"
+check "no API audience among spec.audiences: not authenticated" \
+    jpy "d['status'] == {'user': {}, 'error': 'invalid bearer token'}"
 req POST $TR "$(review '{"token":"nope"}')"
 check "an unknown token: 201, not authenticated" jpy "d['status'] == {'user': {}, 'error': \
 'invalid bearer token'}"
