@@ -269,6 +269,15 @@ mappings(void)
     }
     authn__jwt_set_free(s);
 
+    s = one("  claimMappings:\n    username: {expression: 'claims.sub + \"@idp\"'}\n"
+            "    groups: {expression: 'claims.groups.map(g, \"jwt:\" + g)'}\n");
+    u = map(s, "{\"groups\":[\"dev\",\"ops\"]}");
+    tap_ok(u != NULL && strcmp(u->name, "u1@idp") == 0 && u->n_groups == 2 &&
+               strcmp(u->groups[1], "jwt:ops") == 0,
+           "groups mapped with a macro over a claim list");
+    authn_user_free(u);
+    authn__jwt_set_free(s);
+
     s = one("  claimMappings:\n    username: {claim: email, prefix: 'e:'}\n"
             "    groups: {claim: g, prefix: 'g:'}\n    uid: {claim: id}\n");
     u = map(s, "{\"email\":\"a@b\",\"email_verified\":true,\"g\":\"one\",\"id\":\"7\"}");
