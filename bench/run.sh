@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
-# bench_api, bench_watch and bench_list against $KGATE_BUILD/kgate in front of that etcd. The
-# etcd is a throwaway one on free loopback ports unless KGATE_BENCH_ETCD=http://host:port
+# bench_api, bench_watch, bench_list and bench_authn against $KGATE_BUILD/kgate in front of that
+# etcd. The etcd is a throwaway one on free loopback ports unless KGATE_BENCH_ETCD=http://host:port
 # points at an existing one (the benchmarks' objects are removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
 set -euo pipefail
@@ -46,14 +46,14 @@ pki_cert "$PKI" ca server server "/CN=kgate" "IP:127.0.0.1"
 pki_cert "$PKI" ca admin client "/O=system:masters/CN=kubernetes-admin"
 LOG=$KGATE_TEST_TMP/kgate.log
 
-# start_kgate [ETCD_URL]: a kgate on a free port in front of ETCD_URL (default: the bench etcd),
-# waited for until ready; sets PORT, KGATE_PID, WORKERS.
+# start_kgate [ETCD_URL [FLAGS...]]: a kgate on a free port in front of ETCD_URL (default: the
+# bench etcd) with extra FLAGS, waited for until ready; sets PORT, KGATE_PID, WORKERS.
 start_kgate() {
     PORT=$(free_port)
     "$KGATE_BUILD/kgate" --bind-address=127.0.0.1 --secure-port="$PORT" \
         --etcd-servers="${1:-$KGATE_BENCH_ETCD}" --etcd-prefix="$PREFIX" \
         --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
-        --client-ca-file="$PKI/ca.crt" >"$LOG" 2>&1 &
+        --client-ca-file="$PKI/ca.crt" "${@:2}" >"$LOG" 2>&1 &
     KGATE_PID=$!
     echo $KGATE_PID >>"$KGATE_TEST_TMP/pids"
     local ready=
@@ -101,3 +101,10 @@ echo
 restart_kgate
 "$KGATE_BUILD/bench/bench_list" "https://127.0.0.1:$PORT" "$PKI" "$KGATE_BENCH_ETCD" "$PREFIX" \
     "$KGATE_PID"
+echo
+
+# Authentication: a kgate that issues and checks service account tokens.
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$PKI/sa.key" 2>/dev/null
+restart_kgate "$KGATE_BENCH_ETCD" --service-account-issuer=https://kgate.bench \
+    --service-account-signing-key-file="$PKI/sa.key" --service-account-key-file="$PKI/sa.key"
+"$KGATE_BUILD/bench/bench_authn" "https://127.0.0.1:$PORT" "$PKI"
