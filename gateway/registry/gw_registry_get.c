@@ -2,7 +2,7 @@
  * GET of one object. resourceVersion unset or "0" reads the latest value (kgate keeps no watch
  * cache, so "any" is served as "latest"); a number N means "not older than N": the latest value
  * always is, provided the store has reached N, which kube-apiserver checks against the read's
- * revision ("Too large resource version" otherwise).
+ * revision (waiting up to 3 s for it, then "Too large resource version").
  */
 #include "gw_registry_int.h"
 
@@ -37,12 +37,19 @@ parse_rv(const char *s)
     return v;
 }
 
+static void read_object(void *arg);
+
 static void
 rev_checked(int err, int64_t revision, void *arg)
 {
     get_ctx_t *g = arg;
     uint8_t *value = g->value; /* g lives in the arena, which the reply frees */
 
+    g->value = NULL;
+    if (err == 0 && revision < g->min_rv && gw_registry__retry_future(g->r, read_object, g)) {
+        free(value);
+        return;
+    }
     if (err == 0 && revision < g->min_rv)
         err = GW_EFUTUREREV;
     if (err != 0)
@@ -81,12 +88,21 @@ got(int err, const gw_obj_t *obj, void *arg)
     }
 }
 
+static void
+read_object(void *arg)
+{
+    get_ctx_t *g = arg;
+    int rc = gw_store_get(g->r->store, gw_registry__object_key(g->r, g->r->info.name), 0, got, g);
+
+    if (rc != 0)
+        gw_reply_error(g->r, rc, g->r->info.name);
+}
+
 void
 gw_registry__get(gw_req_t *r)
 {
     get_ctx_t *g = gw_arena_calloc(r->arena, sizeof(*g));
     const char *key = gw_registry__object_key(r, r->info.name);
-    int rc;
 
     g->r = r;
     g->min_rv = parse_rv(gw_req_query(r, "resourceVersion"));
@@ -99,7 +115,5 @@ gw_registry__get(gw_req_t *r)
         gw_reply_status(r, 400, "BadRequest", NULL, "Name parameter invalid: %s", r->info.name);
         return;
     }
-    rc = gw_store_get(r->store, key, 0, got, g);
-    if (rc != 0)
-        gw_reply_error(r, rc, r->info.name);
+    read_object(g);
 }

@@ -161,6 +161,13 @@ void gw_registry__meta_warnings(gw_req_t *r, const json_t *obj);
  *  that equal objects give equal bytes and a no-op update writes nothing). Caller frees. */
 char *gw_registry__encode(json_t *obj, size_t *len);
 
+/* ---- reads of a future resourceVersion (gw_registry_wait.c) ------------------------------ */
+
+/** Arrange for again(arg) to run 100 ms from now, on r's worker, while r is younger than 3 s
+ *  (kube's wait for a resourceVersion its cache has not reached); false when the wait is over
+ *  and the read should answer "Too large resource version". */
+bool gw_registry__retry_future(gw_req_t *r, void (*again)(void *arg), void *arg);
+
 /* ---- field ownership (gw_registry_managed.c) ---------------------------------------------- */
 
 /** The scope of r's managedFields entries for subresource `sub` (NULL: the main resource);

@@ -677,13 +677,23 @@ next_page(gw_lister_t *l, const char *next_key)
         fetch(l);
 }
 
+/* The first page again, after a wait for the store to reach min_rv. */
+static void
+fetch_again(void *arg)
+{
+    fetch(arg);
+}
+
 static void
 got_page(int err, const gw_list_page_t *page, void *arg)
 {
     gw_lister_t *l = arg;
 
-    if (err == 0 && l->rev == 0 && page->revision < l->min_rv)
+    if (err == 0 && l->rev == 0 && page->revision < l->min_rv) {
+        if (gw_registry__retry_future(l->r, fetch_again, l))
+            return;
         err = GW_EFUTUREREV;
+    }
     if (err == 0 && l->streaming && l->r->gone)
         err = GW_ECANCELED; /* nobody to read the rest for */
     if (err != 0) {
