@@ -20,6 +20,7 @@
 #include <openssl/ssl.h>
 
 #include "authn.h"
+#include "authn_sa.h"
 #include "authz.h"
 #include "etcd.h"
 #include "gw_alloc.h"
@@ -32,6 +33,7 @@
 #include "gw_health.h"
 #include "gw_log.h"
 #include "gw_registry.h"
+#include "gw_sactl.h"
 #include "gw_server.h"
 #include "gw_tls.h"
 
@@ -138,6 +140,11 @@ on_worker_start(gw_worker_t *w, void *arg)
                                       k->cfg->etcd_compaction_interval_ms);
     k->controllers =
         gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix, k->catalog);
+    if (authn_sa_can_issue(k->authn)) {
+        char *root_ca = gw_sactl_root_ca(k->cfg->client_ca_file, k->tls);
+        gw_controllers_start_service_accounts(k->controllers, root_ca);
+        free(root_ca);
+    }
     gw_controllers_enable(k->controllers, (const char *const *)k->cfg->controllers.items,
                           k->cfg->controllers.n);
     gw_controllers_on_synced(k->controllers, mark_synced, k->health);

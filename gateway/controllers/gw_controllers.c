@@ -1,6 +1,8 @@
 /*
- * The controllers of one instance: the initial namespaces (every instance, every minute) and
- * the namespace deletion controller (the "namespace-controller" election's leader only).
+ * The controllers of one instance: the initial namespaces (every instance, every minute), the
+ * namespace deletion controller (the "namespace-controller" election's leader only), and the
+ * serviceaccount and root-ca-cert-publisher controllers when service account tokens are
+ * issued (the "serviceaccount-controller" election's leader only).
  */
 #include "gw_controllers.h"
 
@@ -18,6 +20,7 @@
 #include "gw_log.h"
 #include "gw_namespace.h"
 #include "gw_nsctl.h"
+#include "gw_sactl.h"
 #include "gw_store.h"
 #include "gw_tokencleaner.h"
 
@@ -25,6 +28,7 @@
 #define ENSURE_RETRY_MS 5000
 #define NSCTL_ELECTION "namespace-controller"
 #define BOOT_ELECTION "bootstrap-token-controllers"
+#define SACTL_ELECTION "serviceaccount-controller"
 
 struct gw_controllers {
     etcd_client_t *client;
@@ -42,6 +46,9 @@ struct gw_controllers {
     bool cleaner_on, signer_on;
     gw_tokencleaner_t *cleaner; /* while leading that election */
     gw_bootstrapsigner_t *signer;
+    gw_leader_t *sa_leader;
+    gw_sactl_t *sactl; /* while leading the service account election */
+    char *root_ca;     /* what kube-root-ca.crt publishes (NULL: nothing) */
     bool synced;       /* the initial namespaces were confirmed once */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
@@ -133,6 +140,28 @@ on_lost(gw_leader_t *l, void *arg)
     gw_log_info(NULL, "namespace controller stopped");
 }
 
+static void
+on_sa_elected(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    gw_sactl_opts_t opts = {.etcd_prefix = c->prefix, .root_ca_pem = c->root_ca};
+    (void)l;
+
+    c->sactl = gw_sactl_start(c->client, c->base, &opts);
+    gw_log_info(NULL, "serviceaccount controller started");
+}
+
+static void
+on_sa_lost(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    gw_sactl_stop(c->sactl);
+    c->sactl = NULL;
+    gw_log_info(NULL, "serviceaccount controller stopped");
+}
+
 /* "<host>_<uuid>", as kube's components name themselves in leader elections. */
 static char *
 identity(void)
@@ -146,18 +175,19 @@ identity(void)
     return gw_sprintf("%s_%s", host, uid);
 }
 
-static void
-start_election(gw_controllers_t *c)
+static gw_leader_t *
+start_election(gw_controllers_t *c, const char *name, gw_leader_fn elected, gw_leader_fn lost)
 {
-    char *key = gw_leader_key(c->prefix, NSCTL_ELECTION);
+    char *key = gw_leader_key(c->prefix, name);
     char *id = identity();
-
-    c->leader = gw_leader_start(
+    gw_leader_t *l = gw_leader_start(
         c->client, c->base,
         &(gw_leader_opts_t){
-            .key = key, .identity = id, .on_elected = on_elected, .on_lost = on_lost, .ctx = c});
+            .key = key, .identity = id, .on_elected = elected, .on_lost = lost, .ctx = c});
+
     free(key);
     free(id);
+    return l;
 }
 
 /* kube's IsControllerEnabled for controllers that are off by default: on only when named
@@ -235,8 +265,17 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     if (c->ensure == NULL)
         abort();
     add_timer(c->ensure, 0);
-    start_election(c);
+    c->leader = start_election(c, NSCTL_ELECTION, on_elected, on_lost);
     return c;
+}
+
+void
+gw_controllers_start_service_accounts(gw_controllers_t *c, const char *root_ca_pem)
+{
+    if (c->sa_leader != NULL)
+        return;
+    c->root_ca = root_ca_pem != NULL ? gw_strdup(root_ca_pem) : NULL;
+    c->sa_leader = start_election(c, SACTL_ELECTION, on_sa_elected, on_sa_lost);
 }
 
 bool
@@ -255,11 +294,14 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_tokencleaner_stop(c->cleaner);
     gw_bootstrapsigner_stop(c->signer);
     gw_leader_stop(c->boot_leader);
-    gw_leader_stop(c->leader); /* releases the election at once */
+    gw_sactl_stop(c->sactl);
+    gw_leader_stop(c->leader); /* releases the elections at once */
+    gw_leader_stop(c->sa_leader);
     etcd_conn_free(c->conn);
     gw_store_free(c->store);
     event_free(c->ensure);
     free(c->res);
+    free(c->root_ca);
     free(c->prefix);
     free(c);
 }

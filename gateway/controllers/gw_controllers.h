@@ -7,8 +7,12 @@
  *  - on every instance: the initial namespaces are created if absent, at start and then every
  *    minute (kube-apiserver's system namespaces controller re-creates them likewise);
  *  - on the leader of the "namespace-controller" election only: the namespace deletion
- *    controller (gw_nsctl.h). Elections and handovers are logged ("namespace-controller:
- *    leading as <identity>" / "no longer leading").
+ *    controller (gw_nsctl.h);
+ *  - when started (kgate issues service account tokens), on the leader of the
+ *    "serviceaccount-controller" election only: the serviceaccount and root-ca-cert-publisher
+ *    controllers (gw_sactl.h).
+ * Elections and handovers are logged ("<election>: leading as <identity>" / "no longer
+ * leading").
  */
 
 #include <stdbool.h>
@@ -44,6 +48,15 @@ void gw_controllers_on_synced(gw_controllers_t *c, void (*cb)(void *arg), void *
  * gw_bootstrapsigner.h). Call once, right after gw_controllers_start. Thread: c's.
  */
 void gw_controllers_enable(gw_controllers_t *c, const char *const *names, size_t n);
+
+/**
+ * Campaign for the "serviceaccount-controller" election too, whose leader runs the
+ * serviceaccount and root-ca-cert-publisher controllers (gw_sactl.h); the latter publishes
+ * root_ca_pem (copied; NULL: no kube-root-ca.crt). kgate starts them when it issues service
+ * account tokens: the default ServiceAccount and the CA bundle serve pods that use them. A
+ * second call does nothing. Thread: c's.
+ */
+void gw_controllers_start_service_accounts(gw_controllers_t *c, const char *root_ca_pem);
 
 /** Whether this instance leads the namespace-controller election now, i.e. runs the namespace
  *  controller (tests, metrics). Thread: c's. */

@@ -476,6 +476,39 @@ check_requestheader(const gw_config_t *cfg, char *err, size_t err_len)
     return 0;
 }
 
+/* kube-apiserver's checks of the service account flags: issuers neither empty nor repeated,
+ * an issuer for a signing key, and the maximum token expiration between 1 hour and 2^32 s. */
+static int
+check_service_accounts(const gw_config_t *cfg, char *err, size_t err_len)
+{
+    const gw_strlist_t *iss = &cfg->service_account_issuer;
+    int64_t max_ms = cfg->service_account_max_token_expiration_ms;
+
+    for (size_t i = 0; i < iss->n; i++) {
+        if (iss->items[i][0] == '\0') {
+            snprintf(err, err_len, "service-account-issuer should not be an empty string");
+            return GW_EINVAL;
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(iss->items[i], iss->items[j]) == 0) {
+                snprintf(err, err_len, "service-account-issuer \"%s\" is already specified",
+                         iss->items[i]);
+                return GW_EINVAL;
+            }
+        }
+    }
+    if (cfg->service_account_signing_key_file != NULL && iss->n == 0) {
+        snprintf(err, err_len, "service-account-issuer is a required flag");
+        return GW_EINVAL;
+    }
+    if (max_ms != 0 && (max_ms < 3600 * 1000LL || max_ms > (1LL << 32) * 1000)) {
+        snprintf(err, err_len, "the service-account-max-token-expiration must be between 1 hour "
+                               "and 2^32 seconds");
+        return GW_EINVAL;
+    }
+    return 0;
+}
+
 static int
 check_config(const gw_config_t *cfg, char *err, size_t err_len)
 {
@@ -495,6 +528,8 @@ check_config(const gw_config_t *cfg, char *err, size_t err_len)
                         err_len);
     if (rc == 0)
         rc = check_requestheader(cfg, err, err_len);
+    if (rc == 0)
+        rc = check_service_accounts(cfg, err, err_len);
     return rc;
 }
 

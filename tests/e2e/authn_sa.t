@@ -34,6 +34,54 @@ as() { http_code "$2" -H "Authorization: Bearer $1"; }
 # token_of: status.token of the TokenRequest in $OUT.
 token_of() { jget "d['status']['token']"; }
 
+# ---- the serviceaccount and root-ca-cert-publisher controllers ----
+# until_code CODE METHOD PATH: repeat a request (up to 30 s) until it answers CODE.
+until_code() {
+    local want=$1; shift
+    for _ in $(seq 150); do
+        req "$@"
+        [[ $CODE == "$want" ]] && return 0
+        sleep 0.2
+    done
+    diag "got $CODE: $(head -c 300 "$OUT")"
+    return 1
+}
+# same_pem FILE: ca.crt of the ConfigMap in $OUT holds the certificates of FILE.
+same_pem() {
+    python3 - "$OUT" "$1" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+norm = lambda t: ''.join(t.split())
+sys.exit(0 if norm(d['data']['ca.crt']) == norm(open(sys.argv[2]).read()) else 1)
+EOF2
+}
+check "the default namespace gets a default ServiceAccount" \
+    until_code 200 GET "$CORE/serviceaccounts/default"
+check "... and kube-root-ca.crt" until_code 200 GET "$CORE/configmaps/kube-root-ca.crt"
+check "... holding the client CA bundle as ca.crt" same_pem "$PKI/ca.crt"
+check "... with kube's description" jpy "d['metadata']['annotations']['kubernetes.io/description'].startswith('Contains a CA bundle')"
+req POST /api/v1/namespaces '{"metadata":{"name":"team"}}'
+check "a new namespace gets its default ServiceAccount" \
+    until_code 200 GET /api/v1/namespaces/team/serviceaccounts/default
+OLD_UID=$(jget "d['metadata']['uid']")
+check "... and its kube-root-ca.crt" until_code 200 GET /api/v1/namespaces/team/configmaps/kube-root-ca.crt
+req DELETE /api/v1/namespaces/team/serviceaccounts/default
+check "a deleted default ServiceAccount comes back" \
+    until_code 200 GET /api/v1/namespaces/team/serviceaccounts/default
+check "... as a new object" jpy "d['metadata']['uid'] != '$OLD_UID'"
+req PUT /api/v1/namespaces/team/configmaps/kube-root-ca.crt \
+    '{"metadata":{"name":"kube-root-ca.crt"},"data":{"ca.crt":"forged"}}'
+check "kube-root-ca.crt can be overwritten by hand" code_is 200
+restored() {
+    for _ in $(seq 150); do
+        req GET /api/v1/namespaces/team/configmaps/kube-root-ca.crt
+        same_pem "$PKI/ca.crt" && return 0
+        sleep 0.2
+    done
+    return 1
+}
+check "... and is put back" restored
+
 req POST "$CORE/serviceaccounts" '{"metadata":{"name":"robot"}}'
 check "a ServiceAccount is created" code_is 201
 SA_UID=$(jget "d['metadata']['uid']")
@@ -207,4 +255,22 @@ check "no openid-configuration: 404" test "$(http_code /.well-known/openid-confi
 kill -TERM "$KGATE_PID"
 wait_exit "$KGATE_PID"
 check "no sanitizer report" no_sanitizer_report "$KGATE_LOG"
+# start-up refusals of the service account flags, as kube-apiserver words them
+ERR=$KGATE_TEST_TMP/stderr
+refused() {
+    local pattern=$1 desc=$2; shift 2
+    timeout 30 "$KGATE" --bind-address=127.0.0.1 --secure-port="$(free_port)" \
+        --etcd-servers="$KGATE_TEST_ETCD" --tls-cert-file="$PKI/server.crt" \
+        --tls-private-key-file="$PKI/server.key" "$@" >/dev/null 2>"$ERR"
+    local rc=$?
+    check "$desc: exit 2 (got $rc)" test "$rc" = 2
+    check "$desc: saying why" grep -qxF "kgate: $pattern" "$ERR" || diag "$(cat "$ERR")"
+}
+refused "the service-account-max-token-expiration must be between 1 hour and 2^32 seconds" \
+    "a maximum under an hour" --service-account-issuer="$ISSUER" \
+    --service-account-max-token-expiration=30m
+refused 'service-account-issuer "a" is already specified' "a repeated issuer" \
+    --service-account-issuer=a --service-account-issuer=a
+refused "service-account-issuer is a required flag" "a signing key without an issuer" \
+    --service-account-signing-key-file="$PKI/sa.key"
 tap_end
