@@ -94,10 +94,14 @@ typedef struct {
 } alg_t;
 
 static const alg_t ALGS[] = {
-    {"RS256", FAMILY_RS, "SHA256", NULL, 0},         {"RS384", FAMILY_RS, "SHA384", NULL, 0},
-    {"RS512", FAMILY_RS, "SHA512", NULL, 0},         {"PS256", FAMILY_PS, "SHA256", NULL, 0},
-    {"PS384", FAMILY_PS, "SHA384", NULL, 0},         {"PS512", FAMILY_PS, "SHA512", NULL, 0},
-    {"ES256", FAMILY_ES, "SHA256", "prime256v1", 32}, {"ES384", FAMILY_ES, "SHA384", "secp384r1", 48},
+    {"RS256", FAMILY_RS, "SHA256", NULL, 0},
+    {"RS384", FAMILY_RS, "SHA384", NULL, 0},
+    {"RS512", FAMILY_RS, "SHA512", NULL, 0},
+    {"PS256", FAMILY_PS, "SHA256", NULL, 0},
+    {"PS384", FAMILY_PS, "SHA384", NULL, 0},
+    {"PS512", FAMILY_PS, "SHA512", NULL, 0},
+    {"ES256", FAMILY_ES, "SHA256", "prime256v1", 32},
+    {"ES384", FAMILY_ES, "SHA384", "secp384r1", 48},
     {"ES512", FAMILY_ES, "SHA512", "secp521r1", 66},
 };
 
@@ -326,9 +330,8 @@ authn_jwt_verify(const authn_jwt_t *j, EVP_PKEY *key)
         sig = der;
     }
     EVP_MD_CTX *md = digest_ctx(alg, key, false);
-    if (md != NULL &&
-        EVP_DigestVerify(md, sig, sig_len, (const unsigned char *)j->signing_input,
-                         j->signing_input_len) == 1)
+    if (md != NULL && EVP_DigestVerify(md, sig, sig_len, (const unsigned char *)j->signing_input,
+                                       j->signing_input_len) == 1)
         rc = 0;
     EVP_MD_CTX_free(md);
     OPENSSL_free(der);
@@ -357,8 +360,8 @@ sign_input(const alg_t *alg, EVP_PKEY *key, const char *input)
     unsigned char *sig = NULL;
     char *out = NULL;
 
-    if (md == NULL || EVP_DigestSign(md, NULL, &len, (const unsigned char *)input,
-                                     strlen(input)) != 1)
+    if (md == NULL ||
+        EVP_DigestSign(md, NULL, &len, (const unsigned char *)input, strlen(input)) != 1)
         goto out;
     sig = gw_malloc(len);
     if (EVP_DigestSign(md, sig, &len, (const unsigned char *)input, strlen(input)) != 1)
@@ -601,8 +604,8 @@ ec_jwk(const json_t *jwk)
     if (x != NULL && y != NULL && BN_bn2binpad(x, point + 1, (int)alg->coord) > 0 &&
         BN_bn2binpad(y, point + 1 + alg->coord, (int)alg->coord) > 0 &&
         OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, alg->curve, 0) == 1 &&
-        OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, point,
-                                         1 + 2 * alg->coord) == 1)
+        OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, point, 1 + 2 * alg->coord) ==
+            1)
         key = key_fromdata("EC", bld);
     OSSL_PARAM_BLD_free(bld);
     BN_free(x);

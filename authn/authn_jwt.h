@@ -16,13 +16,13 @@
 
 /** A parsed (not yet verified) token. Free with authn_jwt_free. */
 typedef struct {
-    json_t *header;       /* the JOSE header, a JSON object */
-    json_t *claims;       /* the payload, a JSON object */
-    const char *alg;      /* header "alg" (borrowed from header); one of the supported ones */
-    const char *kid;      /* header "kid" (borrowed), or NULL */
-    char *signing_input;  /* "<header>.<payload>" as it came, NUL-terminated */
+    json_t *header;      /* the JOSE header, a JSON object */
+    json_t *claims;      /* the payload, a JSON object */
+    const char *alg;     /* header "alg" (borrowed from header); one of the supported ones */
+    const char *kid;     /* header "kid" (borrowed), or NULL */
+    char *signing_input; /* "<header>.<payload>" as it came, NUL-terminated */
     size_t signing_input_len;
-    unsigned char *sig;   /* the decoded signature */
+    unsigned char *sig; /* the decoded signature */
     size_t sig_len;
 } authn_jwt_t;
 

@@ -87,8 +87,10 @@ add_key_file(authn__sa_t *sa, const char *flag, const char *path, char *err, siz
     int rc = authn_jwt_pem_keys(pem, len, &keys, &n);
     free(pem);
     if (rc != 0) {
-        snprintf(err, err_len, "--%s \"%s\": data does not contain any valid RSA or ECDSA public "
-                 "keys", flag, path);
+        snprintf(err, err_len,
+                 "--%s \"%s\": data does not contain any valid RSA or ECDSA public "
+                 "keys",
+                 flag, path);
         return rc;
     }
     sa->keys = gw_realloc(sa->keys, (sa->n_keys + n) * sizeof(*sa->keys));
@@ -117,8 +119,10 @@ load_signing_key(authn__sa_t *sa, const char *path, char *err, size_t err_len)
     free(pem);
     sa->signing_alg = sa->signing_key != NULL ? authn_jwt_key_alg(sa->signing_key) : NULL;
     if (sa->signing_alg == NULL) {
-        snprintf(err, err_len, "--service-account-signing-key-file \"%s\": no RSA or ECDSA "
-                 "(P-256, P-384, P-521) private key", path);
+        snprintf(err, err_len,
+                 "--service-account-signing-key-file \"%s\": no RSA or ECDSA "
+                 "(P-256, P-384, P-521) private key",
+                 path);
         return GW_EINVAL;
     }
     sa->signing_kid = authn_jwt_key_id(sa->signing_key);
@@ -242,8 +246,8 @@ ref(const char *name, const char *uid)
 static json_t *
 private_claims(const authn_sa_request_t *q, long long warnafter)
 {
-    json_t *k = json_pack("{s:s,s:o}", "namespace", q->namespace, "serviceaccount",
-                          ref(q->name, q->uid));
+    json_t *k =
+        json_pack("{s:s,s:o}", "namespace", q->namespace, "serviceaccount", ref(q->name, q->uid));
     const char *kind = q->bound_kind != NULL ? q->bound_kind : "";
 
     if (strcmp(kind, "Pod") == 0) {
@@ -311,10 +315,10 @@ authn_sa_openid_configuration(const authn_t *a)
         }
     }
     char *jwks_uri = gw_sprintf("%s/openid/v1/jwks", sa->issuers[0]);
-    json_t *doc = json_pack("{s:s,s:s,s:[s],s:[s],s:o}", "issuer", sa->issuers[0], "jwks_uri",
-                            jwks_uri, "response_types_supported", "id_token",
-                            "subject_types_supported", "public",
-                            "id_token_signing_alg_values_supported", algs);
+    json_t *doc =
+        json_pack("{s:s,s:s,s:[s],s:[s],s:o}", "issuer", sa->issuers[0], "jwks_uri", jwks_uri,
+                  "response_types_supported", "id_token", "subject_types_supported", "public",
+                  "id_token_signing_alg_values_supported", algs);
     free(jwks_uri);
     return doc;
 }

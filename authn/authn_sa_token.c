@@ -279,8 +279,8 @@ check_token(const authn__sa_t *sa, const authn_jwt_t *j, claims_t *c)
 }
 
 authn__verdict_t
-authn__sa_token(const authn_t *a, const char *token, authn_user_t **user,
-                authn_pending_t **pending, const char **why)
+authn__sa_token(const authn_t *a, const char *token, authn_user_t **user, authn_pending_t **pending,
+                const char **why)
 {
     authn_jwt_t *j = NULL;
 

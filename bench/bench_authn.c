@@ -192,22 +192,20 @@ conn_send(conn_t *c, SSL_CTX *tls, const char *req, int want, slot_t *slot)
 {
     if (c->bev == NULL)
         conn_open(c, tls);
-    *c = (conn_t){.b = c->b, .bev = c->bev, .what = req, .want = want, .slot = slot,
-                  .body = c->body};
+    *c = (conn_t){
+        .b = c->b, .bev = c->bev, .what = req, .want = want, .slot = slot, .body = c->body};
     evbuffer_add(bufferevent_get_output(c->bev), req, strlen(req));
 }
 
 static char *
-request(const bench_t *b, const char *method, const char *path, const char *token,
-        const char *body)
+request(const bench_t *b, const char *method, const char *path, const char *token, const char *body)
 {
-    char *auth = token != NULL ? gw_sprintf("Authorization: Bearer %s\r\n", token)
-                               : gw_strdup("");
-    char *req = gw_sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: bench_authn\r\n"
-                           "Accept: application/json\r\n%sContent-Type: application/json\r\n"
-                           "Content-Length: %zu\r\n\r\n%s",
-                           method, path, b->k.authority, auth, body ? strlen(body) : 0,
-                           body ? body : "");
+    char *auth = token != NULL ? gw_sprintf("Authorization: Bearer %s\r\n", token) : gw_strdup("");
+    char *req =
+        gw_sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: bench_authn\r\n"
+                   "Accept: application/json\r\n%sContent-Type: application/json\r\n"
+                   "Content-Length: %zu\r\n\r\n%s",
+                   method, path, b->k.authority, auth, body ? strlen(body) : 0, body ? body : "");
     free(auth);
     return req;
 }
@@ -225,8 +223,7 @@ call(bench_t *b, SSL_CTX *tls, const char *method, const char *path, const char 
     conn_send(c, tls, req, want, NULL);
     event_base_loop(b->ev.base, EVLOOP_NO_EXIT_ON_EMPTY);
     size_t n = evbuffer_get_length(c->body);
-    json_t *doc = n > 0 ? json_loadb((const char *)evbuffer_pullup(c->body, -1), n, 0, NULL)
-                        : NULL;
+    json_t *doc = n > 0 ? json_loadb((const char *)evbuffer_pullup(c->body, -1), n, 0, NULL) : NULL;
     b->ref_len = c->len;
     evbuffer_free(c->body);
     c->body = NULL;
@@ -243,8 +240,8 @@ bench_start(driver_t *d, slot_t *s)
     bench_t *b = (bench_t *)d;
     cred_t cred = (cred_t)s->phase->op;
 
-    conn_send(&b->conns[s->id], cred == CRED_CERT ? b->k.tls : b->anon_tls, b->request[cred],
-              200, s);
+    conn_send(&b->conns[s->id], cred == CRED_CERT ? b->k.tls : b->anon_tls, b->request[cred], 200,
+              s);
 }
 
 /* Each row opens its connections afresh, with the row's credential. */
@@ -282,14 +279,14 @@ seed(bench_t *b)
     char *cm = gw_sprintf("{\"metadata\":{\"name\":\"cm\"},\"data\":{\"pad\":\"%s\"}}", pad);
     json_decref(call(b, b->k.tls, "POST", "/api/v1/namespaces", NULL,
                      "{\"metadata\":{\"name\":\"" NAMESPACE "\"}}", 201));
-    json_decref(call(b, b->k.tls, "POST", "/api/v1/namespaces/" NAMESPACE "/serviceaccounts",
-                     NULL, "{\"metadata\":{\"name\":\"bench\"}}", 201));
-    json_decref(call(b, b->k.tls, "POST", "/api/v1/namespaces/" NAMESPACE "/configmaps", NULL,
-                     cm, 201));
+    json_decref(call(b, b->k.tls, "POST", "/api/v1/namespaces/" NAMESPACE "/serviceaccounts", NULL,
+                     "{\"metadata\":{\"name\":\"bench\"}}", 201));
+    json_decref(
+        call(b, b->k.tls, "POST", "/api/v1/namespaces/" NAMESPACE "/configmaps", NULL, cm, 201));
     free(cm);
-    json_t *tr = call(b, b->k.tls, "POST",
-                      "/api/v1/namespaces/" NAMESPACE "/serviceaccounts/bench/token", NULL,
-                      "{\"spec\":{}}", 201);
+    json_t *tr =
+        call(b, b->k.tls, "POST", "/api/v1/namespaces/" NAMESPACE "/serviceaccounts/bench/token",
+             NULL, "{\"spec\":{}}", 201);
     const char *token = json_string_value(json_object_get(json_object_get(tr, "status"), "token"));
     if (token == NULL)
         die("the TokenRequest answered no token");
@@ -317,10 +314,15 @@ check(bench_t *b, const char *token)
 }
 
 static void
-print_header(void)
+print_header(const bench_t *b, const char *url, const timing_t *t)
 {
     static const char *const rate[] = {"anon/s", "cert/s", "token/s"};
 
+    printf("authentication: GET of one ConfigMap (%zu bytes) at %s over HTTPS keep-alive, one "
+           "connection per caller; %.1f s per row after %.1f s warm-up\n",
+           b->ref_len, url, t->seconds, t->warmup);
+    printf("token: a service account JWT (RS256 signature, then the ServiceAccount read from "
+           "etcd); ratios to anonymous\n");
     printf("%4s", "conc");
     for (cred_t c = 0; c < N_CREDS; c++) {
         printf("  %9s %7s %7s", rate[c], "p50 ms", "p99 ms");
@@ -367,12 +369,7 @@ main(int argc, char **argv)
     b->request[CRED_CERT] = request(b, "GET", OBJECT, NULL, NULL);
     b->request[CRED_TOKEN] = request(b, "GET", OBJECT, token, NULL);
     check(b, token);
-    printf("authentication: GET of one ConfigMap (%zu bytes) at %s over HTTPS keep-alive, one "
-           "connection per caller; %.1f s per row after %.1f s warm-up\n",
-           b->ref_len, argv[1], t.seconds, t.warmup);
-    printf("token: a service account JWT (RS256 signature, then the ServiceAccount read from "
-           "etcd); ratios to anonymous\n");
-    print_header();
+    print_header(b, argv[1], &t);
     for (size_t i = 0; i < sizeof concurrencies / sizeof concurrencies[0]; i++) {
         result_t r[N_CREDS];
         for (cred_t c = 0; c < N_CREDS; c++) {

@@ -26,7 +26,7 @@
 #define DESCRIPTION_KEY "kubernetes.io/description"
 /* kube's rootcacertpublisher description annotation */
 #define DESCRIPTION                                                                                \
-    "Contains a CA bundle that can be used to verify the kube-apiserver when using internal "     \
+    "Contains a CA bundle that can be used to verify the kube-apiserver when using internal "      \
     "endpoints such as the internal service IP or kubernetes.default.svc. No other usage is "      \
     "guaranteed across distributions of Kubernetes clusters."
 
@@ -117,9 +117,8 @@ new_object(gw_sactl_t *c, const char *kind, const char *name)
 
     gw_ctl__now(now);
     gw_uuid_v4(uid);
-    return json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s}}", "kind", kind, "apiVersion", "v1",
-                     "metadata", "name", name, "namespace", c->current, "uid", uid,
-                     "creationTimestamp", now);
+    return json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s}}", "kind", kind, "apiVersion", "v1", "metadata",
+                     "name", name, "namespace", c->current, "uid", uid, "creationTimestamp", now);
 }
 
 static void
@@ -196,8 +195,7 @@ ensure_sa(gw_sactl_t *c)
     char *key = gw_store_object_key("serviceaccounts", c->current, DEFAULT_SA);
     size_t len;
     uint8_t *value = gw_ctl__dump(sa, &len);
-    int rc = key != NULL ? gw_store_create(c->store, key, value, len, 0, sa_created, c)
-                         : GW_EINVAL;
+    int rc = key != NULL ? gw_store_create(c->store, key, value, len, 0, sa_created, c) : GW_EINVAL;
 
     json_decref(sa);
     free(value);

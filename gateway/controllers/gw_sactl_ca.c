@@ -73,8 +73,8 @@ serving_issuers(SSL_CTX *tls)
 char *
 gw_sactl_root_ca(const char *client_ca_file, SSL_CTX *tls)
 {
-    char *pem = client_ca_file != NULL && client_ca_file[0] != '\0' ? file_certs(client_ca_file)
-                                                                    : NULL;
+    char *pem =
+        client_ca_file != NULL && client_ca_file[0] != '\0' ? file_certs(client_ca_file) : NULL;
 
     return pem != NULL ? pem : serving_issuers(tls);
 }

@@ -23,9 +23,9 @@
 
 typedef struct {
     gw_req_t *r;
-    json_t *req;         /* the TokenRequest (arena-released) */
+    json_t *req; /* the TokenRequest (arena-released) */
     json_t *sa, *bound, *node;
-    const char *kind;    /* the bound object's kind, or NULL */
+    const char *kind; /* the bound object's kind, or NULL */
     const char *bound_name;
     long long now;
 } token_t;
@@ -44,8 +44,8 @@ got_object(int err, const gw_obj_t *obj, void *ctx)
     json_t *doc = NULL;
 
     if (err == 0) {
-        doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len,
-                                        obj->mod_revision);
+        doc =
+            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
         if (doc == NULL)
             err = GW_EINTERNAL;
         else
@@ -59,9 +59,9 @@ static void
 read_core(token_t *t, const char *resource, const char *ns, const char *name, read_fn next)
 {
     const gw_resource_t *res = gw_catalog_find(t->r->catalog, "", "v1", resource);
-    char *key = res != NULL ? gw_store_object_key(res->storage_path, res->namespaced ? ns : NULL,
-                                                  name)
-                            : NULL;
+    char *key = res != NULL
+                    ? gw_store_object_key(res->storage_path, res->namespaced ? ns : NULL, name)
+                    : NULL;
     read_t *rd = gw_arena_calloc(t->r->arena, sizeof(*rd));
     int rc;
 
@@ -171,8 +171,8 @@ got_node_of_pod(token_t *t, int err, json_t *node)
 static bool
 uid_matches(token_t *t)
 {
-    const char *want = json_string_value(
-        json_object_get(json_object_get(spec(t), "boundObjectRef"), "uid"));
+    const char *want =
+        json_string_value(json_object_get(json_object_get(spec(t), "boundObjectRef"), "uid"));
     const char *got = meta_str(t->bound, "uid");
 
     if (want == NULL || want[0] == '\0' || (got != NULL && strcmp(want, got) == 0))
@@ -189,8 +189,8 @@ uid_matches(token_t *t)
 static void
 got_bound(token_t *t, int err, json_t *obj)
 {
-    static const char *const resource[][2] = {{"Pod", "pods"}, {"Secret", "secrets"},
-                                              {"Node", "nodes"}};
+    static const char *const resource[][2] = {
+        {"Pod", "pods"}, {"Secret", "secrets"}, {"Node", "nodes"}};
     const char *res = "";
 
     for (size_t i = 0; i < 3; i++)
@@ -244,8 +244,8 @@ bind(token_t *t)
     kind = kind != NULL ? kind : "";
     t->bound_name = json_string_value(json_object_get(ref, "name"));
     t->bound_name = t->bound_name != NULL ? t->bound_name : "";
-    if (!core || (strcmp(kind, "Pod") != 0 && strcmp(kind, "Secret") != 0 &&
-                  strcmp(kind, "Node") != 0)) {
+    if (!core ||
+        (strcmp(kind, "Pod") != 0 && strcmp(kind, "Secret") != 0 && strcmp(kind, "Node") != 0)) {
         const char *v = api_version != NULL ? (slash ? slash + 1 : api_version) : "";
         gw_reply_status(t->r, 400, "BadRequest", NULL,
                         "cannot bind token to object of type %.*s/%s, Kind=%s",
@@ -253,8 +253,10 @@ bind(token_t *t)
         return;
     }
     t->kind = kind;
-    read_core(t, strcmp(kind, "Pod") == 0 ? "pods" : strcmp(kind, "Secret") == 0 ? "secrets"
-                                                                               : "nodes",
+    read_core(t,
+              strcmp(kind, "Pod") == 0      ? "pods"
+              : strcmp(kind, "Secret") == 0 ? "secrets"
+                                            : "nodes",
               meta_str(t->sa, "namespace"), t->bound_name, got_bound);
 }
 

@@ -22,8 +22,8 @@ test_b64url(void)
 {
     static const struct {
         const char *raw, *enc;
-    } vec[] = {{"", ""}, {"f", "Zg"}, {"fo", "Zm8"}, {"foo", "Zm9v"}, {"foob", "Zm9vYg"},
-               {"\xfb\xff", "-_8"}};
+    } vec[] = {{"", ""},        {"f", "Zg"},        {"fo", "Zm8"},
+               {"foo", "Zm9v"}, {"foob", "Zm9vYg"}, {"\xfb\xff", "-_8"}};
     for (size_t i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
         char *e = authn_b64url_encode(vec[i].raw, strlen(vec[i].raw));
         tap_is_str(e, vec[i].enc, "base64url encode");
@@ -133,8 +133,8 @@ test_hostile(void)
         tap_ok(j == NULL && why != NULL, "no token and a reason (%s)", why ? why : "-");
         free(t);
     }
-    static const char *const shapes[] = {"", ".", "..", "a.b", "abc", "e30.e30.", "!!.e30.AAAA",
-                                         "e30.e30.AAAA"};
+    static const char *const shapes[] = {"",    ".",        "..",          "a.b",
+                                         "abc", "e30.e30.", "!!.e30.AAAA", "e30.e30.AAAA"};
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         authn_jwt_t *j = NULL;
         is_int_f(authn_jwt_parse(shapes[i], &j, NULL), GW_EINVAL, "refused '%s'", shapes[i]);
@@ -178,8 +178,9 @@ test_pem(void)
 {
     char *a = pem_of(rsa_key, false), *b = pem_of(p256_key, true);
     char *both = NULL;
-    if (asprintf(&both, "junk\n%s-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n"
-                        "-----END EC PARAMETERS-----\n%s",
+    if (asprintf(&both,
+                 "junk\n%s-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n"
+                 "-----END EC PARAMETERS-----\n%s",
                  a, b) < 0)
         abort();
     EVP_PKEY **keys = NULL;
@@ -262,8 +263,8 @@ test_jwk(void)
 static void
 test_times(void)
 {
-    json_t *c = json_loads("{\"exp\":1700000000,\"nbf\":1.7e9,\"iat\":\"x\",\"big\":1e300}", 0,
-                           NULL);
+    json_t *c =
+        json_loads("{\"exp\":1700000000,\"nbf\":1.7e9,\"iat\":\"x\",\"big\":1e300}", 0, NULL);
     long long v = 0;
     tap_is_int(authn_jwt_time_claim(c, "exp", &v), 1, "integer time");
     tap_ok(v == 1700000000LL, "its value");

@@ -159,7 +159,8 @@ outcome(const authn_t *a, const char *token, char *const *objects, char *needs, 
     for (size_t i = 0; i < u->n_extra; i++) {
         const char *k = strrchr(u->extra[i].key, '/');
         n += snprintf(s + n, sizeof(s) - (size_t)n, "|%s=%s", k ? k + 1 : u->extra[i].key,
-                      strncmp(u->extra[i].values[0], "JTI=", 4) == 0 ? "JTI" : u->extra[i].values[0]);
+                      strncmp(u->extra[i].values[0], "JTI=", 4) == 0 ? "JTI"
+                                                                     : u->extra[i].values[0]);
     }
     authn_user_free(u);
     return s;
@@ -209,11 +210,18 @@ test_issued(const authn_t *a)
 static void
 test_pod_bound(const authn_t *a)
 {
-    authn_sa_request_t q = {.namespace = "team", .name = "robot", .uid = SA_UID,
-                            .audiences = default_auds, .n_audiences = 1,
-                            .expiration_seconds = 3607, .bound_kind = "Pod",
-                            .bound_name = "web-0", .bound_uid = POD_UID, .node_name = "n1",
-                            .node_uid = "node-uid", .now = (long long)time(NULL)};
+    authn_sa_request_t q = {.namespace = "team",
+                            .name = "robot",
+                            .uid = SA_UID,
+                            .audiences = default_auds,
+                            .n_audiences = 1,
+                            .expiration_seconds = 3607,
+                            .bound_kind = "Pod",
+                            .bound_name = "web-0",
+                            .bound_uid = POD_UID,
+                            .node_name = "n1",
+                            .node_uid = "node-uid",
+                            .now = (long long)time(NULL)};
     char *tok = authn_sa_issue(a, &q);
     authn_jwt_t *j = NULL;
     authn_jwt_parse(tok, &j, NULL);
@@ -240,8 +248,9 @@ test_pod_bound(const authn_t *a)
     tap_is_str(needs, "serviceaccounts/team/robot,pods/team/web-0", "the pod looked up");
     tap_is_str(outcome(a, tok, gone, NULL, 0), "401", "pod gone: refused");
     tap_is_str(outcome(a, tok, deleted, NULL, 0), "401", "pod deleted ten minutes ago: refused");
-    tap_is_str(outcome(a, tok, deleting, NULL, 0), SA_USER "|pod-name=web-0|pod-uid=" POD_UID
-               "|credential-id=JTI|node-name=n1|node-uid=node-uid",
+    tap_is_str(outcome(a, tok, deleting, NULL, 0),
+               SA_USER "|pod-name=web-0|pod-uid=" POD_UID
+                       "|credential-id=JTI|node-name=n1|node-uid=node-uid",
                "pod being deleted within the leeway: accepted as kube does");
     tap_is_str(outcome(a, tok, replaced, NULL, 0), "401", "pod recreated with another uid");
     free(tok);
@@ -274,9 +283,9 @@ static json_t *
 claims_at(long long iat, long long exp, const char *iss, const char *aud)
 {
     return json_pack("{s:s,s:s,s:[s],s:I,s:I,s:I,s:{s:s,s:{s:s,s:s}}}", "iss", iss, "sub",
-                     "system:serviceaccount:team:robot", "aud", aud, "iat", (json_int_t)iat,
-                     "nbf", (json_int_t)iat, "exp", (json_int_t)exp, "kubernetes.io",
-                     "namespace", "team", "serviceaccount", "name", "robot", "uid", SA_UID);
+                     "system:serviceaccount:team:robot", "aud", aud, "iat", (json_int_t)iat, "nbf",
+                     (json_int_t)iat, "exp", (json_int_t)exp, "kubernetes.io", "namespace", "team",
+                     "serviceaccount", "name", "robot", "uid", SA_UID);
 }
 
 static void
@@ -291,8 +300,7 @@ test_refused(const authn_t *a)
         const char *name;
     } cases[] = {
         {forge(claims_at(now - 7200, now - 120, ISSUER, ISSUER), sign_key, kid), "expired"},
-        {forge(claims_at(now + 600, now + 4200, ISSUER, ISSUER), sign_key, kid),
-         "not yet valid"},
+        {forge(claims_at(now + 600, now + 4200, ISSUER, ISSUER), sign_key, kid), "not yet valid"},
         {forge(claims_at(now, now + 600, ISSUER, ISSUER), other_key, kid),
          "wrong signature (our kid, another key)"},
         {forge(claims_at(now, now + 600, ISSUER, ISSUER), stranger_key, other_kid), "unknown kid"},
@@ -365,10 +373,12 @@ test_documents(const authn_t *a)
     tap_is_str(json_string_value(json_object_get(cfg, "issuer")), ISSUER, "discovery issuer");
     tap_is_str(json_string_value(json_object_get(cfg, "jwks_uri")), ISSUER "/openid/v1/jwks",
                "jwks_uri");
-    tap_is_str(json_string_value(json_array_get(json_object_get(cfg, "response_types_supported"), 0)),
-               "id_token", "response types");
-    tap_is_str(json_string_value(json_array_get(json_object_get(cfg, "subject_types_supported"), 0)),
-               "public", "subject types");
+    tap_is_str(
+        json_string_value(json_array_get(json_object_get(cfg, "response_types_supported"), 0)),
+        "id_token", "response types");
+    tap_is_str(
+        json_string_value(json_array_get(json_object_get(cfg, "subject_types_supported"), 0)),
+        "public", "subject types");
     json_t *algs = json_object_get(cfg, "id_token_signing_alg_values_supported");
     tap_ok(json_array_size(algs) == 2 &&
                strcmp(json_string_value(json_array_get(algs, 0)), "ES256") == 0 &&
