@@ -310,6 +310,19 @@ char *gw_registry__with_rv(const char *json, size_t len, int64_t rev, size_t *ou
  */
 json_t *gw_registry__parse_stored(const char *json, size_t len, int64_t rev);
 
+/**
+ * Only the top-level members `names` (n of them) of stored bytes, parsed into a new object
+ * (members absent from the bytes are absent from it): what a selector looks at, without
+ * parsing the rest. NULL when the bytes are not of the plain shape the scanner reads (the
+ * caller parses them whole). Caller decrefs. Thread: any.
+ */
+json_t *gw_registry__parse_members(const char *json, size_t len, const char *const *names,
+                                   size_t n);
+
+/** {"metadata": {"labels": ...}} of stored bytes, the rest unparsed (what a label selector
+ *  reads); NULL as gw_registry__parse_members. Caller decrefs. Thread: any. */
+json_t *gw_registry__parse_labels(const char *json, size_t len);
+
 void gw_registry__buf_add(gw_buf_t *b, const void *p, size_t n);
 void gw_registry__buf_str(gw_buf_t *b, const char *s);
 /** Append a stored object with its resourceVersion (spliced when possible); false when the

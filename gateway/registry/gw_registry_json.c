@@ -161,6 +161,80 @@ gw_registry__rv_splice_point(const char *json, size_t len, size_t *at, bool *emp
     return true;
 }
 
+/* The members asked for, parsed one by one into a new object. */
+typedef struct {
+    const char *const *names;
+    size_t n;
+    json_t *out;
+    bool bad;
+} pick_t;
+
+static const char *
+pick_member(const char *key, size_t klen, const char *value, const char *end, void *arg)
+{
+    pick_t *pk = arg;
+    const char *vend;
+    json_t *v;
+
+    for (size_t i = 0; i < pk->n; i++) {
+        if (!key_is(key, klen, pk->names[i]))
+            continue;
+        vend = skip_value(value, end);
+        v = vend != NULL ? json_loadb(value, (size_t)(vend - value), JSON_DECODE_ANY, NULL) : NULL;
+        if (v == NULL) {
+            pk->bad = true;
+            return end; /* stop: the caller falls back to a full parse */
+        }
+        json_object_set_new(pk->out, pk->names[i], v);
+        break;
+    }
+    return NULL;
+}
+
+/* The members `names` of the object whose '{' is at p, parsed; NULL on a shape to refuse. */
+static json_t *
+pick_members(const char *p, const char *end, const char *const *names, size_t n)
+{
+    pick_t pk = {.names = names, .n = n, .out = json_object()};
+    bool stopped;
+
+    if (p >= end || *p != '{' || walk_members(p + 1, end, pick_member, &pk, &stopped) == NULL ||
+        pk.bad) {
+        json_decref(pk.out);
+        return NULL;
+    }
+    return pk.out;
+}
+
+json_t *
+gw_registry__parse_members(const char *json, size_t len, const char *const *names, size_t n)
+{
+    const char *end = json + len;
+
+    return pick_members(skip_ws(json, end), end, names, n);
+}
+
+json_t *
+gw_registry__parse_labels(const char *json, size_t len)
+{
+    static const char *const labels[] = {"labels"};
+    const char *end = json + len, *p = skip_ws(json, end), *meta;
+    json_t *picked;
+    bool stopped;
+
+    if (p >= end || *p != '{')
+        return NULL;
+    meta = walk_members(p + 1, end, find_metadata, NULL, &stopped);
+    if (meta == NULL)
+        return NULL;
+    if (!stopped) /* no metadata at all: no labels */
+        return json_pack("{s:{}}", "metadata");
+    if (meta == end) /* a metadata that is not an object */
+        return NULL;
+    picked = pick_members(meta, end, labels, 1);
+    return picked != NULL ? json_pack("{s:o}", "metadata", picked) : NULL;
+}
+
 json_t *
 gw_registry__parse_stored(const char *json, size_t len, int64_t rev)
 {

@@ -327,7 +327,33 @@ parse_versions(gw_lister_t *l)
     return true;
 }
 
+/* Field selectors with more requirements than this parse the whole object. */
+#define MAX_VIEW_FIELDS 8
+
 /* ---- paging ------------------------------------------------------------------------------- */
+
+/* The top-level members of obj that the selectors read (metadata, and the first part of each
+ * field selector's path), parsed alone; NULL when the bytes need a full parse. */
+static json_t *
+selector_view(const gw_lister_t *l, const gw_obj_t *obj)
+{
+    const char *names[1 + MAX_VIEW_FIELDS];
+    char part[MAX_VIEW_FIELDS][64];
+    size_t n = 0;
+
+    if (l->fields.n == 0)
+        return gw_registry__parse_labels((const char *)obj->value, obj->value_len);
+    names[n++] = "metadata";
+    for (size_t i = 0; i < l->fields.n; i++) {
+        size_t len = strcspn(l->fields.reqs[i].key, ".");
+        if (n > MAX_VIEW_FIELDS || len >= sizeof(part[0]))
+            return NULL;
+        snprintf(part[n - 1], sizeof(part[0]), "%.*s", (int)len, l->fields.reqs[i].key);
+        names[n] = part[n - 1];
+        n++;
+    }
+    return gw_registry__parse_members((const char *)obj->value, obj->value_len, names, n);
+}
 
 /* Take one item if it matches; false when its bytes are not an object. */
 static bool
@@ -338,8 +364,10 @@ take(gw_lister_t *l, const gw_obj_t *obj)
     bool ok = true;
 
     if (l->filtered || l->docs != NULL || l->names != NULL) {
-        doc =
-            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
+        doc = l->docs == NULL && l->names == NULL ? selector_view(l, obj) : NULL;
+        if (doc == NULL)
+            doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len,
+                                            obj->mod_revision);
         if (doc == NULL)
             return false;
         src.doc = doc;

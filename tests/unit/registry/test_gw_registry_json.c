@@ -122,9 +122,48 @@ test_buf(void)
     free(b.data);
 }
 
+/* The members picked, compact and with sorted keys; "NULL" when refused. */
+static void
+is_picked(json_t *got, const char *want, const char *what)
+{
+    char *text = got != NULL ? json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+    tap_is_str(text != NULL ? text : "NULL", want, what);
+    free(text);
+    json_decref(got);
+}
+
+static void
+test_parse_members(void)
+{
+    static const char *const meta_spec[] = {"metadata", "spec"};
+    const char *obj = " {\"data\":{\"x\":\"a\\\"}\"},\"metadata\":{\"name\":\"n\","
+                      "\"labels\":{\"app\":\"web\"}},\"spec\":[1,{\"a\":[]}],\"z\":true}";
+
+    is_picked(
+        gw_registry__parse_members(obj, strlen(obj), meta_spec, 2),
+        "{\"metadata\":{\"labels\":{\"app\":\"web\"},\"name\":\"n\"},\"spec\":[1,{\"a\":[]}]}",
+        "the members asked for, the others skipped (escaped quotes in them too)");
+    is_picked(gw_registry__parse_members("{\"a\":1}", 7, meta_spec, 2), "{}",
+              "absent members are absent");
+    is_picked(gw_registry__parse_members("{\"metadata\":{", 13, meta_spec, 2), "NULL",
+              "truncated bytes are refused");
+    is_picked(gw_registry__parse_members("[1]", 3, meta_spec, 2), "NULL", "so is a non-object");
+    is_picked(gw_registry__parse_members("{\"metadata\":{\"a\":tru}}", 23, meta_spec, 2), "NULL",
+              "and a member that is not JSON");
+    is_picked(gw_registry__parse_labels(obj, strlen(obj)),
+              "{\"metadata\":{\"labels\":{\"app\":\"web\"}}}", "labels alone");
+    is_picked(gw_registry__parse_labels("{\"metadata\":{\"name\":\"n\"}}", 26), "{\"metadata\":{}}",
+              "no labels");
+    is_picked(gw_registry__parse_labels("{\"data\":{}}", 11), "{\"metadata\":{}}", "no metadata");
+    is_picked(gw_registry__parse_labels("{\"metadata\":7}", 14), "NULL",
+              "metadata that is not an object is refused");
+}
+
 int
 main(void)
 {
+    test_parse_members();
     test_splice_point();
     test_with_rv();
     test_parse_stored();
