@@ -37,6 +37,7 @@ struct authn__webhook {
     char *server;
     authn_tls_t tls;
     char *api_version; /* authentication.k8s.io/v1beta1 or /v1 */
+    json_t *audiences; /* the API audiences sent in spec.audiences (an array, maybe empty) */
     int64_t ttl_ms;
     pthread_mutex_t mu; /* guards slots */
     slot_t slots[CACHE_SLOTS];
@@ -169,15 +170,37 @@ review_body(const authn__webhook_t *w, const char *token)
     json_t *doc = json_pack("{s:s, s:s, s:{s:n}, s:{s:s}, s:{s:{}}}", "apiVersion", w->api_version,
                             "kind", "TokenReview", "metadata", "creationTimestamp", "spec",
                             "token", token, "status", "user");
+    if (json_array_size(w->audiences) > 0)
+        json_object_set(json_object_get(doc, "spec"), "audiences", w->audiences);
     char *body = json_dumps(doc, JSON_COMPACT);
 
     json_decref(doc);
     return body;
 }
 
+/* kube's audience check: audiences were sent, so the review's own (when it names any) must
+ * share one with them. */
+static bool
+audiences_ok(const authn__webhook_t *w, const json_t *status)
+{
+    const json_t *got = json_object_get(status, "audiences"), *g, *want;
+    size_t i, k;
+
+    if (json_array_size(w->audiences) == 0 || json_array_size(got) == 0)
+        return true;
+    json_array_foreach (got, i, g) {
+        json_array_foreach (w->audiences, k, want) {
+            if (json_equal(g, want))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* The verdict of an answered TokenReview; *cacheable when it is one to remember. */
 static authn__verdict_t
-verdict(const authn_answer_t *ans, authn_user_t **user, const char **why, int *cacheable)
+verdict(const authn__webhook_t *w, const authn_answer_t *ans, authn_user_t **user,
+        const char **why, int *cacheable)
 {
     *cacheable = 0;
     if (ans->err != 0) {
@@ -197,6 +220,9 @@ verdict(const authn_answer_t *ans, authn_user_t **user, const char **why, int *c
     } else if (!json_is_true(authenticated)) {
         *why = "the token webhook refused the token";
         *cacheable = 1;
+    } else if (!audiences_ok(w, status)) {
+        *why = "the token webhook accepted the token for other audiences";
+        *cacheable = 1;
     } else if ((*user = user_from_status(status)) == NULL) {
         *why = "the token webhook accepted the token without a username";
     } else {
@@ -213,7 +239,7 @@ reviewed(const authn_t *a, void *state, const authn_answer_t *answers, authn_use
 {
     review_t *rv = state;
     int cacheable;
-    authn__verdict_t v = verdict(&answers[0], user, why, &cacheable);
+    authn__verdict_t v = verdict(a->webhook, &answers[0], user, why, &cacheable);
 
     (void)pending;
     if (cacheable)
@@ -361,6 +387,21 @@ authn__kubeconfig_clear(char **server, authn_tls_t *tls)
     *tls = (authn_tls_t){0};
 }
 
+/* The API audiences as kube-apiserver defaults them: --api-audiences, else the service account
+ * issuers. */
+static json_t *
+api_audiences(const authn_config_t *cfg)
+{
+    const char *const *list = cfg->api_audiences;
+    json_t *auds = json_array();
+
+    if (list == NULL || list[0] == NULL)
+        list = cfg->sa_issuers;
+    for (size_t i = 0; list != NULL && list[i] != NULL; i++)
+        json_array_append_new(auds, json_string(list[i]));
+    return auds;
+}
+
 int
 authn__webhook_new(const authn_config_t *cfg, authn__webhook_t **out, char *err, size_t err_len)
 {
@@ -391,6 +432,7 @@ authn__webhook_new(const authn_config_t *cfg, authn__webhook_t **out, char *err,
     w->api_version = gw_sprintf("authentication.k8s.io/%s",
                                 cfg->webhook_version != NULL ? cfg->webhook_version : "v1beta1");
     w->ttl_ms = cfg->webhook_cache_ttl * 1000;
+    w->audiences = api_audiences(cfg);
     pthread_mutex_init(&w->mu, NULL);
     *out = w;
     return 0;
@@ -406,5 +448,6 @@ authn__webhook_free(authn__webhook_t *w)
     pthread_mutex_destroy(&w->mu);
     authn__kubeconfig_clear(&w->server, &w->tls);
     free(w->api_version);
+    json_decref(w->audiences);
     free(w);
 }

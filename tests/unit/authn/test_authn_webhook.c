@@ -256,6 +256,49 @@ failures(authn_t *a)
     }
 }
 
+/* With API audiences: sent in spec.audiences; a review naming none of them refuses. */
+static void
+audiences(void)
+{
+    static const char *const auds[] = {"api", "other", NULL};
+    char *path = gw_sprintf("%s/good.yaml", dir);
+    authn_config_t cfg = {.webhook_config_file = path, .webhook_cache_ttl = 120,
+                          .api_audiences = auds};
+    authn_t *a = NULL;
+    authn_user_t *user = NULL;
+    authn_pending_t *p = NULL;
+    const authn_need_t *needs;
+    char err[256];
+
+    authn_new(&cfg, &a, err, sizeof(err));
+    ask(a, "aud-1", &user, &p);
+    authn_pending_needs(p, &needs);
+    json_t *body = json_loads(needs[0].body, 0, NULL);
+    json_t *want = json_pack("[s,s]", "api", "other");
+    tap_ok(json_equal(json_object_get(json_object_get(body, "spec"), "audiences"), want),
+           "the API audiences go in spec.audiences");
+    json_decref(want);
+    json_decref(body);
+    tap_is_int(answer(a, p, 0, 200, "{\"status\":{\"authenticated\":true,\"audiences\":[\"x\","
+                      "\"other\"],\"user\":{\"username\":\"u\"}}}", &user),
+               AUTHN_OK, "a review for one of them authenticates");
+    authn_user_free(user);
+    user = NULL;
+    ask(a, "aud-2", &user, &p);
+    tap_is_int(answer(a, p, 0, 200, "{\"status\":{\"authenticated\":true,\"audiences\":[\"x\"],"
+                      "\"user\":{\"username\":\"u\"}}}", &user),
+               AUTHN_UNAUTHORIZED, "a review for other audiences refuses");
+    p = NULL;
+    tap_is_int(ask(a, "aud-2", &user, &p), AUTHN_UNAUTHORIZED, "... and that refusal is cached");
+    ask(a, "aud-3", &user, &p);
+    tap_is_int(answer(a, p, 0, 200, "{\"status\":{\"authenticated\":true,"
+                      "\"user\":{\"username\":\"u\"}}}", &user),
+               AUTHN_OK, "a review naming no audience authenticates");
+    authn_user_free(user);
+    authn_free(a);
+    free(path);
+}
+
 static void
 no_cache(void)
 {
@@ -267,8 +310,9 @@ no_cache(void)
 
     ask(a, "tok-1", &user, &p);
     authn_pending_needs(p, &needs);
-    tap_ok(strstr(needs[0].body, "authentication.k8s.io/v1beta1") != NULL,
-           "v1beta1 by default");
+    tap_ok(strstr(needs[0].body, "authentication.k8s.io/v1beta1") != NULL &&
+               strstr(needs[0].body, "audiences") == NULL,
+           "v1beta1 by default; no audiences without API audiences");
     answer(a, p, 0, 200, ACCEPT, &user);
     authn_user_free(user);
     p = NULL;
@@ -298,6 +342,7 @@ main(void)
     cache(a);
     failures(a);
     authn_free(a);
+    audiences();
     no_cache();
     char *cmd = gw_sprintf("rm -rf '%s'", dir);
     if (system(cmd) != 0)
