@@ -128,7 +128,8 @@ audiences(const json_t *issuer, const char *p, authn__jwt_auth_t *j, errs_t *e)
         return;
     }
     j->audiences = gw_calloc(json_array_size(auds), sizeof(*j->audiences));
-    json_array_foreach (auds, i, a) {
+    json_array_foreach(auds, i, a)
+    {
         const char *s = json_is_string(a) ? json_string_value(a) : "";
         if (s[0] == '\0')
             errf(e, "%s.audiences[%zu]: Required value", p, i);
@@ -139,11 +140,15 @@ audiences(const json_t *issuer, const char *p, authn__jwt_auth_t *j, errs_t *e)
         j->audiences[j->n_audiences++] = gw_strdup(s);
     }
     if (j->n_audiences > 1 && strcmp(policy, "MatchAny") != 0)
-        errf(e, "%s.audienceMatchPolicy: Invalid value: \"%s\": audienceMatchPolicy must be "
-                "MatchAny for multiple audiences", p, policy);
+        errf(e,
+             "%s.audienceMatchPolicy: Invalid value: \"%s\": audienceMatchPolicy must be "
+             "MatchAny for multiple audiences",
+             p, policy);
     if (j->n_audiences == 1 && policy[0] != '\0' && strcmp(policy, "MatchAny") != 0)
-        errf(e, "%s.audienceMatchPolicy: Invalid value: \"%s\": audienceMatchPolicy must be "
-                "empty or MatchAny for single audience", p, policy);
+        errf(e,
+             "%s.audienceMatchPolicy: Invalid value: \"%s\": audienceMatchPolicy must be "
+             "empty or MatchAny for single audience",
+             p, policy);
 }
 
 static void
@@ -163,20 +168,24 @@ issuer(const json_t *iss, const char *path, authn__jwt_auth_t *j, errs_t *e)
     if (disc[0] != '\0') {
         if (url[0] != '\0' && trimmed_len(url) == trimmed_len(disc) &&
             strncmp(url, disc, trimmed_len(url)) == 0)
-            errf(e, "%s.discoveryURL: Invalid value: \"%s\": discoveryURL must be different from "
-                    "URL", p, disc);
+            errf(e,
+                 "%s.discoveryURL: Invalid value: \"%s\": discoveryURL must be different from "
+                 "URL",
+                 p, disc);
         char *dp = gw_sprintf("%s.discoveryURL", p);
         check_url(disc, dp, e);
         free(dp);
         j->discovery_url = gw_strdup(disc);
     } else {
-        j->discovery_url = gw_sprintf("%.*s/.well-known/openid-configuration",
-                                      (int)trimmed_len(url), url);
+        j->discovery_url =
+            gw_sprintf("%.*s/.well-known/openid-configuration", (int)trimmed_len(url), url);
     }
     audiences(iss, p, j, e);
     if (ca[0] != '\0' && !has_certificate(ca))
-        errf(e, "%s.certificateAuthority: Invalid value: \"<omitted>\": data does not contain any "
-                "valid RSA or ECDSA certificates", p);
+        errf(e,
+             "%s.certificateAuthority: Invalid value: \"<omitted>\": data does not contain any "
+             "valid RSA or ECDSA certificates",
+             p);
     j->tls.ca_pem = ca[0] != '\0' ? gw_strdup(ca) : NULL;
     free(p);
 }
@@ -191,7 +200,8 @@ claim_rules(const json_t *rules, const char *path, const cel_env_t *env, authn__
     size_t i;
 
     j->claim_rules = gw_calloc(json_array_size(rules) + 1, sizeof(*j->claim_rules));
-    json_array_foreach (rules, i, r) {
+    json_array_foreach(rules, i, r)
+    {
         const char *claim = str(r, "claim"), *expr = str(r, "expression");
         authn__rule_t *out = &j->claim_rules[j->n_claim_rules];
         char *p = gw_sprintf("%s.claimValidationRules[%zu]", path, i);
@@ -201,8 +211,10 @@ claim_rules(const json_t *rules, const char *path, const cel_env_t *env, authn__
             errf(e, "%s: Required value: claim or expression is required", p);
         } else if (claim[0] != '\0') {
             if (str(r, "message")[0] != '\0')
-                errf(e, "%s.message: Invalid value: \"%s\": may not be specified when claim is "
-                        "set", p, str(r, "message"));
+                errf(e,
+                     "%s.message: Invalid value: \"%s\": may not be specified when claim is "
+                     "set",
+                     p, str(r, "message"));
             for (size_t k = 0; k < j->n_claim_rules; k++) {
                 if (j->claim_rules[k].claim && strcmp(j->claim_rules[k].claim, claim) == 0)
                     errf(e, "%s.claim: Duplicate value: \"%s\"", p, claim);
@@ -212,8 +224,10 @@ claim_rules(const json_t *rules, const char *path, const cel_env_t *env, authn__
             j->n_claim_rules++;
         } else {
             if (str(r, "requiredValue")[0] != '\0')
-                errf(e, "%s.requiredValue: Invalid value: \"%s\": may not be specified when "
-                        "expression is set", p, str(r, "requiredValue"));
+                errf(e,
+                     "%s.requiredValue: Invalid value: \"%s\": may not be specified when "
+                     "expression is set",
+                     p, str(r, "requiredValue"));
             char *ep = gw_sprintf("%s.expression", p);
             out->expr = compile(env, expr, ep, e);
             free(ep);
@@ -240,15 +254,19 @@ mapping(const json_t *m, const char *p, bool required, bool prefix_required, con
             errf(e, "%s: Required value: claim or expression is required", p);
     } else if (expr[0] != '\0') {
         if (json_is_string(prefix))
-            errf(e, "%s.prefix: Invalid value: \"%s\": may not be specified when expression is "
-                    "set", p, json_string_value(prefix));
+            errf(e,
+                 "%s.prefix: Invalid value: \"%s\": may not be specified when expression is "
+                 "set",
+                 p, json_string_value(prefix));
         char *ep = gw_sprintf("%s.expression", p);
         out->expr = compile(env, expr, ep, e);
         free(ep);
     } else {
         if (prefix_required && !json_is_string(prefix))
-            errf(e, "%s.prefix: Required value: prefix is required when claim is set. It can be "
-                    "set to an empty string to disable prefixing", p);
+            errf(e,
+                 "%s.prefix: Required value: prefix is required when claim is set. It can be "
+                 "set to an empty string to disable prefixing",
+                 p);
         out->claim = gw_strdup(claim);
         out->prefix = json_is_string(prefix) ? gw_strdup(json_string_value(prefix)) : NULL;
     }
@@ -263,8 +281,7 @@ reserved_key(const char *key)
 
     for (size_t i = 0; i < 2; i++) {
         size_t d = strlen(domains[i]);
-        if (n >= d && strncmp(key + n - d, domains[i], d) == 0 &&
-            (n == d || key[n - d - 1] == '.'))
+        if (n >= d && strncmp(key + n - d, domains[i], d) == 0 && (n == d || key[n - d - 1] == '.'))
             return true;
     }
     return false;
@@ -277,15 +294,18 @@ extra(const json_t *list, const char *path, const cel_env_t *env, authn__jwt_aut
     size_t i;
 
     j->extra = gw_calloc(json_array_size(list) + 1, sizeof(*j->extra));
-    json_array_foreach (list, i, x) {
+    json_array_foreach(list, i, x)
+    {
         const char *key = str(x, "key"), *expr = str(x, "valueExpression");
         char *p = gw_sprintf("%s.claimMappings.extra[%zu]", path, i);
         const char *slash = strchr(key, '/');
         if (key[0] == '\0')
             errf(e, "%s.key: Required value", p);
         else if (slash == NULL || slash == key || slash[1] == '\0')
-            errf(e, "%s.key: Invalid value: \"%s\": must be a domain-prefixed path (such as "
-                    "\"acme.io/foo\")", p, key);
+            errf(e,
+                 "%s.key: Invalid value: \"%s\": must be a domain-prefixed path (such as "
+                 "\"acme.io/foo\")",
+                 p, key);
         for (const char *c = key; *c; c++) {
             if (*c >= 'A' && *c <= 'Z') {
                 errf(e, "%s.key: Invalid value: \"%s\": must be lowercase", p, key);
@@ -293,8 +313,10 @@ extra(const json_t *list, const char *path, const cel_env_t *env, authn__jwt_aut
             }
         }
         if (reserved_key(key))
-            errf(e, "%s.key: Invalid value: \"%s\": k8s.io, kubernetes.io and their subdomains "
-                    "are reserved for Kubernetes use", p, key);
+            errf(e,
+                 "%s.key: Invalid value: \"%s\": k8s.io, kubernetes.io and their subdomains "
+                 "are reserved for Kubernetes use",
+                 p, key);
         for (size_t k = 0; k < j->n_extra; k++) {
             if (strcmp(j->extra[k].key, key) == 0)
                 errf(e, "%s.key: Duplicate value: \"%s\"", p, key);
@@ -319,7 +341,8 @@ user_rules(const json_t *rules, const char *path, const cel_env_t *env, authn__j
     size_t i;
 
     j->user_rules = gw_calloc(json_array_size(rules) + 1, sizeof(*j->user_rules));
-    json_array_foreach (rules, i, r) {
+    json_array_foreach(rules, i, r)
+    {
         const char *expr = str(r, "expression");
         char *p = gw_sprintf("%s.userValidationRules[%zu].expression", path, i);
         if (expr[0] == '\0') {
@@ -345,15 +368,17 @@ email_verified_rule(const json_t *jwt, const char *path, errs_t *e)
 
     for (const char *s = user; (s = strstr(s, "claims.email")) != NULL; s += 12)
         email = email || strncmp(s + 12, "_verified", 9) != 0;
-    json_array_foreach (json_object_get(maps, "extra"), i, x)
-        verified = verified || strstr(str(x, "valueExpression"), "claims.email_verified");
-    json_array_foreach (json_object_get(jwt, "claimValidationRules"), i, x)
-        verified = verified || strstr(str(x, "expression"), "claims.email_verified");
+    json_array_foreach(json_object_get(maps, "extra"), i, x) verified =
+        verified || strstr(str(x, "valueExpression"), "claims.email_verified");
+    json_array_foreach(json_object_get(jwt, "claimValidationRules"), i, x) verified =
+        verified || strstr(str(x, "expression"), "claims.email_verified");
     if (email && !verified)
-        errf(e, "%s.claimMappings.username.expression: Invalid value: \"%s\": "
-                "claims.email_verified must be used in claimMappings.username.expression or "
-                "claimMappings.extra[*].valueExpression or claimValidationRules[*].expression "
-                "when claims.email is used in claimMappings.username.expression", path, user);
+        errf(e,
+             "%s.claimMappings.username.expression: Invalid value: \"%s\": "
+             "claims.email_verified must be used in claimMappings.username.expression or "
+             "claimMappings.extra[*].valueExpression or claimValidationRules[*].expression "
+             "when claims.email is used in claimMappings.username.expression",
+             path, user);
 }
 
 /* ---- the file ---------------------------------------------------------------------------- */
@@ -414,12 +439,15 @@ header(const json_t *doc, errs_t *e)
         errf(e, "the configuration is not an object");
     else if (strcmp(version, "apiserver.config.k8s.io/v1beta1") != 0 &&
              strcmp(version, "apiserver.config.k8s.io/v1alpha1") != 0)
-        errf(e, "apiVersion: Unsupported value: \"%s\": supported values: "
-                "\"apiserver.config.k8s.io/v1beta1\", \"apiserver.config.k8s.io/v1alpha1\"",
+        errf(e,
+             "apiVersion: Unsupported value: \"%s\": supported values: "
+             "\"apiserver.config.k8s.io/v1beta1\", \"apiserver.config.k8s.io/v1alpha1\"",
              version);
     else if (strcmp(kind, "AuthenticationConfiguration") != 0)
-        errf(e, "kind: Unsupported value: \"%s\": supported values: "
-                "\"AuthenticationConfiguration\"", kind);
+        errf(e,
+             "kind: Unsupported value: \"%s\": supported values: "
+             "\"AuthenticationConfiguration\"",
+             kind);
     else if (json_object_get(doc, "jwt") != NULL && !json_is_array(json_object_get(doc, "jwt")))
         errf(e, "jwt: Invalid value: must be a list");
     else if (json_array_size(json_object_get(doc, "jwt")) > MAX_JWT)
@@ -442,8 +470,7 @@ finish(errs_t *e, authn__jwt_set_t *s, authn__jwt_set_t **out, char *err, size_t
 }
 
 int
-authn__config_parse(const char *text, size_t len, authn__jwt_set_t **out, char *err,
-                    size_t err_len)
+authn__config_parse(const char *text, size_t len, authn__jwt_set_t **out, char *err, size_t err_len)
 {
     char why[256] = "";
     json_t *doc = gw_yaml_to_json(text, len, why, sizeof(why));
@@ -459,7 +486,8 @@ authn__config_parse(const char *text, size_t len, authn__jwt_set_t **out, char *
         cel_env_t *env = authn__jwt_cel_env();
         size_t i;
         s->auths = gw_calloc(json_array_size(list) + 1, sizeof(*s->auths));
-        json_array_foreach (list, i, jwt) {
+        json_array_foreach(list, i, jwt)
+        {
             char *path = gw_sprintf("jwt[%zu]", i);
             s->auths[s->n++] = jwt_authenticator(jwt, path, env, &e);
             free(path);
@@ -536,11 +564,12 @@ authn__oidc_flags(const authn_config_t *cfg, authn__jwt_set_t **out, char *err, 
     s->auths[s->n++] = j;
     check_url(url, "oidc-issuer-url", &e);
     j->issuer = gw_strdup(url);
-    j->discovery_url = gw_sprintf("%.*s/.well-known/openid-configuration", (int)trimmed_len(url),
-                                  url);
+    j->discovery_url =
+        gw_sprintf("%.*s/.well-known/openid-configuration", (int)trimmed_len(url), url);
     j->audiences = gw_calloc(1, sizeof(*j->audiences));
     j->audiences[j->n_audiences++] = gw_strdup(cfg->oidc_client_id ? cfg->oidc_client_id : "");
-    if (cfg->oidc_ca_file != NULL && (j->tls.ca_pem = authn__file_read(cfg->oidc_ca_file, &len)) == NULL)
+    if (cfg->oidc_ca_file != NULL &&
+        (j->tls.ca_pem = authn__file_read(cfg->oidc_ca_file, &len)) == NULL)
         errf(&e, "cannot read --oidc-ca-file \"%s\"", cfg->oidc_ca_file);
     else if (j->tls.ca_pem != NULL && !has_certificate(j->tls.ca_pem))
         errf(&e, "--oidc-ca-file \"%s\" holds no certificate", cfg->oidc_ca_file);

@@ -259,7 +259,8 @@ decide(job_t *job, authn_user_t **user, authn_pending_t **pending, const char **
         v = ask(job, STEP_KEYS, jwks_uri, pending);
         job = NULL;
     } else {
-        *why = ok == 0 ? "oidc: failed to verify signature" : "oidc: no key with the token's key id";
+        *why =
+            ok == 0 ? "oidc: failed to verify signature" : "oidc: no key with the token's key id";
     }
     free(jwks_uri);
     if (job != NULL)
@@ -297,7 +298,8 @@ take_keys(authn__jwt_auth_t *j, const json_t *doc, const char **why)
     authn__jwk_t *got = gw_calloc(json_array_size(keys) + 1, sizeof(*got));
     size_t n = 0, i;
 
-    json_array_foreach (keys, i, k) {
+    json_array_foreach(keys, i, k)
+    {
         EVP_PKEY *key = authn_jwk_to_key(k);
         const char *kid = json_string_value(json_object_get(k, "kid"));
         if (key != NULL)

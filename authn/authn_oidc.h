@@ -108,8 +108,7 @@ authn__verdict_t authn__jwt_claims_user(const authn__jwt_auth_t *j, const json_t
  * The one authenticator the --oidc-* flags describe into *out (NULL when --oidc-issuer-url is
  * not given); GW_EINVAL with kube's reason in err. Thread: main, at start-up.
  */
-int authn__oidc_flags(const authn_config_t *cfg, authn__jwt_set_t **out, char *err,
-                      size_t err_len);
+int authn__oidc_flags(const authn_config_t *cfg, authn__jwt_set_t **out, char *err, size_t err_len);
 
 /**
  * An AuthenticationConfiguration (apiserver.config.k8s.io/v1beta1, YAML or JSON text) into a

@@ -12,8 +12,8 @@
 #include "authn_jwt.h"
 #include "gw_alloc.h"
 
-#define NBF_LEEWAY 60       /* go-oidc's leeway on nbf, seconds */
-#define CEL_BUDGET 1000000  /* kube's per-call cost limit for authentication expressions */
+#define NBF_LEEWAY 60      /* go-oidc's leeway on nbf, seconds */
+#define CEL_BUDGET 1000000 /* kube's per-call cost limit for authentication expressions */
 
 cel_env_t *
 authn__jwt_cel_env(void)
@@ -100,7 +100,8 @@ audience_ok(const authn__jwt_auth_t *j, const json_t *claims, const char **why)
     for (size_t k = 0; k < j->n_audiences; k++) {
         if (json_is_string(aud) && strcmp(json_string_value(aud), j->audiences[k]) == 0)
             return true;
-        json_array_foreach (aud, i, v) {
+        json_array_foreach(aud, i, v)
+        {
             if (json_is_string(v) && strcmp(json_string_value(v), j->audiences[k]) == 0)
                 return true;
         }
@@ -153,8 +154,7 @@ map_string(const authn__mapping_t *m, const json_t *claims, cel_arena_t *arena)
 /* Groups from a claim (a string or a list of strings, prefixed; absent: none) or an
  * expression (a string or a list of strings; null: none). */
 static bool
-map_groups(const authn__jwt_auth_t *j, const json_t *claims, cel_arena_t *arena,
-           authn_user_t *u)
+map_groups(const authn__jwt_auth_t *j, const json_t *claims, cel_arena_t *arena, authn_user_t *u)
 {
     const json_t *c = j->groups.claim != NULL ? json_object_get(claims, j->groups.claim) : NULL;
     char **groups = NULL;

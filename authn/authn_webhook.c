@@ -68,7 +68,8 @@ add_extra(authn_user_t *u, const char *key, const json_t *values)
     e = &u->extra[u->n_extra++];
     *e = (authn_extra_t){.key = gw_strdup(key)};
     e->values = gw_calloc(json_array_size(values) + 1, sizeof(*e->values));
-    json_array_foreach (values, i, v) {
+    json_array_foreach(values, i, v)
+    {
         if (json_is_string(v))
             e->values[e->n_values++] = gw_strdup(json_string_value(v));
     }
@@ -106,11 +107,13 @@ user_from_status(const json_t *status)
     if (name == NULL || name[0] == '\0')
         return NULL;
     authn_user_t *user = authn__user_new(name, uid != NULL ? uid : "");
-    json_array_foreach (json_object_get(u, "groups"), i, v) {
+    json_array_foreach(json_object_get(u, "groups"), i, v)
+    {
         if (json_is_string(v))
             authn__user_add_group(user, json_string_value(v));
     }
-    json_object_foreach ((json_t *)json_object_get(u, "extra"), key, v) {
+    json_object_foreach((json_t *)json_object_get(u, "extra"), key, v)
+    {
         if (json_is_array(v))
             add_extra(user, key, v);
     }
@@ -168,8 +171,8 @@ static char *
 review_body(const authn__webhook_t *w, const char *token)
 {
     json_t *doc = json_pack("{s:s, s:s, s:{s:n}, s:{s:s}, s:{s:{}}}", "apiVersion", w->api_version,
-                            "kind", "TokenReview", "metadata", "creationTimestamp", "spec",
-                            "token", token, "status", "user");
+                            "kind", "TokenReview", "metadata", "creationTimestamp", "spec", "token",
+                            token, "status", "user");
     if (json_array_size(w->audiences) > 0)
         json_object_set(json_object_get(doc, "spec"), "audiences", w->audiences);
     char *body = json_dumps(doc, JSON_COMPACT);
@@ -188,8 +191,10 @@ audiences_ok(const authn__webhook_t *w, const json_t *status)
 
     if (json_array_size(w->audiences) == 0 || json_array_size(got) == 0)
         return true;
-    json_array_foreach (got, i, g) {
-        json_array_foreach (w->audiences, k, want) {
+    json_array_foreach(got, i, g)
+    {
+        json_array_foreach(w->audiences, k, want)
+        {
             if (json_equal(g, want))
                 return true;
         }
@@ -199,8 +204,8 @@ audiences_ok(const authn__webhook_t *w, const json_t *status)
 
 /* The verdict of an answered TokenReview; *cacheable when it is one to remember. */
 static authn__verdict_t
-verdict(const authn__webhook_t *w, const authn_answer_t *ans, authn_user_t **user,
-        const char **why, int *cacheable)
+verdict(const authn__webhook_t *w, const authn_answer_t *ans, authn_user_t **user, const char **why,
+        int *cacheable)
 {
     *cacheable = 0;
     if (ans->err != 0) {
@@ -279,7 +284,8 @@ named(const json_t *cfg, const char *list, const char *name, const char *field)
     const json_t *items = json_object_get(cfg, list), *item;
     size_t i;
 
-    json_array_foreach (items, i, item) {
+    json_array_foreach(items, i, item)
+    {
         const char *n = json_string_value(json_object_get(item, "name"));
         if (name == NULL || (n != NULL && strcmp(n, name) == 0))
             return json_object_get(item, field);
@@ -420,8 +426,8 @@ authn__webhook_new(const authn_config_t *cfg, authn__webhook_t **out, char *err,
     }
     char *copy = gw_strdup(path);
     authn__webhook_t *w = gw_calloc(1, sizeof(*w));
-    int rc = authn__kubeconfig_parse(text, len, dirname(copy), &w->server, &w->tls, why,
-                                     sizeof(why));
+    int rc =
+        authn__kubeconfig_parse(text, len, dirname(copy), &w->server, &w->tls, why, sizeof(why));
     free(copy);
     free(text);
     if (rc != 0) {

@@ -238,8 +238,9 @@ connect_tls(struct event_base *base, const struct evhttp_uri *uri, const gw_fetc
 
     SSL_CTX_free(tls); /* the session holds its own reference */
     if (ssl != NULL) {
-        struct bufferevent *bev = bufferevent_openssl_socket_new(
-            base, -1, ssl, BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
+        struct bufferevent *bev =
+            bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
+                                           BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
         /* An answer that ends with the connection is complete even without close_notify. */
         bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
         conn = evhttp_connection_base_bufferevent_new(base, NULL, bev, bare, port > 0 ? port : 443);

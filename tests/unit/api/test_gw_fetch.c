@@ -81,10 +81,13 @@ answer(struct evhttp_request *req, void *arg)
 
     (void)arg;
     if (strcmp(path, "/echo") == 0) {
-        const char *auth = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
-        const char *type = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
+        const char *auth =
+            evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+        const char *type =
+            evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
         struct evbuffer *in = evhttp_request_get_input_buffer(req);
-        evbuffer_add_printf(out, "%s|%s|%s|%s|", evhttp_request_get_command(req) == EVHTTP_REQ_POST ? "POST" : "GET",
+        evbuffer_add_printf(out, "%s|%s|%s|%s|",
+                            evhttp_request_get_command(req) == EVHTTP_REQ_POST ? "POST" : "GET",
                             auth ? auth : "-", type ? type : "-", evhttp_request_get_uri(req));
         evbuffer_add_buffer(out, in);
     } else if (strcmp(path, "/client") == 0) {
@@ -264,7 +267,8 @@ refusals(int port, int wrong_port, const char *ca)
 static void
 bad_input(const char *ca)
 {
-    static const char *const urls[] = {"http://127.0.0.1:1/", "not a url", "https:///x", "", "https://[::1"};
+    static const char *const urls[] = {"http://127.0.0.1:1/", "not a url", "https:///x", "",
+                                       "https://[::1"};
     for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
         gw_fetch_req_t q = {.method = "GET", .url = urls[i], .ca_pem = ca};
         check(run(&q), GW_EINVAL, 0, NULL, urls[i][0] ? urls[i] : "(empty URL)");

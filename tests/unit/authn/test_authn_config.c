@@ -72,10 +72,12 @@ static const struct {
 } INVALID[] = {
     {"", "the configuration is not an object"},
     {"jwt: [", "yaml: "},
-    {"apiVersion: v1\nkind: AuthenticationConfiguration\n", "apiVersion: Unsupported value: \"v1\""},
+    {"apiVersion: v1\nkind: AuthenticationConfiguration\n",
+     "apiVersion: Unsupported value: \"v1\""},
     {"apiVersion: apiserver.config.k8s.io/v1beta1\nkind: Other\n", "kind: Unsupported value"},
     {HEAD "jwt: 5\n", "jwt: Invalid value"},
-    {HEAD "jwt:\n- claimMappings: {username: {claim: sub, prefix: ''}}\n  issuer: {audiences: [a]}\n",
+    {HEAD
+     "jwt:\n- claimMappings: {username: {claim: sub, prefix: ''}}\n  issuer: {audiences: [a]}\n",
      "jwt[0].issuer.url: Required value"},
     {HEAD "jwt:\n- issuer: {url: 'http://a', audiences: [a]}\n"
           "  claimMappings: {username: {claim: sub, prefix: ''}}\n",
@@ -164,7 +166,8 @@ invalid(void)
     for (size_t i = 0; i < sizeof(INVALID) / sizeof(INVALID[0]); i++) {
         authn__jwt_set_t *s = NULL;
         char err[2048] = "";
-        int rc = authn__config_parse(INVALID[i].yaml, strlen(INVALID[i].yaml), &s, err, sizeof(err));
+        int rc =
+            authn__config_parse(INVALID[i].yaml, strlen(INVALID[i].yaml), &s, err, sizeof(err));
         if (!tap_ok(rc == GW_EINVAL && s == NULL && strstr(err, INVALID[i].want) != NULL,
                     "refused: %s", INVALID[i].want))
             tap_diag("  got: %s", err);
@@ -173,7 +176,8 @@ invalid(void)
     char *big = gw_strdup(HEAD "jwt:\n");
     for (int i = 0; i < 65; i++) {
         char *more = gw_sprintf("%s- issuer: {url: 'https://i%d', audiences: [a]}\n"
-                                "  claimMappings: {username: {claim: sub, prefix: ''}}\n", big, i);
+                                "  claimMappings: {username: {claim: sub, prefix: ''}}\n",
+                                big, i);
         free(big);
         big = more;
     }
@@ -203,8 +207,8 @@ one(const char *body)
 static authn_user_t *
 map(const authn__jwt_set_t *s, const char *extra)
 {
-    json_t *c = json_pack("{s:s, s:s, s:s, s:I, s:I}", "iss", "https://a", "sub", "u1", "aud",
-                          "a", "iat", NOW - 10, "exp", NOW + 600);
+    json_t *c = json_pack("{s:s, s:s, s:s, s:I, s:I}", "iss", "https://a", "sub", "u1", "aud", "a",
+                          "iat", NOW - 10, "exp", NOW + 600);
     json_t *more = json_loads(extra, 0, NULL);
     authn_user_t *u = NULL;
     const char *why = NULL;
@@ -220,21 +224,22 @@ map(const authn__jwt_set_t *s, const char *extra)
 static void
 mappings(void)
 {
-    authn__jwt_set_t *s = one(
-        "  claimValidationRules:\n"
-        "  - expression: 'claims.exp - claims.iat <= 3600'\n    message: tokens live an hour\n"
-        "  - claim: hd\n    requiredValue: example.com\n"
-        "  claimMappings:\n"
-        "    username: {expression: '\"user:\" + claims.sub'}\n"
-        "    groups: {expression: 'has(claims.roles) ? claims.roles.split(\",\") : null'}\n"
-        "    uid: {expression: 'string(claims.num)'}\n"
-        "    extra:\n"
-        "    - {key: example.com/tenant, valueExpression: 'has(claims.t) ? claims.t : \"\"'}\n"
-        "    - {key: example.com/list, valueExpression: '[\"a\", \"b\"]'}\n"
-        "  userValidationRules:\n"
-        "  - expression: \"!user.username.startsWith('user:root')\"\n    message: no root\n"
-        "  - expression: \"!('banned' in user.groups)\"\n");
-    authn_user_t *u = map(s, "{\"hd\":\"example.com\",\"num\":42,\"roles\":\"dev,ops\",\"t\":\"x\"}");
+    authn__jwt_set_t *s =
+        one("  claimValidationRules:\n"
+            "  - expression: 'claims.exp - claims.iat <= 3600'\n    message: tokens live an hour\n"
+            "  - claim: hd\n    requiredValue: example.com\n"
+            "  claimMappings:\n"
+            "    username: {expression: '\"user:\" + claims.sub'}\n"
+            "    groups: {expression: 'has(claims.roles) ? claims.roles.split(\",\") : null'}\n"
+            "    uid: {expression: 'string(claims.num)'}\n"
+            "    extra:\n"
+            "    - {key: example.com/tenant, valueExpression: 'has(claims.t) ? claims.t : \"\"'}\n"
+            "    - {key: example.com/list, valueExpression: '[\"a\", \"b\"]'}\n"
+            "  userValidationRules:\n"
+            "  - expression: \"!user.username.startsWith('user:root')\"\n    message: no root\n"
+            "  - expression: \"!('banned' in user.groups)\"\n");
+    authn_user_t *u =
+        map(s, "{\"hd\":\"example.com\",\"num\":42,\"roles\":\"dev,ops\",\"t\":\"x\"}");
 
     tap_ok(u != NULL, "claims mapped by expressions");
     if (u != NULL) {
@@ -308,8 +313,10 @@ write_config(const char *issuer)
 {
     char *tmp = gw_sprintf("%s.tmp", path);
     FILE *f = fopen(tmp, "w");
-    fprintf(f, HEAD "jwt:\n- issuer: {url: '%s', audiences: [a]}\n"
-                    "  claimMappings: {username: {claim: sub, prefix: ''}}\n", issuer);
+    fprintf(f,
+            HEAD "jwt:\n- issuer: {url: '%s', audiences: [a]}\n"
+                 "  claimMappings: {username: {claim: sub, prefix: ''}}\n",
+            issuer);
     fclose(f);
     rename(tmp, path); /* a new inode: the change shows whatever the clock's resolution */
     free(tmp);

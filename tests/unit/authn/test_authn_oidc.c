@@ -68,8 +68,9 @@ jwks(void)
     return s;
 }
 
-static const char *const DISCOVERY = "{\"issuer\":\"" ISSUER "\",\"jwks_uri\":\"" ISSUER
-                                     "/keys\",\"id_token_signing_alg_values_supported\":[\"RS256\"]}";
+static const char *const DISCOVERY =
+    "{\"issuer\":\"" ISSUER "\",\"jwks_uri\":\"" ISSUER
+    "/keys\",\"id_token_signing_alg_values_supported\":[\"RS256\"]}";
 
 typedef struct {
     authn_result_t result;
@@ -94,8 +95,10 @@ run_with(authn_t *a, const char *tok, const char *(*answer_for)(const char *url)
         authn_pending_needs(p, &needs);
         snprintf(o.url, sizeof(o.url), "%s", needs[0].url);
         const char *body = answer_for(needs[0].url);
-        authn_answer_t ans = {.err = body ? 0 : GW_EUNAVAILABLE, .status = body ? 200 : 0,
-                              .body = body, .body_len = body ? strlen(body) : 0};
+        authn_answer_t ans = {.err = body ? 0 : GW_EUNAVAILABLE,
+                              .status = body ? 200 : 0,
+                              .body = body,
+                              .body_len = body ? strlen(body) : 0};
         o.fetches++;
         authn_pending_t *again = NULL;
         o.result = authn_pending_finish(a, p, &ans, &o.user, &again, why, sizeof(why));
@@ -160,8 +163,8 @@ flags(const authn_config_t *over)
 static void
 discovery_and_cache(void)
 {
-    authn_t *a = flags(&(authn_config_t){.oidc_groups_claim = "groups",
-                                         .oidc_groups_prefix = "oidc:"});
+    authn_t *a =
+        flags(&(authn_config_t){.oidc_groups_claim = "groups", .oidc_groups_prefix = "oidc:"});
     char *t = token("{\"groups\":[\"dev\",\"ops\"]}", "RS256", "rsa-1", rsa);
     outcome_t o = run(a, t);
 
@@ -223,9 +226,12 @@ bad_tokens(void)
     static const char *const malformed[] = {
         "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlIn0.", /* alg none */
         "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlIn0",
-        "bm90IGpzb24.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlIn0.c2ln", /* header not JSON */
+        "bm90IGpzb24.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlIn0.c2ln",          /* header not JSON */
         "eyJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlIn0.c2ln", /* HS256 */
-        "a.b.c.d", "...", "", "%%%.%%%.%%%",
+        "a.b.c.d",
+        "...",
+        "",
+        "%%%.%%%.%%%",
     };
     for (size_t i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++)
         expect(a, gw_strdup(malformed[i]), NULL, 0, malformed[i][0] ? malformed[i] : "(empty)");
@@ -241,8 +247,8 @@ prefixes_and_claims(void)
            "a@x.io", 2, "email: no prefix by default");
     expect(a, token("{\"email\":\"a@x.io\"}", "RS256", "rsa-1", rsa), "a@x.io", 0,
            "email without email_verified");
-    expect(a, token("{\"email\":\"a@x.io\",\"email_verified\":false}", "RS256", "rsa-1", rsa),
-           NULL, 0, "email not verified");
+    expect(a, token("{\"email\":\"a@x.io\",\"email_verified\":false}", "RS256", "rsa-1", rsa), NULL,
+           0, "email not verified");
     expect(a, token("{\"email\":\"a@x.io\",\"email_verified\":\"true\"}", "RS256", "rsa-1", rsa),
            NULL, 0, "email_verified not a boolean");
     expect(a, token(NULL, "RS256", "rsa-1", rsa), NULL, 0, "no email claim");
@@ -251,16 +257,15 @@ prefixes_and_claims(void)
     a = flags(&(authn_config_t){.oidc_username_prefix = "-"});
     expect(a, token(NULL, "RS256", "rsa-1", rsa), "alice", 2, "prefix '-' means none");
     authn_free(a);
-    a = flags(&(authn_config_t){.oidc_username_prefix = "oidc:",
-                                .oidc_username_claim = "email"});
+    a = flags(&(authn_config_t){.oidc_username_prefix = "oidc:", .oidc_username_claim = "email"});
     expect(a, token("{\"email\":\"b@x.io\"}", "RS256", "rsa-1", rsa), "oidc:b@x.io", 2,
            "an explicit prefix applies to email too");
     authn_free(a);
 
     static const char *const required[] = {"tier=gold", "team=a=b", NULL};
     a = flags(&(authn_config_t){.oidc_required_claims = required});
-    expect(a, token("{\"tier\":\"gold\",\"team\":\"a=b\"}", "RS256", "rsa-1", rsa),
-           ISSUER "#alice", 2, "required claims present");
+    expect(a, token("{\"tier\":\"gold\",\"team\":\"a=b\"}", "RS256", "rsa-1", rsa), ISSUER "#alice",
+           2, "required claims present");
     expect(a, token("{\"tier\":\"gold\"}", "RS256", "rsa-1", rsa), NULL, 0,
            "a required claim missing");
     expect(a, token("{\"tier\":\"silver\",\"team\":\"a=b\"}", "RS256", "rsa-1", rsa), NULL, 0,
@@ -318,11 +323,14 @@ bad_flags(void)
         const char *want, *name;
     } cases[] = {
         {{.oidc_issuer_url = "http://idp.example", .oidc_client_id = "k"},
-         "URL scheme must be https", "an http issuer"},
+         "URL scheme must be https",
+         "an http issuer"},
         {{.oidc_issuer_url = ISSUER, .oidc_client_id = "k", .oidc_signing_algs = hs},
-         "unsupported signing algorithm \"HS256\"", "HS256"},
+         "unsupported signing algorithm \"HS256\"",
+         "HS256"},
         {{.oidc_issuer_url = ISSUER, .oidc_client_id = "k", .oidc_ca_file = "/nonexistent"},
-         "--oidc-ca-file", "an unreadable CA file"},
+         "--oidc-ca-file",
+         "an unreadable CA file"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         authn_t *a = NULL;

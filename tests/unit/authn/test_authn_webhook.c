@@ -34,8 +34,8 @@ static authn_t *
 with_config(const char *name, const char *version, long long ttl, char *err, size_t err_len)
 {
     char *path = gw_sprintf("%s/%s", dir, name);
-    authn_config_t cfg = {.webhook_config_file = path, .webhook_cache_ttl = ttl,
-                          .webhook_version = version};
+    authn_config_t cfg = {
+        .webhook_config_file = path, .webhook_cache_ttl = ttl, .webhook_version = version};
     authn_t *a = NULL;
 
     err[0] = '\0';
@@ -126,7 +126,8 @@ startup(void)
            "a missing kubeconfig is a start-up error naming it (%s)", err);
     write_file("plain.yaml", "clusters:\n- cluster:\n    server: http://h/\n");
     a = with_config("plain.yaml", NULL, 120, err, sizeof(err));
-    tap_ok(a == NULL && strstr(err, "https") != NULL, "an http server is a start-up error (%s)", err);
+    tap_ok(a == NULL && strstr(err, "https") != NULL, "an http server is a start-up error (%s)",
+           err);
 }
 
 /* ---- reviews ----------------------------------------------------------------------------- */
@@ -148,8 +149,8 @@ ask(authn_t *a, const char *token, authn_user_t **user, authn_pending_t **p)
 static authn_result_t
 answer(authn_t *a, authn_pending_t *p, int err, int status, const char *body, authn_user_t **user)
 {
-    authn_answer_t ans = {.err = err, .status = status, .body = body,
-                          .body_len = body != NULL ? strlen(body) : 0};
+    authn_answer_t ans = {
+        .err = err, .status = status, .body = body, .body_len = body != NULL ? strlen(body) : 0};
     authn_pending_t *again = NULL;
     char why[256];
     authn_result_t r = authn_pending_finish(a, p, &ans, user, &again, why, sizeof(why));
@@ -172,12 +173,11 @@ request_sent(authn_t *a)
 
     tap_is_int(ask(a, "tok-1", &user, &p), AUTHN_PENDING, "an unknown token asks the webhook");
     tap_is_int(authn_pending_needs(p, &needs), 1, "one exchange");
-    tap_ok(needs[0].kind == AUTHN_NEED_HTTPS && strcmp(needs[0].method, "POST") == 0,
-           "a POST");
+    tap_ok(needs[0].kind == AUTHN_NEED_HTTPS && strcmp(needs[0].method, "POST") == 0, "a POST");
     tap_is_str(needs[0].url, "https://127.0.0.1:8443/review", "to the kubeconfig's server");
     json_t *body = json_loads(needs[0].body, 0, NULL);
-    tap_is_str(json_string_value(json_object_get(body, "apiVersion")),
-               "authentication.k8s.io/v1", "the configured TokenReview version");
+    tap_is_str(json_string_value(json_object_get(body, "apiVersion")), "authentication.k8s.io/v1",
+               "the configured TokenReview version");
     tap_is_str(json_string_value(json_object_get(body, "kind")), "TokenReview", "a TokenReview");
     tap_is_str(json_string_value(json_object_get(json_object_get(body, "spec"), "token")), "tok-1",
                "carrying the token");
@@ -205,8 +205,9 @@ cache(authn_t *a)
     authn_user_free(user);
     user = NULL;
     ask(a, "tok-2", &user, &p);
-    tap_is_int(answer(a, p, 0, 200, "{\"status\":{\"authenticated\":false,\"error\":\"no\"}}", &user),
-               AUTHN_UNAUTHORIZED, "a refusing review is a 401");
+    tap_is_int(
+        answer(a, p, 0, 200, "{\"status\":{\"authenticated\":false,\"error\":\"no\"}}", &user),
+        AUTHN_UNAUTHORIZED, "a refusing review is a 401");
     p = NULL;
     tap_is_int(ask(a, "tok-2", &user, &p), AUTHN_UNAUTHORIZED, "the refusal is cached");
     tap_ok(p == NULL, "without asking again");
@@ -262,8 +263,8 @@ audiences(void)
 {
     static const char *const auds[] = {"api", "other", NULL};
     char *path = gw_sprintf("%s/good.yaml", dir);
-    authn_config_t cfg = {.webhook_config_file = path, .webhook_cache_ttl = 120,
-                          .api_audiences = auds};
+    authn_config_t cfg = {
+        .webhook_config_file = path, .webhook_cache_ttl = 120, .api_audiences = auds};
     authn_t *a = NULL;
     authn_user_t *user = NULL;
     authn_pending_t *p = NULL;
@@ -279,20 +280,26 @@ audiences(void)
            "the API audiences go in spec.audiences");
     json_decref(want);
     json_decref(body);
-    tap_is_int(answer(a, p, 0, 200, "{\"status\":{\"authenticated\":true,\"audiences\":[\"x\","
-                      "\"other\"],\"user\":{\"username\":\"u\"}}}", &user),
+    tap_is_int(answer(a, p, 0, 200,
+                      "{\"status\":{\"authenticated\":true,\"audiences\":[\"x\","
+                      "\"other\"],\"user\":{\"username\":\"u\"}}}",
+                      &user),
                AUTHN_OK, "a review for one of them authenticates");
     authn_user_free(user);
     user = NULL;
     ask(a, "aud-2", &user, &p);
-    tap_is_int(answer(a, p, 0, 200, "{\"status\":{\"authenticated\":true,\"audiences\":[\"x\"],"
-                      "\"user\":{\"username\":\"u\"}}}", &user),
+    tap_is_int(answer(a, p, 0, 200,
+                      "{\"status\":{\"authenticated\":true,\"audiences\":[\"x\"],"
+                      "\"user\":{\"username\":\"u\"}}}",
+                      &user),
                AUTHN_UNAUTHORIZED, "a review for other audiences refuses");
     p = NULL;
     tap_is_int(ask(a, "aud-2", &user, &p), AUTHN_UNAUTHORIZED, "... and that refusal is cached");
     ask(a, "aud-3", &user, &p);
-    tap_is_int(answer(a, p, 0, 200, "{\"status\":{\"authenticated\":true,"
-                      "\"user\":{\"username\":\"u\"}}}", &user),
+    tap_is_int(answer(a, p, 0, 200,
+                      "{\"status\":{\"authenticated\":true,"
+                      "\"user\":{\"username\":\"u\"}}}",
+                      &user),
                AUTHN_OK, "a review naming no audience authenticates");
     authn_user_free(user);
     authn_free(a);
