@@ -77,6 +77,16 @@ K=$(hits 'GET /keys')
 refused "an unknown key id" "$(mint "$K1" nine "$(claims)")"
 check "... after fetching the keys again" test "$(hits 'GET /keys')" = $((K + 1))
 
+req POST /apis/authentication.k8s.io/v1/tokenreviews "{\"apiVersion\":\"authentication.k8s.io/v1\",\
+\"kind\":\"TokenReview\",\"spec\":{\"token\":\"$(good)\"}}"
+check "a TokenReview of an ID token" code_is 201
+check "... says who it is" jpy "d['status']['authenticated'] is True and \
+d['status']['user']['username'] == '$IDP_URL#alice'"
+req POST /apis/authentication.k8s.io/v1/tokenreviews "{\"apiVersion\":\"authentication.k8s.io/v1\",\
+\"kind\":\"TokenReview\",\"spec\":{\"token\":\"$(good '"aud":"other"')\"}}"
+check "a TokenReview of an ID token for another audience: not authenticated" \
+    jpy "d['status'].get('authenticated') is not True"
+
 set_keys "$(jwk "$K1" one)" "$(jwk "$K2" two)"
 sleep 5.2
 whoami "$(mint "$K2" two "$(claims)")"
