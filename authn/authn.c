@@ -188,7 +188,8 @@ token_union(const authn_t *a, const char *token, size_t from, authn_user_t **use
             *why = reason;
         }
     }
-    if (result == AUTHN__NOT_MINE)
+    /* resumed after a pending authenticator refused: its reason stands */
+    if (result == AUTHN__NOT_MINE && from == 0)
         *why = "invalid bearer token";
     return AUTHN__REFUSED;
 }

@@ -77,6 +77,7 @@ typedef struct {
     authn_user_t *user;
     int fetches; /* HTTPS exchanges it asked for */
     char url[256];
+    char why[256];
 } outcome_t;
 
 /* Authenticate `tok`, answering each need with `answer_for(url)` (NULL: the exchange fails). */
@@ -87,9 +88,8 @@ run_with(authn_t *a, const char *tok, const char *(*answer_for)(const char *url)
     char *header = gw_sprintf("Bearer %s", tok);
     authn_request_t req = {.authorization = header};
     authn_pending_t *p = NULL;
-    char why[256];
 
-    o.result = authn_authenticate(a, &req, &o.user, &p, why, sizeof(why));
+    o.result = authn_authenticate(a, &req, &o.user, &p, o.why, sizeof(o.why));
     while (o.result == AUTHN_PENDING && o.fetches < 10) {
         const authn_need_t *needs;
         authn_pending_needs(p, &needs);
@@ -101,7 +101,7 @@ run_with(authn_t *a, const char *tok, const char *(*answer_for)(const char *url)
                               .body_len = body ? strlen(body) : 0};
         o.fetches++;
         authn_pending_t *again = NULL;
-        o.result = authn_pending_finish(a, p, &ans, &o.user, &again, why, sizeof(why));
+        o.result = authn_pending_finish(a, p, &ans, &o.user, &again, o.why, sizeof(o.why));
         p = again;
     }
     free(header);
@@ -309,6 +309,8 @@ broken_providers(void)
         char *t = token(NULL, "RS256", "rsa-1", rsa);
         outcome_t o = run_with(a, t, bad_idp);
         tap_is_int(o.result, AUTHN_UNAUTHORIZED, cases[i].name);
+        if (!tap_ok(strncmp(o.why, "oidc: ", 6) == 0, "... the log says why"))
+            tap_diag("  why: %s", o.why);
         free(t);
         authn_free(a);
     }
