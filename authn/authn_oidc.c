@@ -363,10 +363,11 @@ load(const char *path, authn__jwt_set_t **out, char *err, size_t err_len)
                  strerror(errno));
         return GW_EINVAL;
     }
-    int rc = authn__config_parse(text, len, out, why, sizeof(why));
+    int rc = len == 0 ? GW_EINVAL : authn__config_parse(text, len, out, why, sizeof(why));
     free(text);
     if (rc != 0)
-        snprintf(err, err_len, "--authentication-config \"%s\": %s", path, why);
+        snprintf(err, err_len, "--authentication-config \"%s\": %s", path,
+                 len == 0 ? "empty config data" : why);
     return rc;
 }
 

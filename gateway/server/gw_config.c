@@ -533,20 +533,25 @@ check_config(const gw_config_t *cfg, char *err, size_t err_len)
     return rc;
 }
 
-/* kube-apiserver's checks of the OIDC flags: --authentication-config excludes every --oidc-*
- * flag given (defaults do not count), and the issuer goes with the client id. */
+/* kube-apiserver's checks of the OIDC flags (any given counts, defaults do not): with
+ * --authentication-config none may be given; without it, any given needs the issuer and the
+ * client id. */
 static int
 check_oidc(const gw_config_t *cfg, const bool *seen, char *err, size_t err_len)
 {
-    for (size_t i = 0; cfg->authentication_config != NULL && i < N_FLAGS; i++) {
-        if (seen[i] && strncmp(flags[i].name, "oidc-", 5) == 0) {
-            snprintf(err, err_len, "authentication-config file and oidc-* flags are mutually "
-                                   "exclusive");
-            return GW_EINVAL;
-        }
+    bool given = false;
+
+    for (size_t i = 0; i < N_FLAGS; i++)
+        given = given || (seen[i] && strncmp(flags[i].name, "oidc-", 5) == 0);
+    if (given && cfg->authentication_config != NULL) {
+        snprintf(err, err_len, "authentication-config file and oidc-* flags are mutually "
+                               "exclusive");
+        return GW_EINVAL;
     }
-    if ((cfg->oidc_issuer_url != NULL) != (cfg->oidc_client_id != NULL)) {
-        snprintf(err, err_len, "oidc-issuer-url and oidc-client-id must be specified together");
+    if (given && (cfg->oidc_issuer_url == NULL || cfg->oidc_issuer_url[0] == '\0' ||
+                  cfg->oidc_client_id == NULL || cfg->oidc_client_id[0] == '\0')) {
+        snprintf(err, err_len, "oidc-issuer-url and oidc-client-id must be specified together "
+                               "when any oidc-* flags are set");
         return GW_EINVAL;
     }
     return 0;

@@ -171,7 +171,13 @@ start_fails "--authentication-config with --oidc-* flags" \
     "authentication-config file and oidc-* flags are mutually exclusive" \
     --authentication-config="$AUTH" --oidc-username-claim=email
 start_fails "--oidc-issuer-url without --oidc-client-id" \
-    "oidc-issuer-url and oidc-client-id must be specified together" --oidc-issuer-url="$IDP_URL"
+    "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set" \
+    --oidc-issuer-url="$IDP_URL"
+start_fails "--oidc-groups-claim alone" "oidc-issuer-url and oidc-client-id must be specified" \
+    --oidc-groups-claim=groups
+: >"$KGATE_TEST_TMP/empty.yaml"
+start_fails "an empty --authentication-config" "empty config data" \
+    --authentication-config="$KGATE_TEST_TMP/empty.yaml"
 start_fails "an http issuer" "URL scheme must be https" \
     --oidc-issuer-url=http://127.0.0.1:1 --oidc-client-id=kgate
 cat >"$AUTH" <<'YAML'
