@@ -47,7 +47,9 @@ pem_of(EVP_PKEY *k, bool priv)
         PEM_write_bio_PUBKEY(b, k);
     char *data = NULL;
     long n = BIO_get_mem_data(b, &data);
-    char *s = strndup(data, (size_t)n);
+    char *s = malloc((size_t)n + 1); /* the BIO's bytes end without a NUL */
+    memcpy(s, data, (size_t)n);
+    s[n] = '\0';
     BIO_free(b);
     return s;
 }

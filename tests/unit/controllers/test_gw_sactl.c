@@ -36,7 +36,9 @@ pem_of(X509 *x)
     PEM_write_bio_X509(b, x);
     char *data = NULL;
     long n = BIO_get_mem_data(b, &data);
-    char *s = strndup(data, (size_t)n);
+    char *s = malloc((size_t)n + 1); /* the BIO's bytes end without a NUL */
+    memcpy(s, data, (size_t)n);
+    s[n] = '\0';
     BIO_free(b);
     return s;
 }
