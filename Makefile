@@ -84,6 +84,7 @@ $(BUILD)/obj/%.o: %.S
 
 # -MMD cannot see .incbin inputs: name them.
 $(BUILD)/obj/gateway/catalog/gw_catalog_blob.o: gateway/catalog/catalog.json
+$(BUILD)/obj/gateway/controllers/gw_rbac_blob.o: gateway/controllers/rbac_bootstrap.json
 
 # Generated code is not ours to fix: keep -Werror, drop only the prototype-style warnings.
 $(BUILD)/obj/gen/%.o: $(GEN)/%.c | $(GEN_H)

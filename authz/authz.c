@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "authz_rbac.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
 
@@ -45,9 +46,10 @@ static authz_authorizer_t mode_always_allow = {
 static authz_authorizer_t mode_always_deny = {
     .name = "AlwaysDeny", .authorize = always_deny, .free = free_static};
 
-static authz_authorizer_t *const modes_known[] = {&mode_always_allow, &mode_always_deny};
+static authz_authorizer_t *const modes_known[] = {&mode_always_allow, &mode_always_deny,
+                                                  &authz_rbac_authorizer};
 /* Valid kube modes that come with later work. */
-static const char *const modes_later[] = {"RBAC", "Node", "ABAC", "Webhook"};
+static const char *const modes_later[] = {"Node", "ABAC", "Webhook"};
 
 /* ---- building the chain ----------------------------------------------------------------- */
 
@@ -124,6 +126,16 @@ authz_free(authz_t *z)
     for (size_t i = 0; i < z->n; i++)
         z->chain[i]->free(z->chain[i]);
     free(z);
+}
+
+bool
+authz_has_mode(const authz_t *z, const char *name)
+{
+    for (size_t i = 0; z != NULL && i < z->n; i++) {
+        if (strcmp(z->chain[i]->name, name) == 0)
+            return true;
+    }
+    return false;
 }
 
 /* ---- deciding ------------------------------------------------------------------------------ */

@@ -49,12 +49,16 @@ struct authz_authorizer {
 typedef struct authz authz_t;
 
 /**
- * Build the chain from --authorization-mode (comma-separated: AlwaysAllow, AlwaysDeny; RBAC,
- * Node, ABAC and Webhook later). Unknown or repeated mode -> GW_EINVAL with a one-line reason.
+ * Build the chain from --authorization-mode (comma-separated: AlwaysAllow, AlwaysDeny, RBAC
+ * (authz_rbac.h); Node, ABAC and Webhook later). Unknown or repeated mode -> GW_EINVAL with a one-line reason.
  * Thread: main, at start-up.
  */
 int authz_new(const char *modes, authz_t **out, char *err, size_t err_len);
 void authz_free(authz_t *z);
+
+/** Whether the chain holds the mode `name` ("RBAC", "AlwaysAllow", ...): the rules reviews
+ *  ask the modes that can list rules. Thread: any. */
+bool authz_has_mode(const authz_t *z, const char *name);
 
 /** Decide; cb fires exactly once with ALLOW or DENY (never NO_OPINION: the chain's end
  *  denies). Thread: the caller's; cb runs on the thread that completes the decision (the

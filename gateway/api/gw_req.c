@@ -51,6 +51,7 @@ gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, cons
     r->watches = api->watch_locals != NULL ? api->watch_locals[gw_worker_index(w)] : NULL;
     r->catalog = api->cfg.catalog;
     r->authn = api->cfg.authn;
+    r->authz = api->cfg.authz;
     r->start_ns = now_ns();
     r->accept = GW_MEDIA_JSON;
     p->api = api;

@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "authn.h"
+#include "authz.h"
 #include "gw_arena.h"
 #include "gw_catalog.h"
 #include "gw_reqinfo.h"
@@ -57,6 +58,7 @@ struct gw_req {
     struct gw_watch_local *watches; /* the worker's side of the shared watches (gw_watch.h) */
     const gw_catalog_t *catalog;    /* the catalog in force when the request arrived */
     const authn_t *authn;           /* the authenticators (TokenRequest, TokenReview) */
+    const authz_t *authz;           /* the authorizers (access reviews, RBAC escalation) */
     int64_t start_ns;               /* monotonic arrival time, for metrics and timeouts */
 
     gw_reqinfo_t info;                   /* set by the request-info filter */

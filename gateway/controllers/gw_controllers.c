@@ -2,7 +2,8 @@
  * The controllers of one instance: the initial namespaces (every instance, every minute), the
  * namespace deletion controller (the "namespace-controller" election's leader only), and the
  * serviceaccount and root-ca-cert-publisher controllers when service account tokens are
- * issued (the "serviceaccount-controller" election's leader only).
+ * issued (the "serviceaccount-controller" election's leader only); the RBAC snapshot (every
+ * instance) and the RBAC controllers (the "rbac-controllers" election's leader only).
  */
 #include "gw_controllers.h"
 
@@ -20,6 +21,8 @@
 #include "gw_log.h"
 #include "gw_namespace.h"
 #include "gw_nsctl.h"
+#include "gw_rbac_cache.h"
+#include "gw_rbac_ctl.h"
 #include "gw_sactl.h"
 #include "gw_store.h"
 #include "gw_tokencleaner.h"
@@ -29,6 +32,7 @@
 #define NSCTL_ELECTION "namespace-controller"
 #define BOOT_ELECTION "bootstrap-token-controllers"
 #define SACTL_ELECTION "serviceaccount-controller"
+#define RBAC_ELECTION "rbac-controllers"
 
 struct gw_controllers {
     etcd_client_t *client;
@@ -50,6 +54,10 @@ struct gw_controllers {
     gw_sactl_t *sactl; /* while leading the service account election */
     char *root_ca;     /* what kube-root-ca.crt publishes (NULL: nothing) */
     bool synced;       /* the initial namespaces were confirmed once */
+    gw_rbac_cache_t *rbac;     /* the process's RBAC snapshot */
+    bool rbac_synced;          /* its first snapshot is published */
+    gw_leader_t *rbac_leader;
+    gw_rbac_ctl_t *rbac_ctl; /* while leading the RBAC election */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
 };
@@ -82,6 +90,23 @@ add_timer(struct event *ev, int64_t ms)
     evtimer_add(ev, &tv);
 }
 
+/* Ready once the initial namespaces are confirmed and the first RBAC snapshot is in. */
+static void
+maybe_synced(gw_controllers_t *c)
+{
+    if (c->synced && c->rbac_synced && c->on_synced != NULL)
+        c->on_synced(c->on_synced_arg);
+}
+
+static void
+rbac_synced(void *arg)
+{
+    gw_controllers_t *c = arg;
+
+    c->rbac_synced = true;
+    maybe_synced(c);
+}
+
 static void
 ensured(int err, void *arg)
 {
@@ -94,8 +119,7 @@ ensured(int err, void *arg)
     add_timer(c->ensure, err != 0 ? ENSURE_RETRY_MS : ENSURE_EVERY_MS);
     if (err == 0 && !c->synced) {
         c->synced = true;
-        if (c->on_synced != NULL)
-            c->on_synced(c->on_synced_arg);
+        maybe_synced(c);
     }
 }
 
@@ -104,8 +128,7 @@ gw_controllers_on_synced(gw_controllers_t *c, void (*cb)(void *arg), void *arg)
 {
     c->on_synced = cb;
     c->on_synced_arg = arg;
-    if (c->synced)
-        cb(arg);
+    maybe_synced(c);
 }
 
 static void
@@ -160,6 +183,27 @@ on_sa_lost(gw_leader_t *l, void *arg)
     gw_sactl_stop(c->sactl);
     c->sactl = NULL;
     gw_log_info(NULL, "serviceaccount controller stopped");
+}
+
+static void
+on_rbac_elected(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    c->rbac_ctl = gw_rbac_ctl_start(c->client, c->base, c->prefix);
+    gw_log_info(NULL, "rbac controllers started");
+}
+
+static void
+on_rbac_lost(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    gw_rbac_ctl_stop(c->rbac_ctl);
+    c->rbac_ctl = NULL;
+    gw_log_info(NULL, "rbac controllers stopped");
 }
 
 /* "<host>_<uuid>", as kube's components name themselves in leader elections. */
@@ -266,6 +310,8 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
         abort();
     add_timer(c->ensure, 0);
     c->leader = start_election(c, NSCTL_ELECTION, on_elected, on_lost);
+    c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, rbac_synced, c);
+    c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
     return c;
 }
 
@@ -295,6 +341,9 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_bootstrapsigner_stop(c->signer);
     gw_leader_stop(c->boot_leader);
     gw_sactl_stop(c->sactl);
+    gw_rbac_ctl_stop(c->rbac_ctl);
+    gw_rbac_cache_stop(c->rbac);
+    gw_leader_stop(c->rbac_leader);
     gw_leader_stop(c->leader); /* releases the elections at once */
     gw_leader_stop(c->sa_leader);
     etcd_conn_free(c->conn);

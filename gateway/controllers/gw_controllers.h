@@ -11,6 +11,10 @@
  *  - when started (kgate issues service account tokens), on the leader of the
  *    "serviceaccount-controller" election only: the serviceaccount and root-ca-cert-publisher
  *    controllers (gw_sactl.h).
+ *  - on every instance: the process's RBAC snapshot, from watches of the RBAC kinds
+ *    (gw_rbac_cache.h);
+ *  - on the leader of the "rbac-controllers" election only: the bootstrap policy's
+ *    reconciliation and ClusterRole aggregation (gw_rbac_ctl.h).
  * Elections and handovers are logged ("<election>: leading as <identity>" / "no longer
  * leading").
  */
@@ -36,8 +40,8 @@ gw_controllers_t *gw_controllers_start(etcd_client_t *client, struct event_base 
 
 /**
  * Call cb(arg) once, on c's thread, when the start-up state every request relies on (the
- * initial namespaces) has been confirmed in etcd for the first time; at once if it already
- * was. The readiness check informer-sync waits for it. Thread: c's.
+ * initial namespaces, and the first RBAC snapshot) has been confirmed in etcd for the first
+ * time; at once if it already was. The readiness check informer-sync waits for it. Thread: c's.
  */
 void gw_controllers_on_synced(gw_controllers_t *c, void (*cb)(void *arg), void *arg);
 

@@ -132,7 +132,7 @@ prepare(create_t *c)
                                   &c->req_errs);
         return false;
     }
-    return true;
+    return gw_registry__rbac_escalation(r, c->obj, NULL, &c->fail);
 }
 
 static void

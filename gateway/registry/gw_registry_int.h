@@ -33,6 +33,8 @@ void gw_registry__delete(gw_req_t *r);
 void gw_registry__deletecollection(gw_req_t *r);
 /** POST of a virtual kind (a review: answered, never stored). */
 void gw_registry__review(gw_req_t *r);
+/** POST of an authorization.k8s.io access or rules review (gw_registry_access.c). */
+void gw_registry__access_review(gw_req_t *r);
 /** GET, PUT and PATCH on the status, scale and finalize subresources. */
 void gw_registry__subresource(gw_req_t *r);
 /** POST of serviceaccounts/token: a TokenRequest (gw_registry_token.c). */
@@ -110,6 +112,19 @@ const char *gw_registry__qualified_resource(gw_req_t *r);
 
 /** "<Kind>" or "<Kind>.<group>", as kube's Invalid messages name a kind. */
 const char *gw_registry__qualified_kind(gw_req_t *r);
+
+/* ---- RBAC's own rules (gw_registry_rbac.c) ----------------------------------------------- */
+
+/** A binding's roleRef cannot change on update (old != NULL): kube's 422 cause into errs.
+ *  Nothing for other kinds. */
+void gw_registry__rbac_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                                gw_field_errors_t *errs);
+
+/** Escalation prevention on a create (old NULL) or update of an RBAC kind: true when the
+ *  writer may, else false with kube's 403 (or 400 for a missing role) recorded in f. True for
+ *  other kinds. */
+bool gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old,
+                                  gw_fail_t *f);
 
 /* ---- request bodies and options (gw_registry_body.c) -------------------------------------- */
 

@@ -2,8 +2,8 @@
  * Virtual kinds: reviews that are created, answered and never stored. SelfSubjectReview tells
  * the caller who it is (kubectl auth whoami), from the request's authenticated user, as
  * kube-apiserver's selfsubjectreview REST does; TokenReview tells who a bearer token belongs
- * to, through the same authenticators, as its tokenreview REST does. The access reviews need
- * the authorizer and are not served yet.
+ * to, through the same authenticators, as its tokenreview REST does. The access reviews are
+ * gw_registry_access.c's.
  */
 #include "gw_registry_int.h"
 
@@ -182,7 +182,10 @@ gw_registry__review(gw_req_t *r)
 {
     bool authn_group = strcmp(r->resource->group, "authentication.k8s.io") == 0;
 
-    if (strcmp(r->info.verb, "create") != 0 || r->user == NULL || !authn_group)
+    if (strcmp(r->info.verb, "create") == 0 && r->user != NULL &&
+        strcmp(r->resource->group, "authorization.k8s.io") == 0)
+        gw_registry__access_review(r);
+    else if (strcmp(r->info.verb, "create") != 0 || r->user == NULL || !authn_group)
         gw_registry__reply_not_allowed(r);
     else if (strcmp(r->resource->name, "selfsubjectreviews") == 0)
         self_subject_review(r);

@@ -129,6 +129,7 @@ validate(gw_upd_t *u, const json_t *obj, const json_t *cur)
     gw_objmeta_validate(obj, res->namespaced, gw_registry__strategy(res)->name_rule, &errs);
     if (cur != NULL)
         gw_objmeta_validate_update(obj, cur, &errs);
+    gw_registry__rbac_validate(res, obj, cur, &errs);
     if (gw_ferr_count(&u->req_errs) > 0) {
         size_t i;
         json_t *c;
@@ -140,7 +141,7 @@ validate(gw_upd_t *u, const json_t *obj, const json_t *cur)
         }
     }
     if (gw_ferr_count(&errs) == 0)
-        return true;
+        return gw_registry__rbac_escalation(u->r, obj, cur, &u->fail);
     gw_registry__fail_invalid(u->r, &u->fail, res->group, res->kind, u->name, &errs);
     return false;
 }

@@ -1,0 +1,286 @@
+/*
+ * The access reviews of authorization.k8s.io/v1, created, answered 201 and never stored, as
+ * kube-apiserver's pkg/registry/authorization does: SelfSubjectAccessReview (may I?),
+ * SubjectAccessReview (may they?), LocalSubjectAccessReview (may they, in this namespace?)
+ * ask the request's authorizer chain; SelfSubjectRulesReview lists the rules the chain's
+ * rule-listing modes (RBAC, AlwaysAllow) give the caller in a namespace.
+ */
+#include "gw_registry_int.h"
+
+#include <string.h>
+
+#include "authz_rbac.h"
+
+static const char *
+str(const json_t *o, const char *member)
+{
+    const char *v = json_string_value(json_object_get(o, member));
+    return v != NULL ? v : "";
+}
+
+/* The request's review, checked against the kind's schema; NULL when answered. */
+static json_t *
+access_body(gw_req_t *r)
+{
+    json_t *body = gw_req_body_object(r, false, NULL);
+    gw_fail_t f = {0};
+    gw_field_errors_t errs = {0};
+
+    if (body == NULL)
+        return NULL; /* answered */
+    bool ok = gw_registry__check_object(r, body, NULL, NULL, r->resource->schema, NULL, 0,
+                                        GW_FV_IGNORE, false, &errs, &f) &&
+              gw_registry__check_namespace(r, body, &f);
+    gw_ferr_clear(&errs);
+    if (!ok) {
+        gw_registry__reply_fail(r, &f);
+        return NULL;
+    }
+    json_t *meta = gw_objmeta_get(body);
+    if (json_object_get(meta, "creationTimestamp") == NULL)
+        json_object_set_new(meta, "creationTimestamp", json_null());
+    return body;
+}
+
+static bool
+reply_invalid(gw_req_t *r, gw_field_errors_t *errs)
+{
+    gw_fail_t f = {0};
+
+    if (gw_ferr_count(errs) == 0)
+        return false;
+    gw_registry__fail_invalid(r, &f, r->resource->group, r->resource->kind, "", errs);
+    gw_registry__reply_fail(r, &f);
+    return true;
+}
+
+/* ---- the subject of a SubjectAccessReview -------------------------------------------------- */
+
+static char **
+strings(gw_req_t *r, const json_t *arr, size_t *n)
+{
+    char **out = gw_arena_calloc(r->arena, (json_array_size(arr) + 1) * sizeof(*out));
+    size_t i;
+    json_t *v;
+
+    *n = 0;
+    json_array_foreach(arr, i, v)
+    {
+        if (json_is_string(v))
+            out[(*n)++] = gw_arena_strdup(r->arena, json_string_value(v));
+    }
+    return out;
+}
+
+static authn_user_t *
+spec_user(gw_req_t *r, const json_t *spec)
+{
+    authn_user_t *u = gw_arena_calloc(r->arena, sizeof(*u));
+    const json_t *extra = json_object_get(spec, "extra");
+    const char *k;
+    json_t *v;
+
+    u->name = gw_arena_strdup(r->arena, str(spec, "user"));
+    u->uid = gw_arena_strdup(r->arena, str(spec, "uid"));
+    u->groups = strings(r, json_object_get(spec, "groups"), &u->n_groups);
+    u->extra = gw_arena_calloc(r->arena, (json_object_size(extra) + 1) * sizeof(*u->extra));
+    json_object_foreach((json_t *)extra, k, v)
+    {
+        authn_extra_t *e = &u->extra[u->n_extra++];
+        e->key = gw_arena_strdup(r->arena, k);
+        e->values = strings(r, v, &e->n_values);
+    }
+    return u;
+}
+
+/* ---- asking the authorizers ------------------------------------------------------------------ */
+
+/* kube's ValidateSelfSubjectAccessReviewSpec: exactly one kind of attributes. */
+static void
+check_attributes(const json_t *spec, gw_field_errors_t *errs)
+{
+    const json_t *ra = json_object_get(spec, "resourceAttributes");
+    const json_t *na = json_object_get(spec, "nonResourceAttributes");
+
+    if (json_is_object(ra) && json_is_object(na))
+        gw_ferr_invalid(errs, "spec.nonResourceAttributes", na,
+                        "cannot be specified in combination with resourceAttributes");
+    else if (!json_is_object(ra) && !json_is_object(na))
+        gw_ferr_invalid(errs, "spec.resourceAttributes", json_null(),
+                        "exactly one of nonResourceAttributes or resourceAttributes must be "
+                        "specified");
+}
+
+static authz_attrs_t
+attrs_of(const json_t *spec, const authn_user_t *u)
+{
+    const json_t *ra = json_object_get(spec, "resourceAttributes");
+    const json_t *na = json_object_get(spec, "nonResourceAttributes");
+
+    if (!json_is_object(ra))
+        return (authz_attrs_t){.user = u, .verb = str(na, "verb"), .path = str(na, "path")};
+    return (authz_attrs_t){.user = u,
+                           .verb = str(ra, "verb"),
+                           .resource_request = true,
+                           .api_group = str(ra, "group"),
+                           .api_version = str(ra, "version"),
+                           .resource = str(ra, "resource"),
+                           .subresource = str(ra, "subresource"),
+                           .namespace_ = str(ra, "namespace"),
+                           .name = str(ra, "name")};
+}
+
+typedef struct {
+    gw_req_t *r;
+    json_t *review;
+} access_t;
+
+/* The chain answers ALLOW or DENY; a denial for want of an opinion is not an explicit deny
+ * (kube's status.denied), and no mode here denies explicitly. */
+static void
+decided(authz_decision_t decision, const char *reason, void *ctx)
+{
+    access_t *a = ctx;
+    json_t *status = json_pack("{s:b}", "allowed", decision == AUTHZ_ALLOW);
+
+    if (reason != NULL && *reason != '\0')
+        json_object_set_new(status, "reason", json_string(reason));
+    json_object_set_new(a->review, "status", status);
+    gw_reply_json(a->r, 201, json_incref(a->review));
+}
+
+static void
+ask(gw_req_t *r, json_t *review, const authn_user_t *u)
+{
+    access_t *a = gw_arena_calloc(r->arena, sizeof(*a));
+    authz_attrs_t attrs = attrs_of(json_object_get(review, "spec"), u);
+
+    *a = (access_t){r, review};
+    authz_authorize(r->authz, &attrs, decided, a);
+}
+
+static void
+self_subject_access(gw_req_t *r)
+{
+    json_t *review = access_body(r);
+    gw_field_errors_t errs = {0};
+
+    if (review == NULL)
+        return; /* answered */
+    check_attributes(json_object_get(review, "spec"), &errs);
+    if (!reply_invalid(r, &errs))
+        ask(r, review, r->user);
+}
+
+static void
+subject_access(gw_req_t *r, bool local)
+{
+    json_t *review = access_body(r), *spec;
+    gw_field_errors_t errs = {0};
+
+    if (review == NULL)
+        return; /* answered */
+    spec = json_object_get(review, "spec");
+    check_attributes(spec, &errs);
+    if (*str(spec, "user") == '\0' && json_array_size(json_object_get(spec, "groups")) == 0)
+        gw_ferr_invalid_str(&errs, "spec.user", "", "at least one of user or group must be specified");
+    if (local) {
+        const json_t *ra = json_object_get(spec, "resourceAttributes");
+        const char *ns = str(gw_objmeta_get(review), "namespace");
+        if (json_is_object(json_object_get(spec, "nonResourceAttributes")))
+            gw_ferr_invalid(&errs, "spec.nonResourceAttributes",
+                            json_object_get(spec, "nonResourceAttributes"),
+                            "disallowed on this kind of request");
+        else if (json_is_object(ra) && strcmp(str(ra, "namespace"), ns) != 0)
+            gw_ferr_invalid_str(&errs, "spec.resourceAttributes.namespace", str(ra, "namespace"),
+                                "must match metadata.namespace");
+    }
+    if (!reply_invalid(r, &errs))
+        ask(r, review, spec_user(r, spec));
+}
+
+/* ---- SelfSubjectRulesReview ------------------------------------------------------------------ */
+
+static void
+copy_list(json_t *to, const char *member, const json_t *from)
+{
+    if (json_array_size(json_object_get(from, member)) > 0)
+        json_object_set(to, member, json_object_get(from, member));
+}
+
+/* A PolicyRule as a ResourceRule or a NonResourceRule of the review's status. */
+static void
+add_rule(const json_t *rule, void *ctx)
+{
+    json_t *status = ctx;
+    json_t *out = json_pack("{s:O}", "verbs", json_object_get(rule, "verbs"));
+    bool non_resource = json_array_size(json_object_get(rule, "nonResourceURLs")) > 0;
+
+    if (non_resource) {
+        copy_list(out, "nonResourceURLs", rule);
+    } else {
+        copy_list(out, "apiGroups", rule);
+        copy_list(out, "resources", rule);
+        copy_list(out, "resourceNames", rule);
+    }
+    json_array_append_new(
+        json_object_get(status, non_resource ? "nonResourceRules" : "resourceRules"), out);
+}
+
+static json_t *
+rules_status(gw_req_t *r, const char *ns)
+{
+    json_t *status = json_pack("{s:[],s:[],s:b}", "resourceRules", "nonResourceRules",
+                               "incomplete", false);
+
+    if (authz_has_mode(r->authz, "AlwaysAllow")) {
+        json_t *all = json_pack("{s:[s],s:[s],s:[s]}", "verbs", "*", "apiGroups", "*",
+                                "resources", "*");
+        add_rule(all, status);
+        json_decref(all);
+        all = json_pack("{s:[s],s:[s]}", "verbs", "*", "nonResourceURLs", "*");
+        add_rule(all, status);
+        json_decref(all);
+    }
+    if (authz_has_mode(r->authz, "RBAC")) {
+        authz_rbac_snap_t *s = authz_rbac_current();
+        if (s == NULL || authz_rbac_visit(s, r->user, ns, add_rule, status) > 0)
+            json_object_set_new(status, "incomplete", json_true());
+        authz_rbac_snap_unref(s);
+    }
+    return status;
+}
+
+static void
+self_subject_rules(gw_req_t *r)
+{
+    json_t *review = access_body(r);
+    const char *ns;
+
+    if (review == NULL)
+        return; /* answered */
+    ns = str(json_object_get(review, "spec"), "namespace");
+    if (*ns == '\0') {
+        gw_reply_status(r, 400, "BadRequest", NULL, "no namespace on request");
+        return;
+    }
+    json_object_set_new(review, "status", rules_status(r, ns));
+    gw_reply_json(r, 201, json_incref(review));
+}
+
+void
+gw_registry__access_review(gw_req_t *r)
+{
+    const char *name = r->resource->name;
+
+    if (strcmp(name, "selfsubjectaccessreviews") == 0)
+        self_subject_access(r);
+    else if (strcmp(name, "subjectaccessreviews") == 0)
+        subject_access(r, false);
+    else if (strcmp(name, "localsubjectaccessreviews") == 0)
+        subject_access(r, true);
+    else if (strcmp(name, "selfsubjectrulesreviews") == 0)
+        self_subject_rules(r);
+    else
+        gw_registry__reply_not_allowed(r);
+}

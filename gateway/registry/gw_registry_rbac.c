@@ -1,0 +1,186 @@
+/*
+ * RBAC's own rules on writes of its four kinds, as kube-apiserver's pkg/registry/rbac does:
+ * a binding's roleRef cannot change, and nobody grants what they do not hold. A Role or
+ * ClusterRole needs its rules covered by the writer's own at that scope, or the `escalate`
+ * verb on it; a binding needs the referenced role's rules covered, or the `bind` verb on that
+ * role. Members of system:masters skip both checks.
+ */
+#include "gw_registry_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "authz_rbac.h"
+#include "gw_alloc.h"
+
+#define RBAC_GROUP "rbac.authorization.k8s.io"
+#define PRIVILEGED_GROUP "system:masters"
+
+typedef enum { NOT_RBAC, ROLE, CLUSTER_ROLE, BINDING, CLUSTER_BINDING } rbac_kind_t;
+
+static rbac_kind_t
+kind_of(const gw_resource_t *res)
+{
+    static const char *const names[] = {"roles", "clusterroles", "rolebindings",
+                                        "clusterrolebindings"};
+
+    if (strcmp(res->group, RBAC_GROUP) != 0)
+        return NOT_RBAC;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcmp(res->name, names[i]) == 0)
+            return (rbac_kind_t)(i + 1);
+    }
+    return NOT_RBAC;
+}
+
+static const char *
+str(const json_t *o, const char *member)
+{
+    const char *v = json_string_value(json_object_get(o, member));
+    return v != NULL ? v : "";
+}
+
+void
+gw_registry__rbac_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                           gw_field_errors_t *errs)
+{
+    rbac_kind_t k = kind_of(res);
+    const json_t *ref = json_object_get(obj, "roleRef");
+
+    if (old == NULL || (k != BINDING && k != CLUSTER_BINDING) ||
+        json_equal(ref, json_object_get(old, "roleRef")))
+        return;
+    char *msg = gw_sprintf("Invalid value: rbac.RoleRef{APIGroup:\"%s\", Kind:\"%s\", "
+                           "Name:\"%s\"}: cannot change roleRef",
+                           str(ref, "apiGroup"), str(ref, "kind"), str(ref, "name"));
+    gw_ferr_add(errs, "FieldValueInvalid", "roleRef", msg);
+    free(msg);
+}
+
+/* ---- escalation --------------------------------------------------------------------------- */
+
+static bool
+privileged(const authn_user_t *u)
+{
+    for (size_t i = 0; u != NULL && i < u->n_groups; i++) {
+        if (strcmp(u->groups[i], PRIVILEGED_GROUP) == 0)
+            return true;
+    }
+    return false;
+}
+
+typedef struct {
+    bool answered, allowed;
+} verdict_t;
+
+static void
+verdict(authz_decision_t decision, const char *reason, void *ctx)
+{
+    verdict_t *v = ctx;
+    (void)reason;
+
+    v->answered = true;
+    v->allowed = decision == AUTHZ_ALLOW;
+}
+
+/* Whether the chain allows `verb` on the named RBAC resource. The verdict lives in the arena:
+ * an authorizer answering later (none does yet) counts as a refusal here. */
+static bool
+verb_allowed(gw_req_t *r, const char *verb, const char *resource, const char *ns,
+             const char *name)
+{
+    verdict_t *v = gw_arena_calloc(r->arena, sizeof(*v));
+    authz_attrs_t a = {.user = r->user,
+                       .verb = verb,
+                       .resource_request = true,
+                       .api_group = RBAC_GROUP,
+                       .api_version = "*",
+                       .resource = resource,
+                       .subresource = "",
+                       .namespace_ = ns,
+                       .name = name};
+
+    authz_authorize(r->authz, &a, verdict, v);
+    return v->answered && v->allowed;
+}
+
+/* kube's ConfirmNoEscalation: false with the 403 recorded. */
+static bool
+confirm(gw_req_t *r, const char *name, const char *ns, const json_t *rules, const char *why,
+        gw_fail_t *f)
+{
+    authz_rbac_snap_t *s = authz_rbac_current();
+    char *missing = NULL;
+    bool ok = s != NULL && authz_rbac_covers(s, r->user, ns, rules, &missing);
+
+    if (!ok)
+        gw_registry__fail(r, f, 403, "Forbidden", gw_registry__details(r, name),
+                          "%s \"%s\" is forbidden: %s", gw_registry__qualified_resource(r), name,
+                          why != NULL ? why : missing != NULL ? missing : "no RBAC policy yet");
+    free(missing);
+    authz_rbac_snap_unref(s);
+    return ok;
+}
+
+static bool
+check_role(gw_req_t *r, rbac_kind_t k, const json_t *obj, const json_t *old, gw_fail_t *f)
+{
+    const char *name = str(gw_objmeta_get((json_t *)obj), "name");
+    const char *ns = k == ROLE ? str(gw_objmeta_get((json_t *)obj), "namespace") : "";
+    const json_t *rules = json_object_get(obj, "rules");
+
+    if (old != NULL && json_equal(rules, json_object_get(old, "rules")) &&
+        json_equal(json_object_get(obj, "aggregationRule"), json_object_get(old, "aggregationRule")))
+        return true;
+    if (verb_allowed(r, "escalate", r->resource->name, ns, r->info.name))
+        return true;
+    if (json_is_object(json_object_get(obj, "aggregationRule"))) {
+        json_t *all = json_pack("[{s:[s],s:[s],s:[s]},{s:[s],s:[s]}]", "apiGroups", "*",
+                                "resources", "*", "verbs", "*", "nonResourceURLs", "*", "verbs",
+                                "*");
+        bool ok = confirm(r, name, "", all, "must have cluster-admin privileges to use the "
+                                            "aggregationRule", f);
+        json_decref(all);
+        if (!ok)
+            return false;
+    }
+    return confirm(r, name, ns, rules, NULL, f);
+}
+
+static bool
+check_binding(gw_req_t *r, rbac_kind_t k, const json_t *obj, const json_t *old, gw_fail_t *f)
+{
+    const char *name = str(gw_objmeta_get((json_t *)obj), "name");
+    const char *ns = k == BINDING ? str(gw_objmeta_get((json_t *)obj), "namespace") : "";
+    const json_t *ref = json_object_get(obj, "roleRef");
+    const char *kind = str(ref, "kind");
+
+    if (old != NULL && json_equal(ref, json_object_get(old, "roleRef")) &&
+        json_equal(json_object_get(obj, "subjects"), json_object_get(old, "subjects")))
+        return true;
+    if (verb_allowed(r, "bind", strcmp(kind, "Role") == 0 ? "roles" : "clusterroles", ns,
+                     str(ref, "name")))
+        return true;
+    authz_rbac_snap_t *s = authz_rbac_current();
+    const json_t *rules = s != NULL ? authz_rbac_role_rules(s, ns, kind, str(ref, "name")) : NULL;
+    bool ok = rules != NULL;
+    if (!ok)
+        gw_registry__fail(r, f, 400, "BadRequest", NULL, "%s.rbac.authorization.k8s.io \"%s\" not found",
+                          strcmp(kind, "Role") == 0 ? "role" : "clusterrole", str(ref, "name"));
+    else
+        ok = confirm(r, name, ns, rules, NULL, f);
+    authz_rbac_snap_unref(s);
+    return ok;
+}
+
+bool
+gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f)
+{
+    rbac_kind_t k = kind_of(r->resource);
+
+    if (k == NOT_RBAC || privileged(r->user))
+        return true;
+    if (k == ROLE || k == CLUSTER_ROLE)
+        return check_role(r, k, obj, old, f);
+    return check_binding(r, k, obj, old, f);
+}
