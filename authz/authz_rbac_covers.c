@@ -12,7 +12,7 @@
 typedef struct {
     const json_t **owned;
     size_t n, cap;
-    json_t *missing; /* set of descriptions of what is not covered (sorted keys) */
+    json_t *missing; /* what is not covered (note_missing) */
 } covers_t;
 
 static void
@@ -27,18 +27,53 @@ collect(const json_t *rule, void *ctx)
     c->owned[c->n++] = rule;
 }
 
-/* kube's CompactString of one broken-down permission. */
-static char *
-describe(const authz__perm_t *p)
+/* What is missing, compacted as kube's CompactRules does: the verbs of a plain resource (no
+ * names) gathered under "{APIGroups:[..], Resources:[..]"; other permissions whole. */
+static void
+note_missing(json_t *missing, const authz__perm_t *p)
 {
-    if (p->url != NULL)
-        return gw_sprintf("{NonResourceURLs:[\"%s\"], Verbs:[\"%s\"]}", p->url, p->verb);
-    if (p->name != NULL)
-        return gw_sprintf("{APIGroups:[\"%s\"], Resources:[\"%s\"], ResourceNames:[\"%s\"], "
-                          "Verbs:[\"%s\"]}",
-                          p->group, p->resource, p->name, p->verb);
-    return gw_sprintf("{APIGroups:[\"%s\"], Resources:[\"%s\"], Verbs:[\"%s\"]}", p->group,
-                      p->resource, p->verb);
+    char *key;
+
+    if (p->url != NULL || p->name != NULL) {
+        key = p->url != NULL
+                  ? gw_sprintf("{NonResourceURLs:[\"%s\"], Verbs:[\"%s\"]}", p->url, p->verb)
+                  : gw_sprintf("{APIGroups:[\"%s\"], Resources:[\"%s\"], ResourceNames:[\"%s\"], "
+                               "Verbs:[\"%s\"]}",
+                               p->group, p->resource, p->name, p->verb);
+        json_object_set_new(missing, key, json_null());
+        free(key);
+        return;
+    }
+    key = gw_sprintf("{APIGroups:[\"%s\"], Resources:[\"%s\"]", p->group, p->resource);
+    json_t *verbs = json_object_get(missing, key);
+    if (verbs == NULL) {
+        verbs = json_array();
+        json_object_set_new(missing, key, verbs);
+    }
+    json_array_append_new(verbs, json_string(p->verb));
+    free(key);
+}
+
+/* kube's CompactString of one entry of note_missing: verbs as Go's %q prints a slice. */
+static char *
+describe(const char *key, const json_t *verbs)
+{
+    char *out;
+    size_t i;
+    json_t *v;
+
+    if (!json_is_array(verbs))
+        return gw_strdup(key);
+    out = gw_sprintf("%s, Verbs:[", key);
+    json_array_foreach(verbs, i, v)
+    {
+        char *next = gw_sprintf("%s%s\"%s\"", out, i > 0 ? " " : "", json_string_value(v));
+        free(out);
+        out = next;
+    }
+    char *done = gw_sprintf("%s]}", out);
+    free(out);
+    return done;
 }
 
 static bool
@@ -50,9 +85,7 @@ check_perm(const authz__perm_t *p, void *ctx)
         if (authz__rule_covers(c->owned[i], p))
             return true;
     }
-    char *d = describe(p);
-    json_object_set_new(c->missing, d, json_true());
-    free(d);
+    note_missing(c->missing, p);
     return true; /* go on: the message lists everything missing */
 }
 
@@ -78,12 +111,13 @@ cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* "user ... is attempting to grant RBAC permissions not currently held:" and the list. */
+/* "user ... is attempting to grant RBAC permissions not currently held:" and the list,
+ * sorted as kube's string set lists it. */
 static char *
 message(const authn_user_t *u, const json_t *missing)
 {
     size_t n = json_object_size(missing), i = 0;
-    const char **keys = gw_calloc(n, sizeof(*keys));
+    char **lines = gw_calloc(n, sizeof(*lines));
     const char *k;
     json_t *v;
     char *groups = quoted_groups(u);
@@ -93,15 +127,16 @@ message(const authn_user_t *u, const json_t *missing)
 
     json_object_foreach((json_t *)missing, k, v)
     {
-        keys[i++] = k;
+        lines[i++] = describe(k, v);
     }
-    qsort(keys, n, sizeof(*keys), cmp_str);
+    qsort(lines, n, sizeof(*lines), cmp_str);
     for (i = 0; i < n; i++) {
-        char *next = gw_sprintf("%s\n%s", msg, keys[i]);
+        char *next = gw_sprintf("%s\n%s", msg, lines[i]);
         free(msg);
+        free(lines[i]);
         msg = next;
     }
-    free(keys);
+    free(lines);
     free(groups);
     return msg;
 }
