@@ -76,7 +76,7 @@ signature_ok(const authn__sa_t *sa, const authn_jwt_t *j)
     for (size_t i = 0; j->kid != NULL && i < sa->n_keys; i++)
         kid_known = kid_known || (sa->kids[i] != NULL && strcmp(sa->kids[i], j->kid) == 0);
     for (size_t i = 0; i < sa->n_keys; i++) {
-        if (kid_known && strcmp(sa->kids[i], j->kid) != 0)
+        if (kid_known && (sa->kids[i] == NULL || strcmp(sa->kids[i], j->kid) != 0))
             continue;
         if (authn_jwt_verify(j, sa->keys[i]) == 0)
             return true;

@@ -66,7 +66,8 @@ read_core(token_t *t, const char *resource, const char *ns, const char *name, re
     int rc;
 
     *rd = (read_t){.t = t, .next = next};
-    rc = key != NULL ? gw_store_get(t->r->store, key, 0, got_object, rd) : GW_EINTERNAL;
+    /* no key: a name no object can have (empty, or with a '/') */
+    rc = key != NULL ? gw_store_get(t->r->store, key, 0, got_object, rd) : GW_ENOTFOUND;
     free(key);
     if (rc != 0)
         next(t, rc, NULL);
