@@ -140,7 +140,7 @@ d['status']['userInfo'] == {'username': 'kubernetes-admin', 'groups': ['system:m
 req GET /apis/authentication.k8s.io/v1/selfsubjectreviews
 check "... it cannot be listed (405)" code_is 405
 req POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews '{"spec":{}}'
-check "access reviews are not served yet (405)" code_is 405
+check "an access review without attributes is invalid (422)" code_is 422
 
 # ---- dry run --------------------------------------------------------------------------------
 req POST "$CORE/configmaps?dryRun=All" "$(cm dry)"
