@@ -132,6 +132,7 @@ typedef struct {
     const char *signing_alg;
     long long max_expiration; /* seconds; 0: none */
     bool extend;              /* --service-account-extend-token-expiration */
+    bool lookup;              /* --service-account-lookup (legacy tokens) */
 } authn__sa_t;
 
 /** The service account configuration into *out (NULL when no --service-account-issuer is
@@ -139,8 +140,9 @@ typedef struct {
 int authn__sa_new(const authn_config_t *cfg, authn__sa_t **out, char *err, size_t err_len);
 void authn__sa_free(authn__sa_t *sa);
 
-/** Service account JWTs of a configured issuer: verified, then the account (and the bound
- *  object) asked for; kube's bound-token validator always looks them up. */
+/** Service account JWTs of a configured issuer, or legacy Secret-based ones: verified, then
+ *  the account and the bound object (or the token's Secret) asked for; kube's bound-token
+ *  validator always looks them up, legacy tokens only with --service-account-lookup. */
 authn__verdict_t authn__sa_token(const authn_t *a, const char *token, authn_user_t **user,
                                  authn_pending_t **pending, const char **why);
 

@@ -161,6 +161,7 @@ authn__sa_new(const authn_config_t *cfg, authn__sa_t **out, char *err, size_t er
         sa->audiences = copy_list(cfg->sa_issuers, &sa->n_audiences);
     sa->max_expiration = cfg->sa_max_expiration;
     sa->extend = cfg->sa_extend_expiration;
+    sa->lookup = cfg->sa_lookup;
     rc = load_keys(sa, cfg, err, err_len);
     if (rc == 0 && cfg->sa_signing_key_file != NULL)
         rc = load_signing_key(sa, cfg->sa_signing_key_file, err, err_len);

@@ -1,8 +1,10 @@
 /*
  * Service account tokens as credentials: kube's serviceaccount JWT authenticator (issuer
- * check, signature against the configured keys, audiences) and its validator (times with
- * go-jose's one-minute leeway, the kubernetes.io claims, then the ServiceAccount and the
- * bound object looked up in storage).
+ * check, signature against the configured keys, audiences) and its validators: for bound
+ * tokens, times with go-jose's one-minute leeway, the kubernetes.io claims, then the
+ * ServiceAccount and the bound object looked up in storage; for legacy Secret-based tokens
+ * (issuer "kubernetes/serviceaccount"), their flat claims, then with --service-account-lookup
+ * the Secret (still holding this very token, not marked invalid) and the ServiceAccount.
  */
 #include "authn_int.h"
 
@@ -10,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "authn_bootstrap.h"
 #include "authn_jwt.h"
 #include "gw_alloc.h"
 
@@ -21,12 +24,18 @@
 #define EXTRA_NODE_UID "authentication.kubernetes.io/node-uid"
 #define EXTRA_CREDENTIAL_ID "authentication.kubernetes.io/credential-id"
 
+#define LEGACY_ISSUER "kubernetes/serviceaccount"
+#define LEGACY_CLAIM(name) "kubernetes.io/serviceaccount/" name
+#define LEGACY_INVALID_SINCE "kubernetes.io/legacy-token-invalid-since"
+
 /* What a signed token claims, copied out of it for the lookup. */
 typedef struct {
     char *ns, *sa_name, *sa_uid;
     char *pod_name, *pod_uid, *secret_name, *secret_uid, *node_name, *node_uid;
     char *jti;
     long long now;
+    bool legacy;
+    char *token; /* legacy: compared with the Secret's copy */
 } claims_t;
 
 static void
@@ -44,6 +53,7 @@ claims_free(void *p)
     free(c->node_name);
     free(c->node_uid);
     free(c->jti);
+    free(c->token);
     free(c);
 }
 
@@ -55,16 +65,17 @@ str_dup(const json_t *o, const char *name)
     return s != NULL ? gw_strdup(s) : NULL;
 }
 
-static bool
-issuer_is_ours(const authn__sa_t *sa, const json_t *claims)
+/* 1 for one of the configured issuers, 2 for legacy Secret-based tokens, 0 for another. */
+static int
+issuer_kind(const authn__sa_t *sa, const json_t *claims)
 {
     const char *iss = json_string_value(json_object_get(claims, "iss"));
 
     for (size_t i = 0; iss != NULL && i < sa->n_issuers; i++) {
         if (strcmp(iss, sa->issuers[i]) == 0)
-            return true;
+            return 1;
     }
-    return false;
+    return iss != NULL && strcmp(iss, LEGACY_ISSUER) == 0 ? 2 : 0;
 }
 
 /* kube's static keys getter: the keys whose id is the token's kid, else every key. */
@@ -124,6 +135,23 @@ check_audiences(const authn__sa_t *sa, const json_t *claims)
     return "token audiences are invalid for the target audiences";
 }
 
+static bool
+empty(const char *s)
+{
+    return s == NULL || s[0] == '\0';
+}
+
+/* The subject names the account the other claims name. */
+static bool
+subject_matches(const char *sub, const claims_t *c)
+{
+    char *want = gw_sprintf("system:serviceaccount:%s:%s", c->ns, c->sa_name);
+    bool same = strcmp(want, sub) == 0;
+
+    free(want);
+    return same;
+}
+
 /* The kubernetes.io claims, with the subject they must agree with. */
 static const char *
 read_claims(const json_t *claims, claims_t *c)
@@ -146,14 +174,34 @@ read_claims(const json_t *claims, claims_t *c)
     c->jti = str_dup(claims, "jti");
     if (sub == NULL || sub[0] == '\0')
         return "sub claim is missing";
-    if (c->ns == NULL || c->ns[0] == '\0')
+    if (empty(c->ns))
         return "namespace claim is missing";
-    if (c->sa_name == NULL || c->sa_name[0] == '\0' || c->sa_uid == NULL || c->sa_uid[0] == '\0')
+    if (empty(c->sa_name) || empty(c->sa_uid))
         return "service account name claim is missing";
-    char *want = gw_sprintf("system:serviceaccount:%s:%s", c->ns, c->sa_name);
-    bool same = strcmp(want, sub) == 0;
-    free(want);
-    return same ? NULL : "sub claim is invalid";
+    return subject_matches(sub, c) ? NULL : "sub claim is invalid";
+}
+
+/* A legacy token's flat claims, in the order kube's legacy validator checks them. */
+static const char *
+read_legacy_claims(const json_t *claims, claims_t *c)
+{
+    const char *sub = json_string_value(json_object_get(claims, "sub"));
+
+    c->ns = str_dup(claims, LEGACY_CLAIM("namespace"));
+    c->secret_name = str_dup(claims, LEGACY_CLAIM("secret.name"));
+    c->sa_name = str_dup(claims, LEGACY_CLAIM("service-account.name"));
+    c->sa_uid = str_dup(claims, LEGACY_CLAIM("service-account.uid"));
+    if (sub == NULL || sub[0] == '\0')
+        return "sub claim is missing";
+    if (empty(c->ns))
+        return "namespace claim is missing";
+    if (empty(c->secret_name))
+        return "secretName claim is missing";
+    if (empty(c->sa_name))
+        return "serviceAccountName claim is missing";
+    if (empty(c->sa_uid))
+        return "serviceAccountUID claim is missing";
+    return subject_matches(sub, c) ? NULL : "sub claim is invalid";
 }
 
 /* ---- the lookup --------------------------------------------------------------------------- */
@@ -262,6 +310,56 @@ lookup(claims_t *c)
     return p;
 }
 
+/* A legacy token's Secret: present, not being deleted, holding this very token, not marked
+ * invalid; then its account: present, not being deleted, with the token's uid. */
+static const char *
+legacy_check(const claims_t *c, const authn_answer_t *answers)
+{
+    json_t *secret = answers[0].err == 0 && answers[0].object != NULL
+                         ? json_loadb(answers[0].object, answers[0].object_len, 0, NULL)
+                         : NULL;
+    const json_t *meta = json_object_get(secret, "metadata");
+    char *copy = authn_bootstrap_data(secret, "token");
+    const char *reason = NULL;
+
+    if (secret == NULL || json_object_get(meta, "deletionTimestamp") != NULL)
+        reason = "token has been invalidated";
+    else if (copy == NULL || strcmp(copy, c->token) != 0)
+        reason = "token does not match server's copy";
+    else if (!object_valid(&answers[1], c->sa_uid, c->now + LEEWAY)) /* any deletion counts */
+        reason = "the token's service account does not exist (or has another uid)";
+    else if (json_object_get(json_object_get(meta, "labels"), LEGACY_INVALID_SINCE) != NULL)
+        reason = "the token's secret has been marked invalid";
+    free(copy);
+    json_decref(secret);
+    return reason;
+}
+
+static authn__verdict_t
+legacy_looked_up(const authn_t *a, void *state, const authn_answer_t *answers, authn_user_t **user,
+                 authn_pending_t **pending, const char **why)
+{
+    claims_t *c = state;
+
+    (void)a;
+    (void)pending;
+    *why = legacy_check(c, answers);
+    if (*why != NULL)
+        return AUTHN__REFUSED;
+    *user = sa_user(c);
+    return AUTHN__FOUND;
+}
+
+static authn_pending_t *
+legacy_lookup(claims_t *c)
+{
+    authn_pending_t *p = authn__pending_new(legacy_looked_up, c, claims_free);
+
+    authn__need_object(p, "secrets", c->ns, c->secret_name);
+    authn__need_object(p, "serviceaccounts", c->ns, c->sa_name);
+    return p;
+}
+
 /* The checks a signed token of ours must pass before the lookup. */
 static const char *
 check_token(const authn__sa_t *sa, const authn_jwt_t *j, claims_t *c)
@@ -270,11 +368,12 @@ check_token(const authn__sa_t *sa, const authn_jwt_t *j, claims_t *c)
 
     if (!signature_ok(sa, j))
         return "the service account token's signature is invalid";
-    reason = check_times(j->claims, c->now);
+    /* legacy tokens never expire: kube's legacy validator checks no times */
+    reason = c->legacy ? NULL : check_times(j->claims, c->now);
     if (reason == NULL)
         reason = check_audiences(sa, j->claims);
     if (reason == NULL)
-        reason = read_claims(j->claims, c);
+        reason = c->legacy ? read_legacy_claims(j->claims, c) : read_claims(j->claims, c);
     return reason;
 }
 
@@ -284,22 +383,29 @@ authn__sa_token(const authn_t *a, const char *token, authn_user_t **user, authn_
 {
     authn_jwt_t *j = NULL;
 
-    (void)user;
     /* As kube: a token that is no JWS, or names another issuer, is some other kind. */
     if (a->sa == NULL || authn_jwt_parse(token, &j, NULL) != 0)
         return AUTHN__NOT_MINE;
-    if (!issuer_is_ours(a->sa, j->claims)) {
+    int kind = issuer_kind(a->sa, j->claims);
+    if (kind == 0) {
         authn_jwt_free(j);
         return AUTHN__NOT_MINE;
     }
     claims_t *c = gw_calloc(1, sizeof(*c));
     c->now = (long long)time(NULL);
+    c->legacy = kind == 2;
     *why = check_token(a->sa, j, c);
     authn_jwt_free(j);
     if (*why != NULL) {
         claims_free(c);
         return AUTHN__REFUSED;
     }
-    *pending = lookup(c);
+    if (c->legacy && !a->sa->lookup) {
+        *user = sa_user(c);
+        claims_free(c);
+        return AUTHN__FOUND;
+    }
+    c->token = c->legacy ? gw_strdup(token) : NULL;
+    *pending = c->legacy ? legacy_lookup(c) : lookup(c);
     return AUTHN__PENDING;
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Service account tokens end to end, as kube-apiserver issues and checks them: `kubectl create
 # token` and `kubectl auth whoami` with the token; TokenRequest defaults, validation, the
-# maximum expiration, bound secrets and pods; the issuer's OpenID documents; and every bad
-# credential refused with 401 (expired, not yet valid, another key, unknown kid, another
-# issuer, another audience, tampered payload, alg none, malformed header, deleted account).
+# maximum expiration, bound secrets and pods; legacy Secret-based tokens; the issuer's OpenID
+# documents; the serviceaccount and root-ca-cert-publisher controllers; and every bad credential
+# refused with 401 (expired, not yet valid, another key, unknown kid, another issuer, another
+# audience, tampered payload, alg none, malformed header, deleted account).
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -236,6 +237,23 @@ check "alg none" test "$(as "$NONE" "$CORE")" = 401
 check "malformed header" test "$(as "eyJhbGciOi.$(cut -d. -f2- <<<"$TOKEN")" "$CORE")" = 401
 fetch "$CORE" -H "Authorization: Bearer $NONE"
 check "... the 401 says only Unauthorized" is_status 401 Unauthorized Unauthorized
+
+# ---- legacy Secret-based tokens (signed elsewhere with the same key, e.g. a migrated cluster) ----
+LEGACY=$(forge "$PKI/sa.key" "{'iss': 'kubernetes/serviceaccount', \
+'sub': 'system:serviceaccount:default:robot', \
+'kubernetes.io/serviceaccount/namespace': 'default', \
+'kubernetes.io/serviceaccount/secret.name': 'robot-legacy', \
+'kubernetes.io/serviceaccount/service-account.name': 'robot', \
+'kubernetes.io/serviceaccount/service-account.uid': '$SA_UID'}" '{"alg":"RS256"}')
+check "a legacy token without its Secret is refused" test "$(as "$LEGACY" "$CORE")" = 401
+req POST "$CORE/secrets" "{\"metadata\":{\"name\":\"robot-legacy\",\
+\"annotations\":{\"kubernetes.io/service-account.name\":\"robot\"}},\
+\"type\":\"kubernetes.io/service-account-token\",\
+\"data\":{\"token\":\"$(printf %s "$LEGACY" | base64 -w0)\"}}"
+check "its Secret is created" code_is 201
+check "a legacy token held by its Secret authenticates" test "$(as "$LEGACY" "$CORE")" = 200
+req DELETE "$CORE/secrets/robot-legacy"
+check "... and is refused once the Secret is deleted" test "$(as "$LEGACY" "$CORE")" = 401
 
 req DELETE "$CORE/serviceaccounts/robot"
 check "the account deleted: its token is refused" test "$(as "$TOKEN" "$CORE")" = 401

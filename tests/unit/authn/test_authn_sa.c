@@ -57,7 +57,7 @@ pem_of(EVP_PKEY *k, bool priv)
 /* An authn_t verifying with the public half of sign_key (and other_key's, in one file when
  * `both`), signing with sign_key. */
 static authn_t *
-make_authn(bool both, const char *const *audiences)
+make_authn(bool both, const char *const *audiences, bool lookup)
 {
     char *pub = pem_of(sign_key, false), *other = pem_of(other_key, false);
     char *priv = pem_of(sign_key, true);
@@ -71,7 +71,8 @@ make_authn(bool both, const char *const *audiences)
                           .sa_signing_key_file = sign_path,
                           .sa_issuers = issuers,
                           .api_audiences = audiences,
-                          .sa_extend_expiration = true};
+                          .sa_extend_expiration = true,
+                          .sa_lookup = lookup};
     authn_t *a = NULL;
     if (authn_new(&cfg, &a, err, sizeof(err)) != 0)
         tap_diag("authn_new: %s", err);
@@ -397,6 +398,87 @@ test_documents(const authn_t *a)
     json_decref(cfg);
 }
 
+/* ---- legacy Secret-based tokens ---- */
+
+static char *
+legacy_token(EVP_PKEY *key, const char *sub)
+{
+    json_t *c = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "iss", "kubernetes/serviceaccount",
+                          "kubernetes.io/serviceaccount/namespace", "team",
+                          "kubernetes.io/serviceaccount/secret.name", "robot-token",
+                          "kubernetes.io/serviceaccount/service-account.name", "robot",
+                          "kubernetes.io/serviceaccount/service-account.uid", SA_UID, "sub", sub);
+    return forge(c, key, NULL);
+}
+
+/* A Secret holding `token` (base64 in data.token), optionally being deleted or labelled. */
+static char *
+secret(const char *token, bool deleting, const char *label)
+{
+    size_t n = strlen(token);
+    char *b64 = malloc(4 * ((n + 2) / 3) + 1);
+    EVP_EncodeBlock((unsigned char *)b64, (const unsigned char *)token, (int)n);
+    char *s = NULL;
+    if (asprintf(&s,
+                 "{\"metadata\":{\"name\":\"robot-token\",\"uid\":\"s-uid\"%s%s%s%s},"
+                 "\"type\":\"kubernetes.io/service-account-token\",\"data\":{\"token\":\"%s\"}}",
+                 deleting ? ",\"deletionTimestamp\":\"2020-01-01T00:00:00Z\"" : "",
+                 label ? ",\"labels\":{\"" : "", label ? label : "",
+                 label ? "\":\"2024-01-01\"}" : "", b64) < 0)
+        abort();
+    free(b64);
+    return s;
+}
+
+static void
+test_legacy(const authn_t *a)
+{
+    char *tok = legacy_token(sign_key, "system:serviceaccount:team:robot");
+    char *sa = object(SA_UID, -1), *sa_other = object("other", -1);
+    char *good = secret(tok, false, NULL), *other = secret("another-token", false, NULL);
+    char *deleting = secret(tok, true, NULL);
+    char *marked = secret(tok, false, "kubernetes.io/legacy-token-invalid-since");
+    char *ok[] = {good, sa}, *no_secret[] = {NULL, sa}, *mismatch[] = {other, sa},
+         *deleted[] = {deleting, sa}, *invalid[] = {marked, sa}, *replaced[] = {good, sa_other};
+    char needs[256];
+
+    tap_is_str(outcome(a, tok, ok, needs, sizeof(needs)), SA_USER,
+               "a legacy token whose Secret holds it authenticates the account");
+    tap_is_str(needs, "secrets/team/robot-token,serviceaccounts/team/robot",
+               "after reading the Secret and the account");
+    tap_is_str(outcome(a, tok, no_secret, NULL, 0), "401", "legacy: the Secret gone");
+    tap_is_str(outcome(a, tok, mismatch, NULL, 0), "401", "legacy: the Secret holds another");
+    tap_is_str(outcome(a, tok, deleted, NULL, 0), "401", "legacy: the Secret being deleted");
+    tap_is_str(outcome(a, tok, invalid, NULL, 0), "401", "legacy: the Secret marked invalid");
+    tap_is_str(outcome(a, tok, replaced, NULL, 0), "401", "legacy: the account recreated");
+    char *bad_sub = legacy_token(sign_key, "system:serviceaccount:team:admin");
+    tap_is_str(outcome(a, bad_sub, ok, NULL, 0), "401", "legacy: sub naming someone else");
+    char *forged = legacy_token(stranger_key, "system:serviceaccount:team:robot");
+    tap_is_str(outcome(a, forged, ok, NULL, 0), "401", "legacy: signed by an unknown key");
+    free(forged);
+    free(bad_sub);
+    free(tok);
+    free(sa);
+    free(sa_other);
+    free(good);
+    free(other);
+    free(deleting);
+    free(marked);
+}
+
+static void
+test_legacy_no_lookup(const authn_t *a)
+{
+    char *tok = legacy_token(sign_key, "system:serviceaccount:team:robot");
+    char needs[256];
+    char *none[] = {NULL};
+
+    tap_is_str(outcome(a, tok, none, needs, sizeof(needs)), SA_USER,
+               "--service-account-lookup=false: a legacy token needs no lookup");
+    tap_is_str(needs, "", "... nothing asked");
+    free(tok);
+}
+
 static void
 test_config(void)
 {
@@ -428,7 +510,7 @@ main(void)
     sign_key = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048);
     other_key = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
     stranger_key = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
-    authn_t *a = make_authn(true, NULL);
+    authn_t *a = make_authn(true, NULL, true);
     tap_ok(a != NULL && authn_sa_can_issue(a), "configured");
     const char *const *auds = NULL;
     tap_is_int((int)authn_sa_api_audiences(a, &auds), 2, "API audiences default to the issuers");
@@ -436,6 +518,10 @@ main(void)
     test_pod_bound(a);
     test_refused(a);
     test_documents(a);
+    test_legacy(a);
+    authn_free(a);
+    a = make_authn(false, NULL, false);
+    test_legacy_no_lookup(a);
     authn_free(a);
     test_config();
     EVP_PKEY_free(sign_key);
