@@ -183,7 +183,7 @@ reconcile(json_t *o, const json_t *want)
 }
 
 static bool
-protected_(const json_t *o)
+is_protected(const json_t *o)
 {
     const char *v = json_string_value(
         json_object_get(json_object_get(json_object_get(o, "metadata"), "annotations"), AUTOUPDATE));
@@ -221,7 +221,7 @@ mutate(gw_store_update_t *u, const gw_obj_t *cur, void *ctx)
         gw_ctl__now(now);
         json_object_set_new(gw_ctl__child(o, "metadata"), "uid", json_string(uid));
         json_object_set_new(gw_ctl__child(o, "metadata"), "creationTimestamp", json_string(now));
-    } else if (protected_(o) || !reconcile(o, want)) {
+    } else if (is_protected(o) || !reconcile(o, want)) {
         json_decref(o);
         gw_store_update_abort(u, UNCHANGED);
         return;

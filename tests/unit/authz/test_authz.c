@@ -75,12 +75,19 @@ test_modes(void)
     tap_ok(r.decision == AUTHZ_ALLOW, "AlwaysDeny has no opinion, so a later AlwaysAllow allows");
     authz_free(z);
 
+    tap_is_int(authz_new("RBAC,AlwaysDeny", &z, err, sizeof(err)), 0, "RBAC builds");
+    tap_ok(authz_has_mode(z, "RBAC") && !authz_has_mode(z, "AlwaysAllow"), "... and is in the chain");
+    r = decide(z, user("alice", "dev"));
+    tap_ok(r.decision == AUTHZ_DENY, "RBAC without a snapshot has no opinion: denied");
+    tap_is_str(r.reason, "Everything is forbidden.", "... with the reasons of those without one");
+    authz_free(z);
+
     struct {
         const char *modes, *want;
     } bad[] = {
         {"Foo", "authorization-mode \"Foo\" is not a valid mode"},
         {"AlwaysAllow,alwaysdeny", "authorization-mode \"alwaysdeny\" is not a valid mode"},
-        {"RBAC", "authorization-mode \"RBAC\" is not supported yet"},
+        {"Node", "authorization-mode \"Node\" is not supported yet"},
         {"AlwaysAllow,AlwaysAllow",
          "authorization-mode \"AlwaysAllow\" is specified more than once"},
         {"", "authorization-mode: empty mode in \"\""},
