@@ -98,3 +98,30 @@ contexts:
 current-context: kgate
 EOF
 }
+
+# kubectl_e2e NAME KGATE-NAME: the start of a stock-kubectl scenario (after e2e_require NAME):
+# the script is skipped unless kubectl 1.32 is here; a PKI and its users, kgate started (the
+# first check), KUBECONFIG for the admin, and $M for manifests. k ARGS... runs kubectl with its
+# output in $KOUT (true when it succeeded); has TEXT looks for TEXT in that output.
+kubectl_e2e() {
+    if ! kubectl_ok; then
+        echo "1..0 # SKIP kubectl 1.32 is not installed"
+        exit 0
+    fi
+    PKI=$KGATE_TEST_TMP/pki
+    api_pki "$PKI"
+    set_users
+    trap stop_all EXIT
+    check "kgate starts" api_start "$1" --workers=2
+    export KUBECONFIG=$KGATE_TEST_TMP/kubeconfig
+    kubeconfig "$KUBECONFIG"
+    M=$KGATE_TEST_TMP/manifests
+    mkdir -p "$M"
+}
+k() {
+    KOUT=$(kubectl --request-timeout=20s "$@" 2>&1)
+    local rc=$?
+    [[ $rc -eq 0 ]] || diag "kubectl $*: $KOUT"
+    return $rc
+}
+has() { grep -qF -- "$1" <<<"$KOUT" || { diag "no '$1' in: $KOUT"; return 1; }; }

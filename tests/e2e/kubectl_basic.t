@@ -8,25 +8,7 @@ source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
 source tests/e2e/registry_lib.sh
 e2e_require kubectl_basic
-if ! kubectl_ok; then
-    echo "1..0 # SKIP kubectl 1.32 is not installed"
-    exit 0
-fi
-
-PKI=$KGATE_TEST_TMP/pki
-api_pki "$PKI"
-set_users
-trap stop_all EXIT
-check "kgate starts" api_start kubectl --workers=2
-export KUBECONFIG=$KGATE_TEST_TMP/kubeconfig
-kubeconfig "$KUBECONFIG"
-M=$KGATE_TEST_TMP/manifests
-mkdir -p "$M"
-
-# k ARGS...: kubectl, output in $KOUT (stdout and stderr); true when it succeeded.
-k() { KOUT=$(kubectl --request-timeout=20s "$@" 2>&1); local rc=$?; [[ $rc -eq 0 ]] || diag "kubectl $*: $KOUT"; return $rc; }
-# has TEXT: the last output contains TEXT.
-has() { grep -qF -- "$1" <<<"$KOUT" || { diag "no '$1' in: $KOUT"; return 1; }; }
+kubectl_e2e kubectl
 
 cat >"$M/cm.yaml" <<'EOF'
 apiVersion: v1

@@ -8,21 +8,8 @@ source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
 source tests/e2e/registry_lib.sh
 e2e_require kubectl_create
-if ! kubectl_ok; then
-    echo "1..0 # SKIP kubectl 1.32 is not installed"
-    exit 0
-fi
+kubectl_e2e kubectl-create
 
-PKI=$KGATE_TEST_TMP/pki
-api_pki "$PKI"
-set_users
-trap stop_all EXIT
-check "kgate starts" api_start kubectl-create --workers=2
-export KUBECONFIG=$KGATE_TEST_TMP/kubeconfig
-kubeconfig "$KUBECONFIG"
-
-# k ARGS...: kubectl, output in $KOUT; true when it succeeded.
-k() { KOUT=$(kubectl --request-timeout=20s "$@" 2>&1); local rc=$?; [[ $rc -eq 0 ]] || diag "kubectl $*: $KOUT"; return $rc; }
 # is EXPECTED ARGS...: kubectl ARGS prints exactly EXPECTED.
 is() { local want=$1; shift; k "$@" && [[ $KOUT == "$want" ]] || { diag "want '$want', got '$KOUT'"; return 1; }; }
 
