@@ -181,6 +181,9 @@ gw_tls_ctx_new(const gw_config_t *cfg, SSL_CTX **out, char *err, size_t err_len)
         goto out;
     }
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+    /* Idle connections (watches, keep-alive clients) give their read and write buffers back:
+     * about 12 KiB less per connection. */
+    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
     rc = load_serving_pair(ctx, cfg, err, err_len);
     if (rc == 0 && (cfg->client_ca_file != NULL || cfg->requestheader_client_ca_file != NULL))
         rc = load_client_cas(ctx, cfg, err, err_len);
