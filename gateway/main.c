@@ -129,6 +129,21 @@ mark_synced(void *health)
     gw_health_set_synced(health);
 }
 
+/* The serviceaccount and root-ca-cert-publisher controllers, unless --controllers turns both
+ * off (they share one election; without the publisher no kube-root-ca.crt is written). */
+static void
+start_service_accounts(kgate_t *k)
+{
+    const char *const *names = (const char *const *)k->cfg->controllers.items;
+    size_t n = k->cfg->controllers.n;
+    bool publish = gw_controllers_wanted(names, n, "root-ca-cert-publisher", true);
+    char *root_ca = publish ? gw_sactl_root_ca(k->cfg->client_ca_file, k->tls) : NULL;
+
+    if (publish || gw_controllers_wanted(names, n, "serviceaccount", true))
+        gw_controllers_start_service_accounts(k->controllers, root_ca);
+    free(root_ca);
+}
+
 static void
 on_worker_start(gw_worker_t *w, void *arg)
 {
@@ -140,11 +155,7 @@ on_worker_start(gw_worker_t *w, void *arg)
                                       k->cfg->etcd_compaction_interval_ms);
     k->controllers =
         gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix, k->catalog);
-    if (authn_sa_can_issue(k->authn)) {
-        char *root_ca = gw_sactl_root_ca(k->cfg->client_ca_file, k->tls);
-        gw_controllers_start_service_accounts(k->controllers, root_ca);
-        free(root_ca);
-    }
+    start_service_accounts(k);
     gw_controllers_enable(k->controllers, (const char *const *)k->cfg->controllers.items,
                           k->cfg->controllers.n);
     gw_controllers_on_synced(k->controllers, mark_synced, k->health);

@@ -45,17 +45,17 @@ struct gw_controllers {
     gw_nsctl_resource_t *res; /* what the namespace controller empties */
     size_t n_res;
     gw_leader_t *leader;
-    gw_nsctl_t *nsctl; /* while leading */
+    gw_nsctl_t *nsctl;        /* while leading */
     gw_leader_t *boot_leader; /* the bootstrap token controllers' election, when enabled */
     bool cleaner_on, signer_on;
     gw_tokencleaner_t *cleaner; /* while leading that election */
     gw_bootstrapsigner_t *signer;
     gw_leader_t *sa_leader;
-    gw_sactl_t *sactl; /* while leading the service account election */
-    char *root_ca;     /* what kube-root-ca.crt publishes (NULL: nothing) */
-    bool synced;       /* the initial namespaces were confirmed once */
-    gw_rbac_cache_t *rbac;     /* the process's RBAC snapshot */
-    bool rbac_synced;          /* its first snapshot is published */
+    gw_sactl_t *sactl;     /* while leading the service account election */
+    char *root_ca;         /* what kube-root-ca.crt publishes (NULL: nothing) */
+    bool synced;           /* the initial namespaces were confirmed once */
+    gw_rbac_cache_t *rbac; /* the process's RBAC snapshot */
+    bool rbac_synced;      /* its first snapshot is published */
     gw_leader_t *rbac_leader;
     gw_rbac_ctl_t *rbac_ctl; /* while leading the RBAC election */
     void (*on_synced)(void *arg);
@@ -234,18 +234,21 @@ start_election(gw_controllers_t *c, const char *name, gw_leader_fn elected, gw_l
     return l;
 }
 
-/* kube's IsControllerEnabled for controllers that are off by default: on only when named
- * ("-name" turns it off; the first mention decides; "*" leaves it off). */
-static bool
-named(const char *const *names, size_t n, const char *name)
+/* Whether the --controllers list runs controller `name` (kube-controller-manager's rule: the
+ * first mention decides, "-name" turns it off, "*" runs the controllers on by default). */
+bool
+gw_controllers_wanted(const char *const *names, size_t n, const char *name, bool by_default)
 {
+    bool star = false;
+
     for (size_t i = 0; i < n; i++) {
         if (strcmp(names[i], name) == 0)
             return true;
         if (names[i][0] == '-' && strcmp(names[i] + 1, name) == 0)
             return false;
+        star = star || strcmp(names[i], "*") == 0;
     }
-    return false;
+    return star && by_default;
 }
 
 static void
@@ -277,8 +280,8 @@ on_boot_lost(gw_leader_t *l, void *arg)
 void
 gw_controllers_enable(gw_controllers_t *c, const char *const *names, size_t n)
 {
-    c->cleaner_on = named(names, n, "tokencleaner");
-    c->signer_on = named(names, n, "bootstrapsigner");
+    c->cleaner_on = gw_controllers_wanted(names, n, "tokencleaner", false);
+    c->signer_on = gw_controllers_wanted(names, n, "bootstrapsigner", false);
     if (!c->cleaner_on && !c->signer_on)
         return;
     char *key = gw_leader_key(c->prefix, BOOT_ELECTION);

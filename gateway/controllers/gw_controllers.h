@@ -53,12 +53,16 @@ void gw_controllers_on_synced(gw_controllers_t *c, void (*cb)(void *arg), void *
  */
 void gw_controllers_enable(gw_controllers_t *c, const char *const *names, size_t n);
 
+/** Whether the --controllers list (names, n) runs controller `name`, as
+ *  kube-controller-manager reads it: the first mention decides, "-name" turns it off, "*"
+ *  runs those on `by_default`. Thread: any. */
+bool gw_controllers_wanted(const char *const *names, size_t n, const char *name, bool by_default);
+
 /**
  * Campaign for the "serviceaccount-controller" election too, whose leader runs the
  * serviceaccount and root-ca-cert-publisher controllers (gw_sactl.h); the latter publishes
- * root_ca_pem (copied; NULL: no kube-root-ca.crt). kgate starts them when it issues service
- * account tokens: the default ServiceAccount and the CA bundle serve pods that use them. A
- * second call does nothing. Thread: c's.
+ * root_ca_pem (copied; NULL: no kube-root-ca.crt). Both are on by default, as in
+ * kube-controller-manager. A second call does nothing. Thread: c's.
  */
 void gw_controllers_start_service_accounts(gw_controllers_t *c, const char *root_ca_pem);
 
