@@ -240,8 +240,7 @@ check_rules(const json_t *rules, void *ctx)
 }
 
 bool
-authz_rbac_allows(const authz_rbac_snap_t *s, const authz_attrs_t *attrs, char *why,
-                  size_t why_len)
+authz_rbac_allows(const authz_rbac_snap_t *s, const authz_attrs_t *attrs, char *why, size_t why_len)
 {
     walk_t w = {0};
     bool allowed = attrs->user != NULL &&

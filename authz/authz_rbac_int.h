@@ -30,8 +30,7 @@ typedef struct {
 bool authz__rule_covers(const json_t *owner, const authz__perm_t *p);
 
 /** Call fn for each permission of `rule` (kube's BreakdownRule); stops at the first false. */
-bool authz__breakdown(const json_t *rule, bool (*fn)(const authz__perm_t *p, void *ctx),
-                      void *ctx);
+bool authz__breakdown(const json_t *rule, bool (*fn)(const authz__perm_t *p, void *ctx), void *ctx);
 
 /** Whether the string array arr holds s. */
 bool authz__has(const json_t *arr, const char *s);

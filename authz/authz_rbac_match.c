@@ -89,7 +89,8 @@ authz__rule_allows(const json_t *rule, const authz_attrs_t *a)
         return false;
     if (!a->resource_request)
         return url_matches(json_object_get(rule, "nonResourceURLs"), a->path);
-    return has_or_all(json_object_get(rule, "apiGroups"), a->api_group != NULL ? a->api_group : "") &&
+    return has_or_all(json_object_get(rule, "apiGroups"),
+                      a->api_group != NULL ? a->api_group : "") &&
            resource_matches(rule, a) && name_matches(rule, a->name);
 }
 
@@ -175,9 +176,8 @@ breakdown_resources(const json_t *rule, const char *verb,
     {
         json_array_foreach(json_object_get(rule, "resources"), j, res)
         {
-            authz__perm_t p = {.verb = verb,
-                               .group = json_string_value(g),
-                               .resource = json_string_value(res)};
+            authz__perm_t p = {
+                .verb = verb, .group = json_string_value(g), .resource = json_string_value(res)};
             if (p.group == NULL || p.resource == NULL)
                 continue;
             if (json_array_size(names) == 0 && !fn(&p, ctx))

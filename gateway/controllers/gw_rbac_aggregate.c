@@ -51,7 +51,8 @@ add_selected(json_t *rules, const json_t *selector, const json_t *all, const cha
     json_array_foreach(all, i, o)
     {
         if (strcmp(name_of(o), self) == 0 ||
-            !gw_label_selector_match(&sel, json_object_get(json_object_get(o, "metadata"), "labels")))
+            !gw_label_selector_match(&sel,
+                                     json_object_get(json_object_get(o, "metadata"), "labels")))
             continue;
         json_array_foreach(json_object_get(o, "rules"), j, rule)
         {

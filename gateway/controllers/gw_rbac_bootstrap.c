@@ -1,6 +1,7 @@
 /* The bootstrap RBAC policy: expanded from the embedded data, and reconciled into etcd. */
 #include "gw_rbac_bootstrap.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,29 +21,34 @@
 /* gw_rbac_blob.S: rbac_bootstrap.json's bytes, then a NUL. */
 extern const char gw_rbac_blob_start[];
 
+/* The entry's metadata: name, namespace (namespaced kinds), the bootstrap label and any of
+ * the entry's own labels, the autoupdate annotation. */
 static json_t *
-metadata(const char *name, const json_t *labels)
+metadata(const json_t *e)
 {
-    json_t *l = json_pack("{s:s}", "kubernetes.io/bootstrapping", "rbac-defaults");
+    json_t *labels = json_pack("{s:s}", "kubernetes.io/bootstrapping", "rbac-defaults");
+    json_t *meta = json_pack("{s:O}", "name", json_object_get(e, "name"));
 
-    json_object_update(l, (json_t *)labels);
-    return json_pack("{s:s,s:o,s:{s:s}}", "name", name, "labels", l, "annotations", AUTOUPDATE,
-                     "true");
+    json_object_update(labels, json_object_get(e, "labels"));
+    if (json_object_get(e, "namespace") != NULL)
+        json_object_set(meta, "namespace", json_object_get(e, "namespace"));
+    json_object_set_new(meta, "labels", labels);
+    json_object_set_new(meta, "annotations", json_pack("{s:s}", AUTOUPDATE, "true"));
+    return meta;
 }
 
+/* A ClusterRole or Role. */
 static json_t *
-cluster_role(const json_t *e)
+role(const json_t *e, const char *kind)
 {
-    const char *name = json_string_value(json_object_get(e, "name"));
-    json_t *o = json_pack("{s:s,s:s,s:o}", "apiVersion", RBAC_API "/v1", "kind", "ClusterRole",
-                          "metadata", metadata(name, json_object_get(e, "labels")));
+    json_t *o = json_pack("{s:s,s:s,s:o}", "apiVersion", RBAC_API "/v1", "kind", kind,
+                          "metadata", metadata(e));
     json_t *agg = json_object_get(e, "aggregationRule");
+    json_t *rules = json_object_get(e, "rules");
 
     if (agg != NULL)
         json_object_set(o, "aggregationRule", agg);
-    json_object_set_new(o, "rules", json_deep_copy(json_object_get(e, "rules")));
-    if (!json_is_array(json_object_get(o, "rules")))
-        json_object_set_new(o, "rules", json_array());
+    json_object_set_new(o, "rules", json_is_array(rules) ? json_deep_copy(rules) : json_array());
     return o;
 }
 
@@ -64,15 +70,13 @@ subjects(const json_t *list)
     return out;
 }
 
+/* A ClusterRoleBinding (to a ClusterRole) or a RoleBinding (to a Role of its namespace). */
 static json_t *
-cluster_role_binding(const json_t *e)
+binding(const json_t *e, const char *kind, const char *role_kind)
 {
-    const char *name = json_string_value(json_object_get(e, "name"));
-    const char *role = json_string_value(json_object_get(e, "role"));
-
-    return json_pack("{s:s,s:s,s:o,s:{s:s,s:s,s:s},s:o}", "apiVersion", RBAC_API "/v1", "kind",
-                     "ClusterRoleBinding", "metadata", metadata(name, NULL), "roleRef",
-                     "apiGroup", RBAC_API, "kind", "ClusterRole", "name", role, "subjects",
+    return json_pack("{s:s,s:s,s:o,s:{s:s,s:s,s:O},s:o}", "apiVersion", RBAC_API "/v1", "kind",
+                     kind, "metadata", metadata(e), "roleRef", "apiGroup", RBAC_API, "kind",
+                     role_kind, "name", json_object_get(e, "role"), "subjects",
                      subjects(json_object_get(e, "subjects")));
 }
 
@@ -87,11 +91,19 @@ gw_rbac_bootstrap_objects(void)
         abort(); /* the embedded data is checked by the tests */
     json_array_foreach(json_object_get(policy, "clusterRoles"), i, e)
     {
-        json_array_append_new(out, cluster_role(e));
+        json_array_append_new(out, role(e, "ClusterRole"));
     }
     json_array_foreach(json_object_get(policy, "clusterRoleBindings"), i, e)
     {
-        json_array_append_new(out, cluster_role_binding(e));
+        json_array_append_new(out, binding(e, "ClusterRoleBinding", "ClusterRole"));
+    }
+    json_array_foreach(json_object_get(policy, "roles"), i, e)
+    {
+        json_array_append_new(out, role(e, "Role"));
+    }
+    json_array_foreach(json_object_get(policy, "roleBindings"), i, e)
+    {
+        json_array_append_new(out, binding(e, "RoleBinding", "Role"));
     }
     json_decref(policy);
     return out;
@@ -173,8 +185,7 @@ reconcile(json_t *o, const json_t *want)
 
     changed |= merge_map(meta, "annotations", json_object_get(wmeta, "annotations"));
     if (json_object_get(want, "roleRef") != NULL)
-        return add_missing(o, "subjects", json_object_get(want, "subjects"), has_equal) ||
-               changed;
+        return add_missing(o, "subjects", json_object_get(want, "subjects"), has_equal) || changed;
     if (agg != NULL)
         return add_missing(gw_ctl__child(o, "aggregationRule"), "clusterRoleSelectors",
                            json_object_get(agg, "clusterRoleSelectors"), has_equal) ||
@@ -185,8 +196,8 @@ reconcile(json_t *o, const json_t *want)
 static bool
 is_protected(const json_t *o)
 {
-    const char *v = json_string_value(
-        json_object_get(json_object_get(json_object_get(o, "metadata"), "annotations"), AUTOUPDATE));
+    const char *v = json_string_value(json_object_get(
+        json_object_get(json_object_get(o, "metadata"), "annotations"), AUTOUPDATE));
     return v != NULL && strcmp(v, "false") == 0;
 }
 
@@ -251,6 +262,24 @@ written(int err, const gw_obj_t *obj, void *ctx)
     step(b);
 }
 
+/* "clusterroles/<name>", "roles/<ns>/<name>", ...: the kind's resource, lowercased. */
+static char *
+object_key(const json_t *o)
+{
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    const json_t *meta = json_object_get(o, "metadata");
+    const char *ns = json_string_value(json_object_get(meta, "namespace"));
+    char *lower = gw_strdup(kind), *path, *key;
+
+    for (char *c = lower; *c != '\0'; c++)
+        *c = (char)tolower((unsigned char)*c);
+    path = gw_sprintf("%ss", lower);
+    key = gw_store_object_key(path, ns, json_string_value(json_object_get(meta, "name")));
+    free(path);
+    free(lower);
+    return key;
+}
+
 static void
 step(boot_t *b)
 {
@@ -260,12 +289,7 @@ step(boot_t *b)
         free(b);
         return;
     }
-    const json_t *o = json_array_get(b->objs, b->at);
-    const char *kind = json_string_value(json_object_get(o, "kind"));
-    char *key = gw_sprintf("%s/%s", strcmp(kind, "ClusterRole") == 0 ? "clusterroles"
-                                                                     : "clusterrolebindings",
-                           json_string_value(json_object_get(json_object_get(o, "metadata"),
-                                                             "name")));
+    char *key = object_key(json_array_get(b->objs, b->at));
     int rc = gw_store_guaranteed_update(b->store, key, MAX_ATTEMPTS, mutate, written, b);
     free(key);
     if (rc != 0)

@@ -4,7 +4,8 @@
 /*
  * The default RBAC policy kube-apiserver v1.32 installs (bootstrappolicy: cluster-admin,
  * admin/edit/view and the roles aggregated into them, the system: roles, the controllers'
- * roles, and their ClusterRoleBindings), kept as data in rbac_bootstrap.json and embedded in
+ * roles, their ClusterRoleBindings, and the Roles and RoleBindings of kube-system and
+ * kube-public), kept as data in rbac_bootstrap.json and embedded in
  * the binary. Every object is labelled kubernetes.io/bootstrapping=rbac-defaults and annotated
  * rbac.authorization.kubernetes.io/autoupdate=true.
  *
@@ -17,8 +18,9 @@
 
 #include "gw_store.h"
 
-/** The policy as objects to store: a new array of ClusterRoles then ClusterRoleBindings, with
- *  apiVersion, kind and metadata (no uid or timestamps). Caller decrefs. Thread: any. */
+/** The policy as objects to store: a new array of the ClusterRoles, ClusterRoleBindings, then
+ *  the Roles and RoleBindings of kube-system and kube-public, with apiVersion, kind and
+ *  metadata (no uid or timestamps). Caller decrefs. Thread: any. */
 json_t *gw_rbac_bootstrap_objects(void);
 
 /** Called once when a reconciliation is over: 0, or the first error met (the others were still

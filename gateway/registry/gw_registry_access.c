@@ -183,7 +183,8 @@ subject_access(gw_req_t *r, bool local)
     spec = json_object_get(review, "spec");
     check_attributes(spec, &errs);
     if (*str(spec, "user") == '\0' && json_array_size(json_object_get(spec, "groups")) == 0)
-        gw_ferr_invalid_str(&errs, "spec.user", "", "at least one of user or group must be specified");
+        gw_ferr_invalid_str(&errs, "spec.user", "",
+                            "at least one of user or group must be specified");
     if (local) {
         const json_t *ra = json_object_get(spec, "resourceAttributes");
         const char *ns = str(gw_objmeta_get(review), "namespace");
@@ -230,12 +231,12 @@ add_rule(const json_t *rule, void *ctx)
 static json_t *
 rules_status(gw_req_t *r, const char *ns)
 {
-    json_t *status = json_pack("{s:[],s:[],s:b}", "resourceRules", "nonResourceRules",
-                               "incomplete", false);
+    json_t *status =
+        json_pack("{s:[],s:[],s:b}", "resourceRules", "nonResourceRules", "incomplete", false);
 
     if (authz_has_mode(r->authz, "AlwaysAllow")) {
-        json_t *all = json_pack("{s:[s],s:[s],s:[s]}", "verbs", "*", "apiGroups", "*",
-                                "resources", "*");
+        json_t *all =
+            json_pack("{s:[s],s:[s],s:[s]}", "verbs", "*", "apiGroups", "*", "resources", "*");
         add_rule(all, status);
         json_decref(all);
         all = json_pack("{s:[s],s:[s]}", "verbs", "*", "nonResourceURLs", "*");

@@ -115,8 +115,8 @@ const char *gw_registry__qualified_kind(gw_req_t *r);
 
 /* ---- RBAC's own rules (gw_registry_rbac.c) ----------------------------------------------- */
 
-/** A binding's roleRef cannot change on update (old != NULL): kube's 422 cause into errs.
- *  Nothing for other kinds. */
+/** A binding's roleRef and subjects as kube validates them, and its roleRef unchanged on
+ *  update (old != NULL): kube's 422 causes into errs. Nothing for other kinds. */
 void gw_registry__rbac_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
                                 gw_field_errors_t *errs);
 

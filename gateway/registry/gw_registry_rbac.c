@@ -1,12 +1,14 @@
 /*
  * RBAC's own rules on writes of its four kinds, as kube-apiserver's pkg/registry/rbac does:
- * a binding's roleRef cannot change, and nobody grants what they do not hold. A Role or
+ * a binding's roleRef and subjects are checked (pkg/apis/rbac/validation) and its roleRef
+ * cannot change, and nobody grants what they do not hold. A Role or
  * ClusterRole needs its rules covered by the writer's own at that scope, or the `escalate`
  * verb on it; a binding needs the referenced role's rules covered, or the `bind` verb on that
  * role. Members of system:masters skip both checks.
  */
 #include "gw_registry_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,15 +42,77 @@ str(const json_t *o, const char *member)
     return v != NULL ? v : "";
 }
 
+/* kube's ValidateRoleBinding / ValidateClusterRoleBinding on roleRef. */
+static void
+validate_role_ref(rbac_kind_t k, const json_t *ref, gw_field_errors_t *errs)
+{
+    static const char *const groups[] = {RBAC_GROUP, NULL};
+    static const char *const any_role[] = {"Role", "ClusterRole", NULL};
+    static const char *const cluster_role[] = {"ClusterRole", NULL};
+    const char *kind = str(ref, "kind");
+    bool kind_ok = strcmp(kind, "ClusterRole") == 0 || (k == BINDING && strcmp(kind, "Role") == 0);
+
+    if (strcmp(str(ref, "apiGroup"), RBAC_GROUP) != 0)
+        gw_ferr_not_supported(errs, "roleRef.apiGroup", str(ref, "apiGroup"), groups);
+    if (!kind_ok)
+        gw_ferr_not_supported(errs, "roleRef.kind", kind, k == BINDING ? any_role : cluster_role);
+    if (*str(ref, "name") == '\0')
+        gw_ferr_required(errs, "roleRef.name", NULL);
+}
+
+/* "subjects[<i>].<member>" into buf. */
+static const char *
+subject_field(char *buf, size_t len, size_t i, const char *member)
+{
+    snprintf(buf, len, "subjects[%zu].%s", i, member);
+    return buf;
+}
+
+/* kube's ValidateRoleBindingSubject; a ClusterRoleBinding's service accounts need a
+ * namespace. */
+static void
+validate_subject(const json_t *s, size_t i, bool namespaced, gw_field_errors_t *errs)
+{
+    static const char *const rbac_group[] = {RBAC_GROUP, NULL};
+    static const char *const core_group[] = {"", NULL};
+    static const char *const kinds[] = {"ServiceAccount", "User", "Group", NULL};
+    const char *kind = str(s, "kind"), *group = str(s, "apiGroup");
+    char f[64];
+
+    if (*str(s, "name") == '\0')
+        gw_ferr_required(errs, subject_field(f, sizeof(f), i, "name"), NULL);
+    if (strcmp(kind, "ServiceAccount") == 0) {
+        if (*group != '\0')
+            gw_ferr_not_supported(errs, subject_field(f, sizeof(f), i, "apiGroup"), group,
+                                  core_group);
+        if (!namespaced && *str(s, "namespace") == '\0')
+            gw_ferr_required(errs, subject_field(f, sizeof(f), i, "namespace"), NULL);
+    } else if (strcmp(kind, "User") == 0 || strcmp(kind, "Group") == 0) {
+        if (strcmp(group, RBAC_GROUP) != 0)
+            gw_ferr_not_supported(errs, subject_field(f, sizeof(f), i, "apiGroup"), group,
+                                  rbac_group);
+    } else {
+        gw_ferr_not_supported(errs, subject_field(f, sizeof(f), i, "kind"), kind, kinds);
+    }
+}
+
 void
 gw_registry__rbac_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
                            gw_field_errors_t *errs)
 {
     rbac_kind_t k = kind_of(res);
     const json_t *ref = json_object_get(obj, "roleRef");
+    size_t i;
+    json_t *s;
 
-    if (old == NULL || (k != BINDING && k != CLUSTER_BINDING) ||
-        json_equal(ref, json_object_get(old, "roleRef")))
+    if (k != BINDING && k != CLUSTER_BINDING)
+        return;
+    validate_role_ref(k, ref, errs);
+    json_array_foreach(json_object_get(obj, "subjects"), i, s)
+    {
+        validate_subject(s, i, k == BINDING, errs);
+    }
+    if (old == NULL || json_equal(ref, json_object_get(old, "roleRef")))
         return;
     char *msg = gw_sprintf("Invalid value: rbac.RoleRef{APIGroup:\"%s\", Kind:\"%s\", "
                            "Name:\"%s\"}: cannot change roleRef",
@@ -86,8 +150,7 @@ verdict(authz_decision_t decision, const char *reason, void *ctx)
 /* Whether the chain allows `verb` on the named RBAC resource. The verdict lives in the arena:
  * an authorizer answering later (none does yet) counts as a refusal here. */
 static bool
-verb_allowed(gw_req_t *r, const char *verb, const char *resource, const char *ns,
-             const char *name)
+verb_allowed(gw_req_t *r, const char *verb, const char *resource, const char *ns, const char *name)
 {
     verdict_t *v = gw_arena_calloc(r->arena, sizeof(*v));
     authz_attrs_t a = {.user = r->user,
@@ -116,7 +179,9 @@ confirm(gw_req_t *r, const char *name, const char *ns, const json_t *rules, cons
     if (!ok)
         gw_registry__fail(r, f, 403, "Forbidden", gw_registry__details(r, name),
                           "%s \"%s\" is forbidden: %s", gw_registry__qualified_resource(r), name,
-                          why != NULL ? why : missing != NULL ? missing : "no RBAC policy yet");
+                          why != NULL       ? why
+                          : missing != NULL ? missing
+                                            : "no RBAC policy yet");
     free(missing);
     authz_rbac_snap_unref(s);
     return ok;
@@ -130,16 +195,19 @@ check_role(gw_req_t *r, rbac_kind_t k, const json_t *obj, const json_t *old, gw_
     const json_t *rules = json_object_get(obj, "rules");
 
     if (old != NULL && json_equal(rules, json_object_get(old, "rules")) &&
-        json_equal(json_object_get(obj, "aggregationRule"), json_object_get(old, "aggregationRule")))
+        json_equal(json_object_get(obj, "aggregationRule"),
+                   json_object_get(old, "aggregationRule")))
         return true;
     if (verb_allowed(r, "escalate", r->resource->name, ns, r->info.name))
         return true;
     if (json_is_object(json_object_get(obj, "aggregationRule"))) {
-        json_t *all = json_pack("[{s:[s],s:[s],s:[s]},{s:[s],s:[s]}]", "apiGroups", "*",
-                                "resources", "*", "verbs", "*", "nonResourceURLs", "*", "verbs",
-                                "*");
-        bool ok = confirm(r, name, "", all, "must have cluster-admin privileges to use the "
-                                            "aggregationRule", f);
+        json_t *all =
+            json_pack("[{s:[s],s:[s],s:[s]},{s:[s],s:[s]}]", "apiGroups", "*", "resources", "*",
+                      "verbs", "*", "nonResourceURLs", "*", "verbs", "*");
+        bool ok = confirm(r, name, "", all,
+                          "must have cluster-admin privileges to use the "
+                          "aggregationRule",
+                          f);
         json_decref(all);
         if (!ok)
             return false;
@@ -165,7 +233,8 @@ check_binding(gw_req_t *r, rbac_kind_t k, const json_t *obj, const json_t *old, 
     const json_t *rules = s != NULL ? authz_rbac_role_rules(s, ns, kind, str(ref, "name")) : NULL;
     bool ok = rules != NULL;
     if (!ok)
-        gw_registry__fail(r, f, 400, "BadRequest", NULL, "%s.rbac.authorization.k8s.io \"%s\" not found",
+        gw_registry__fail(r, f, 400, "BadRequest", NULL,
+                          "%s.rbac.authorization.k8s.io \"%s\" not found",
                           strcmp(kind, "Role") == 0 ? "role" : "clusterrole", str(ref, "name"));
     else
         ok = confirm(r, name, ns, rules, NULL, f);

@@ -90,6 +90,12 @@ for r in cluster-admin admin edit view system:basic-user system:discovery \
     check "bootstrap ClusterRole $r, labelled and annotated" jpy \
         "d['metadata']['labels']['kubernetes.io/bootstrapping'] == 'rbac-defaults' and d['metadata']['annotations']['rbac.authorization.kubernetes.io/autoupdate'] == 'true'"
 done
+fetch "$RBAC/namespaces/kube-system/roles/extension-apiserver-authentication-reader" "${ADMIN[@]}"
+check "a bootstrap Role in kube-system" jpy \
+    "d['metadata']['labels']['kubernetes.io/bootstrapping'] == 'rbac-defaults' and d['rules'][0]['resourceNames'] == ['extension-apiserver-authentication']"
+fetch "$RBAC/namespaces/kube-public/rolebindings/system:controller:bootstrap-signer" "${ADMIN[@]}"
+check "a bootstrap RoleBinding in kube-public" jpy \
+    "d['roleRef']['kind'] == 'Role' and d['subjects'][0]['namespace'] == 'kube-system'"
 fetch "$RBAC/clusterrolebindings/cluster-admin" "${ADMIN[@]}"
 check "cluster-admin is bound to the group system:masters" jpy \
     "d['roleRef']['name'] == 'cluster-admin' and d['subjects'] == [{'apiGroup': 'rbac.authorization.k8s.io', 'kind': 'Group', 'name': 'system:masters'}]"
@@ -196,6 +202,12 @@ send PATCH "$RBAC/namespaces/default/rolebindings/alice-pods" '{"roleRef":{"name
     "${ADMIN[@]}"
 check "roleRef cannot change: 422" is_status 422 Invalid \
     'RoleBinding.rbac.authorization.k8s.io "alice-pods" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"cm-a"}: cannot change roleRef'
+send POST "$RBAC/clusterrolebindings" '{"metadata":{"name":"crb"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"x"},"subjects":[{"kind":"ServiceAccount","name":"sa"}]}' "${ADMIN[@]}"
+check "a ClusterRoleBinding to a Role, with a service account without namespace: 422" is_status 422 Invalid \
+    'ClusterRoleBinding.rbac.authorization.k8s.io "crb" is invalid: [roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole", subjects[0].namespace: Required value]'
+send POST "$RBAC/namespaces/default/rolebindings" '{"metadata":{"name":"rb"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"x"},"subjects":[{"kind":"Robot","name":"r2"}]}' "${ADMIN[@]}"
+check "a subject of an unknown kind: 422" is_status 422 Invalid \
+    'RoleBinding.rbac.authorization.k8s.io "rb" is invalid: subjects[0].kind: Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"'
 send POST "$RBAC/clusterroles" '{"metadata":{"name":"a:b.c_D"},"rules":[]}' "${ADMIN[@]}"
 check "a ClusterRole name need only be a path segment" test "$CODE" = 201
 

@@ -76,7 +76,8 @@ test_modes(void)
     authz_free(z);
 
     tap_is_int(authz_new("RBAC,AlwaysDeny", &z, err, sizeof(err)), 0, "RBAC builds");
-    tap_ok(authz_has_mode(z, "RBAC") && !authz_has_mode(z, "AlwaysAllow"), "... and is in the chain");
+    tap_ok(authz_has_mode(z, "RBAC") && !authz_has_mode(z, "AlwaysAllow"),
+           "... and is in the chain");
     r = decide(z, user("alice", "dev"));
     tap_ok(r.decision == AUTHZ_DENY, "RBAC without a snapshot has no opinion: denied");
     tap_is_str(r.reason, "Everything is forbidden.", "... with the reasons of those without one");

@@ -19,16 +19,16 @@ static const rule_case_t rule_cases[] = {
      "", NULL, false},
     {"{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\"]}", "get", "apps", "pods",
      "", "", NULL, false},
-    {"{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\"]}", "get", "", "pods", "log",
-     "", NULL, false},
+    {"{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\"]}", "get", "", "pods",
+     "log", "", NULL, false},
     {"{\"apiGroups\":[\"\"],\"resources\":[\"pods/log\"],\"verbs\":[\"get\"]}", "get", "", "pods",
      "log", "", NULL, true},
     {"{\"apiGroups\":[\"\"],\"resources\":[\"*/log\"],\"verbs\":[\"get\"]}", "get", "", "nodes",
      "log", "", NULL, true},
     {"{\"apiGroups\":[\"\"],\"resources\":[\"*/log\"],\"verbs\":[\"get\"]}", "get", "", "pods", "",
      "", NULL, false},
-    {"{\"apiGroups\":[\"*\"],\"resources\":[\"*\"],\"verbs\":[\"*\"]}", "escalate", "x.io", "things",
-     "status", "n", NULL, true},
+    {"{\"apiGroups\":[\"*\"],\"resources\":[\"*\"],\"verbs\":[\"*\"]}", "escalate", "x.io",
+     "things", "status", "n", NULL, true},
     {"{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],\"resourceNames\":[\"a\"],\"verbs\":["
      "\"get\"]}",
      "get", "", "configmaps", "", "a", NULL, true},
@@ -81,9 +81,9 @@ test_rules(void)
 }
 
 /* writable strings: authn_user_t holds char * */
-static char g_dev[] = "dev", g_authed[] = "system:authenticated", g_sas[] = "system:serviceaccounts",
-            g_team[] = "system:serviceaccounts:team", n_alice[] = "alice",
-            n_sa[] = "system:serviceaccount:team:builder";
+static char g_dev[] = "dev", g_authed[] = "system:authenticated",
+            g_sas[] = "system:serviceaccounts", g_team[] = "system:serviceaccounts:team",
+            n_alice[] = "alice", n_sa[] = "system:serviceaccount:team:builder";
 static char *alice_groups[] = {g_dev, g_authed};
 static authn_user_t alice = {.name = n_alice, .groups = alice_groups, .n_groups = 2};
 static char *sa_groups[] = {g_sas, g_team};
@@ -101,11 +101,13 @@ test_subjects(void)
         {"{\"kind\":\"User\",\"name\":\"bob\"}", "", &alice, false},
         {"{\"kind\":\"Group\",\"name\":\"dev\"}", "", &alice, true},
         {"{\"kind\":\"Group\",\"name\":\"ops\"}", "", &alice, false},
-        {"{\"kind\":\"ServiceAccount\",\"name\":\"builder\",\"namespace\":\"team\"}", "", &sa, true},
+        {"{\"kind\":\"ServiceAccount\",\"name\":\"builder\",\"namespace\":\"team\"}", "", &sa,
+         true},
         {"{\"kind\":\"ServiceAccount\",\"name\":\"builder\"}", "team", &sa, true},
         {"{\"kind\":\"ServiceAccount\",\"name\":\"builder\"}", "", &sa, false},
         {"{\"kind\":\"ServiceAccount\",\"name\":\"build\",\"namespace\":\"team\"}", "", &sa, false},
-        {"{\"kind\":\"ServiceAccount\",\"name\":\"builder\",\"namespace\":\"tea\"}", "", &sa, false},
+        {"{\"kind\":\"ServiceAccount\",\"name\":\"builder\",\"namespace\":\"tea\"}", "", &sa,
+         false},
         {"{\"kind\":\"Group\",\"name\":\"system:serviceaccounts:team\"}", "", &sa, true},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -162,8 +164,8 @@ count_rule(const json_t *rule, void *ctx)
 static void
 test_covers(const authz_rbac_snap_t *s)
 {
-    json_t *held = json_loads("[{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\"]}]",
-                              0, NULL);
+    json_t *held = json_loads(
+        "[{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\"]}]", 0, NULL);
     json_t *more = json_loads("[{\"apiGroups\":[\"\"],\"resources\":[\"pods\",\"secrets\"],"
                               "\"verbs\":[\"get\",\"list\",\"delete\"]}]",
                               0, NULL);
