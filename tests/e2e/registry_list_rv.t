@@ -20,11 +20,12 @@ trap stop_all EXIT
 PREFIX=/registry-listrv-$$
 declare -A PID URL LOG
 
-# start NAME: a kgate on the shared prefix, ready to serve.
+# start NAME: a kgate on the shared prefix, ready to serve; without kube-root-ca.crt in every
+# namespace, so that ConfigMaps can be counted.
 start() {
     kgate_start "$1" --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="$PREFIX" \
         --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
-        --client-ca-file="$PKI/ca.crt" --workers=2
+        --client-ca-file="$PKI/ca.crt" --workers=2 '--controllers=*,-root-ca-cert-publisher'
     PID[$1]=$KGATE_PID URL[$1]=$KGATE_URL LOG[$1]=$KGATE_LOG
     wait_for_code /readyz 200
 }
