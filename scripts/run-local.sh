@@ -78,6 +78,12 @@ make_pki() {
     pki_cert "$PKI" ca admin client "/O=system:masters/CN=kubernetes-admin"
 }
 
+# The key that signs service account tokens (`kubectl create token`), made once.
+make_sa_key() {
+    [[ -f $PKI/sa.key ]] ||
+        openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$PKI/sa.key" 2>/dev/null
+}
+
 kgate_ready() {
     [[ $(curl -s --max-time 2 -o /dev/null -w '%{http_code}' --cacert "$PKI/ca.crt" \
         --cert "$PKI/admin.crt" --key "$PKI/admin.key" "$KGATE_URL/readyz") == 200 ]]
@@ -87,7 +93,10 @@ start_kgate() {
     setsid build/kgate --etcd-servers="$ETCD_URL" \
         --bind-address=127.0.0.1 --secure-port="$KGATE_PORT" \
         --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \
-        --client-ca-file="$PKI/ca.crt" </dev/null >>"$RUN/kgate.log" 2>&1 &
+        --client-ca-file="$PKI/ca.crt" \
+        --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+        --service-account-signing-key-file="$PKI/sa.key" \
+        --service-account-key-file="$PKI/sa.key" </dev/null >>"$RUN/kgate.log" 2>&1 &
     echo $! >"$RUN/kgate.pid"
     if ! wait_until 30 kgate_ready; then
         tail -5 "$RUN/kgate.log" >&2
@@ -145,6 +154,7 @@ start() {
     fi
     start_etcd
     make_pki
+    make_sa_key
     if running kgate; then
         say "kgate is already running (pid $(<"$RUN/kgate.pid")) at $KGATE_URL"
     else
