@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "authn_file.h"
 #include "authn_int.h"
 #include "authn_oidc.h"
 #include "authn_webhook.h"
@@ -53,33 +54,56 @@ authn_user_free(authn_user_t *u)
     free(u);
 }
 
-/* The whole file into a NUL-terminated buffer (caller frees), or NULL with errno set. */
-static char *
-slurp(const char *path, size_t *len)
+void
+authn_user_add_extra(authn_user_t *u, const char *key, const char *value)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *s = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            s = gw_realloc(s, cap);
-        }
-        got = fread(s + n, 1, cap - n - 1, f);
-        n += got;
-    } while (got > 0);
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        free(s);
-        errno = EIO;
-        return NULL;
+    size_t i = 0;
+
+    while (i < u->n_extra && strcmp(u->extra[i].key, key) != 0)
+        i++;
+    if (i == u->n_extra) {
+        u->extra = gw_realloc(u->extra, (u->n_extra + 1) * sizeof(*u->extra));
+        u->extra[u->n_extra++] = (authn_extra_t){.key = gw_strdup(key)};
     }
-    s[n] = '\0';
-    *len = n;
-    return s;
+    authn_extra_t *e = &u->extra[i];
+    e->values = gw_realloc(e->values, (e->n_values + 1) * sizeof(*e->values));
+    e->values[e->n_values++] = gw_strdup(value);
+}
+
+static int
+hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+        return (c | 0x20) - 'a' + 10;
+    return -1;
+}
+
+char *
+authn_extra_key(const char *header_suffix)
+{
+    char *lower = gw_strdup(header_suffix), *out = gw_strdup(header_suffix), *o = out;
+
+    for (char *c = lower; *c != '\0'; c++)
+        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    for (const char *p = lower; *p != '\0'; p++) {
+        if (*p != '%') {
+            *o++ = *p;
+            continue;
+        }
+        /* a NUL would cut the key short: keep such a key escaped, like a malformed one */
+        if (hex_digit(p[1]) < 0 || hex_digit(p[2]) < 0 ||
+            (hex_digit(p[1]) | hex_digit(p[2])) == 0) {
+            free(out);
+            return lower;
+        }
+        *o++ = (char)(hex_digit(p[1]) << 4 | hex_digit(p[2]));
+        p += 2;
+    }
+    *o = '\0';
+    free(lower);
+    return out;
 }
 
 int
@@ -91,7 +115,7 @@ authn_new(const authn_config_t *cfg, authn_t **out, char *err, size_t err_len)
     *out = NULL;
     if (cfg->token_auth_file != NULL) {
         size_t len = 0;
-        char *text = slurp(cfg->token_auth_file, &len);
+        char *text = authn__file_read(cfg->token_auth_file, &len);
         if (text == NULL) {
             snprintf(err, err_len, "cannot read --token-auth-file \"%s\": %s", cfg->token_auth_file,
                      strerror(errno));
@@ -156,11 +180,7 @@ token_file(const authn_t *a, const char *token, authn_user_t **user, authn_pendi
 
 /* The bearer-token authenticators in kube's union order. */
 static const authn__token_fn token_chain[] = {
-    token_file,
-    authn__sa_token,
-    authn__bootstrap_token,
-    authn__oidc_token,
-    authn__webhook_token,
+    token_file, authn__sa_token, authn__bootstrap_token, authn__oidc_token, authn__webhook_token,
 };
 
 #define N_TOKEN_AUTHENTICATORS (sizeof(token_chain) / sizeof(token_chain[0]))

@@ -42,6 +42,16 @@ typedef struct {
 /** Free a user (NULL is fine). Thread: any. */
 void authn_user_free(authn_user_t *u);
 
+/** Add a copy of value to u's extra attribute `key` (a new key goes last). Thread: u's
+ *  builder; a user is immutable once handed out. */
+void authn_user_add_extra(authn_user_t *u, const char *key, const char *value);
+
+/** The extra-attribute key a header suffix names, as kube reads Impersonate-Extra- and
+ *  X-Remote-Extra- headers: lowercased, then percent-decoded (Go's url.PathUnescape); the
+ *  lowercased text as it is when an escape is malformed or decodes to NUL. Caller frees.
+ *  Thread: any. */
+char *authn_extra_key(const char *header_suffix);
+
 /** What the authenticators look at. Borrowed for the duration of the call. */
 typedef struct {
     const char *authorization; /* the Authorization header, or NULL */
@@ -56,7 +66,7 @@ typedef struct {
        the intermediates the peer sent, and every header line in order (false past the last;
        header_ctx is its context); each may be NULL */
     X509 *peer_cert;
-    STACK_OF(X509) *peer_chain;
+    STACK_OF(X509) * peer_chain;
     bool (*header_at)(void *ctx, size_t i, const char **name, const char **value);
 } authn_request_t;
 

@@ -152,55 +152,6 @@ first_value(const authn_request_t *req, char *const *names)
     return NULL;
 }
 
-static int
-hex(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-        return (c | 0x20) - 'a' + 10;
-    return -1;
-}
-
-/* Percent-decode as Go's url.PathUnescape; the key as given when an escape is malformed. */
-static char *
-unescape(const char *s)
-{
-    size_t n = strlen(s), o = 0;
-    char *out = gw_malloc(n + 1);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '%') {
-            out[o++] = s[i];
-            continue;
-        }
-        /* a NUL would cut the key short: keep such a key escaped, like a malformed one */
-        if (i + 2 >= n || hex(s[i + 1]) < 0 || hex(s[i + 2]) < 0 ||
-            (hex(s[i + 1]) | hex(s[i + 2])) == 0) {
-            free(out);
-            return gw_strdup(s);
-        }
-        out[o++] = (char)(hex(s[i + 1]) << 4 | hex(s[i + 2]));
-        i += 2;
-    }
-    out[o] = '\0';
-    return out;
-}
-
-static void
-add_extra(authn_user_t *u, const char *key, const char *value)
-{
-    size_t i = 0;
-    while (i < u->n_extra && strcmp(u->extra[i].key, key) != 0)
-        i++;
-    if (i == u->n_extra) {
-        u->extra = gw_realloc(u->extra, (u->n_extra + 1) * sizeof(*u->extra));
-        u->extra[u->n_extra++] = (authn_extra_t){.key = gw_strdup(key)};
-    }
-    authn_extra_t *e = &u->extra[i];
-    e->values = gw_realloc(e->values, (e->n_values + 1) * sizeof(*e->values));
-    e->values[e->n_values++] = gw_strdup(value);
-}
-
 /* Groups: every non-empty value of every group header; extra: <prefix><key> headers, key
  * lowercased and unescaped, prefixes in flag order. */
 static void
@@ -218,13 +169,9 @@ fill_user(const authn__proxy_t *p, const authn_request_t *req, authn_user_t *u)
         for (size_t i = 0; header_at(req, i, &n, &v); i++) {
             if (strncasecmp(n, p->extra_prefixes[k], plen) != 0)
                 continue;
-            char *lower = gw_strdup(n + plen);
-            for (char *c = lower; *c != '\0'; c++)
-                *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-            char *key = unescape(lower);
-            add_extra(u, key, v);
+            char *key = authn_extra_key(n + plen);
+            authn_user_add_extra(u, key, v);
             free(key);
-            free(lower);
         }
     }
 }

@@ -12,6 +12,7 @@
 
 #include <openssl/rand.h>
 
+#include "authn_file.h"
 #include "authn_int.h"
 #include "authn_jwt.h"
 #include "gw_alloc.h"
@@ -20,36 +21,6 @@
 /* kube's serviceaccount.WarnOnlyBoundTokenExpirationSeconds and ExpirationExtensionSeconds. */
 #define WARN_ONLY_SECONDS (60 * 60 + 7)
 #define EXTENDED_SECONDS (24LL * 365 * 60 * 60)
-
-/* A file's contents (caller frees), or NULL with errno set. */
-static char *
-read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *s = NULL;
-    size_t n = 0, cap = 0, got;
-
-    if (f == NULL)
-        return NULL;
-    do {
-        if (n + 4097 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            s = gw_realloc(s, cap);
-        }
-        got = fread(s + n, 1, cap - n - 1, f);
-        n += got;
-    } while (got > 0);
-    if (ferror(f)) {
-        fclose(f);
-        free(s);
-        errno = EIO;
-        return NULL;
-    }
-    fclose(f);
-    s[n] = '\0';
-    *len = n;
-    return s;
-}
 
 static char **
 copy_list(const char *const *src, size_t *n)
@@ -77,7 +48,7 @@ static int
 add_key_file(authn__sa_t *sa, const char *flag, const char *path, char *err, size_t err_len)
 {
     size_t len = 0, n = 0;
-    char *pem = read_file(path, &len);
+    char *pem = authn__file_read(path, &len);
     EVP_PKEY **keys = NULL;
 
     if (pem == NULL) {
@@ -108,7 +79,7 @@ static int
 load_signing_key(authn__sa_t *sa, const char *path, char *err, size_t err_len)
 {
     size_t len = 0;
-    char *pem = read_file(path, &len);
+    char *pem = authn__file_read(path, &len);
 
     if (pem == NULL) {
         snprintf(err, err_len, "cannot read --service-account-signing-key-file \"%s\": %s", path,

@@ -228,17 +228,6 @@ object_valid(const authn_answer_t *ans, const char *uid, long long now)
     return ok;
 }
 
-static void
-add_extra(authn_user_t *u, const char *key, const char *value)
-{
-    u->extra = gw_realloc(u->extra, (u->n_extra + 1) * sizeof(*u->extra));
-    authn_extra_t *e = &u->extra[u->n_extra++];
-    e->key = gw_strdup(key);
-    e->values = gw_malloc(sizeof(*e->values));
-    e->values[0] = gw_strdup(value);
-    e->n_values = 1;
-}
-
 /* kube's ServiceAccountInfo.UserInfo. */
 static authn_user_t *
 sa_user(const claims_t *c)
@@ -250,18 +239,18 @@ sa_user(const claims_t *c)
     authn__user_add_group(u, "system:serviceaccounts");
     authn__user_add_group(u, group);
     if (c->pod_name != NULL && c->pod_name[0] && c->pod_uid != NULL && c->pod_uid[0]) {
-        add_extra(u, EXTRA_POD_NAME, c->pod_name);
-        add_extra(u, EXTRA_POD_UID, c->pod_uid);
+        authn_user_add_extra(u, EXTRA_POD_NAME, c->pod_name);
+        authn_user_add_extra(u, EXTRA_POD_UID, c->pod_uid);
     }
     if (c->jti != NULL && c->jti[0] != '\0') {
         char *id = gw_sprintf("JTI=%s", c->jti);
-        add_extra(u, EXTRA_CREDENTIAL_ID, id);
+        authn_user_add_extra(u, EXTRA_CREDENTIAL_ID, id);
         free(id);
     }
     if (c->node_name != NULL && c->node_name[0] != '\0') {
-        add_extra(u, EXTRA_NODE_NAME, c->node_name);
+        authn_user_add_extra(u, EXTRA_NODE_NAME, c->node_name);
         if (c->node_uid != NULL && c->node_uid[0] != '\0')
-            add_extra(u, EXTRA_NODE_UID, c->node_uid);
+            authn_user_add_extra(u, EXTRA_NODE_UID, c->node_uid);
     }
     free(group);
     free(name);

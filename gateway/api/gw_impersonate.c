@@ -69,54 +69,6 @@ sa_username(gw_arena_t *arena, const char *user, const char **ns, const char **n
     return gw_valid_dns1123_label(*ns) == NULL && gw_valid_dns1123_subdomain(*name) == NULL;
 }
 
-static int
-hex(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-        return (c | 0x20) - 'a' + 10;
-    return -1;
-}
-
-/* An extra key lowercased and percent-decoded (Go's url.PathUnescape), the lowercased key
- * as given when an escape is malformed, as kube records it. */
-static char *
-extra_key(gw_arena_t *arena, const char *s)
-{
-    char *lower = gw_arena_strdup(arena, s), *out = gw_arena_strdup(arena, s), *o = out;
-    for (char *c = lower; *c != '\0'; c++)
-        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-    for (const char *p = lower; *p != '\0'; p++) {
-        if (*p != '%') {
-            *o++ = *p;
-            continue;
-        }
-        /* a NUL would cut the key short: keep such a key escaped, like a malformed one */
-        if (hex(p[1]) < 0 || hex(p[2]) < 0 || (hex(p[1]) | hex(p[2])) == 0)
-            return lower;
-        *o++ = (char)(hex(p[1]) << 4 | hex(p[2]));
-        p += 2;
-    }
-    *o = '\0';
-    return out;
-}
-
-static void
-add_extra(authn_user_t *u, const char *key, const char *value)
-{
-    size_t i = 0;
-    while (i < u->n_extra && strcmp(u->extra[i].key, key) != 0)
-        i++;
-    if (i == u->n_extra) {
-        u->extra = gw_realloc(u->extra, (u->n_extra + 1) * sizeof(*u->extra));
-        u->extra[u->n_extra++] = (authn_extra_t){.key = gw_strdup(key)};
-    }
-    authn_extra_t *e = &u->extra[i];
-    e->values = gw_realloc(e->values, (e->n_values + 1) * sizeof(*e->values));
-    e->values[e->n_values++] = gw_strdup(value);
-}
-
 static void
 add_group(authn_user_t *u, const char *g)
 {
@@ -175,10 +127,12 @@ read_headers(imp_t *s, struct evkeyvalq *h, const char *user)
     for (kv = h->tqh_first; kv != NULL; kv = kv->next.tqe_next) {
         if (strncasecmp(kv->key, HDR_EXTRA, plen) != 0)
             continue;
-        char *key = extra_key(s->r->arena, kv->key + plen);
+        char *decoded = authn_extra_key(kv->key + plen);
+        const char *key = gw_arena_strdup(s->r->arena, decoded);
+        free(decoded);
         add_part(s, "UserExtra", "userextras", AUTHN_GROUP, "", kv->value);
         s->parts[s->n - 1].subresource = key;
-        add_extra(s->user, key, kv->value);
+        authn_user_add_extra(s->user, key, kv->value);
     }
 }
 
