@@ -10,6 +10,7 @@
 #include <openssl/x509.h>
 
 #include "gw_err.h"
+#include "bio_text.h"
 #include "tap.h"
 
 /* tap_is_int with a formatted name. */
@@ -166,13 +167,7 @@ pem_of(EVP_PKEY *k, bool priv)
         PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL);
     else
         PEM_write_bio_PUBKEY(b, k);
-    char *data = NULL;
-    long n = BIO_get_mem_data(b, &data);
-    char *s = malloc((size_t)n + 1); /* the BIO's bytes end without a NUL */
-    memcpy(s, data, (size_t)n);
-    s[n] = '\0';
-    BIO_free(b);
-    return s;
+    return bio_text(b);
 }
 
 static void

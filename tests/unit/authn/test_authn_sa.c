@@ -15,6 +15,7 @@
 #include "authn_int.h"
 #include "authn_jwt.h"
 #include "gw_err.h"
+#include "bio_text.h"
 #include "tap.h"
 
 #define ISSUER "https://kgate.test"
@@ -45,13 +46,7 @@ pem_of(EVP_PKEY *k, bool priv)
         PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL);
     else
         PEM_write_bio_PUBKEY(b, k);
-    char *data = NULL;
-    long n = BIO_get_mem_data(b, &data);
-    char *s = malloc((size_t)n + 1); /* the BIO's bytes end without a NUL */
-    memcpy(s, data, (size_t)n);
-    s[n] = '\0';
-    BIO_free(b);
-    return s;
+    return bio_text(b);
 }
 
 /* An authn_t verifying with the public half of sign_key (and other_key's, in one file when

@@ -10,6 +10,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include "bio_text.h"
 #include "tap.h"
 
 /* A certificate for key named cn, signed by (issuer, issuer_key) or self-signed. */
@@ -34,13 +35,7 @@ pem_of(X509 *x)
 {
     BIO *b = BIO_new(BIO_s_mem());
     PEM_write_bio_X509(b, x);
-    char *data = NULL;
-    long n = BIO_get_mem_data(b, &data);
-    char *s = malloc((size_t)n + 1); /* the BIO's bytes end without a NUL */
-    memcpy(s, data, (size_t)n);
-    s[n] = '\0';
-    BIO_free(b);
-    return s;
+    return bio_text(b);
 }
 
 int
