@@ -3,7 +3,8 @@
  * namespace deletion controller (the "namespace-controller" election's leader only), and the
  * serviceaccount and root-ca-cert-publisher controllers when service account tokens are
  * issued (the "serviceaccount-controller" election's leader only); the RBAC snapshot (every
- * instance) and the RBAC controllers (the "rbac-controllers" election's leader only).
+ * instance) and the RBAC controllers (the "rbac-controllers" election's leader only); the Node
+ * authorizer's graph (every instance, when that mode is on).
  */
 #include "gw_controllers.h"
 
@@ -21,6 +22,7 @@
 #include "gw_log.h"
 #include "gw_namespace.h"
 #include "gw_nsctl.h"
+#include "gw_node_graph.h"
 #include "gw_rbac_cache.h"
 #include "gw_rbac_ctl.h"
 #include "gw_sactl.h"
@@ -58,6 +60,7 @@ struct gw_controllers {
     bool rbac_synced;      /* its first snapshot is published */
     gw_leader_t *rbac_leader;
     gw_rbac_ctl_t *rbac_ctl; /* while leading the RBAC election */
+    gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
 };
@@ -327,6 +330,13 @@ gw_controllers_start_service_accounts(gw_controllers_t *c, const char *root_ca_p
     c->sa_leader = start_election(c, SACTL_ELECTION, on_sa_elected, on_sa_lost);
 }
 
+void
+gw_controllers_start_node_graph(gw_controllers_t *c)
+{
+    if (c->node_graph == NULL)
+        c->node_graph = gw_node_graph_start(c->client, c->base, c->prefix);
+}
+
 bool
 gw_controllers_leading(const gw_controllers_t *c)
 {
@@ -346,6 +356,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_sactl_stop(c->sactl);
     gw_rbac_ctl_stop(c->rbac_ctl);
     gw_rbac_cache_stop(c->rbac);
+    gw_node_graph_stop(c->node_graph);
     gw_leader_stop(c->rbac_leader);
     gw_leader_stop(c->leader); /* releases the elections at once */
     gw_leader_stop(c->sa_leader);

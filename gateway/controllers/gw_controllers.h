@@ -66,6 +66,10 @@ bool gw_controllers_wanted(const char *const *names, size_t n, const char *name,
  */
 void gw_controllers_start_service_accounts(gw_controllers_t *c, const char *root_ca_pem);
 
+/** Keep the Node authorizer's graph current on this instance (gw_node_graph.h), for
+ *  --authorization-mode with Node. A second call does nothing. Thread: c's. */
+void gw_controllers_start_node_graph(gw_controllers_t *c);
+
 /** Whether this instance leads the namespace-controller election now, i.e. runs the namespace
  *  controller (tests, metrics). Thread: c's. */
 bool gw_controllers_leading(const gw_controllers_t *c);

@@ -1,0 +1,218 @@
+/* The Node authorizer's decisions: which rule a (group, resource) falls under, and the rules. */
+#include "authz_node.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "authz_node_int.h"
+
+#define NODE_USER_PREFIX "system:node:"
+#define NODES_GROUP "system:nodes"
+#define LEASE_NAMESPACE "kube-node-lease"
+
+/* One request being decided; why receives the reason of a NO_OPINION. */
+typedef struct {
+    const authz_attrs_t *a;
+    const char *node;
+    const authz_node_graph_t *g;
+    char why[256];
+} req_t;
+
+typedef authz_decision_t (*rule_fn)(req_t *r, const char *kind);
+
+static bool
+is(const char *s, const char *want)
+{
+    return s != NULL && strcmp(s, want) == 0;
+}
+
+static bool
+empty(const char *s)
+{
+    return s == NULL || *s == '\0';
+}
+
+static authz_decision_t
+no_opinion(req_t *r, const char *why)
+{
+    snprintf(r->why, sizeof(r->why), "%s", why);
+    return AUTHZ_NO_OPINION;
+}
+
+/* Whether a pod bound to the node reaches the named object. */
+static authz_decision_t
+related(req_t *r, const char *kind)
+{
+    if (empty(r->a->name))
+        return no_opinion(r, "No Object name found");
+    if (authz_node_graph_has(r->g, r->node, kind, r->a->namespace_ ? r->a->namespace_ : "",
+                             r->a->name))
+        return AUTHZ_ALLOW;
+    snprintf(r->why, sizeof(r->why), "no relationship found between node '%s' and this object",
+             r->node);
+    return AUTHZ_NO_OPINION;
+}
+
+/* secrets and configmaps: kube reads them by name only (a list or watch narrowed to one name
+ * by a field selector carries that name). */
+static authz_decision_t
+read_object(req_t *r, const char *kind)
+{
+    if (!is(r->a->verb, "get") && !is(r->a->verb, "list") && !is(r->a->verb, "watch"))
+        return no_opinion(r, "can only read resources of this type");
+    if (!empty(r->a->subresource))
+        return no_opinion(r, "cannot read subresource");
+    if (empty(r->a->namespace_))
+        return no_opinion(r, "can only read namespaced object of this type");
+    return related(r, kind);
+}
+
+/* persistentvolumeclaims and persistentvolumes: get only. */
+static authz_decision_t
+get_object(req_t *r, const char *kind)
+{
+    if (!is(r->a->verb, "get"))
+        return no_opinion(r, "can only get individual resources of this type");
+    if (!empty(r->a->subresource))
+        return no_opinion(r, "cannot get subresource");
+    return related(r, kind);
+}
+
+static authz_decision_t
+create_token(req_t *r, const char *kind)
+{
+    if (!is(r->a->verb, "create") || empty(r->a->name))
+        return no_opinion(r, "can only create tokens for individual service accounts");
+    if (!is(r->a->subresource, "token"))
+        return no_opinion(r, "can only create token subresource of serviceaccount");
+    return related(r, kind);
+}
+
+/* Its pods: read them, and update their status (kube leaves which pod to its admission). */
+static authz_decision_t
+pod(req_t *r, const char *kind)
+{
+    if (is(r->a->verb, "get") && empty(r->a->subresource))
+        return related(r, kind);
+    if ((is(r->a->verb, "update") || is(r->a->verb, "patch")) && is(r->a->subresource, "status"))
+        return related(r, kind);
+    return no_opinion(r, "");
+}
+
+/* Nodes: list and watch any (kube's node rules), get and modify only its own. */
+static authz_decision_t
+node(req_t *r, const char *kind)
+{
+    (void)kind;
+    bool read = is(r->a->verb, "get") || is(r->a->verb, "list") || is(r->a->verb, "watch");
+    bool write = is(r->a->verb, "update") || is(r->a->verb, "patch");
+    if ((read && !empty(r->a->subresource)) ||
+        (write && !empty(r->a->subresource) && !is(r->a->subresource, "status")) ||
+        (!read && !write))
+        return no_opinion(r, "");
+    if (is(r->a->verb, "list") || is(r->a->verb, "watch") || is(r->a->name, r->node))
+        return AUTHZ_ALLOW;
+    snprintf(r->why, sizeof(r->why), "node '%s' can only %s its own Node object", r->node,
+             read ? "read" : "modify");
+    return AUTHZ_NO_OPINION;
+}
+
+/* Its Lease in kube-node-lease; a create carries no name, which kube leaves to admission. */
+static authz_decision_t
+lease(req_t *r, const char *kind)
+{
+    static const char *const verbs[] = {"get", "create", "update", "patch", "delete"};
+    bool known = false;
+
+    (void)kind;
+    for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+        known = known || is(r->a->verb, verbs[i]);
+    if (!known)
+        return no_opinion(r, "can only get, create, update, patch, or delete a node lease");
+    if (!empty(r->a->subresource))
+        return no_opinion(r, "cannot access subresource of a node lease");
+    if (!is(r->a->namespace_, LEASE_NAMESPACE))
+        return no_opinion(r, "can only access leases in the kube-node-lease namespace");
+    if (!is(r->a->verb, "create") && !is(r->a->name, r->node))
+        return no_opinion(r, "can only access node lease with the same name as the requesting "
+                             "node");
+    return AUTHZ_ALLOW;
+}
+
+static authz_decision_t
+event(req_t *r, const char *kind)
+{
+    (void)kind;
+    if (is(r->a->verb, "create") || is(r->a->verb, "update") || is(r->a->verb, "patch"))
+        return AUTHZ_ALLOW;
+    return no_opinion(r, "");
+}
+
+static const struct {
+    const char *group, *resource;
+    rule_fn fn;
+    const char *kind; /* the graph's, for the rules that ask it */
+} rules[] = {
+    {"", "secrets", read_object, "secret"},
+    {"", "configmaps", read_object, "configmap"},
+    {"", "persistentvolumeclaims", get_object, "pvc"},
+    {"", "persistentvolumes", get_object, "pv"},
+    {"", "serviceaccounts", create_token, "serviceaccount"},
+    {"", "pods", pod, "pod"},
+    {"", "nodes", node, NULL},
+    {"coordination.k8s.io", "leases", lease, NULL},
+    {"", "events", event, NULL},
+    {"events.k8s.io", "events", event, NULL},
+};
+
+/* The node name of a node identity ("" for system:node: alone), or NULL for anyone else. */
+static const char *
+node_name(const authn_user_t *u)
+{
+    bool in_group = false;
+
+    if (u == NULL || strncmp(u->name, NODE_USER_PREFIX, strlen(NODE_USER_PREFIX)) != 0)
+        return NULL;
+    for (size_t i = 0; i < u->n_groups; i++)
+        in_group = in_group || strcmp(u->groups[i], NODES_GROUP) == 0;
+    return in_group ? u->name + strlen(NODE_USER_PREFIX) : NULL;
+}
+
+static void
+node_authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb,
+               void *ctx)
+{
+    req_t r = {.a = attrs, .node = node_name(attrs->user)};
+
+    (void)self;
+    if (r.node == NULL || !attrs->resource_request) {
+        cb(AUTHZ_NO_OPINION, "", ctx);
+        return;
+    }
+    if (*r.node == '\0') {
+        snprintf(r.why, sizeof(r.why), "unknown node for user \"%s\"", attrs->user->name);
+        cb(AUTHZ_NO_OPINION, r.why, ctx);
+        return;
+    }
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+        const char *group = attrs->api_group != NULL ? attrs->api_group : "";
+        if (is(group, rules[i].group) && is(attrs->resource, rules[i].resource)) {
+            authz_node_graph_t *g = authz_node__current();
+            r.g = g;
+            authz_decision_t d = rules[i].fn(&r, rules[i].kind);
+            authz_node_graph_unref(g);
+            cb(d, r.why, ctx);
+            return;
+        }
+    }
+    cb(AUTHZ_NO_OPINION, "", ctx);
+}
+
+static void
+node_free(authz_authorizer_t *self)
+{
+    (void)self;
+}
+
+authz_authorizer_t authz_node_authorizer = {
+    .name = "Node", .authorize = node_authorize, .free = node_free};

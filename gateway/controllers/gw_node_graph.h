@@ -1,0 +1,25 @@
+#ifndef GATEWAY_CONTROLLERS_GW_NODE_GRAPH_H
+#define GATEWAY_CONTROLLERS_GW_NODE_GRAPH_H
+
+/*
+ * The process's node graph (authz_node.h), kept current from etcd as the RBAC snapshot is
+ * (gw_rbac_cache.h): pods and persistentvolumeclaims are watched, and after any change (or
+ * every minute) both are read again at one revision and a new graph is published. Runs on
+ * every instance whose --authorization-mode holds Node, on one worker's loop.
+ */
+
+#include "etcd.h"
+
+struct event_base;
+
+typedef struct gw_node_graph gw_node_graph_t;
+
+/** Start on `base` (the calling worker's; it must keep running); client must outlive the
+ *  feeder. Thread: base's. */
+gw_node_graph_t *gw_node_graph_start(etcd_client_t *client, struct event_base *base,
+                                     const char *etcd_prefix);
+
+/** Stop and free; the published graph stays in force. NULL is fine. Thread: base's. */
+void gw_node_graph_stop(gw_node_graph_t *n);
+
+#endif
