@@ -139,6 +139,19 @@ typedef struct {
     int timeout_ms;
 } authn_tls_t;
 
+/**
+ * Read a webhook's kubeconfig file (YAML or JSON): the server URL and TLS settings of its
+ * current-context (or its first cluster and user), relative file names resolved against the
+ * file's folder. 0 with *server and tls's strings new (free with authn_kubeconfig_clear), or
+ * GW_EINVAL with a one-line reason in err (the path is the caller's to name). Thread: any
+ * (blocking reads: start-up).
+ */
+int authn_kubeconfig_read(const char *path, char **server, authn_tls_t *tls, char *err,
+                          size_t err_len);
+
+/** Free what authn_kubeconfig_read filled (strings of tls and *server). Thread: any. */
+void authn_kubeconfig_clear(char **server, authn_tls_t *tls);
+
 /** One need. Owned by its pending authentication. */
 typedef struct {
     authn_need_kind_t kind;

@@ -409,27 +409,42 @@ api_audiences(const authn_config_t *cfg)
 }
 
 int
+authn_kubeconfig_read(const char *path, char **server, authn_tls_t *tls, char *err,
+                      size_t err_len)
+{
+    size_t len;
+    char *text = authn__file_read(path, &len);
+
+    *server = NULL;
+    *tls = (authn_tls_t){0};
+    if (text == NULL) {
+        snprintf(err, err_len, "cannot be read: %s", strerror(errno));
+        return GW_EINVAL;
+    }
+    char *copy = gw_strdup(path);
+    int rc = authn__kubeconfig_parse(text, len, dirname(copy), server, tls, err, err_len);
+    free(copy);
+    free(text);
+    return rc;
+}
+
+void
+authn_kubeconfig_clear(char **server, authn_tls_t *tls)
+{
+    authn__kubeconfig_clear(server, tls);
+}
+
+int
 authn__webhook_new(const authn_config_t *cfg, authn__webhook_t **out, char *err, size_t err_len)
 {
     const char *path = cfg->webhook_config_file;
     char why[256] = "";
-    size_t len;
 
     *out = NULL;
     if (path == NULL)
         return 0;
-    char *text = authn__file_read(path, &len);
-    if (text == NULL) {
-        snprintf(err, err_len, "cannot read --authentication-token-webhook-config-file \"%s\": %s",
-                 path, strerror(errno));
-        return GW_EINVAL;
-    }
-    char *copy = gw_strdup(path);
     authn__webhook_t *w = gw_calloc(1, sizeof(*w));
-    int rc =
-        authn__kubeconfig_parse(text, len, dirname(copy), &w->server, &w->tls, why, sizeof(why));
-    free(copy);
-    free(text);
+    int rc = authn_kubeconfig_read(path, &w->server, &w->tls, why, sizeof(why));
     if (rc != 0) {
         snprintf(err, err_len, "--authentication-token-webhook-config-file \"%s\": %s", path, why);
         free(w);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "authz_rbac.h"
+#include "authz_webhook.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
 
@@ -49,7 +50,7 @@ static authz_authorizer_t mode_always_deny = {
 static authz_authorizer_t *const modes_known[] = {&mode_always_allow, &mode_always_deny,
                                                   &authz_rbac_authorizer};
 /* Valid kube modes that come with later work. */
-static const char *const modes_later[] = {"Node", "ABAC", "Webhook"};
+static const char *const modes_later[] = {"Node", "ABAC"};
 
 /* ---- building the chain ----------------------------------------------------------------- */
 
@@ -94,8 +95,34 @@ add_mode(authz_t *z, const char *name, size_t len, char *err, size_t err_len)
     return 0;
 }
 
+/* The Webhook mode, built from cfg. */
+static int
+add_webhook(authz_t *z, const authz_config_t *cfg, char *err, size_t err_len)
+{
+    if (authz_has_mode(z, "Webhook")) {
+        snprintf(err, err_len, "authorization-mode \"Webhook\" is specified more than once");
+        return GW_EINVAL;
+    }
+    if (cfg == NULL || cfg->webhook_config_file == NULL) {
+        snprintf(err, err_len,
+                 "authorization-mode Webhook's authorization config file not passed");
+        return GW_EINVAL;
+    }
+    if (authz_webhook_new(cfg, &z->chain[z->n], err, err_len) != 0)
+        return GW_EINVAL;
+    z->n++;
+    return 0;
+}
+
 int
 authz_new(const char *modes, authz_t **out, char *err, size_t err_len)
+{
+    return authz_new_config(modes, NULL, out, err, err_len);
+}
+
+int
+authz_new_config(const char *modes, const authz_config_t *cfg, authz_t **out, char *err,
+                 size_t err_len)
 {
     authz_t *z = gw_calloc(1, sizeof(*z));
     *out = NULL;
@@ -105,7 +132,8 @@ authz_new(const char *modes, authz_t **out, char *err, size_t err_len)
             snprintf(err, err_len, "authorization-mode: empty mode in \"%s\"", modes);
             goto bad;
         }
-        if (add_mode(z, p, len, err, err_len) != 0)
+        bool webhook = len == strlen("Webhook") && strncmp(p, "Webhook", len) == 0;
+        if ((webhook ? add_webhook(z, cfg, err, err_len) : add_mode(z, p, len, err, err_len)) != 0)
             goto bad;
         if (p[len] == '\0')
             break;

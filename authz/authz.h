@@ -6,12 +6,13 @@
  * (no libevent, no gRPC). Authorizers are consulted in --authorization-mode order; the first
  * Allow or Deny decides; when all have no opinion the request is denied. Members of
  * system:masters are allowed before any authorizer is asked, as kube-apiserver does.
- * Authorizers may answer asynchronously (webhook, later): decisions come through a callback,
+ * Authorizers may answer asynchronously (the webhook): decisions come through a callback,
  * which may also fire before authz_authorize returns.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "authn.h"
 
@@ -26,6 +27,9 @@ typedef struct {
     const char *subresource;
     const char *namespace_;
     const char *name;
+    void *io; /* the caller's event loop, lent to the HTTPS exchange of the Webhook authorizer
+               * (authz_config_t.https); NULL when the caller cannot wait: the webhook then
+               * has no opinion at once */
 } authz_attrs_t;
 
 typedef enum {
@@ -48,12 +52,37 @@ struct authz_authorizer {
 
 typedef struct authz authz_t;
 
+/** The end of an HTTPS exchange: err 0 with the HTTP status and the body (borrowed for the
+ *  call), or a gw_err code. */
+typedef void (*authz_https_cb)(int err, int status, const char *body, size_t len, void *ctx);
+
+/** An HTTPS POST of a JSON body, lent by the caller (authz does no I/O): started on the
+ *  thread running `io`, cb fires exactly once, later, on that thread. */
+typedef void (*authz_https_fn)(void *io, const char *url, const char *body,
+                               const authn_tls_t *tls, authz_https_cb cb, void *ctx);
+
+/** What the modes need beyond their names. Borrowed by authz_new_config for the call. */
+typedef struct {
+    const char *webhook_config_file; /* the Webhook mode's kubeconfig */
+    const char *webhook_version;     /* SubjectAccessReview version: "v1beta1" (NULL) or "v1" */
+    int64_t webhook_authorized_ttl_ms;   /* how long an allow is cached */
+    int64_t webhook_unauthorized_ttl_ms; /* how long a deny or no opinion is cached */
+    authz_https_fn https;                /* the Webhook mode's exchanges */
+} authz_config_t;
+
 /**
  * Build the chain from --authorization-mode (comma-separated: AlwaysAllow, AlwaysDeny, RBAC
- * (authz_rbac.h); Node, ABAC and Webhook later). Unknown or repeated mode -> GW_EINVAL with a one-line reason.
+ * (authz_rbac.h), Webhook (needs authz_new_config), ABAC (authz_abac.h), Node (authz_node.h)). Unknown or repeated mode -> GW_EINVAL with a one-line reason.
  * Thread: main, at start-up.
  */
 int authz_new(const char *modes, authz_t **out, char *err, size_t err_len);
+
+/**
+ * authz_new with the settings some modes need (cfg may be NULL): Webhook reads its kubeconfig
+ * now (authz_webhook.h). GW_EINVAL with a one-line reason. Thread: main, at start-up.
+ */
+int authz_new_config(const char *modes, const authz_config_t *cfg, authz_t **out, char *err,
+                     size_t err_len);
 void authz_free(authz_t *z);
 
 /** Whether the chain holds the mode `name` ("RBAC", "AlwaysAllow", ...): the rules reviews

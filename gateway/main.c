@@ -30,6 +30,7 @@
 #include "gw_config.h"
 #include "gw_controllers.h"
 #include "gw_err.h"
+#include "gw_fetch.h"
 #include "gw_health.h"
 #include "gw_log.h"
 #include "gw_registry.h"
@@ -277,6 +278,46 @@ build_authn(kgate_t *k, char *err, size_t err_len)
     return rc;
 }
 
+/* The Webhook authorizer's exchanges, on the loop of the request's worker (io). */
+static void
+authz_https(void *io, const char *url, const char *body, const authn_tls_t *tls,
+            authz_https_cb cb, void *ctx)
+{
+    gw_fetch_req_t q = {.method = "POST",
+                        .url = url,
+                        .body = body,
+                        .body_len = strlen(body),
+                        .ca_pem = tls->ca_pem,
+                        .cert_pem = tls->cert_pem,
+                        .key_pem = tls->key_pem,
+                        .bearer_token = tls->bearer_token,
+                        .timeout_ms = tls->timeout_ms};
+    gw_fetch(io, &q, cb, ctx);
+}
+
+/* The authorizer chain from the flags; 0 or GW_EINVAL with the reason in err. */
+static int
+build_authz(kgate_t *k, char *err, size_t err_len)
+{
+    const gw_config_t *cfg = k->cfg;
+    authz_config_t ac = {
+        .webhook_config_file = cfg->authorization_webhook_config_file,
+        .webhook_version = cfg->authorization_webhook_version,
+        .webhook_authorized_ttl_ms = cfg->authorization_webhook_cache_authorized_ttl_ms,
+        .webhook_unauthorized_ttl_ms = cfg->authorization_webhook_cache_unauthorized_ttl_ms,
+        .https = authz_https,
+    };
+    char *modes = join(&cfg->authorization_mode);
+    int rc = authz_new_config(modes, &ac, &k->authz, err, err_len);
+    free(modes);
+    if (rc == 0 && ac.webhook_config_file != NULL && !authz_has_mode(k->authz, "Webhook")) {
+        snprintf(err, err_len, "cannot specify --authorization-webhook-config-file without mode "
+                               "Webhook");
+        rc = GW_EINVAL;
+    }
+    return rc;
+}
+
 /* Authentication, authorization and the served catalog from the flags. Returns the exit
  * code for a failure (1: an unusable file, 2: a bad flag value) or 0. */
 static int
@@ -285,9 +326,7 @@ build_policy(kgate_t *k, char *err, size_t err_len)
     const gw_config_t *cfg = k->cfg;
     if (build_authn(k, err, err_len) != 0)
         return 1;
-    char *modes = join(&cfg->authorization_mode);
-    int rc = authz_new(modes, &k->authz, err, err_len);
-    free(modes);
+    int rc = build_authz(k, err, err_len);
     if (rc != 0)
         return 2;
     char *runtime = join(&cfg->runtime_config);

@@ -19,6 +19,7 @@
 #include "gw_impersonate.h"
 #include "gw_log.h"
 #include "gw_registry.h"
+#include "gw_server.h"
 #include "gw_tls.h"
 
 #define PRIVILEGED_GROUP "system:masters"
@@ -253,6 +254,7 @@ f_authz(gw_req_t *r)
         .subresource = i->subresource,
         .namespace_ = i->namespace_,
         .name = i->name,
+        .io = gw_worker_base(r->worker),
     };
     p->authz_in_filter = true;
     authz_authorize(p->api->cfg.authz, &attrs, authz_done, r);

@@ -17,6 +17,7 @@
 #include "gw_alloc.h"
 #include "gw_api_int.h"
 #include "gw_names.h"
+#include "gw_server.h"
 
 #define HDR_USER "Impersonate-User"
 #define HDR_GROUP "Impersonate-Group"
@@ -198,7 +199,8 @@ run_checks(imp_t *s)
                                .resource = p->resource,
                                .subresource = p->subresource,
                                .namespace_ = p->namespace_,
-                               .name = p->name};
+                               .name = p->name,
+                               .io = gw_worker_base(r->worker)};
         s->answered = false;
         s->in_call = true;
         authz_authorize(GW_API_REQ(r)->api->cfg.authz, &attrs, authorized, s);

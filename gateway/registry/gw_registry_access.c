@@ -156,6 +156,7 @@ ask(gw_req_t *r, json_t *review, const authn_user_t *u)
     authz_attrs_t attrs = attrs_of(json_object_get(review, "spec"), u);
 
     *a = (access_t){r, review};
+    attrs.io = gw_worker_base(r->worker);
     authz_authorize(r->authz, &attrs, decided, a);
 }
 

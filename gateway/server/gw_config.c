@@ -147,6 +147,16 @@ static const flag_t flags[] = {
      0, 0, NULL, "Header prefixes of extra user attributes (e.g. X-Remote-Extra-)."},
     {"authorization-mode", FLAG_LIST, OFF(authorization_mode), "AlwaysAllow", 0, 0,
      check_authz_mode, "Authorizers in order: AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC, Node."},
+    {"authorization-webhook-config-file", FLAG_STR, OFF(authorization_webhook_config_file), NULL,
+     0, 0, NULL, "Kubeconfig of the SubjectAccessReview webhook (the Webhook mode)."},
+    {"authorization-webhook-version", FLAG_STR, OFF(authorization_webhook_version), "v1beta1", 0,
+     0, check_webhook_version, "SubjectAccessReview version the webhook speaks: v1beta1 or v1."},
+    {"authorization-webhook-cache-authorized-ttl", FLAG_DURATION,
+     OFF(authorization_webhook_cache_authorized_ttl_ms), "5m", 0, 0, NULL,
+     "How long the webhook's allows are cached."},
+    {"authorization-webhook-cache-unauthorized-ttl", FLAG_DURATION,
+     OFF(authorization_webhook_cache_unauthorized_ttl_ms), "30s", 0, 0, NULL,
+     "How long the webhook's denials and no opinions are cached."},
     {"runtime-config", FLAG_LIST, OFF(runtime_config), "", 0, 0, check_key_value,
      "API groups and versions to enable or disable: key[=value] pairs."},
     {"feature-gates", FLAG_LIST, OFF(feature_gates), "", 0, 0, check_feature_gate,
@@ -620,6 +630,7 @@ gw_config_check_files(const gw_config_t *cfg, char *err, size_t err_len)
         {cfg->authentication_config, "authentication-config"},
         {cfg->authentication_token_webhook_config_file, "authentication-token-webhook-config-file"},
         {cfg->requestheader_client_ca_file, "requestheader-client-ca-file"},
+        {cfg->authorization_webhook_config_file, "authorization-webhook-config-file"},
     };
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         int rc = check_readable(files[i].path, files[i].flag, err, err_len);

@@ -69,6 +69,10 @@ typedef struct {
     gw_strlist_t requestheader_extra_headers_prefix;
     /* Accepted and validated now; used by later layers. */
     gw_strlist_t authorization_mode;
+    char *authorization_webhook_config_file;
+    char *authorization_webhook_version;
+    int64_t authorization_webhook_cache_authorized_ttl_ms;
+    int64_t authorization_webhook_cache_unauthorized_ttl_ms;
     gw_strlist_t runtime_config;
     gw_strlist_t feature_gates;
     int max_requests_inflight;
