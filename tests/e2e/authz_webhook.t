@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The Webhook authorizer (--authorization-mode=Webhook,RBAC): every decision is a
+# SubjectAccessReview POSTed over HTTPS to tests/e2e/sar.py, named by a kubeconfig with its CA
+# and bearer token. An allow allows, a denial denies before RBAC is asked, no opinion falls
+# through to RBAC; answers are cached per the authorized and unauthorized TTLs; a webhook that
+# fails or does not answer in time has no opinion; v1 or v1beta1 reviews; start-up errors.
+set -u
+cd "$(dirname "$0")/../.."
+source tests/lib/etcd.sh
+source tests/e2e/kgate.sh
+source tests/e2e/api_lib.sh
+source tests/e2e/registry_lib.sh
+source tests/e2e/idp_lib.sh
+e2e_require authz_webhook
+
+PKI=$KGATE_TEST_TMP/pki
+api_pki "$PKI"
+printf 'sleepy-token,sleepy,1003\nboom-token,boom,1004\n' >>"$PKI/tokens.csv"
+set_users
+BOB=(-H "Authorization: Bearer bob-token")
+SLEEPY=(-H "Authorization: Bearer sleepy-token")
+BOOM=(-H "Authorization: Bearer boom-token")
+trap stop_all EXIT
+
+# sar_start DIR: sar.py serving with DIR as its state; sets SAR_DIR and SAR_URL.
+sar_start() {
+    SAR_DIR=$1
+    mkdir -p "$SAR_DIR"
+    pki_cert "$PKI" ca sar server "/CN=sar" "IP:127.0.0.1"
+    python3 tests/e2e/sar.py "$SAR_DIR" "$PKI/sar.crt" "$PKI/sar.key" 2>"$SAR_DIR/sar.log" &
+    echo $! >>"$KGATE_TEST_TMP/pids"
+    for _ in $(seq 100); do
+        [[ -s $SAR_DIR/port ]] && break
+        sleep 0.1
+    done
+    SAR_URL=https://127.0.0.1:$(cat "$SAR_DIR/port")
+}
+sar_start "$KGATE_TEST_TMP/sar"
+HOOK=$KGATE_TEST_TMP/hook.yaml
+cat >"$HOOK" <<YAML
+apiVersion: v1
+kind: Config
+clusters:
+- name: sar
+  cluster: {certificate-authority: $PKI/ca.crt, server: "$SAR_URL/authorize"}
+users:
+- name: kgate
+  user: {token: sar-secret}
+contexts:
+- name: sar
+  context: {cluster: sar, user: kgate}
+current-context: sar
+YAML
+
+# asked PATTERN: how many reviews the webhook got whose line matches PATTERN.
+asked() { grep -c -- "$1" "$SAR_DIR/hits" 2>/dev/null || true; }
+# message_has TEXT: the last answer's Status message holds TEXT.
+message_has() { jpy "'''$1''' in d['message']"; }
+
+PODS=$CORE/pods
+check "kgate starts with Webhook,RBAC" api_start hook --authorization-mode=Webhook,RBAC \
+    --authorization-webhook-config-file="$HOOK" --authorization-webhook-cache-unauthorized-ttl=1s
+fetch "$PODS" "${ALICE[@]}"
+check "the webhook allows alice to list pods" code_is 200
+check "... asked once with a v1beta1 review naming her groups in spec.group" \
+    test "$(asked '^authorization.k8s.io/v1beta1 alice list pods group$')" = 1
+fetch "$PODS" "${ALICE[@]}"
+check "alice again: allowed" code_is 200
+check "... from the cache (not asked again)" test "$(asked ' alice list pods ')" = 1
+fetch "$CORE/configmaps" "${ALICE[@]}"
+check "no opinion on alice's configmaps, and RBAC grants nothing: 403" code_is 403
+check "... the webhook was asked" test "$(asked ' alice list configmaps ')" = 1
+fetch /api "${BOB[@]}"
+check "the webhook denies bob /api, which RBAC would allow: 403" code_is 403
+check "... with the webhook's reason" message_has "bob is banned"
+fetch /api "${JANE[@]}"
+check "no opinion on jane's /api: RBAC's discovery role allows it" code_is 200
+check "... the webhook was asked first" test "$(asked ' jane get /api ')" = 1
+fetch /api "${BOB[@]}"
+check "bob again within the unauthorized TTL: denied from the cache" \
+    test "$(code_is 403 && asked ' bob get /api ')" = 1
+sleep 1.5
+fetch /api "${BOB[@]}"
+check "after the unauthorized TTL: asked again" test "$(code_is 403 && asked ' bob get /api ')" = 2
+fetch /api "${BOOM[@]}"
+check "a webhook answering 500 has no opinion: RBAC allows /api" code_is 200
+fetch /api "${BOOM[@]}"
+check "... and the failure is not cached" test "$(asked ' boom get /api ')" = 2
+check "... it is logged" grep -q "authorization webhook .*HTTP status 500" "$KGATE_LOG"
+OUT=$KGATE_TEST_TMP/body
+CODE=$(curl -s --max-time 90 --cacert "$PKI/ca.crt" -o "$OUT" -w '%{http_code}' "${SLEEPY[@]}" \
+    "$KGATE_URL$PODS")
+check "a webhook that does not answer in time has no opinion: 403 from RBAC" code_is 403
+check "... logged as no answer in time" grep -q "authorization webhook .*no answer in time" \
+    "$KGATE_LOG"
+req GET "$PODS"
+check "system:masters is allowed without asking" \
+    test "$(code_is 200 && asked ' kubernetes-admin ')" = 0
+check "kgate exits cleanly" clean_exit
+
+check "kgate starts with --authorization-webhook-version=v1" api_start hookv1 \
+    --authorization-mode=Webhook --authorization-webhook-config-file="$HOOK" \
+    --authorization-webhook-version=v1
+fetch "$PODS" "${ALICE[@]}"
+check "alice lists pods" code_is 200
+check "... asked with a v1 review naming her groups in spec.groups" \
+    test "$(asked '^authorization.k8s.io/v1 alice list pods groups$')" = 1
+check "kgate exits cleanly" clean_exit
+
+start_fails "Webhook without its kubeconfig" \
+    "authorization-mode Webhook's authorization config file not passed" \
+    --authorization-mode=Webhook
+start_fails "a webhook kubeconfig without mode Webhook" \
+    "cannot specify --authorization-webhook-config-file without mode Webhook" \
+    --authorization-mode=RBAC --authorization-webhook-config-file="$HOOK"
+printf 'clusters:\n- cluster: {server: "http://127.0.0.1:1/"}\n' >"$KGATE_TEST_TMP/plain.yaml"
+start_fails "a plain http webhook" "names no https server" --authorization-mode=Webhook \
+    --authorization-webhook-config-file="$KGATE_TEST_TMP/plain.yaml"
+start_fails "a bad webhook version" "must be v1 or v1beta1" --authorization-mode=Webhook \
+    --authorization-webhook-config-file="$HOOK" --authorization-webhook-version=v2
+tap_end

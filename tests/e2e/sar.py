@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""A small HTTPS SubjectAccessReview webhook for the Webhook authorizer scenario.
+
+sar.py DIR CERT KEY: serves POST /authorize on 127.0.0.1 (a free port, written to DIR/port
+once listening); "Authorization: Bearer sar-secret" is required. It decides by spec.user:
+  alice   allowed to get and list pods, no opinion on anything else
+  bob     denied everything
+  sleepy  answered only after 60 s (longer than kgate waits)
+  boom    a 500
+  others  no opinion
+Each review appends "apiVersion user verb resource-or-path groups-key" to DIR/hits, where
+groups-key is the member naming the groups ("group" in v1beta1, "groups" in v1, "-": none).
+"""
+import http.server
+import json
+import os
+import ssl
+import sys
+import time
+
+STATE, CERT, KEY = sys.argv[1:4]
+
+
+def decide(spec):
+    user = spec.get("user", "")
+    attrs = spec.get("resourceAttributes", {})
+    if user == "alice" and attrs.get("resource") == "pods" and attrs.get("verb") in ("get", "list"):
+        return {"allowed": True, "reason": "alice may read pods"}
+    if user == "bob":
+        return {"allowed": False, "denied": True, "reason": "bob is banned"}
+    return {"allowed": False, "reason": "not mine to say"}
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def answer(self, code, doc):
+        body = json.dumps(doc).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def record(self, review):
+        spec = review.get("spec", {})
+        attrs = spec.get("resourceAttributes") or spec.get("nonResourceAttributes") or {}
+        what = attrs.get("resource") or attrs.get("path", "")
+        key = "groups" if "groups" in spec else "group" if "group" in spec else "-"
+        with open(os.path.join(STATE, "hits"), "a") as f:
+            f.write("%s %s %s %s %s\n" % (review.get("apiVersion"), spec.get("user"),
+                                          attrs.get("verb"), what, key))
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        review = json.loads(self.rfile.read(length) or b"{}")
+        if self.path != "/authorize":
+            return self.answer(404, {"error": "not found"})
+        if self.headers.get("Authorization") != "Bearer sar-secret":
+            return self.answer(401, {"error": "who are you"})
+        self.record(review)
+        user = review.get("spec", {}).get("user")
+        if user == "sleepy":
+            time.sleep(60)
+        if user == "boom":
+            return self.answer(500, {"error": "boom"})
+        review["status"] = decide(review.get("spec", {}))
+        self.answer(200, review)
+
+
+def main():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(CERT, KEY)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    with open(os.path.join(STATE, "port.tmp"), "w") as f:
+        f.write(str(server.server_address[1]))
+    os.rename(os.path.join(STATE, "port.tmp"), os.path.join(STATE, "port"))
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
