@@ -201,23 +201,22 @@ static void
 reviewed(int err, int status, const char *body, size_t len, void *ctx)
 {
     review_t *rv = ctx;
-    authz_decision_t decision;
+    authz_decision_t decision = AUTHZ_NO_OPINION;
     char *reason = NULL;
+    bool answered = false;
 
-    if (err != 0) {
+    if (err != 0)
         gw_log_warn(NULL, "authorization webhook %s: %s", rv->w->server,
                     err == GW_ETIMEOUT ? "no answer in time" : "cannot be reached");
-    } else if (status < 200 || status > 299) {
+    else if (status < 200 || status > 299)
         gw_log_warn(NULL, "authorization webhook %s: HTTP status %d", rv->w->server, status);
-    } else if (read_answer(body, len, &decision, &reason) != 0) {
+    else if (read_answer(body, len, &decision, &reason) != 0)
         gw_log_warn(NULL, "authorization webhook %s: not a SubjectAccessReview", rv->w->server);
-    } else {
+    else
+        answered = true;
+    if (answered)
         cache_put(rv->w, rv->hash, decision, reason);
-        rv->cb(decision, reason, rv->ctx);
-        goto out;
-    }
-    rv->cb(AUTHZ_NO_OPINION, "", rv->ctx);
-out:
+    rv->cb(decision, answered ? reason : "", rv->ctx);
     free(reason);
     free(rv);
 }
