@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "authz_node.h"
 #include "authz_rbac.h"
 #include "authz_webhook.h"
 #include "gw_alloc.h"
@@ -48,9 +49,9 @@ static authz_authorizer_t mode_always_deny = {
     .name = "AlwaysDeny", .authorize = always_deny, .free = free_static};
 
 static authz_authorizer_t *const modes_known[] = {&mode_always_allow, &mode_always_deny,
-                                                  &authz_rbac_authorizer};
+                                                  &authz_rbac_authorizer, &authz_node_authorizer};
 /* Valid kube modes that come with later work. */
-static const char *const modes_later[] = {"Node", "ABAC"};
+static const char *const modes_later[] = {"ABAC"};
 
 /* ---- building the chain ----------------------------------------------------------------- */
 

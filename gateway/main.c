@@ -157,6 +157,8 @@ on_worker_start(gw_worker_t *w, void *arg)
     k->controllers =
         gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix, k->catalog);
     start_service_accounts(k);
+    if (authz_has_mode(k->authz, "Node"))
+        gw_controllers_start_node_graph(k->controllers);
     gw_controllers_enable(k->controllers, (const char *const *)k->cfg->controllers.items,
                           k->cfg->controllers.n);
     gw_controllers_on_synced(k->controllers, mark_synced, k->health);

@@ -88,7 +88,6 @@ test_modes(void)
     } bad[] = {
         {"Foo", "authorization-mode \"Foo\" is not a valid mode"},
         {"AlwaysAllow,alwaysdeny", "authorization-mode \"alwaysdeny\" is not a valid mode"},
-        {"Node", "authorization-mode \"Node\" is not supported yet"},
         {"AlwaysAllow,AlwaysAllow",
          "authorization-mode \"AlwaysAllow\" is specified more than once"},
         {"", "authorization-mode: empty mode in \"\""},
