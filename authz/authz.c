@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "authz_abac.h"
 #include "authz_node.h"
 #include "authz_rbac.h"
 #include "authz_webhook.h"
@@ -49,9 +50,8 @@ static authz_authorizer_t mode_always_deny = {
     .name = "AlwaysDeny", .authorize = always_deny, .free = free_static};
 
 static authz_authorizer_t *const modes_known[] = {&mode_always_allow, &mode_always_deny,
-                                                  &authz_rbac_authorizer, &authz_node_authorizer};
-/* Valid kube modes that come with later work. */
-static const char *const modes_later[] = {"ABAC"};
+                                                  &authz_rbac_authorizer, &authz_abac_authorizer,
+                                                  &authz_node_authorizer};
 
 /* ---- building the chain ----------------------------------------------------------------- */
 
@@ -65,24 +65,13 @@ find_mode(const char *name, size_t len)
     return NULL;
 }
 
-static bool
-is_later_mode(const char *name, size_t len)
-{
-    for (size_t i = 0; i < sizeof(modes_later) / sizeof(modes_later[0]); i++) {
-        if (strlen(modes_later[i]) == len && strncmp(modes_later[i], name, len) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* Add one mode to z; 0 or GW_EINVAL with the reason in err. */
 static int
 add_mode(authz_t *z, const char *name, size_t len, char *err, size_t err_len)
 {
     authz_authorizer_t *m = find_mode(name, len);
     if (m == NULL) {
-        snprintf(err, err_len, "authorization-mode \"%.*s\" %s", (int)len, name,
-                 is_later_mode(name, len) ? "is not supported yet" : "is not a valid mode");
+        snprintf(err, err_len, "authorization-mode \"%.*s\" is not a valid mode", (int)len, name);
         return GW_EINVAL;
     }
     for (size_t i = 0; i < z->n; i++) {

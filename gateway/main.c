@@ -22,6 +22,7 @@
 #include "authn.h"
 #include "authn_sa.h"
 #include "authz.h"
+#include "authz_abac.h"
 #include "etcd.h"
 #include "gw_alloc.h"
 #include "gw_api.h"
@@ -280,6 +281,22 @@ build_authn(kgate_t *k, char *err, size_t err_len)
     return rc;
 }
 
+/* The ABAC mode's policies, which it needs and nothing else may have (kube's checks). Returns
+ * the exit code for a failure or 0. */
+static int
+use_abac(const kgate_t *k, char *err, size_t err_len)
+{
+    const char *file = k->cfg->authorization_policy_file;
+    if (authz_has_mode(k->authz, "ABAC") != (file != NULL)) {
+        snprintf(err, err_len, file == NULL ? "authorization-mode ABAC's authorization policy file "
+                                              "not passed"
+                                            : "cannot specify --authorization-policy-file "
+                                              "without mode ABAC");
+        return 2;
+    }
+    return file != NULL && authz_abac_use_file(file, err, err_len) != 0 ? 1 : 0;
+}
+
 /* The Webhook authorizer's exchanges, on the loop of the request's worker (io). */
 static void
 authz_https(void *io, const char *url, const char *body, const authn_tls_t *tls,
@@ -331,6 +348,8 @@ build_policy(kgate_t *k, char *err, size_t err_len)
     int rc = build_authz(k, err, err_len);
     if (rc != 0)
         return 2;
+    if ((rc = use_abac(k, err, err_len)) != 0)
+        return rc;
     char *runtime = join(&cfg->runtime_config);
     rc = gw_catalog_configure(gw_catalog_builtin(), runtime, &k->catalog, err, err_len);
     free(runtime);
