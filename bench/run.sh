@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
-# bench_api, bench_watch, bench_list and bench_authn against $KGATE_BUILD/kgate in front of that
-# etcd. The etcd is a throwaway one on free loopback ports unless KGATE_BENCH_ETCD=http://host:port
-# points at an existing one (the benchmarks' objects are removed from it afterwards).
+# bench_api, bench_watch, bench_list, bench_authn and bench_rbac against $KGATE_BUILD/kgate in
+# front of that etcd. The etcd is a throwaway one on free loopback ports unless
+# KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects are
+# removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -109,3 +110,15 @@ openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$PKI/sa.key" 
 restart_kgate "$KGATE_BENCH_ETCD" --service-account-issuer=https://kgate.bench \
     --service-account-signing-key-file="$PKI/sa.key" --service-account-key-file="$PKI/sa.key"
 "$KGATE_BUILD/bench/bench_authn" "https://127.0.0.1:$PORT" "$PKI"
+echo
+
+# Authorization: a kgate with RBAC beside one with AlwaysAllow, on the same prefix, both taking
+# the bench user's bearer token; each keeps a log of its own.
+echo "bench-token,bench-user,3001" >"$PKI/tokens.csv"
+restart_kgate "$KGATE_BENCH_ETCD" --authorization-mode=AlwaysAllow \
+    --token-auth-file="$PKI/tokens.csv"
+ALLOW_PORT=$PORT
+LOG=$KGATE_TEST_TMP/kgate-rbac.log
+start_kgate "$KGATE_BENCH_ETCD" --authorization-mode=RBAC --token-auth-file="$PKI/tokens.csv"
+"$KGATE_BUILD/bench/bench_rbac" "https://127.0.0.1:$PORT" "https://127.0.0.1:$ALLOW_PORT" "$PKI" \
+    bench-token bench-user
