@@ -94,8 +94,8 @@ refused() {
     check "$desc: one line saying why" grep -qxE "kgate: $pattern" "$ERR" || diag "$(cat "$ERR")"
     check "$desc: nothing else" test "$(wc -l <"$ERR")" = 1
 }
-refused 2 'authorization-mode "Node" is not supported yet' "Node for now" \
-    --authorization-mode=Node
+refused 2 'invalid value "Bogus" for --authorization-mode: unknown authorization mode \(want AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC or Node\)' \
+    "an unknown mode" --authorization-mode=Bogus
 refused 2 'authorization-mode "AlwaysDeny" is specified more than once' "a repeated mode" \
     --authorization-mode=AlwaysDeny,AlwaysDeny
 printf 'tok,onlyuser\n' >"$KGATE_TEST_TMP/bad-tokens.csv"
