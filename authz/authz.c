@@ -27,7 +27,7 @@ always_allow(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_d
              void *ctx)
 {
     (void)self, (void)attrs;
-    cb(AUTHZ_ALLOW, "", ctx);
+    cb(AUTHZ_ALLOW, "", NULL, ctx);
 }
 
 /* kube's AlwaysDeny has no opinion (so a later mode may still allow) and says why. */
@@ -35,7 +35,7 @@ static void
 always_deny(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb, void *ctx)
 {
     (void)self, (void)attrs;
-    cb(AUTHZ_NO_OPINION, "Everything is forbidden.", ctx);
+    cb(AUTHZ_NO_OPINION, "Everything is forbidden.", NULL, ctx);
 }
 
 static void
@@ -168,6 +168,7 @@ typedef struct {
     authz_decision_t decision; /* of the authorizer asked last */
     char *reason;              /* its reason for an ALLOW or DENY */
     char *reasons;             /* gathered NO_OPINION reasons, or NULL */
+    char *errors;              /* gathered errors, or NULL */
     authz_done_cb cb;
     void *ctx;
     bool in_call;  /* inside an authorizer's authorize() */
@@ -179,27 +180,35 @@ static void ask_next(decision_t *d);
 static void
 finish(decision_t *d, authz_decision_t decision, const char *reason)
 {
-    d->cb(decision, reason, d->ctx);
+    d->cb(decision, reason, d->errors, d->ctx);
     free(d->reason);
     free(d->reasons);
+    free(d->errors);
     free(d);
 }
 
+/* *list with item appended after sep. */
 static void
-record(decision_t *d, authz_decision_t decision, const char *reason)
+append(char **list, const char *sep, const char *item)
+{
+    char *joined = *list == NULL ? gw_strdup(item) : gw_sprintf("%s%s%s", *list, sep, item);
+    free(*list);
+    *list = joined;
+}
+
+static void
+record(decision_t *d, authz_decision_t decision, const char *reason, const char *error)
 {
     if (reason == NULL)
         reason = "";
     d->decision = decision;
     d->answered = true;
-    if (decision != AUTHZ_NO_OPINION) {
+    if (error != NULL && *error != '\0')
+        append(&d->errors, ", ", error);
+    if (decision != AUTHZ_NO_OPINION)
         d->reason = gw_strdup(reason);
-    } else if (*reason != '\0') {
-        char *joined =
-            d->reasons == NULL ? gw_strdup(reason) : gw_sprintf("%s\n%s", d->reasons, reason);
-        free(d->reasons);
-        d->reasons = joined;
-    }
+    else if (*reason != '\0')
+        append(&d->reasons, "\n", reason);
 }
 
 /* After an authorizer's answer: done, or on to the next one. */
@@ -213,10 +222,10 @@ go_on(decision_t *d)
 }
 
 static void
-answered(authz_decision_t decision, const char *reason, void *ctx)
+answered(authz_decision_t decision, const char *reason, const char *error, void *ctx)
 {
     decision_t *d = ctx;
-    record(d, decision, reason);
+    record(d, decision, reason, error);
     /* A synchronous answer goes on in ask_next's loop, keeping the stack flat. */
     if (!d->in_call)
         go_on(d);
@@ -238,7 +247,7 @@ ask_next(decision_t *d)
             return;
         }
     }
-    finish(d, AUTHZ_DENY, d->reasons != NULL ? d->reasons : "");
+    finish(d, AUTHZ_NO_OPINION, d->reasons != NULL ? d->reasons : "");
 }
 
 static bool
@@ -255,7 +264,7 @@ void
 authz_authorize(const authz_t *z, const authz_attrs_t *attrs, authz_done_cb cb, void *ctx)
 {
     if (privileged(attrs->user)) {
-        cb(AUTHZ_ALLOW, "", ctx);
+        cb(AUTHZ_ALLOW, "", NULL, ctx);
         return;
     }
     decision_t *d = gw_calloc(1, sizeof(*d));

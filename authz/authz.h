@@ -4,7 +4,8 @@
 /*
  * Authorization: may this user do this verb on this resource or path? A library of its own
  * (no libevent, no gRPC). Authorizers are consulted in --authorization-mode order; the first
- * Allow or Deny decides; when all have no opinion the request is denied. Members of
+ * Allow or Deny decides; when all have no opinion the request is denied. An authorizer that
+ * failed (a webhook unreachable) reports an error beside its decision. Members of
  * system:masters are allowed before any authorizer is asked, as kube-apiserver does.
  * Authorizers may answer asynchronously (the webhook): decisions come through a callback,
  * which may also fire before authz_authorize returns.
@@ -27,6 +28,8 @@ typedef struct {
     const char *subresource;
     const char *namespace_;
     const char *name;
+    const char *field_selector; /* a list, watch or deletecollection's fieldSelector and */
+    const char *label_selector; /* labelSelector as sent (gw_selector.h parses them); NULL for none */
     void *io; /* the caller's event loop, lent to the HTTPS exchange of the Webhook authorizer
                * (authz_config_t.https); NULL when the caller cannot wait: the webhook then
                * has no opinion at once */
@@ -38,8 +41,11 @@ typedef enum {
     AUTHZ_NO_OPINION,
 } authz_decision_t;
 
-/** reason may be "" and is valid during the callback only. */
-typedef void (*authz_done_cb)(authz_decision_t decision, const char *reason, void *ctx);
+/** reason may be ""; error, NULL when none, says why an authorizer could not decide (a
+ *  webhook that failed): kube answers such a request with a 500 unless it is allowed. Both
+ *  are valid during the callback only. */
+typedef void (*authz_done_cb)(authz_decision_t decision, const char *reason, const char *error,
+                              void *ctx);
 
 /** One authorizer (a const vtable plus its state). */
 typedef struct authz_authorizer authz_authorizer_t;
@@ -89,8 +95,10 @@ void authz_free(authz_t *z);
  *  ask the modes that can list rules. Thread: any. */
 bool authz_has_mode(const authz_t *z, const char *name);
 
-/** Decide; cb fires exactly once with ALLOW or DENY (never NO_OPINION: the chain's end
- *  denies). Thread: the caller's; cb runs on the thread that completes the decision (the
+/** Decide; cb fires exactly once with ALLOW, DENY (an authorizer denied) or NO_OPINION (none
+ *  had one: a denial too, without status.denied), the reasons of those without an opinion
+ *  joined by newlines, and the errors of all asked joined by ", " (kube's aggregate).
+ *  Thread: the caller's; cb runs on the thread that completes the decision (the
  *  caller's for the synchronous authorizers). */
 void authz_authorize(const authz_t *z, const authz_attrs_t *attrs, authz_done_cb cb, void *ctx);
 

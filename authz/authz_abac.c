@@ -325,9 +325,9 @@ abac_authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz
 {
     (void)self;
     if (authz_abac_allows(current, attrs))
-        cb(AUTHZ_ALLOW, "", ctx);
+        cb(AUTHZ_ALLOW, "", NULL, ctx);
     else
-        cb(AUTHZ_NO_OPINION, "No policy matched.", ctx);
+        cb(AUTHZ_NO_OPINION, "No policy matched.", NULL, ctx);
 }
 
 static void

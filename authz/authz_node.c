@@ -186,12 +186,12 @@ node_authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz
 
     (void)self;
     if (r.node == NULL || !attrs->resource_request) {
-        cb(AUTHZ_NO_OPINION, "", ctx);
+        cb(AUTHZ_NO_OPINION, "", NULL, ctx);
         return;
     }
     if (*r.node == '\0') {
         snprintf(r.why, sizeof(r.why), "unknown node for user \"%s\"", attrs->user->name);
-        cb(AUTHZ_NO_OPINION, r.why, ctx);
+        cb(AUTHZ_NO_OPINION, r.why, NULL, ctx);
         return;
     }
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
@@ -201,11 +201,11 @@ node_authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz
             r.g = g;
             authz_decision_t d = rules[i].fn(&r, rules[i].kind);
             authz_node_graph_unref(g);
-            cb(d, r.why, ctx);
+            cb(d, r.why, NULL, ctx);
             return;
         }
     }
-    cb(AUTHZ_NO_OPINION, "", ctx);
+    cb(AUTHZ_NO_OPINION, "", NULL, ctx);
 }
 
 static void

@@ -297,9 +297,9 @@ rbac_authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz
     (void)self;
 
     if (s != NULL && authz_rbac_allows(s, attrs, why, sizeof(why)))
-        cb(AUTHZ_ALLOW, "", ctx);
+        cb(AUTHZ_ALLOW, "", NULL, ctx);
     else
-        cb(AUTHZ_NO_OPINION, why, ctx);
+        cb(AUTHZ_NO_OPINION, why, NULL, ctx);
     authz_rbac_snap_unref(s);
 }
 

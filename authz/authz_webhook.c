@@ -202,22 +202,22 @@ reviewed(int err, int status, const char *body, size_t len, void *ctx)
 {
     review_t *rv = ctx;
     authz_decision_t decision = AUTHZ_NO_OPINION;
-    char *reason = NULL;
-    bool answered = false;
+    char *reason = NULL, *error = NULL;
 
     if (err != 0)
-        gw_log_warn(NULL, "authorization webhook %s: %s", rv->w->server,
-                    err == GW_ETIMEOUT ? "no answer in time" : "cannot be reached");
+        error = gw_sprintf("authorization webhook %s: %s", rv->w->server,
+                           err == GW_ETIMEOUT ? "no answer in time" : "cannot be reached");
     else if (status < 200 || status > 299)
-        gw_log_warn(NULL, "authorization webhook %s: HTTP status %d", rv->w->server, status);
+        error = gw_sprintf("authorization webhook %s: HTTP status %d", rv->w->server, status);
     else if (read_answer(body, len, &decision, &reason) != 0)
-        gw_log_warn(NULL, "authorization webhook %s: not a SubjectAccessReview", rv->w->server);
+        error = gw_sprintf("authorization webhook %s: not a SubjectAccessReview", rv->w->server);
+    if (error != NULL)
+        gw_log_warn(NULL, "%s", error);
     else
-        answered = true;
-    if (answered)
         cache_put(rv->w, rv->hash, decision, reason);
-    rv->cb(decision, answered ? reason : "", rv->ctx);
+    rv->cb(decision, reason != NULL ? reason : "", error, rv->ctx);
     free(reason);
+    free(error);
     free(rv);
 }
 
@@ -233,12 +233,12 @@ authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done
     *rv = (review_t){.w = w, .cb = cb, .ctx = ctx};
     char *body = review_body(w, attrs, rv->hash);
     if (cache_get(w, rv->hash, &decision, &reason)) {
-        cb(decision, reason, ctx);
+        cb(decision, reason, NULL, ctx);
         free(reason);
         free(rv);
     } else if (attrs->io == NULL) {
         free(rv);
-        cb(AUTHZ_NO_OPINION, "", ctx); /* a caller that cannot wait */
+        cb(AUTHZ_NO_OPINION, "", NULL, ctx); /* a caller that cannot wait */
     } else {
         w->https(attrs->io, w->server, body, &w->tls, reviewed, rv);
     }

@@ -84,6 +84,7 @@ struct gw_api__req {
     bool authz_answered;
     bool authz_allowed;
     char *authz_reason;
+    char *authz_error; /* an authorizer's failure, NULL when none */
     /* warnings already added, to add each text once as kube does */
     char **warnings;
     size_t n_warnings;

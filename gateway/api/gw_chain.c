@@ -222,20 +222,41 @@ reply_forbidden(gw_req_t *r, const char *reason)
                     subject, user, i->verb, res, i->group, where, why);
 }
 
+/* kube's answer to an authorizer that failed without anyone allowing: a bare 500 in plain
+ * text (responsewriters.InternalError), not a Status. */
 static void
-authz_done(authz_decision_t decision, const char *reason, void *ctx)
+reply_authz_error(gw_req_t *r, const char *error)
+{
+    const char *msg = gw_arena_sprintf(r->arena, "Internal Server Error: \"%s\": %s\n",
+                                       evhttp_request_get_uri(r->http), error);
+    gw_reply_raw(r, 500, "text/plain; charset=utf-8", msg, strlen(msg));
+}
+
+static void
+refuse(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    if (p->authz_error != NULL)
+        reply_authz_error(r, p->authz_error);
+    else
+        reply_forbidden(r, p->authz_reason);
+}
+
+static void
+authz_done(authz_decision_t decision, const char *reason, const char *error, void *ctx)
 {
     gw_req_t *r = ctx;
     gw_api__req_t *p = GW_API_REQ(r);
     p->authz_answered = true;
     p->authz_allowed = decision == AUTHZ_ALLOW;
     p->authz_reason = gw_arena_strdup(r->arena, reason);
+    p->authz_error = error != NULL ? gw_arena_strdup(r->arena, error) : NULL;
     if (p->authz_in_filter)
         return; /* f_authz goes on */
     if (p->authz_allowed)
         gw_chain_resume(r);
     else
-        reply_forbidden(r, p->authz_reason);
+        refuse(r);
 }
 
 static gw_verdict_t
@@ -263,7 +284,7 @@ f_authz(gw_req_t *r)
         return GW_SUSPEND;
     if (p->authz_allowed)
         return GW_NEXT;
-    reply_forbidden(r, p->authz_reason);
+    refuse(r);
     return GW_DONE;
 }
 

@@ -181,7 +181,8 @@ forbid(imp_t *s)
                     subject, r->user->name, res, p->group, where, why);
 }
 
-static void authorized(authz_decision_t decision, const char *reason, void *ctx);
+static void authorized(authz_decision_t decision, const char *reason, const char *error,
+                       void *ctx);
 
 /* Authorize the parts from s->next on; GW_NEXT once all are allowed (r->user replaced). */
 static gw_verdict_t
@@ -219,9 +220,10 @@ run_checks(imp_t *s)
 }
 
 static void
-authorized(authz_decision_t decision, const char *reason, void *ctx)
+authorized(authz_decision_t decision, const char *reason, const char *error, void *ctx)
 {
     imp_t *s = ctx;
+    (void)error; /* kube refuses an impersonation it could not authorize with a 403 too */
     s->answered = true;
     s->allowed = decision == AUTHZ_ALLOW;
     s->reason = gw_arena_strdup(s->r->arena, reason != NULL ? reason : "");

@@ -135,16 +135,20 @@ typedef struct {
     json_t *review;
 } access_t;
 
-/* The chain answers ALLOW or DENY; a denial for want of an opinion is not an explicit deny
- * (kube's status.denied), and no mode here denies explicitly. */
+/* kube's status: denied only for an explicit denial (not for want of an opinion), and the
+ * authorizers' failures as evaluationError. */
 static void
-decided(authz_decision_t decision, const char *reason, void *ctx)
+decided(authz_decision_t decision, const char *reason, const char *error, void *ctx)
 {
     access_t *a = ctx;
     json_t *status = json_pack("{s:b}", "allowed", decision == AUTHZ_ALLOW);
 
+    if (decision == AUTHZ_DENY)
+        json_object_set_new(status, "denied", json_true());
     if (reason != NULL && *reason != '\0')
         json_object_set_new(status, "reason", json_string(reason));
+    if (error != NULL)
+        json_object_set_new(status, "evaluationError", json_string(error));
     json_object_set_new(a->review, "status", status);
     gw_reply_json(a->r, 201, json_incref(a->review));
 }

@@ -138,10 +138,10 @@ typedef struct {
 } verdict_t;
 
 static void
-verdict(authz_decision_t decision, const char *reason, void *ctx)
+verdict(authz_decision_t decision, const char *reason, const char *error, void *ctx)
 {
     verdict_t *v = ctx;
-    (void)reason;
+    (void)reason, (void)error;
 
     v->answered = true;
     v->allowed = decision == AUTHZ_ALLOW;

@@ -3,7 +3,8 @@
 # SubjectAccessReview POSTed over HTTPS to tests/e2e/sar.py, named by a kubeconfig with its CA
 # and bearer token. An allow allows, a denial denies before RBAC is asked, no opinion falls
 # through to RBAC; answers are cached per the authorized and unauthorized TTLs; a webhook that
-# fails or does not answer in time has no opinion; v1 or v1beta1 reviews; start-up errors.
+# fails or does not answer in time has no opinion and an error (a plain-text 500 unless a later
+# authorizer allows, as kube); v1 or v1beta1 reviews; start-up errors.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -90,9 +91,25 @@ check "... it is logged" grep -q "authorization webhook .*HTTP status 500" "$KGA
 OUT=$KGATE_TEST_TMP/body
 CODE=$(curl -s --max-time 90 --cacert "$PKI/ca.crt" -o "$OUT" -w '%{http_code}' "${SLEEPY[@]}" \
     "$KGATE_URL$PODS")
-check "a webhook that does not answer in time has no opinion: 403 from RBAC" code_is 403
+check "a webhook that does not answer in time, RBAC without an opinion: kube's bare 500" code_is 500
+check "... in plain text naming the request and the failure" grep -q \
+    "^Internal Server Error: \"$PODS\": authorization webhook https://.*: no answer in time" "$OUT"
 check "... logged as no answer in time" grep -q "authorization webhook .*no answer in time" \
     "$KGATE_LOG"
+# review BODY-SPEC: a SubjectAccessReview by the admin, answered into $OUT.
+review() {
+    req POST /apis/authorization.k8s.io/v1/subjectaccessreviews \
+        "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SubjectAccessReview\",\"spec\":$1}"
+}
+review '{"user":"bob","nonResourceAttributes":{"path":"/api","verb":"get"}}'
+check "a review of bob's /api: an explicit denial is status.denied, with the reason" jpy \
+    "d['status'] == {'allowed': False, 'denied': True, 'reason': 'bob is banned'}"
+review '{"user":"boom","nonResourceAttributes":{"path":"/x","verb":"get"}}'
+check "a review the webhook fails: neither allowed nor denied, its evaluationError" jpy \
+    "not d['status']['allowed'] and 'denied' not in d['status'] and 'HTTP status 500' in d['status']['evaluationError']"
+review '{"user":"jane","nonResourceAttributes":{"path":"/x","verb":"get"}}'
+check "a review nobody has an opinion on: no denied, no evaluationError" jpy \
+    "d['status'].get('allowed') is False and set(d['status']) <= {'allowed', 'reason'}"
 req GET "$PODS"
 check "system:masters is allowed without asking" \
     test "$(code_is 200 && asked ' kubernetes-admin ')" = 0

@@ -10,15 +10,17 @@ typedef struct {
     int calls;
     authz_decision_t decision;
     char reason[256];
+    char error[256]; /* "" for none */
 } result_t;
 
 static void
-on_done(authz_decision_t decision, const char *reason, void *ctx)
+on_done(authz_decision_t decision, const char *reason, const char *error, void *ctx)
 {
     result_t *r = ctx;
     r->calls++;
     r->decision = decision;
     snprintf(r->reason, sizeof(r->reason), "%s", reason);
+    snprintf(r->error, sizeof(r->error), "%s", error != NULL ? error : "");
 }
 
 static authn_user_t *
@@ -61,13 +63,13 @@ test_modes(void)
 
     tap_is_int(authz_new("AlwaysDeny", &z, err, sizeof(err)), 0, "AlwaysDeny builds");
     r = decide(z, user("alice", "dev"));
-    tap_ok(r.calls == 1 && r.decision == AUTHZ_DENY, "AlwaysDeny denies, once");
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_NO_OPINION, "AlwaysDeny denies (no opinion), once");
     tap_is_str(r.reason, "Everything is forbidden.", "with kube's reason");
     r = decide(z, user("admin", "system:masters"));
     tap_ok(r.calls == 1 && r.decision == AUTHZ_ALLOW, "system:masters is allowed before any mode");
     tap_is_str(r.reason, "", "... with no reason");
     r = decide(z, NULL);
-    tap_ok(r.calls == 1 && r.decision == AUTHZ_DENY, "no user at all is denied");
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_NO_OPINION, "no user at all is denied");
     authz_free(z);
 
     tap_is_int(authz_new("AlwaysDeny,AlwaysAllow", &z, err, sizeof(err)), 0, "two modes build");
@@ -79,7 +81,7 @@ test_modes(void)
     tap_ok(authz_has_mode(z, "RBAC") && !authz_has_mode(z, "AlwaysAllow"),
            "... and is in the chain");
     r = decide(z, user("alice", "dev"));
-    tap_ok(r.decision == AUTHZ_DENY, "RBAC without a snapshot has no opinion: denied");
+    tap_ok(r.decision == AUTHZ_NO_OPINION, "RBAC without a snapshot has no opinion: denied");
     tap_is_str(r.reason, "Everything is forbidden.", "... with the reasons of those without one");
     authz_free(z);
 
@@ -106,14 +108,14 @@ static void
 no_opinion(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb, void *ctx)
 {
     (void)attrs;
-    cb(AUTHZ_NO_OPINION, self->name, ctx);
+    cb(AUTHZ_NO_OPINION, self->name, NULL, ctx);
 }
 
 static void
 deny(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb, void *ctx)
 {
     (void)self, (void)attrs;
-    cb(AUTHZ_DENY, "denied here", ctx);
+    cb(AUTHZ_DENY, "denied here", NULL, ctx);
 }
 
 static authz_done_cb pending_cb;
@@ -139,7 +141,7 @@ test_chain(void)
 {
     authz_t z = {.chain = {&a_none1, &a_none2}, .n = 2};
     result_t r = decide(&z, user("u", NULL));
-    tap_ok(r.calls == 1 && r.decision == AUTHZ_DENY, "all without opinion: denied");
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_NO_OPINION, "all without opinion: denied, not explicitly");
     tap_is_str(r.reason, "first\nsecond", "the reasons joined by newlines, in order");
 
     z = (authz_t){.chain = {&a_none1, &a_deny, &mode_always_allow}, .n = 3};
@@ -153,22 +155,32 @@ test_chain(void)
     authz_authorize(&z, &attrs, on_done, &r);
     tap_ok(r.calls == 0 && pending_cb != NULL, "an asynchronous authorizer suspends the decision");
     tap_is_str(seen_verb, "list", "it saw the attributes");
-    pending_cb(AUTHZ_NO_OPINION, "thinking done", pending_ctx);
+    pending_cb(AUTHZ_NO_OPINION, "thinking done", NULL, pending_ctx);
     tap_ok(r.calls == 1 && r.decision == AUTHZ_ALLOW,
            "its later no-opinion moves on to the next authorizer, which allows");
 
     z = (authz_t){.chain = {&a_later, &a_none2}, .n = 2};
     r = (result_t){0};
     authz_authorize(&z, &attrs, on_done, &r);
-    pending_cb(AUTHZ_NO_OPINION, "async says", pending_ctx);
-    tap_ok(r.calls == 1 && r.decision == AUTHZ_DENY, "async then sync no-opinion: denied");
+    pending_cb(AUTHZ_NO_OPINION, "async says", NULL, pending_ctx);
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_NO_OPINION, "async then sync no-opinion: denied");
     tap_is_str(r.reason, "async says\nsecond", "reasons from both");
 
     r = (result_t){0};
     authz_authorize(&z, &attrs, on_done, &r);
-    pending_cb(AUTHZ_ALLOW, "yes", pending_ctx);
+    pending_cb(AUTHZ_ALLOW, "yes", NULL, pending_ctx);
     tap_ok(r.calls == 1 && r.decision == AUTHZ_ALLOW, "an asynchronous allow decides");
     tap_is_str(r.reason, "yes", "... with its reason");
+    tap_is_str(r.error, "", "... and no error");
+
+    z = (authz_t){.chain = {&a_later, &a_none2, &a_later}, .n = 3};
+    r = (result_t){0};
+    authz_authorize(&z, &attrs, on_done, &r);
+    pending_cb(AUTHZ_NO_OPINION, "", "hook one failed", pending_ctx);
+    pending_cb(AUTHZ_DENY, "no", "hook two failed", pending_ctx);
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_DENY, "failed authorizers still decide");
+    tap_is_str(r.error, "hook one failed, hook two failed", "their errors joined, in order");
+    tap_is_str(r.reason, "no", "... beside the deciding reason");
 }
 
 int

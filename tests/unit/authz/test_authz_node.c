@@ -43,8 +43,9 @@ typedef struct {
 } result_t;
 
 static void
-on_done(authz_decision_t decision, const char *reason, void *ctx)
+on_done(authz_decision_t decision, const char *reason, const char *error, void *ctx)
 {
+    (void)error;
     result_t *r = ctx;
     r->decision = decision;
     snprintf(r->reason, sizeof(r->reason), "%s", reason);

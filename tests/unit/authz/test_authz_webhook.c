@@ -54,15 +54,17 @@ typedef struct {
     int calls;
     authz_decision_t decision;
     char reason[256];
+    char error[256]; /* "" for none */
 } result_t;
 
 static void
-on_done(authz_decision_t decision, const char *reason, void *ctx)
+on_done(authz_decision_t decision, const char *reason, const char *error, void *ctx)
 {
     result_t *r = ctx;
     r->calls++;
     r->decision = decision;
     snprintf(r->reason, sizeof(r->reason), "%s", reason);
+    snprintf(r->error, sizeof(r->error), "%s", error != NULL ? error : "");
 }
 
 static char *groups[] = {(char *)"devs", (char *)"system:authenticated"};
@@ -165,12 +167,16 @@ test_decisions(void)
     r = ask(z, "create", (void *)1);
     answer(GW_ETIMEOUT, 0, NULL);
     tap_ok(r->calls == 1 && r->decision == AUTHZ_ALLOW, "a failed exchange has no opinion");
+    tap_ok(strstr(r->error, "no answer in time") != NULL, "... and an error: %s", r->error);
     r = ask(z, "update", (void *)1);
     answer(0, 500, "{\"status\":{\"allowed\":true}}");
     tap_ok(r->calls == 1 && r->decision == AUTHZ_ALLOW, "an error status has no opinion");
+    tap_ok(strstr(r->error, "HTTP status 500") != NULL, "... and an error: %s", r->error);
     r = ask(z, "watch", (void *)1);
     answer(0, 200, "not json");
     tap_ok(r->calls == 1 && r->decision == AUTHZ_ALLOW, "an unreadable answer has no opinion");
+    tap_is_str(r->error, "authorization webhook https://127.0.0.1:9/authorize: not a SubjectAccessReview",
+               "... and an error naming the server");
     int calls = hook.calls;
     r = ask(z, "escalate", NULL);
     tap_ok(r->calls == 1 && r->decision == AUTHZ_ALLOW && hook.calls == calls,
