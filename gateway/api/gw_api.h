@@ -27,7 +27,8 @@ typedef struct {
     int workers;                 /* the server's worker count */
     int max_requests_inflight;   /* 0: unlimited */
     int max_mutating_requests_inflight;
-    bool compression; /* feature gate APIResponseCompression */
+    bool compression;   /* feature gate APIResponseCompression */
+    bool unsafe_delete; /* feature gate AllowUnsafeMalformedObjectDeletion */
 } gw_api_config_t;
 
 typedef struct gw_api gw_api_t;

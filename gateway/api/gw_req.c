@@ -52,6 +52,7 @@ gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, cons
     r->catalog = api->cfg.catalog;
     r->authn = api->cfg.authn;
     r->authz = api->cfg.authz;
+    r->unsafe_delete = api->cfg.unsafe_delete;
     r->start_ns = now_ns();
     r->accept = GW_MEDIA_JSON;
     p->api = api;

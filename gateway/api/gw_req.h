@@ -59,6 +59,7 @@ struct gw_req {
     const gw_catalog_t *catalog;    /* the catalog in force when the request arrived */
     const authn_t *authn;           /* the authenticators (TokenRequest, TokenReview) */
     const authz_t *authz;           /* the authorizers (access reviews, RBAC escalation) */
+    bool unsafe_delete;             /* feature gate AllowUnsafeMalformedObjectDeletion */
     int64_t start_ns;               /* monotonic arrival time, for metrics and timeouts */
 
     gw_reqinfo_t info;                   /* set by the request-info filter */

@@ -6,7 +6,8 @@
  * (deletionTimestamp, deletionGracePeriodSeconds 0) and removed when its last finalizer goes;
  * anything else is removed at once, conditional on the revision the decision saw. Namespaces
  * go through their own registry (gw_namespace_begin_delete). deletecollection lists with the
- * request's selectors and deletes each object the same way.
+ * request's selectors and deletes each object the same way. A corrupt object's unsafe deletion
+ * is gw_registry_unsafe.c's.
  */
 #include "gw_registry_int.h"
 
@@ -21,6 +22,8 @@
 #include "gw_err.h"
 #include "gw_namespace.h"
 
+#define UNSAFE_OPTION "ignoreStoreReadErrorWithClusterBreakingPotential"
+
 /* Deletes that lose a race with another write start over this many times. */
 #define DELETE_ATTEMPTS 16
 
@@ -32,6 +35,7 @@ typedef struct {
     int orphan;              /* orphanDependents: -1 unset, 0 false, 1 true */
     const char *pre_uid, *pre_rv;
     bool dry_run;
+    bool ignore_read_error; /* ignoreStoreReadErrorWithClusterBreakingPotential */
 } delopts_t;
 
 typedef struct del del_t;
@@ -63,6 +67,7 @@ options_from_query(gw_req_t *r, gw_fail_t *f)
     const char *grace = gw_req_query(r, "gracePeriodSeconds");
     const char *prop = gw_req_query(r, "propagationPolicy");
     const char *orphan = gw_req_query(r, "orphanDependents"), *dry = gw_req_query(r, "dryRun");
+    const char *unsafe = gw_req_query(r, UNSAFE_OPTION);
     json_t *doc = json_object();
     int64_t g;
 
@@ -81,7 +86,29 @@ options_from_query(gw_req_t *r, gw_fail_t *f)
         json_object_set_new(doc, "orphanDependents", json_boolean(strcmp(orphan, "true") == 0));
     if (dry != NULL && dry[0] != '\0')
         json_object_set_new(doc, "dryRun", json_pack("[s]", dry));
+    if (unsafe != NULL && unsafe[0] != '\0')
+        json_object_set_new(doc, UNSAFE_OPTION, json_boolean(strcmp(unsafe, "true") == 0));
     return doc;
+}
+
+/* What the unsafe deletion of a corrupt object cannot be combined with (it reads nothing). */
+static void
+validate_unsafe(const delopts_t *o, gw_field_errors_t *errs)
+{
+    static const char *const excluded[] = {"dryRun", "propagationPolicy", "orphanDependents",
+                                           "gracePeriodSeconds", "preconditions"};
+    const json_t *grace = json_object_get(o->doc, "gracePeriodSeconds");
+
+    if (!o->ignore_read_error)
+        return;
+    for (size_t i = 0; i < sizeof(excluded) / sizeof(excluded[0]); i++) {
+        const json_t *v = json_object_get(o->doc, excluded[i]);
+        if (v == NULL || json_is_null(v) || (v == grace && json_integer_value(grace) == 0) ||
+            (json_is_array(v) && json_array_size(v) == 0))
+            continue;
+        gw_ferr_invalid_str(errs, excluded[i], "",
+                            "can not be set together with " UNSAFE_OPTION);
+    }
 }
 
 /* kube's ValidateDeleteOptions. */
@@ -110,6 +137,7 @@ validate_options(gw_req_t *r, const delopts_t *o, gw_fail_t *f)
             break;
         }
     }
+    validate_unsafe(o, &errs);
     if (gw_ferr_count(&errs) == 0)
         return true;
     gw_registry__fail_invalid(r, f, "meta.k8s.io", "DeleteOptions", "", &errs);
@@ -130,6 +158,7 @@ read_fields(delopts_t *o)
     o->pre_uid = json_string_value(json_object_get(pre, "uid"));
     o->pre_rv = json_string_value(json_object_get(pre, "resourceVersion"));
     o->dry_run = json_array_size(json_object_get(doc, "dryRun")) > 0;
+    o->ignore_read_error = json_is_true(json_object_get(doc, UNSAFE_OPTION));
 }
 
 /* The request's DeleteOptions; NULL after replying. */
@@ -576,7 +605,9 @@ gw_registry__delete(gw_req_t *r)
 {
     const delopts_t *o = read_options(r, true);
 
-    if (o != NULL)
+    if (o != NULL && o->ignore_read_error && r->unsafe_delete)
+        gw_registry__unsafe_delete(r, r->info.name);
+    else if (o != NULL)
         del_run(del_new(r, o, r->info.name, reply_deleted, NULL));
 }
 

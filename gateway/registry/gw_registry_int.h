@@ -31,6 +31,9 @@ void gw_registry__update(gw_req_t *r);
 void gw_registry__patch(gw_req_t *r);
 void gw_registry__delete(gw_req_t *r);
 void gw_registry__deletecollection(gw_req_t *r);
+/** DELETE of an object that cannot be read, once the options allow it
+ *  (gw_registry_unsafe.c): authorizes the extra verb, refuses a readable object, answers. */
+void gw_registry__unsafe_delete(gw_req_t *r, const char *name);
 /** POST of a virtual kind (a review: answered, never stored). */
 void gw_registry__review(gw_req_t *r);
 /** POST of an authorization.k8s.io access or rules review (gw_registry_access.c). */
