@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "authz_node_int.h"
+#include "gw_selector.h"
 
 #define NODE_USER_PREFIX "system:node:"
 #define NODES_GROUP "system:nodes"
@@ -88,18 +89,46 @@ create_token(req_t *r, const char *kind)
     return related(r, kind);
 }
 
-/* Its pods: read them, and update their status (kube leaves which pod to its admission). */
+/* Whether a field selector (a list's or watch's) requires spec.nodeName=<node> (or ==): kube
+ * lets a node list and watch exactly its own pods that way. One that does not parse has no
+ * requirements. */
+static bool
+selects_node(const char *field_selector, const char *node)
+{
+    gw_selector_t sel;
+    char err[256];
+    bool found = false;
+
+    if (field_selector == NULL || gw_field_selector_parse(field_selector, &sel, err, sizeof(err)) != 0)
+        return false;
+    for (size_t i = 0; i < sel.n && !found; i++)
+        found = sel.reqs[i].op == GW_SEL_EQUALS && is(sel.reqs[i].key, "spec.nodeName") &&
+                sel.reqs[i].n_values == 1 && is(sel.reqs[i].values[0], node);
+    gw_selector_clear(&sel);
+    return found;
+}
+
+/* Its pods: get one, list and watch those bound to it, update their status (kube leaves which
+ * pod to its admission). */
 static authz_decision_t
 pod(req_t *r, const char *kind)
 {
-    if (is(r->a->verb, "get") && empty(r->a->subresource))
-        return related(r, kind);
+    bool listing = is(r->a->verb, "list") || is(r->a->verb, "watch");
+
     if ((is(r->a->verb, "update") || is(r->a->verb, "patch")) && is(r->a->subresource, "status"))
         return related(r, kind);
-    return no_opinion(r, "");
+    if (!empty(r->a->subresource) || (!is(r->a->verb, "get") && !listing))
+        return no_opinion(r, "");
+    if (listing && selects_node(r->a->field_selector, r->node))
+        return AUTHZ_ALLOW;
+    /* a list or watch narrowed to one pod by name is read like a get */
+    if (listing && empty(r->a->name))
+        return no_opinion(r, "can only list/watch pods with spec.nodeName field selector");
+    return related(r, kind);
 }
 
-/* Nodes: list and watch any (kube's node rules), get and modify only its own. */
+/* Nodes: read only its own (by name, without the graph: a kubelet reads its Node before
+ * creating it), modify only its own. */
 static authz_decision_t
 node(req_t *r, const char *kind)
 {
@@ -110,10 +139,17 @@ node(req_t *r, const char *kind)
         (write && !empty(r->a->subresource) && !is(r->a->subresource, "status")) ||
         (!read && !write))
         return no_opinion(r, "");
-    if (is(r->a->verb, "list") || is(r->a->verb, "watch") || is(r->a->name, r->node))
+    if (is(r->a->name, r->node))
         return AUTHZ_ALLOW;
-    snprintf(r->why, sizeof(r->why), "node '%s' can only %s its own Node object", r->node,
-             read ? "read" : "modify");
+    if (read && empty(r->a->name))
+        snprintf(r->why, sizeof(r->why),
+                 "node '%s' cannot read all nodes, only its own Node object", r->node);
+    else if (read)
+        snprintf(r->why, sizeof(r->why), "node '%s' cannot read '%s', only its own Node object",
+                 r->node, r->a->name);
+    else
+        snprintf(r->why, sizeof(r->why), "node '%s' can only modify its own Node object",
+                 r->node);
     return AUTHZ_NO_OPINION;
 }
 

@@ -259,6 +259,20 @@ authz_done(authz_decision_t decision, const char *reason, const char *error, voi
         refuse(r);
 }
 
+/* A list's, watch's or deletecollection's selector query parameter for the authorizers (kube
+ * parses these for those verbs only); NULL when absent or empty. */
+static const char *
+selector_param(gw_req_t *r, const char *key)
+{
+    const char *v = r->info.verb;
+    const char *s;
+
+    if (strcmp(v, "list") != 0 && strcmp(v, "watch") != 0 && strcmp(v, "deletecollection") != 0)
+        return NULL;
+    s = gw_req_query(r, key);
+    return s != NULL && *s != '\0' ? s : NULL;
+}
+
 static gw_verdict_t
 f_authz(gw_req_t *r)
 {
@@ -275,6 +289,8 @@ f_authz(gw_req_t *r)
         .subresource = i->subresource,
         .namespace_ = i->namespace_,
         .name = i->name,
+        .field_selector = selector_param(r, "fieldSelector"),
+        .label_selector = selector_param(r, "labelSelector"),
         .io = gw_worker_base(r->worker),
     };
     p->authz_in_filter = true;

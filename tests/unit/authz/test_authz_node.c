@@ -1,6 +1,7 @@
 /* The Node authorizer over a hand-built graph: which objects the pods bound to a node reach
- * (volumes, env, imagePullSecrets, claims and their volumes, service accounts), its own Node
- * and Lease, events, and no opinion for everything and everyone else. */
+ * (volumes, env, imagePullSecrets, claims and their volumes, service accounts), its pods
+ * listed through a spec.nodeName field selector, its own Node and Lease, events, and no
+ * opinion for everything and everyone else. */
 #include <stdio.h>
 #include <string.h>
 
@@ -57,9 +58,11 @@ static authn_user_t node1 = {.name = (char *)"system:node:n1",
                              .groups = nodes_group,
                              .n_groups = 1};
 
-/* Ask as `u`: verb, "group/resource[/subresource]", ns and name ("" for none). */
+/* Ask as `u`: verb, "group/resource[/subresource]", ns, name ("" for none) and a field
+ * selector (NULL for none). */
 static result_t
-ask_as(const authn_user_t *u, const char *verb, const char *res, const char *ns, const char *name)
+ask_sel_as(const authn_user_t *u, const char *verb, const char *res, const char *ns,
+           const char *name, const char *field_selector)
 {
     char group[64] = "", resource[64], sub[64] = "";
     const char *slash = strchr(res, '/');
@@ -75,10 +78,17 @@ ask_as(const authn_user_t *u, const char *verb, const char *res, const char *ns,
     }
     authz_attrs_t a = {.user = u, .verb = verb, .resource_request = true, .api_group = group,
                        .api_version = "v1", .resource = resource, .subresource = sub,
-                       .namespace_ = ns, .name = name, .path = ""};
+                       .namespace_ = ns, .name = name, .path = "",
+                       .field_selector = field_selector};
     result_t r = {.decision = AUTHZ_DENY}; /* the authorizer never denies */
     authz_node_authorizer.authorize(&authz_node_authorizer, &a, on_done, &r);
     return r;
+}
+
+static result_t
+ask_as(const authn_user_t *u, const char *verb, const char *res, const char *ns, const char *name)
+{
+    return ask_sel_as(u, verb, res, ns, name, NULL);
 }
 
 static result_t
@@ -102,6 +112,46 @@ no_opinion(const char *verb, const char *res, const char *ns, const char *name, 
            name);
     if (why != NULL)
         tap_is_str(r.reason, why, "... with kube's reason");
+}
+
+/* A list or watch of pods (name "" unless narrowed to one) with a field selector. */
+static void
+lists(const char *verb, const char *ns, const char *name, const char *field_selector,
+      bool allowed, const char *why)
+{
+    result_t r = ask_sel_as(&node1, verb, "pods", ns, name, field_selector);
+    tap_ok(r.decision == (allowed ? AUTHZ_ALLOW : AUTHZ_NO_OPINION), "n1 %s %s pods %s/%s, %s",
+           allowed ? "may" : "may not", verb, ns, name,
+           field_selector != NULL ? field_selector : "no selector");
+    if (why != NULL)
+        tap_is_str(r.reason, why, "... with kube's reason");
+}
+
+static void
+test_pod_selectors(void)
+{
+    const char *need = "can only list/watch pods with spec.nodeName field selector";
+    const char *unrelated = "no relationship found between node 'n1' and this object";
+
+    lists("list", "", "", "spec.nodeName=n1", true, NULL);
+    lists("watch", "", "", "spec.nodeName==n1", true, NULL);
+    lists("list", "dev", "", "metadata.namespace=dev,spec.nodeName=n1", true, NULL);
+    lists("watch", "", "", "spec.nodeName=n1,status.phase!=Failed", true, NULL);
+    lists("list", "", "", NULL, false, need);
+    lists("list", "", "", "", false, need);
+    lists("list", "", "", "spec.nodeName!=n1", false, need);
+    lists("list", "", "", "spec.nodeName=n2", false, need);
+    lists("watch", "", "", "spec.nodeName=n1x", false, need);
+    lists("list", "", "", "spec.nodeName", false, need);
+    lists("list", "", "", "spec.nodeName=n1=x", false, need);
+    lists("list", "", "", "status.nodeName=n1", false, need);
+    lists("deletecollection", "", "", "spec.nodeName=n1", false, "");
+    /* narrowed to one pod by metadata.name: read as a get of that pod */
+    lists("list", "dev", "web", "metadata.name=web", true, NULL);
+    lists("watch", "dev", "db", "metadata.name=db", false, unrelated);
+    lists("watch", "dev", "db", "metadata.name=db,spec.nodeName=n1", true, NULL);
+    no_opinion("get", "pods/log", "dev", "web", "");
+    no_opinion("create", "pods", "dev", "", "");
 }
 
 static void
@@ -144,11 +194,15 @@ static void
 test_own_objects(void)
 {
     allows("get", "nodes", "", "n1");
-    allows("list", "nodes", "", "");
-    allows("watch", "nodes", "", "");
+    allows("list", "nodes", "", "n1");
+    allows("watch", "nodes", "", "n1");
     allows("patch", "nodes/status", "", "n1");
     allows("update", "nodes", "", "n1");
-    no_opinion("get", "nodes", "", "n2", "node 'n1' can only read its own Node object");
+    no_opinion("list", "nodes", "", "", "node 'n1' cannot read all nodes, only its own Node object");
+    no_opinion("watch", "nodes", "", "", "node 'n1' cannot read all nodes, only its own Node object");
+    no_opinion("get", "nodes", "", "n2", "node 'n1' cannot read 'n2', only its own Node object");
+    no_opinion("list", "nodes", "", "n2", "node 'n1' cannot read 'n2', only its own Node object");
+    no_opinion("get", "nodes/proxy", "", "n1", "");
     no_opinion("patch", "nodes/status", "", "n2", "node 'n1' can only modify its own Node object");
     no_opinion("delete", "nodes", "", "n1", "");
     allows("create", "coordination.k8s.io/leases", "kube-node-lease", "");
@@ -201,6 +255,7 @@ main(void)
     json_decref(claims);
 
     test_graph_reads();
+    test_pod_selectors();
     test_own_objects();
     test_other_users();
 
