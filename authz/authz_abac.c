@@ -58,69 +58,130 @@ spec_string(const json_t *spec, const char *key)
     return json_is_string(v) ? gw_strdup(json_string_value(v)) : NULL;
 }
 
-/* The spec's fields into p; NULL or the reason the spec is unusable. */
+/* A policy's string fields; the unversioned format has the first four only. */
+static const struct {
+    const char *key;
+    size_t off;
+} fields[] = {
+    {"user", offsetof(policy_t, user)},
+    {"group", offsetof(policy_t, group)},
+    {"resource", offsetof(policy_t, resource)},
+    {"namespace", offsetof(policy_t, namespace_)},
+    {"apiGroup", offsetof(policy_t, api_group)},
+    {"nonResourcePath", offsetof(policy_t, path)},
+};
+#define N_V0_FIELDS 4
+
+/* The first n fields and readonly of spec into p; NULL or the reason spec is unusable. */
 static const char *
-spec_read(const json_t *spec, policy_t *p)
+spec_read(const json_t *spec, policy_t *p, size_t n)
 {
-    static const struct {
-        const char *key;
-        size_t off;
-    } fields[] = {
-        {"user", offsetof(policy_t, user)},           {"group", offsetof(policy_t, group)},
-        {"apiGroup", offsetof(policy_t, api_group)},  {"resource", offsetof(policy_t, resource)},
-        {"namespace", offsetof(policy_t, namespace_)}, {"nonResourcePath", offsetof(policy_t, path)},
-    };
     const char *why = NULL;
-    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+    for (size_t i = 0; i < n; i++) {
         char **dst = (char **)((char *)p + fields[i].off);
         if ((*dst = spec_string(spec, fields[i].key)) == NULL && why == NULL)
-            why = "spec fields user, group, apiGroup, resource, namespace and nonResourcePath "
-                  "must be strings";
+            why = n == N_V0_FIELDS
+                      ? "user, group, resource and namespace must be strings"
+                      : "spec fields user, group, apiGroup, resource, namespace and "
+                        "nonResourcePath must be strings";
     }
     const json_t *ro = json_object_get(spec, "readonly");
     if (ro != NULL && !json_is_null(ro) && !json_is_boolean(ro) && why == NULL)
-        why = "spec.readonly must be a boolean";
+        why = "readonly must be a boolean";
     p->readonly = json_is_true(ro);
     return why;
 }
 
-/* One line as a policy; NULL or the reason it is not a v1beta1 Policy. */
+static void
+set(char **field, const char *value)
+{
+    free(*field);
+    *field = gw_strdup(value);
+}
+
+/* kube's conversion of an unversioned policy: no user and no group is every authenticated
+ * user, no namespace every namespace, no resource every resource, every API group, and with
+ * neither namespace nor resource every non-resource path. */
+static void
+v0_convert(policy_t *p)
+{
+    bool everything = *p->namespace_ == '\0' && *p->resource == '\0';
+
+    if (*p->user == '\0' && *p->group == '\0')
+        set(&p->group, ALL_AUTHENTICATED);
+    if (*p->namespace_ == '\0')
+        set(&p->namespace_, "*");
+    if (*p->resource == '\0')
+        set(&p->resource, "*");
+    set(&p->api_group, "*");
+    set(&p->path, everything ? "*" : "");
+}
+
+static bool
+member_is(const json_t *doc, const char *key, const char *want)
+{
+    const char *v = json_string_value(json_object_get(doc, key));
+    return v != NULL && strcmp(v, want) == 0;
+}
+
+/* No apiVersion: kube decodes the line as an unversioned (v0) policy, whose kind may only be
+ * Policy if given. */
+static bool
+unversioned(const json_t *doc)
+{
+    const json_t *v = json_object_get(doc, "apiVersion");
+    const json_t *k = json_object_get(doc, "kind");
+    return (v == NULL || json_is_null(v) || member_is(doc, "apiVersion", "")) &&
+           (k == NULL || json_is_null(k) || member_is(doc, "kind", "") ||
+            member_is(doc, "kind", "Policy"));
+}
+
+/* A line's document into p; NULL or the reason it is neither a v1beta1 nor a v0 Policy. */
+static const char *
+doc_read(const json_t *doc, policy_t *p)
+{
+    const json_t *spec = json_object_get(doc, "spec");
+    const char *why;
+
+    if (!json_is_object(doc))
+        return "not a JSON object";
+    if (unversioned(doc)) {
+        if ((why = spec_read(doc, p, N_V0_FIELDS)) == NULL)
+            v0_convert(p);
+        return why;
+    }
+    if (!member_is(doc, "apiVersion", ABAC_API_VERSION))
+        return "apiVersion must be \"" ABAC_API_VERSION "\"";
+    if (!member_is(doc, "kind", "Policy"))
+        return "kind must be \"Policy\"";
+    if (spec != NULL && !json_is_null(spec) && !json_is_object(spec))
+        return "spec must be an object";
+    return spec_read(spec, p, sizeof(fields) / sizeof(fields[0]));
+}
+
+/* One line as a policy; NULL or the reason it is not one. */
 static const char *
 line_parse(const char *line, size_t len, policy_t *p, char *buf, size_t buf_len)
 {
     json_error_t jerr;
     json_t *doc = json_loadb(line, len, 0, &jerr);
-    const char *why = NULL;
     if (doc == NULL) {
         snprintf(buf, buf_len, "%s", jerr.text);
         return buf;
     }
-    const json_t *spec = json_object_get(doc, "spec");
-    if (!json_is_object(doc))
-        why = "not a JSON object";
-    else if (!json_is_string(json_object_get(doc, "apiVersion")) ||
-             strcmp(json_string_value(json_object_get(doc, "apiVersion")), ABAC_API_VERSION) != 0)
-        why = "apiVersion must be \"" ABAC_API_VERSION "\"";
-    else if (!json_is_string(json_object_get(doc, "kind")) ||
-             strcmp(json_string_value(json_object_get(doc, "kind")), "Policy") != 0)
-        why = "kind must be \"Policy\"";
-    else if (spec != NULL && !json_is_null(spec) && !json_is_object(spec))
-        why = "spec must be an object";
-    else
-        why = spec_read(spec, p);
+    const char *why = doc_read(doc, p);
     json_decref(doc);
     return why;
 }
 
-/* v1beta1's conversion: a "*" user or group means every authenticated subject. */
+/* kube's conversions (v1beta1 and v0): a "*" user or group means every authenticated
+ * subject. */
 static void
 policy_convert(policy_t *p)
 {
     if (strcmp(p->user, "*") == 0 || strcmp(p->group, "*") == 0) {
-        free(p->user);
-        free(p->group);
-        p->user = gw_strdup("");
-        p->group = gw_strdup(ALL_AUTHENTICATED);
+        set(&p->user, "");
+        set(&p->group, ALL_AUTHENTICATED);
     }
 }
 

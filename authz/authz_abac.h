@@ -3,8 +3,9 @@
 
 /*
  * ABAC: a fixed list of policies read at start-up from --authorization-policy-file, one JSON
- * Policy (abac.authorization.kubernetes.io/v1beta1) per line, matched as kube's ABAC
- * authorizer (pkg/auth/authorizer/abac) does. It allows or has no opinion. The process holds
+ * Policy (abac.authorization.kubernetes.io/v1beta1, or the unversioned format: a line without
+ * apiVersion, converted as kube converts it) per line, matched as kube's ABAC authorizer
+ * (pkg/auth/authorizer/abac) does. It allows or has no opinion. The process holds
  * one policy list, set on the main thread before the workers start and read-only afterwards.
  */
 
@@ -17,7 +18,8 @@ typedef struct authz_abac authz_abac_t;
 
 /**
  * Policies from `text` (the file's contents; `path` names it in errors). Blank lines and lines
- * starting with '#' are skipped. A line that is not a v1beta1 Policy -> GW_EINVAL with kube's
+ * starting with '#' are skipped. A line that is neither a v1beta1 nor an unversioned Policy
+ * -> GW_EINVAL with kube's
  * "error reading policy file PATH, line N: LINE: why" in err. The caller frees *out.
  * Thread: any.
  */

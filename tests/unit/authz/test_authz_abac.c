@@ -1,6 +1,7 @@
 /* ABAC: reading a policy file (comments, blank lines, kube's error naming the line) and kube's
- * matching of user, group, readonly, apiGroup, resource, namespace and nonResourcePath, as a
- * table of requests against one policy file. */
+ * matching of user, group, readonly, apiGroup, resource, namespace and nonResourcePath, as
+ * tables of requests against policy files, v1beta1 and unversioned (v0) lines as kube converts
+ * them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,49 @@ static const case_t cases[] = {
     {"erin", NULL, "get", "/pods", "a", NULL, false, "resource unset matches resource \"\" only"},
 };
 
+/* Unversioned lines: no user and no group is every authenticated user, no namespace every
+ * namespace, no resource every resource, any API group, and neither namespace nor resource
+ * every non-resource path. */
+static const char v0_policies[] =
+    "{\"user\":\"v0admin\"}\n"
+    "{\"user\":\"v0reader\",\"readonly\":true,\"resource\":\"pods\"}\n"
+    "{\"group\":\"v0ops\",\"namespace\":\"ops\",\"nonResourcePath\":7}\n"
+    "{\"user\":\"*\",\"namespace\":\"kube-public\",\"resource\":\"configmaps\"}\n"
+    "{\"kind\":\"Policy\",\"user\":\"v0kind\",\"resource\":\"*\"}\n"
+    "{\"apiVersion\":\"\",\"group\":\"v0null\",\"resource\":null,\"namespace\":\"n\"}\n";
+
+static const case_t v0_cases[] = {
+    {"v0admin", NULL, "delete", "/secrets", "kube-system", NULL, true, "v0: every resource"},
+    {"v0admin", NULL, "delete", "apps/deployments", "", NULL, true, "v0: every API group"},
+    {"v0admin", NULL, "post", NULL, NULL, "/anything", true, "v0: every non-resource path"},
+    {"v0reader", NULL, "list", "/pods", "a", NULL, true, "v0: no namespace is every one"},
+    {"v0reader", NULL, "get", "apps/pods", "", NULL, true, "v0: pods of any API group"},
+    {"v0reader", NULL, "create", "/pods", "a", NULL, false, "v0: readonly"},
+    {"v0reader", NULL, "get", "/secrets", "a", NULL, false, "v0: only its resource"},
+    {"v0reader", NULL, "get", NULL, NULL, "/version", false, "v0: a resource, no paths"},
+    {"zed", "v0ops", "create", "/configmaps", "ops", NULL, true, "v0: a group's namespace"},
+    {"zed", "v0ops", "create", "/configmaps", "dev", NULL, false, "v0: only that namespace"},
+    {"zed", "v0ops", "get", NULL, NULL, "/healthz", false, "v0: a namespace, no paths"},
+    {"zed", "dev", "get", "/configmaps", "ops", NULL, false, "v0: not another group"},
+    {"anyone", NULL, "update", "/configmaps", "kube-public", NULL, true, "v0: user * authenticated"},
+    {"system:anonymous", "system:unauthenticated", "get", "/configmaps", "kube-public", NULL,
+     false, "v0: user * is not anonymous"},
+    {"v0kind", NULL, "get", "/pods", "x", NULL, true, "v0: kind Policy without apiVersion"},
+    {"v0kind", NULL, "get", NULL, NULL, "/version", false, "v0: resource * is not empty"},
+    {"zed", "v0null", "get", "/pods", "n", NULL, true, "v0: null and \"\" are absent"},
+};
+
+/* A line with no user and no group. */
+static const char v0_everyone[] = "{\"readonly\":true}\n";
+
+static const case_t v0_everyone_cases[] = {
+    {"anyone", NULL, "get", "/secrets", "x", NULL, true, "v0 {}: every authenticated user"},
+    {"anyone", NULL, "get", NULL, NULL, "/healthz", true, "v0 {}: every path"},
+    {"anyone", NULL, "delete", "/secrets", "x", NULL, false, "v0 {}: readonly kept"},
+    {"system:anonymous", "system:unauthenticated", "get", NULL, NULL, "/healthz", false,
+     "v0 {}: not the unauthenticated"},
+};
+
 static bool
 decide(const authz_abac_t *pl, const case_t *c)
 {
@@ -107,16 +151,26 @@ decide(const authz_abac_t *pl, const case_t *c)
 }
 
 static void
-test_matching(void)
+run_cases(const char *text, const case_t *c, size_t n, const char *what)
 {
     char err[512] = "";
     authz_abac_t *pl = NULL;
-    tap_is_int(authz_abac_parse("policy.jsonl", policies, &pl, err, sizeof(err)), 0,
-               "the policy file parses, comments and blank lines skipped");
-    for (size_t i = 0; pl != NULL && i < sizeof(cases) / sizeof(cases[0]); i++)
-        tap_ok(decide(pl, &cases[i]) == cases[i].allowed, "%s %s: %s", cases[i].user,
-               cases[i].verb, cases[i].what);
+    int rc = authz_abac_parse("policy.jsonl", text, &pl, err, sizeof(err));
+    tap_ok(rc == 0, "%s: %s", what, err);
+    for (size_t i = 0; pl != NULL && i < n; i++)
+        tap_ok(decide(pl, &c[i]) == c[i].allowed, "%s %s: %s", c[i].user, c[i].verb, c[i].what);
     authz_abac_free(pl);
+}
+
+static void
+test_matching(void)
+{
+    run_cases(policies, cases, sizeof(cases) / sizeof(cases[0]),
+              "the policy file parses, comments and blank lines skipped");
+    run_cases(v0_policies, v0_cases, sizeof(v0_cases) / sizeof(v0_cases[0]),
+              "unversioned lines parse");
+    run_cases(v0_everyone, v0_everyone_cases,
+              sizeof(v0_everyone_cases) / sizeof(v0_everyone_cases[0]), "an empty v0 line parses");
 }
 
 static void
@@ -133,8 +187,14 @@ test_bad_lines(void)
 {
     expect_bad("# ok\n\n{\"apiVersion\":\n", "error reading policy file /etc/p.jsonl, line 3: "
                "{\"apiVersion\":: ", "broken JSON names its line");
-    expect_bad(P("{}") "{\"kind\":\"Policy\",\"spec\":{}}\n", "line 2: ",
-               "no apiVersion (the unversioned format) is refused");
+    expect_bad(P("{}") "{\"kind\":\"Role\",\"user\":\"a\"}\n", "line 2: ",
+               "no apiVersion with another kind");
+    expect_bad("{\"apiVersion\":\"abac.authorization.kubernetes.io/v1beta1\",\"user\":\"a\"}\n",
+               "line 1: ", "an apiVersion without kind is not unversioned");
+    expect_bad("{\"user\":7}\n", "user, group, resource and namespace must be strings",
+               "a v0 user that is not a string");
+    expect_bad("{\"user\":\"a\",\"readonly\":1}\n", "readonly must be a boolean",
+               "a v0 readonly that is not a boolean");
     expect_bad("{\"apiVersion\":\"abac.authorization.kubernetes.io/v1beta1\",\"kind\":\"Role\"}",
                "line 1: ", "another kind");
     expect_bad(P("{\"user\":7}"), "must be strings", "a user that is not a string");
