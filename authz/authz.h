@@ -3,7 +3,8 @@
 
 /*
  * Authorization: may this user do this verb on this resource or path? A library of its own
- * (no libevent, no gRPC). Authorizers are consulted in --authorization-mode order; the first
+ * (no libevent, no gRPC). Authorizers are consulted in --authorization-mode order (or in the
+ * order of an --authorization-config file, re-read when it changes); the first
  * Allow or Deny decides; when all have no opinion the request is denied. An authorizer that
  * failed (a webhook unreachable) reports an error beside its decision. Members of
  * system:masters are allowed before any authorizer is asked, as kube-apiserver does.
@@ -63,7 +64,12 @@ typedef struct authz authz_t;
 typedef void (*authz_https_cb)(int err, int status, const char *body, size_t len, void *ctx);
 
 /** An HTTPS POST of a JSON body, lent by the caller (authz does no I/O): started on the
- *  thread running `io`, cb fires exactly once, later, on that thread. */
+ *  thread running `io`, cb fires exactly once, later, on that thread. `body` is borrowed for
+ *  the call; `url` and `tls` stay valid until cb fires. The lender retries as kube's webhook
+ *  client does: an attempt answered 429, 500 or 504, or whose connection was refused or
+ *  broken, is tried again, up to 5 attempts in all, after 500 ms x 1.5^n (+-20 % jitter); a
+ *  timeout is not retried. cb gets the last attempt's outcome. tls->timeout_ms bounds each
+ *  attempt. */
 typedef void (*authz_https_fn)(void *io, const char *url, const char *body,
                                const authn_tls_t *tls, authz_https_cb cb, void *ctx);
 
@@ -90,6 +96,26 @@ int authz_new(const char *modes, authz_t **out, char *err, size_t err_len);
 int authz_new_config(const char *modes, const authz_config_t *cfg, authz_t **out, char *err,
                      size_t err_len);
 void authz_free(authz_t *z);
+
+/**
+ * The chain from an AuthorizationConfiguration file (--authorization-config; kube's
+ * apiserver.config.k8s.io v1, v1beta1 or v1alpha1, YAML or JSON) instead of a mode list;
+ * cfg->https serves its Webhook entries (the webhook_* fields are not used). The file is
+ * validated as kube-apiserver does; GW_EINVAL with kube's one-line message. Thread: main, at
+ * start-up.
+ */
+int authz_new_file(const char *path, const authz_config_t *cfg, authz_t **out, char *err,
+                   size_t err_len);
+
+/**
+ * For a chain from a file: re-read it when its stat (inode, size, mtime) changed, or when its
+ * content was last compared a minute ago or more. A valid new file replaces the chain at once
+ * (decisions in progress finish with the chain they started with) and is logged; an invalid
+ * one, or one that drops or adds a non-Webhook type, is logged as a warning and the chain in
+ * use stays. A no-op for a chain from modes. Blocking file reads: call it about once a second
+ * from one thread at a time.
+ */
+void authz_reload_check(authz_t *z);
 
 /** Whether the chain holds the mode `name` ("RBAC", "AlwaysAllow", ...): the rules reviews
  *  ask the modes that can list rules. Thread: any. */

@@ -42,6 +42,8 @@
 #define STARTUP_PROBE_MS 10000 /* how long startup waits for etcd to answer */
 #define PROBE_RETRY_MS 500
 #define DRAIN_MS 10000 /* how long requests in progress may take to finish at shutdown */
+#define WEBHOOK_ATTEMPTS 5     /* kube's webhook client: tries of one authorization review */
+#define WEBHOOK_BACKOFF_MS 500 /* its first wait, then x1.5 each time, +-20 % */
 
 typedef struct {
     const gw_config_t *cfg;
@@ -52,6 +54,7 @@ typedef struct {
     gw_controllers_t *controllers; /* worker 0's: initial namespaces, namespace controller */
     authn_t *authn;
     authz_t *authz;
+    struct event *authz_reload; /* worker 0's look at --authorization-config, every second */
     const gw_catalog_t *catalog; /* the built-in one as --runtime-config shapes it */
     gw_api_t *api;
     gw_server_t *server;
@@ -147,6 +150,26 @@ start_service_accounts(kgate_t *k)
 }
 
 static void
+authz_reload_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    authz_reload_check(arg);
+}
+
+/* --authorization-config is looked at every second on worker 0 (a stat; the file is read
+ * when it changed or once a minute). */
+static void
+start_authz_reload(kgate_t *k, struct event_base *base)
+{
+    struct timeval second = {1, 0};
+
+    if (k->cfg->authorization_config == NULL)
+        return;
+    k->authz_reload = event_new(base, -1, EV_PERSIST, authz_reload_tick, k->authz);
+    event_add(k->authz_reload, &second);
+}
+
+static void
 on_worker_start(gw_worker_t *w, void *arg)
 {
     kgate_t *k = arg;
@@ -164,6 +187,7 @@ on_worker_start(gw_worker_t *w, void *arg)
                           k->cfg->controllers.n);
     gw_controllers_on_synced(k->controllers, mark_synced, k->health);
     gw_health_probe_start(k->health, w);
+    start_authz_reload(k, gw_worker_base(w));
 }
 
 static void
@@ -184,6 +208,9 @@ on_worker_stop(gw_worker_t *w, void *arg)
     gw_controllers_stop(k->controllers); /* hands the namespace controller over at once */
     k->controllers = NULL;
     gw_health_probe_stop(k->health);
+    if (k->authz_reload != NULL)
+        event_free(k->authz_reload);
+    k->authz_reload = NULL;
 }
 
 static void
@@ -297,24 +324,85 @@ use_abac(const kgate_t *k, char *err, size_t err_len)
     return file != NULL && authz_abac_use_file(file, err, err_len) != 0 ? 1 : 0;
 }
 
-/* The Webhook authorizer's exchanges, on the loop of the request's worker (io). */
+/* One authorization review, tried again as kube's webhook client does (authz_https_fn). */
+typedef struct {
+    struct event_base *base;
+    struct event *timer;
+    const char *url;         /* the authorizer's, valid until cb */
+    const authn_tls_t *tls;  /* likewise */
+    char *body;
+    int attempt; /* attempts made */
+    authz_https_cb cb;
+    void *ctx;
+} review_try_t;
+
+/* kube's DefaultShouldRetry: too many requests, internal error, gateway timeout, a refused or
+ * broken connection (GW_EUNAVAILABLE, which also covers a failed TLS handshake). */
+static bool
+retryable(int err, int status)
+{
+    return err == GW_EUNAVAILABLE || (err == 0 && (status == 429 || status == 500 || status == 504));
+}
+
+static void try_review(review_try_t *t);
+
+static void
+retry_review(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    try_review(arg);
+}
+
+static void
+review_tried(int err, int status, const char *body, size_t len, void *ctx)
+{
+    review_try_t *t = ctx;
+
+    if (retryable(err, status) && t->attempt < WEBHOOK_ATTEMPTS) {
+        double ms = WEBHOOK_BACKOFF_MS * (0.8 + 0.4 * ((double)random() / RAND_MAX));
+        for (int i = 1; i < t->attempt; i++)
+            ms *= 1.5;
+        struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((int64_t)ms % 1000 * 1000)};
+        evtimer_add(t->timer, &tv);
+        return;
+    }
+    t->cb(err, status, body, len, t->ctx);
+    event_free(t->timer);
+    free(t->body);
+    free(t);
+}
+
+static void
+try_review(review_try_t *t)
+{
+    gw_fetch_req_t q = {.method = "POST",
+                        .url = t->url,
+                        .body = t->body,
+                        .body_len = strlen(t->body),
+                        .ca_pem = t->tls->ca_pem,
+                        .cert_pem = t->tls->cert_pem,
+                        .key_pem = t->tls->key_pem,
+                        .bearer_token = t->tls->bearer_token,
+                        .timeout_ms = t->tls->timeout_ms};
+    t->attempt++;
+    gw_fetch(t->base, &q, review_tried, t);
+}
+
+/* The Webhook authorizers' exchanges, on the loop of the request's worker (io). */
 static void
 authz_https(void *io, const char *url, const char *body, const authn_tls_t *tls,
             authz_https_cb cb, void *ctx)
 {
-    gw_fetch_req_t q = {.method = "POST",
-                        .url = url,
-                        .body = body,
-                        .body_len = strlen(body),
-                        .ca_pem = tls->ca_pem,
-                        .cert_pem = tls->cert_pem,
-                        .key_pem = tls->key_pem,
-                        .bearer_token = tls->bearer_token,
-                        .timeout_ms = tls->timeout_ms};
-    gw_fetch(io, &q, cb, ctx);
+    review_try_t *t = gw_calloc(1, sizeof(*t));
+
+    *t = (review_try_t){
+        .base = io, .url = url, .tls = tls, .body = gw_strdup(body), .cb = cb, .ctx = ctx};
+    t->timer = evtimer_new(t->base, retry_review, t);
+    try_review(t);
 }
 
-/* The authorizer chain from the flags; 0 or GW_EINVAL with the reason in err. */
+/* The authorizer chain from the flags, or from --authorization-config; 0 or GW_EINVAL with
+ * the reason in err. */
 static int
 build_authz(kgate_t *k, char *err, size_t err_len)
 {
@@ -326,6 +414,8 @@ build_authz(kgate_t *k, char *err, size_t err_len)
         .webhook_unauthorized_ttl_ms = cfg->authorization_webhook_cache_unauthorized_ttl_ms,
         .https = authz_https,
     };
+    if (cfg->authorization_config != NULL)
+        return authz_new_file(cfg->authorization_config, &ac, &k->authz, err, err_len);
     char *modes = join(&cfg->authorization_mode);
     int rc = authz_new_config(modes, &ac, &k->authz, err, err_len);
     free(modes);

@@ -147,6 +147,9 @@ static const flag_t flags[] = {
      0, 0, NULL, "Header prefixes of extra user attributes (e.g. X-Remote-Extra-)."},
     {"authorization-mode", FLAG_LIST, OFF(authorization_mode), "AlwaysAllow", 0, 0,
      check_authz_mode, "Authorizers in order: AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC, Node."},
+    {"authorization-config", FLAG_STR, OFF(authorization_config), NULL, 0, 0, NULL,
+     "AuthorizationConfiguration file (authorizers in order, reloaded when it changes); "
+     "exclusive with --authorization-mode and --authorization-webhook-*."},
     {"authorization-policy-file", FLAG_STR, OFF(authorization_policy_file), NULL, 0, 0, NULL,
      "ABAC policies, one JSON Policy per line; required by, and only with, the ABAC mode."},
     {"authorization-webhook-config-file", FLAG_STR, OFF(authorization_webhook_config_file), NULL,
@@ -569,6 +572,25 @@ check_oidc(const gw_config_t *cfg, const bool *seen, char *err, size_t err_len)
     return 0;
 }
 
+/* kube-apiserver's rule: --authorization-config replaces the mode flags, so none of them may
+ * be given (given counts, defaults do not). */
+static int
+check_authz_config(const gw_config_t *cfg, const bool *seen, char *err, size_t err_len)
+{
+    bool given = false;
+
+    for (size_t i = 0; i < N_FLAGS; i++)
+        given = given || (seen[i] && (strcmp(flags[i].name, "authorization-mode") == 0 ||
+                                      strncmp(flags[i].name, "authorization-webhook-", 22) == 0));
+    if (given && cfg->authorization_config != NULL) {
+        snprintf(err, err_len, "--authorization-config can not be specified when "
+                               "--authorization-mode or --authorization-webhook-* flags are "
+                               "defined");
+        return GW_EINVAL;
+    }
+    return 0;
+}
+
 int
 gw_config_parse(gw_config_t *cfg, int argc, char *const argv[], char *err, size_t err_len)
 {
@@ -591,7 +613,9 @@ gw_config_parse(gw_config_t *cfg, int argc, char *const argv[], char *err, size_
     if (cfg->help)
         return 0;
     int rc = check_config(cfg, err, err_len);
-    return rc != 0 ? rc : check_oidc(cfg, seen, err, err_len);
+    if (rc == 0)
+        rc = check_oidc(cfg, seen, err, err_len);
+    return rc != 0 ? rc : check_authz_config(cfg, seen, err, err_len);
 }
 
 static int

@@ -69,6 +69,7 @@ typedef struct {
     gw_strlist_t requestheader_extra_headers_prefix;
     /* Accepted and validated now; used by later layers. */
     gw_strlist_t authorization_mode;
+    char *authorization_config; /* an AuthorizationConfiguration file, instead of the mode */
     char *authorization_policy_file;
     char *authorization_webhook_config_file;
     char *authorization_webhook_version;

@@ -136,51 +136,68 @@ static authz_authorizer_t a_none2 = {"second", no_opinion, free_static};
 static authz_authorizer_t a_deny = {"deny", deny, free_static};
 static authz_authorizer_t a_later = {"later", later, free_static};
 
+/* A chain of up to three static authorizers (NULL ends it). */
+static authz_t *
+chain_of(authz_authorizer_t *a, authz_authorizer_t *b, authz_authorizer_t *c)
+{
+    authz__chain_t *ch = authz__chain_new();
+    authz_authorizer_t *items[] = {a, b, c};
+
+    for (size_t i = 0; i < 3 && items[i] != NULL; i++)
+        authz__chain_add(ch, items[i]);
+    return authz_with(ch);
+}
+
 static void
 test_chain(void)
 {
-    authz_t z = {.chain = {&a_none1, &a_none2}, .n = 2};
-    result_t r = decide(&z, user("u", NULL));
+    authz_t *z = chain_of(&a_none1, &a_none2, NULL);
+    result_t r = decide(z, user("u", NULL));
     tap_ok(r.calls == 1 && r.decision == AUTHZ_NO_OPINION, "all without opinion: denied, not explicitly");
     tap_is_str(r.reason, "first\nsecond", "the reasons joined by newlines, in order");
 
-    z = (authz_t){.chain = {&a_none1, &a_deny, &mode_always_allow}, .n = 3};
-    r = decide(&z, user("u", NULL));
+    authz_free(z);
+    z = chain_of(&a_none1, &a_deny, &mode_always_allow);
+    r = decide(z, user("u", NULL));
     tap_ok(r.decision == AUTHZ_DENY, "the first deny wins over a later allow");
     tap_is_str(r.reason, "denied here", "... with its own reason only");
 
-    z = (authz_t){.chain = {&a_none1, &a_later, &mode_always_allow}, .n = 3};
+    authz_free(z);
+    z = chain_of(&a_none1, &a_later, &mode_always_allow);
     r = (result_t){0};
     authz_attrs_t attrs = {.user = user("u", NULL), .verb = "list", .path = "/x"};
-    authz_authorize(&z, &attrs, on_done, &r);
+    authz_authorize(z, &attrs, on_done, &r);
     tap_ok(r.calls == 0 && pending_cb != NULL, "an asynchronous authorizer suspends the decision");
     tap_is_str(seen_verb, "list", "it saw the attributes");
     pending_cb(AUTHZ_NO_OPINION, "thinking done", NULL, pending_ctx);
     tap_ok(r.calls == 1 && r.decision == AUTHZ_ALLOW,
            "its later no-opinion moves on to the next authorizer, which allows");
 
-    z = (authz_t){.chain = {&a_later, &a_none2}, .n = 2};
+    authz_free(z);
+    z = chain_of(&a_later, &a_none2, NULL);
     r = (result_t){0};
-    authz_authorize(&z, &attrs, on_done, &r);
+    authz_authorize(z, &attrs, on_done, &r);
     pending_cb(AUTHZ_NO_OPINION, "async says", NULL, pending_ctx);
     tap_ok(r.calls == 1 && r.decision == AUTHZ_NO_OPINION, "async then sync no-opinion: denied");
     tap_is_str(r.reason, "async says\nsecond", "reasons from both");
 
     r = (result_t){0};
-    authz_authorize(&z, &attrs, on_done, &r);
+    authz_authorize(z, &attrs, on_done, &r);
     pending_cb(AUTHZ_ALLOW, "yes", NULL, pending_ctx);
     tap_ok(r.calls == 1 && r.decision == AUTHZ_ALLOW, "an asynchronous allow decides");
     tap_is_str(r.reason, "yes", "... with its reason");
     tap_is_str(r.error, "", "... and no error");
 
-    z = (authz_t){.chain = {&a_later, &a_none2, &a_later}, .n = 3};
+    authz_free(z);
+    z = chain_of(&a_later, &a_none2, &a_later);
     r = (result_t){0};
-    authz_authorize(&z, &attrs, on_done, &r);
+    authz_authorize(z, &attrs, on_done, &r);
     pending_cb(AUTHZ_NO_OPINION, "", "hook one failed", pending_ctx);
     pending_cb(AUTHZ_DENY, "no", "hook two failed", pending_ctx);
     tap_ok(r.calls == 1 && r.decision == AUTHZ_DENY, "failed authorizers still decide");
     tap_is_str(r.error, "hook one failed, hook two failed", "their errors joined, in order");
     tap_is_str(r.reason, "no", "... beside the deciding reason");
+    authz_free(z);
 }
 
 int
