@@ -105,7 +105,8 @@ dry_checked(int err, const gw_obj_t *obj, void *arg)
     }
 }
 
-/* The generic store's create up to validation; false with the failure recorded. */
+/* The generic store's create up to validation (before RBAC's escalation check); false with
+ * the failure recorded. */
 static bool
 prepare(create_t *c)
 {
@@ -133,21 +134,20 @@ prepare(create_t *c)
                                   &c->req_errs);
         return false;
     }
-    return gw_registry__rbac_escalation(r, c->obj, NULL, &c->fail);
+    return true;
 }
 
+/* The validated object is written (or, for a dry run, checked against what is stored). */
 static void
-attempt(create_t *c)
+write_checked(bool ok, void *arg)
 {
+    create_t *c = arg;
     gw_req_t *r = c->r;
     size_t len;
     char *bytes;
     int rc;
 
-    c->attempts++;
-    c->obj = json_deep_copy(c->body);
-    keep(r, c->obj);
-    if (!prepare(c)) {
+    if (!ok) {
         gw_registry__reply_fail(r, &c->fail);
         return;
     }
@@ -164,6 +164,21 @@ attempt(create_t *c)
     }
     if (rc != 0)
         gw_reply_error(r, rc, c->name);
+}
+
+static void
+attempt(create_t *c)
+{
+    gw_req_t *r = c->r;
+
+    c->attempts++;
+    c->obj = json_deep_copy(c->body);
+    keep(r, c->obj);
+    if (!prepare(c)) {
+        gw_registry__reply_fail(r, &c->fail);
+        return;
+    }
+    gw_registry__rbac_escalation(r, c->obj, NULL, &c->fail, write_checked, c);
 }
 
 static void

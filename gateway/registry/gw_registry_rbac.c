@@ -14,6 +14,7 @@
 
 #include "authz_rbac.h"
 #include "gw_alloc.h"
+#include "gw_server.h"
 
 #define RBAC_GROUP "rbac.authorization.k8s.io"
 #define PRIVILEGED_GROUP "system:masters"
@@ -133,26 +134,37 @@ privileged(const authn_user_t *u)
     return false;
 }
 
+/* One escalation check: the verb (`escalate` or `bind`) is asked of the whole chain, which
+ * may answer later (a webhook); then, if it is not granted, the rules must be covered. */
 typedef struct {
-    bool answered, allowed;
-} verdict_t;
+    gw_req_t *r;
+    rbac_kind_t kind;
+    const json_t *obj;
+    gw_fail_t *f;
+    gw_registry__rbac_done_fn done;
+    void *arg;
+    bool in_call, answered, allowed;
+} esc_t;
+
+static void after_verb(esc_t *e);
 
 static void
 verdict(authz_decision_t decision, const char *reason, const char *error, void *ctx)
 {
-    verdict_t *v = ctx;
+    esc_t *e = ctx;
     (void)reason, (void)error;
 
-    v->answered = true;
-    v->allowed = decision == AUTHZ_ALLOW;
+    e->answered = true;
+    e->allowed = decision == AUTHZ_ALLOW;
+    if (!e->in_call)
+        after_verb(e);
 }
 
-/* Whether the chain allows `verb` on the named RBAC resource. The verdict lives in the arena:
- * an authorizer answering later (none does yet) counts as a refusal here. */
-static bool
-verb_allowed(gw_req_t *r, const char *verb, const char *resource, const char *ns, const char *name)
+/* Ask the chain for `verb` on the named RBAC resource; after_verb follows. */
+static void
+ask_verb(esc_t *e, const char *verb, const char *resource, const char *ns, const char *name)
 {
-    verdict_t *v = gw_arena_calloc(r->arena, sizeof(*v));
+    gw_req_t *r = e->r;
     authz_attrs_t a = {.user = r->user,
                        .verb = verb,
                        .resource_request = true,
@@ -161,10 +173,14 @@ verb_allowed(gw_req_t *r, const char *verb, const char *resource, const char *ns
                        .resource = resource,
                        .subresource = "",
                        .namespace_ = ns,
-                       .name = name};
+                       .name = name,
+                       .io = gw_worker_base(r->worker)};
 
-    authz_authorize(r->authz, &a, verdict, v);
-    return v->answered && v->allowed;
+    e->in_call = true;
+    authz_authorize(r->authz, &a, verdict, e);
+    e->in_call = false;
+    if (e->answered)
+        after_verb(e);
 }
 
 /* kube's ConfirmNoEscalation: false with the 403 recorded. */
@@ -187,69 +203,94 @@ confirm(gw_req_t *r, const char *name, const char *ns, const json_t *rules, cons
     return ok;
 }
 
+/* Without `escalate`: a role's rules must be covered (all of them for an aggregating role). */
 static bool
-check_role(gw_req_t *r, rbac_kind_t k, const json_t *obj, const json_t *old, gw_fail_t *f)
+role_covered(esc_t *e)
 {
+    gw_req_t *r = e->r;
+    const json_t *obj = e->obj;
     const char *name = str(gw_objmeta_get((json_t *)obj), "name");
-    const char *ns = k == ROLE ? str(gw_objmeta_get((json_t *)obj), "namespace") : "";
-    const json_t *rules = json_object_get(obj, "rules");
+    const char *ns = e->kind == ROLE ? str(gw_objmeta_get((json_t *)obj), "namespace") : "";
 
-    if (old != NULL && json_equal(rules, json_object_get(old, "rules")) &&
-        json_equal(json_object_get(obj, "aggregationRule"),
-                   json_object_get(old, "aggregationRule")))
-        return true;
-    if (verb_allowed(r, "escalate", r->resource->name, ns, r->info.name))
-        return true;
     if (json_is_object(json_object_get(obj, "aggregationRule"))) {
         json_t *all =
             json_pack("[{s:[s],s:[s],s:[s]},{s:[s],s:[s]}]", "apiGroups", "*", "resources", "*",
                       "verbs", "*", "nonResourceURLs", "*", "verbs", "*");
         bool ok = confirm(r, name, "", all,
-                          "must have cluster-admin privileges to use the "
-                          "aggregationRule",
-                          f);
+                          "must have cluster-admin privileges to use the aggregationRule", e->f);
         json_decref(all);
         if (!ok)
             return false;
     }
-    return confirm(r, name, ns, rules, NULL, f);
+    return confirm(r, name, ns, json_object_get(obj, "rules"), NULL, e->f);
 }
 
+/* Without `bind`: the referenced role must exist and its rules be covered. */
 static bool
-check_binding(gw_req_t *r, rbac_kind_t k, const json_t *obj, const json_t *old, gw_fail_t *f)
+binding_covered(esc_t *e)
 {
-    const char *name = str(gw_objmeta_get((json_t *)obj), "name");
-    const char *ns = k == BINDING ? str(gw_objmeta_get((json_t *)obj), "namespace") : "";
-    const json_t *ref = json_object_get(obj, "roleRef");
+    gw_req_t *r = e->r;
+    const char *name = str(gw_objmeta_get((json_t *)e->obj), "name");
+    const char *ns = e->kind == BINDING ? str(gw_objmeta_get((json_t *)e->obj), "namespace") : "";
+    const json_t *ref = json_object_get(e->obj, "roleRef");
     const char *kind = str(ref, "kind");
-
-    if (old != NULL && json_equal(ref, json_object_get(old, "roleRef")) &&
-        json_equal(json_object_get(obj, "subjects"), json_object_get(old, "subjects")))
-        return true;
-    if (verb_allowed(r, "bind", strcmp(kind, "Role") == 0 ? "roles" : "clusterroles", ns,
-                     str(ref, "name")))
-        return true;
     authz_rbac_snap_t *s = authz_rbac_current();
     const json_t *rules = s != NULL ? authz_rbac_role_rules(s, ns, kind, str(ref, "name")) : NULL;
     bool ok = rules != NULL;
+
     if (!ok)
-        gw_registry__fail(r, f, 400, "BadRequest", NULL,
+        gw_registry__fail(r, e->f, 400, "BadRequest", NULL,
                           "%s.rbac.authorization.k8s.io \"%s\" not found",
                           strcmp(kind, "Role") == 0 ? "role" : "clusterrole", str(ref, "name"));
     else
-        ok = confirm(r, name, ns, rules, NULL, f);
+        ok = confirm(r, name, ns, rules, NULL, e->f);
     authz_rbac_snap_unref(s);
     return ok;
 }
 
-bool
-gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f)
+static void
+after_verb(esc_t *e)
+{
+    bool role = e->kind == ROLE || e->kind == CLUSTER_ROLE;
+    e->done(e->allowed || (role ? role_covered(e) : binding_covered(e)), e->arg);
+}
+
+/* An update that changes none of what the check is about needs none. */
+static bool
+unchanged(rbac_kind_t k, const json_t *obj, const json_t *old)
+{
+    static const char *const role_fields[] = {"rules", "aggregationRule"};
+    static const char *const binding_fields[] = {"roleRef", "subjects"};
+    const char *const *fields = k == ROLE || k == CLUSTER_ROLE ? role_fields : binding_fields;
+
+    if (old == NULL)
+        return false;
+    for (size_t i = 0; i < 2; i++) {
+        if (!json_equal(json_object_get(obj, fields[i]), json_object_get(old, fields[i])))
+            return false;
+    }
+    return true;
+}
+
+void
+gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+                             gw_registry__rbac_done_fn done, void *arg)
 {
     rbac_kind_t k = kind_of(r->resource);
+    const json_t *ref = json_object_get(obj, "roleRef");
+    const char *ns = k == ROLE || k == BINDING ? str(gw_objmeta_get((json_t *)obj), "namespace")
+                                               : "";
+    esc_t *e;
 
-    if (k == NOT_RBAC || privileged(r->user))
-        return true;
+    if (k == NOT_RBAC || privileged(r->user) || unchanged(k, obj, old)) {
+        done(true, arg);
+        return;
+    }
+    e = gw_arena_calloc(r->arena, sizeof(*e));
+    *e = (esc_t){.r = r, .kind = k, .obj = obj, .f = f, .done = done, .arg = arg};
     if (k == ROLE || k == CLUSTER_ROLE)
-        return check_role(r, k, obj, old, f);
-    return check_binding(r, k, obj, old, f);
+        ask_verb(e, "escalate", r->resource->name, ns, r->info.name);
+    else
+        ask_verb(e, "bind", strcmp(str(ref, "kind"), "Role") == 0 ? "roles" : "clusterroles",
+                 ns, str(ref, "name"));
 }

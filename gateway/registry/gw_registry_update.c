@@ -141,12 +141,42 @@ validate(gw_upd_t *u, const json_t *obj, const json_t *cur)
         }
     }
     if (gw_ferr_count(&errs) == 0)
-        return gw_registry__rbac_escalation(u->r, obj, cur, &u->fail);
+        return true;
     gw_registry__fail_invalid(u->r, &u->fail, res->group, res->kind, u->name, &errs);
     return false;
 }
 
 /* ---- deciding ----------------------------------------------------------------------------- */
+
+static void decide(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev);
+
+static void
+escalation_checked(bool ok, void *arg)
+{
+    gw_upd_t *u = arg;
+    json_t *obj = u->checked_obj;
+    const json_t *cur = u->checked_cur;
+
+    if (!ok) {
+        gw_store_update_abort(u->su, GW_ECANCELED);
+        return;
+    }
+    if (!u->applied)
+        gw_registry__track(u->r, u->sub, &u->opts, cur, obj);
+    u->created = cur == NULL;
+    decide(u, obj, cur, u->checked_rev);
+}
+
+/* The validated object (cur NULL: a create) past RBAC's escalation check, which may wait on an
+ * authorizer, to decide(). */
+static void
+check_escalation(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev)
+{
+    u->checked_obj = obj;
+    u->checked_cur = cur;
+    u->checked_rev = current_rev;
+    gw_registry__rbac_escalation(u->r, obj, cur, &u->fail, escalation_checked, u);
+}
 
 /* The object is ready: delete it, answer it (dry run), or write it. */
 static void
@@ -196,10 +226,7 @@ create_admitted(int err, void *ctx)
         gw_store_update_abort(u->su, GW_ECANCELED);
         return;
     }
-    if (!u->applied)
-        gw_registry__track(u->r, u->sub, &u->opts, NULL, obj);
-    u->created = true;
-    decide(u, obj, NULL, 0);
+    check_escalation(u, obj, NULL, 0);
 }
 
 /* A PUT of a missing object, where the kind allows it: kube's create path inside Update. */
@@ -276,9 +303,7 @@ mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
-    if (!u->applied)
-        gw_registry__track(u->r, u->sub, &u->opts, cur, obj);
-    decide(u, obj, cur, current->mod_revision);
+    check_escalation(u, obj, cur, current->mod_revision);
 }
 
 /* ---- answering ---------------------------------------------------------------------------- */
