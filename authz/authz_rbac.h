@@ -23,8 +23,9 @@ typedef struct authz_rbac_snap authz_rbac_snap_t;
 /**
  * A snapshot from the stored objects: four JSON arrays of Role, ClusterRole, RoleBinding and
  * ClusterRoleBinding objects (borrowed; the snapshot keeps references to what it needs, so
- * the arrays must not be changed afterwards). NULL arrays count as empty. The new snapshot
- * has one reference, the caller's. Thread: any.
+ * the objects must not be changed afterwards). NULL arrays count as empty. The bindings are
+ * indexed by subject and their roles resolved here, once, so that a decision visits only the
+ * bindings naming the user. The new snapshot has one reference, the caller's. Thread: any.
  */
 authz_rbac_snap_t *authz_rbac_snap_new(json_t *roles, json_t *cluster_roles, json_t *bindings,
                                        json_t *cluster_bindings);
@@ -44,8 +45,12 @@ void authz_rbac_publish(authz_rbac_snap_t *s);
 authz_rbac_snap_t *authz_rbac_current(void);
 
 /**
- * Whether some rule bound to attrs->user allows attrs in s. On false, why (may be NULL) gets
- * kube's reason: "" or "RBAC: " and the missing roles that bindings refer to. Thread: any.
+ * Whether some rule bound to attrs->user allows attrs in s. why (may be NULL) gets kube's
+ * reason: on true "RBAC: allowed by" the binding, its role and the subject naming the user
+ * (the first binding in walk order: cluster-wide ones, then those of the namespace, each in
+ * the order the snapshot got them); on false "" or "RBAC: " and the missing roles that the
+ * bindings naming the user refer to. Only the bindings naming the user or one of its groups
+ * are looked at: the snapshot indexes them by subject. Thread: any.
  */
 bool authz_rbac_allows(const authz_rbac_snap_t *s, const authz_attrs_t *attrs, char *why,
                        size_t why_len);

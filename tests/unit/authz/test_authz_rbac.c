@@ -134,7 +134,10 @@ static const char *const policy =
     "\"name\":\"dev\"}]},"
     "{\"metadata\":{\"name\":\"c\",\"namespace\":\"other\"},"
     "\"roleRef\":{\"kind\":\"ClusterRole\",\"name\":\"gone\"},\"subjects\":[{\"kind\":\"User\","
-    "\"name\":\"alice\"}]}],"
+    "\"name\":\"alice\"}]},"
+    "{\"metadata\":{\"name\":\"s\",\"namespace\":\"team\"},"
+    "\"roleRef\":{\"kind\":\"ClusterRole\",\"name\":\"pods\"},\"subjects\":[{\"kind\":\"User\","
+    "\"name\":\"x\\\"y\"},{\"kind\":\"ServiceAccount\",\"name\":\"builder\"}]}],"
     "\"clusterBindings\":[{\"metadata\":{\"name\":\"h\"},"
     "\"roleRef\":{\"kind\":\"ClusterRole\",\"name\":\"health\"},\"subjects\":[{\"kind\":\"Group\","
     "\"name\":\"system:authenticated\"}]}]}";
@@ -152,6 +155,35 @@ allowed(const authz_rbac_snap_t *s, const char *verb, const char *resource, cons
                        .namespace_ = ns,
                        .name = ""};
     return authz_rbac_allows(s, &a, why, 256);
+}
+
+/* kube's "RBAC: allowed by" reasons: a RoleBinding as "<name>/<namespace>", a service account
+ * subject as "<name>/<namespace>" (its binding's when it names none). */
+static void
+test_allow_reasons(const authz_rbac_snap_t *s)
+{
+    char why[256];
+    authz_attrs_t a = {.user = &sa,
+                       .verb = "get",
+                       .resource_request = true,
+                       .api_group = "",
+                       .resource = "pods",
+                       .subresource = "",
+                       .namespace_ = "team",
+                       .name = ""};
+
+    tap_ok(allowed(s, "get", "configmaps", "default", why), "alice may get configmaps");
+    tap_is_str(why, "RBAC: allowed by RoleBinding \"a/default\" of Role \"cm\" to User \"alice\"",
+               "... by the RoleBinding, named with its namespace");
+    tap_ok(allowed(s, "get", "pods", "default", why), "alice may get pods");
+    tap_is_str(
+        why, "RBAC: allowed by RoleBinding \"b/default\" of ClusterRole \"pods\" to Group \"dev\"",
+        "... through her group");
+    tap_ok(authz_rbac_allows(s, &a, why, sizeof(why)), "the service account may get pods");
+    tap_is_str(why,
+               "RBAC: allowed by RoleBinding \"s/team\" of ClusterRole \"pods\" to ServiceAccount "
+               "\"builder/team\"",
+               "... named in the binding's namespace, the first subject naming it");
 }
 
 static void
@@ -210,6 +242,11 @@ test_snapshot(void)
     tap_is_str(why, "RBAC: clusterrole.rbac.authorization.k8s.io \"gone\" not found",
                "names the missing role, as kube does");
     tap_ok(authz_rbac_allows(s, &health, why, sizeof(why)), "non-resource URL via a group");
+    tap_is_str(why,
+               "RBAC: allowed by ClusterRoleBinding \"h\" of ClusterRole \"health\" to Group "
+               "\"system:authenticated\"",
+               "kube's allow reason: the ClusterRoleBinding and the group");
+    test_allow_reasons(s);
     tap_is_int(authz_rbac_visit(s, &alice, "other", count_rule, &n), 1, "visit: one missing role");
     tap_is_int(n, 1, "visit: the cluster-wide rule only in \"other\"");
     n = 0;
