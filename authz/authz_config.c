@@ -5,7 +5,8 @@
  *
  * Match conditions are type-checked against `request`, declared as an object type from a
  * structural schema of the v1 SubjectAccessReviewSpec (what cel/ offers for typed
- * declarations); at run time the spec is bound as a JSON document.
+ * declarations; resourceAttributes is a map of dyn, see below); at run time the spec is bound
+ * as a JSON document.
  */
 #include "authz_int.h"
 
@@ -217,24 +218,12 @@ static const cel_schema_t s_string = {.type = CEL_SCHEMA_STRING, UNBOUNDED};
 static const cel_schema_t s_strings = {.type = CEL_SCHEMA_ARRAY, UNBOUNDED, .items = &s_string};
 static const cel_schema_t s_extra = {
     .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .additional_properties = &s_strings};
-static const cel_schema_prop_t p_requirement[] = {
-    {"key", &s_string, false}, {"operator", &s_string, false}, {"values", &s_strings, false}};
-static const cel_schema_t s_requirement = {
-    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = p_requirement, .nprops = 3};
-static const cel_schema_t s_requirements = {
-    .type = CEL_SCHEMA_ARRAY, UNBOUNDED, .items = &s_requirement};
-static const cel_schema_prop_t p_selector[] = {{"rawSelector", &s_string, false},
-                                               {"requirements", &s_requirements, false}};
-static const cel_schema_t s_selector = {
-    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = p_selector, .nprops = 2};
-static const cel_schema_prop_t p_resource[] = {
-    {"namespace", &s_string, false},       {"verb", &s_string, false},
-    {"group", &s_string, false},           {"version", &s_string, false},
-    {"resource", &s_string, false},        {"subresource", &s_string, false},
-    {"name", &s_string, false},            {"fieldSelector", &s_selector, false},
-    {"labelSelector", &s_selector, false}};
+/* resourceAttributes is map(string, dyn): a schema object would escape its property
+ * `namespace` (a CEL reserved word) to `__namespace__`, while kube's expressions select
+ * `request.resourceAttributes.namespace`. */
+static const cel_schema_t s_dyn = {.type = CEL_SCHEMA_INT_OR_STRING, UNBOUNDED};
 static const cel_schema_t s_resource = {
-    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = p_resource, .nprops = 9};
+    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .additional_properties = &s_dyn};
 static const cel_schema_prop_t p_non_resource[] = {{"path", &s_string, false},
                                                    {"verb", &s_string, false}};
 static const cel_schema_t s_non_resource = {

@@ -220,6 +220,58 @@ test_cache(void)
     authz_free(z);
 }
 
+/* The review's resourceAttributes.<which>.requirements, compact JSON (new), or NULL. */
+static char *
+requirements_of(const char *which)
+{
+    const json_t *attrs = json_object_get(json_object_get(hook.review, "spec"), "resourceAttributes");
+    const json_t *sel = json_object_get(attrs, which);
+    return sel != NULL ? json_dumps(sel, JSON_COMPACT) : NULL;
+}
+
+static void
+ask_selected(const authz_t *z, const char *fields, const char *labels)
+{
+    result_t r;
+    authz_attrs_t attrs = {.user = &alice, .verb = "list", .resource_request = true,
+                           .api_version = "v1", .resource = "pods", .namespace_ = "default",
+                           .field_selector = fields, .label_selector = labels, .io = (void *)1};
+    authz_authorize(z, &attrs, on_done, &r);
+}
+
+static void
+test_selectors(void)
+{
+    authz_t *z = chain("Webhook", "v1", 60000, 60000);
+    char *got;
+
+    ask_selected(z, "spec.nodeName=n1,metadata.name!=x", "app in (b,a),!old,tier,env=prod,n>3");
+    got = requirements_of("fieldSelector");
+    tap_is_str(got,
+               "{\"requirements\":[{\"key\":\"metadata.name\",\"operator\":\"NotIn\","
+               "\"values\":[\"x\"]},{\"key\":\"spec.nodeName\",\"operator\":\"In\","
+               "\"values\":[\"n1\"]}]}",
+               "the field selector's requirements: = is In, != is NotIn");
+    free(got);
+    got = requirements_of("labelSelector");
+    tap_is_str(got,
+               "{\"requirements\":[{\"key\":\"app\",\"operator\":\"In\",\"values\":[\"a\","
+               "\"b\"]},{\"key\":\"env\",\"operator\":\"In\",\"values\":[\"prod\"]},"
+               "{\"key\":\"old\",\"operator\":\"DoesNotExist\"},{\"key\":\"tier\","
+               "\"operator\":\"Exists\"}]}",
+               "the label selector's: In, DoesNotExist, Exists; > is left out as kube does");
+    free(got);
+    answer(0, 200, "{\"status\":{\"allowed\":true}}");
+    ask_selected(z, "novalue", "app in (");
+    char *fields = requirements_of("fieldSelector"), *labels = requirements_of("labelSelector");
+    tap_ok(hook.cb != NULL && fields == NULL && labels == NULL,
+           "unparsable selectors are left out");
+    free(fields);
+    free(labels);
+    answer(0, 200, "{\"status\":{\"allowed\":true}}");
+    authz_free(z);
+}
+
 static void
 test_start_errors(void)
 {
@@ -261,6 +313,7 @@ main(void)
     test_review_shape();
     test_decisions();
     test_cache();
+    test_selectors();
     test_start_errors();
     json_decref(hook.review);
     unlink(kubeconfig);
