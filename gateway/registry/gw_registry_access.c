@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "authz_rbac.h"
+#include "gw_names.h"
 
 static const char *
 str(const json_t *o, const char *member)
@@ -93,6 +94,165 @@ spec_user(gw_req_t *r, const json_t *spec)
     return u;
 }
 
+/* ---- selectors in resourceAttributes ------------------------------------------------------- */
+
+static bool
+is_op(const char *op, const char *a, const char *b)
+{
+    return strcmp(op, a) == 0 || strcmp(op, b) == 0;
+}
+
+/* kube's metav1 validation of one requirement (field: at path, label: also its key and values),
+ * with unknown operators let through as kube does for reviews from newer clients. */
+static void
+check_requirement(gw_req_t *r, const json_t *q, bool label, const char *path,
+                  gw_field_errors_t *errs)
+{
+    const char *op = str(q, "operator"), *msg;
+    const json_t *values = json_object_get(q, "values"), *v;
+    size_t i;
+
+    if (!label && *str(q, "key") == '\0')
+        gw_ferr_required(errs, gw_arena_sprintf(r->arena, "%s.key", path), "must be specified");
+    if (is_op(op, "In", "NotIn") && json_array_size(values) == 0)
+        gw_ferr_required(errs, gw_arena_sprintf(r->arena, "%s.values", path),
+                         "must be specified when `operator` is 'In' or 'NotIn'");
+    else if (is_op(op, "Exists", "DoesNotExist") && json_array_size(values) > 0)
+        gw_ferr_forbidden(errs, gw_arena_sprintf(r->arena, "%s.values", path),
+                          "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+    if (!label)
+        return;
+    if ((msg = gw_valid_qualified_name(str(q, "key"))) != NULL)
+        gw_ferr_invalid_str(errs, gw_arena_sprintf(r->arena, "%s.key", path), str(q, "key"), msg);
+    json_array_foreach(values, i, v)
+    {
+        const char *value = json_string_value(v) != NULL ? json_string_value(v) : "";
+        if ((msg = gw_valid_label_value(value)) != NULL)
+            gw_ferr_invalid_str(errs, gw_arena_sprintf(r->arena, "%s.values[%zu]", path, i),
+                                value, msg);
+    }
+}
+
+/* kube's validation of resourceAttributes.fieldSelector or .labelSelector: a rawSelector or
+ * requirements, not both. */
+static void
+check_selector(gw_req_t *r, const json_t *ra, const char *member, gw_field_errors_t *errs)
+{
+    const json_t *sel = json_object_get(ra, member);
+    const json_t *reqs = json_object_get(sel, "requirements"), *q;
+    const char *raw = str(sel, "rawSelector");
+    const char *path = gw_arena_sprintf(r->arena, "spec.resourceAttributes.%s", member);
+    size_t i;
+
+    if (!json_is_object(sel))
+        return;
+    if (*raw != '\0' && json_array_size(reqs) > 0)
+        gw_ferr_invalid_str(errs, gw_arena_sprintf(r->arena, "%s.rawSelector", path), raw,
+                            "may not specified at the same time as requirements");
+    if (*raw == '\0' && json_array_size(reqs) == 0)
+        gw_ferr_required(errs, gw_arena_sprintf(r->arena, "%s.requirements", path),
+                         gw_arena_sprintf(r->arena,
+                                          "when %s is specified, requirements or rawSelector is "
+                                          "required",
+                                          path));
+    json_array_foreach(reqs, i, q)
+    {
+        check_requirement(r, q, strcmp(member, "labelSelector") == 0,
+                          gw_arena_sprintf(r->arena, "%s.requirements[%zu]", path, i), errs);
+    }
+}
+
+static void
+check_selectors(gw_req_t *r, const json_t *spec, gw_field_errors_t *errs)
+{
+    const json_t *ra = json_object_get(spec, "resourceAttributes");
+
+    check_selector(r, ra, "fieldSelector", errs);
+    check_selector(r, ra, "labelSelector", errs);
+}
+
+/* fields.EscapeValue: '\\', ',' and '=' escaped. */
+static void
+append_escaped(gw_req_t *r, char **out, const char *v)
+{
+    size_t len = strlen(*out);
+    char *s = gw_arena_alloc(r->arena, len + 2 * strlen(v) + 1);
+
+    memcpy(s, *out, len);
+    for (; *v != '\0'; v++) {
+        if (strchr("\\,=", *v) != NULL)
+            s[len++] = '\\';
+        s[len++] = *v;
+    }
+    s[len] = '\0';
+    *out = s;
+}
+
+/*
+ * Field requirements as the selector kube makes of them: In and NotIn of one value are k=v and
+ * k!=v. Anything else (more values, Exists, DoesNotExist, an unknown operator) leaves kube no
+ * selector, and so does a key that would not read back as one (holding ',', '=', '!' or '\').
+ * NULL for none.
+ */
+static const char *
+field_requirements(gw_req_t *r, const json_t *reqs)
+{
+    char *out = gw_arena_strdup(r->arena, "");
+    size_t i;
+    const json_t *q;
+
+    json_array_foreach(reqs, i, q)
+    {
+        const char *op = str(q, "operator"), *key = str(q, "key");
+        const json_t *values = json_object_get(q, "values");
+        const char *value = json_string_value(json_array_get(values, 0));
+        if (!is_op(op, "In", "NotIn") || json_array_size(values) != 1 || value == NULL ||
+            strpbrk(key, ",=!\\") != NULL)
+            return NULL;
+        out = gw_arena_sprintf(r->arena, "%s%s%s%s", out, i > 0 ? "," : "", key,
+                               strcmp(op, "In") == 0 ? "=" : "!=");
+        append_escaped(r, &out, value);
+    }
+    return *out != '\0' ? out : NULL;
+}
+
+/* Label requirements in label-selector syntax, those kube cannot make a requirement of (an
+ * unknown operator) dropped; NULL when none is left. */
+static const char *
+label_requirements(gw_req_t *r, const json_t *reqs)
+{
+    json_t *known = json_array(), *q;
+    size_t i;
+
+    json_array_foreach(reqs, i, q)
+    {
+        const char *op = str(q, "operator");
+        if (is_op(op, "In", "NotIn") || is_op(op, "Exists", "DoesNotExist"))
+            json_array_append(known, q);
+    }
+    json_t *doc = json_pack("{s:o}", "matchExpressions", known);
+    char *s = gw_label_selector_string(doc);
+    const char *out = s != NULL && *s != '\0' ? gw_arena_strdup(r->arena, s) : NULL;
+    free(s);
+    json_decref(doc);
+    return out;
+}
+
+/* A validated selector attribute as the raw string the authorizers read; NULL for none. */
+static const char *
+selector_of(gw_req_t *r, const json_t *ra, const char *member)
+{
+    const json_t *sel = json_object_get(ra, member);
+    const json_t *reqs = json_object_get(sel, "requirements");
+
+    if (*str(sel, "rawSelector") != '\0')
+        return str(sel, "rawSelector");
+    if (json_array_size(reqs) == 0)
+        return NULL;
+    return strcmp(member, "fieldSelector") == 0 ? field_requirements(r, reqs)
+                                                : label_requirements(r, reqs);
+}
+
 /* ---- asking the authorizers ------------------------------------------------------------------ */
 
 /* kube's ValidateSelfSubjectAccessReviewSpec: exactly one kind of attributes. */
@@ -112,7 +272,7 @@ check_attributes(const json_t *spec, gw_field_errors_t *errs)
 }
 
 static authz_attrs_t
-attrs_of(const json_t *spec, const authn_user_t *u)
+attrs_of(gw_req_t *r, const json_t *spec, const authn_user_t *u)
 {
     const json_t *ra = json_object_get(spec, "resourceAttributes");
     const json_t *na = json_object_get(spec, "nonResourceAttributes");
@@ -127,7 +287,9 @@ attrs_of(const json_t *spec, const authn_user_t *u)
                            .resource = str(ra, "resource"),
                            .subresource = str(ra, "subresource"),
                            .namespace_ = str(ra, "namespace"),
-                           .name = str(ra, "name")};
+                           .name = str(ra, "name"),
+                           .field_selector = selector_of(r, ra, "fieldSelector"),
+                           .label_selector = selector_of(r, ra, "labelSelector")};
 }
 
 typedef struct {
@@ -157,7 +319,7 @@ static void
 ask(gw_req_t *r, json_t *review, const authn_user_t *u)
 {
     access_t *a = gw_arena_calloc(r->arena, sizeof(*a));
-    authz_attrs_t attrs = attrs_of(json_object_get(review, "spec"), u);
+    authz_attrs_t attrs = attrs_of(r, json_object_get(review, "spec"), u);
 
     *a = (access_t){r, review};
     attrs.io = gw_worker_base(r->worker);
@@ -173,6 +335,7 @@ self_subject_access(gw_req_t *r)
     if (review == NULL)
         return; /* answered */
     check_attributes(json_object_get(review, "spec"), &errs);
+    check_selectors(r, json_object_get(review, "spec"), &errs);
     if (!reply_invalid(r, &errs))
         ask(r, review, r->user);
 }
@@ -190,6 +353,7 @@ subject_access(gw_req_t *r, bool local)
     if (*str(spec, "user") == '\0' && json_array_size(json_object_get(spec, "groups")) == 0)
         gw_ferr_invalid_str(&errs, "spec.user", "",
                             "at least one of user or group must be specified");
+    check_selectors(r, spec, &errs);
     if (local) {
         const json_t *ra = json_object_get(spec, "resourceAttributes");
         const char *ns = str(gw_objmeta_get(review), "namespace");
