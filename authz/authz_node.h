@@ -4,8 +4,9 @@
 /*
  * The Node authorizer, as kube's (plugin/pkg/auth/authorizer/node): a kubelet, the user
  * system:node:<name> in group system:nodes, may read what the pods bound to its node need
- * (the pods, their secrets, configmaps, claims and volumes, tokens of their service
- * accounts), keep its own Node and Lease, update its pods' status and post events. Anything
+ * (the pods, listed or watched through a spec.nodeName=<name> field selector, their secrets,
+ * configmaps, claims and volumes, tokens of their service accounts), read and keep its own
+ * Node and Lease, update its pods' status and post events. Anything
  * else, and any other user, gets no opinion, so that a later mode (RBAC) decides.
  *
  * Which objects a node may reach comes from an immutable graph built from the stored pods and
