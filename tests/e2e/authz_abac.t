@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ABAC end to end with token-file users (alice in dev and ops, bob): --authorization-mode=ABAC
 # with --authorization-policy-file, comments and blank lines skipped, a group's policy, a
-# read-only policy, a "*" user on a non-resource path, kube's 403 wording with ABAC's reason,
+# read-only policy, a "*" user on a non-resource path, unversioned (v0) lines as kube converts
+# them, kube's 403 wording with ABAC's reason,
 # ABAC after AlwaysDeny in a chain, and the start-up errors (a bad line named, a missing file,
 # the mode without the file, the file without the mode).
 set -u
@@ -25,6 +26,10 @@ V1B1='"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy"'
     echo "  # bob reads configmaps anywhere"
     echo "{$V1B1,\"spec\":{\"user\":\"bob\",\"readonly\":true,\"namespace\":\"*\",\"resource\":\"configmaps\"}}"
     echo "{$V1B1,\"spec\":{\"user\":\"*\",\"readonly\":true,\"nonResourcePath\":\"/version\"}}"
+    echo "# unversioned: bob may do anything to secrets in default, in any API group"
+    echo "{\"user\":\"bob\",\"namespace\":\"default\",\"resource\":\"secrets\"}"
+    echo "# unversioned, no namespace and no resource: ops may do anything, paths included"
+    echo "{\"group\":\"ops\",\"readonly\":true}"
 } >"$POLICY"
 
 # send METHOD PATH BODY CURL-ARGS...: into $OUT; sets CODE.
@@ -67,11 +72,23 @@ check "bob lists configmaps in another namespace" test "$CODE" = 200
 send DELETE /api/v1/namespaces/dev/configmaps/c1 "" "${BOB[@]}"
 check "bob may not delete it" test "$CODE" = 403
 fetch /api/v1/namespaces/dev/secrets "${BOB[@]}"
-check "bob may not read secrets" test "$CODE" = 403
+check "bob may not read secrets in dev" test "$CODE" = 403
+send POST /api/v1/namespaces/default/secrets \
+    '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s1"}}' "${BOB[@]}"
+check "bob creates a secret in default (a v0 line)" test "$CODE" = 201
+fetch /api/v1/namespaces/default/secrets/s1 "${BOB[@]}"
+check "... and reads it" test "$CODE" = 200
 fetch /version "${BOB[@]}"
 check "user \"*\" reads /version" test "$CODE" = 200
 fetch /apis "${BOB[@]}"
 check "but no other path" test "$CODE" = 403
+fetch /apis "${ALICE[@]}"
+check "alice, in ops, reads any path (a v0 line with neither namespace nor resource)" \
+    test "$CODE" = 200
+fetch /apis/apps/v1/namespaces/kube-system/deployments "${ALICE[@]}"
+check "... and any resource of any API group" test "$CODE" = 200
+send DELETE /api/v1/namespaces/default/secrets/s1 "" "${ALICE[@]}"
+check "... read-only" test "$CODE" = 403
 kill -TERM "$KGATE_PID"
 wait_exit "$KGATE_PID"
 check "no sanitizer report" no_sanitizer_report "$KGATE_LOG"
