@@ -6,7 +6,8 @@
  * each with one call in flight, for a warm-up then a measured duration), BENCH_SECONDS, and
  * etcdproto's client set up as the server uses it (an etcd_conn_t bound to an event_base that
  * the main thread runs, as a worker would). Header-only, like tests/lib/tap.h: each bench/X.c
- * is a program of its own. Single-threaded: everything here runs on the main thread.
+ * is a program of its own; but the HTTPS client for kgate is bench_https.c, linked into each.
+ * Single-threaded: everything here runs on the main thread.
  */
 
 #include <errno.h>
@@ -476,12 +477,28 @@ kgate_addr_init(kgate_addr_t *k, const char *url, const char *pki)
     k->tls = tls_client_new(pki);
 }
 
-/** A TLS connection's state for kgate: its serving certificate must name the IP address
- *  connected to. The caller owns it (SSL_free, or a bufferevent that closes it). */
-static inline SSL *
-kgate_ssl_new(const kgate_addr_t *k)
+/** A TLS client context that trusts PKI_DIR/ca.crt and presents no certificate: for
+ *  anonymous requests and bearer tokens. The caller frees it. Dies on error. */
+static inline SSL_CTX *
+tls_client_anon(const char *pki)
 {
-    SSL *ssl = SSL_new(k->tls);
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    char *ca = gw_sprintf("%s/ca.crt", pki);
+
+    if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1)
+        die("cannot load %s", ca);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    free(ca);
+    return ctx;
+}
+
+/** A TLS connection's state for kgate from context tls: kgate's serving certificate must name
+ *  the IP address connected to. The caller owns it (SSL_free, or a bufferevent that closes
+ *  it). */
+static inline SSL *
+kgate_ssl_with(const kgate_addr_t *k, SSL_CTX *tls)
+{
+    SSL *ssl = SSL_new(tls);
     const struct sockaddr_in *v4 = (const struct sockaddr_in *)&k->addr;
     const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&k->addr;
 
@@ -490,6 +507,13 @@ kgate_ssl_new(const kgate_addr_t *k)
     else
         X509_VERIFY_PARAM_set1_ip(SSL_get0_param(ssl), (const uint8_t *)&v6->sin6_addr, 16);
     return ssl;
+}
+
+/** kgate_ssl_with k's own context (the admin's certificate). */
+static inline SSL *
+kgate_ssl_new(const kgate_addr_t *k)
+{
+    return kgate_ssl_with(k, k->tls);
 }
 
 /** Why an OpenSSL bufferevent failed (`what` as its event callback got it), in a static
@@ -507,5 +531,76 @@ tls_bev_error(struct bufferevent *bev, short what)
         return "connection closed by the server";
     return evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR());
 }
+
+/* ---- the HTTPS keep-alive client for kgate (bench_https.c) ------------------------------- */
+
+#define HTTPS_ANY_STATUS (-1)
+/* An answer's resourceVersion (or a LIST's, which kgate's own writes move on) may gain a
+ * digit during a run: lengths checked are allowed this much either way. */
+#define HTTPS_LEN_SLACK 4
+
+typedef enum {
+    HTTPS_HEAD,       /* status line and header lines */
+    HTTPS_BODY,       /* `left` bytes of a Content-Length body */
+    HTTPS_CHUNK_SIZE, /* the size line of the next chunk */
+    HTTPS_CHUNK_DATA, /* `left` bytes of the current chunk */
+    HTTPS_CHUNK_END,  /* the CRLF after a chunk */
+    HTTPS_TRAILER,    /* trailer lines, up to the empty one */
+} https_state_t;
+
+/** One keep-alive connection to kgate with one request in flight. The owner sets k and tls
+ *  (they apply when the connection opens, on the next send after https_close) and may read
+ *  status, len and body once answered; the rest is the client's. */
+typedef struct {
+    struct event_base *base;
+    const kgate_addr_t *k;   /* the kgate to connect to */
+    SSL_CTX *tls;            /* the credential presented; NULL: k->tls (the admin's) */
+    struct bufferevent *bev; /* NULL until used, and once closed */
+    const char *what;        /* the request in flight, for messages; NULL when idle */
+    int want;                /* the status it must be answered with, or HTTPS_ANY_STATUS */
+    size_t ref_len;          /* the body length it must have (give or take); 0: any */
+    slot_t *slot;            /* its caller in a phase; NULL for a set-up call */
+    https_state_t state;
+    bool chunked;
+    int status;            /* 0 until the status line is read */
+    size_t left;           /* bytes to come of the body or of the current chunk */
+    size_t len;            /* body bytes so far */
+    struct evbuffer *body; /* kept for set-up calls and failures; otherwise drained */
+} https_conn_t;
+
+/** An idle, closed connection to k whose answers are delivered on base. Thread: base's. */
+void https_conn_init(https_conn_t *c, struct event_base *base, const kgate_addr_t *k);
+
+/** Close c (an idle one; a no-op when closed); the next send reopens it. Thread: base's. */
+void https_close(https_conn_t *c);
+
+/**
+ * Send `req` (kept by the caller until answered) on c, opening it first if need be. The
+ * answer must have status `want` (or any) and, when ref_len > 0, about that body length;
+ * anything else, or a broken connection, ends the program with a message. Once answered,
+ * slot's caller is told (evdriver_done, for a phase), or for a NULL slot c->base's loop is
+ * broken. Thread: base's.
+ */
+void https_send(https_conn_t *c, const char *req, int want, size_t ref_len, slot_t *slot);
+
+/**
+ * One request with nothing else in flight (set-up and checks): send it and run c->base until
+ * it is answered (dies unless with `want`). Returns the status; the body goes to *body (the
+ * caller frees it) unless body is NULL. Thread: base's, outside its loop.
+ */
+int https_call(https_conn_t *c, const char *req, int want, struct evbuffer **body);
+
+/** A request to kgate k. */
+typedef struct {
+    const kgate_addr_t *k;
+    const char *method, *path;
+    const char *token; /* a bearer token, or NULL */
+    const char *type;  /* the body's Content-Type; NULL: application/json */
+    const char *body;  /* NULL: none */
+} https_req_t;
+
+/** The bytes of request r, formatted once so that a phase sends them as they are; the
+ *  caller frees them. Thread: any. */
+char *https_request(const https_req_t *r);
 
 #endif

@@ -25,22 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
-#include <event2/util.h>
 #include <jansson.h>
-#include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/x509_vfy.h>
 
 #include "bench.h"
 #include "etcd.h"
@@ -54,9 +44,6 @@
 #define GET_NAME "cm-000" /* the object the GET reads */
 /* Data bytes that make a GET's answer 2 KiB (give or take its resourceVersion's digits). */
 #define PAD_LEN 1804
-/* A LIST's metadata.resourceVersion is etcd's current revision, which kgate's own writes
- * (leader-election renewals) move on: its length may change by a digit during a run. */
-#define LEN_SLACK 4
 
 #define DEPLOYMENTS "/apis/apps/v1/namespaces/" NAMESPACE "/deployments"
 /* Annotation bytes that make the Deployment about 2 KiB. */
@@ -69,235 +56,23 @@ static const char *const op_names[] = {
 static const int concurrencies[] = {1, 64};
 static const int write_concurrencies[] = {1, 16};
 
-/* ---- HTTPS client: keep-alive connections with one request in flight each --------------- */
-
-typedef enum {
-    READ_HEAD,       /* status line and header lines */
-    READ_BODY,       /* `left` bytes of a Content-Length body */
-    READ_CHUNK_SIZE, /* the size line of the next chunk */
-    READ_CHUNK_DATA, /* `left` bytes of the current chunk */
-    READ_CHUNK_END,  /* the CRLF after a chunk */
-    READ_TRAILER,    /* trailer lines, up to the empty one */
-} rstate_t;
-
-typedef struct http http_t;
-
-#define ANY_STATUS (-1)
+/* ---- kgate through the HTTPS client, one keep-alive connection per caller ---------------- */
 
 typedef struct {
-    http_t *h;
-    struct bufferevent *bev; /* NULL until used, and once closed */
-    const char *what;        /* the request in flight, for messages; NULL when idle */
-    int want;                /* the status it must be answered with, or ANY_STATUS */
-    char *owned;             /* the write in flight, formatted for this call */
-    unsigned flips;          /* writes made: their parity picks the label's value */
-    slot_t *slot;            /* its caller in a phase; NULL for a set-up call */
-    rstate_t state;
-    bool chunked;
-    int status;            /* 0 until the status line is read */
-    size_t left;           /* bytes to come of the body or of the current chunk */
-    size_t len;            /* body bytes so far */
-    struct evbuffer *body; /* kept for set-up calls and failures; otherwise drained */
-} hconn_t;
-
-struct http {
     evdriver_t ev;
     kgate_addr_t k;
     const char *path[N_OPS];
     char *request[N_OPS];  /* formatted once */
     size_t ref_len[N_OPS]; /* body length of the answer checked in full */
-    hconn_t conns[MAX_CONC];
-};
-
-static void
-hconn_close(hconn_t *c)
-{
-    if (c->bev != NULL)
-        bufferevent_free(c->bev);
-    c->bev = NULL;
-}
-
-static void
-hconn_event(struct bufferevent *bev, short what, void *arg)
-{
-    hconn_t *c = arg;
-
-    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
-        return;
-    if (c->what != NULL)
-        die("%.*s: %s", (int)strcspn(c->what, "\r"), c->what, tls_bev_error(bev, what));
-    hconn_close(c); /* the server closed an idle connection: the next request reopens it */
-}
-
-static void
-die_answer(hconn_t *c, const char *why)
-{
-    size_t n = c->body != NULL ? evbuffer_get_length(c->body) : 0;
-    const char *body = n > 0 ? (const char *)evbuffer_pullup(c->body, -1) : "";
-
-    die("%.*s: %s (status %d, %zu bytes): %.*s", (int)strcspn(c->what, "\r"), c->what, why,
-        c->status, c->len, (int)(n < 400 ? n : 400), body);
-}
-
-/* The whole answer is in: check it, then hand the connection back to its caller. */
-static void
-response_done(hconn_t *c)
-{
-    slot_t *s = c->slot;
-
-    if (c->want != ANY_STATUS && c->status != c->want)
-        die_answer(c, "unexpected status");
-    if (s != NULL && s->phase->op <= OP_LIST) {
-        size_t ref = c->h->ref_len[s->phase->op];
-        if (c->len + LEN_SLACK < ref || c->len > ref + LEN_SLACK)
-            die_answer(c, "not the length of the answer checked");
-    }
-    c->what = NULL;
-    if (s == NULL)
-        event_base_loopbreak(c->h->ev.base);
-    else
-        evdriver_done(s, 0);
-}
-
-static void
-read_head_line(hconn_t *c, const char *line, size_t n)
-{
-    if (c->status == 0) {
-        if (sscanf(line, "HTTP/1.%*d %d", &c->status) != 1 || c->status <= 0)
-            die_answer(c, "malformed status line");
-    } else if (strncasecmp(line, "content-length:", 15) == 0) {
-        c->left = strtoull(line + 15, NULL, 10);
-    } else if (strncasecmp(line, "transfer-encoding:", 18) == 0) {
-        c->chunked = strcasestr(line + 18, "chunked") != NULL;
-    } else if (n == 0) {
-        if (c->status != c->want && c->body == NULL)
-            c->body = evbuffer_new(); /* for the message */
-        if (c->chunked)
-            c->state = READ_CHUNK_SIZE;
-        else if (c->left > 0)
-            c->state = READ_BODY;
-        else
-            response_done(c);
-    }
-}
-
-static void
-read_line(hconn_t *c, const char *line, size_t n)
-{
-    switch (c->state) {
-    case READ_HEAD:
-        read_head_line(c, line, n);
-        break;
-    case READ_CHUNK_SIZE:
-        c->left = strtoull(line, NULL, 16);
-        c->state = c->left > 0 ? READ_CHUNK_DATA : READ_TRAILER;
-        break;
-    case READ_CHUNK_END:
-        c->state = READ_CHUNK_SIZE;
-        break;
-    case READ_TRAILER:
-        if (n == 0)
-            response_done(c);
-        break;
-    default:
-        abort();
-    }
-}
-
-/* Take what `in` holds of the body or chunk being read. */
-static bool
-read_data(hconn_t *c, struct evbuffer *in)
-{
-    size_t n = evbuffer_get_length(in);
-
-    if (n == 0)
-        return false;
-    if (n > c->left)
-        n = c->left;
-    if (c->body != NULL)
-        evbuffer_remove_buffer(in, c->body, n);
-    else
-        evbuffer_drain(in, n);
-    c->left -= n;
-    c->len += n;
-    if (c->left == 0 && c->state == READ_CHUNK_DATA)
-        c->state = READ_CHUNK_END;
-    else if (c->left == 0)
-        response_done(c);
-    return true;
-}
-
-static void
-hconn_read(struct bufferevent *bev, void *arg)
-{
-    hconn_t *c = arg;
-    struct evbuffer *in = bufferevent_get_input(bev);
-
-    while (c->what != NULL) {
-        if (c->state == READ_BODY || c->state == READ_CHUNK_DATA) {
-            if (!read_data(c, in))
-                return;
-            continue;
-        }
-        size_t n;
-        char *line = evbuffer_readln(in, &n, EVBUFFER_EOL_CRLF_STRICT);
-        if (line == NULL)
-            return;
-        read_line(c, line, n);
-        free(line);
-    }
-}
-
-static void
-hconn_open(hconn_t *c)
-{
-    http_t *h = c->h;
-    SSL *ssl = kgate_ssl_new(&h->k);
-    int one = 1;
-
-    c->bev = bufferevent_openssl_socket_new(h->ev.base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
-                                            BEV_OPT_CLOSE_ON_FREE);
-    bufferevent_setcb(c->bev, hconn_read, NULL, hconn_event, c);
-    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
-    if (bufferevent_socket_connect(c->bev, (struct sockaddr *)&h->k.addr, h->k.addr_len) != 0)
-        die("cannot connect to %s", h->k.authority);
-    /* Nagle plus delayed ACKs would hold back every request behind its TLS record. */
-    setsockopt(bufferevent_getfd(c->bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
-
-/* Send `req` (kept by the caller until answered) on c, opening it first if need be. */
-static void
-hconn_send(hconn_t *c, const char *req, int want, slot_t *slot)
-{
-    if (c->bev == NULL)
-        hconn_open(c);
-    c->what = req;
-    c->want = want;
-    c->slot = slot;
-    c->state = READ_HEAD;
-    c->chunked = false;
-    c->status = 0;
-    c->left = c->len = 0;
-    evbuffer_add(bufferevent_get_output(c->bev), req, strlen(req));
-}
-
-#define REQUEST_HEAD                                                                               \
-    "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: bench_api\r\nAccept: application/json\r\n"
-
-static char *
-http_request_typed(const http_t *h, const char *method, const char *path, const char *body,
-                   const char *type)
-{
-    if (body == NULL)
-        return gw_sprintf(REQUEST_HEAD "\r\n", method, path, h->k.authority);
-    return gw_sprintf(REQUEST_HEAD "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n%s", method,
-                      path, h->k.authority, type, strlen(body), body);
-}
+    https_conn_t conns[MAX_CONC];
+    char *owned[MAX_CONC];    /* each caller's write in flight, formatted for its call */
+    unsigned flips[MAX_CONC]; /* each caller's writes made: their parity picks the label */
+} http_t;
 
 static char *
 http_request(const http_t *h, const char *method, const char *path, const char *body)
 {
-    return http_request_typed(h, method, path, body, "application/json");
+    return https_request(&(https_req_t){.k = &h->k, .method = method, .path = path, .body = body});
 }
 
 /* One request on connection 0 with nothing else in flight (set-up and checks); dies unless
@@ -305,14 +80,10 @@ http_request(const http_t *h, const char *method, const char *path, const char *
 static struct evbuffer *
 http_call(http_t *h, const char *method, const char *path, const char *body, int want)
 {
-    hconn_t *c = &h->conns[0];
     char *req = http_request(h, method, path, body);
+    struct evbuffer *out;
 
-    c->body = evbuffer_new();
-    hconn_send(c, req, want, NULL);
-    event_base_loop(h->ev.base, EVLOOP_NO_EXIT_ON_EMPTY);
-    struct evbuffer *out = c->body;
-    c->body = NULL;
+    https_call(&h->conns[0], req, want, &out);
     free(req);
     return out;
 }
@@ -324,16 +95,16 @@ static void
 http_start(driver_t *d, slot_t *s)
 {
     http_t *h = (http_t *)d;
-    hconn_t *c = &h->conns[s->id];
+    https_conn_t *c = &h->conns[s->id];
     op_t op = s->phase->op;
 
     if (op <= OP_LIST) {
-        hconn_send(c, h->request[op], 200, s);
+        https_send(c, h->request[op], 200, h->ref_len[op], s);
         return;
     }
-    free(c->owned);
-    c->owned = write_request(h, op, s->id, c->flips++);
-    hconn_send(c, c->owned, 200, s);
+    free(h->owned[s->id]);
+    h->owned[s->id] = write_request(h, op, s->id, h->flips[s->id]++);
+    https_send(c, h->owned[s->id], 200, 0, s);
 }
 
 /* Each row opens its connections afresh (their TLS handshakes fall in the warm-up), so none
@@ -345,7 +116,7 @@ http_run(driver_t *d, phase_t *p)
 
     evdriver_run(d, p);
     for (int i = 0; i < p->conc; i++)
-        hconn_close(&h->conns[i]);
+        https_close(&h->conns[i]);
 }
 
 static http_t *
@@ -363,7 +134,7 @@ http_new(const char *url, const char *pki, struct event_base *base)
     for (op_t op = 0; op <= OP_LIST; op++)
         h->request[op] = http_request(h, "GET", h->path[op], NULL);
     for (int i = 0; i < MAX_CONC; i++)
-        h->conns[i].h = h;
+        https_conn_init(&h->conns[i], base, &h->k);
     return h;
 }
 
@@ -371,8 +142,8 @@ static void
 http_free(http_t *h)
 {
     for (int i = 0; i < MAX_CONC; i++) {
-        hconn_close(&h->conns[i]);
-        free(h->conns[i].owned);
+        https_close(&h->conns[i]);
+        free(h->owned[i]);
     }
     for (op_t op = 0; op <= OP_LIST; op++)
         free(h->request[op]);
@@ -423,8 +194,12 @@ write_request(const http_t *h, op_t op, int id, unsigned flip)
     snprintf(name, sizeof name, "%s-%02d", op == OP_PUT ? "put" : "apply", id);
     body = deployment_json(name, flip);
     path = gw_sprintf(DEPLOYMENTS "/%s%s", name, op == OP_APPLY ? "?fieldManager=bench" : "");
-    req = http_request_typed(h, op == OP_PUT ? "PUT" : "PATCH", path, body,
-                             op == OP_PUT ? "application/json" : "application/apply-patch+yaml");
+    req = https_request(
+        &(https_req_t){.k = &h->k,
+                       .method = op == OP_PUT ? "PUT" : "PATCH",
+                       .path = path,
+                       .type = op == OP_PUT ? "application/json" : "application/apply-patch+yaml",
+                       .body = body});
     free(path);
     free(body);
     return req;
@@ -434,21 +209,15 @@ write_request(const http_t *h, op_t op, int id, unsigned flip)
 static void
 seed_writes(http_t *h)
 {
-    hconn_t *c = &h->conns[0];
-
     for (int i = 0; i < MAX_CONC; i++) {
-        char name[32], *obj;
+        char name[32], *obj, *apply;
         snprintf(name, sizeof name, "put-%02d", i);
         obj = deployment_json(name, 0);
         evbuffer_free(http_call(h, "POST", DEPLOYMENTS, obj, 201));
         free(obj);
-        c->body = evbuffer_new();
-        free(c->owned);
-        c->owned = write_request(h, OP_APPLY, i, 0);
-        hconn_send(c, c->owned, 201, NULL);
-        event_base_loop(h->ev.base, EVLOOP_NO_EXIT_ON_EMPTY);
-        evbuffer_free(c->body);
-        c->body = NULL;
+        apply = write_request(h, OP_APPLY, i, 0);
+        https_call(&h->conns[0], apply, 201, NULL);
+        free(apply);
     }
 }
 
@@ -458,8 +227,10 @@ static void
 await_root_ca(http_t *h)
 {
     for (int i = 0; i < 50; i++) {
-        evbuffer_free(http_call(h, "GET", COLLECTION "/kube-root-ca.crt", NULL, ANY_STATUS));
-        if (h->conns[0].status == 200)
+        char *req = http_request(h, "GET", COLLECTION "/kube-root-ca.crt", NULL);
+        int status = https_call(&h->conns[0], req, HTTPS_ANY_STATUS, NULL);
+        free(req);
+        if (status == 200)
             return;
         usleep(100000);
     }
@@ -644,7 +415,7 @@ main(int argc, char **argv)
     seed(h);
     check(h, OP_GET);
     check(h, OP_LIST);
-    hconn_close(&h->conns[0]);
+    https_close(&h->conns[0]);
     print_setting(h, argv[1], argv[3], argv[5], &t);
     printf("op     conc  kgate req/s   p50 ms   p99 ms  etcd ops/s   p50 ms   p99 ms  "
            "ratio(kgate/etcd)\n");

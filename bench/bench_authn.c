@@ -22,15 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
-
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <jansson.h>
 #include <openssl/ssl.h>
@@ -41,7 +34,6 @@
 #define NAMESPACE "bench-authn"
 #define OBJECT "/api/v1/namespaces/" NAMESPACE "/configmaps/cm"
 #define PAD_LEN 1800 /* data bytes that make the GET's answer about 2 KiB */
-#define LEN_SLACK 4  /* the answer's resourceVersion may gain a digit */
 
 typedef enum { CRED_ANON, CRED_CERT, CRED_TOKEN, N_CREDS } cred_t;
 
@@ -49,185 +41,40 @@ static const char *const cred_names[] = {
     [CRED_ANON] = "anonymous", [CRED_CERT] = "certificate", [CRED_TOKEN] = "token"};
 static const int concurrencies[] = {1, 16};
 
-typedef struct bench bench_t;
-
-/* One keep-alive connection with one request in flight. */
 typedef struct {
-    bench_t *b;
-    struct bufferevent *bev;
-    const char *what; /* the request in flight; NULL when idle */
-    int want;
-    slot_t *slot; /* NULL for a set-up call */
-    int status;
-    bool in_body;
-    size_t left, len;
-    struct evbuffer *body; /* set-up calls keep the answer */
-} conn_t;
-
-struct bench {
     evdriver_t ev;
     kgate_addr_t k;    /* k.tls presents the admin certificate */
     SSL_CTX *anon_tls; /* trusts the CA, presents nothing */
     char *request[N_CREDS];
     size_t ref_len;
-    conn_t conns[MAX_CONC];
-};
-
-/* ---- the HTTPS client ------------------------------------------------------------------- */
-
-static void
-conn_close(conn_t *c)
-{
-    if (c->bev != NULL)
-        bufferevent_free(c->bev);
-    c->bev = NULL;
-}
-
-static void
-die_answer(conn_t *c, const char *why)
-{
-    size_t n = c->body != NULL ? evbuffer_get_length(c->body) : 0;
-    const char *body = n > 0 ? (const char *)evbuffer_pullup(c->body, -1) : "";
-
-    die("%.*s: %s (status %d, %zu bytes): %.*s", (int)strcspn(c->what, "\r"), c->what, why,
-        c->status, c->len, (int)(n < 400 ? n : 400), body);
-}
-
-static void
-conn_event(struct bufferevent *bev, short what, void *arg)
-{
-    conn_t *c = arg;
-
-    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
-        return;
-    if (c->what != NULL)
-        die("%.*s: %s", (int)strcspn(c->what, "\r"), c->what, tls_bev_error(bev, what));
-    conn_close(c); /* an idle connection the server closed: the next request reopens it */
-}
-
-static void
-answered(conn_t *c)
-{
-    slot_t *s = c->slot;
-
-    if (c->status != c->want)
-        die_answer(c, "unexpected status");
-    if (s != NULL && (c->len + LEN_SLACK < c->b->ref_len || c->len > c->b->ref_len + LEN_SLACK))
-        die_answer(c, "not the length of the answer checked");
-    c->what = NULL;
-    if (s == NULL)
-        event_base_loopbreak(c->b->ev.base);
-    else
-        evdriver_done(s, 0);
-}
-
-/* A header line (n == 0: the end of the head). */
-static void
-head_line(conn_t *c, const char *line, size_t n)
-{
-    if (c->status == 0) {
-        if (sscanf(line, "HTTP/1.%*d %d", &c->status) != 1 || c->status <= 0)
-            die_answer(c, "malformed status line");
-    } else if (strncasecmp(line, "content-length:", 15) == 0) {
-        c->left = strtoull(line + 15, NULL, 10);
-    } else if (strncasecmp(line, "transfer-encoding:", 18) == 0) {
-        die_answer(c, "a chunked answer (not expected for one object)");
-    } else if (n == 0) {
-        if (c->status != c->want && c->body == NULL)
-            c->body = evbuffer_new(); /* for the message */
-        c->in_body = true;
-    }
-}
-
-static void
-conn_read(struct bufferevent *bev, void *arg)
-{
-    conn_t *c = arg;
-    struct evbuffer *in = bufferevent_get_input(bev);
-
-    while (c->what != NULL && !c->in_body) {
-        size_t n;
-        char *line = evbuffer_readln(in, &n, EVBUFFER_EOL_CRLF_STRICT);
-        if (line == NULL)
-            return;
-        head_line(c, line, n);
-        free(line);
-    }
-    if (c->what == NULL)
-        return;
-    size_t n = evbuffer_get_length(in);
-    n = n < c->left ? n : c->left;
-    if (c->body != NULL)
-        evbuffer_remove_buffer(in, c->body, n);
-    else
-        evbuffer_drain(in, n);
-    c->left -= n;
-    c->len += n;
-    if (c->left == 0)
-        answered(c);
-}
-
-static void
-conn_open(conn_t *c, SSL_CTX *tls)
-{
-    bench_t *b = c->b;
-    SSL_CTX *saved = b->k.tls;
-    int one = 1;
-
-    b->k.tls = tls; /* kgate_ssl_new's context for this connection */
-    SSL *ssl = kgate_ssl_new(&b->k);
-    b->k.tls = saved;
-    c->bev = bufferevent_openssl_socket_new(b->ev.base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
-                                            BEV_OPT_CLOSE_ON_FREE);
-    bufferevent_setcb(c->bev, conn_read, NULL, conn_event, c);
-    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
-    if (bufferevent_socket_connect(c->bev, (struct sockaddr *)&b->k.addr, b->k.addr_len) != 0)
-        die("cannot connect to %s", b->k.authority);
-    /* Nagle plus delayed ACKs would hold back every request behind its TLS record. */
-    setsockopt(bufferevent_getfd(c->bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
-
-static void
-conn_send(conn_t *c, SSL_CTX *tls, const char *req, int want, slot_t *slot)
-{
-    if (c->bev == NULL)
-        conn_open(c, tls);
-    *c = (conn_t){
-        .b = c->b, .bev = c->bev, .what = req, .want = want, .slot = slot, .body = c->body};
-    evbuffer_add(bufferevent_get_output(c->bev), req, strlen(req));
-}
+    https_conn_t conns[MAX_CONC];
+} bench_t;
 
 static char *
 request(const bench_t *b, const char *method, const char *path, const char *token, const char *body)
 {
-    char *auth = token != NULL ? gw_sprintf("Authorization: Bearer %s\r\n", token) : gw_strdup("");
-    char *req =
-        gw_sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: bench_authn\r\n"
-                   "Accept: application/json\r\n%sContent-Type: application/json\r\n"
-                   "Content-Length: %zu\r\n\r\n%s",
-                   method, path, b->k.authority, auth, body ? strlen(body) : 0, body ? body : "");
-    free(auth);
-    return req;
+    return https_request(
+        &(https_req_t){.k = &b->k, .method = method, .path = path, .token = token, .body = body});
 }
 
-/* One call on connection 0 with nothing else in flight; dies unless answered `want`.
- * Returns the body as JSON (caller decrefs), or NULL for an empty one. */
+/* One call on connection 0 with nothing else in flight, presenting what tls presents; dies
+ * unless answered `want`. Returns the body as JSON (caller decrefs), or NULL for an empty
+ * one. */
 static json_t *
 call(bench_t *b, SSL_CTX *tls, const char *method, const char *path, const char *token,
      const char *body, int want)
 {
-    conn_t *c = &b->conns[0];
+    https_conn_t *c = &b->conns[0];
     char *req = request(b, method, path, token, body);
+    struct evbuffer *out;
 
-    c->body = evbuffer_new();
-    conn_send(c, tls, req, want, NULL);
-    event_base_loop(b->ev.base, EVLOOP_NO_EXIT_ON_EMPTY);
-    size_t n = evbuffer_get_length(c->body);
-    json_t *doc = n > 0 ? json_loadb((const char *)evbuffer_pullup(c->body, -1), n, 0, NULL) : NULL;
+    c->tls = tls;
+    https_call(c, req, want, &out);
+    size_t n = evbuffer_get_length(out);
+    json_t *doc = n > 0 ? json_loadb((const char *)evbuffer_pullup(out, -1), n, 0, NULL) : NULL;
     b->ref_len = c->len;
-    evbuffer_free(c->body);
-    c->body = NULL;
-    conn_close(c);
+    evbuffer_free(out);
+    https_close(c);
     free(req);
     return doc;
 }
@@ -239,9 +86,10 @@ bench_start(driver_t *d, slot_t *s)
 {
     bench_t *b = (bench_t *)d;
     cred_t cred = (cred_t)s->phase->op;
+    https_conn_t *c = &b->conns[s->id];
 
-    conn_send(&b->conns[s->id], cred == CRED_CERT ? b->k.tls : b->anon_tls, b->request[cred], 200,
-              s);
+    c->tls = cred == CRED_CERT ? b->k.tls : b->anon_tls; /* the row's: opened afresh */
+    https_send(c, b->request[cred], 200, b->ref_len, s);
 }
 
 /* Each row opens its connections afresh, with the row's credential. */
@@ -252,20 +100,7 @@ bench_run(driver_t *d, phase_t *p)
 
     evdriver_run(d, p);
     for (int i = 0; i < p->conc; i++)
-        conn_close(&b->conns[i]);
-}
-
-static SSL_CTX *
-anon_tls(const char *pki)
-{
-    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-    char *ca = gw_sprintf("%s/ca.crt", pki);
-
-    if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1)
-        die("cannot load %s", ca);
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-    free(ca);
-    return ctx;
+        https_close(&b->conns[i]);
 }
 
 /* The namespace, a ServiceAccount, the ConfigMap and a token for the account. */
@@ -361,9 +196,9 @@ main(int argc, char **argv)
         .base = event_base_new(),
     };
     kgate_addr_init(&b->k, argv[1], argv[2]);
-    b->anon_tls = anon_tls(argv[2]);
+    b->anon_tls = tls_client_anon(argv[2]);
     for (int i = 0; i < MAX_CONC; i++)
-        b->conns[i].b = b;
+        https_conn_init(&b->conns[i], b->ev.base, &b->k);
     char *token = seed(b);
     b->request[CRED_ANON] = request(b, "GET", OBJECT, NULL, NULL);
     b->request[CRED_CERT] = request(b, "GET", OBJECT, NULL, NULL);

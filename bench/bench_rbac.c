@@ -4,8 +4,9 @@
  * concurrency 1 and 16, on two kgates sharing one etcd prefix:
  *  - one with --authorization-mode=AlwaysAllow (the baseline);
  *  - one with --authorization-mode=RBAC, with 1,000 Roles and 1,000 RoleBindings in the
- *    ConfigMap's namespace. Only the binding created last grants the user get on configmaps,
- *    so each decision looks through every binding of the namespace before it finds it.
+ *    ConfigMap's namespace. Only the binding created last grants the user get on configmaps;
+ *    the others name users of their own, which a decision should not have to look at (RBAC
+ *    snapshots index bindings by subject).
  * Both authenticate the same bearer token, so the ratio RBAC/AlwaysAllow is what authorizing
  * costs. Each row gives requests/s, p50 and p99.
  *
@@ -22,18 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
-#include <jansson.h>
 #include <openssl/ssl.h>
 
 #include "bench.h"
@@ -45,7 +37,6 @@
 #define RBAC_PATH "/apis/rbac.authorization.k8s.io/v1/namespaces/" NAMESPACE
 #define N_ROLES 1000
 #define PAD_LEN 1800 /* data bytes that make the GET's answer about 2 KiB */
-#define LEN_SLACK 4  /* the answer's resourceVersion may gain a digit */
 #define CACHE_WAIT_S 60
 
 typedef enum { MODE_ALLOW, MODE_RBAC, N_MODES } kgate_mode_t;
@@ -53,186 +44,38 @@ typedef enum { MODE_ALLOW, MODE_RBAC, N_MODES } kgate_mode_t;
 static const char *const mode_names[] = {[MODE_ALLOW] = "AlwaysAllow", [MODE_RBAC] = "RBAC"};
 static const int concurrencies[] = {1, 16};
 
-typedef struct bench bench_t;
-
-/* One keep-alive connection with one request in flight. */
 typedef struct {
-    bench_t *b;
-    struct bufferevent *bev;
-    const char *what; /* the request in flight; NULL when idle */
-    int want;         /* the status expected; 0: any (set-up polls) */
-    slot_t *slot;     /* NULL for a set-up call */
-    int status;
-    bool in_body;
-    size_t left, len;
-    struct evbuffer *body; /* set-up calls keep the answer */
-} conn_t;
-
-struct bench {
     evdriver_t ev;
     kgate_addr_t k[N_MODES]; /* k[].tls presents the admin certificate */
     SSL_CTX *user_tls;       /* trusts the CA, presents nothing: the user sends a token */
     char *request[N_MODES];
     size_t ref_len;
-    conn_t conns[MAX_CONC];
-};
-
-/* ---- the HTTPS client ------------------------------------------------------------------- */
-
-static void
-conn_close(conn_t *c)
-{
-    if (c->bev != NULL)
-        bufferevent_free(c->bev);
-    c->bev = NULL;
-}
-
-static void
-die_answer(conn_t *c, const char *why)
-{
-    size_t n = c->body != NULL ? evbuffer_get_length(c->body) : 0;
-    const char *body = n > 0 ? (const char *)evbuffer_pullup(c->body, -1) : "";
-
-    die("%.*s: %s (status %d, %zu bytes): %.*s", (int)strcspn(c->what, "\r"), c->what, why,
-        c->status, c->len, (int)(n < 400 ? n : 400), body);
-}
-
-static void
-conn_event(struct bufferevent *bev, short what, void *arg)
-{
-    conn_t *c = arg;
-
-    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
-        return;
-    if (c->what != NULL)
-        die("%.*s: %s", (int)strcspn(c->what, "\r"), c->what, tls_bev_error(bev, what));
-    conn_close(c); /* an idle connection the server closed: the next request reopens it */
-}
-
-static void
-answered(conn_t *c)
-{
-    slot_t *s = c->slot;
-
-    if (c->want != 0 && c->status != c->want)
-        die_answer(c, "unexpected status");
-    if (s != NULL && (c->len + LEN_SLACK < c->b->ref_len || c->len > c->b->ref_len + LEN_SLACK))
-        die_answer(c, "not the length of the answer checked");
-    c->what = NULL;
-    if (s == NULL)
-        event_base_loopbreak(c->b->ev.base);
-    else
-        evdriver_done(s, 0);
-}
-
-/* A header line (n == 0: the end of the head). */
-static void
-head_line(conn_t *c, const char *line, size_t n)
-{
-    if (c->status == 0) {
-        if (sscanf(line, "HTTP/1.%*d %d", &c->status) != 1 || c->status <= 0)
-            die_answer(c, "malformed status line");
-    } else if (strncasecmp(line, "content-length:", 15) == 0) {
-        c->left = strtoull(line + 15, NULL, 10);
-    } else if (strncasecmp(line, "transfer-encoding:", 18) == 0) {
-        die_answer(c, "a chunked answer (not expected for one object)");
-    } else if (n == 0) {
-        if (c->want != 0 && c->status != c->want && c->body == NULL)
-            c->body = evbuffer_new(); /* for the message */
-        c->in_body = true;
-    }
-}
-
-static void
-conn_read(struct bufferevent *bev, void *arg)
-{
-    conn_t *c = arg;
-    struct evbuffer *in = bufferevent_get_input(bev);
-
-    while (c->what != NULL && !c->in_body) {
-        size_t n;
-        char *line = evbuffer_readln(in, &n, EVBUFFER_EOL_CRLF_STRICT);
-        if (line == NULL)
-            return;
-        head_line(c, line, n);
-        free(line);
-    }
-    if (c->what == NULL)
-        return;
-    size_t n = evbuffer_get_length(in);
-    n = n < c->left ? n : c->left;
-    if (c->body != NULL)
-        evbuffer_remove_buffer(in, c->body, n);
-    else
-        evbuffer_drain(in, n);
-    c->left -= n;
-    c->len += n;
-    if (c->left == 0)
-        answered(c);
-}
-
-/* Connect to k, presenting what tls presents (k->tls: the admin certificate). */
-static void
-conn_open(conn_t *c, kgate_addr_t *k, SSL_CTX *tls)
-{
-    bench_t *b = c->b;
-    SSL_CTX *saved = k->tls;
-    int one = 1;
-
-    k->tls = tls; /* kgate_ssl_new's context for this connection */
-    SSL *ssl = kgate_ssl_new(k);
-    k->tls = saved;
-    c->bev = bufferevent_openssl_socket_new(b->ev.base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
-                                            BEV_OPT_CLOSE_ON_FREE);
-    bufferevent_setcb(c->bev, conn_read, NULL, conn_event, c);
-    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
-    if (bufferevent_socket_connect(c->bev, (struct sockaddr *)&k->addr, k->addr_len) != 0)
-        die("cannot connect to %s", k->authority);
-    /* Nagle plus delayed ACKs would hold back every request behind its TLS record. */
-    setsockopt(bufferevent_getfd(c->bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
-
-static void
-conn_send(conn_t *c, kgate_addr_t *k, SSL_CTX *tls, const char *req, int want, slot_t *slot)
-{
-    if (c->bev == NULL)
-        conn_open(c, k, tls);
-    *c = (conn_t){
-        .b = c->b, .bev = c->bev, .what = req, .want = want, .slot = slot, .body = c->body};
-    evbuffer_add(bufferevent_get_output(c->bev), req, strlen(req));
-}
+    https_conn_t conns[MAX_CONC];
+} bench_t;
 
 static char *
 request(const kgate_addr_t *k, const char *method, const char *path, const char *token,
         const char *body)
 {
-    char *auth = token != NULL ? gw_sprintf("Authorization: Bearer %s\r\n", token) : gw_strdup("");
-    char *req =
-        gw_sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: bench_rbac\r\n"
-                   "Accept: application/json\r\n%sContent-Type: application/json\r\n"
-                   "Content-Length: %zu\r\n\r\n%s",
-                   method, path, k->authority, auth, body ? strlen(body) : 0, body ? body : "");
-    free(auth);
-    return req;
+    return https_request(
+        &(https_req_t){.k = k, .method = method, .path = path, .token = token, .body = body});
 }
 
 /* One call to kgate `m` on connection 0 with nothing else in flight, as the admin (token
- * NULL) or with a token; dies unless answered `want` (0: any). Returns the status. */
+ * NULL) or with a token; dies unless answered `want` (HTTPS_ANY_STATUS: any). Returns the
+ * status. */
 static int
 call(bench_t *b, kgate_mode_t m, const char *method, const char *path, const char *token,
      const char *body, int want)
 {
-    conn_t *c = &b->conns[0];
+    https_conn_t *c = &b->conns[0];
     char *req = request(&b->k[m], method, path, token, body);
 
-    c->body = evbuffer_new();
-    conn_send(c, &b->k[m], token != NULL ? b->user_tls : b->k[m].tls, req, want, NULL);
-    event_base_loop(b->ev.base, EVLOOP_NO_EXIT_ON_EMPTY);
-    int status = c->status;
+    c->k = &b->k[m];
+    c->tls = token != NULL ? b->user_tls : NULL;
+    int status = https_call(c, req, want, NULL);
     b->ref_len = c->len;
-    evbuffer_free(c->body);
-    c->body = NULL;
-    conn_close(c);
+    https_close(c);
     free(req);
     return status;
 }
@@ -244,8 +87,11 @@ bench_start(driver_t *d, slot_t *s)
 {
     bench_t *b = (bench_t *)d;
     kgate_mode_t m = (kgate_mode_t)s->phase->op;
+    https_conn_t *c = &b->conns[s->id];
 
-    conn_send(&b->conns[s->id], &b->k[m], b->user_tls, b->request[m], 200, s);
+    c->k = &b->k[m]; /* the row's kgate: its connections are opened afresh */
+    c->tls = b->user_tls;
+    https_send(c, b->request[m], 200, b->ref_len, s);
 }
 
 /* Each row opens its connections afresh, to the row's kgate. */
@@ -256,20 +102,7 @@ bench_run(driver_t *d, phase_t *p)
 
     evdriver_run(d, p);
     for (int i = 0; i < p->conc; i++)
-        conn_close(&b->conns[i]);
-}
-
-static SSL_CTX *
-user_tls(const char *pki)
-{
-    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-    char *ca = gw_sprintf("%s/ca.crt", pki);
-
-    if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1)
-        die("cannot load %s", ca);
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-    free(ca);
-    return ctx;
+        https_close(&b->conns[i]);
 }
 
 /* Role i (get on a resource of its own) bound to a user of its own; the last one instead
@@ -310,12 +143,12 @@ seed(bench_t *b, const char *token, const char *user)
          "{\"metadata\":{\"name\":\"" NAMESPACE "\"}}", 201);
     call(b, MODE_RBAC, "POST", NS_PATH "/configmaps", NULL, cm, 201);
     free(cm);
-    if (call(b, MODE_RBAC, "GET", OBJECT, token, NULL, 0) != 403)
+    if (call(b, MODE_RBAC, "GET", OBJECT, token, NULL, HTTPS_ANY_STATUS) != 403)
         die("%s may read the ConfigMap before any binding grants it", user);
     for (int i = 0; i < N_ROLES; i++)
         seed_role(b, i, user);
     for (int i = 0; i < CACHE_WAIT_S * 10; i++) {
-        if (call(b, MODE_RBAC, "GET", OBJECT, token, NULL, 0) == 200)
+        if (call(b, MODE_RBAC, "GET", OBJECT, token, NULL, HTTPS_ANY_STATUS) == 200)
             return;
         usleep(100 * 1000);
     }
@@ -353,8 +186,7 @@ print_row(int conc, const result_t r[N_MODES])
     printf("%4d", conc);
     for (kgate_mode_t m = 0; m < N_MODES; m++)
         printf("  %9.0f %7.3f %7.3f", r[m].ops_s, r[m].p50_ms, r[m].p99_ms);
-    printf(" %5.2f\n",
-           r[MODE_ALLOW].ops_s > 0 ? r[MODE_RBAC].ops_s / r[MODE_ALLOW].ops_s : 0.0);
+    printf(" %5.2f\n", r[MODE_ALLOW].ops_s > 0 ? r[MODE_RBAC].ops_s / r[MODE_ALLOW].ops_s : 0.0);
     fflush(stdout);
 }
 
@@ -376,9 +208,9 @@ main(int argc, char **argv)
     };
     kgate_addr_init(&b->k[MODE_RBAC], argv[1], argv[3]);
     kgate_addr_init(&b->k[MODE_ALLOW], argv[2], argv[3]);
-    b->user_tls = user_tls(argv[3]);
+    b->user_tls = tls_client_anon(argv[3]);
     for (int i = 0; i < MAX_CONC; i++)
-        b->conns[i].b = b;
+        https_conn_init(&b->conns[i], b->ev.base, &b->k[MODE_RBAC]);
     seed(b, argv[4], argv[5]);
     for (kgate_mode_t m = 0; m < N_MODES; m++)
         b->request[m] = request(&b->k[m], "GET", OBJECT, argv[4], NULL);
