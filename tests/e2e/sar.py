@@ -1,30 +1,41 @@
 #!/usr/bin/env python3
 """A small HTTPS SubjectAccessReview webhook for the Webhook authorizer scenario.
 
-sar.py DIR CERT KEY: serves POST /authorize on 127.0.0.1 (a free port, written to DIR/port
-once listening); "Authorization: Bearer sar-secret" is required. It decides by spec.user:
-  alice   allowed to get and list pods, no opinion on anything else
+sar.py DIR CERT KEY: serves POST /authorize and POST /second (two webhooks in one) on
+127.0.0.1 (a free port, written to DIR/port once listening); "Authorization: Bearer
+sar-secret" is required. It decides by spec.user:
+  alice   on /authorize, allowed to get and list pods; no opinion on anything else
   bob     denied everything
-  sleepy  answered only after 60 s (longer than kgate waits)
+  sleepy  on /authorize, answered only after 60 s (longer than kgate waits)
+  drowsy  likewise on /second
   boom    a 500
+  flaky   a 500 for its first two reviews, then allowed
   others  no opinion
-Each review appends "apiVersion user verb resource-or-path groups-key" to DIR/hits, where
-groups-key is the member naming the groups ("group" in v1beta1, "groups" in v1, "-": none).
+Each review appends "apiVersion user verb resource-or-path groups-key" to DIR/hits (for
+/authorize) or DIR/hits-second, where groups-key is the member naming the groups ("group" in
+v1beta1, "groups" in v1, "-": none). A review whose resourceAttributes carry selectors also
+appends them, as sorted JSON, to DIR/selectors.
 """
 import http.server
 import json
 import os
 import ssl
 import sys
+import threading
 import time
 
 STATE, CERT, KEY = sys.argv[1:4]
+HITS = {"/authorize": "hits", "/second": "hits-second"}
+SLEEPERS = {"/authorize": "sleepy", "/second": "drowsy"}
+flaky_lock = threading.Lock()
+flaky_seen = [0]
 
 
-def decide(spec):
+def decide(path, spec):
     user = spec.get("user", "")
     attrs = spec.get("resourceAttributes", {})
-    if user == "alice" and attrs.get("resource") == "pods" and attrs.get("verb") in ("get", "list"):
+    if (user == "alice" and path == "/authorize" and attrs.get("resource") == "pods"
+            and attrs.get("verb") in ("get", "list")):
         return {"allowed": True, "reason": "alice may read pods"}
     if user == "bob":
         return {"allowed": False, "denied": True, "reason": "bob is banned"}
@@ -50,24 +61,35 @@ class Handler(http.server.BaseHTTPRequestHandler):
         attrs = spec.get("resourceAttributes") or spec.get("nonResourceAttributes") or {}
         what = attrs.get("resource") or attrs.get("path", "")
         key = "groups" if "groups" in spec else "group" if "group" in spec else "-"
-        with open(os.path.join(STATE, "hits"), "a") as f:
+        with open(os.path.join(STATE, HITS[self.path]), "a") as f:
             f.write("%s %s %s %s %s\n" % (review.get("apiVersion"), spec.get("user"),
                                           attrs.get("verb"), what, key))
+        selectors = {k: attrs[k] for k in ("fieldSelector", "labelSelector") if k in attrs}
+        if selectors:
+            with open(os.path.join(STATE, "selectors"), "a") as f:
+                f.write(json.dumps(selectors, sort_keys=True) + "\n")
+
+    def flaky_fails(self):
+        with flaky_lock:
+            flaky_seen[0] += 1
+            return flaky_seen[0] <= 2
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
         review = json.loads(self.rfile.read(length) or b"{}")
-        if self.path != "/authorize":
+        if self.path not in HITS:
             return self.answer(404, {"error": "not found"})
         if self.headers.get("Authorization") != "Bearer sar-secret":
             return self.answer(401, {"error": "who are you"})
         self.record(review)
         user = review.get("spec", {}).get("user")
-        if user == "sleepy":
+        if user == SLEEPERS[self.path]:
             time.sleep(60)
-        if user == "boom":
+        if user == "boom" or (user == "flaky" and self.flaky_fails()):
             return self.answer(500, {"error": "boom"})
-        review["status"] = decide(review.get("spec", {}))
+        review["status"] = decide(self.path, review.get("spec", {}))
+        if user == "flaky":
+            review["status"] = {"allowed": True, "reason": "third time lucky"}
         self.answer(200, review)
 
 
