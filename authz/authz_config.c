@@ -107,6 +107,31 @@ unit_ns(const char *u, size_t len)
     return 0;
 }
 
+/* One "<digits>[.<digits>]<unit>" term of a Go duration added to *total; advances *p. */
+static int
+duration_term(const char **p, double *total)
+{
+    const char *s = *p;
+    double whole = 0, frac = 0, scale = 1;
+    size_t digits = 0;
+
+    for (; isdigit((unsigned char)*s); s++, digits++)
+        whole = whole * 10 + (*s - '0');
+    if (*s == '.') {
+        for (s++; isdigit((unsigned char)*s); s++, digits++) {
+            frac = frac * 10 + (*s - '0');
+            scale *= 10;
+        }
+    }
+    size_t ulen = strcspn(s, "0123456789.");
+    int64_t unit = unit_ns(s, ulen);
+    if (digits == 0 || unit == 0)
+        return GW_EINVAL;
+    *total += (whole + frac / scale) * (double)unit;
+    *p = s + ulen;
+    return 0;
+}
+
 /* time.ParseDuration: 0 with *ns, or GW_EINVAL. */
 static int
 parse_duration(const char *s, int64_t *ns)
@@ -122,16 +147,8 @@ parse_duration(const char *s, int64_t *ns)
     if (*s == '\0')
         return GW_EINVAL;
     while (*s != '\0') {
-        char *end;
-        if (!isdigit((unsigned char)*s) && *s != '.')
+        if (duration_term(&s, &total) != 0)
             return GW_EINVAL;
-        double v = strtod(s, &end);
-        size_t ulen = strcspn(end, "0123456789.");
-        int64_t unit = unit_ns(end, ulen);
-        if (end == s || unit == 0)
-            return GW_EINVAL;
-        total += v * (double)unit;
-        s = end + ulen;
     }
     if (total > 9.2e18)
         return GW_EINVAL;
@@ -317,36 +334,35 @@ conditions(const json_t *list, const char *path, const cel_env_t *env, entry_t *
 
 /* ---- the webhook ------------------------------------------------------------------------ */
 
+/* `key: Invalid value: "<ns as Go prints it>": detail`. */
+static void
+invalid_duration(errs_t *e, const char *p, const char *key, int64_t ns, const char *detail)
+{
+    char *v = duration_string(ns);
+
+    errf(e, "%s.%s: Invalid value: \"%s\": %s", p, key, v, detail);
+    free(v);
+}
+
 static void
 timeouts(const json_t *hook, const char *p, entry_t *en, errs_t *e, errs_t *dec)
 {
-    char *v;
-
     duration_field(hook, "timeout", p, &en->timeout_ns, dec);
     duration_field(hook, "authorizedTTL", p, &en->authorized_ns, dec);
     duration_field(hook, "unauthorizedTTL", p, &en->unauthorized_ns, dec);
     if (en->timeout_ns == 0)
         errf(e, "%s.timeout: Required value", p);
-    else if (en->timeout_ns < 0 || en->timeout_ns > MAX_TIMEOUT_NS) {
-        errf(e, "%s.timeout: Invalid value: \"%s\": must be > 0s and <= 30s", p,
-             v = duration_string(en->timeout_ns));
-        free(v);
-    }
+    else if (en->timeout_ns < 0 || en->timeout_ns > MAX_TIMEOUT_NS)
+        invalid_duration(e, p, "timeout", en->timeout_ns, "must be > 0s and <= 30s");
     /* kube defaults zero TTLs (5m, 30s) before validating */
     if (en->authorized_ns == 0)
         en->authorized_ns = 300LL * 1000000000LL;
     if (en->unauthorized_ns == 0)
         en->unauthorized_ns = 30LL * 1000000000LL;
-    if (en->authorized_ns < 0) {
-        errf(e, "%s.authorizedTTL: Invalid value: \"%s\": must be > 0s", p,
-             v = duration_string(en->authorized_ns));
-        free(v);
-    }
-    if (en->unauthorized_ns < 0) {
-        errf(e, "%s.unauthorizedTTL: Invalid value: \"%s\": must be > 0s", p,
-             v = duration_string(en->unauthorized_ns));
-        free(v);
-    }
+    if (en->authorized_ns < 0)
+        invalid_duration(e, p, "authorizedTTL", en->authorized_ns, "must be > 0s");
+    if (en->unauthorized_ns < 0)
+        invalid_duration(e, p, "unauthorizedTTL", en->unauthorized_ns, "must be > 0s");
 }
 
 static void

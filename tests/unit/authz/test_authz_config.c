@@ -253,6 +253,15 @@ test_webhook_fields(void)
     raw_hook_refused(w, "authorizers[0].webhook.timeout: Invalid value: \"-1.5s\": must be > 0s "
                         "and <= 30s", "a negative timeout");
     free(w);
+    w = gw_sprintf("{timeout: 90s, subjectAccessReviewVersion: v1, failurePolicy: Deny, %s}", conn);
+    raw_hook_refused(w, "authorizers[0].webhook.timeout: Invalid value: \"1m30s\": must be > 0s "
+                        "and <= 30s", "a 90s timeout, printed as Go does");
+    free(w);
+    w = gw_sprintf("{timeout: 1e3s, subjectAccessReviewVersion: v1, failurePolicy: Deny, %s}",
+                   conn);
+    raw_hook_refused(w, "failed to decode: authorizers[0].webhook.timeout: time: invalid "
+                        "duration \"1e3s\"", "an exponent is not a Go duration");
+    free(w);
     w = gw_sprintf("{timeout: soon, subjectAccessReviewVersion: v1, failurePolicy: Deny, %s}",
                    conn);
     raw_hook_refused(w, "failed to decode: authorizers[0].webhook.timeout: time: invalid "
