@@ -96,9 +96,9 @@ unit_ns(const char *u, size_t len)
     static const struct {
         const char *name;
         int64_t ns;
-    } units[] = {{"ns", 1},         {"us", 1000},          {"\u00b5s", 1000},
-                 {"\u03bcs", 1000}, {"ms", 1000000},       {"s", 1000000000LL},
-                 {"m", 60000000000LL}, {"h", 3600000000000LL}};
+    } units[] = {
+        {"ns", 1},       {"us", 1000},        {"\u00b5s", 1000},    {"\u03bcs", 1000},
+        {"ms", 1000000}, {"s", 1000000000LL}, {"m", 60000000000LL}, {"h", 3600000000000LL}};
 
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strlen(units[i].name) == len && memcmp(u, units[i].name, len) == 0)
@@ -251,8 +251,8 @@ static const cel_schema_prop_t p_spec[] = {{"resourceAttributes", &s_resource, f
                                            {"groups", &s_strings, false},
                                            {"extra", &s_extra, false},
                                            {"uid", &s_string, false}};
-static const cel_schema_t s_spec = {.type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = p_spec,
-                                    .nprops = 6};
+static const cel_schema_t s_spec = {
+    .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = p_spec, .nprops = 6};
 
 /* kube's environment for match conditions: one variable, `request`. */
 static cel_env_t *
@@ -375,20 +375,28 @@ versions(const json_t *hook, const char *p, entry_t *en, errs_t *e)
     if (*v == '\0')
         errf(e, "%s.subjectAccessReviewVersion: Required value", p);
     else if (strcmp(v, "v1") != 0 && strcmp(v, "v1beta1") != 0)
-        errf(e, "%s.subjectAccessReviewVersion: Unsupported value: \"%s\": supported values: "
-                "\"v1\", \"v1beta1\"", p, v);
+        errf(e,
+             "%s.subjectAccessReviewVersion: Unsupported value: \"%s\": supported values: "
+             "\"v1\", \"v1beta1\"",
+             p, v);
     en->version = v;
     if (*mv == '\0' && json_array_size(json_object_get(hook, "matchConditions")) > 0)
-        errf(e, "%s.matchConditionSubjectAccessReviewVersion: Required value: required if match "
-                "conditions are specified", p);
+        errf(e,
+             "%s.matchConditionSubjectAccessReviewVersion: Required value: required if match "
+             "conditions are specified",
+             p);
     else if (*mv != '\0' && strcmp(mv, "v1") != 0)
-        errf(e, "%s.matchConditionSubjectAccessReviewVersion: Unsupported value: \"%s\": "
-                "supported values: \"v1\"", p, mv);
+        errf(e,
+             "%s.matchConditionSubjectAccessReviewVersion: Unsupported value: \"%s\": "
+             "supported values: \"v1\"",
+             p, mv);
     if (*fp == '\0')
         errf(e, "%s.failurePolicy: Required value", p);
     else if (strcmp(fp, "NoOpinion") != 0 && strcmp(fp, "Deny") != 0)
-        errf(e, "%s.failurePolicy: Unsupported value: \"%s\": supported values: \"Deny\", "
-                "\"NoOpinion\"", p, fp);
+        errf(e,
+             "%s.failurePolicy: Unsupported value: \"%s\": supported values: \"Deny\", "
+             "\"NoOpinion\"",
+             p, fp);
     en->deny_on_error = strcmp(fp, "Deny") == 0;
 }
 
@@ -399,14 +407,20 @@ kubeconfig_file(const char *file, const char *p, errs_t *e)
     struct stat st;
 
     if (file[0] != '/')
-        errf(e, "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": must be an absolute "
-                "path", p, file);
+        errf(e,
+             "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": must be an absolute "
+             "path",
+             p, file);
     else if (stat(file, &st) != 0)
-        errf(e, "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": error loading file: "
-                "stat %s: %s", p, file, file, strerror(errno));
+        errf(e,
+             "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": error loading file: "
+             "stat %s: %s",
+             p, file, file, strerror(errno));
     else if (!S_ISREG(st.st_mode))
-        errf(e, "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": must be a regular "
-                "file", p, file);
+        errf(e,
+             "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": must be a regular "
+             "file",
+             p, file);
 }
 
 static void
@@ -420,8 +434,10 @@ connection(const json_t *hook, const char *p, entry_t *en, errs_t *e)
         errf(e, "%s.connectionInfo.type: Required value", p);
     } else if (strcmp(type, "InClusterConfig") == 0) {
         if (kc != NULL && !json_is_null(kc))
-            errf(e, "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": can only be set "
-                    "when type=KubeConfigFile", p, file);
+            errf(e,
+                 "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": can only be set "
+                 "when type=KubeConfigFile",
+                 p, file);
     } else if (strcmp(type, "KubeConfigFile") == 0) {
         if (*file == '\0')
             errf(e, "%s.connectionInfo.kubeConfigFile: Required value", p);
@@ -430,8 +446,10 @@ connection(const json_t *hook, const char *p, entry_t *en, errs_t *e)
         en->kubeconfig = file;
     } else {
         /* kube prints the whole connectionInfo struct here; its type is what matters */
-        errf(e, "%s.connectionInfo.type: Unsupported value: \"%s\": supported values: "
-                "\"InClusterConfig\", \"KubeConfigFile\"", p, type);
+        errf(e,
+             "%s.connectionInfo.type: Unsupported value: \"%s\": supported values: "
+             "\"InClusterConfig\", \"KubeConfigFile\"",
+             p, type);
     }
 }
 
@@ -470,8 +488,10 @@ entry_type(const json_t *list, size_t i, const char *p, entry_t *en, errs_t *e)
         return false;
     }
     if (!known_type(en->type)) {
-        errf(e, "%s.type: Unsupported value: \"%s\": supported values: \"ABAC\", "
-                "\"AlwaysAllow\", \"AlwaysDeny\", \"Node\", \"RBAC\", \"Webhook\"", p, en->type);
+        errf(e,
+             "%s.type: Unsupported value: \"%s\": supported values: \"ABAC\", "
+             "\"AlwaysAllow\", \"AlwaysDeny\", \"Node\", \"RBAC\", \"Webhook\"",
+             p, en->type);
         return false;
     }
     for (size_t k = 0; k < i && strcmp(en->type, "Webhook") != 0; k++) {
@@ -497,8 +517,7 @@ entry_name(const json_t *list, size_t i, const char *p, entry_t *en, errs_t *e)
     else if (seen)
         errf(e, "%s.name: Duplicate value: \"%s\"", p, en->name);
     else if ((why = gw_valid_dns1123_subdomain(en->name)) != NULL)
-        errf(e, "%s.name: Invalid value: \"%s\": authorizer name is invalid: %s", p, en->name,
-             why);
+        errf(e, "%s.name: Invalid value: \"%s\": authorizer name is invalid: %s", p, en->name, why);
 }
 
 static void
@@ -516,8 +535,10 @@ entry(const json_t *list, size_t i, const cel_env_t *env, entry_t *en, errs_t *e
     else if (strcmp(en->type, "Webhook") == 0)
         webhook(hook, p, env, en, e, dec);
     else if (has_hook)
-        errf(e, "%s.webhook: Invalid value: \"non-null\": may only be specified when "
-                "type=Webhook", p);
+        errf(e,
+             "%s.webhook: Invalid value: \"non-null\": may only be specified when "
+             "type=Webhook",
+             p);
 out:
     free(p);
 }
@@ -591,8 +612,7 @@ build_webhook(entry_t *en, size_t i, authz_https_fn https, authz_authorizer_t **
 }
 
 static int
-build(entry_t *en, size_t n, authz_https_fn https, authz__chain_t **out, char *err,
-      size_t err_len)
+build(entry_t *en, size_t n, authz_https_fn https, authz__chain_t **out, char *err, size_t err_len)
 {
     authz__chain_t *c = authz__chain_new();
     authz_authorizer_t *a;
@@ -603,8 +623,10 @@ build(entry_t *en, size_t n, authz_https_fn https, authz__chain_t **out, char *e
             continue;
         }
         if (en[i].kubeconfig == NULL) {
-            snprintf(err, err_len, "authorizers[%zu] \"%s\": connectionInfo type InClusterConfig "
-                     "is not available: kgate does not run in a cluster", i, en[i].name);
+            snprintf(err, err_len,
+                     "authorizers[%zu] \"%s\": connectionInfo type InClusterConfig "
+                     "is not available: kgate does not run in a cluster",
+                     i, en[i].name);
             goto bad;
         }
         if (https == NULL) {
@@ -685,8 +707,8 @@ validate(const json_t *doc, const unsigned *require, entry_t **en, size_t *n, ch
 }
 
 int
-authz__config_build(const char *text, size_t len, const unsigned *require,
-                    authz_https_fn https, authz__chain_t **out, char *err, size_t err_len)
+authz__config_build(const char *text, size_t len, const unsigned *require, authz_https_fn https,
+                    authz__chain_t **out, char *err, size_t err_len)
 {
     char why[512] = "";
     json_t *doc = len == 0 ? json_object() : gw_yaml_to_json(text, len, why, sizeof(why));

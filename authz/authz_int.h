@@ -42,14 +42,14 @@ authz_authorizer_t *authz__builtin(const char *name);
 /** One Webhook authorizer's settings. Borrowed by authz__webhook_new for the call, except
  *  `conditions`, whose programs it takes over (the array stays the caller's). */
 typedef struct {
-    const char *kubeconfig;       /* read now */
-    const char *kubeconfig_flag;  /* how errors name it: "--authorization-webhook-config-file" */
-    const char *version;          /* SubjectAccessReview version: "v1beta1" or "v1" */
-    int64_t authorized_ttl_ms;    /* how long an allow is cached */
-    int64_t unauthorized_ttl_ms;  /* how long a denial or no opinion is cached */
-    int timeout_ms;               /* per exchange; 0: the kubeconfig's default */
-    bool deny_on_error;           /* failurePolicy Deny (else NoOpinion) */
-    cel_program_t **conditions;   /* matchConditions over the v1 SubjectAccessReviewSpec */
+    const char *kubeconfig;      /* read now */
+    const char *kubeconfig_flag; /* how errors name it: "--authorization-webhook-config-file" */
+    const char *version;         /* SubjectAccessReview version: "v1beta1" or "v1" */
+    int64_t authorized_ttl_ms;   /* how long an allow is cached */
+    int64_t unauthorized_ttl_ms; /* how long a denial or no opinion is cached */
+    int timeout_ms;              /* per exchange; 0: the kubeconfig's default */
+    bool deny_on_error;          /* failurePolicy Deny (else NoOpinion) */
+    cel_program_t **conditions;  /* matchConditions over the v1 SubjectAccessReviewSpec */
     const char *const *condition_src; /* their source text, for error messages */
     size_t n_conditions;
     authz_https_fn https;
@@ -65,7 +65,7 @@ int authz__webhook_new(const authz__webhook_opts_t *o, authz_authorizer_t **out,
  *  NULL, is the set of non-Webhook types the chain must hold (a reload keeps those of
  *  start-up). GW_EINVAL with kube's one-line aggregate in err. Thread: any (reads the
  *  webhooks' kubeconfigs). */
-int authz__config_build(const char *text, size_t len, const unsigned *require,
-                        authz_https_fn https, authz__chain_t **out, char *err, size_t err_len);
+int authz__config_build(const char *text, size_t len, const unsigned *require, authz_https_fn https,
+                        authz__chain_t **out, char *err, size_t err_len);
 
 #endif

@@ -341,7 +341,8 @@ typedef struct {
 static bool
 retryable(int err, int status)
 {
-    return err == GW_EUNAVAILABLE || (err == 0 && (status == 429 || status == 500 || status == 504));
+    return err == GW_EUNAVAILABLE ||
+           (err == 0 && (status == 429 || status == 500 || status == 504));
 }
 
 static void try_review(review_try_t *t);

@@ -26,8 +26,8 @@ static struct {
 } hook;
 
 static void
-fake_https(void *io, const char *url, const char *body, const authn_tls_t *tls,
-           authz_https_cb cb, void *ctx)
+fake_https(void *io, const char *url, const char *body, const authn_tls_t *tls, authz_https_cb cb,
+           void *ctx)
 {
     (void)io, (void)url;
     hook.calls++;
@@ -154,8 +154,8 @@ hook_refused(const char *fields, const char *want, const char *what)
 static void
 raw_hook_refused(const char *webhook, const char *want, const char *what)
 {
-    char *text = gw_sprintf(HEAD "authorizers:\n- {type: Webhook, name: hook, webhook: %s}\n",
-                            webhook);
+    char *text =
+        gw_sprintf(HEAD "authorizers:\n- {type: Webhook, name: hook, webhook: %s}\n", webhook);
     refused(text, want, what);
     free(text);
 }
@@ -172,17 +172,23 @@ test_document(void)
             "failed to decode: no kind \"AuthorizationConfiguration\" is registered for version "
             "\"apiserver.config.k8s.io/v2\"",
             "an unknown version");
-    refused("authorizers: [\n", "failed to decode: yaml: line 2, column 1: did not find expected "
-                                "node content", "bad YAML");
+    refused("authorizers: [\n",
+            "failed to decode: yaml: line 2, column 1: did not find expected "
+            "node content",
+            "bad YAML");
     authz__chain_t *c = NULL;
     tap_is_int(build_text("apiVersion: apiserver.config.k8s.io/v1beta1\nkind: "
                           "AuthorizationConfiguration\nauthorizers: [{type: AlwaysAllow, name: "
-                          "alwaysallow}]\n", &c), 0, "v1beta1 is accepted");
+                          "alwaysallow}]\n",
+                          &c),
+               0, "v1beta1 is accepted");
     authz__chain_free(c);
     c = NULL;
     tap_is_int(build_text("{\"apiVersion\": \"apiserver.config.k8s.io/v1alpha1\", \"kind\": "
                           "\"AuthorizationConfiguration\", \"authorizers\": [{\"type\": \"Node\", "
-                          "\"name\": \"node\"}]}", &c), 0, "so is v1alpha1, in JSON");
+                          "\"name\": \"node\"}]}",
+                          &c),
+               0, "so is v1alpha1, in JSON");
     tap_ok(c != NULL && c->n == 1 && c->items[0] == &authz_node_authorizer, "... its Node entry");
     authz__chain_free(c);
 }
@@ -245,27 +251,37 @@ test_webhook_fields(void)
     raw_hook_refused(w, "authorizers[0].webhook.timeout: Required value", "no timeout");
     free(w);
     w = gw_sprintf("{timeout: 45s, subjectAccessReviewVersion: v1, failurePolicy: Deny, %s}", conn);
-    raw_hook_refused(w, "authorizers[0].webhook.timeout: Invalid value: \"45s\": must be > 0s and "
-                        "<= 30s", "a 45s timeout");
+    raw_hook_refused(w,
+                     "authorizers[0].webhook.timeout: Invalid value: \"45s\": must be > 0s and "
+                     "<= 30s",
+                     "a 45s timeout");
     free(w);
     w = gw_sprintf("{timeout: -1.5s, subjectAccessReviewVersion: v1, failurePolicy: Deny, %s}",
                    conn);
-    raw_hook_refused(w, "authorizers[0].webhook.timeout: Invalid value: \"-1.5s\": must be > 0s "
-                        "and <= 30s", "a negative timeout");
+    raw_hook_refused(w,
+                     "authorizers[0].webhook.timeout: Invalid value: \"-1.5s\": must be > 0s "
+                     "and <= 30s",
+                     "a negative timeout");
     free(w);
     w = gw_sprintf("{timeout: 90s, subjectAccessReviewVersion: v1, failurePolicy: Deny, %s}", conn);
-    raw_hook_refused(w, "authorizers[0].webhook.timeout: Invalid value: \"1m30s\": must be > 0s "
-                        "and <= 30s", "a 90s timeout, printed as Go does");
+    raw_hook_refused(w,
+                     "authorizers[0].webhook.timeout: Invalid value: \"1m30s\": must be > 0s "
+                     "and <= 30s",
+                     "a 90s timeout, printed as Go does");
     free(w);
     w = gw_sprintf("{timeout: 1e3s, subjectAccessReviewVersion: v1, failurePolicy: Deny, %s}",
                    conn);
-    raw_hook_refused(w, "failed to decode: authorizers[0].webhook.timeout: time: invalid "
-                        "duration \"1e3s\"", "an exponent is not a Go duration");
+    raw_hook_refused(w,
+                     "failed to decode: authorizers[0].webhook.timeout: time: invalid "
+                     "duration \"1e3s\"",
+                     "an exponent is not a Go duration");
     free(w);
     w = gw_sprintf("{timeout: soon, subjectAccessReviewVersion: v1, failurePolicy: Deny, %s}",
                    conn);
-    raw_hook_refused(w, "failed to decode: authorizers[0].webhook.timeout: time: invalid "
-                        "duration \"soon\"", "a timeout that is not a duration");
+    raw_hook_refused(w,
+                     "failed to decode: authorizers[0].webhook.timeout: time: invalid "
+                     "duration \"soon\"",
+                     "a timeout that is not a duration");
     free(w);
     hook_refused("authorizedTTL: -1m30s",
                  "authorizers[0].webhook.authorizedTTL: Invalid value: \"-1m30s\": must be > 0s",
@@ -278,8 +294,10 @@ test_webhook_fields(void)
                      "no review version");
     free(w);
     w = gw_sprintf("{timeout: 3s, subjectAccessReviewVersion: v2, failurePolicy: Deny, %s}", conn);
-    raw_hook_refused(w, "authorizers[0].webhook.subjectAccessReviewVersion: Unsupported value: "
-                        "\"v2\": supported values: \"v1\", \"v1beta1\"", "review version v2");
+    raw_hook_refused(w,
+                     "authorizers[0].webhook.subjectAccessReviewVersion: Unsupported value: "
+                     "\"v2\": supported values: \"v1\", \"v1beta1\"",
+                     "review version v2");
     free(w);
     hook_refused("matchConditions: [{expression: 'true'}]",
                  "authorizers[0].webhook.matchConditionSubjectAccessReviewVersion: Required value: "
@@ -293,8 +311,10 @@ test_webhook_fields(void)
     raw_hook_refused(w, "authorizers[0].webhook.failurePolicy: Required value", "no failurePolicy");
     free(w);
     w = gw_sprintf("{timeout: 3s, subjectAccessReviewVersion: v1, failurePolicy: Allow, %s}", conn);
-    raw_hook_refused(w, "authorizers[0].webhook.failurePolicy: Unsupported value: \"Allow\": "
-                        "supported values: \"Deny\", \"NoOpinion\"", "failurePolicy Allow");
+    raw_hook_refused(w,
+                     "authorizers[0].webhook.failurePolicy: Unsupported value: \"Allow\": "
+                     "supported values: \"Deny\", \"NoOpinion\"",
+                     "failurePolicy Allow");
     free(w);
 }
 
@@ -303,7 +323,8 @@ static void
 conn_refused(const char *conn, const char *want, const char *what)
 {
     char *w = gw_sprintf("{timeout: 3s, subjectAccessReviewVersion: v1, failurePolicy: Deny, "
-                         "connectionInfo: %s}", conn);
+                         "connectionInfo: %s}",
+                         conn);
     raw_hook_refused(w, want, what);
     free(w);
 }
@@ -331,12 +352,14 @@ test_connection(void)
                  "a missing kubeconfig");
     char *c = gw_sprintf("{type: KubeConfigFile, kubeConfigFile: %s}", dir);
     char *want = gw_sprintf("authorizers[0].webhook.connectionInfo.kubeConfigFile: Invalid "
-                            "value: \"%s\": must be a regular file", dir);
+                            "value: \"%s\": must be a regular file",
+                            dir);
     conn_refused(c, want, "a folder as kubeconfig");
     free(want);
     free(c);
     want = gw_sprintf("authorizers[0].webhook.connectionInfo.kubeConfigFile: Invalid value: "
-                      "\"%s\": can only be set when type=KubeConfigFile", kubeconfig);
+                      "\"%s\": can only be set when type=KubeConfigFile",
+                      kubeconfig);
     conn_refused("{type: InClusterConfig, kubeConfigFile: @KC@}", want,
                  "InClusterConfig with a file");
     free(want);
@@ -351,14 +374,16 @@ test_condition_rules(void)
 {
     char *many = gw_strdup("matchConditionSubjectAccessReviewVersion: v1, matchConditions: [");
     for (int i = 0; i < 65; i++) {
-        char *next = gw_sprintf("%s%s{expression: 'request.user != \"u%d\"'}", many,
-                                i ? ", " : "", i);
+        char *next =
+            gw_sprintf("%s%s{expression: 'request.user != \"u%d\"'}", many, i ? ", " : "", i);
         free(many);
         many = next;
     }
     char *fields = gw_sprintf("%s]", many);
-    hook_refused(fields, "authorizers[0].webhook.matchConditions: Too many: 65: must have at most "
-                         "64 items", "65 match conditions");
+    hook_refused(fields,
+                 "authorizers[0].webhook.matchConditions: Too many: 65: must have at most "
+                 "64 items",
+                 "65 match conditions");
     free(fields);
     free(many);
     hook_refused("matchConditionSubjectAccessReviewVersion: v1, matchConditions: "
@@ -413,7 +438,8 @@ static authz_t *
 condition_chain(const char *cond, const char *policy, bool then_allow)
 {
     char *fields = gw_sprintf("failurePolicy: %s, matchConditionSubjectAccessReviewVersion: v1, "
-                              "matchConditions: [{expression: '%s'}]", policy, cond);
+                              "matchConditions: [{expression: '%s'}]",
+                              policy, cond);
     char *entry = hook_entry("hook", fields);
     char *text = gw_sprintf(HEAD "authorizers:\n%s%s", entry,
                             then_allow ? "- {type: AlwaysAllow, name: alwaysallow}\n" : "");
@@ -486,7 +512,10 @@ test_failure_policy(void)
                        strstr(r.error, "authorization webhook") != NULL,
                    "failurePolicy %s on %s: its decision with the error (%s)",
                    deny ? "Deny" : "NoOpinion",
-                   i == 0 ? "a timeout" : i == 1 ? "a 503" : "an unreadable answer", r.error);
+                   i == 0   ? "a timeout"
+                   : i == 1 ? "a 503"
+                            : "an unreadable answer",
+                   r.error);
         }
         authz_free(z);
         free(text);
@@ -521,8 +550,8 @@ static void
 test_reload(void)
 {
     char *entry = hook_entry("hook", "failurePolicy: NoOpinion");
-    char *with_hook = gw_sprintf(HEAD "authorizers:\n%s- {type: AlwaysAllow, name: alwaysallow}\n",
-                                 entry);
+    char *with_hook =
+        gw_sprintf(HEAD "authorizers:\n%s- {type: AlwaysAllow, name: alwaysallow}\n", entry);
     const char *no_hook = HEAD "authorizers:\n- {type: AlwaysAllow, name: alwaysallow}\n";
     result_t first, r;
 
@@ -555,8 +584,8 @@ test_reload(void)
     tap_ok(!authz_has_mode(z, "Webhook"), "a file without start-up's AlwaysAllow is refused");
     char *text = with_kc(only_hook);
     authz__chain_t *c = NULL;
-    tap_is_int(authz__config_build(text, strlen(text), &z->types, fake_https, &c, err,
-                                   sizeof(err)), GW_EINVAL, "... as kube does");
+    tap_is_int(authz__config_build(text, strlen(text), &z->types, fake_https, &c, err, sizeof(err)),
+               GW_EINVAL, "... as kube does");
     tap_is_str(err, "missing required types: [AlwaysAllow]", "... naming the missing type");
     free(text);
     authz_free(z);
@@ -573,8 +602,8 @@ same_size(const char *who)
                               "v1, matchConditions: [{expression: 'request.user == \"%s\"'}]",
                               who);
     char *entry = hook_entry("hook", fields);
-    char *text = gw_sprintf(HEAD "authorizers:\n%s- {type: AlwaysAllow, name: alwaysallow}\n",
-                            entry);
+    char *text =
+        gw_sprintf(HEAD "authorizers:\n%s- {type: AlwaysAllow, name: alwaysallow}\n", entry);
     char *out = with_kc(text);
     free(text);
     free(entry);
@@ -621,8 +650,10 @@ test_unreadable(void)
 
     tap_is_int(authz_new_file("/nonexistent/authz.yaml", &cfg, &z, err, sizeof(err)), GW_EINVAL,
                "an unreadable file is refused");
-    tap_is_str(err, "failed to read file path \"/nonexistent/authz.yaml\": No such file or "
-                    "directory", "... as kube says");
+    tap_is_str(err,
+               "failed to read file path \"/nonexistent/authz.yaml\": No such file or "
+               "directory",
+               "... as kube says");
 }
 
 static void
