@@ -169,7 +169,8 @@ index_scope(const authz_rbac_snap_t *s, scope_t *sc, json_t *bindings, bool clus
             add_subject(sc, subject, ns, pos);
         }
     }
-    qsort(sc->refs, sc->n_refs, sizeof(*sc->refs), cmp_ref);
+    if (sc->n_refs > 0) /* refs is NULL until the first */
+        qsort(sc->refs, sc->n_refs, sizeof(*sc->refs), cmp_ref);
 }
 
 static void
@@ -294,6 +295,9 @@ find_run(const scope_t *sc, const char *ns, const char *name, bool group)
 {
     ref_t key = {.ns = ns, .name = name, .group = group};
     size_t lo = 0, hi = sc->n_refs;
+
+    if (sc->n_refs == 0)
+        return (run_t){NULL, NULL};
 
     while (lo < hi) { /* the first ref not below key */
         size_t mid = lo + (hi - lo) / 2;

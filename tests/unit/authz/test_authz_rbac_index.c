@@ -383,9 +383,27 @@ test_index(void)
     json_decref(p.cluster_bindings);
 }
 
+/* A snapshot of nothing (as before the first bindings are read): no opinion, no rules. */
+static void
+test_empty(void)
+{
+    authz_rbac_snap_t *s = authz_rbac_snap_new(NULL, NULL, NULL, NULL);
+    authz_attrs_t a = request(&users[0], 0, 0, "default");
+    char why[64] = "x";
+    seen_t seen = {0};
+
+    tap_ok(!authz_rbac_allows(s, &a, why, sizeof(why)), "empty snapshot: not allowed");
+    tap_is_str(why, "", "... without a reason");
+    tap_is_int(authz_rbac_visit(s, &users[0], "default", seen_add, &seen), 0,
+               "... no role missing");
+    tap_is_int(seen.n, 0, "... no rules");
+    authz_rbac_snap_unref(s);
+}
+
 int
 main(void)
 {
+    test_empty();
     test_index();
     return tap_done();
 }
