@@ -232,7 +232,7 @@ requirements_of(const char *which)
 static void
 ask_selected(const authz_t *z, const char *fields, const char *labels)
 {
-    result_t r;
+    static result_t r; /* the decision ends later, in answer() */
     authz_attrs_t attrs = {.user = &alice, .verb = "list", .resource_request = true,
                            .api_version = "v1", .resource = "pods", .namespace_ = "default",
                            .field_selector = fields, .label_selector = labels, .io = (void *)1};
