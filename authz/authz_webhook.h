@@ -7,9 +7,11 @@
  * the caller lends (authz_config_t.https) on the request's loop (authz_attrs_t.io). The
  * review's status.allowed allows, status.denied denies, anything else has no opinion; answers
  * are cached under the SHA-256 of the review's spec, allows for the authorized TTL, the rest
- * for the unauthorized TTL. A failed exchange or an unreadable answer has no opinion and an
- * error (a 500 unless a later authorizer allows), is logged and is not cached, as kube's
- * webhook authorizer by default.
+ * for the unauthorized TTL. A failed exchange (after the lender's retries) or an unreadable
+ * answer has no opinion and an error (a 500 unless a later authorizer allows), is logged and
+ * is not cached, as kube's webhook authorizer by default. The Webhook entries of an
+ * --authorization-config are built through authz_int.h with their own timeout, failure
+ * policy and match conditions.
  */
 
 #include <stddef.h>
