@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "authz_node_int.h"
+#include "authz_rbac_int.h"
 #include "gw_selector.h"
 
 #define NODE_USER_PREFIX "system:node:"
@@ -20,6 +21,31 @@ typedef struct {
 } req_t;
 
 typedef authz_decision_t (*rule_fn)(req_t *r, const char *kind);
+
+/* kube's NodeRules: what every node may do beyond what the graph decides (set at start-up). */
+static json_t *static_rules;
+
+void
+authz_node_use_rules(const json_t *rules)
+{
+    json_decref(static_rules);
+    static_rules = rules != NULL ? json_deep_copy(rules) : NULL;
+}
+
+/* What kube leaves to the static rules (and its NodeRestriction admission to narrow). */
+static authz_decision_t
+by_static_rules(req_t *r)
+{
+    size_t i;
+    const json_t *rule;
+
+    json_array_foreach(static_rules, i, rule)
+    {
+        if (authz__rule_allows(rule, r->a))
+            return AUTHZ_ALLOW;
+    }
+    return AUTHZ_NO_OPINION;
+}
 
 static bool
 is(const char *s, const char *want)
@@ -108,8 +134,9 @@ selects_node(const char *field_selector, const char *node)
     return found;
 }
 
-/* Its pods: get one, list and watch those bound to it, update their status (kube leaves which
- * pod to its admission). */
+/* Its pods: get one, list and watch those bound to it, update their status (only theirs: what
+ * kube's admission narrows the static rules to); the rest by the static rules (mirror pods,
+ * evictions). */
 static authz_decision_t
 pod(req_t *r, const char *kind)
 {
@@ -117,7 +144,9 @@ pod(req_t *r, const char *kind)
 
     if ((is(r->a->verb, "update") || is(r->a->verb, "patch")) && is(r->a->subresource, "status"))
         return related(r, kind);
-    if (!empty(r->a->subresource) || (!is(r->a->verb, "get") && !listing))
+    if (!is(r->a->verb, "get") && !listing)
+        return by_static_rules(r);
+    if (!empty(r->a->subresource))
         return no_opinion(r, "");
     if (listing && selects_node(r->a->field_selector, r->node))
         return AUTHZ_ALLOW;
@@ -128,19 +157,21 @@ pod(req_t *r, const char *kind)
 }
 
 /* Nodes: read only its own (by name, without the graph: a kubelet reads its Node before
- * creating it), modify only its own. */
+ * creating it), modify only its own (what kube's admission narrows the static rules to);
+ * the rest (registering one) by the static rules. */
 static authz_decision_t
 node(req_t *r, const char *kind)
 {
     (void)kind;
     bool read = is(r->a->verb, "get") || is(r->a->verb, "list") || is(r->a->verb, "watch");
-    bool write = is(r->a->verb, "update") || is(r->a->verb, "patch");
+    bool write = is(r->a->verb, "update") || is(r->a->verb, "patch") || is(r->a->verb, "delete");
+    if (!read && !write)
+        return by_static_rules(r);
     if ((read && !empty(r->a->subresource)) ||
-        (write && !empty(r->a->subresource) && !is(r->a->subresource, "status")) ||
-        (!read && !write))
+        (write && !empty(r->a->subresource) && !is(r->a->subresource, "status")))
         return no_opinion(r, "");
     if (is(r->a->name, r->node))
-        return AUTHZ_ALLOW;
+        return read ? AUTHZ_ALLOW : by_static_rules(r);
     if (read && empty(r->a->name))
         snprintf(r->why, sizeof(r->why),
                  "node '%s' cannot read all nodes, only its own Node object", r->node);
@@ -175,15 +206,6 @@ lease(req_t *r, const char *kind)
     return AUTHZ_ALLOW;
 }
 
-static authz_decision_t
-event(req_t *r, const char *kind)
-{
-    (void)kind;
-    if (is(r->a->verb, "create") || is(r->a->verb, "update") || is(r->a->verb, "patch"))
-        return AUTHZ_ALLOW;
-    return no_opinion(r, "");
-}
-
 static const struct {
     const char *group, *resource;
     rule_fn fn;
@@ -197,8 +219,6 @@ static const struct {
     {"", "pods", pod, "pod"},
     {"", "nodes", node, NULL},
     {"coordination.k8s.io", "leases", lease, NULL},
-    {"", "events", event, NULL},
-    {"events.k8s.io", "events", event, NULL},
 };
 
 /* The node name of a node identity ("" for system:node: alone), or NULL for anyone else. */
@@ -221,7 +241,7 @@ node_authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz
     req_t r = {.a = attrs, .node = node_name(attrs->user)};
 
     (void)self;
-    if (r.node == NULL || !attrs->resource_request) {
+    if (r.node == NULL) {
         cb(AUTHZ_NO_OPINION, "", NULL, ctx);
         return;
     }
@@ -230,7 +250,7 @@ node_authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz
         cb(AUTHZ_NO_OPINION, r.why, NULL, ctx);
         return;
     }
-    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+    for (size_t i = 0; attrs->resource_request && i < sizeof(rules) / sizeof(rules[0]); i++) {
         const char *group = attrs->api_group != NULL ? attrs->api_group : "";
         if (is(group, rules[i].group) && is(attrs->resource, rules[i].resource)) {
             authz_node_graph_t *g = authz_node__current();
@@ -241,7 +261,7 @@ node_authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz
             return;
         }
     }
-    cb(AUTHZ_NO_OPINION, "", NULL, ctx);
+    cb(by_static_rules(&r), "", NULL, ctx);
 }
 
 static void

@@ -6,8 +6,9 @@
  * system:node:<name> in group system:nodes, may read what the pods bound to its node need
  * (the pods, listed or watched through a spec.nodeName=<name> field selector, their secrets,
  * configmaps, claims and volumes, tokens of their service accounts), read and keep its own
- * Node and Lease, update its pods' status and post events. Anything
- * else, and any other user, gets no opinion, so that a later mode (RBAC) decides.
+ * Node and Lease, update its pods' status, and do what kube's static NodeRules grant every
+ * node (authz_node_use_rules). Anything else, and any other user, gets no opinion, so that a
+ * later mode (RBAC) decides.
  *
  * Which objects a node may reach comes from an immutable graph built from the stored pods and
  * persistentvolumeclaims. As with RBAC snapshots, the process holds one current graph: the
@@ -43,6 +44,14 @@ bool authz_node_graph_has(const authz_node_graph_t *g, const char *node, const c
 /** Make g the process's current graph, taking the caller's reference; the one it replaces is
  *  dropped. NULL clears it (shutdown). Thread: any. */
 void authz_node_publish(authz_node_graph_t *g);
+
+/**
+ * The rules every node holds beyond what the graph decides: kube's NodeRules, which are also
+ * the bootstrap policy's system:node ClusterRole (services, registering its Node, events,
+ * mirror pods, certificate requests, the reviews, ...). Copied; NULL clears them. Thread: main,
+ * at start-up, before any decision, and at exit.
+ */
+void authz_node_use_rules(const json_t *rules);
 
 /** The Node authorizer: decides from the current graph (before the first publish, nodes reach
  *  no object). Static; free() does nothing. */

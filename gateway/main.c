@@ -23,6 +23,7 @@
 #include "authn_sa.h"
 #include "authz.h"
 #include "authz_abac.h"
+#include "authz_node.h"
 #include "etcd.h"
 #include "gw_alloc.h"
 #include "gw_api.h"
@@ -34,6 +35,7 @@
 #include "gw_fetch.h"
 #include "gw_health.h"
 #include "gw_log.h"
+#include "gw_rbac_bootstrap.h"
 #include "gw_registry.h"
 #include "gw_sactl.h"
 #include "gw_server.h"
@@ -428,6 +430,25 @@ build_authz(kgate_t *k, char *err, size_t err_len)
     return rc;
 }
 
+/* The Node authorizer's static rules: kube's NodeRules, which its bootstrap policy also gives
+ * the system:node ClusterRole. */
+static void
+use_node_rules(void)
+{
+    json_t *objects = gw_rbac_bootstrap_objects(), *o;
+    size_t i;
+
+    json_array_foreach(objects, i, o)
+    {
+        const char *kind = json_string_value(json_object_get(o, "kind"));
+        const char *name = json_string_value(json_object_get(json_object_get(o, "metadata"),
+                                                             "name"));
+        if (strcmp(kind, "ClusterRole") == 0 && strcmp(name, "system:node") == 0)
+            authz_node_use_rules(json_object_get(o, "rules"));
+    }
+    json_decref(objects);
+}
+
 /* Authentication, authorization and the served catalog from the flags. Returns the exit
  * code for a failure (1: an unusable file, 2: a bad flag value) or 0. */
 static int
@@ -441,6 +462,8 @@ build_policy(kgate_t *k, char *err, size_t err_len)
         return 2;
     if ((rc = use_abac(k, err, err_len)) != 0)
         return rc;
+    if (authz_has_mode(k->authz, "Node"))
+        use_node_rules();
     char *runtime = join(&cfg->runtime_config);
     rc = gw_catalog_configure(gw_catalog_builtin(), runtime, &k->catalog, err, err_len);
     free(runtime);
@@ -568,6 +591,7 @@ out:
     etcd_client_free(k.etcd);
     gw_health_free(k.health);
     authz_free(k.authz);
+    authz_node_use_rules(NULL);
     authn_free(k.authn);
     SSL_CTX_free(k.tls);
     return code;

@@ -4,7 +4,8 @@
 # a pod and a secret of a pod on another node (in kube's words), lists and watches its pods
 # through a spec.nodeName field selector only, reads only its own Node (by name or by a
 # metadata.name field selector), patches its own Node's status but not another's, keeps its
-# Lease, and loses the secret once its pod is gone. Access reviews carry field and label
+# Lease, registers its Node, lists services and posts events (kube's static node rules), and
+# loses the secret once its pod is gone. Access reviews carry field and label
 # selectors (raw or as requirements, and kube's validation of them); kubectl auth can-i
 # agrees when kubectl is here.
 set -u
@@ -110,7 +111,9 @@ sys.exit(0 if any(c["field"] == sys.argv[2] and c["message"] == sys.argv[3] for 
 }
 
 check "kgate starts with Node,RBAC" api_start node --authorization-mode=Node,RBAC
-check "admin creates nodes n1 and n2" eval 'created /api/v1/nodes "$(node n1)" && created /api/v1/nodes "$(node n2)"'
+send POST /api/v1/nodes "$(node n1)" "${NODE[@]}"
+check "n1 registers its Node (kube's static node rules)" test "$CODE" = 201
+check "admin creates node n2" created /api/v1/nodes "$(node n2)"
 check "admin creates secrets s1 and s2" eval 'created $NS/secrets "$(secret s1)" && created $NS/secrets "$(secret s2)"'
 check "admin creates pod p1 on n1 mounting s1" created $NS/pods "$(pod p1 n1 s1)"
 check "admin creates pod p2 on n2 mounting s2" created $NS/pods "$(pod p2 n2 s2)"
@@ -249,6 +252,14 @@ check "... and renews it" test "$CODE" = 200
 fetch $LEASES/n2 "${NODE[@]}"
 check "... but may not read n2's" forbidden_because \
     "can only access node lease with the same name as the requesting node"
+
+fetch $NS/services "${NODE[@]}"
+check "n1 lists services (static rules)" test "$CODE" = 200
+send POST $NS/events '{"apiVersion":"v1","kind":"Event","metadata":{"name":"n1.1"},"involvedObject":{"kind":"Node","name":"n1"},"reason":"Starting","message":"kubelet up","type":"Normal"}' "${NODE[@]}"
+check "n1 posts an event" test "$CODE" = 201
+send DELETE /api/v1/nodes/n2 '' "${NODE[@]}"
+check "... but may not delete another node's Node" forbidden_because \
+    "node 'n1' can only modify its own Node object"
 
 send DELETE $NS/pods/p1 '{"gracePeriodSeconds":0}' "${ADMIN[@]}"
 check "admin deletes p1" test "$CODE" = 200

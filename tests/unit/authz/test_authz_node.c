@@ -1,7 +1,8 @@
 /* The Node authorizer over a hand-built graph: which objects the pods bound to a node reach
  * (volumes, env, imagePullSecrets, claims and their volumes, service accounts), its pods
- * listed through a spec.nodeName field selector, its own Node and Lease, events, and no
- * opinion for everything and everyone else. */
+ * listed through a spec.nodeName field selector, its own Node and Lease, what the static
+ * rules grant (events, services, registering a Node, mirror pods), and no opinion for
+ * everything and everyone else. */
 #include <stdio.h>
 #include <string.h>
 
@@ -151,7 +152,6 @@ test_pod_selectors(void)
     lists("watch", "dev", "db", "metadata.name=db", false, unrelated);
     lists("watch", "dev", "db", "metadata.name=db,spec.nodeName=n1", true, NULL);
     no_opinion("get", "pods/log", "dev", "web", "");
-    no_opinion("create", "pods", "dev", "", "");
 }
 
 static void
@@ -204,7 +204,8 @@ test_own_objects(void)
     no_opinion("list", "nodes", "", "n2", "node 'n1' cannot read 'n2', only its own Node object");
     no_opinion("get", "nodes/proxy", "", "n1", "");
     no_opinion("patch", "nodes/status", "", "n2", "node 'n1' can only modify its own Node object");
-    no_opinion("delete", "nodes", "", "n1", "");
+    allows("delete", "nodes", "", "n1");
+    no_opinion("delete", "nodes", "", "n2", "node 'n1' can only modify its own Node object");
     allows("create", "coordination.k8s.io/leases", "kube-node-lease", "");
     allows("update", "coordination.k8s.io/leases", "kube-node-lease", "n1");
     allows("delete", "coordination.k8s.io/leases", "kube-node-lease", "n1");
@@ -214,9 +215,50 @@ test_own_objects(void)
                "can only access leases in the kube-node-lease namespace");
     no_opinion("list", "coordination.k8s.io/leases", "kube-node-lease", "",
                "can only get, create, update, patch, or delete a node lease");
+}
+
+/* A part of kube's NodeRules, as the bootstrap policy's system:node ClusterRole holds them. */
+static const char static_rules_json[] =
+    "[{\"apiGroups\":[\"\"],\"resources\":[\"services\"],\"verbs\":[\"get\",\"list\",\"watch\"]},"
+    " {\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"create\",\"get\",\"list\",\"watch\"]},"
+    " {\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"delete\",\"patch\",\"update\"]},"
+    " {\"apiGroups\":[\"\"],\"resources\":[\"nodes/status\"],\"verbs\":[\"patch\",\"update\"]},"
+    " {\"apiGroups\":[\"\"],\"resources\":[\"events\"],\"verbs\":[\"create\",\"update\",\"patch\"]},"
+    " {\"apiGroups\":[\"events.k8s.io\"],\"resources\":[\"events\"],"
+    "  \"verbs\":[\"create\",\"update\",\"patch\"]},"
+    " {\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\",\"list\",\"watch\"]},"
+    " {\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"create\",\"delete\"]},"
+    " {\"apiGroups\":[\"\"],\"resources\":[\"pods/eviction\"],\"verbs\":[\"create\"]}]";
+
+static void
+use_static_rules(void)
+{
+    no_opinion("create", "events", "dev", "", "");
+    no_opinion("update", "nodes", "", "n1", "");
+    tap_diag("(before the static rules are set, nothing beyond the graph's, own Node included)");
+    json_t *rules = json_loads(static_rules_json, 0, NULL);
+    authz_node_use_rules(rules);
+    json_decref(rules);
+}
+
+static void
+test_static_rules(void)
+{
     allows("create", "events", "dev", "");
-    allows("create", "events.k8s.io/events", "dev", "");
+    allows("patch", "events.k8s.io/events", "dev", "e");
     no_opinion("delete", "events", "dev", "e", "");
+    allows("get", "services", "dev", "s");
+    allows("create", "nodes", "", "");
+    allows("create", "pods", "dev", "");
+    allows("delete", "pods", "dev", "static-web-n1");
+    allows("create", "pods/eviction", "dev", "web");
+    no_opinion("get", "secrets", "dev", "unrelated",
+               "no relationship found between node 'n1' and this object");
+    no_opinion("list", "pods", "", "", "can only list/watch pods with spec.nodeName field selector");
+    no_opinion("get", "nodes", "", "n2", "node 'n1' cannot read 'n2', only its own Node object");
+    no_opinion("get", "configmaps", "dev", "x", "no relationship found between node 'n1' and this "
+                                                "object");
+    authz_node_use_rules(NULL);
     no_opinion("get", "services", "dev", "s", "");
 }
 
@@ -256,7 +298,9 @@ main(void)
 
     test_graph_reads();
     test_pod_selectors();
+    use_static_rules();
     test_own_objects();
+    test_static_rules();
     test_other_users();
 
     authz_node_publish(authz_node_graph_new(NULL, NULL));
