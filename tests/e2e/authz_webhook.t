@@ -5,7 +5,8 @@
 # through to RBAC; answers are cached per the authorized and unauthorized TTLs; a webhook that
 # fails or does not answer in time has no opinion and an error (a plain-text 500 unless a later
 # authorizer allows, as kube); a 500 is tried 5 times in all, as kube's webhook client; v1 or
-# v1beta1 reviews; start-up errors.
+# v1beta1 reviews; RBAC's escalation checks wait for the webhook's escalate and bind;
+# start-up errors.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -17,7 +18,8 @@ e2e_require authz_webhook
 
 PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
-printf 'sleepy-token,sleepy,1003\nboom-token,boom,1004\n' >>"$PKI/tokens.csv"
+printf 'sleepy-token,sleepy,1003\nboom-token,boom,1004\ngranter-token,granter,1005\n' \
+    >>"$PKI/tokens.csv"
 set_users
 BOB=(-H "Authorization: Bearer bob-token")
 SLEEPY=(-H "Authorization: Bearer sleepy-token")
@@ -112,6 +114,23 @@ check "a review the webhook fails: neither allowed nor denied, its evaluationErr
 review '{"user":"jane","nonResourceAttributes":{"path":"/x","verb":"get"}}'
 check "a review nobody has an opinion on: no denied, no evaluationError" jpy \
     "d['status'].get('allowed') is False and set(d['status']) <= {'allowed', 'reason'}"
+# as_granter PATH BODY: a POST by granter, whom only the (slow) webhook lets manage RBAC.
+as_granter() {
+    OUT=$KGATE_TEST_TMP/body
+    CODE=$(kcurl -o "$OUT" -w '%{http_code}' -X POST -H "Content-Type: application/json" \
+        --data-binary "$2" -H "Authorization: Bearer granter-token" "$KGATE_URL$1")
+}
+RB=/apis/rbac.authorization.k8s.io/v1/namespaces/default
+as_granter $RB/roles '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",
+"metadata":{"name":"secret-reader"},"rules":[{"apiGroups":[""],"resources":["secrets"],"verbs":["get"]}]}'
+check "granter creates a Role granting what it does not hold: the webhook allows escalate" \
+    code_is 201
+check "... it was asked for escalate on the role" test "$(asked ' granter escalate roles ')" = 1
+as_granter $RB/rolebindings '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",
+"metadata":{"name":"admins"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",
+"name":"cluster-admin"},"subjects":[{"kind":"User","name":"carol"}]}'
+check "... and binds cluster-admin: the webhook allows bind" code_is 201
+check "... asked for bind on the cluster role" test "$(asked ' granter bind clusterroles ')" = 1
 req GET "$PODS"
 check "system:masters is allowed without asking" \
     test "$(code_is 200 && asked ' kubernetes-admin ')" = 0

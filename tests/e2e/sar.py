@@ -10,6 +10,8 @@ sar-secret" is required. It decides by spec.user:
   drowsy  likewise on /second
   boom    a 500
   flaky   a 500 for its first two reviews, then allowed
+  granter on /authorize, allowed anything in rbac.authorization.k8s.io (escalate and bind
+          included), after 0.2 s (so that kgate has to wait for it)
   others  no opinion
 Each review appends "apiVersion user verb resource-or-path groups-key" to DIR/hits (for
 /authorize) or DIR/hits-second, where groups-key is the member naming the groups ("group" in
@@ -39,6 +41,10 @@ def decide(path, spec):
         return {"allowed": True, "reason": "alice may read pods"}
     if user == "bob":
         return {"allowed": False, "denied": True, "reason": "bob is banned"}
+    if user == "granter" and path == "/authorize" and \
+            attrs.get("group") == "rbac.authorization.k8s.io":
+        time.sleep(0.2)
+        return {"allowed": True, "reason": "granter manages RBAC"}
     return {"allowed": False, "reason": "not mine to say"}
 
 
