@@ -198,8 +198,8 @@ add_mode(authz__chain_t *c, const char *name, size_t len, char *err, size_t err_
         return GW_EINVAL;
     }
     if (chain_has(c, m->name)) {
-        snprintf(err, err_len, "authorization-mode \"%.*s\" is specified more than once",
-                 (int)len, name);
+        snprintf(err, err_len, "authorization-mode \"%.*s\" is specified more than once", (int)len,
+                 name);
         return GW_EINVAL;
     }
     authz__chain_add(c, m);
@@ -217,8 +217,7 @@ add_webhook(authz__chain_t *c, const authz_config_t *cfg, char *err, size_t err_
         return GW_EINVAL;
     }
     if (cfg == NULL || cfg->webhook_config_file == NULL) {
-        snprintf(err, err_len,
-                 "authorization-mode Webhook's authorization config file not passed");
+        snprintf(err, err_len, "authorization-mode Webhook's authorization config file not passed");
         return GW_EINVAL;
     }
     if (authz_webhook_new(cfg, &w, err, err_len) != 0)
@@ -352,8 +351,10 @@ reload(authz_t *z, const char *text, size_t len)
     char err[2048];
 
     if (authz__config_build(text, len, &z->types, z->https, &fresh, err, sizeof(err)) != 0) {
-        gw_log_warn(NULL, "--authorization-config \"%s\" not reloaded, keeping the authorizers "
-                          "in use: %s", z->path, err);
+        gw_log_warn(NULL,
+                    "--authorization-config \"%s\" not reloaded, keeping the authorizers "
+                    "in use: %s",
+                    z->path, err);
         return;
     }
     fresh->refs = 1;

@@ -63,12 +63,9 @@ static const struct {
     const char *key;
     size_t off;
 } fields[] = {
-    {"user", offsetof(policy_t, user)},
-    {"group", offsetof(policy_t, group)},
-    {"resource", offsetof(policy_t, resource)},
-    {"namespace", offsetof(policy_t, namespace_)},
-    {"apiGroup", offsetof(policy_t, api_group)},
-    {"nonResourcePath", offsetof(policy_t, path)},
+    {"user", offsetof(policy_t, user)},          {"group", offsetof(policy_t, group)},
+    {"resource", offsetof(policy_t, resource)},  {"namespace", offsetof(policy_t, namespace_)},
+    {"apiGroup", offsetof(policy_t, api_group)}, {"nonResourcePath", offsetof(policy_t, path)},
 };
 #define N_V0_FIELDS 4
 
@@ -80,10 +77,9 @@ spec_read(const json_t *spec, policy_t *p, size_t n)
     for (size_t i = 0; i < n; i++) {
         char **dst = (char **)((char *)p + fields[i].off);
         if ((*dst = spec_string(spec, fields[i].key)) == NULL && why == NULL)
-            why = n == N_V0_FIELDS
-                      ? "user, group, resource and namespace must be strings"
-                      : "spec fields user, group, apiGroup, resource, namespace and "
-                        "nonResourcePath must be strings";
+            why = n == N_V0_FIELDS ? "user, group, resource and namespace must be strings"
+                                   : "spec fields user, group, apiGroup, resource, namespace and "
+                                     "nonResourcePath must be strings";
     }
     const json_t *ro = json_object_get(spec, "readonly");
     if (ro != NULL && !json_is_null(ro) && !json_is_boolean(ro) && why == NULL)
@@ -214,8 +210,7 @@ add_line(authz_abac_t *pl, const char *path, int no, const char *line, size_t le
 }
 
 int
-authz_abac_parse(const char *path, const char *text, authz_abac_t **out, char *err,
-                 size_t err_len)
+authz_abac_parse(const char *path, const char *text, authz_abac_t **out, char *err, size_t err_len)
 {
     authz_abac_t *pl = gw_calloc(1, sizeof(*pl));
     int no = 0;

@@ -160,14 +160,14 @@ parse_duration(const char *s, int64_t *ns)
 static char *
 decimal(uint64_t v, uint64_t scale)
 {
-    char frac[24] = "";
-    int digits = 0;
+    char frac[24] = ""; /* scale is at most 10^9: '.' and nine digits */
+    size_t n = 0;
 
-    for (uint64_t s = scale; s > 1; s /= 10)
-        digits++;
     if (v % scale != 0) {
-        snprintf(frac, sizeof(frac), ".%0*llu", digits, (unsigned long long)(v % scale));
-        for (size_t n = strlen(frac); frac[n - 1] == '0'; n--)
+        frac[n++] = '.';
+        for (uint64_t s = scale / 10; s > 0 && n < sizeof(frac) - 1; s /= 10)
+            frac[n++] = (char)('0' + (v % scale) / s % 10);
+        for (; frac[n - 1] == '0'; n--)
             frac[n - 1] = '\0';
     }
     return gw_sprintf("%llu%s", (unsigned long long)(v / scale), frac);

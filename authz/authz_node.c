@@ -125,7 +125,8 @@ selects_node(const char *field_selector, const char *node)
     char err[256];
     bool found = false;
 
-    if (field_selector == NULL || gw_field_selector_parse(field_selector, &sel, err, sizeof(err)) != 0)
+    if (field_selector == NULL ||
+        gw_field_selector_parse(field_selector, &sel, err, sizeof(err)) != 0)
         return false;
     for (size_t i = 0; i < sel.n && !found; i++)
         found = sel.reqs[i].op == GW_SEL_EQUALS && is(sel.reqs[i].key, "spec.nodeName") &&
@@ -179,8 +180,7 @@ node(req_t *r, const char *kind)
         snprintf(r->why, sizeof(r->why), "node '%s' cannot read '%s', only its own Node object",
                  r->node, r->a->name);
     else
-        snprintf(r->why, sizeof(r->why), "node '%s' can only modify its own Node object",
-                 r->node);
+        snprintf(r->why, sizeof(r->why), "node '%s' can only modify its own Node object", r->node);
     return AUTHZ_NO_OPINION;
 }
 

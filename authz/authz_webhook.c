@@ -23,7 +23,7 @@
 #include "gw_selector.h"
 
 #define CEL_BUDGET 1000000 /* the cost limit of one match condition's evaluation */
-#define CACHE_SLOTS 4096 /* direct-mapped by the spec's hash: bounded whatever clients ask */
+#define CACHE_SLOTS 4096   /* direct-mapped by the spec's hash: bounded whatever clients ask */
 
 typedef struct {
     unsigned char hash[SHA256_DIGEST_LENGTH];
@@ -36,7 +36,7 @@ typedef struct {
     authz_authorizer_t base; /* first: the chain holds and frees it as an authorizer */
     char *server;
     authn_tls_t tls;
-    char *api_version; /* authorization.k8s.io/v1beta1 or /v1 */
+    char *api_version;      /* authorization.k8s.io/v1beta1 or /v1 */
     const char *groups_key; /* "group" in v1beta1, "groups" in v1 */
     int64_t allowed_ttl_ms, other_ttl_ms;
     authz_decision_t on_error; /* the failure policy: NO_OPINION or DENY */
@@ -254,8 +254,8 @@ review_body(const webhook_t *w, json_t *spec, unsigned char *hash)
     SHA256((const unsigned char *)key, strlen(key), hash);
     free(key);
     json_t *doc = json_pack("{s:s, s:s, s:{s:n}, s:O, s:{s:b}}", "apiVersion", w->api_version,
-                            "kind", "SubjectAccessReview", "metadata", "creationTimestamp",
-                            "spec", spec, "status", "allowed", 0);
+                            "kind", "SubjectAccessReview", "metadata", "creationTimestamp", "spec",
+                            spec, "status", "allowed", 0);
     char *body = json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
     return body;
@@ -395,8 +395,7 @@ review(webhook_t *w, json_t *spec, void *io, authz_done_cb cb, void *ctx)
 }
 
 static void
-authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb,
-          void *ctx)
+authorize(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb, void *ctx)
 {
     webhook_t *w = (webhook_t *)self;
     json_t *spec = review_spec(attrs);
@@ -480,8 +479,7 @@ authz__webhook_new(const authz__webhook_opts_t *o, authz_authorizer_t **out, cha
 }
 
 int
-authz_webhook_new(const authz_config_t *cfg, authz_authorizer_t **out, char *err,
-                  size_t err_len)
+authz_webhook_new(const authz_config_t *cfg, authz_authorizer_t **out, char *err, size_t err_len)
 {
     authz__webhook_opts_t o = {
         .kubeconfig = cfg->webhook_config_file,

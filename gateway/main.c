@@ -27,6 +27,7 @@
 #include "etcd.h"
 #include "gw_alloc.h"
 #include "gw_api.h"
+#include "gw_authz_io.h"
 #include "gw_catalog.h"
 #include "gw_compact.h"
 #include "gw_config.h"
@@ -44,8 +45,6 @@
 #define STARTUP_PROBE_MS 10000 /* how long startup waits for etcd to answer */
 #define PROBE_RETRY_MS 500
 #define DRAIN_MS 10000 /* how long requests in progress may take to finish at shutdown */
-#define WEBHOOK_ATTEMPTS 5     /* kube's webhook client: tries of one authorization review */
-#define WEBHOOK_BACKOFF_MS 500 /* its first wait, then x1.5 each time, +-20 % */
 
 typedef struct {
     const gw_config_t *cfg;
@@ -56,7 +55,7 @@ typedef struct {
     gw_controllers_t *controllers; /* worker 0's: initial namespaces, namespace controller */
     authn_t *authn;
     authz_t *authz;
-    struct event *authz_reload; /* worker 0's look at --authorization-config, every second */
+    struct event *authz_reload;  /* worker 0's look at --authorization-config, every second */
     const gw_catalog_t *catalog; /* the built-in one as --runtime-config shapes it */
     gw_api_t *api;
     gw_server_t *server;
@@ -317,91 +316,14 @@ use_abac(const kgate_t *k, char *err, size_t err_len)
 {
     const char *file = k->cfg->authorization_policy_file;
     if (authz_has_mode(k->authz, "ABAC") != (file != NULL)) {
-        snprintf(err, err_len, file == NULL ? "authorization-mode ABAC's authorization policy file "
-                                              "not passed"
-                                            : "cannot specify --authorization-policy-file "
-                                              "without mode ABAC");
+        snprintf(err, err_len,
+                 file == NULL ? "authorization-mode ABAC's authorization policy file "
+                                "not passed"
+                              : "cannot specify --authorization-policy-file "
+                                "without mode ABAC");
         return 2;
     }
     return file != NULL && authz_abac_use_file(file, err, err_len) != 0 ? 1 : 0;
-}
-
-/* One authorization review, tried again as kube's webhook client does (authz_https_fn). */
-typedef struct {
-    struct event_base *base;
-    struct event *timer;
-    const char *url;         /* the authorizer's, valid until cb */
-    const authn_tls_t *tls;  /* likewise */
-    char *body;
-    int attempt; /* attempts made */
-    authz_https_cb cb;
-    void *ctx;
-} review_try_t;
-
-/* kube's DefaultShouldRetry: too many requests, internal error, gateway timeout, a refused or
- * broken connection (GW_EUNAVAILABLE, which also covers a failed TLS handshake). */
-static bool
-retryable(int err, int status)
-{
-    return err == GW_EUNAVAILABLE ||
-           (err == 0 && (status == 429 || status == 500 || status == 504));
-}
-
-static void try_review(review_try_t *t);
-
-static void
-retry_review(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd, (void)what;
-    try_review(arg);
-}
-
-static void
-review_tried(int err, int status, const char *body, size_t len, void *ctx)
-{
-    review_try_t *t = ctx;
-
-    if (retryable(err, status) && t->attempt < WEBHOOK_ATTEMPTS) {
-        double ms = WEBHOOK_BACKOFF_MS * (0.8 + 0.4 * ((double)random() / RAND_MAX));
-        for (int i = 1; i < t->attempt; i++)
-            ms *= 1.5;
-        struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((int64_t)ms % 1000 * 1000)};
-        evtimer_add(t->timer, &tv);
-        return;
-    }
-    t->cb(err, status, body, len, t->ctx);
-    event_free(t->timer);
-    free(t->body);
-    free(t);
-}
-
-static void
-try_review(review_try_t *t)
-{
-    gw_fetch_req_t q = {.method = "POST",
-                        .url = t->url,
-                        .body = t->body,
-                        .body_len = strlen(t->body),
-                        .ca_pem = t->tls->ca_pem,
-                        .cert_pem = t->tls->cert_pem,
-                        .key_pem = t->tls->key_pem,
-                        .bearer_token = t->tls->bearer_token,
-                        .timeout_ms = t->tls->timeout_ms};
-    t->attempt++;
-    gw_fetch(t->base, &q, review_tried, t);
-}
-
-/* The Webhook authorizers' exchanges, on the loop of the request's worker (io). */
-static void
-authz_https(void *io, const char *url, const char *body, const authn_tls_t *tls,
-            authz_https_cb cb, void *ctx)
-{
-    review_try_t *t = gw_calloc(1, sizeof(*t));
-
-    *t = (review_try_t){
-        .base = io, .url = url, .tls = tls, .body = gw_strdup(body), .cb = cb, .ctx = ctx};
-    t->timer = evtimer_new(t->base, retry_review, t);
-    try_review(t);
 }
 
 /* The authorizer chain from the flags, or from --authorization-config; 0 or GW_EINVAL with
@@ -415,7 +337,7 @@ build_authz(kgate_t *k, char *err, size_t err_len)
         .webhook_version = cfg->authorization_webhook_version,
         .webhook_authorized_ttl_ms = cfg->authorization_webhook_cache_authorized_ttl_ms,
         .webhook_unauthorized_ttl_ms = cfg->authorization_webhook_cache_unauthorized_ttl_ms,
-        .https = authz_https,
+        .https = gw_authz_https,
     };
     if (cfg->authorization_config != NULL)
         return authz_new_file(cfg->authorization_config, &ac, &k->authz, err, err_len);
@@ -423,8 +345,9 @@ build_authz(kgate_t *k, char *err, size_t err_len)
     int rc = authz_new_config(modes, &ac, &k->authz, err, err_len);
     free(modes);
     if (rc == 0 && ac.webhook_config_file != NULL && !authz_has_mode(k->authz, "Webhook")) {
-        snprintf(err, err_len, "cannot specify --authorization-webhook-config-file without mode "
-                               "Webhook");
+        snprintf(err, err_len,
+                 "cannot specify --authorization-webhook-config-file without mode "
+                 "Webhook");
         rc = GW_EINVAL;
     }
     return rc;
@@ -441,8 +364,8 @@ use_node_rules(void)
     json_array_foreach(objects, i, o)
     {
         const char *kind = json_string_value(json_object_get(o, "kind"));
-        const char *name = json_string_value(json_object_get(json_object_get(o, "metadata"),
-                                                             "name"));
+        const char *name =
+            json_string_value(json_object_get(json_object_get(o, "metadata"), "name"));
         if (strcmp(kind, "ClusterRole") == 0 && strcmp(name, "system:node") == 0)
             authz_node_use_rules(json_object_get(o, "rules"));
     }

@@ -128,8 +128,8 @@ check_requirement(gw_req_t *r, const json_t *q, bool label, const char *path,
     {
         const char *value = json_string_value(v) != NULL ? json_string_value(v) : "";
         if ((msg = gw_valid_label_value(value)) != NULL)
-            gw_ferr_invalid_str(errs, gw_arena_sprintf(r->arena, "%s.values[%zu]", path, i),
-                                value, msg);
+            gw_ferr_invalid_str(errs, gw_arena_sprintf(r->arena, "%s.values[%zu]", path, i), value,
+                                msg);
     }
 }
 

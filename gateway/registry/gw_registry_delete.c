@@ -106,8 +106,7 @@ validate_unsafe(const delopts_t *o, gw_field_errors_t *errs)
         if (v == NULL || json_is_null(v) || (v == grace && json_integer_value(grace) == 0) ||
             (json_is_array(v) && json_array_size(v) == 0))
             continue;
-        gw_ferr_invalid_str(errs, excluded[i], "",
-                            "can not be set together with " UNSAFE_OPTION);
+        gw_ferr_invalid_str(errs, excluded[i], "", "can not be set together with " UNSAFE_OPTION);
     }
 }
 

@@ -129,8 +129,8 @@ typedef void (*gw_registry__rbac_done_fn)(bool ok, void *arg);
  *  the writer may, else done(false) with kube's 403 (or 400 for a missing role) recorded in f;
  *  done(true) for other kinds. The `escalate` or `bind` verb is asked of the whole chain, so
  *  done may run later (a webhook), on the request's thread; obj and old must live until then. */
-void gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old,
-                                  gw_fail_t *f, gw_registry__rbac_done_fn done, void *arg);
+void gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+                                  gw_registry__rbac_done_fn done, void *arg);
 
 /* ---- request bodies and options (gw_registry_body.c) -------------------------------------- */
 
@@ -229,8 +229,8 @@ struct gw_upd {
     gw_fail_t fail;
     /* decided inside the update */
     gw_store_update_t *su;
-    json_t *result; /* the object answered without a write (dry run, delete) */
-    json_t *checked_obj; /* validated, waiting on RBAC's escalation check, with */
+    json_t *result;            /* the object answered without a write (dry run, delete) */
+    json_t *checked_obj;       /* validated, waiting on RBAC's escalation check, with */
     const json_t *checked_cur; /* the current object it updates (NULL: a create) */
     int64_t checked_rev;
     bool created, delete_now;

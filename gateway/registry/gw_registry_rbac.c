@@ -278,8 +278,8 @@ gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old, 
 {
     rbac_kind_t k = kind_of(r->resource);
     const json_t *ref = json_object_get(obj, "roleRef");
-    const char *ns = k == ROLE || k == BINDING ? str(gw_objmeta_get((json_t *)obj), "namespace")
-                                               : "";
+    const char *ns =
+        k == ROLE || k == BINDING ? str(gw_objmeta_get((json_t *)obj), "namespace") : "";
     esc_t *e;
 
     if (k == NOT_RBAC || privileged(r->user) || unchanged(k, obj, old)) {
@@ -291,6 +291,6 @@ gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old, 
     if (k == ROLE || k == CLUSTER_ROLE)
         ask_verb(e, "escalate", r->resource->name, ns, r->info.name);
     else
-        ask_verb(e, "bind", strcmp(str(ref, "kind"), "Role") == 0 ? "roles" : "clusterroles",
-                 ns, str(ref, "name"));
+        ask_verb(e, "bind", strcmp(str(ref, "kind"), "Role") == 0 ? "roles" : "clusterroles", ns,
+                 str(ref, "name"));
 }

@@ -32,9 +32,9 @@ static void
 reply_removed(gw_req_t *r, const char *name)
 {
     /* kube has no object to return, so its handler fills in a Status naming the kind. */
-    json_t *status = json_pack("{s:s,s:s,s:{},s:s,s:{s:s,s:s},s:i}", "kind", "Status",
-                               "apiVersion", "v1", "metadata", "status", "Success", "details",
-                               "name", name, "kind", r->resource->kind, "code", 200);
+    json_t *status = json_pack("{s:s,s:s,s:{},s:s,s:{s:s,s:s},s:i}", "kind", "Status", "apiVersion",
+                               "v1", "metadata", "status", "Success", "details", "name", name,
+                               "kind", r->resource->kind, "code", 200);
     gw_reply_json(r, 200, status);
 }
 
@@ -76,8 +76,8 @@ read_done(int err, const gw_obj_t *obj, void *ctx)
     int rc;
 
     if (err == 0)
-        doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len,
-                                        obj->mod_revision);
+        doc =
+            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
     if (err != 0) {
         gw_registry__fail_err(u->r, &u->fail, err, u->name);
         gw_registry__reply_fail(u->r, &u->fail);
@@ -149,8 +149,7 @@ gw_registry__unsafe_delete(gw_req_t *r, const char *name)
     u->name = name;
     u->key = gw_registry__object_key(r, name);
     if (u->key == NULL) {
-        gw_registry__fail(r, &u->fail, 400, "BadRequest", NULL, "Name parameter invalid: %s",
-                          name);
+        gw_registry__fail(r, &u->fail, 400, "BadRequest", NULL, "Name parameter invalid: %s", name);
         gw_registry__reply_fail(r, &u->fail);
         return;
     }

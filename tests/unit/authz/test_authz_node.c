@@ -37,7 +37,8 @@ static const char claims_json[] =
     "[{\"metadata\":{\"name\":\"data\",\"namespace\":\"dev\"},\"spec\":{\"volumeName\":\"pv-1\"}},"
     " {\"metadata\":{\"name\":\"web-scratch\",\"namespace\":\"dev\"},"
     "  \"spec\":{\"volumeName\":\"pv-2\"}},"
-    " {\"metadata\":{\"name\":\"other\",\"namespace\":\"dev\"},\"spec\":{\"volumeName\":\"pv-3\"}}]";
+    " {\"metadata\":{\"name\":\"other\",\"namespace\":\"dev\"},\"spec\":{\"volumeName\":\"pv-3\"}}"
+    "]";
 
 typedef struct {
     authz_decision_t decision;
@@ -54,10 +55,8 @@ on_done(authz_decision_t decision, const char *reason, const char *error, void *
 }
 
 static char *nodes_group[] = {(char *)"system:nodes"};
-static authn_user_t node1 = {.name = (char *)"system:node:n1",
-                             .uid = (char *)"",
-                             .groups = nodes_group,
-                             .n_groups = 1};
+static authn_user_t node1 = {
+    .name = (char *)"system:node:n1", .uid = (char *)"", .groups = nodes_group, .n_groups = 1};
 
 /* Ask as `u`: verb, "group/resource[/subresource]", ns, name ("" for none) and a field
  * selector (NULL for none). */
@@ -77,9 +76,16 @@ ask_sel_as(const authn_user_t *u, const char *verb, const char *res, const char 
         snprintf(sub, sizeof(sub), "%s", sl + 1);
         *sl = '\0';
     }
-    authz_attrs_t a = {.user = u, .verb = verb, .resource_request = true, .api_group = group,
-                       .api_version = "v1", .resource = resource, .subresource = sub,
-                       .namespace_ = ns, .name = name, .path = "",
+    authz_attrs_t a = {.user = u,
+                       .verb = verb,
+                       .resource_request = true,
+                       .api_group = group,
+                       .api_version = "v1",
+                       .resource = resource,
+                       .subresource = sub,
+                       .namespace_ = ns,
+                       .name = name,
+                       .path = "",
                        .field_selector = field_selector};
     result_t r = {.decision = AUTHZ_DENY}; /* the authorizer never denies */
     authz_node_authorizer.authorize(&authz_node_authorizer, &a, on_done, &r);
@@ -109,16 +115,15 @@ static void
 no_opinion(const char *verb, const char *res, const char *ns, const char *name, const char *why)
 {
     result_t r = ask(verb, res, ns, name);
-    tap_ok(r.decision == AUTHZ_NO_OPINION, "n1: no opinion on %s %s %s/%s", verb, res, ns,
-           name);
+    tap_ok(r.decision == AUTHZ_NO_OPINION, "n1: no opinion on %s %s %s/%s", verb, res, ns, name);
     if (why != NULL)
         tap_is_str(r.reason, why, "... with kube's reason");
 }
 
 /* A list or watch of pods (name "" unless narrowed to one) with a field selector. */
 static void
-lists(const char *verb, const char *ns, const char *name, const char *field_selector,
-      bool allowed, const char *why)
+lists(const char *verb, const char *ns, const char *name, const char *field_selector, bool allowed,
+      const char *why)
 {
     result_t r = ask_sel_as(&node1, verb, "pods", ns, name, field_selector);
     tap_ok(r.decision == (allowed ? AUTHZ_ALLOW : AUTHZ_NO_OPINION), "n1 %s %s pods %s/%s, %s",
@@ -157,8 +162,8 @@ test_pod_selectors(void)
 static void
 test_graph_reads(void)
 {
-    static const char *const secrets[] = {"pull",   "vol-secret", "proj-secret", "csi-s",
-                                          "rbd-s",  "env-secret", "init-env"};
+    static const char *const secrets[] = {"pull",  "vol-secret", "proj-secret", "csi-s",
+                                          "rbd-s", "env-secret", "init-env"};
     static const char *const cms[] = {"vol-cm", "proj-cm", "env-cm", "envfrom-cm"};
     for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
         allows("get", "secrets", "dev", secrets[i]);
@@ -198,8 +203,10 @@ test_own_objects(void)
     allows("watch", "nodes", "", "n1");
     allows("patch", "nodes/status", "", "n1");
     allows("update", "nodes", "", "n1");
-    no_opinion("list", "nodes", "", "", "node 'n1' cannot read all nodes, only its own Node object");
-    no_opinion("watch", "nodes", "", "", "node 'n1' cannot read all nodes, only its own Node object");
+    no_opinion("list", "nodes", "", "",
+               "node 'n1' cannot read all nodes, only its own Node object");
+    no_opinion("watch", "nodes", "", "",
+               "node 'n1' cannot read all nodes, only its own Node object");
     no_opinion("get", "nodes", "", "n2", "node 'n1' cannot read 'n2', only its own Node object");
     no_opinion("list", "nodes", "", "n2", "node 'n1' cannot read 'n2', only its own Node object");
     no_opinion("get", "nodes/proxy", "", "n1", "");
@@ -220,10 +227,12 @@ test_own_objects(void)
 /* A part of kube's NodeRules, as the bootstrap policy's system:node ClusterRole holds them. */
 static const char static_rules_json[] =
     "[{\"apiGroups\":[\"\"],\"resources\":[\"services\"],\"verbs\":[\"get\",\"list\",\"watch\"]},"
-    " {\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"create\",\"get\",\"list\",\"watch\"]},"
+    " {\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"create\",\"get\",\"list\","
+    "\"watch\"]},"
     " {\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"delete\",\"patch\",\"update\"]},"
     " {\"apiGroups\":[\"\"],\"resources\":[\"nodes/status\"],\"verbs\":[\"patch\",\"update\"]},"
-    " {\"apiGroups\":[\"\"],\"resources\":[\"events\"],\"verbs\":[\"create\",\"update\",\"patch\"]},"
+    " {\"apiGroups\":[\"\"],\"resources\":[\"events\"],\"verbs\":[\"create\",\"update\",\"patch\"]}"
+    ","
     " {\"apiGroups\":[\"events.k8s.io\"],\"resources\":[\"events\"],"
     "  \"verbs\":[\"create\",\"update\",\"patch\"]},"
     " {\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\",\"list\",\"watch\"]},"
@@ -254,10 +263,12 @@ test_static_rules(void)
     allows("create", "pods/eviction", "dev", "web");
     no_opinion("get", "secrets", "dev", "unrelated",
                "no relationship found between node 'n1' and this object");
-    no_opinion("list", "pods", "", "", "can only list/watch pods with spec.nodeName field selector");
+    no_opinion("list", "pods", "", "",
+               "can only list/watch pods with spec.nodeName field selector");
     no_opinion("get", "nodes", "", "n2", "node 'n1' cannot read 'n2', only its own Node object");
-    no_opinion("get", "configmaps", "dev", "x", "no relationship found between node 'n1' and this "
-                                                "object");
+    no_opinion("get", "configmaps", "dev", "x",
+               "no relationship found between node 'n1' and this "
+               "object");
     authz_node_use_rules(NULL);
     no_opinion("get", "services", "dev", "s", "");
 }
@@ -266,12 +277,12 @@ static void
 test_other_users(void)
 {
     char *groups[] = {(char *)"system:authenticated"};
-    authn_user_t not_in_group = {.name = (char *)"system:node:n1", .uid = (char *)"",
-                                 .groups = groups, .n_groups = 1};
-    authn_user_t alice = {.name = (char *)"alice", .uid = (char *)"", .groups = nodes_group,
-                          .n_groups = 1};
-    authn_user_t nameless = {.name = (char *)"system:node:", .uid = (char *)"",
-                             .groups = nodes_group, .n_groups = 1};
+    authn_user_t not_in_group = {
+        .name = (char *)"system:node:n1", .uid = (char *)"", .groups = groups, .n_groups = 1};
+    authn_user_t alice = {
+        .name = (char *)"alice", .uid = (char *)"", .groups = nodes_group, .n_groups = 1};
+    authn_user_t nameless = {
+        .name = (char *)"system:node:", .uid = (char *)"", .groups = nodes_group, .n_groups = 1};
     result_t r = ask_as(&not_in_group, "get", "nodes", "", "n1");
     tap_ok(r.decision == AUTHZ_NO_OPINION && *r.reason == '\0',
            "a node name outside system:nodes: no opinion");
