@@ -6,7 +6,6 @@
  */
 #include "authn_oidc.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,36 +17,13 @@
 #include "authn_jwt.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_errlist.h"
 #include "gw_yaml.h"
 
 #define MAX_JWT 64
 
 static const char *const ALL_ALGS[] = {"RS256", "RS384", "RS512", "ES256", "ES384",
                                        "ES512", "PS256", "PS384", "PS512"};
-
-/* Field errors as kube's field.ErrorList prints them, joined as its aggregate does. */
-typedef struct {
-    char *text;
-    int n;
-} errs_t;
-
-static void errf(errs_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void
-errf(errs_t *e, const char *fmt, ...)
-{
-    va_list ap;
-    char *msg;
-
-    va_start(ap, fmt);
-    if (vasprintf(&msg, fmt, ap) < 0)
-        abort();
-    va_end(ap);
-    char *joined = gw_sprintf("%s%s%s", e->text ? e->text : "", e->text ? ", " : "", msg);
-    free(msg);
-    free(e->text);
-    e->text = joined;
-    e->n++;
-}
 
 static const char *
 str(const json_t *obj, const char *key)
@@ -58,14 +34,14 @@ str(const json_t *obj, const char *key)
 
 /* A CEL expression compiled in env, or NULL with kube's compilation error. */
 static cel_program_t *
-compile(const cel_env_t *env, const char *src, const char *path, errs_t *e)
+compile(const cel_env_t *env, const char *src, const char *path, gw_errlist_t *e)
 {
     cel_program_t *p = NULL;
     cel_issue_t issue = {0};
 
     if (cel_compile(env, src, &p, &issue) != 0) {
-        errf(e, "%s: Invalid value: \"%s\": compilation failed: %s", path, src,
-             issue.message ? issue.message : "");
+        gw_errlist_add(e, "%s: Invalid value: \"%s\": compilation failed: %s", path, src,
+                       issue.message ? issue.message : "");
         cel_issue_clear(&issue);
     }
     return p;
@@ -74,21 +50,21 @@ compile(const cel_env_t *env, const char *src, const char *path, errs_t *e)
 /* ---- the issuer ------------------------------------------------------------------------ */
 
 static void
-check_url(const char *url, const char *path, errs_t *e)
+check_url(const char *url, const char *path, gw_errlist_t *e)
 {
     const char *rest = strncmp(url, "https://", 8) == 0 ? url + 8 : NULL;
     size_t authority = rest != NULL ? strcspn(rest, "/?#") : 0;
 
     if (rest == NULL)
-        errf(e, "%s: Invalid value: \"%s\": URL scheme must be https", path, url);
+        gw_errlist_add(e, "%s: Invalid value: \"%s\": URL scheme must be https", path, url);
     if (rest != NULL && memchr(rest, '@', authority) != NULL)
-        errf(e, "%s: Invalid value: \"%s\": URL must not contain a username or password", path,
-             url);
+        gw_errlist_add(e, "%s: Invalid value: \"%s\": URL must not contain a username or password",
+                       path, url);
     if (strchr(url, '?') != NULL && strchr(url, '?')[1] != '\0' &&
         (strchr(url, '#') == NULL || strchr(url, '?') < strchr(url, '#')))
-        errf(e, "%s: Invalid value: \"%s\": URL must not contain a query", path, url);
+        gw_errlist_add(e, "%s: Invalid value: \"%s\": URL must not contain a query", path, url);
     if (strchr(url, '#') != NULL && strchr(url, '#')[1] != '\0')
-        errf(e, "%s: Invalid value: \"%s\": URL must not contain a fragment", path, url);
+        gw_errlist_add(e, "%s: Invalid value: \"%s\": URL must not contain a fragment", path, url);
 }
 
 static size_t
@@ -117,14 +93,15 @@ has_certificate(const char *pem)
 }
 
 static void
-audiences(const json_t *issuer, const char *p, authn__jwt_auth_t *j, errs_t *e)
+audiences(const json_t *issuer, const char *p, authn__jwt_auth_t *j, gw_errlist_t *e)
 {
     const json_t *auds = json_object_get(issuer, "audiences"), *a;
     const char *policy = str(issuer, "audienceMatchPolicy");
     size_t i;
 
     if (json_array_size(auds) == 0) {
-        errf(e, "%s.audiences: Required value: at least one %s.audiences is required", p, p);
+        gw_errlist_add(e, "%s.audiences: Required value: at least one %s.audiences is required", p,
+                       p);
         return;
     }
     j->audiences = gw_calloc(json_array_size(auds), sizeof(*j->audiences));
@@ -132,27 +109,27 @@ audiences(const json_t *issuer, const char *p, authn__jwt_auth_t *j, errs_t *e)
     {
         const char *s = json_is_string(a) ? json_string_value(a) : "";
         if (s[0] == '\0')
-            errf(e, "%s.audiences[%zu]: Required value", p, i);
+            gw_errlist_add(e, "%s.audiences[%zu]: Required value", p, i);
         for (size_t k = 0; s[0] != '\0' && k < j->n_audiences; k++) {
             if (strcmp(j->audiences[k], s) == 0)
-                errf(e, "%s.audiences[%zu]: Duplicate value: \"%s\"", p, i, s);
+                gw_errlist_add(e, "%s.audiences[%zu]: Duplicate value: \"%s\"", p, i, s);
         }
         j->audiences[j->n_audiences++] = gw_strdup(s);
     }
     if (j->n_audiences > 1 && strcmp(policy, "MatchAny") != 0)
-        errf(e,
-             "%s.audienceMatchPolicy: Invalid value: \"%s\": audienceMatchPolicy must be "
-             "MatchAny for multiple audiences",
-             p, policy);
+        gw_errlist_add(e,
+                       "%s.audienceMatchPolicy: Invalid value: \"%s\": audienceMatchPolicy must be "
+                       "MatchAny for multiple audiences",
+                       p, policy);
     if (j->n_audiences == 1 && policy[0] != '\0' && strcmp(policy, "MatchAny") != 0)
-        errf(e,
-             "%s.audienceMatchPolicy: Invalid value: \"%s\": audienceMatchPolicy must be "
-             "empty or MatchAny for single audience",
-             p, policy);
+        gw_errlist_add(e,
+                       "%s.audienceMatchPolicy: Invalid value: \"%s\": audienceMatchPolicy must be "
+                       "empty or MatchAny for single audience",
+                       p, policy);
 }
 
 static void
-issuer(const json_t *iss, const char *path, authn__jwt_auth_t *j, errs_t *e)
+issuer(const json_t *iss, const char *path, authn__jwt_auth_t *j, gw_errlist_t *e)
 {
     char *p = gw_sprintf("%s.issuer", path);
     const char *url = str(iss, "url"), *disc = str(iss, "discoveryURL");
@@ -160,7 +137,7 @@ issuer(const json_t *iss, const char *path, authn__jwt_auth_t *j, errs_t *e)
 
     char *up = gw_sprintf("%s.url", p);
     if (url[0] == '\0')
-        errf(e, "%s: Required value", up);
+        gw_errlist_add(e, "%s: Required value", up);
     else
         check_url(url, up, e);
     free(up);
@@ -168,10 +145,11 @@ issuer(const json_t *iss, const char *path, authn__jwt_auth_t *j, errs_t *e)
     if (disc[0] != '\0') {
         if (url[0] != '\0' && trimmed_len(url) == trimmed_len(disc) &&
             strncmp(url, disc, trimmed_len(url)) == 0)
-            errf(e,
-                 "%s.discoveryURL: Invalid value: \"%s\": discoveryURL must be different from "
-                 "URL",
-                 p, disc);
+            gw_errlist_add(
+                e,
+                "%s.discoveryURL: Invalid value: \"%s\": discoveryURL must be different from "
+                "URL",
+                p, disc);
         char *dp = gw_sprintf("%s.discoveryURL", p);
         check_url(disc, dp, e);
         free(dp);
@@ -182,10 +160,11 @@ issuer(const json_t *iss, const char *path, authn__jwt_auth_t *j, errs_t *e)
     }
     audiences(iss, p, j, e);
     if (ca[0] != '\0' && !has_certificate(ca))
-        errf(e,
-             "%s.certificateAuthority: Invalid value: \"<omitted>\": data does not contain any "
-             "valid RSA or ECDSA certificates",
-             p);
+        gw_errlist_add(
+            e,
+            "%s.certificateAuthority: Invalid value: \"<omitted>\": data does not contain any "
+            "valid RSA or ECDSA certificates",
+            p);
     j->tls.ca_pem = ca[0] != '\0' ? gw_strdup(ca) : NULL;
     free(p);
 }
@@ -194,7 +173,7 @@ issuer(const json_t *iss, const char *path, authn__jwt_auth_t *j, errs_t *e)
 
 static void
 claim_rules(const json_t *rules, const char *path, const cel_env_t *env, authn__jwt_auth_t *j,
-            errs_t *e)
+            gw_errlist_t *e)
 {
     const json_t *r;
     size_t i;
@@ -206,28 +185,30 @@ claim_rules(const json_t *rules, const char *path, const cel_env_t *env, authn__
         authn__rule_t *out = &j->claim_rules[j->n_claim_rules];
         char *p = gw_sprintf("%s.claimValidationRules[%zu]", path, i);
         if (claim[0] != '\0' && expr[0] != '\0') {
-            errf(e, "%s: Invalid value: \"%s\": claim and expression can't both be set", p, claim);
+            gw_errlist_add(e, "%s: Invalid value: \"%s\": claim and expression can't both be set",
+                           p, claim);
         } else if (claim[0] == '\0' && expr[0] == '\0') {
-            errf(e, "%s: Required value: claim or expression is required", p);
+            gw_errlist_add(e, "%s: Required value: claim or expression is required", p);
         } else if (claim[0] != '\0') {
             if (str(r, "message")[0] != '\0')
-                errf(e,
-                     "%s.message: Invalid value: \"%s\": may not be specified when claim is "
-                     "set",
-                     p, str(r, "message"));
+                gw_errlist_add(
+                    e,
+                    "%s.message: Invalid value: \"%s\": may not be specified when claim is "
+                    "set",
+                    p, str(r, "message"));
             for (size_t k = 0; k < j->n_claim_rules; k++) {
                 if (j->claim_rules[k].claim && strcmp(j->claim_rules[k].claim, claim) == 0)
-                    errf(e, "%s.claim: Duplicate value: \"%s\"", p, claim);
+                    gw_errlist_add(e, "%s.claim: Duplicate value: \"%s\"", p, claim);
             }
             out->claim = gw_strdup(claim);
             out->value = gw_strdup(str(r, "requiredValue"));
             j->n_claim_rules++;
         } else {
             if (str(r, "requiredValue")[0] != '\0')
-                errf(e,
-                     "%s.requiredValue: Invalid value: \"%s\": may not be specified when "
-                     "expression is set",
-                     p, str(r, "requiredValue"));
+                gw_errlist_add(e,
+                               "%s.requiredValue: Invalid value: \"%s\": may not be specified when "
+                               "expression is set",
+                               p, str(r, "requiredValue"));
             char *ep = gw_sprintf("%s.expression", p);
             out->expr = compile(env, expr, ep, e);
             free(ep);
@@ -242,31 +223,33 @@ claim_rules(const json_t *rules, const char *path, const cel_env_t *env, authn__
  * prefix_required, and refused with an expression). */
 static void
 mapping(const json_t *m, const char *p, bool required, bool prefix_required, const cel_env_t *env,
-        authn__mapping_t *out, errs_t *e)
+        authn__mapping_t *out, gw_errlist_t *e)
 {
     const char *claim = str(m, "claim"), *expr = str(m, "expression");
     const json_t *prefix = json_object_get(m, "prefix");
 
     if (claim[0] != '\0' && expr[0] != '\0') {
-        errf(e, "%s: Invalid value: \"\": claim and expression can't both be set", p);
+        gw_errlist_add(e, "%s: Invalid value: \"\": claim and expression can't both be set", p);
     } else if (claim[0] == '\0' && expr[0] == '\0') {
         if (required)
-            errf(e, "%s: Required value: claim or expression is required", p);
+            gw_errlist_add(e, "%s: Required value: claim or expression is required", p);
     } else if (expr[0] != '\0') {
         if (json_is_string(prefix))
-            errf(e,
-                 "%s.prefix: Invalid value: \"%s\": may not be specified when expression is "
-                 "set",
-                 p, json_string_value(prefix));
+            gw_errlist_add(
+                e,
+                "%s.prefix: Invalid value: \"%s\": may not be specified when expression is "
+                "set",
+                p, json_string_value(prefix));
         char *ep = gw_sprintf("%s.expression", p);
         out->expr = compile(env, expr, ep, e);
         free(ep);
     } else {
         if (prefix_required && !json_is_string(prefix))
-            errf(e,
-                 "%s.prefix: Required value: prefix is required when claim is set. It can be "
-                 "set to an empty string to disable prefixing",
-                 p);
+            gw_errlist_add(
+                e,
+                "%s.prefix: Required value: prefix is required when claim is set. It can be "
+                "set to an empty string to disable prefixing",
+                p);
         out->claim = gw_strdup(claim);
         out->prefix = json_is_string(prefix) ? gw_strdup(json_string_value(prefix)) : NULL;
     }
@@ -288,7 +271,8 @@ reserved_key(const char *key)
 }
 
 static void
-extra(const json_t *list, const char *path, const cel_env_t *env, authn__jwt_auth_t *j, errs_t *e)
+extra(const json_t *list, const char *path, const cel_env_t *env, authn__jwt_auth_t *j,
+      gw_errlist_t *e)
 {
     const json_t *x;
     size_t i;
@@ -300,29 +284,30 @@ extra(const json_t *list, const char *path, const cel_env_t *env, authn__jwt_aut
         char *p = gw_sprintf("%s.claimMappings.extra[%zu]", path, i);
         const char *slash = strchr(key, '/');
         if (key[0] == '\0')
-            errf(e, "%s.key: Required value", p);
+            gw_errlist_add(e, "%s.key: Required value", p);
         else if (slash == NULL || slash == key || slash[1] == '\0')
-            errf(e,
-                 "%s.key: Invalid value: \"%s\": must be a domain-prefixed path (such as "
-                 "\"acme.io/foo\")",
-                 p, key);
+            gw_errlist_add(e,
+                           "%s.key: Invalid value: \"%s\": must be a domain-prefixed path (such as "
+                           "\"acme.io/foo\")",
+                           p, key);
         for (const char *c = key; *c; c++) {
             if (*c >= 'A' && *c <= 'Z') {
-                errf(e, "%s.key: Invalid value: \"%s\": must be lowercase", p, key);
+                gw_errlist_add(e, "%s.key: Invalid value: \"%s\": must be lowercase", p, key);
                 break;
             }
         }
         if (reserved_key(key))
-            errf(e,
-                 "%s.key: Invalid value: \"%s\": k8s.io, kubernetes.io and their subdomains "
-                 "are reserved for Kubernetes use",
-                 p, key);
+            gw_errlist_add(
+                e,
+                "%s.key: Invalid value: \"%s\": k8s.io, kubernetes.io and their subdomains "
+                "are reserved for Kubernetes use",
+                p, key);
         for (size_t k = 0; k < j->n_extra; k++) {
             if (strcmp(j->extra[k].key, key) == 0)
-                errf(e, "%s.key: Duplicate value: \"%s\"", p, key);
+                gw_errlist_add(e, "%s.key: Duplicate value: \"%s\"", p, key);
         }
         if (expr[0] == '\0') {
-            errf(e, "%s.valueExpression: Required value", p);
+            gw_errlist_add(e, "%s.valueExpression: Required value", p);
         } else {
             char *ep = gw_sprintf("%s.valueExpression", p);
             j->extra[j->n_extra].expr = compile(env, expr, ep, e);
@@ -335,7 +320,7 @@ extra(const json_t *list, const char *path, const cel_env_t *env, authn__jwt_aut
 
 static void
 user_rules(const json_t *rules, const char *path, const cel_env_t *env, authn__jwt_auth_t *j,
-           errs_t *e)
+           gw_errlist_t *e)
 {
     const json_t *r;
     size_t i;
@@ -346,7 +331,7 @@ user_rules(const json_t *rules, const char *path, const cel_env_t *env, authn__j
         const char *expr = str(r, "expression");
         char *p = gw_sprintf("%s.userValidationRules[%zu].expression", path, i);
         if (expr[0] == '\0') {
-            errf(e, "%s: Required value", p);
+            gw_errlist_add(e, "%s: Required value", p);
         } else {
             authn__rule_t *out = &j->user_rules[j->n_user_rules++];
             out->expr = compile(env, expr, p, e);
@@ -359,7 +344,7 @@ user_rules(const json_t *rules, const char *path, const cel_env_t *env, authn__j
 /* kube's rule: a username expression reading claims.email must also read
  * claims.email_verified somewhere (a textual check of the expressions). */
 static void
-email_verified_rule(const json_t *jwt, const char *path, errs_t *e)
+email_verified_rule(const json_t *jwt, const char *path, gw_errlist_t *e)
 {
     const json_t *maps = json_object_get(jwt, "claimMappings"), *x;
     const char *user = str(json_object_get(maps, "username"), "expression");
@@ -373,18 +358,19 @@ email_verified_rule(const json_t *jwt, const char *path, errs_t *e)
     json_array_foreach(json_object_get(jwt, "claimValidationRules"), i, x) verified =
         verified || strstr(str(x, "expression"), "claims.email_verified");
     if (email && !verified)
-        errf(e,
-             "%s.claimMappings.username.expression: Invalid value: \"%s\": "
-             "claims.email_verified must be used in claimMappings.username.expression or "
-             "claimMappings.extra[*].valueExpression or claimValidationRules[*].expression "
-             "when claims.email is used in claimMappings.username.expression",
-             path, user);
+        gw_errlist_add(
+            e,
+            "%s.claimMappings.username.expression: Invalid value: \"%s\": "
+            "claims.email_verified must be used in claimMappings.username.expression or "
+            "claimMappings.extra[*].valueExpression or claimValidationRules[*].expression "
+            "when claims.email is used in claimMappings.username.expression",
+            path, user);
 }
 
 /* ---- the file ---------------------------------------------------------------------------- */
 
 static authn__jwt_auth_t *
-jwt_authenticator(const json_t *jwt, const char *path, const cel_env_t *env, errs_t *e)
+jwt_authenticator(const json_t *jwt, const char *path, const cel_env_t *env, gw_errlist_t *e)
 {
     authn__jwt_auth_t *j = authn__jwt_auth_new();
     const json_t *maps = json_object_get(jwt, "claimMappings");
@@ -411,7 +397,7 @@ jwt_authenticator(const json_t *jwt, const char *path, const cel_env_t *env, err
 }
 
 static void
-duplicates(const authn__jwt_set_t *s, const json_t *list, errs_t *e)
+duplicates(const authn__jwt_set_t *s, const json_t *list, gw_errlist_t *e)
 {
     for (size_t i = 1; i < s->n; i++) {
         const char *disc = str(json_object_get(json_array_get(list, i), "issuer"), "discoveryURL");
@@ -419,11 +405,12 @@ duplicates(const authn__jwt_set_t *s, const json_t *list, errs_t *e)
             const char *other =
                 str(json_object_get(json_array_get(list, k), "issuer"), "discoveryURL");
             if (strcmp(s->auths[i]->issuer, s->auths[k]->issuer) == 0) {
-                errf(e, "jwt[%zu].issuer.url: Duplicate value: \"%s\"", i, s->auths[i]->issuer);
+                gw_errlist_add(e, "jwt[%zu].issuer.url: Duplicate value: \"%s\"", i,
+                               s->auths[i]->issuer);
                 break;
             }
             if (disc[0] != '\0' && strcmp(disc, other) == 0) {
-                errf(e, "jwt[%zu].issuer.discoveryURL: Duplicate value: \"%s\"", i, disc);
+                gw_errlist_add(e, "jwt[%zu].issuer.discoveryURL: Duplicate value: \"%s\"", i, disc);
                 break;
             }
         }
@@ -431,39 +418,38 @@ duplicates(const authn__jwt_set_t *s, const json_t *list, errs_t *e)
 }
 
 static void
-header(const json_t *doc, errs_t *e)
+header(const json_t *doc, gw_errlist_t *e)
 {
     const char *version = str(doc, "apiVersion"), *kind = str(doc, "kind");
 
     if (!json_is_object(doc))
-        errf(e, "the configuration is not an object");
+        gw_errlist_add(e, "the configuration is not an object");
     else if (strcmp(version, "apiserver.config.k8s.io/v1beta1") != 0 &&
              strcmp(version, "apiserver.config.k8s.io/v1alpha1") != 0)
-        errf(e,
-             "apiVersion: Unsupported value: \"%s\": supported values: "
-             "\"apiserver.config.k8s.io/v1beta1\", \"apiserver.config.k8s.io/v1alpha1\"",
-             version);
+        gw_errlist_add(e,
+                       "apiVersion: Unsupported value: \"%s\": supported values: "
+                       "\"apiserver.config.k8s.io/v1beta1\", \"apiserver.config.k8s.io/v1alpha1\"",
+                       version);
     else if (strcmp(kind, "AuthenticationConfiguration") != 0)
-        errf(e,
-             "kind: Unsupported value: \"%s\": supported values: "
-             "\"AuthenticationConfiguration\"",
-             kind);
+        gw_errlist_add(e,
+                       "kind: Unsupported value: \"%s\": supported values: "
+                       "\"AuthenticationConfiguration\"",
+                       kind);
     else if (json_object_get(doc, "jwt") != NULL && !json_is_array(json_object_get(doc, "jwt")))
-        errf(e, "jwt: Invalid value: must be a list");
+        gw_errlist_add(e, "jwt: Invalid value: must be a list");
     else if (json_array_size(json_object_get(doc, "jwt")) > MAX_JWT)
-        errf(e, "jwt: Too many: %zu: must have at most %d items",
-             json_array_size(json_object_get(doc, "jwt")), MAX_JWT);
+        gw_errlist_add(e, "jwt: Too many: %zu: must have at most %d items",
+                       json_array_size(json_object_get(doc, "jwt")), MAX_JWT);
 }
 
 static int
-finish(errs_t *e, authn__jwt_set_t *s, authn__jwt_set_t **out, char *err, size_t err_len)
+finish(gw_errlist_t *e, authn__jwt_set_t *s, authn__jwt_set_t **out, char *err, size_t err_len)
 {
     if (e->n == 0) {
         *out = s;
         return 0;
     }
-    snprintf(err, err_len, e->n > 1 ? "[%s]" : "%s", e->text);
-    free(e->text);
+    gw_errlist_print(e, "", err, err_len);
     authn__jwt_set_free(s);
     *out = NULL;
     return GW_EINVAL;
@@ -474,11 +460,11 @@ authn__config_parse(const char *text, size_t len, authn__jwt_set_t **out, char *
 {
     char why[256] = "";
     json_t *doc = gw_yaml_to_json(text, len, why, sizeof(why));
-    errs_t e = {0};
+    gw_errlist_t e = {0};
     authn__jwt_set_t *s = gw_calloc(1, sizeof(*s));
 
     if (doc == NULL)
-        errf(&e, "%s", why);
+        gw_errlist_add(&e, "%s", why);
     else
         header(doc, &e);
     if (e.n == 0) {
@@ -502,7 +488,7 @@ authn__config_parse(const char *text, size_t len, authn__jwt_set_t **out, char *
 /* ---- the --oidc-* flags ------------------------------------------------------------------- */
 
 static void
-flag_algs(const authn_config_t *cfg, authn__jwt_auth_t *j, errs_t *e)
+flag_algs(const authn_config_t *cfg, authn__jwt_auth_t *j, gw_errlist_t *e)
 {
     static const char *const fallback[] = {"RS256", NULL};
     const char *const *algs = cfg->oidc_signing_algs != NULL ? cfg->oidc_signing_algs : fallback;
@@ -513,7 +499,7 @@ flag_algs(const authn_config_t *cfg, authn__jwt_auth_t *j, errs_t *e)
     j->algs = gw_calloc(n + 1, sizeof(*j->algs));
     for (size_t i = 0; i < n; i++) {
         if (!authn_jwt_alg_supported(algs[i]))
-            errf(e, "oidc-signing-algs: unsupported signing algorithm \"%s\"", algs[i]);
+            gw_errlist_add(e, "oidc-signing-algs: unsupported signing algorithm \"%s\"", algs[i]);
         j->algs[j->n_algs++] = gw_strdup(algs[i]);
     }
 }
@@ -552,7 +538,7 @@ authn__oidc_flags(const authn_config_t *cfg, authn__jwt_set_t **out, char *err, 
 {
     const char *url = cfg->oidc_issuer_url;
     const char *claim = cfg->oidc_username_claim != NULL ? cfg->oidc_username_claim : "sub";
-    errs_t e = {0};
+    gw_errlist_t e = {0};
     size_t len;
 
     *out = NULL;
@@ -570,9 +556,9 @@ authn__oidc_flags(const authn_config_t *cfg, authn__jwt_set_t **out, char *err, 
     j->audiences[j->n_audiences++] = gw_strdup(cfg->oidc_client_id ? cfg->oidc_client_id : "");
     if (cfg->oidc_ca_file != NULL &&
         (j->tls.ca_pem = authn__file_read(cfg->oidc_ca_file, &len)) == NULL)
-        errf(&e, "cannot read --oidc-ca-file \"%s\"", cfg->oidc_ca_file);
+        gw_errlist_add(&e, "cannot read --oidc-ca-file \"%s\"", cfg->oidc_ca_file);
     else if (j->tls.ca_pem != NULL && !has_certificate(j->tls.ca_pem))
-        errf(&e, "--oidc-ca-file \"%s\" holds no certificate", cfg->oidc_ca_file);
+        gw_errlist_add(&e, "--oidc-ca-file \"%s\" holds no certificate", cfg->oidc_ca_file);
     j->username.claim = gw_strdup(claim);
     j->username.prefix = username_prefix(cfg, claim);
     if (cfg->oidc_groups_claim != NULL && cfg->oidc_groups_claim[0] != '\0') {

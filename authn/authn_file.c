@@ -9,36 +9,14 @@
 #include <openssl/evp.h>
 
 #include "gw_alloc.h"
+#include "gw_file.h"
 
 #define MAX_FILE (16u << 20)
 
 char *
 authn__file_read(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    char *s = NULL;
-    size_t n = 0, cap = 0, got;
-
-    if (f == NULL)
-        return NULL;
-    do {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            s = gw_realloc(s, cap);
-        }
-        got = fread(s + n, 1, cap - n - 1, f);
-        n += got;
-    } while (got > 0 && n <= MAX_FILE);
-    int failed = ferror(f);
-    fclose(f);
-    if (failed || n > MAX_FILE) {
-        free(s);
-        errno = failed ? EIO : EFBIG;
-        return NULL;
-    }
-    s[n] = '\0';
-    *len = n;
-    return s;
+    return gw_file_read(path, MAX_FILE, len);
 }
 
 char *

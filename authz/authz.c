@@ -20,6 +20,7 @@
 #include "authz_webhook.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_file.h"
 #include "gw_log.h"
 
 #define PRIVILEGED_GROUP "system:masters"
@@ -272,38 +273,13 @@ monotonic_ms(void)
 /* The clock; tests may replace it. */
 static int64_t (*clock_ms)(void) = monotonic_ms;
 
-/* The whole file as a new NUL-terminated string of *len bytes, or NULL with errno set (files
- * over MAX_FILE are refused with EFBIG). */
-static char *
-read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *s = gw_malloc(MAX_FILE + 1);
-
-    if (f == NULL) {
-        free(s);
-        return NULL;
-    }
-    size_t n = fread(s, 1, MAX_FILE + 1, f);
-    int failed = ferror(f);
-    fclose(f);
-    if (failed || n > MAX_FILE) {
-        free(s);
-        errno = failed ? EIO : EFBIG;
-        return NULL;
-    }
-    s[n] = '\0';
-    *len = n;
-    return gw_realloc(s, n + 1);
-}
-
 /* Read and build path into *out, its text into *text (new, also on failure when read).
  * GW_EINVAL with kube's message. */
 static int
 load(const char *path, const unsigned *require, authz_https_fn https, char **text, size_t *len,
      authz__chain_t **out, char *err, size_t err_len)
 {
-    *text = read_file(path, len);
+    *text = gw_file_read(path, MAX_FILE, len);
     if (*text == NULL) {
         snprintf(err, err_len, "failed to read file path \"%s\": %s", path, strerror(errno));
         return GW_EINVAL;
@@ -377,7 +353,7 @@ authz_reload_check(authz_t *z)
         return;
     if (same_file(&st, &z->stamp) && now - z->compared_ms < COMPARE_MS)
         return;
-    char *text = read_file(z->path, &len);
+    char *text = gw_file_read(z->path, MAX_FILE, &len);
     if (text == NULL)
         return; /* between a removal and a rename: looked at again next time */
     z->stamp = st;

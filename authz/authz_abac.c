@@ -11,6 +11,7 @@
 
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_file.h"
 
 #define ABAC_API_VERSION "abac.authorization.kubernetes.io/v1beta1"
 #define ALL_AUTHENTICATED "system:authenticated"
@@ -331,36 +332,11 @@ authz_abac_allows(const authz_abac_t *pl, const authz_attrs_t *attrs)
 
 /* ---- the mode ------------------------------------------------------------------------------ */
 
-/* Read the whole file into a new string; NULL with errno set. */
-static char *
-file_read(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *text = NULL;
-    size_t len = 0;
-    size_t cap = 0;
-    while (!feof(f) && !ferror(f) && len <= MAX_POLICY_FILE) {
-        cap = cap == 0 ? 4096 : cap * 2;
-        text = gw_realloc(text, cap + 1);
-        len += fread(text + len, 1, cap - len, f);
-    }
-    int failed = ferror(f) ? EIO : len > MAX_POLICY_FILE ? EFBIG : 0;
-    fclose(f);
-    if (failed != 0) {
-        free(text);
-        errno = failed;
-        return NULL;
-    }
-    text[len] = '\0';
-    return text;
-}
-
 int
 authz_abac_use_file(const char *path, char *err, size_t err_len)
 {
-    char *text = file_read(path);
+    size_t len;
+    char *text = gw_file_read(path, MAX_POLICY_FILE, &len);
     if (text == NULL) {
         snprintf(err, err_len, "error reading policy file %s: %s", path, strerror(errno));
         return GW_EINVAL;

@@ -12,7 +12,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_errlist.h"
 #include "gw_names.h"
 #include "gw_yaml.h"
 
@@ -32,30 +32,6 @@
 /* kube's types, sorted as its messages list them. */
 static const char *const TYPES[] = {"ABAC", "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"};
 #define N_TYPES (sizeof(TYPES) / sizeof(TYPES[0]))
-
-/* Field errors as kube's field.ErrorList prints them, joined as its aggregate does. */
-typedef struct {
-    char *text;
-    int n;
-} errs_t;
-
-static void errf(errs_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void
-errf(errs_t *e, const char *fmt, ...)
-{
-    va_list ap;
-    char *msg;
-
-    va_start(ap, fmt);
-    if (vasprintf(&msg, fmt, ap) < 0)
-        abort();
-    va_end(ap);
-    char *joined = gw_sprintf("%s%s%s", e->text ? e->text : "", e->text ? ", " : "", msg);
-    free(msg);
-    free(e->text);
-    e->text = joined;
-    e->n++;
-}
 
 static const char *
 str(const json_t *obj, const char *key)
@@ -206,7 +182,8 @@ duration_string(int64_t ns)
 
 /* A duration field: 0 with *ns (0 when absent), or GW_EINVAL with a decode error. */
 static int
-duration_field(const json_t *hook, const char *key, const char *path, int64_t *ns, errs_t *dec)
+duration_field(const json_t *hook, const char *key, const char *path, int64_t *ns,
+               gw_errlist_t *dec)
 {
     const json_t *v = json_object_get(hook, key);
 
@@ -214,12 +191,13 @@ duration_field(const json_t *hook, const char *key, const char *path, int64_t *n
     if (v == NULL || json_is_null(v))
         return 0;
     if (!json_is_string(v)) {
-        errf(dec, "%s.%s: cannot unmarshal %s into a duration string", path, key,
-             json_is_number(v) ? "number" : "a non-string");
+        gw_errlist_add(dec, "%s.%s: cannot unmarshal %s into a duration string", path, key,
+                       json_is_number(v) ? "number" : "a non-string");
         return GW_EINVAL;
     }
     if (parse_duration(json_string_value(v), ns) != 0) {
-        errf(dec, "%s.%s: time: invalid duration \"%s\"", path, key, json_string_value(v));
+        gw_errlist_add(dec, "%s.%s: time: invalid duration \"%s\"", path, key,
+                       json_string_value(v));
         return GW_EINVAL;
     }
     return 0;
@@ -267,7 +245,7 @@ condition_env(void)
 
 /* kube's CompileCELExpression: it must compile and type to bool. NULL with the error. */
 static cel_program_t *
-compile(const cel_env_t *env, const char *src, const char *path, errs_t *e)
+compile(const cel_env_t *env, const char *src, const char *path, gw_errlist_t *e)
 {
     cel_check_t c;
     cel_program_t *p = NULL;
@@ -280,14 +258,14 @@ compile(const cel_env_t *env, const char *src, const char *path, errs_t *e)
             free(all);
             all = next;
         }
-        errf(e, "%s: Invalid value: \"%s\": compilation failed: %s", path, src, all);
+        gw_errlist_add(e, "%s: Invalid value: \"%s\": compilation failed: %s", path, src, all);
         free(all);
     } else if (c.type == NULL || strcmp(c.type, "bool") != 0) {
-        errf(e, "%s: Invalid value: \"%s\": must evaluate to bool but got %s", path, src,
-             c.type != NULL ? c.type : "dyn");
+        gw_errlist_add(e, "%s: Invalid value: \"%s\": must evaluate to bool but got %s", path, src,
+                       c.type != NULL ? c.type : "dyn");
     } else if (cel_compile(env, src, &p, &issue) != 0) {
-        errf(e, "%s: Invalid value: \"%s\": compilation failed: %s", path, src,
-             issue.message ? issue.message : "");
+        gw_errlist_add(e, "%s: Invalid value: \"%s\": compilation failed: %s", path, src,
+                       issue.message ? issue.message : "");
         cel_issue_clear(&issue);
     }
     cel_check_clear(&c);
@@ -303,14 +281,14 @@ blank(const char *s)
 }
 
 static void
-conditions(const json_t *list, const char *path, const cel_env_t *env, entry_t *en, errs_t *e)
+conditions(const json_t *list, const char *path, const cel_env_t *env, entry_t *en, gw_errlist_t *e)
 {
     const json_t *c;
     size_t i;
 
     if (json_array_size(list) > MAX_CONDITIONS) {
-        errf(e, "%s.matchConditions: Too many: %zu: must have at most %d items", path,
-             json_array_size(list), MAX_CONDITIONS);
+        gw_errlist_add(e, "%s.matchConditions: Too many: %zu: must have at most %d items", path,
+                       json_array_size(list), MAX_CONDITIONS);
         return;
     }
     en->conds = gw_calloc(json_array_size(list) + 1, sizeof(*en->conds));
@@ -323,9 +301,9 @@ conditions(const json_t *list, const char *path, const cel_env_t *env, entry_t *
         for (size_t k = 0; k < i; k++)
             seen = seen || strcmp(str(json_array_get(list, k), "expression"), src) == 0;
         if (blank(src))
-            errf(e, "%s: Required value", p);
+            gw_errlist_add(e, "%s: Required value", p);
         else if (seen)
-            errf(e, "%s: Duplicate value: \"%s\"", p, src);
+            gw_errlist_add(e, "%s: Duplicate value: \"%s\"", p, src);
         else if ((en->conds[en->n_conds] = compile(env, src, p, e)) != NULL)
             en->src[en->n_conds++] = src;
         free(p);
@@ -336,22 +314,22 @@ conditions(const json_t *list, const char *path, const cel_env_t *env, entry_t *
 
 /* `key: Invalid value: "<ns as Go prints it>": detail`. */
 static void
-invalid_duration(errs_t *e, const char *p, const char *key, int64_t ns, const char *detail)
+invalid_duration(gw_errlist_t *e, const char *p, const char *key, int64_t ns, const char *detail)
 {
     char *v = duration_string(ns);
 
-    errf(e, "%s.%s: Invalid value: \"%s\": %s", p, key, v, detail);
+    gw_errlist_add(e, "%s.%s: Invalid value: \"%s\": %s", p, key, v, detail);
     free(v);
 }
 
 static void
-timeouts(const json_t *hook, const char *p, entry_t *en, errs_t *e, errs_t *dec)
+timeouts(const json_t *hook, const char *p, entry_t *en, gw_errlist_t *e, gw_errlist_t *dec)
 {
     duration_field(hook, "timeout", p, &en->timeout_ns, dec);
     duration_field(hook, "authorizedTTL", p, &en->authorized_ns, dec);
     duration_field(hook, "unauthorizedTTL", p, &en->unauthorized_ns, dec);
     if (en->timeout_ns == 0)
-        errf(e, "%s.timeout: Required value", p);
+        gw_errlist_add(e, "%s.timeout: Required value", p);
     else if (en->timeout_ns < 0 || en->timeout_ns > MAX_TIMEOUT_NS)
         invalid_duration(e, p, "timeout", en->timeout_ns, "must be > 0s and <= 30s");
     /* kube defaults zero TTLs (5m, 30s) before validating */
@@ -366,96 +344,101 @@ timeouts(const json_t *hook, const char *p, entry_t *en, errs_t *e, errs_t *dec)
 }
 
 static void
-versions(const json_t *hook, const char *p, entry_t *en, errs_t *e)
+versions(const json_t *hook, const char *p, entry_t *en, gw_errlist_t *e)
 {
     const char *v = str(hook, "subjectAccessReviewVersion");
     const char *mv = str(hook, "matchConditionSubjectAccessReviewVersion");
     const char *fp = str(hook, "failurePolicy");
 
     if (*v == '\0')
-        errf(e, "%s.subjectAccessReviewVersion: Required value", p);
+        gw_errlist_add(e, "%s.subjectAccessReviewVersion: Required value", p);
     else if (strcmp(v, "v1") != 0 && strcmp(v, "v1beta1") != 0)
-        errf(e,
-             "%s.subjectAccessReviewVersion: Unsupported value: \"%s\": supported values: "
-             "\"v1\", \"v1beta1\"",
-             p, v);
+        gw_errlist_add(
+            e,
+            "%s.subjectAccessReviewVersion: Unsupported value: \"%s\": supported values: "
+            "\"v1\", \"v1beta1\"",
+            p, v);
     en->version = v;
     if (*mv == '\0' && json_array_size(json_object_get(hook, "matchConditions")) > 0)
-        errf(e,
-             "%s.matchConditionSubjectAccessReviewVersion: Required value: required if match "
-             "conditions are specified",
-             p);
+        gw_errlist_add(
+            e,
+            "%s.matchConditionSubjectAccessReviewVersion: Required value: required if match "
+            "conditions are specified",
+            p);
     else if (*mv != '\0' && strcmp(mv, "v1") != 0)
-        errf(e,
-             "%s.matchConditionSubjectAccessReviewVersion: Unsupported value: \"%s\": "
-             "supported values: \"v1\"",
-             p, mv);
+        gw_errlist_add(e,
+                       "%s.matchConditionSubjectAccessReviewVersion: Unsupported value: \"%s\": "
+                       "supported values: \"v1\"",
+                       p, mv);
     if (*fp == '\0')
-        errf(e, "%s.failurePolicy: Required value", p);
+        gw_errlist_add(e, "%s.failurePolicy: Required value", p);
     else if (strcmp(fp, "NoOpinion") != 0 && strcmp(fp, "Deny") != 0)
-        errf(e,
-             "%s.failurePolicy: Unsupported value: \"%s\": supported values: \"Deny\", "
-             "\"NoOpinion\"",
-             p, fp);
+        gw_errlist_add(e,
+                       "%s.failurePolicy: Unsupported value: \"%s\": supported values: \"Deny\", "
+                       "\"NoOpinion\"",
+                       p, fp);
     en->deny_on_error = strcmp(fp, "Deny") == 0;
 }
 
 /* The kubeconfig file must be an absolute path to a regular file. */
 static void
-kubeconfig_file(const char *file, const char *p, errs_t *e)
+kubeconfig_file(const char *file, const char *p, gw_errlist_t *e)
 {
     struct stat st;
 
     if (file[0] != '/')
-        errf(e,
-             "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": must be an absolute "
-             "path",
-             p, file);
+        gw_errlist_add(
+            e,
+            "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": must be an absolute "
+            "path",
+            p, file);
     else if (stat(file, &st) != 0)
-        errf(e,
-             "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": error loading file: "
-             "stat %s: %s",
-             p, file, file, strerror(errno));
+        gw_errlist_add(
+            e,
+            "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": error loading file: "
+            "stat %s: %s",
+            p, file, file, strerror(errno));
     else if (!S_ISREG(st.st_mode))
-        errf(e,
-             "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": must be a regular "
-             "file",
-             p, file);
+        gw_errlist_add(e,
+                       "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": must be a regular "
+                       "file",
+                       p, file);
 }
 
 static void
-connection(const json_t *hook, const char *p, entry_t *en, errs_t *e)
+connection(const json_t *hook, const char *p, entry_t *en, gw_errlist_t *e)
 {
     const json_t *ci = json_object_get(hook, "connectionInfo");
     const json_t *kc = json_object_get(ci, "kubeConfigFile");
     const char *type = str(ci, "type"), *file = str(ci, "kubeConfigFile");
 
     if (*type == '\0') {
-        errf(e, "%s.connectionInfo.type: Required value", p);
+        gw_errlist_add(e, "%s.connectionInfo.type: Required value", p);
     } else if (strcmp(type, "InClusterConfig") == 0) {
         if (kc != NULL && !json_is_null(kc))
-            errf(e,
-                 "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": can only be set "
-                 "when type=KubeConfigFile",
-                 p, file);
+            gw_errlist_add(
+                e,
+                "%s.connectionInfo.kubeConfigFile: Invalid value: \"%s\": can only be set "
+                "when type=KubeConfigFile",
+                p, file);
     } else if (strcmp(type, "KubeConfigFile") == 0) {
         if (*file == '\0')
-            errf(e, "%s.connectionInfo.kubeConfigFile: Required value", p);
+            gw_errlist_add(e, "%s.connectionInfo.kubeConfigFile: Required value", p);
         else
             kubeconfig_file(file, p, e);
         en->kubeconfig = file;
     } else {
         /* kube prints the whole connectionInfo struct here; its type is what matters */
-        errf(e,
-             "%s.connectionInfo.type: Unsupported value: \"%s\": supported values: "
-             "\"InClusterConfig\", \"KubeConfigFile\"",
-             p, type);
+        gw_errlist_add(e,
+                       "%s.connectionInfo.type: Unsupported value: \"%s\": supported values: "
+                       "\"InClusterConfig\", \"KubeConfigFile\"",
+                       p, type);
     }
 }
 
 static void
-webhook(const json_t *hook, const char *path, const cel_env_t *env, entry_t *en, errs_t *e,
-        errs_t *dec)
+webhook(const json_t *hook, const char *path, const cel_env_t *env, entry_t *en, gw_errlist_t *e,
+        gw_errlist_t *dec)
 {
     char *p = gw_sprintf("%s.webhook", path);
 
@@ -480,23 +463,23 @@ known_type(const char *t)
 
 /* The type checks; false when kube goes on to the next entry. */
 static bool
-entry_type(const json_t *list, size_t i, const char *p, entry_t *en, errs_t *e)
+entry_type(const json_t *list, size_t i, const char *p, entry_t *en, gw_errlist_t *e)
 {
     en->type = str(json_array_get(list, i), "type");
     if (*en->type == '\0') {
-        errf(e, "%s.type: Required value", p);
+        gw_errlist_add(e, "%s.type: Required value", p);
         return false;
     }
     if (!known_type(en->type)) {
-        errf(e,
-             "%s.type: Unsupported value: \"%s\": supported values: \"ABAC\", "
-             "\"AlwaysAllow\", \"AlwaysDeny\", \"Node\", \"RBAC\", \"Webhook\"",
-             p, en->type);
+        gw_errlist_add(e,
+                       "%s.type: Unsupported value: \"%s\": supported values: \"ABAC\", "
+                       "\"AlwaysAllow\", \"AlwaysDeny\", \"Node\", \"RBAC\", \"Webhook\"",
+                       p, en->type);
         return false;
     }
     for (size_t k = 0; k < i && strcmp(en->type, "Webhook") != 0; k++) {
         if (strcmp(str(json_array_get(list, k), "type"), en->type) == 0) {
-            errf(e, "%s.type: Duplicate value: \"%s\"", p, en->type);
+            gw_errlist_add(e, "%s.type: Duplicate value: \"%s\"", p, en->type);
             return false;
         }
     }
@@ -504,7 +487,7 @@ entry_type(const json_t *list, size_t i, const char *p, entry_t *en, errs_t *e)
 }
 
 static void
-entry_name(const json_t *list, size_t i, const char *p, entry_t *en, errs_t *e)
+entry_name(const json_t *list, size_t i, const char *p, entry_t *en, gw_errlist_t *e)
 {
     const char *why;
 
@@ -513,15 +496,17 @@ entry_name(const json_t *list, size_t i, const char *p, entry_t *en, errs_t *e)
     for (size_t k = 0; k < i; k++)
         seen = seen || strcmp(str(json_array_get(list, k), "name"), en->name) == 0;
     if (*en->name == '\0')
-        errf(e, "%s.name: Required value", p);
+        gw_errlist_add(e, "%s.name: Required value", p);
     else if (seen)
-        errf(e, "%s.name: Duplicate value: \"%s\"", p, en->name);
+        gw_errlist_add(e, "%s.name: Duplicate value: \"%s\"", p, en->name);
     else if ((why = gw_valid_dns1123_subdomain(en->name)) != NULL)
-        errf(e, "%s.name: Invalid value: \"%s\": authorizer name is invalid: %s", p, en->name, why);
+        gw_errlist_add(e, "%s.name: Invalid value: \"%s\": authorizer name is invalid: %s", p,
+                       en->name, why);
 }
 
 static void
-entry(const json_t *list, size_t i, const cel_env_t *env, entry_t *en, errs_t *e, errs_t *dec)
+entry(const json_t *list, size_t i, const cel_env_t *env, entry_t *en, gw_errlist_t *e,
+      gw_errlist_t *dec)
 {
     const json_t *a = json_array_get(list, i), *hook = json_object_get(a, "webhook");
     char *p = gw_sprintf("authorizers[%zu]", i);
@@ -531,14 +516,14 @@ entry(const json_t *list, size_t i, const cel_env_t *env, entry_t *en, errs_t *e
     entry_name(list, i, p, en, e);
     bool has_hook = hook != NULL && !json_is_null(hook);
     if (strcmp(en->type, "Webhook") == 0 && !has_hook)
-        errf(e, "%s.webhook: Required value: required when type=Webhook", p);
+        gw_errlist_add(e, "%s.webhook: Required value: required when type=Webhook", p);
     else if (strcmp(en->type, "Webhook") == 0)
         webhook(hook, p, env, en, e, dec);
     else if (has_hook)
-        errf(e,
-             "%s.webhook: Invalid value: \"non-null\": may only be specified when "
-             "type=Webhook",
-             p);
+        gw_errlist_add(e,
+                       "%s.webhook: Invalid value: \"non-null\": may only be specified when "
+                       "type=Webhook",
+                       p);
 out:
     free(p);
 }
@@ -546,7 +531,7 @@ out:
 /* ---- LoadAndValidateData's own checks -------------------------------------------------------- */
 
 static void
-type_list(unsigned bits, const char *what, errs_t *e)
+type_list(unsigned bits, const char *what, gw_errlist_t *e)
 {
     char *names = gw_strdup("");
 
@@ -557,13 +542,13 @@ type_list(unsigned bits, const char *what, errs_t *e)
         free(names);
         names = next;
     }
-    errf(e, "%s: [%s]", what, names);
+    gw_errlist_add(e, "%s: [%s]", what, names);
     free(names);
 }
 
 /* Non-Webhook names must be their lowercased type; a reload keeps start-up's types. */
 static void
-names_and_types(const entry_t *en, size_t n, const unsigned *require, errs_t *e)
+names_and_types(const entry_t *en, size_t n, const unsigned *require, gw_errlist_t *e)
 {
     unsigned seen = 0;
 
@@ -575,8 +560,8 @@ names_and_types(const entry_t *en, size_t n, const unsigned *require, errs_t *e)
         for (char *c = want; *c; c++)
             *c = (char)tolower((unsigned char)*c);
         if (strcmp(want, en[i].name) != 0)
-            errf(e, "expected name %s for authorizer %s instead of %s", want, en[i].type,
-                 en[i].name);
+            gw_errlist_add(e, "expected name %s for authorizer %s instead of %s", want, en[i].type,
+                           en[i].name);
         free(want);
     }
     if (require != NULL && (*require & ~seen) != 0)
@@ -656,27 +641,25 @@ supported_version(const char *v)
 
 /* What the decoder refuses: kube's "failed to decode: ...". */
 static void
-header(const json_t *doc, errs_t *dec)
+header(const json_t *doc, gw_errlist_t *dec)
 {
     const char *version = str(doc, "apiVersion"), *kind = str(doc, "kind");
     const json_t *list = json_object_get(doc, "authorizers");
 
     if (!json_is_object(doc))
-        errf(dec, "the configuration is not an object");
+        gw_errlist_add(dec, "the configuration is not an object");
     else if (*version == '\0' || *kind == '\0')
-        errf(dec, "Object 'Kind' or 'apiVersion' is missing");
+        gw_errlist_add(dec, "Object 'Kind' or 'apiVersion' is missing");
     else if (!supported_version(version) || strcmp(kind, "AuthorizationConfiguration") != 0)
-        errf(dec, "no kind \"%s\" is registered for version \"%s\"", kind, version);
+        gw_errlist_add(dec, "no kind \"%s\" is registered for version \"%s\"", kind, version);
     else if (list != NULL && !json_is_null(list) && !json_is_array(list))
-        errf(dec, "authorizers: cannot unmarshal into a list");
+        gw_errlist_add(dec, "authorizers: cannot unmarshal into a list");
 }
 
 static int
-fail(errs_t *e, const char *prefix, char *err, size_t err_len)
+fail(gw_errlist_t *e, const char *prefix, char *err, size_t err_len)
 {
-    snprintf(err, err_len, e->n > 1 ? "%s[%s]" : "%s%s", prefix, e->text);
-    free(e->text);
-    e->text = NULL;
+    gw_errlist_print(e, prefix, err, err_len);
     return GW_EINVAL;
 }
 
@@ -686,18 +669,19 @@ validate(const json_t *doc, const unsigned *require, entry_t **en, size_t *n, ch
          size_t err_len)
 {
     const json_t *list = json_object_get(doc, "authorizers");
-    errs_t e = {0}, dec = {0};
+    gw_errlist_t e = {0}, dec = {0};
     cel_env_t *env = condition_env();
 
     *n = json_array_size(list);
     *en = gw_calloc(*n + 1, sizeof(**en));
     if (*n == 0)
-        errf(&e, "authorizers: Required value: at least one authorization mode must be defined");
+        gw_errlist_add(
+            &e, "authorizers: Required value: at least one authorization mode must be defined");
     for (size_t i = 0; i < *n; i++)
         entry(list, i, env, &(*en)[i], &e, &dec);
     cel_env_free(env);
     if (dec.n > 0) {
-        free(e.text);
+        gw_errlist_clear(&e);
         return fail(&dec, "failed to decode: ", err, err_len);
     }
     if (e.n > 0)
@@ -712,7 +696,7 @@ authz__config_build(const char *text, size_t len, const unsigned *require, authz
 {
     char why[512] = "";
     json_t *doc = len == 0 ? json_object() : gw_yaml_to_json(text, len, why, sizeof(why));
-    errs_t dec = {0};
+    gw_errlist_t dec = {0};
     entry_t *en = NULL;
     size_t n = 0;
     int rc;
@@ -721,7 +705,7 @@ authz__config_build(const char *text, size_t len, const unsigned *require, authz
     if (len == 0) /* kube reads an empty file as a configuration with no authorizers */
         json_object_set_new(doc, "authorizers", json_array());
     else if (doc == NULL)
-        errf(&dec, "%s", why);
+        gw_errlist_add(&dec, "%s", why);
     else
         header(doc, &dec);
     if (dec.n > 0)

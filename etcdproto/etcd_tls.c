@@ -18,30 +18,29 @@
 #include "etcd_int.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_file.h"
 
 #define MAX_PEM_BYTES (1 << 20) /* a CA bundle is tens of KiB; refuse anything absurd */
 
 static int
 read_pem(const char *flag, const char *path, char **out, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    size_t n = 0;
+    char *buf = gw_file_read(path, MAX_PEM_BYTES, &n);
+
+    if (buf == NULL && errno == EFBIG) {
+        snprintf(err, err_len, "%s %s: file is too large", flag, path);
+        return GW_EINVAL;
+    }
+    if (buf == NULL) {
         snprintf(err, err_len, "%s %s: cannot read: %s", flag, path, strerror(errno));
         return GW_EINVAL;
     }
-    char *buf = gw_malloc(MAX_PEM_BYTES + 1);
-    size_t n = fread(buf, 1, MAX_PEM_BYTES + 1, f);
-    int failed = ferror(f);
-    fclose(f);
-    if (failed || n == 0 || n > MAX_PEM_BYTES) {
-        snprintf(err, err_len, "%s %s: %s", flag, path,
-                 failed   ? "cannot read"
-                 : n == 0 ? "file is empty"
-                          : "file is too large");
+    if (n == 0) {
+        snprintf(err, err_len, "%s %s: file is empty", flag, path);
         free(buf);
         return GW_EINVAL;
     }
-    buf[n] = '\0';
     *out = buf;
     return 0;
 }

@@ -1,5 +1,8 @@
-/* Unit tests for gateway/base: error names and texts, allocation helpers, log levels. */
+/* Unit tests for gateway/base: error names and texts, allocation helpers, log levels, files
+ * read whole, error lists. */
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +12,8 @@
 #include "gw_alloc.h"
 #include "gw_arena.h"
 #include "gw_err.h"
+#include "gw_errlist.h"
+#include "gw_file.h"
 #include "gw_log.h"
 #include "tap.h"
 
@@ -131,10 +136,78 @@ test_arena(void)
     gw_arena_free(NULL);
 }
 
+/* Write text to a new temporary file; its path is returned (static). */
+static const char *
+temp_file(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof(path), "/tmp/gw_file_XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+        abort();
+    close(fd);
+    return path;
+}
+
+static void
+test_file(void)
+{
+    size_t len = 99;
+    const char *path = temp_file("hello\n");
+    char *s = gw_file_read(path, 6, &len);
+    tap_ok(s != NULL && len == 6 && strcmp(s, "hello\n") == 0, "a file of exactly max bytes");
+    free(s);
+    errno = 0;
+    tap_ok(gw_file_read(path, 5, &len) == NULL && errno == EFBIG, "one byte over max: EFBIG");
+    unlink(path);
+    path = temp_file("");
+    s = gw_file_read(path, 10, &len);
+    tap_ok(s != NULL && len == 0 && *s == '\0', "an empty file is an empty string");
+    free(s);
+    unlink(path);
+    char big[10000];
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    path = temp_file(big);
+    s = gw_file_read(path, 1u << 20, &len);
+    tap_ok(s != NULL && len == sizeof(big) - 1 && strcmp(s, big) == 0,
+           "a file larger than the first buffer, whole");
+    free(s);
+    unlink(path);
+    errno = 0;
+    tap_ok(gw_file_read("/nonexistent/x", 10, &len) == NULL && errno == ENOENT,
+           "a missing file: ENOENT");
+    errno = 0;
+    tap_ok(gw_file_read("/tmp", 10, &len) == NULL && errno == EISDIR, "a directory: EISDIR");
+}
+
+static void
+test_errlist(void)
+{
+    gw_errlist_t e = {0};
+    char out[128];
+
+    gw_errlist_print(&e, "p: ", out, sizeof(out));
+    tap_is_str(out, "p: ", "no errors: the prefix alone");
+    gw_errlist_add(&e, "a: %s", "Required value");
+    gw_errlist_print(&e, "", out, sizeof(out));
+    tap_is_str(out, "a: Required value", "one error as it is");
+    tap_ok(e.text == NULL && e.n == 0, "... and the list is emptied");
+    gw_errlist_add(&e, "a");
+    gw_errlist_add(&e, "b%d", 2);
+    gw_errlist_print(&e, "failed to decode: ", out, sizeof(out));
+    tap_is_str(out, "failed to decode: [a, b2]", "several in brackets, joined by commas");
+    gw_errlist_add(&e, "dropped");
+    gw_errlist_clear(&e);
+    tap_ok(e.text == NULL && e.n == 0, "cleared");
+}
+
 int
 main(void)
 {
     test_arena();
+    test_file();
+    test_errlist();
     test_errors();
     test_alloc();
     test_log();
