@@ -16,6 +16,7 @@
 
 #include "authn_file.h"
 #include "authn_jwt.h"
+#include "gw_clock.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_log.h"
@@ -33,15 +34,6 @@ struct authn__oidc {
     int64_t checked_ms;
 };
 
-static int64_t
-monotonic_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static long long
 wall_s(void)
 {
@@ -49,7 +41,7 @@ wall_s(void)
 }
 
 /* The clocks; tests may replace them. */
-static int64_t (*clock_ms)(void) = monotonic_ms;
+static int64_t (*clock_ms)(void) = gw_monotonic_ms;
 static long long (*clock_s)(void) = wall_s;
 
 /* ---- authenticators and sets ----------------------------------------------------------- */

@@ -20,6 +20,7 @@
 #include <openssl/sha.h>
 
 #include "authn_file.h"
+#include "gw_clock.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_yaml.h"
@@ -44,16 +45,7 @@ struct authn__webhook {
 };
 
 /* Milliseconds on the monotonic clock; tests may replace it. */
-static int64_t
-monotonic_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t (*clock_ms)(void) = monotonic_ms;
+static int64_t (*clock_ms)(void) = gw_monotonic_ms;
 
 /* ---- users ----------------------------------------------------------------------------- */
 
@@ -409,8 +401,7 @@ api_audiences(const authn_config_t *cfg)
 }
 
 int
-authn_kubeconfig_read(const char *path, char **server, authn_tls_t *tls, char *err,
-                      size_t err_len)
+authn_kubeconfig_read(const char *path, char **server, authn_tls_t *tls, char *err, size_t err_len)
 {
     size_t len;
     char *text = authn__file_read(path, &len);

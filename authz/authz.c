@@ -18,6 +18,7 @@
 #include "authz_node.h"
 #include "authz_rbac.h"
 #include "authz_webhook.h"
+#include "gw_clock.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_file.h"
@@ -261,17 +262,8 @@ bad:
 
 /* ---- building from a file, and reloading it ---------------------------------------------- */
 
-static int64_t
-monotonic_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The clock; tests may replace it. */
-static int64_t (*clock_ms)(void) = monotonic_ms;
+static int64_t (*clock_ms)(void) = gw_monotonic_ms;
 
 /* Read and build path into *out, its text into *text (new, also on failure when read).
  * GW_EINVAL with kube's message. */

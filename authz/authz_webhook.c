@@ -17,6 +17,7 @@
 #include <openssl/sha.h>
 
 #include "authz_int.h"
+#include "gw_clock.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_log.h"
@@ -56,15 +57,6 @@ typedef struct {
     void *ctx;
 } review_t;
 
-static int64_t
-monotonic_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- the cache ------------------------------------------------------------------------- */
 
 static slot_t *
@@ -81,7 +73,7 @@ cache_get(webhook_t *w, const unsigned char *hash, authz_decision_t *decision, c
 
     pthread_mutex_lock(&w->mu);
     slot_t *s = slot_of(w, hash);
-    if (s->expires_ms > monotonic_ms() && memcmp(s->hash, hash, sizeof(s->hash)) == 0) {
+    if (s->expires_ms > gw_monotonic_ms() && memcmp(s->hash, hash, sizeof(s->hash)) == 0) {
         *decision = s->decision;
         *reason = gw_strdup(s->reason);
         found = true;
@@ -102,7 +94,7 @@ cache_put(webhook_t *w, const unsigned char *hash, authz_decision_t decision, co
     memcpy(s->hash, hash, sizeof(s->hash));
     s->decision = decision;
     s->reason = copy;
-    s->expires_ms = monotonic_ms() + ttl;
+    s->expires_ms = gw_monotonic_ms() + ttl;
     pthread_mutex_unlock(&w->mu);
     free(old);
 }

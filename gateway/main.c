@@ -25,6 +25,7 @@
 #include "authz_abac.h"
 #include "authz_node.h"
 #include "etcd.h"
+#include "gw_clock.h"
 #include "gw_alloc.h"
 #include "gw_api.h"
 #include "gw_authz_io.h"
@@ -67,14 +68,6 @@ typedef struct {
     int err;
 } probe_t;
 
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 probe_done(int err, const Etcdserverpb__StatusResponse *resp, void *ctx)
 {
@@ -113,11 +106,12 @@ probe_etcd(etcd_client_t *client)
     probe_t p = {.base = event_base_new()};
     etcd_conn_t *conn = etcd_conn_new(client, p.base);
     struct event *deadline = evtimer_new(p.base, probe_deadline, p.base);
-    int64_t end = now_ms() + STARTUP_PROBE_MS;
+    int64_t end = gw_monotonic_ms() + STARTUP_PROBE_MS;
     int rc;
     for (;;) {
-        rc = probe_once(conn, &p, deadline, end - now_ms());
-        if (rc == 0 || rc == GW_ETIMEOUT || rc == GW_EINVAL || end - now_ms() < PROBE_RETRY_MS)
+        rc = probe_once(conn, &p, deadline, end - gw_monotonic_ms());
+        if (rc == 0 || rc == GW_ETIMEOUT || rc == GW_EINVAL ||
+            end - gw_monotonic_ms() < PROBE_RETRY_MS)
             break;
         struct timespec pause = {0, PROBE_RETRY_MS * 1000000L};
         nanosleep(&pause, NULL);

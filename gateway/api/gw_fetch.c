@@ -4,6 +4,7 @@
  * verdicts are cached by authn) and its own connection, which evhttp frees once the request
  * is over.
  */
+#include "gw_clock.h"
 #include "gw_fetch.h"
 
 #include <stdint.h>
@@ -37,15 +38,6 @@ typedef struct {
     struct evhttp_connection *conn;
     int64_t deadline_ms; /* monotonic: a failure past it is a timeout */
 } fetch_t;
-
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 refused(evutil_socket_t fd, short what, void *arg)
@@ -187,7 +179,7 @@ request_done(struct evhttp_request *req, void *arg)
     if (status == 0) {
         /* evhttp reports a connect or handshake that timed out as a bare failure */
         if (f->err == 0)
-            f->err = now_ms() >= f->deadline_ms ? GW_ETIMEOUT : GW_EUNAVAILABLE;
+            f->err = gw_monotonic_ms() >= f->deadline_ms ? GW_ETIMEOUT : GW_EUNAVAILABLE;
         f->cb(f->err, 0, NULL, 0, f->ctx);
     } else {
         struct evbuffer *in = evhttp_request_get_input_buffer(req);
@@ -256,7 +248,7 @@ configure(fetch_t *f, struct evhttp_connection *conn, const gw_fetch_req_t *q)
     struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
 
     f->conn = conn;
-    f->deadline_ms = now_ms() + ms;
+    f->deadline_ms = gw_monotonic_ms() + ms;
     evhttp_connection_set_timeout_tv(conn, &tv);
     evhttp_connection_set_max_body_size(conn, q->max_body > 0 ? q->max_body : DEFAULT_MAX_BODY);
     evhttp_connection_set_max_headers_size(conn, MAX_HEADERS);

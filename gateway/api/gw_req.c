@@ -1,5 +1,6 @@
 /* The request context: creation, what a request carries, and the one way out (encode, send,
  * record, free). */
+#include "gw_clock.h"
 #include "gw_req.h"
 
 #include <stdarg.h>
@@ -21,14 +22,6 @@
 
 #define GZIP_LEVEL 1 /* kube-apiserver's: speed over ratio */
 #define MAX_WARNINGS 64
-
-static int64_t
-now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void
 on_gone(void *arg)
@@ -53,7 +46,7 @@ gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, cons
     r->authn = api->cfg.authn;
     r->authz = api->cfg.authz;
     r->unsafe_delete = api->cfg.unsafe_delete;
-    r->start_ns = now_ns();
+    r->start_ns = gw_monotonic_ns();
     r->accept = GW_MEDIA_JSON;
     p->api = api;
     p->accept_ok = true;
@@ -322,7 +315,7 @@ record_metrics(gw_req_t *r, int code)
         .scope = scope,
         .component = p->component,
     };
-    double seconds = (double)(now_ns() - r->start_ns) / 1e9;
+    double seconds = (double)(gw_monotonic_ns() - r->start_ns) / 1e9;
     gw_metrics_observe(p->api->metrics, (size_t)gw_worker_index(r->worker), &l, code, seconds);
 }
 

@@ -8,6 +8,7 @@
  * again for a later look (something is left) or finalizes it. The queue holds each name once.
  * Everything goes through the controller's own conn, so stopping cancels all of it at once.
  */
+#include "gw_clock.h"
 #include "gw_nsctl.h"
 
 #include <stdlib.h>
@@ -26,15 +27,6 @@
 #define LIST_PAGE 500  /* namespaces per list page */
 #define RELIST_MS 1000 /* pause before listing again after a watch ended */
 
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 add_timer(struct event *ev, int64_t ms)
 {
@@ -48,7 +40,7 @@ add_timer(struct event *ev, int64_t ms)
 void
 gw_nsctl__enqueue(gw_nsctl_t *c, const char *name, int64_t delay_ms)
 {
-    int64_t due = now_ms() + delay_ms;
+    int64_t due = gw_monotonic_ms() + delay_ms;
     gw_nsctl_item_t *it;
 
     for (it = c->queue; it != NULL; it = it->next) {
@@ -88,7 +80,7 @@ gw_nsctl__schedule(gw_nsctl_t *c)
 
     if (c->stopping || c->pass != NULL || first == NULL)
         return;
-    wait = (*first)->due_ms - now_ms();
+    wait = (*first)->due_ms - gw_monotonic_ms();
     add_timer(c->wake, wait > 0 ? wait : 0);
 }
 
@@ -103,7 +95,7 @@ on_wake(evutil_socket_t fd, short what, void *arg)
 
     if (c->pass != NULL || first == NULL)
         return;
-    if ((*first)->due_ms > now_ms()) {
+    if ((*first)->due_ms > gw_monotonic_ms()) {
         gw_nsctl__schedule(c);
         return;
     }

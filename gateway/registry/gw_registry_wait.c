@@ -4,6 +4,7 @@
  * etcd directly, so the read is simply tried again every 100 ms until then (another instance's
  * write may bring etcd there).
  */
+#include "gw_clock.h"
 #include "gw_registry_int.h"
 
 #include <time.h>
@@ -19,15 +20,6 @@ typedef struct {
     void (*again)(void *arg);
     void *arg;
 } retry_t;
-
-static int64_t
-monotonic_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void
 fire(evutil_socket_t fd, short what, void *ctx)
@@ -45,7 +37,7 @@ gw_registry__retry_future(gw_req_t *r, void (*again)(void *arg), void *arg)
     struct timeval step = {.tv_sec = 0, .tv_usec = WAIT_STEP_US};
     retry_t *t;
 
-    if (r->gone || monotonic_ns() - r->start_ns >= WAIT_LIMIT_NS)
+    if (r->gone || gw_monotonic_ns() - r->start_ns >= WAIT_LIMIT_NS)
         return false;
     t = gw_arena_calloc(r->arena, sizeof(*t));
     *t = (retry_t){.again = again, .arg = arg};

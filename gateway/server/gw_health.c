@@ -1,3 +1,4 @@
+#include "gw_clock.h"
 #include "gw_health.h"
 
 #include <stdatomic.h>
@@ -47,14 +48,6 @@ typedef struct {
     unsigned checks; /* bit i: checks[i] */
 } endpoint_t;
 
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static const char *
 check_ok(const gw_health_t *h, bool livez)
 {
@@ -65,7 +58,7 @@ check_ok(const gw_health_t *h, bool livez)
 static const char *
 check_etcd(const gw_health_t *h, bool livez)
 {
-    int64_t now = now_ms();
+    int64_t now = gw_monotonic_ms();
     /* kube-apiserver's --livez-grace-period: liveness does not fail while starting up. */
     if (livez && now - h->started_ms < h->livez_grace_ms)
         return NULL;
@@ -93,10 +86,8 @@ check_shutdown(const gw_health_t *h, bool livez)
 }
 
 static const check_t checks[] = {
-    {"ping", check_ok},
-    {"log", check_ok},
-    {"etcd", check_etcd},
-    {"informer-sync", check_synced},
+    {"ping", check_ok},           {"log", check_ok},
+    {"etcd", check_etcd},         {"informer-sync", check_synced},
     {"shutdown", check_shutdown},
 };
 #define N_CHECKS (sizeof(checks) / sizeof(checks[0]))
@@ -111,7 +102,7 @@ gw_health_t *
 gw_health_new(int64_t livez_grace_ms)
 {
     gw_health_t *h = gw_calloc(1, sizeof(*h));
-    h->started_ms = now_ms();
+    h->started_ms = gw_monotonic_ms();
     h->livez_grace_ms = livez_grace_ms;
     atomic_init(&h->etcd_ok_ms, 0);
     atomic_init(&h->etcd_err, NOT_PROBED);
@@ -130,7 +121,7 @@ void
 gw_health_etcd_result(gw_health_t *h, int err)
 {
     if (err == 0)
-        atomic_store(&h->etcd_ok_ms, now_ms());
+        atomic_store(&h->etcd_ok_ms, gw_monotonic_ms());
     int prev = atomic_exchange(&h->etcd_err, err);
     if (prev == 0 && err != 0)
         gw_log_warn(NULL, "etcd status probe failed: %s; not ready", gw_strerror(err));

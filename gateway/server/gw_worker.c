@@ -1,4 +1,5 @@
 /* One worker thread: its event_base, evhttp, TLS connections and request dispatch. */
+#include "gw_clock.h"
 #include "gw_server_int.h"
 
 #include <stdlib.h>
@@ -52,14 +53,6 @@ conn_index_init(void)
     conn_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, conn_state_free);
     if (conn_index < 0)
         abort();
-}
-
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static struct bufferevent *
@@ -191,7 +184,7 @@ on_drain_tick(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd, (void)what;
     gw_worker_t *w = arg;
-    if (w->active > 0 && now_ms() < w->drain_deadline_ms)
+    if (w->active > 0 && gw_monotonic_ms() < w->drain_deadline_ms)
         return;
     if (w->active > 0)
         gw_log_warn(NULL, "worker %d: closing %d requests still in progress", w->index, w->active);
@@ -207,7 +200,7 @@ on_stop(evutil_socket_t fd, short what, void *arg)
     w->draining = true;
     evhttp_del_accept_socket(w->http, w->bound);
     w->bound = NULL;
-    w->drain_deadline_ms = now_ms() + w->drain_ms;
+    w->drain_deadline_ms = gw_monotonic_ms() + w->drain_ms;
     if (w->srv->opts.on_drain != NULL)
         w->srv->opts.on_drain(w, w->srv->opts.hook_arg);
     event_add(w->drain_ev, &poll);

@@ -12,6 +12,7 @@ source tests/lib/etcd.sh
 source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
 source tests/e2e/registry_lib.sh
+source tests/e2e/sar_lib.sh
 e2e_require authz_config
 
 PKI=$KGATE_TEST_TMP/pki
@@ -25,34 +26,7 @@ DROWSY=(-H "Authorization: Bearer drowsy-token")
 FLAKY=(-H "Authorization: Bearer flaky-token")
 trap stop_all EXIT
 
-SAR_DIR=$KGATE_TEST_TMP/sar
-mkdir -p "$SAR_DIR"
-pki_cert "$PKI" ca sar server "/CN=sar" "IP:127.0.0.1"
-python3 tests/e2e/sar.py "$SAR_DIR" "$PKI/sar.crt" "$PKI/sar.key" 2>"$SAR_DIR/sar.log" &
-echo $! >>"$KGATE_TEST_TMP/pids"
-for _ in $(seq 100); do
-    [[ -s $SAR_DIR/port ]] && break
-    sleep 0.1
-done
-SAR_URL=https://127.0.0.1:$(cat "$SAR_DIR/port")
-
-# hook_kubeconfig FILE PATH: a kubeconfig naming sar.py's PATH.
-hook_kubeconfig() {
-    cat >"$1" <<YAML
-apiVersion: v1
-kind: Config
-clusters:
-- name: sar
-  cluster: {certificate-authority: $PKI/ca.crt, server: "$SAR_URL$2"}
-users:
-- name: kgate
-  user: {token: sar-secret}
-contexts:
-- name: sar
-  context: {cluster: sar, user: kgate}
-current-context: sar
-YAML
-}
+sar_start "$KGATE_TEST_TMP/sar"
 HOOK1=$KGATE_TEST_TMP/first.yaml
 HOOK2=$KGATE_TEST_TMP/second.yaml
 hook_kubeconfig "$HOOK1" /authorize

@@ -14,6 +14,7 @@ source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
 source tests/e2e/registry_lib.sh
 source tests/e2e/idp_lib.sh
+source tests/e2e/sar_lib.sh
 e2e_require authz_webhook
 
 PKI=$KGATE_TEST_TMP/pki
@@ -26,35 +27,9 @@ SLEEPY=(-H "Authorization: Bearer sleepy-token")
 BOOM=(-H "Authorization: Bearer boom-token")
 trap stop_all EXIT
 
-# sar_start DIR: sar.py serving with DIR as its state; sets SAR_DIR and SAR_URL.
-sar_start() {
-    SAR_DIR=$1
-    mkdir -p "$SAR_DIR"
-    pki_cert "$PKI" ca sar server "/CN=sar" "IP:127.0.0.1"
-    python3 tests/e2e/sar.py "$SAR_DIR" "$PKI/sar.crt" "$PKI/sar.key" 2>"$SAR_DIR/sar.log" &
-    echo $! >>"$KGATE_TEST_TMP/pids"
-    for _ in $(seq 100); do
-        [[ -s $SAR_DIR/port ]] && break
-        sleep 0.1
-    done
-    SAR_URL=https://127.0.0.1:$(cat "$SAR_DIR/port")
-}
 sar_start "$KGATE_TEST_TMP/sar"
 HOOK=$KGATE_TEST_TMP/hook.yaml
-cat >"$HOOK" <<YAML
-apiVersion: v1
-kind: Config
-clusters:
-- name: sar
-  cluster: {certificate-authority: $PKI/ca.crt, server: "$SAR_URL/authorize"}
-users:
-- name: kgate
-  user: {token: sar-secret}
-contexts:
-- name: sar
-  context: {cluster: sar, user: kgate}
-current-context: sar
-YAML
+hook_kubeconfig "$HOOK" /authorize
 
 # asked PATTERN: how many reviews the webhook got whose line matches PATTERN.
 asked() { grep -c -- "$1" "$SAR_DIR/hits" 2>/dev/null || true; }

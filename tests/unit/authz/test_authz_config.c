@@ -637,7 +637,7 @@ test_compare(void)
     tap_ok(hook.calls == calls + 1 && r.calls == 1 && r.decision == AUTHZ_ALLOW,
            "after a minute the content is compared and the new file used");
     authz_free(z);
-    clock_ms = monotonic_ms;
+    clock_ms = gw_monotonic_ms;
     free(asks);
     free(skips);
 }
