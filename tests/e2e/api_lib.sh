@@ -46,6 +46,16 @@ fetch() {
     CODE=$(kcurl -o "$OUT" -D "$HDR" -w '%{http_code}' "$@" "$KGATE_URL$path")
 }
 
+# send METHOD PATH BODY CURL-ARGS...: a request with a JSON body (a PATCH's is a merge patch)
+# into $OUT; sets CODE.
+send() {
+    local method=$1 path=$2 body=$3 type=application/json; shift 3
+    [[ $method == PATCH ]] && type=application/merge-patch+json
+    OUT=$KGATE_TEST_TMP/body
+    CODE=$(kcurl -o "$OUT" -w '%{http_code}' -X "$method" -H "Content-Type: $type" \
+        --data-binary "$body" "$@" "$KGATE_URL$path")
+}
+
 # header NAME: the value of response header NAME in $HDR (first one), without the CR.
 header() { grep -i "^$1:" "$HDR" | head -1 | sed 's/^[^:]*: *//; s/\r$//'; }
 

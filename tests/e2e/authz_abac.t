@@ -32,14 +32,6 @@ V1B1='"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy"'
     echo "{\"group\":\"ops\",\"readonly\":true}"
 } >"$POLICY"
 
-# send METHOD PATH BODY CURL-ARGS...: into $OUT; sets CODE.
-send() {
-    local method=$1 path=$2 body=$3; shift 3
-    OUT=$KGATE_TEST_TMP/body
-    CODE=$(kcurl -o "$OUT" -w '%{http_code}' -X "$method" -H "Content-Type: application/json" \
-        --data-binary "$body" "$@" "$KGATE_URL$path")
-}
-
 cm() { printf '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"%s"},"data":{"k":"v"}}' "$1"; }
 
 # fails_to_start WANT-EXIT WANT-TEXT ARGS...: kgate exits with WANT-EXIT, saying WANT-TEXT.

@@ -36,15 +36,6 @@ rbac_start() {
     return 1
 }
 
-# send METHOD PATH BODY CURL-ARGS...: into $OUT; sets CODE. A PATCH is a merge patch.
-send() {
-    local method=$1 path=$2 body=$3 type=application/json; shift 3
-    [[ $method == PATCH ]] && type=application/merge-patch+json
-    OUT=$KGATE_TEST_TMP/body
-    CODE=$(kcurl -o "$OUT" -w '%{http_code}' -X "$method" -H "Content-Type: $type" \
-        --data-binary "$body" "$@" "$KGATE_URL$path")
-}
-
 # until_code CODE PATH CURL-ARGS...: poll a GET for up to 10 s (bounded, not a timing claim).
 until_code() {
     local want=$1 path=$2; shift 2
