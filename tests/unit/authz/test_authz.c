@@ -2,26 +2,10 @@
  * reasons, the system:masters bypass, and authorizers that answer later. */
 #include "authz.c"
 
+#include "authz_result.h"
 #include "tap.h"
 
 static char err[256];
-
-typedef struct {
-    int calls;
-    authz_decision_t decision;
-    char reason[256];
-    char error[256]; /* "" for none */
-} result_t;
-
-static void
-on_done(authz_decision_t decision, const char *reason, const char *error, void *ctx)
-{
-    result_t *r = ctx;
-    r->calls++;
-    r->decision = decision;
-    snprintf(r->reason, sizeof(r->reason), "%s", reason);
-    snprintf(r->error, sizeof(r->error), "%s", error != NULL ? error : "");
-}
 
 static authn_user_t *
 user(const char *name, const char *group)

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "authz_result.h"
 #include "tap.h"
 
 static char err[4096];
@@ -45,23 +46,6 @@ answer(int e, int status, const char *body)
     authz_https_cb cb = hook.cb;
     hook.cb = NULL;
     cb(e, status, body, body != NULL ? strlen(body) : 0, hook.ctx);
-}
-
-typedef struct {
-    int calls;
-    authz_decision_t decision;
-    char reason[256];
-    char error[1024];
-} result_t;
-
-static void
-on_done(authz_decision_t decision, const char *reason, const char *error, void *ctx)
-{
-    result_t *r = ctx;
-    r->calls++;
-    r->decision = decision;
-    snprintf(r->reason, sizeof(r->reason), "%s", reason);
-    snprintf(r->error, sizeof(r->error), "%s", error != NULL ? error : "");
 }
 
 static authn_user_t alice = {.name = (char *)"alice", .uid = (char *)"", .n_groups = 0};

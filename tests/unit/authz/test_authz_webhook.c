@@ -11,6 +11,7 @@
 
 #include "authz.h"
 #include "gw_err.h"
+#include "authz_result.h"
 #include "tap.h"
 
 static char err[512];
@@ -48,23 +49,6 @@ answer(int e, int status, const char *body)
     authz_https_cb cb = hook.cb;
     hook.cb = NULL;
     cb(e, status, body, body != NULL ? strlen(body) : 0, hook.ctx);
-}
-
-typedef struct {
-    int calls;
-    authz_decision_t decision;
-    char reason[256];
-    char error[256]; /* "" for none */
-} result_t;
-
-static void
-on_done(authz_decision_t decision, const char *reason, const char *error, void *ctx)
-{
-    result_t *r = ctx;
-    r->calls++;
-    r->decision = decision;
-    snprintf(r->reason, sizeof(r->reason), "%s", reason);
-    snprintf(r->error, sizeof(r->error), "%s", error != NULL ? error : "");
 }
 
 static char *groups[] = {(char *)"devs", (char *)"system:authenticated"};
