@@ -20,6 +20,7 @@
 #include "gw_clock.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_errlist.h"
 #include "gw_log.h"
 #include "gw_selector.h"
 
@@ -255,9 +256,9 @@ review_body(const webhook_t *w, json_t *spec, unsigned char *hash)
 
 /* ---- match conditions ------------------------------------------------------------------- */
 
-/* One condition's outcome on spec: 1 true, 0 false, -1 an error (appended to *errors). */
+/* One condition's outcome on spec: 1 true, 0 false, -1 an error (added to errs). */
 static int
-condition(const webhook_t *w, size_t i, const json_t *spec, char **errors, int *n_errors)
+condition(const webhook_t *w, size_t i, const json_t *spec, gw_errlist_t *errs)
 {
     cel_arena_t *arena = cel_arena_new();
     cel_activation_t *act = cel_activation_new(arena);
@@ -266,22 +267,16 @@ condition(const webhook_t *w, size_t i, const json_t *spec, char **errors, int *
 
     cel_activation_bind_json(act, "request", spec);
     cel_eval(w->conds[i], act, arena, CEL_BUDGET, &v, NULL);
-    if (v.kind == CEL_BOOL) {
+    if (v.kind == CEL_BOOL)
         rc = v.v.b ? 1 : 0;
-    } else {
-        char *msg = v.kind == CEL_ERROR
-                        ? gw_sprintf("cel evaluation error: expression '%s' resulted in error: %s",
-                                     w->cond_src[i], v.v.err)
-                        : gw_sprintf("cel evaluation error: expression '%s' eval result type "
-                                     "should be bool but got %s",
-                                     w->cond_src[i], cel_type_name(cel_value_type(&v)));
-        char *joined = *errors == NULL ? msg : gw_sprintf("%s, %s", *errors, msg);
-        if (joined != msg)
-            free(msg);
-        free(*errors);
-        *errors = joined;
-        (*n_errors)++;
-    }
+    else if (v.kind == CEL_ERROR)
+        gw_errlist_add(errs, "cel evaluation error: expression '%s' resulted in error: %s",
+                       w->cond_src[i], v.v.err);
+    else
+        gw_errlist_add(errs,
+                       "cel evaluation error: expression '%s' eval result type should be bool "
+                       "but got %s",
+                       w->cond_src[i], cel_type_name(cel_value_type(&v)));
     cel_arena_free(arena);
     return rc;
 }
@@ -292,22 +287,20 @@ condition(const webhook_t *w, size_t i, const json_t *spec, char **errors, int *
 static bool
 conditions_hold(const webhook_t *w, const json_t *spec, authz_done_cb cb, void *ctx)
 {
-    char *errors = NULL;
-    int n_errors = 0;
+    gw_errlist_t errs = {0};
+    char error[4096];
 
     for (size_t i = 0; i < w->n_conds; i++) {
-        if (condition(w, i, spec, &errors, &n_errors) == 0) {
-            free(errors);
+        if (condition(w, i, spec, &errs) == 0) {
+            gw_errlist_clear(&errs);
             cb(AUTHZ_NO_OPINION, "", NULL, ctx);
             return false;
         }
     }
-    if (errors == NULL)
+    if (errs.n == 0)
         return true;
-    char *error = n_errors > 1 ? gw_sprintf("[%s]", errors) : gw_strdup(errors);
+    gw_errlist_print(&errs, "", error, sizeof(error));
     cb(w->on_error, "", error, ctx);
-    free(error);
-    free(errors);
     return false;
 }
 
