@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run every test: start a shared etcd on free loopback ports, run the C test binaries and the
-# .t scripts under prove, stop what was started. KGATE_BUILD names the build to test.
+# Run the tests: start a shared etcd on free loopback ports, run the C test binaries and the
+# .t scripts under prove (those named as arguments, else all), stop what was started.
+# KGATE_BUILD names the build to test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export KGATE_BUILD=${KGATE_BUILD:-build/san}
@@ -18,11 +19,12 @@ etcd_start shared
 etcd_wait "$ETCD_URL"
 export KGATE_TEST_ETCD=$ETCD_URL
 
+# Arguments name the tests to run (binaries or .t scripts); without any, every test runs.
 # A binary with a .t script of the same name beside its source is driven by that script.
-tests=()
-while read -r bin; do
+tests=("$@")
+[[ $# -gt 0 ]] || while read -r bin; do
     [[ -f ${bin#"$KGATE_BUILD"/}.t ]] || tests+=("$bin")
 done < <(find "$KGATE_BUILD/tests" -type f -name 'test_*' -perm -u+x | sort)
-while read -r t; do tests+=("$t"); done < <(find tests -name '*.t' | sort)
+[[ $# -gt 0 ]] || while read -r t; do tests+=("$t"); done < <(find tests -name '*.t' | sort)
 
 prove --exec '' --timer "${tests[@]}"
