@@ -69,8 +69,12 @@ gw_api__negotiate(gw_req_t *r, gw_neg_endpoint_t ep, gw_negotiated_t *out)
     bool ok = gw_negotiate_accept(gw_req_header(r, "Accept"), ep, out);
     r->accept = out->media;
     r->table_version = out->media == GW_MEDIA_TABLE ? out->version : NULL;
-    r->pretty = out->pretty ||
-                gw_negotiate_pretty(gw_req_query(r, "pretty"), gw_req_header(r, "User-Agent"));
+    r->as = out->as;
+    r->as_version = out->as != GW_AS_OBJECT ? out->version : NULL;
+    /* Only text encodings are pretty-printed. */
+    r->pretty = out->media != GW_MEDIA_PROTOBUF &&
+                (out->pretty ||
+                 gw_negotiate_pretty(gw_req_query(r, "pretty"), gw_req_header(r, "User-Agent")));
     return ok;
 }
 
@@ -385,6 +389,16 @@ resolve(gw_req_t *r)
     return true;
 }
 
+/* Whether the answer's kind has a protobuf form (every built-in kind kube serves). */
+static bool
+has_protobuf(const gw_req_t *r)
+{
+    const gw_schema_t *s = r->subresource != NULL && r->subresource->schema != NULL
+                               ? r->subresource->schema
+                               : r->resource->schema;
+    return s != NULL && s->proto != NULL;
+}
+
 static gw_verdict_t
 f_serve(gw_req_t *r)
 {
@@ -400,6 +414,12 @@ f_serve(gw_req_t *r)
     }
     if (!resolve(r))
         return GW_DONE;
+    /* Kinds without a protobuf form (kube: custom resources) fall back to the client's next
+     * clause, or 406. */
+    if (r->accept == GW_MEDIA_PROTOBUF && !has_protobuf(r)) {
+        gw_negotiated_t n;
+        GW_API_REQ(r)->accept_ok = gw_api__negotiate(r, GW_NEG_RESOURCE_NO_PROTOBUF, &n);
+    }
     if (!GW_API_REQ(r)->accept_ok) {
         gw_api__reply_not_acceptable(r);
         return GW_DONE;

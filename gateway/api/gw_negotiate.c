@@ -134,17 +134,37 @@ param(const clause_t *c, const char *key)
 typedef struct {
     gw_neg_endpoint_t ep;
     const char *kind, *group, *versions[2];
+    gw_as_t as;
+    bool json_only; /* kube's Tables: JSON (kgate does not write Tables as YAML) */
 } conversion_t;
 
 static const conversion_t conversions[] = {
-    {GW_NEG_RESOURCE, "Table", "meta.k8s.io", {"v1", "v1beta1"}},
-    {GW_NEG_DISCOVERY, "APIGroupDiscoveryList", "apidiscovery.k8s.io", {"v2", "v2beta1"}},
+    {GW_NEG_RESOURCE, "Table", "meta.k8s.io", {"v1", "v1beta1"}, GW_AS_OBJECT, true},
+    {GW_NEG_RESOURCE,
+     "PartialObjectMetadata",
+     "meta.k8s.io",
+     {"v1", "v1beta1"},
+     GW_AS_PARTIAL,
+     false},
+    {GW_NEG_RESOURCE,
+     "PartialObjectMetadataList",
+     "meta.k8s.io",
+     {"v1", "v1beta1"},
+     GW_AS_PARTIAL_LIST,
+     false},
+    {GW_NEG_DISCOVERY,
+     "APIGroupDiscoveryList",
+     "apidiscovery.k8s.io",
+     {"v2", "v2beta1"},
+     GW_AS_OBJECT,
+     true},
 };
 
 /*
- * Whether the endpoint may serve the clause, filling the conversion into out. A clause that
- * names no conversion is fine anywhere but in the discovery pass; one that names a conversion
- * the endpoint does not offer is not (kube's AllowsMediaTypeTransform).
+ * Whether the endpoint may serve the clause, filling the conversion into out (whose media is
+ * the clause's). A clause that names no conversion is fine anywhere but in the discovery pass;
+ * one that names a conversion the endpoint does not offer in that media is not (kube's
+ * AllowsMediaTypeTransform).
  */
 static bool
 conversion(const clause_t *c, gw_neg_endpoint_t ep, gw_negotiated_t *out)
@@ -152,15 +172,20 @@ conversion(const clause_t *c, gw_neg_endpoint_t ep, gw_negotiated_t *out)
     span_t as = param(c, "as"), g = param(c, "g"), v = param(c, "v");
     if (as.s == NULL && g.s == NULL && v.s == NULL)
         return ep != GW_NEG_DISCOVERY;
+    if (ep == GW_NEG_RESOURCE_NO_PROTOBUF)
+        ep = GW_NEG_RESOURCE;
     for (size_t i = 0; i < sizeof(conversions) / sizeof(conversions[0]); i++) {
         const conversion_t *cv = &conversions[i];
-        if (cv->ep != ep || !span_eq(as, cv->kind) || !span_eq(g, cv->group))
+        if (cv->ep != ep || !span_eq(as, cv->kind) || !span_eq(g, cv->group) ||
+            (cv->json_only && out->media != GW_MEDIA_JSON))
             continue;
         for (size_t j = 0; j < 2; j++) {
             if (!span_eq(v, cv->versions[j]))
                 continue;
             out->version = cv->versions[j];
-            out->media = ep == GW_NEG_RESOURCE ? GW_MEDIA_TABLE : GW_MEDIA_JSON;
+            out->as = cv->as;
+            if (ep == GW_NEG_RESOURCE && cv->as == GW_AS_OBJECT)
+                out->media = GW_MEDIA_TABLE;
             out->aggregated = ep == GW_NEG_DISCOVERY;
             return true;
         }
@@ -168,23 +193,26 @@ conversion(const clause_t *c, gw_neg_endpoint_t ep, gw_negotiated_t *out)
     return false;
 }
 
-/* The first producible type for one clause, in the server's order: JSON, then YAML. */
+/* The first producible type for one clause, in the server's order: JSON, YAML, protobuf. */
 static bool
 match(const clause_t *c, gw_neg_endpoint_t ep, gw_negotiated_t *out)
 {
     static const struct {
         const char *subtype;
         gw_media_t media;
-    } produced[] = {{"json", GW_MEDIA_JSON}, {"yaml", GW_MEDIA_YAML}};
+    } produced[] = {{"json", GW_MEDIA_JSON},
+                    {"yaml", GW_MEDIA_YAML},
+                    {"vnd.kubernetes.protobuf", GW_MEDIA_PROTOBUF}};
     if (!span_is(c->type, "*") && !span_is(c->type, "application"))
         return false;
     for (size_t i = 0; i < sizeof(produced) / sizeof(produced[0]); i++) {
         if (!span_is(c->subtype, "*") && !span_is(c->subtype, produced[i].subtype))
             continue;
+        if (produced[i].media == GW_MEDIA_PROTOBUF && ep != GW_NEG_RESOURCE)
+            continue;
         *out = (gw_negotiated_t){.media = produced[i].media};
         out->pretty = span_eq(param(c, "pretty"), "1");
-        /* Tables and discovery lists are produced as JSON only. */
-        if (conversion(c, ep, out) && (out->version == NULL || i == 0))
+        if (conversion(c, ep, out))
             return true;
     }
     return false;

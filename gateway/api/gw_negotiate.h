@@ -8,10 +8,12 @@
  *
  * Accept: clauses are ordered by q (highest first), then concrete types before wildcards,
  * keeping the client's order otherwise; q=0 does not exclude a clause (kube ignores it for
- * matching). For each clause the first producible type wins, in the server's order JSON, YAML
- * (protobuf is not produced: a protobuf clause is skipped). Conversions (`as=...;g=...;v=...`)
- * are honoured only where the endpoint offers them; a clause asking for one it does not is
- * skipped, so the client's fallback clause decides.
+ * matching). For each clause the first producible type wins, in the server's order JSON, YAML,
+ * protobuf (resource endpoints of kinds with a protobuf form only). Conversions
+ * (`as=...;g=...;v=...`) are honoured only where the endpoint offers them, as kube's
+ * AllowsMediaTypeTransform: Tables in JSON, PartialObjectMetadata(List) in any type; a clause
+ * asking for one the endpoint does not offer is skipped, so the client's fallback clause
+ * decides.
  */
 
 #include <stdbool.h>
@@ -21,13 +23,16 @@
 /** What an endpoint can convert its answer to. */
 typedef enum {
     GW_NEG_PLAIN,     /* no conversions (/version, /openapi, ...) */
-    GW_NEG_RESOURCE,  /* resource endpoints: Table (meta.k8s.io v1, v1beta1) */
+    GW_NEG_RESOURCE,  /* resource endpoints: protobuf, Table and PartialObjectMetadata(List)
+                         (meta.k8s.io v1, v1beta1) */
+    GW_NEG_RESOURCE_NO_PROTOBUF, /* the same for a kind without a protobuf form */
     GW_NEG_DISCOVERY, /* /api and /apis: APIGroupDiscoveryList (apidiscovery.k8s.io v2,
                          v2beta1) */
 } gw_neg_endpoint_t;
 
 typedef struct {
-    gw_media_t media;    /* GW_MEDIA_JSON, GW_MEDIA_YAML or GW_MEDIA_TABLE */
+    gw_media_t media;    /* GW_MEDIA_JSON, _YAML, _PROTOBUF or _TABLE */
+    gw_as_t as;          /* a PartialObjectMetadata conversion (media JSON, YAML or PROTOBUF) */
     const char *version; /* the conversion's version ("v1", "v2beta1", ...), or NULL */
     bool aggregated;     /* an APIGroupDiscoveryList was asked for (media JSON) */
     bool pretty;         /* the clause carried pretty=1 */
@@ -40,10 +45,10 @@ typedef struct {
 bool gw_negotiate_accept(const char *accept, gw_neg_endpoint_t ep, gw_negotiated_t *out);
 
 /** The media types kgate produces, as kube lists them in a 406 message. */
-#define GW_NEG_PRODUCED "application/json, application/yaml"
+#define GW_NEG_PRODUCED "application/json, application/yaml, application/vnd.kubernetes.protobuf"
 
 /** The media types kgate streams watch events in, as kube lists them in a watch's 406. */
-#define GW_NEG_STREAMED "application/json"
+#define GW_NEG_STREAMED "application/json, application/vnd.kubernetes.protobuf"
 
 /** Request body types. */
 typedef enum {

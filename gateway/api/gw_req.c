@@ -17,6 +17,8 @@
 #include "gw_api_int.h"
 #include "gw_err.h"
 #include "gw_log.h"
+#include "gw_negotiate.h"
+#include "gw_partial.h"
 #include "gw_protobuf.h"
 #include "gw_yaml.h"
 
@@ -384,11 +386,26 @@ new_buffer(void)
     return b;
 }
 
-/* Encode doc as negotiated (JSON compact with kube's trailing newline, pretty JSON, YAML);
- * returns the content type. */
+/* Encode doc as negotiated (JSON compact with kube's trailing newline, pretty JSON, YAML,
+ * protobuf); returns the content type, or NULL when doc has no protobuf form. */
 static const char *
 encode(gw_req_t *r, const json_t *doc, struct evbuffer *out)
 {
+    if (r->accept == GW_MEDIA_PROTOBUF) {
+        const gw_schema_t *s = r->as == GW_AS_OBJECT || json_object_get(doc, "items") != NULL
+                                   ? NULL
+                                   : gw_partial_schema(false);
+        char err[256];
+        uint8_t *bytes;
+        size_t len;
+        if (gw_protobuf_encode_as(r->catalog, s, doc, &bytes, &len, err, sizeof(err)) != 0) {
+            gw_log_error(r->audit_id, "cannot encode an answer as protobuf: %s", err);
+            return NULL;
+        }
+        evbuffer_add(out, bytes, len);
+        free(bytes);
+        return GW_PROTOBUF_MEDIA_TYPE;
+    }
     if (r->accept == GW_MEDIA_YAML) {
         size_t len;
         char *y = gw_json_to_yaml(doc, &len);
@@ -407,11 +424,80 @@ encode(gw_req_t *r, const json_t *doc, struct evbuffer *out)
     return "application/json";
 }
 
+/* kube's Go type of an object as its transformObject names it: "*<package>.<Kind>". */
+static const char *
+go_type(gw_req_t *r, const json_t *doc)
+{
+    const char *av = json_string_value(json_object_get(doc, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    const char *slash = av != NULL ? strchr(av, '/') : NULL;
+    char group[254], pkg[64];
+
+    snprintf(group, sizeof(group), "%.*s", slash != NULL ? (int)(slash - av) : 0, av ? av : "");
+    return gw_arena_sprintf(r->arena, "*%s.%s", gw_partial_go_package(group, pkg),
+                            kind ? kind : "");
+}
+
+/* The document the answer carries: doc itself, or its PartialObjectMetadata(List) view when
+ * asked (a Status stays a Status, as in kube). NULL after answering 406 for a view that does
+ * not fit (an object for a list, a list for an object). Takes doc's reference. */
+static json_t *
+as_requested(gw_req_t *r, json_t *doc)
+{
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    bool list = json_is_array(json_object_get(doc, "items"));
+    json_t *view, *items;
+    size_t i;
+
+    if (r->as == GW_AS_OBJECT || (kind != NULL && strcmp(kind, "Status") == 0))
+        return doc;
+    if (list != (r->as == GW_AS_PARTIAL_LIST)) {
+        const char *type = go_type(r, doc);
+        json_decref(doc);
+        r->as = GW_AS_OBJECT;
+        gw_reply_status(r, 406, "NotAcceptable", NULL,
+                        list ? "you requested PartialObjectMetadata, but the requested object is "
+                               "a list (%s)"
+                             : "you requested PartialObjectMetadataList, but the requested "
+                               "object is not a list (%s)",
+                        type);
+        return NULL;
+    }
+    if (!list) {
+        view = gw_partial_object(doc, r->as_version);
+    } else {
+        view = json_pack("{s:s,s:s,s:O,s:[]}", "kind", "PartialObjectMetadataList", "apiVersion",
+                         gw_partial_api_version(r->as_version), "metadata",
+                         json_object_get(doc, "metadata"), "items");
+        json_array_foreach(json_object_get(doc, "items"), i, items) json_array_append_new(
+            json_object_get(view, "items"), gw_partial_object(items, r->as_version));
+    }
+    json_decref(doc);
+    return view;
+}
+
 void
 gw_reply_json(gw_req_t *r, int code, json_t *doc)
 {
     struct evbuffer *out = new_buffer();
-    const char *type = encode(r, doc, out);
+    const char *type;
+
+    doc = as_requested(r, doc);
+    if (doc == NULL) {
+        evbuffer_free(out);
+        return;
+    }
+    type = encode(r, doc, out);
+    if (type == NULL) {
+        /* A document its protobuf facts do not describe: a defect; answered in JSON. */
+        evbuffer_drain(out, evbuffer_get_length(out));
+        r->accept = GW_MEDIA_JSON;
+        r->as = GW_AS_OBJECT;
+        json_decref(doc);
+        evbuffer_free(out);
+        gw_reply_error(r, GW_EINTERNAL, NULL);
+        return;
+    }
     json_decref(doc);
     send_reply(r, code, type, out);
     evbuffer_free(out);
@@ -420,7 +506,7 @@ gw_reply_json(gw_req_t *r, int code, json_t *doc)
 void
 gw_reply_json_bytes(gw_req_t *r, int code, const char *json, size_t len)
 {
-    if (r->accept == GW_MEDIA_YAML || r->pretty) {
+    if (r->accept != GW_MEDIA_JSON || r->pretty || r->as != GW_AS_OBJECT) {
         json_error_t jerr;
         json_t *doc = json_loadb(json, len, JSON_DECODE_ANY, &jerr);
         if (doc == NULL) {

@@ -42,10 +42,17 @@ struct gw_watch_local;
 typedef enum {
     GW_MEDIA_JSON,
     GW_MEDIA_YAML,
-    GW_MEDIA_PROTOBUF, /* application/vnd.kubernetes.protobuf (later) */
+    GW_MEDIA_PROTOBUF, /* application/vnd.kubernetes.protobuf (kinds with a protobuf form) */
     GW_MEDIA_TABLE,    /* application/json;as=Table;g=meta.k8s.io;v=v1 (or v1beta1) */
     GW_MEDIA_TEXT,     /* text/plain (health) */
 } gw_media_t;
+
+/** What a resource answer is converted to before it is encoded. */
+typedef enum {
+    GW_AS_OBJECT,       /* the object or list itself */
+    GW_AS_PARTIAL,      /* PartialObjectMetadata: one object's metadata (get, watch events) */
+    GW_AS_PARTIAL_LIST, /* PartialObjectMetadataList (list) */
+} gw_as_t;
 
 typedef struct gw_req gw_req_t;
 
@@ -69,6 +76,8 @@ struct gw_req {
 
     gw_media_t accept;         /* negotiated response type */
     const char *table_version; /* "v1" or "v1beta1" when accept is GW_MEDIA_TABLE */
+    gw_as_t as;                /* a PartialObjectMetadata answer */
+    const char *as_version;    /* its meta.k8s.io version ("v1", "v1beta1") */
     bool pretty;               /* ?pretty=true or a browser-like Accept */
     bool gzip;                 /* the client accepts gzip and compression is enabled */
 

@@ -67,6 +67,33 @@ int gw_protobuf_encode(const gw_catalog_t *c, const json_t *doc, uint8_t **out, 
                        char *err, size_t err_len);
 
 /**
+ * gw_protobuf_encode with the kind's schema given (s must have protobuf facts): for kinds the
+ * catalog does not name, such as PartialObjectMetadata. typeMeta still comes from doc.
+ * Thread: any.
+ */
+int gw_protobuf_encode_as(const gw_catalog_t *c, const gw_schema_t *s, const json_t *doc,
+                          uint8_t **out, size_t *len, char *err, size_t err_len);
+
+/* Room for an envelope's head: apiVersion and kind are at most 253 + 63 bytes each. */
+#define GW_PROTOBUF_HEAD_MAX 768
+
+/* What follows raw in every envelope kube writes: empty contentEncoding and contentType. */
+#define GW_PROTOBUF_ENVELOPE_TAIL "\x1a\x00\x22\x00"
+#define GW_PROTOBUF_ENVELOPE_TAIL_LEN 4
+
+/**
+ * The envelope up to its raw bytes ("k8s\0", typeMeta, raw's tag and length raw_len), for an
+ * answer written piece by piece (a streamed list): head, raw_len bytes of message, then
+ * GW_PROTOBUF_ENVELOPE_TAIL. Returns the head's length (0 when apiVersion and kind are too long
+ * to fit out). Thread: any.
+ */
+size_t gw_protobuf_envelope_head(const char *api_version, const char *kind, size_t raw_len,
+                                 uint8_t out[GW_PROTOBUF_HEAD_MAX]);
+
+/** A length-delimited field's tag and length (at most 16 bytes); returns its length. */
+size_t gw_protobuf_field_head(int number, size_t len, uint8_t out[16]);
+
+/**
  * One frame of a protobuf watch stream (GW_PROTOBUF_WATCH_MEDIA_TYPE), as kube-apiserver
  * writes it: a 4-byte big-endian length, then metav1.WatchEvent {type=1, object=2 {raw=1: the
  * object's envelope}} without an envelope of its own. type is "ADDED", "MODIFIED", "DELETED",
@@ -75,6 +102,11 @@ int gw_protobuf_encode(const gw_catalog_t *c, const json_t *doc, uint8_t **out, 
  */
 int gw_protobuf_encode_watch_event(const gw_catalog_t *c, const char *type, const json_t *object,
                                    uint8_t **out, size_t *len, char *err, size_t err_len);
+
+/** gw_protobuf_encode_watch_event with the object's schema given, as gw_protobuf_encode_as. */
+int gw_protobuf_encode_watch_event_as(const gw_catalog_t *c, const gw_schema_t *s, const char *type,
+                                      const json_t *object, uint8_t **out, size_t *len, char *err,
+                                      size_t err_len);
 
 /**
  * Decode one message of schema s (no envelope; kube's "raw" protobuf). c resolves embedded

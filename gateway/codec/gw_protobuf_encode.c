@@ -378,7 +378,8 @@ pbe_entry(pbe_t *e, const gw_proto_field_t *pf, const char *key, const json_t *v
     bool ok = true;
 
     gw_protobuf__put_bytes(&e->out, 1, key, pbe_key_len(key));
-    if (vs->type == GW_SCHEMA_ARRAY && gw_protobuf__wire_type(vs) == GW_PROTO_PLAIN && !json_is_null(v)) {
+    if (vs->type == GW_SCHEMA_ARRAY && gw_protobuf__wire_type(vs) == GW_PROTO_PLAIN &&
+        !json_is_null(v)) {
         if (!json_is_array(v))
             return pbe_type_error(e, pf->field->name, "a map of lists");
         inner = gw_protobuf__begin(&e->out, 2);
@@ -472,6 +473,17 @@ pbe_finish(pbe_t *e, bool ok, uint8_t **out, size_t *len)
     return 0;
 }
 
+/* doc's apiVersion and kind. */
+static bool
+pbe_type_meta(pbe_t *e, const json_t *doc, const char **api_version, const char **kind)
+{
+    *api_version = json_string_value(json_object_get(doc, "apiVersion"));
+    *kind = json_string_value(json_object_get(doc, "kind"));
+    if (!json_is_object(doc) || *api_version == NULL || *kind == NULL)
+        return pbe_fail(e, "protobuf: the object names no apiVersion and kind");
+    return true;
+}
+
 /* The schema of doc's apiVersion and kind. */
 static const gw_schema_t *
 pbe_kind_schema(pbe_t *e, const json_t *doc, const char **api_version, const char **kind)
@@ -480,10 +492,8 @@ pbe_kind_schema(pbe_t *e, const json_t *doc, const char **api_version, const cha
     char *group;
     const gw_schema_t *s;
 
-    *api_version = json_string_value(json_object_get(doc, "apiVersion"));
-    *kind = json_string_value(json_object_get(doc, "kind"));
-    if (!json_is_object(doc) || *api_version == NULL || *kind == NULL)
-        return pbe_fail(e, "protobuf: the object names no apiVersion and kind"), NULL;
+    if (!pbe_type_meta(e, doc, api_version, kind))
+        return NULL;
     slash = strchr(*api_version, '/');
     group = gw_strndup(*api_version, slash ? (size_t)(slash - *api_version) : 0);
     s = gw_catalog_kind_schema(e->catalog, group, slash ? slash + 1 : *api_version, *kind);
@@ -494,43 +504,93 @@ pbe_kind_schema(pbe_t *e, const json_t *doc, const char **api_version, const cha
 }
 
 /* "k8s\0" and runtime.Unknown {typeMeta=1, raw=2, contentEncoding=3, contentType=4}, the
-   empty strings included, as kube-apiserver's serializer writes them. */
+   empty strings included, as kube-apiserver's serializer writes them. s is the kind's schema,
+   or NULL to find it from doc's apiVersion and kind. */
 static bool
-pbe_envelope(pbe_t *e, const json_t *doc)
+pbe_envelope(pbe_t *e, const gw_schema_t *s, const json_t *doc)
 {
     const char *api_version, *kind;
-    const gw_schema_t *s = pbe_kind_schema(e, doc, &api_version, &kind);
+    uint8_t head[GW_PROTOBUF_HEAD_MAX];
     size_t start;
     bool ok;
 
     if (s == NULL)
+        s = pbe_kind_schema(e, doc, &api_version, &kind);
+    else if (!pbe_type_meta(e, doc, &api_version, &kind) || s->proto == NULL)
+        s = NULL;
+    if (s == NULL)
         return false;
-    gw_protobuf__put(&e->out, GW_PB_MAGIC, GW_PB_MAGIC_LEN);
-    start = gw_protobuf__begin(&e->out, 1);
-    gw_protobuf__put_bytes(&e->out, 1, api_version, strlen(api_version));
-    gw_protobuf__put_bytes(&e->out, 2, kind, strlen(kind));
-    gw_protobuf__end(&e->out, start);
-    start = gw_protobuf__begin(&e->out, 2);
+    /* The raw field's length is put right once the message is written. */
+    gw_protobuf__put(&e->out, head, gw_protobuf_envelope_head(api_version, kind, 0, head) - 1);
+    start = e->out.len;
     ok = pbe_message(e, s, s->proto, doc);
     gw_protobuf__end(&e->out, start);
-    gw_protobuf__put_bytes(&e->out, 3, "", 0);
-    gw_protobuf__put_bytes(&e->out, 4, "", 0);
+    gw_protobuf__put(&e->out, GW_PROTOBUF_ENVELOPE_TAIL, GW_PROTOBUF_ENVELOPE_TAIL_LEN);
     return ok;
+}
+
+size_t
+gw_protobuf_envelope_head(const char *api_version, const char *kind, size_t raw_len,
+                          uint8_t out[GW_PROTOBUF_HEAD_MAX])
+{
+    gw_protobuf__buf_t b = {0};
+    size_t start, n;
+
+    gw_protobuf__put(&b, GW_PB_MAGIC, GW_PB_MAGIC_LEN);
+    start = gw_protobuf__begin(&b, 1);
+    gw_protobuf__put_bytes(&b, 1, api_version, strlen(api_version));
+    gw_protobuf__put_bytes(&b, 2, kind, strlen(kind));
+    gw_protobuf__end(&b, start);
+    gw_protobuf__put_tag(&b, 2, GW_PB_BYTES);
+    gw_protobuf__put_varint(&b, raw_len);
+    n = b.len < GW_PROTOBUF_HEAD_MAX ? b.len : 0;
+    memcpy(out, b.buf, n);
+    free(b.buf);
+    return n;
+}
+
+size_t
+gw_protobuf_field_head(int number, size_t len, uint8_t out[16])
+{
+    gw_protobuf__buf_t b = {0};
+    size_t n;
+
+    gw_protobuf__put_tag(&b, number, GW_PB_BYTES);
+    gw_protobuf__put_varint(&b, len);
+    n = b.len;
+    memcpy(out, b.buf, n);
+    free(b.buf);
+    return n;
 }
 
 int
 gw_protobuf_encode(const gw_catalog_t *c, const json_t *doc, uint8_t **out, size_t *len, char *err,
                    size_t err_len)
 {
+    return gw_protobuf_encode_as(c, NULL, doc, out, len, err, err_len);
+}
+
+int
+gw_protobuf_encode_as(const gw_catalog_t *c, const gw_schema_t *s, const json_t *doc, uint8_t **out,
+                      size_t *len, char *err, size_t err_len)
+{
     pbe_t e;
 
     pbe_init(&e, c, err, err_len);
-    return pbe_finish(&e, pbe_envelope(&e, doc), out, len);
+    return pbe_finish(&e, pbe_envelope(&e, s, doc), out, len);
 }
 
 int
 gw_protobuf_encode_watch_event(const gw_catalog_t *c, const char *type, const json_t *object,
                                uint8_t **out, size_t *len, char *err, size_t err_len)
+{
+    return gw_protobuf_encode_watch_event_as(c, NULL, type, object, out, len, err, err_len);
+}
+
+int
+gw_protobuf_encode_watch_event_as(const gw_catalog_t *c, const gw_schema_t *s, const char *type,
+                                  const json_t *object, uint8_t **out, size_t *len, char *err,
+                                  size_t err_len)
 {
     pbe_t e;
     size_t event, raw;
@@ -541,7 +601,7 @@ gw_protobuf_encode_watch_event(const gw_catalog_t *c, const char *type, const js
     gw_protobuf__put_bytes(&e.out, 1, type, strlen(type));
     event = gw_protobuf__begin(&e.out, 2);
     raw = gw_protobuf__begin(&e.out, 1);
-    ok = pbe_envelope(&e, object);
+    ok = pbe_envelope(&e, s, object);
     gw_protobuf__end(&e.out, raw);
     gw_protobuf__end(&e.out, event);
     for (int i = 0; i < 4; i++)

@@ -281,6 +281,37 @@ typedef void (*gw_list_done_fn)(gw_req_t *r, const gw_buf_t *body, json_t *table
  */
 void gw_registry__list_run(gw_req_t *r, bool table, bool names, gw_list_done_fn done, void *arg);
 
+/* ---- list answers piece by piece (gw_registry_items.c) ------------------------------------ */
+
+/** How a list answer is written: JSON or protobuf, of the objects or their metadata. */
+typedef struct {
+    gw_req_t *r;
+    bool protobuf;                  /* the protobuf envelope; else JSON */
+    bool partial;                   /* PartialObjectMetadataList */
+    const char *kind;               /* the list's kind ("ConfigMapList") */
+    const char *api_version;        /* and apiVersion */
+    const gw_schema_t *item_schema; /* protobuf: each item's message */
+} gw_items_t;
+
+/** The list form r negotiated (JSON or protobuf, PartialObjectMetadataList or not) when
+ *  `negotiated`, else plain JSON of the objects (answers that are re-encoded later). */
+void gw_registry__items_init(gw_items_t *it, gw_req_t *r, bool negotiated);
+
+/** Append one stored object to b as an item (after a comma in JSON when b is not empty);
+ *  false when its bytes cannot be read or encoded. Thread: r's worker. */
+bool gw_registry__items_add(const gw_items_t *it, gw_buf_t *b, const gw_obj_t *obj);
+
+/** Append the answer's head: JSON up to "items":[; protobuf the envelope's head, whose raw
+ *  length counts the ListMeta and items_len bytes of items, then the ListMeta. */
+void gw_registry__items_head(const gw_items_t *it, gw_buf_t *b, const json_t *meta,
+                             size_t items_len);
+
+/** Append what closes the answer after its items. */
+void gw_registry__items_tail(const gw_items_t *it, gw_buf_t *b);
+
+/** The answer's Content-Type. */
+const char *gw_registry__items_type(const gw_items_t *it);
+
 /** The request's labelSelector and fieldSelector (field keys checked against the kind's
  *  selectable fields); false after answering 400 (what was parsed is left in the selectors for
  *  the caller to clear). */

@@ -16,6 +16,11 @@
  * stream is cut short, and the client's decoder reports the truncated document. Smaller
  * answers, answers with a limit (their continue token is known last), Tables and YAML are
  * built whole and answered with a length.
+ *
+ * The list verb writes its items in the negotiated form as they are read (gw_registry_items.c):
+ * JSON or protobuf, objects or PartialObjectMetadata. A protobuf answer's envelope states its
+ * length before the items, so one that outgrows STREAM_MIN is read twice at its revision: a
+ * first pass encodes and counts the items without keeping them, the second streams them.
  */
 #include "gw_registry_int.h"
 
@@ -33,6 +38,7 @@
 #include "gw_continue.h"
 #include "gw_err.h"
 #include "gw_log.h"
+#include "gw_partial.h"
 #include "gw_selector.h"
 
 /* Items read from etcd per round trip. */
@@ -55,7 +61,8 @@ struct gw_lister {
     const char *prefix; /* the collection's relative prefix */
     const char *start;  /* where the next chunk starts (NULL: the prefix) */
     int64_t count;      /* items taken */
-    gw_buf_t items;     /* "item,item,..." (streamed: those not yet sent) */
+    gw_items_t form;    /* how items are written (the list verb: as negotiated) */
+    gw_buf_t items;     /* the items taken (streamed: those not yet sent) */
     json_t *docs;       /* the items as documents, for a Table */
     json_t *names;      /* the items' names, when asked */
     char *token;        /* the answer's continue token */
@@ -70,9 +77,11 @@ struct gw_lister {
     bool no_wait;         /* told to stop: never wait for the client again */
     struct evbuffer *out; /* what goes out next */
     z_stream *z;          /* gzip, when the client accepts it */
+    /* a streamed protobuf answer: the first pass only counts the items' bytes */
+    bool sizing;
+    size_t sized;      /* the items' bytes counted by the first pass */
+    size_t sent_bytes; /* the items' bytes the second pass sent */
 };
-
-static void fetch(gw_lister_t *l);
 
 static void
 lister_free(void *p)
@@ -381,13 +390,10 @@ take(gw_lister_t *l, const gw_obj_t *obj)
     l->count++;
     if (l->names != NULL)
         json_array_append_new(l->names, json_string(gw_objmeta_str(doc, "name")));
-    if (l->docs != NULL) {
+    if (l->docs != NULL)
         json_array_append(l->docs, doc);
-    } else {
-        if (l->items.len > 0)
-            gw_registry__buf_add(&l->items, ",", 1);
-        ok = gw_registry__buf_obj(&l->items, obj);
-    }
+    else
+        ok = gw_registry__items_add(&l->form, &l->items, obj);
     json_decref(doc);
     return ok;
 }
@@ -406,23 +412,22 @@ list_meta(gw_lister_t *l)
     return meta;
 }
 
-/* The answer up to its items: {"kind":"<Kind>List","apiVersion":...,"metadata":...,"items":[ */
-static void
-add_head(gw_lister_t *l, gw_buf_t *b, const json_t *meta)
-{
-    char *text = json_dumps(meta, JSON_COMPACT);
-
-    gw_registry__buf_str(b, "{\"kind\":\"");
-    gw_registry__buf_str(b, l->r->resource->list_kind);
-    gw_registry__buf_str(b, "\",\"apiVersion\":\"");
-    gw_registry__buf_str(b, gw_registry__api_version(l->r));
-    gw_registry__buf_str(b, "\",\"metadata\":");
-    gw_registry__buf_str(b, text);
-    gw_registry__buf_str(b, ",\"items\":[");
-    free(text);
-}
-
 static void stream_finish(gw_lister_t *l);
+static void stream_start(gw_lister_t *l);
+static void fetch(gw_lister_t *l);
+
+/* The first pass of a streamed protobuf answer is over: its length is known, so the answer
+ * starts, and the second pass reads the collection again at the same revision. */
+static void
+sized(gw_lister_t *l)
+{
+    l->sized += l->items.len;
+    l->items.len = 0;
+    l->sizing = false;
+    stream_start(l);
+    l->start = NULL;
+    fetch(l);
+}
 
 static void
 finish(gw_lister_t *l)
@@ -430,6 +435,10 @@ finish(gw_lister_t *l)
     json_t *meta;
     gw_buf_t body = {0};
 
+    if (l->sizing) {
+        sized(l);
+        return;
+    }
     if (l->streaming) {
         stream_finish(l);
         return;
@@ -440,9 +449,9 @@ finish(gw_lister_t *l)
         json_decref(meta);
         return;
     }
-    add_head(l, &body, meta);
+    gw_registry__items_head(&l->form, &body, meta, l->items.len);
     gw_registry__buf_add(&body, l->items.data ? l->items.data : "", l->items.len);
-    gw_registry__buf_str(&body, "]}");
+    gw_registry__items_tail(&l->form, &body);
     json_decref(meta);
     l->done(l->r, &body, NULL, NULL, l->names, l->arg);
     free(body.data);
@@ -540,9 +549,10 @@ stream_items(gw_lister_t *l)
     size_t at = 0;
 
     if (!l->r->pretty && l->items.len > 0) {
-        if (l->sent_item)
+        if (l->sent_item && !l->form.protobuf)
             stream_put(l, ",", 1, false);
         stream_put(l, l->items.data, l->items.len, false);
+        l->sent_bytes += l->items.len;
         l->sent_item = true;
     }
     while (l->r->pretty && at < l->items.len) {
@@ -572,12 +582,19 @@ static void
 stream_finish(gw_lister_t *l)
 {
     const char *end = l->r->pretty ? "\n  ]\n}" : "]}\n";
+    gw_buf_t tail = {0};
 
-    if (!stream_items(l)) {
+    if (!stream_items(l) || (l->form.protobuf && l->sent_bytes != l->sized)) {
         stream_cut(l, GW_EINTERNAL);
         return;
     }
-    stream_put(l, end, strlen(end), true);
+    if (l->form.protobuf) {
+        gw_registry__items_tail(&l->form, &tail);
+        stream_put(l, tail.data, tail.len, true);
+        free(tail.data);
+    } else {
+        stream_put(l, end, strlen(end), true);
+    }
     gw_stream_write(l->r, l->out, NULL, NULL);
     gw_stream_end(l->r);
 }
@@ -627,12 +644,13 @@ stream_page(gw_lister_t *l)
     fetch(l);
 }
 
-/* Whether the answer goes out streamed from here on: JSON, without a limit (so its ListMeta is
- * the revision alone, known now), with more gathered than is worth holding. */
+/* Whether the answer goes out streamed from here on: JSON or protobuf, without a limit (so its
+ * ListMeta is the revision alone, known now), with more gathered than is worth holding. */
 static bool
 streamable(const gw_lister_t *l)
 {
-    return l->may_stream && l->limit == 0 && l->r->accept == GW_MEDIA_JSON &&
+    return l->may_stream && l->limit == 0 &&
+           (l->r->accept == GW_MEDIA_JSON || l->r->accept == GW_MEDIA_PROTOBUF) &&
            evhttp_request_get_command(l->r->http) == EVHTTP_REQ_GET && l->items.len >= STREAM_MIN;
 }
 
@@ -640,8 +658,8 @@ streamable(const gw_lister_t *l)
 static void
 add_pretty_head(gw_lister_t *l, gw_buf_t *b, json_t *meta)
 {
-    json_t *doc = json_pack("{s:s,s:s,s:O}", "kind", l->r->resource->list_kind, "apiVersion",
-                            gw_registry__api_version(l->r), "metadata", meta);
+    json_t *doc = json_pack("{s:s,s:s,s:O}", "kind", l->form.kind, "apiVersion",
+                            l->form.api_version, "metadata", meta);
     char *text = json_dumps(doc, JSON_INDENT(2));
 
     gw_registry__buf_add(b, text, strlen(text) - 2); /* without its closing "\n}" */
@@ -668,11 +686,11 @@ stream_start(gw_lister_t *l)
         gw_req_set_header(l->r, "Content-Encoding", "gzip");
         gw_req_set_header(l->r, "Vary", "Accept-Encoding");
     }
-    gw_stream_start(l->r, "application/json", on_stop, l);
-    if (l->r->pretty)
+    gw_stream_start(l->r, gw_registry__items_type(&l->form), on_stop, l);
+    if (l->r->pretty && !l->form.protobuf)
         add_pretty_head(l, &head, meta);
     else
-        add_head(l, &head, meta);
+        gw_registry__items_head(&l->form, &head, meta, l->sized);
     stream_put(l, head.data, head.len, false);
     free(head.data);
     json_decref(meta);
@@ -697,8 +715,16 @@ static void
 next_page(gw_lister_t *l, const char *next_key)
 {
     l->start = gw_arena_strdup(l->r->arena, next_key);
-    if (!l->streaming && streamable(l))
-        stream_start(l);
+    if (!l->streaming && !l->sizing && streamable(l)) {
+        if (l->form.protobuf)
+            l->sizing = true;
+        else
+            stream_start(l);
+    }
+    if (l->sizing) {
+        l->sized += l->items.len;
+        l->items.len = 0;
+    }
     if (l->streaming)
         stream_page(l);
     else
@@ -722,7 +748,7 @@ got_page(int err, const gw_list_page_t *page, void *arg)
             return;
         err = GW_EFUTUREREV;
     }
-    if (err == 0 && l->streaming && l->r->gone)
+    if (err == 0 && (l->streaming || l->sizing) && l->r->gone)
         err = GW_ECANCELED; /* nobody to read the rest for */
     if (err != 0) {
         list_fail(l, err);
@@ -795,6 +821,7 @@ list_start(gw_req_t *r, bool table, bool names, bool may_stream, gw_list_done_fn
     l->may_stream = may_stream;
     l->docs = table ? json_array() : NULL;
     l->names = names ? json_array() : NULL;
+    gw_registry__items_init(&l->form, r, may_stream);
     gw_arena_defer(r->arena, lister_free, l);
     if (!parse_selectors(l))
         return;
@@ -821,8 +848,15 @@ reply_list(gw_req_t *r, const gw_buf_t *body, json_t *docs, json_t *meta, json_t
 {
     json_t *table;
 
+    gw_items_t form;
+
     (void)names;
     (void)arg;
+    gw_registry__items_init(&form, r, true);
+    if (body != NULL && (form.protobuf || (r->accept == GW_MEDIA_JSON && !r->pretty))) {
+        gw_reply_raw(r, 200, gw_registry__items_type(&form), body->data, body->len);
+        return;
+    }
     if (body != NULL) {
         gw_reply_json_bytes(r, 200, body->data, body->len);
         return;
@@ -839,5 +873,14 @@ gw_registry__list(gw_req_t *r)
 {
     bool table = r->accept == GW_MEDIA_TABLE;
 
+    char pkg[64];
+
+    if (r->as == GW_AS_PARTIAL) {
+        gw_reply_status(r, 406, "NotAcceptable", NULL,
+                        "you requested PartialObjectMetadata, but the requested object is a list "
+                        "(*%s.%s)",
+                        gw_partial_go_package(r->resource->group, pkg), r->resource->list_kind);
+        return;
+    }
     list_start(r, table, false, !table, reply_list, NULL);
 }

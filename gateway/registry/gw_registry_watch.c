@@ -25,9 +25,12 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_log.h"
 #include "gw_negotiate.h"
+#include "gw_partial.h"
+#include "gw_protobuf.h"
 #include "gw_table.h"
 #include "gw_watch.h"
 
@@ -36,6 +39,7 @@
 #define MIN_REQUEST_TIMEOUT_S 1800   /* kube-apiserver's --min-request-timeout */
 #define SLOW_WAIT_S 10               /* how long a paused watch waits for its client */
 #define CONTENT_TYPE "application/json;stream=watch"
+#define PROTOBUF_CONTENT_TYPE GW_PROTOBUF_WATCH_MEDIA_TYPE
 #define INITIAL_EVENTS_END "k8s.io/initial-events-end"
 
 typedef struct {
@@ -57,6 +61,8 @@ typedef struct {
     bool table;                     /* events carry Tables */
     gw_table_include_t include;
     bool table_headers; /* a Table with column definitions went out */
+    bool protobuf;      /* events are protobuf frames (else JSON lines) */
+    bool partial;       /* objects go out as PartialObjectMetadata */
     struct evbuffer *out;
     gw_watcher_t *w;
     struct event *timer;
@@ -119,21 +125,117 @@ flush(watch_t *st)
     gw_stream_write(st->r, st->out, NULL, NULL);
 }
 
-static void
-add_line(watch_t *st, const char *type, const char *obj, size_t len)
+/* The event forms shared through gw_wev_form, one slot each (v1beta1 views are not shared). */
+enum {
+    FORM_PROTOBUF,
+    FORM_PARTIAL_JSON,
+    FORM_PARTIAL_PROTOBUF,
+};
+
+/* One event in the watch's form, into new bytes: a JSON line, or a protobuf frame (kube's
+ * length-prefixed WatchEvent); objects other than a Status as PartialObjectMetadata when
+ * asked. NULL when the object has no protobuf form. */
+static char *
+encode_event(const watch_t *st, const char *type, const json_t *doc, size_t *len)
 {
-    evbuffer_add_printf(st->out, "{\"type\":\"%s\",\"object\":", type);
-    evbuffer_add(st->out, obj, len);
-    evbuffer_add(st->out, "}\n", 2);
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    bool partial = st->partial && (kind == NULL || strcmp(kind, "Status") != 0);
+    json_t *view = partial ? gw_partial_object(doc, st->r->as_version) : json_incref((json_t *)doc);
+    char err[256], *out = NULL, *text;
+    uint8_t *bytes;
+
+    if (st->protobuf) {
+        if (gw_protobuf_encode_watch_event_as(st->r->catalog,
+                                              partial ? gw_partial_schema(false) : NULL, type, view,
+                                              &bytes, len, err, sizeof(err)) == 0)
+            out = (char *)bytes;
+        else
+            gw_log_error(st->r->audit_id, "cannot encode a watch event as protobuf: %s", err);
+    } else {
+        text = json_dumps(view, JSON_COMPACT);
+        out = gw_sprintf("{\"type\":\"%s\",\"object\":%s}\n", type, text);
+        *len = strlen(out);
+        free(text);
+    }
+    json_decref(view);
+    return out;
 }
 
-static void
+/* Whether events go out as the shared JSON lines, untouched. */
+static bool
+plain(const watch_t *st)
+{
+    return !st->protobuf && !st->partial && !st->table;
+}
+
+static bool
 add_doc(watch_t *st, const char *type, const json_t *doc)
 {
-    char *text = json_dumps(doc, JSON_COMPACT);
+    size_t len;
+    char *bytes = encode_event(st, type, doc, &len);
 
-    add_line(st, type, text, strlen(text));
-    free(text);
+    if (bytes == NULL)
+        return false;
+    evbuffer_add(st->out, bytes, len);
+    free(bytes);
+    return true;
+}
+
+static bool
+add_line(watch_t *st, const char *type, const char *obj, size_t len)
+{
+    json_t *doc;
+    bool ok;
+
+    if (plain(st)) {
+        evbuffer_add_printf(st->out, "{\"type\":\"%s\",\"object\":", type);
+        evbuffer_add(st->out, obj, len);
+        evbuffer_add(st->out, "}\n", 2);
+        return true;
+    }
+    doc = json_loadb(obj, len, 0, NULL);
+    ok = doc != NULL && add_doc(st, type, doc);
+    json_decref(doc);
+    return ok;
+}
+
+/* gw_wev_form's maker: the event in this watch's form. */
+static char *
+make_form(const gw_wev_t *e, void *ctx, size_t *len)
+{
+    static const char *const types[] = {[GW_WATCH_ADDED] = "ADDED",
+                                        [GW_WATCH_MODIFIED] = "MODIFIED",
+                                        [GW_WATCH_DELETED] = "DELETED"};
+    json_t *doc = json_loadb(e->obj, e->obj_len, 0, NULL);
+    char *out = doc != NULL ? encode_event(ctx, types[e->type], doc, len) : NULL;
+
+    json_decref(doc);
+    return out;
+}
+
+/* A change as it happened, shared with every watcher of the same form: the JSON line, or a
+ * form made once per event. */
+static bool
+add_shared(watch_t *st, const gw_wev_t *e)
+{
+    gw_wev_t *ev = (gw_wev_t *)e;
+    int slot =
+        st->partial ? (st->protobuf ? FORM_PARTIAL_PROTOBUF : FORM_PARTIAL_JSON) : FORM_PROTOBUF;
+    const char *bytes = e->line;
+    size_t len = e->line_len;
+
+    if (st->partial && strcmp(st->r->as_version, "v1") != 0)
+        return add_line(st,
+                        e->type == GW_WATCH_ADDED      ? "ADDED"
+                        : e->type == GW_WATCH_MODIFIED ? "MODIFIED"
+                                                       : "DELETED",
+                        e->obj, e->obj_len);
+    if (!plain(st))
+        bytes = gw_wev_form(ev, slot, make_form, st, &len);
+    if (bytes == NULL)
+        return false;
+    evbuffer_add_reference(st->out, bytes, len, gw_wev_unref_cleanup, gw_wev_ref(ev));
+    return true;
 }
 
 /* kube's watch of Tables: one Table per event; only the first carries column definitions. */
@@ -141,6 +243,7 @@ static bool
 add_table(watch_t *st, const char *type, const char *obj, size_t len)
 {
     json_t *doc = json_loadb(obj, len, 0, NULL), *items, *meta, *table;
+    bool ok;
 
     if (doc == NULL)
         return false;
@@ -152,11 +255,11 @@ add_table(watch_t *st, const char *type, const char *obj, size_t len)
     if (st->table_headers)
         json_object_set_new(table, "columnDefinitions", json_null());
     st->table_headers = true;
-    add_doc(st, type, table);
+    ok = add_doc(st, type, table);
     json_decref(table);
     json_decref(meta);
     json_decref(items);
-    return true;
+    return ok;
 }
 
 /* One object event of `type` with the object's encoded bytes. */
@@ -165,8 +268,7 @@ add_object(watch_t *st, const char *type, const char *obj, size_t len)
 {
     if (st->table)
         return add_table(st, type, obj, len);
-    add_line(st, type, obj, len);
-    return true;
+    return add_line(st, type, obj, len);
 }
 
 static void
@@ -283,11 +385,8 @@ add_event(watch_t *st, const gw_wev_t *e)
 
     if (!cur && !old)
         return true;
-    if (natural && !st->table) {
-        evbuffer_add_reference(st->out, e->line, e->line_len, gw_wev_unref_cleanup,
-                               gw_wev_ref((gw_wev_t *)e));
-        return true;
-    }
+    if (natural && !st->table)
+        return add_shared(st, e);
     if (cur || e->type == GW_WATCH_DELETED)
         return add_object(st, type, e->obj, e->obj_len);
     /* Left the selection: its previous state, at this change's revision. */
@@ -631,6 +730,8 @@ parse_options(watch_t *st)
     if (st->name[0] != '\0' && (!r->resource->namespaced || r->info.namespace_[0] != '\0'))
         st->only_key = gw_registry__object_key(r, st->name);
     st->table = r->accept == GW_MEDIA_TABLE;
+    st->protobuf = r->accept == GW_MEDIA_PROTOBUF;
+    st->partial = r->as == GW_AS_PARTIAL;
     return parse_include(st);
 }
 
@@ -661,7 +762,7 @@ begin(watch_t *st)
     st->out = evbuffer_new();
     if (st->out == NULL)
         abort();
-    gw_stream_start(st->r, CONTENT_TYPE, on_stop, st);
+    gw_stream_start(st->r, st->protobuf ? PROTOBUF_CONTENT_TYPE : CONTENT_TYPE, on_stop, st);
     arm_timer(st);
     if (st->initial) {
         list_page(st);
@@ -685,10 +786,18 @@ gw_registry__watch(gw_req_t *r)
     gw_arena_defer(r->arena, watch_free, st);
     if (!parse_options(st))
         return;
-    /* Watch streams come in JSON only: YAML has no stream framing in kube either. */
+    /* Watch streams come in JSON and protobuf: YAML has no stream framing in kube either. */
     if (r->accept == GW_MEDIA_YAML) {
         gw_reply_status(r, 406, "NotAcceptable", NULL,
                         "only the following media types are accepted: " GW_NEG_STREAMED);
+        return;
+    }
+    if (r->as == GW_AS_PARTIAL_LIST) {
+        char pkg[64];
+        gw_reply_status(r, 406, "NotAcceptable", NULL,
+                        "you requested PartialObjectMetadataList, but the requested object is "
+                        "not a list (*%s.%s)",
+                        gw_partial_go_package(r->resource->group, pkg), r->resource->kind);
         return;
     }
     if (r->watches == NULL) {

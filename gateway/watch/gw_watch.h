@@ -61,6 +61,9 @@ typedef struct {
     size_t n_values;
 } gw_wev_attrs_t;
 
+/* How many other encodings an event can keep. */
+#define GW_WEV_FORMS 4
+
 /**
  * One change of one object, immutable once built and shared by reference (any thread may
  * ref, unref and read it).
@@ -80,7 +83,21 @@ typedef struct {
     gw_wev_attrs_t cur; /* of the new state (ADDED, MODIFIED) */
     gw_wev_attrs_t old; /* of the previous state (MODIFIED, DELETED) */
     _Atomic long refs;
+    /* other encodings of the same event (gw_wev_form), made on first use */
+    struct gw_wev_form *_Atomic forms[GW_WEV_FORMS];
 } gw_wev_t;
+
+/** Makes one form of an event: new malloc'd bytes and their length, or NULL on failure. */
+typedef char *(*gw_wev_form_fn)(const gw_wev_t *e, void *ctx, size_t *len);
+
+/**
+ * The event in another encoding than its JSON line (protobuf, a metadata-only view, ...),
+ * `slot` (< GW_WEV_FORMS) naming the encoding by the caller's own numbering. The first caller
+ * for a slot makes it with make(e, ctx); it is kept with the event, so every watcher of every
+ * worker shares one copy, valid while the caller holds a reference. NULL (nothing kept) when
+ * make fails. Thread: any.
+ */
+const char *gw_wev_form(gw_wev_t *e, int slot, gw_wev_form_fn make, void *ctx, size_t *len);
 
 /**
  * Build an event from a storage event (not PROGRESS) with the attributes of `fields` (a

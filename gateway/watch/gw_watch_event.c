@@ -97,9 +97,20 @@ make_line(gw_watch_type_t type, const char *obj, size_t obj_len, size_t *len, si
     return line;
 }
 
+struct gw_wev_form {
+    char *data;
+    size_t len;
+};
+
 static void
 wev_free(gw_wev_t *e)
 {
+    for (int i = 0; i < GW_WEV_FORMS; i++) {
+        struct gw_wev_form *f = atomic_load(&e->forms[i]);
+        if (f != NULL)
+            free(f->data);
+        free(f);
+    }
     clear_attrs(&e->cur);
     clear_attrs(&e->old);
     free((char *)e->key);
@@ -169,4 +180,30 @@ gw_wev_unref_cleanup(const void *data, size_t len, void *arg)
     (void)data;
     (void)len;
     gw_wev_unref(arg);
+}
+
+const char *
+gw_wev_form(gw_wev_t *e, int slot, gw_wev_form_fn make, void *ctx, size_t *len)
+{
+    struct gw_wev_form *f = atomic_load(&e->forms[slot]), *mine, *none = NULL;
+    size_t n;
+    char *data;
+
+    if (f == NULL) {
+        data = make(e, ctx, &n);
+        if (data == NULL)
+            return NULL;
+        mine = gw_malloc(sizeof(*mine));
+        *mine = (struct gw_wev_form){data, n};
+        /* Two workers may race to make it: the first one kept wins, the other is dropped. */
+        if (atomic_compare_exchange_strong(&e->forms[slot], &none, mine)) {
+            f = mine;
+        } else {
+            free(data);
+            free(mine);
+            f = none;
+        }
+    }
+    *len = f->len;
+    return f->data;
 }
