@@ -44,8 +44,10 @@ typedef struct {
  */
 bool gw_negotiate_accept(const char *accept, gw_neg_endpoint_t ep, gw_negotiated_t *out);
 
-/** The media types kgate produces, as kube lists them in a 406 message. */
+/** The media types kgate produces, as kube lists them in a 406 message: for resources, and for
+ *  the other paths. */
 #define GW_NEG_PRODUCED "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+#define GW_NEG_PRODUCED_PLAIN "application/json, application/yaml"
 
 /** The media types kgate streams watch events in, as kube lists them in a watch's 406. */
 #define GW_NEG_STREAMED "application/json, application/vnd.kubernetes.protobuf"

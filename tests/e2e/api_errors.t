@@ -42,9 +42,12 @@ check "a method with no verb: 405" test "$CODE" = 405
 
 fetch /api/v1/namespaces/default "${UA[@]}" -H 'Accept: text/html'
 check "nothing acceptable on a resource: 406" is_status 406 NotAcceptable \
-    'only the following media types are accepted: application/json, application/yaml'
+    'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf'
 fetch /api/v1/namespaces/default "${UA[@]}" -H 'Accept: application/vnd.kubernetes.protobuf, */*'
-check "protobuf first, then anything: JSON" test "$CODE:$(header Content-Type)" = "200:application/json"
+check "protobuf first, then anything: protobuf" \
+    test "$CODE:$(header Content-Type)" = "200:application/vnd.kubernetes.protobuf"
+fetch /api/v1/namespaces/default "${UA[@]}" -H 'Accept: text/html, */*'
+check "anything else: JSON" test "$CODE:$(header Content-Type)" = "200:application/json"
 fetch /api/v1/nosuch "${UA[@]}" -H 'Accept: application/yaml'
 check "an error in YAML when YAML is asked for" test "$(header Content-Type)" = application/yaml
 check "... a YAML Status" grep -qx 'reason: NotFound' "$OUT"

@@ -16,7 +16,8 @@
 typedef struct {
     const char *accept;
     gw_neg_endpoint_t ep;
-    const char *want; /* "json", "yaml", "table/<v>", "agg/<v>", "406"; "+pretty" appended */
+    const char *want; /* "json", "yaml", "protobuf", "table/<v>", "agg/<v>", "406"; "+pretty"
+                         or "+partial/<v>" or "+partiallist/<v>" appended */
 } accept_row_t;
 
 static const accept_row_t accept_rows[] = {
@@ -35,8 +36,17 @@ static const accept_row_t accept_rows[] = {
     {"*/*, application/yaml", GW_NEG_RESOURCE, "yaml"},
     {"application/*, application/yaml", GW_NEG_RESOURCE, "yaml"},
     {"application/yaml;q=0", GW_NEG_RESOURCE, "yaml"},
-    {"application/vnd.kubernetes.protobuf", GW_NEG_RESOURCE, "406"},
-    {"application/vnd.kubernetes.protobuf, application/json", GW_NEG_RESOURCE, "json"},
+    /* protobuf: resource endpoints of kinds with a protobuf form only */
+    {"application/vnd.kubernetes.protobuf", GW_NEG_RESOURCE, "protobuf"},
+    {"application/vnd.kubernetes.protobuf, application/json", GW_NEG_RESOURCE, "protobuf"},
+    {"application/vnd.kubernetes.protobuf", GW_NEG_RESOURCE_NO_PROTOBUF, "406"},
+    {"application/vnd.kubernetes.protobuf, application/json", GW_NEG_RESOURCE_NO_PROTOBUF,
+     "json"},
+    {"application/vnd.kubernetes.protobuf", GW_NEG_PLAIN, "406"},
+    {"application/vnd.kubernetes.protobuf;stream=watch", GW_NEG_RESOURCE, "protobuf"},
+    {"application/vnd.kubernetes.protobuf;pretty=1", GW_NEG_RESOURCE, "protobuf+pretty"},
+    {"application/json;q=0.5, application/vnd.kubernetes.protobuf", GW_NEG_RESOURCE, "protobuf"},
+    {"application/*, application/vnd.kubernetes.protobuf", GW_NEG_RESOURCE, "protobuf"},
     {"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, application/yaml",
      GW_NEG_RESOURCE, "yaml"},
     {"text/html", GW_NEG_RESOURCE, "406"},
@@ -58,8 +68,20 @@ static const accept_row_t accept_rows[] = {
     {"application/json;v=v1", GW_NEG_RESOURCE, "406"},
     {"application/yaml;as=Table;v=v1;g=meta.k8s.io", GW_NEG_RESOURCE, "406"},
     {"*/*;as=Table;v=v1;g=meta.k8s.io", GW_NEG_RESOURCE, "table/v1"},
+    /* PartialObjectMetadata, in any type (kube's AllowsMediaTypeTransform) */
     {"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io, application/json",
-     GW_NEG_RESOURCE, "json"},
+     GW_NEG_RESOURCE, "json+partiallist/v1"},
+    {"application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,"
+     "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json",
+     GW_NEG_RESOURCE, "protobuf+partial/v1"},
+    {"application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,"
+     "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json",
+     GW_NEG_RESOURCE_NO_PROTOBUF, "json+partial/v1"},
+    {"application/yaml;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1", GW_NEG_RESOURCE,
+     "yaml+partial/v1beta1"},
+    {"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v2", GW_NEG_RESOURCE, "406"},
+    {"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1", GW_NEG_PLAIN, "406"},
+    {"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io", GW_NEG_RESOURCE, "406"},
     {"application/json ; as=Table ; v=v1 ; g=meta.k8s.io", GW_NEG_RESOURCE, "table/v1"},
     /* discovery */
     {KUBECTL_DISCOVERY, GW_NEG_DISCOVERY, "agg/v2"},
@@ -87,8 +109,15 @@ check_accept(const accept_row_t *w)
     } else if (n.aggregated) {
         snprintf(got, sizeof(got), "agg/%s", n.version);
     } else {
-        snprintf(got, sizeof(got), "%s%s", n.media == GW_MEDIA_YAML ? "yaml" : "json",
-                 n.pretty ? "+pretty" : "");
+        snprintf(got, sizeof(got), "%s%s%s%s",
+                 n.media == GW_MEDIA_YAML       ? "yaml"
+                 : n.media == GW_MEDIA_PROTOBUF ? "protobuf"
+                                                : "json",
+                 n.pretty ? "+pretty" : "",
+                 n.as == GW_AS_PARTIAL        ? "+partial/"
+                 : n.as == GW_AS_PARTIAL_LIST ? "+partiallist/"
+                                              : "",
+                 n.as != GW_AS_OBJECT ? n.version : "");
     }
     char name[400];
     snprintf(name, sizeof(name), "Accept %s (endpoint %d)", w->accept ? w->accept : "(none)",
