@@ -112,7 +112,8 @@ serve_discovery(gw_req_t *r)
 /* ---- OpenAPI ----------------------------------------------------------------------------------
  */
 
-/* kube-openapi serves JSON only here (and protobuf, which kgate does not produce). */
+/* The /openapi/v3 documents: JSON only (kube-openapi also has a v3 protobuf, which kgate does
+ * not produce). */
 static bool
 openapi_acceptable(gw_req_t *r)
 {
@@ -142,126 +143,22 @@ reply_openapi(gw_req_t *r, const gw_openapi_doc_t *d)
     reply_openapi_as(r, d, "application/json");
 }
 
-/* /openapi/v2 negotiates as kube-openapi's handler: Accept's clauses sorted as goautoneg sorts
- * them, and the first clause matching JSON or one of the two protobuf subtypes (parameters
- * ignored, wildcards allowed) decides; none is 406. */
-#define OPENAPI_PB_OLD "com.github.proto-openapi.spec.v2@v1.0+protobuf"
-#define OPENAPI_PB "com.github.proto-openapi.spec.v2.v1.0+protobuf"
-#define MAX_CLAUSES 64
-
-typedef struct {
-    const char *type, *subtype;
-    double q;
-} clause_t;
-
-static char *
-trim(char *s)
-{
-    char *e = s + strlen(s);
-    s += strspn(s, " \t");
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-        *--e = '\0';
-    return s;
-}
-
-/* Go's strconv.ParseFloat, whose failure goautoneg takes as 0: no blanks around. */
-static double
-parse_q(const char *v)
-{
-    char *end;
-    double q = strtod(v, &end);
-
-    return *v != ' ' && *v != '\t' && end != v && *end == '\0' ? q : 0;
-}
-
-/* One "type/subtype;param=v;q=0.5" clause; false for one goautoneg drops (no subtype). */
-static bool
-parse_clause(char *part, clause_t *c)
-{
-    char *params = strchr(part, ';'), *slash;
-
-    if (params != NULL)
-        *params++ = '\0';
-    c->q = 1.0;
-    for (char *p = params; p != NULL;) {
-        char *next = strchr(p, ';'), *eq = strchr(p, '=');
-        if (next != NULL)
-            *next++ = '\0';
-        if (eq != NULL) {
-            *eq = '\0';
-            if (strcmp(trim(p), "q") == 0)
-                c->q = parse_q(eq + 1);
-        }
-        p = next;
-    }
-    part = trim(part);
-    slash = strchr(part, '/');
-    if (slash != NULL)
-        *slash = '\0';
-    c->type = trim(part);
-    c->subtype = slash != NULL ? trim(slash + 1) : "*";
-    return slash != NULL || strcmp(c->type, "*") == 0;
-}
-
-/* goautoneg's order, applied by the insertion sort Go's sort.Sort uses for short lists. */
-static bool
-clause_before(const clause_t *a, const clause_t *b)
-{
-    if (a->q > b->q)
-        return true;
-    if (strcmp(a->type, "*") != 0 && strcmp(b->type, "*") == 0)
-        return true;
-    return strcmp(a->subtype, "*") != 0 && strcmp(b->subtype, "*") == 0;
-}
-
-/* The subtype /openapi/v2 answers in ("json" or a protobuf one), or NULL for 406. */
-static const char *
-openapi_v2_media(gw_req_t *r)
-{
-    static const char *const offered[] = {"json", OPENAPI_PB_OLD, OPENAPI_PB};
-    const char *accept = gw_req_header(r, "Accept");
-    char *rest = gw_arena_strdup(r->arena, accept != NULL && *accept != '\0' ? accept : "*/*");
-    clause_t cl[MAX_CLAUSES];
-    size_t n = 0;
-
-    for (char *part = strtok_r(rest, ",", &rest); part != NULL && n < MAX_CLAUSES;
-         part = strtok_r(NULL, ",", &rest)) {
-        if (parse_clause(part, &cl[n]))
-            n++;
-    }
-    for (size_t i = 1; i < n; i++) {
-        for (size_t j = i; j > 0 && clause_before(&cl[j], &cl[j - 1]); j--) {
-            clause_t t = cl[j];
-            cl[j] = cl[j - 1];
-            cl[j - 1] = t;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        bool app = strcmp(cl[i].type, "application") == 0 || strcmp(cl[i].type, "*") == 0;
-        for (size_t k = 0; app && k < 3; k++) {
-            if (strcmp(cl[i].subtype, offered[k]) == 0 || strcmp(cl[i].subtype, "*") == 0)
-                return offered[k];
-        }
-    }
-    return NULL;
-}
-
+/* JSON or gnostic's protobuf, as kube-openapi's handler negotiates them; both share an ETag. */
 static void
 serve_openapi_v2(gw_req_t *r)
 {
-    const char *media = openapi_v2_media(r);
+    gw_neg_openapi_t media = gw_negotiate_openapi_v2(gw_req_header(r, "Accept"));
     gw_openapi_doc_t d;
 
     gw_req_set_header(r, "Vary", "Accept");
-    if (media == NULL) {
+    if (media == GW_NEG_OPENAPI_NONE) {
         gw_reply_raw(r, 406, NULL, "", 0);
-    } else if (strcmp(media, "json") == 0) {
+    } else if (media == GW_NEG_OPENAPI_JSON) {
         gw_openapi_v2(r->catalog, &d);
         reply_openapi(r, &d);
     } else {
-        /* both protobuf subtypes answer with the current one's name, as kube's handler */
         gw_openapi_v2_proto(r->catalog, &d);
-        reply_openapi_as(r, &d, "application/" OPENAPI_PB);
+        reply_openapi_as(r, &d, GW_NEG_OPENAPI_V2_PROTOBUF);
     }
 }
 
