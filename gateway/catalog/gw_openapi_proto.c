@@ -74,8 +74,9 @@ put_bytes(pb_t *b, int number, const void *p, size_t n)
     put(b, p, n);
 }
 
-/* Open a length-delimited field; gw's messages nest a dozen deep at most, so sliding each
- * body over once its length is known costs little next to a second sizing pass. */
+/* Open a length-delimited field. Its length goes in front once the body is written: the
+ * document nests about a dozen messages deep and is encoded once, so sliding each body over
+ * costs less than a separate sizing pass would in code. */
 static size_t
 begin(pb_t *b, int number)
 {
