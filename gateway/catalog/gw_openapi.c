@@ -10,6 +10,7 @@
 #include "gw_catalog_int.h"
 #include "gw_discovery.h"
 #include "gw_err.h"
+#include "gw_openapi_proto.h"
 
 typedef struct {
     char *path; /* "api/v1", "apis/apps/v1" */
@@ -19,6 +20,7 @@ typedef struct {
 struct gw_openapi__cache {
     bool v2_built;
     gw_openapi_doc_t v2;
+    gw_openapi_doc_t v2_proto;
     bool v3_built;
     gw_openapi_doc_t v3_index;
     v3_doc_t *v3;
@@ -253,16 +255,38 @@ unlock_cache(const gw_catalog_t *c)
     pthread_mutex_unlock(&((gw_catalog_t *)c)->docs_lock);
 }
 
-int
-gw_openapi_v2(const gw_catalog_t *c, gw_openapi_doc_t *out)
+/* The v2 document in both encodings, once. The protobuf shares the JSON's ETag, as
+ * kube-openapi's handler does (responses vary on Accept). */
+static gw_openapi__cache_t *
+lock_v2(const gw_catalog_t *c)
 {
     gw_openapi__cache_t *cache = lock_cache(c);
 
     if (!cache->v2_built) {
-        doc_set(&cache->v2, build_v2(c));
+        json_t *doc = build_v2(c);
+        size_t len;
+        uint8_t *pb = gw_openapi_proto_encode(doc, &len, NULL);
+        doc_set(&cache->v2, doc);
+        cache->v2_proto.data = (const char *)pb;
+        cache->v2_proto.len = len;
+        cache->v2_proto.hash = cache->v2.hash;
         cache->v2_built = true;
     }
-    *out = cache->v2;
+    return cache;
+}
+
+int
+gw_openapi_v2(const gw_catalog_t *c, gw_openapi_doc_t *out)
+{
+    *out = lock_v2(c)->v2;
+    unlock_cache(c);
+    return 0;
+}
+
+int
+gw_openapi_v2_proto(const gw_catalog_t *c, gw_openapi_doc_t *out)
+{
+    *out = lock_v2(c)->v2_proto;
     unlock_cache(c);
     return 0;
 }

@@ -18,7 +18,7 @@
 #include "gw_catalog.h"
 
 typedef struct {
-    const char *data; /* compact JSON, NUL-terminated */
+    const char *data; /* compact JSON, NUL-terminated; or the protobuf's bytes */
     size_t len;       /* bytes in data, without the NUL */
     const char *hash; /* hex SHA-512 of data in upper case, as kube-apiserver's ETags */
 } gw_openapi_doc_t;
@@ -29,6 +29,14 @@ typedef struct {
  * milliseconds); later calls return at once. Returns 0. Thread: any.
  */
 int gw_openapi_v2(const gw_catalog_t *c, gw_openapi_doc_t *out);
+
+/**
+ * /openapi/v2 as protobuf: the same document as gw_openapi_v2 encoded as gnostic's
+ * openapi.v2.Document (gw_openapi_proto.h), built with the JSON on first use of either.
+ * hash is the JSON's, as kube-openapi's handler serves one ETag for both encodings (its
+ * responses vary on Accept). Returns 0. Thread: any.
+ */
+int gw_openapi_v2_proto(const gw_catalog_t *c, gw_openapi_doc_t *out);
 
 /**
  * /openapi/v3: {"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=<H>"},

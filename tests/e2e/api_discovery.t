@@ -99,6 +99,39 @@ v2etag=$(header ETag)
 check "/openapi/v2 has an ETag" test -n "$v2etag"
 check "/openapi/v2 If-None-Match is 304" \
     test "$(http_code /openapi/v2 -H "If-None-Match: $v2etag")" = 304
+
+# /openapi/v2 as protobuf (gnostic's openapi.v2.Document), negotiated as kube-openapi does
+PB=application/com.github.proto-openapi.spec.v2.v1.0+protobuf
+PB_OLD=application/com.github.proto-openapi.spec.v2@v1.0+protobuf
+# served_as ACCEPT: the Content-Type /openapi/v2 answers ACCEPT with (or the code when not 200).
+served_as() {
+    fetch /openapi/v2 -H "Accept: $1"
+    if [[ $CODE == 200 ]]; then header Content-Type; else echo "$CODE"; fi
+}
+fetch /openapi/v2 -H "Accept: $PB"
+check "protobuf Accept: 200 as $PB" test "$CODE:$(header Content-Type)" = "200:$PB"
+check "... starting with Document.swagger = 1 \"2.0\"" \
+    test "$(head -c 5 "$OUT" | od -An -tx1 | tr -d ' ')" = 0a03322e30
+check "... the JSON's ETag, as kube's handler" test "$(header ETag)" = "$v2etag"
+check "... Vary: Accept" grep -qi '^Vary: Accept$' <(tr -d '\r' <"$HDR")
+cp "$OUT" "$KGATE_TEST_TMP/v2.pb"
+check "the @v1.0 subtype answers with the current one's name" test "$(served_as "$PB_OLD")" = "$PB"
+check "... the same bytes" cmp -s "$OUT" "$KGATE_TEST_TMP/v2.pb"
+fetch /openapi/v2 -H "Accept: $PB" -H "If-None-Match: $v2etag"
+check "protobuf If-None-Match is 304 without a Content-Type" \
+    test "$CODE:$(header Content-Type)" = "304:"
+fetch /openapi/v2 -H "Accept: $PB" -H 'Accept-Encoding: gzip'
+check "protobuf is gzipped when asked" test "$(header Content-Encoding)" = gzip
+check "... and unzips to the same bytes" bash -c "gzip -dc <'$OUT' | cmp -s - '$KGATE_TEST_TMP/v2.pb'"
+check "JSON listed first wins over protobuf" test "$(served_as "application/json, $PB")" = application/json
+check "protobuf listed first wins over JSON" test "$(served_as "$PB, application/json")" = "$PB"
+check "a higher q wins" test "$(served_as "$PB;q=0.5, application/json")" = application/json
+check "a concrete type wins over */* at equal q" test "$(served_as "*/*, $PB")" = "$PB"
+check "*/* is JSON" test "$(served_as '*/*')" = application/json
+check "no Accept is JSON" test "$(served_as '')" = application/json
+check "application/yaml is 406" test "$(served_as application/yaml)" = 406
+check "... with Vary: Accept" grep -qi '^Vary: Accept$' <(tr -d '\r' <"$HDR")
+check "Kubernetes protobuf is 406" test "$(served_as application/vnd.kubernetes.protobuf)" = 406
 fetch /openapi/v3 "${UA[@]}"
 check "/openapi/v3 indexes api/v1 and apis/apps/v1 with hashes" jpy "d['paths']['api/v1']\
 ['serverRelativeURL'].startswith('/openapi/v3/api/v1?hash=') and 'apis/apps/v1' in d['paths']"

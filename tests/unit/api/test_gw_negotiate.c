@@ -184,6 +184,46 @@ check_gzip_and_pretty(void)
     tap_ok(gw_negotiate_pretty("", "curl/8"), "an empty ?pretty= falls back to the agent");
 }
 
+#define PB "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+#define PB_OLD "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+/* /openapi/v2 as kube-openapi's handler negotiates it. */
+static void
+check_openapi_v2(void)
+{
+    static const struct {
+        const char *accept;
+        gw_neg_openapi_t want;
+    } rows[] = {
+        {NULL, GW_NEG_OPENAPI_JSON},
+        {"", GW_NEG_OPENAPI_JSON},
+        {"*/*", GW_NEG_OPENAPI_JSON},
+        {"*", GW_NEG_OPENAPI_JSON},
+        {"application/*", GW_NEG_OPENAPI_JSON},
+        {"application/json", GW_NEG_OPENAPI_JSON},
+        {PB, GW_NEG_OPENAPI_PROTOBUF},
+        {PB_OLD, GW_NEG_OPENAPI_PROTOBUF},
+        {PB ";charset=x", GW_NEG_OPENAPI_PROTOBUF},
+        {"application/json, " PB, GW_NEG_OPENAPI_JSON},
+        {PB ", application/json", GW_NEG_OPENAPI_PROTOBUF},
+        {PB ";q=0.5, application/json", GW_NEG_OPENAPI_JSON},
+        {"application/json;q=0.5, " PB_OLD, GW_NEG_OPENAPI_PROTOBUF},
+        {"*/*, " PB, GW_NEG_OPENAPI_PROTOBUF},
+        {"text/html, */*;q=0.1", GW_NEG_OPENAPI_JSON},
+        {"application/yaml", GW_NEG_OPENAPI_NONE},
+        {"application/vnd.kubernetes.protobuf", GW_NEG_OPENAPI_NONE},
+        {"text/*", GW_NEG_OPENAPI_NONE},
+        {"Application/JSON", GW_NEG_OPENAPI_NONE},
+        {"application/yaml, " PB, GW_NEG_OPENAPI_PROTOBUF},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        char name[300];
+        snprintf(name, sizeof(name), "/openapi/v2 Accept %s",
+                 rows[i].accept ? rows[i].accept : "(none)");
+        tap_is_int(gw_negotiate_openapi_v2(rows[i].accept), rows[i].want, name);
+    }
+}
+
 int
 main(void)
 {
@@ -191,5 +231,6 @@ main(void)
         check_accept(&accept_rows[i]);
     check_bodies();
     check_gzip_and_pretty();
+    check_openapi_v2();
     return tap_done();
 }
