@@ -594,9 +594,10 @@ int https_call(https_conn_t *c, const char *req, int want, struct evbuffer **bod
 typedef struct {
     const kgate_addr_t *k;
     const char *method, *path;
-    const char *token; /* a bearer token, or NULL */
-    const char *type;  /* the body's Content-Type; NULL: application/json */
-    const char *body;  /* NULL: none */
+    const char *token;  /* a bearer token, or NULL */
+    const char *type;   /* the body's Content-Type; NULL: application/json */
+    const char *body;   /* NULL: none */
+    const char *accept; /* the Accept header; NULL: application/json */
 } https_req_t;
 
 /** The bytes of request r, formatted once so that a phase sends them as they are; the

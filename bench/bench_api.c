@@ -7,6 +7,9 @@
  * collection's prefix. The ratio is what TLS, HTTP, the filter chain and the registry cost on
  * top of the etcd read.
  *
+ * Then the same LIST answered in protobuf (application/vnd.kubernetes.protobuf) beside the JSON
+ * LIST, at the same concurrencies: the ratio is what transcoding the stored JSON costs.
+ *
  * Then writes: a server-side apply of a 2 KiB Deployment (fieldManager=bench) beside a plain
  * PUT of the same object, each call flipping one label so that every call writes; each caller
  * has its own Deployment. The ratio is what field ownership and the schema-driven merge cost
@@ -49,10 +52,14 @@
 /* Annotation bytes that make the Deployment about 2 KiB. */
 #define DEPLOY_PAD_LEN 1200
 
-typedef enum { OP_GET, OP_LIST, OP_PUT, OP_APPLY, N_OPS } op_t;
+typedef enum { OP_GET, OP_LIST, OP_LIST_PB, OP_PUT, OP_APPLY, N_OPS } op_t;
 
-static const char *const op_names[] = {
-    [OP_GET] = "get", [OP_LIST] = "list", [OP_PUT] = "put", [OP_APPLY] = "apply"};
+static const char *const op_names[] = {[OP_GET] = "get",
+                                       [OP_LIST] = "list",
+                                       [OP_LIST_PB] = "list-pb",
+                                       [OP_PUT] = "put",
+                                       [OP_APPLY] = "apply"};
+#define PROTOBUF "application/vnd.kubernetes.protobuf"
 static const int concurrencies[] = {1, 64};
 static const int write_concurrencies[] = {1, 16};
 
@@ -98,7 +105,7 @@ http_start(driver_t *d, slot_t *s)
     https_conn_t *c = &h->conns[s->id];
     op_t op = s->phase->op;
 
-    if (op <= OP_LIST) {
+    if (op <= OP_LIST_PB) {
         https_send(c, h->request[op], 200, h->ref_len[op], s);
         return;
     }
@@ -130,9 +137,11 @@ http_new(const char *url, const char *pki, struct event_base *base)
     };
     kgate_addr_init(&h->k, url, pki);
     h->path[OP_GET] = COLLECTION "/" GET_NAME;
-    h->path[OP_LIST] = COLLECTION;
+    h->path[OP_LIST] = h->path[OP_LIST_PB] = COLLECTION;
     for (op_t op = 0; op <= OP_LIST; op++)
         h->request[op] = http_request(h, "GET", h->path[op], NULL);
+    h->request[OP_LIST_PB] = https_request(
+        &(https_req_t){.k = &h->k, .method = "GET", .path = COLLECTION, .accept = PROTOBUF});
     for (int i = 0; i < MAX_CONC; i++)
         https_conn_init(&h->conns[i], base, &h->k);
     return h;
@@ -145,7 +154,7 @@ http_free(http_t *h)
         https_close(&h->conns[i]);
         free(h->owned[i]);
     }
-    for (op_t op = 0; op <= OP_LIST; op++)
+    for (op_t op = 0; op <= OP_LIST_PB; op++)
         free(h->request[op]);
     SSL_CTX_free(h->k.tls);
     free(h);
@@ -283,6 +292,46 @@ check(http_t *h, op_t op)
     evbuffer_free(b);
 }
 
+/* The protobuf LIST: kube's envelope around a ConfigMapList; its length is every answer's. */
+static void
+check_protobuf(http_t *h)
+{
+    struct evbuffer *b;
+    size_t len;
+    const char *p;
+
+    https_call(&h->conns[0], h->request[OP_LIST_PB], 200, &b);
+    len = evbuffer_get_length(b);
+    p = (const char *)evbuffer_pullup(b, -1);
+    if (len < 32 || memcmp(p, "k8s\0", 4) != 0 || memmem(p, 64, "ConfigMapList", 13) == NULL)
+        die("GET %s as protobuf: not a ConfigMapList envelope", COLLECTION);
+    h->ref_len[OP_LIST_PB] = len;
+    evbuffer_free(b);
+}
+
+/* The protobuf LIST beside the JSON LIST, both through kgate. */
+static uint64_t
+run_protobuf(http_t *h, const timing_t *t)
+{
+    uint64_t errors = 0;
+
+    printf("\nLIST of %d as protobuf (%zu bytes) beside the JSON LIST (%zu bytes)\n", N_OBJECTS,
+           h->ref_len[OP_LIST_PB], h->ref_len[OP_LIST]);
+    printf("conc  protobuf req/s   p50 ms   p99 ms  json req/s   p50 ms   p99 ms  "
+           "ratio(protobuf/json)\n");
+    for (size_t i = 0; i < sizeof concurrencies / sizeof concurrencies[0]; i++) {
+        result_t pb, js;
+        run_phase(&h->ev.d, OP_LIST_PB, concurrencies[i], t, &pb);
+        run_phase(&h->ev.d, OP_LIST, concurrencies[i], t, &js);
+        printf("%4d  %14.0f  %7.3f  %7.3f  %10.0f  %7.3f  %7.3f  %20.2f\n", concurrencies[i],
+               pb.ops_s, pb.p50_ms, pb.p99_ms, js.ops_s, js.p50_ms, js.p99_ms,
+               js.ops_s > 0 ? pb.ops_s / js.ops_s : 0.0);
+        errors += pb.errors + js.errors;
+    }
+    fflush(stdout);
+    return errors;
+}
+
 /* ---- etcd direct: the reads that serve those requests ----------------------------------- */
 
 typedef struct {
@@ -415,6 +464,7 @@ main(int argc, char **argv)
     seed(h);
     check(h, OP_GET);
     check(h, OP_LIST);
+    check_protobuf(h);
     https_close(&h->conns[0]);
     print_setting(h, argv[1], argv[3], argv[5], &t);
     printf("op     conc  kgate req/s   p50 ms   p99 ms  etcd ops/s   p50 ms   p99 ms  "
@@ -428,6 +478,7 @@ main(int argc, char **argv)
             errors += k.errors + e.errors;
         }
     }
+    errors += run_protobuf(h, &t);
     errors += run_writes(h, &t);
     http_free(h);
     direct_free(direct);

@@ -220,9 +220,10 @@ https_request(const https_req_t *r)
                      : gw_sprintf("Content-Type: %s\r\nContent-Length: %zu\r\n",
                                   r->type != NULL ? r->type : "application/json", strlen(r->body));
     char *req = gw_sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\nAccept: "
-                           "application/json\r\n%s%s\r\n%s",
-                           r->method, r->path, r->k->authority, program_invocation_short_name, auth,
-                           body, r->body != NULL ? r->body : "");
+                           "%s\r\n%s%s\r\n%s",
+                           r->method, r->path, r->k->authority, program_invocation_short_name,
+                           r->accept != NULL ? r->accept : "application/json", auth, body,
+                           r->body != NULL ? r->body : "");
 
     free(auth);
     free(body);
