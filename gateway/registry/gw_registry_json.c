@@ -177,8 +177,10 @@ find_top(const char *key, size_t klen, const char *value, const char *end, void 
         t->kind = plain_string(value, end, &t->kind_len, &t->odd);
     } else if (key_is(key, klen, "metadata")) {
         /* A metadata that is not an object stops the walk with an answer the caller rejects. */
-        if (value >= end || *value != '{')
+        if (value >= end || *value != '{') {
+            t->odd = true;
             return end;
+        }
         t->meta = value;
     }
     /* Stored keys are sorted: apiVersion and kind come before metadata, and the walk stops
@@ -197,7 +199,7 @@ splice_scan(const char *json, size_t len, top_t *t, size_t *at, bool *empty)
     if (p >= end || *p != '{')
         return false;
     got = walk_members(p + 1, end, find_top, t, &stopped);
-    if (got == NULL || got == end || t->meta == NULL)
+    if (got == NULL || t->meta == NULL)
         return false;
     after = walk_members(t->meta + 1, end, find_rv, NULL, &stopped);
     if (after == NULL || stopped)
