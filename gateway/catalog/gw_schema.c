@@ -266,7 +266,8 @@ go_zero_message(const gw_catalog_t *c, const gw_proto_message_t *m)
         if (pf->field == NULL)
             any |= go_zero_message(c, pf->inlined);
         else
-            any |= gw_proto_field_shown(pf) | go_zero_of(c, (gw_schema_t *)pf->field->schema, false);
+            any |=
+                gw_proto_field_shown(pf) | go_zero_of(c, (gw_schema_t *)pf->field->schema, false);
     }
     return any;
 }

@@ -32,10 +32,10 @@ typedef enum {
 
 /* The state of one completion: how many JSON values it may still add, how deep it is. */
 typedef struct {
-    size_t budget;         /* values that may still be added (SIZE_MAX: unbounded) */
-    int depth;             /* the current nesting, counted against depth_max */
-    int depth_max;         /* 0: GW_GOZERO_DEPTH_MAX */
-    gw_gozero_status_t st; /* the first failure; nothing more is added after one */
+    size_t budget;            /* values that may still be added (SIZE_MAX: unbounded) */
+    int depth;                /* the current nesting, counted against depth_max */
+    int depth_max;            /* 0: GW_GOZERO_DEPTH_MAX */
+    gw_gozero_status_t st;    /* the first failure; nothing more is added after one */
     const gw_schema_t *where; /* GW_GOZERO_DEPTH: the schema that nested too deep */
 } gw_gozero_t;
 

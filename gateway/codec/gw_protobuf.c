@@ -502,8 +502,8 @@ pbd_map_zero(pbd_t *d, const gw_schema_t *s)
 {
     if (s->type == GW_SCHEMA_ARRAY && gw_protobuf__wire_type(s) == GW_PROTO_PLAIN)
         return pbd_spend(d) ? json_array() : NULL;
-    if (s->type == GW_SCHEMA_STRING && gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->format != NULL &&
-        strcmp(s->format, "byte") == 0)
+    if (s->type == GW_SCHEMA_STRING && gw_protobuf__wire_type(s) == GW_PROTO_PLAIN &&
+        s->format != NULL && strcmp(s->format, "byte") == 0)
         return pbd_spend(d) ? json_string("") : NULL;
     return pbd_zero(d, s);
 }
@@ -545,7 +545,8 @@ pbd_field(pbd_t *d, json_t *obj, const gw_proto_field_t *pf, const gw_protobuf__
     if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_MAP)
         return pbd_map(d, obj, pf, f);
     /* A message field that repeats merges, as protobuf's Unmarshal does. */
-    if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_OBJECT && json_is_object(old))
+    if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_OBJECT &&
+        json_is_object(old))
         return pbd_wire(d, s, f, GW_PB_BYTES) && pbd_object_into(d, s, f->p, f->n, old);
     if ((v = pbd_value(d, s, f)) == NULL)
         return false;

@@ -61,10 +61,10 @@ completes(const char *group, const char *version, const char *k, const char *in,
 
 #define META "\"metadata\":{\"name\":\"x\",\"creationTimestamp\":\"2024-01-02T03:04:05Z\"}"
 #define TEMPLATE_IN                                                                                \
-    "\"template\":{\"metadata\":{\"labels\":{\"a\":\"b\"}},\"spec\":{\"containers\":"             \
+    "\"template\":{\"metadata\":{\"labels\":{\"a\":\"b\"}},\"spec\":{\"containers\":"              \
     "[{\"name\":\"c\",\"image\":\"nginx\"}]}}"
 #define TEMPLATE_OUT                                                                               \
-    "\"template\":{\"metadata\":{\"creationTimestamp\":null,\"labels\":{\"a\":\"b\"}},"           \
+    "\"template\":{\"metadata\":{\"creationTimestamp\":null,\"labels\":{\"a\":\"b\"}},"            \
     "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"nginx\",\"resources\":{}}]}}"
 #define SELECTOR "\"selector\":{\"matchLabels\":{\"a\":\"b\"}}"
 
@@ -108,8 +108,7 @@ test_workloads(void)
               "," TEMPLATE_OUT ",\"strategy\":{\"type\":\"Recreate\"}},\"status\":{}}",
               "Deployment: the pod template's creationTimestamp null, status {}");
     completes("batch", "v1", "Job",
-              "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\"," META ",\"spec\":{" TEMPLATE_IN
-              "}}",
+              "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\"," META ",\"spec\":{" TEMPLATE_IN "}}",
               "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\"," META ",\"spec\":{" TEMPLATE_OUT
               "},\"status\":{}}",
               "Job: template completed, status {}");
@@ -178,8 +177,7 @@ test_pods(void)
               ",\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{}}]},\"status\":{}}",
               "a null value struct is its zero; a null Go omits goes");
     completes("", "v1", "Pod",
-              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\"," META
-              ",\"spec\":\"oops\",\"status\":[1]}",
+              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\"," META ",\"spec\":\"oops\",\"status\":[1]}",
               "{\"apiVersion\":\"v1\",\"kind\":\"Pod\"," META ",\"spec\":\"oops\",\"status\":[1]}",
               "mistyped values are left for validation");
 }
@@ -193,9 +191,12 @@ test_needed(void)
         {"", "v1", "ServiceAccount"},
     };
     static const char *const busy[][3] = {
-        {"apps", "v1", "Deployment"}, {"apps", "v1", "DaemonSet"},
-        {"", "v1", "Node"},           {"", "v1", "Pod"},
-        {"policy", "v1", "PodDisruptionBudget"}, {"coordination.k8s.io", "v1", "Lease"},
+        {"apps", "v1", "Deployment"},
+        {"apps", "v1", "DaemonSet"},
+        {"", "v1", "Node"},
+        {"", "v1", "Pod"},
+        {"policy", "v1", "PodDisruptionBudget"},
+        {"coordination.k8s.io", "v1", "Lease"},
     };
     json_t *cm;
 
@@ -209,8 +210,7 @@ test_needed(void)
     cm = parse("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"},"
                "\"data\":{\"a\":\"b\"}}");
     gw_gozero_complete(kind("", "v1", "ConfigMap"), cm);
-    tap_ok(json_object_size(json_object_get(cm, "metadata")) == 2 &&
-               json_object_size(cm) == 4,
+    tap_ok(json_object_size(json_object_get(cm, "metadata")) == 2 && json_object_size(cm) == 4,
            "a ConfigMap only gets its metadata's creationTimestamp (kgate always writes one)");
     json_decref(cm);
 }

@@ -185,7 +185,8 @@ test_completion(void)
           "{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{"
           "\"creationTimestamp\":null,\"resourceVersion\":\"3\"},\"spec\":{\"selector\":null,"
           "\"template\":{\"metadata\":{\"creationTimestamp\":null},\"spec\":{\"containers\":"
-          "null}},\"updateStrategy\":{}},\"status\":{\"currentNumberScheduled\":0,\"desiredNumberScheduled\":0,"
+          "null}},\"updateStrategy\":{}},\"status\":{\"currentNumberScheduled\":0,"
+          "\"desiredNumberScheduled\":0,"
           "\"numberMisscheduled\":0,\"numberReady\":0}}",
           "the kind is found whatever the key order");
     static const char pdb[] =
