@@ -13,6 +13,7 @@ packages=(
     libpcre2-dev                                    # CEL regular expressions
     etcd-server etcd-client                         # the store, for tests and `make run`
     curl perl python3                               # test clients, TAP runner (prove), JSON checks
+    python3-kubernetes                              # the official typed client, in e2e checks
     clang libclang-rt-14-dev                        # libFuzzer drivers
 )
 

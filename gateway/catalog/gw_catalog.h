@@ -106,6 +106,9 @@ struct gw_schema {
     gw_proto_type_t proto_type;      /* the protobuf wire form */
     const gw_proto_message_t *proto; /* OBJECT with GW_PROTO_PLAIN: its message; NULL when the
                                         catalog has no protobuf facts for it */
+    bool go_zero; /* a value of this schema can lack something Go's JSON would show: a field of
+                     its message (or of a value nested in it) for which gw_proto_field_shown
+                     holds (gateway/codec/gw_gozero.h fills them in) */
 };
 
 /** The field `name` of an OBJECT schema, or NULL. Thread: any. */
@@ -113,6 +116,18 @@ const gw_schema_field_t *gw_schema_field(const gw_schema_t *s, const char *name)
 
 /** Whether `name` is a required field of s. Thread: any. */
 bool gw_schema_required(const gw_schema_t *s, const char *name);
+
+/** The wire form of s: its catalog fact, else the special JSON types recognised by schema type
+ *  (int-or-string, quantity, time), else GW_PROTO_PLAIN. Thread: any. */
+gw_proto_type_t gw_schema_proto_type(const gw_schema_t *s);
+
+/**
+ * Whether Go's JSON encoder writes property pf (not an inline struct) of a struct whose value
+ * leaves it at its zero: a pointer only without omitempty (as null); a value struct or one of
+ * apimachinery's special types always (omitempty never omits a struct: {}, null for a Time);
+ * any other value (string, number, bool, list, map) only without omitempty. Thread: any.
+ */
+bool gw_proto_field_shown(const gw_proto_field_t *pf);
 
 /* ---- resources -------------------------------------------------------------------------- */
 

@@ -252,6 +252,94 @@ parse_schema(loader_t *l, json_t *j, const char *where)
     return s;
 }
 
+/* ---- what Go's JSON shows of absent fields ---------------------------------------------- */
+
+static bool go_zero_of(const gw_catalog_t *c, gw_schema_t *s, bool def);
+
+static bool
+go_zero_message(const gw_catalog_t *c, const gw_proto_message_t *m)
+{
+    bool any = false;
+
+    for (size_t i = 0; i < m->n_fields; i++) {
+        const gw_proto_field_t *pf = &m->fields[i];
+        if (pf->field == NULL)
+            any |= go_zero_message(c, pf->inlined);
+        else
+            any |=
+                gw_proto_field_shown(pf) | go_zero_of(c, (gw_schema_t *)pf->field->schema, false);
+    }
+    return any;
+}
+
+/* s's flag from its children's current ones. A named schema other than the definition being
+ * evaluated (def) takes its definition's flag: decorated copies follow their definition. */
+static bool
+go_zero_of(const gw_catalog_t *c, gw_schema_t *s, bool def)
+{
+    gw_catalog__def_t key = {.name = s->ref};
+    const gw_catalog__def_t *d;
+    bool v = false;
+
+    if (s->ref != NULL && !def) {
+        d = bsearch(&key, c->defs, c->n_defs, sizeof(key), def_cmp);
+        v = d != NULL && d->schema->go_zero;
+    } else if (s->type == GW_SCHEMA_ARRAY) {
+        v = go_zero_of(c, (gw_schema_t *)s->items, false);
+    } else if (s->type == GW_SCHEMA_MAP) {
+        v = go_zero_of(c, (gw_schema_t *)s->values, false);
+    } else if (s->type == GW_SCHEMA_OBJECT && s->proto != NULL) {
+        v = go_zero_message(c, s->proto);
+    }
+    if (v != s->go_zero) /* shared read-only schemas (any_schema) are never marked */
+        s->go_zero = v;
+    return v;
+}
+
+/* gw_schema_t.go_zero of every schema: recursive definitions settle after a few rounds (the
+ * flags only ever turn on). */
+static void
+mark_go_zero(gw_catalog_t *c)
+{
+    bool changed = true;
+
+    while (changed) {
+        changed = false;
+        for (size_t i = 0; i < c->n_defs; i++) {
+            gw_schema_t *s = (gw_schema_t *)c->defs[i].schema;
+            bool before = s->go_zero;
+            if (go_zero_of(c, s, true) != before)
+                changed = true;
+        }
+    }
+}
+
+gw_proto_type_t
+gw_schema_proto_type(const gw_schema_t *s)
+{
+    if (s->proto_type != GW_PROTO_PLAIN)
+        return s->proto_type;
+    if (s->type == GW_SCHEMA_INT_OR_STRING)
+        return GW_PROTO_INT_OR_STRING;
+    if (s->type == GW_SCHEMA_QUANTITY)
+        return GW_PROTO_QUANTITY;
+    if (s->type == GW_SCHEMA_TIME)
+        return GW_PROTO_TIME;
+    return GW_PROTO_PLAIN;
+}
+
+bool
+gw_proto_field_shown(const gw_proto_field_t *pf)
+{
+    const gw_schema_t *s = pf->field->schema;
+
+    if (pf->flags & GW_PROTO_POINTER)
+        return (pf->flags & GW_PROTO_NO_OMITEMPTY) != 0;
+    if (s->type == GW_SCHEMA_OBJECT || gw_schema_proto_type(s) != GW_PROTO_PLAIN)
+        return true;
+    return (pf->flags & GW_PROTO_NO_OMITEMPTY) != 0;
+}
+
 static int
 gvk_cmp(const void *a, const void *b)
 {
@@ -319,6 +407,7 @@ gw_catalog__load_definitions(gw_catalog_t *c, json_t *definitions, json_t *proto
     free(l.slots);
     free(l.state);
     index_kinds(c);
+    mark_go_zero(c);
 }
 
 const gw_catalog__def_t *

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gw_gozero.h"
 #include "gw_protobuf_int.h"
 
 /*
@@ -26,7 +27,7 @@ typedef struct {
     size_t err_len;
     bool failed;
     int depth;
-    size_t budget; /* JSON values the zeros of absent structs may still add */
+    gw_gozero_t z; /* the zeros of absent fields, on a budget */
 } pbd_t;
 
 static json_t *pbd_value(pbd_t *d, const gw_schema_t *s, const gw_protobuf__field_t *f);
@@ -59,95 +60,49 @@ pbd_where(const gw_schema_t *s)
     return s->ref ? s->ref : "value";
 }
 
+/* A failed completion (gw_gozero.h) becomes the decoder's failure. */
 static bool
-pbd_spend(pbd_t *d)
+pbd_zero_ok(pbd_t *d)
 {
-    if (d->budget == 0)
-        return pbd_fail(d, "protobuf: message expands past its size budget"), false;
-    d->budget--;
-    return true;
+    if (d->z.st == GW_GOZERO_BUDGET)
+        pbd_fail(d, "protobuf: message expands past its size budget");
+    else if (d->z.st == GW_GOZERO_DEPTH)
+        pbd_fail(d, "protobuf: %s nests too deep", pbd_where(d->z.where));
+    return !d->failed;
 }
 
 /* ---- zero values and absent fields ------------------------------------------------------- */
-
-static void pbd_defaults(pbd_t *d, const gw_proto_message_t *m, json_t *obj);
 
 /* What Go's JSON shows for the zero value of a non-pointer field of schema s. */
 static json_t *
 pbd_zero(pbd_t *d, const gw_schema_t *s)
 {
-    json_t *obj;
+    json_t *v;
 
-    if (!pbd_spend(d))
+    d->z.depth = d->depth;
+    v = gw_gozero_zero(&d->z, s);
+    if (!pbd_zero_ok(d)) {
+        json_decref(v);
         return NULL;
-    switch (gw_protobuf__wire_type(s)) {
-    case GW_PROTO_DURATION:
-        return json_string("0s");
-    case GW_PROTO_INT_OR_STRING:
-        return json_integer(0);
-    case GW_PROTO_QUANTITY:
-        return json_string("0");
-    case GW_PROTO_PLAIN:
-        break;
-    default:
-        return json_null();
     }
-    if (s->type == GW_SCHEMA_STRING)
-        return s->format && strcmp(s->format, "byte") == 0 ? json_null() : json_string("");
-    if (s->type == GW_SCHEMA_INTEGER)
-        return json_integer(0);
-    if (s->type == GW_SCHEMA_NUMBER)
-        return json_real(0);
-    if (s->type == GW_SCHEMA_BOOLEAN)
-        return json_false();
-    if (s->type != GW_SCHEMA_OBJECT)
-        return json_null();
-    obj = json_object();
-    if (s->proto == NULL)
-        return obj;
-    if (++d->depth <= GW_PROTOBUF_DEPTH_MAX)
-        pbd_defaults(d, s->proto, obj);
-    else
-        pbd_fail(d, "protobuf: %s nests too deep", pbd_where(s));
-    d->depth--;
-    return obj;
-}
-
-/* The JSON of a field the wire did not carry, or NULL when Go's JSON leaves it out. */
-static json_t *
-pbd_absent(pbd_t *d, const gw_proto_field_t *pf)
-{
-    const gw_schema_t *s = pf->field->schema;
-    bool message = s->type == GW_SCHEMA_OBJECT || gw_protobuf__wire_type(s) != GW_PROTO_PLAIN;
-
-    if (pf->flags & GW_PROTO_POINTER)
-        return pf->flags & GW_PROTO_NO_OMITEMPTY && pbd_spend(d) ? json_null() : NULL;
-    if (message)
-        return pbd_zero(d, s);
-    if (!(pf->flags & GW_PROTO_NO_OMITEMPTY))
-        return NULL;
-    if (s->type == GW_SCHEMA_ARRAY || s->type == GW_SCHEMA_MAP)
-        return pbd_spend(d) ? json_null() : NULL;
-    return pbd_zero(d, s);
+    return v;
 }
 
 /* Give obj the fields of m (and of its inline structs) that Go's JSON shows though absent. */
 static void
 pbd_defaults(pbd_t *d, const gw_proto_message_t *m, json_t *obj)
 {
-    for (size_t i = 0; i < m->n_fields && !d->failed; i++) {
-        const gw_proto_field_t *pf = &m->fields[i];
-        json_t *v;
-        if (pf->field == NULL) {
-            pbd_defaults(d, pf->inlined, obj);
-            continue;
-        }
-        if (json_object_get(obj, pf->field->name))
-            continue;
-        v = pbd_absent(d, pf);
-        if (v)
-            json_object_set_new(obj, pf->field->name, v);
-    }
+    d->z.depth = d->depth;
+    gw_gozero_defaults(&d->z, m, obj);
+    pbd_zero_ok(d);
+}
+
+/* One value the decoder makes up itself, counted against the zeros' budget. */
+static bool
+pbd_spend(pbd_t *d)
+{
+    gw_gozero_spend(&d->z);
+    return pbd_zero_ok(d);
 }
 
 /* A present zero scalar of a value field with omitempty is Go's "unset". */
@@ -547,8 +502,8 @@ pbd_map_zero(pbd_t *d, const gw_schema_t *s)
 {
     if (s->type == GW_SCHEMA_ARRAY && gw_protobuf__wire_type(s) == GW_PROTO_PLAIN)
         return pbd_spend(d) ? json_array() : NULL;
-    if (s->type == GW_SCHEMA_STRING && gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->format != NULL &&
-        strcmp(s->format, "byte") == 0)
+    if (s->type == GW_SCHEMA_STRING && gw_protobuf__wire_type(s) == GW_PROTO_PLAIN &&
+        s->format != NULL && strcmp(s->format, "byte") == 0)
         return pbd_spend(d) ? json_string("") : NULL;
     return pbd_zero(d, s);
 }
@@ -590,7 +545,8 @@ pbd_field(pbd_t *d, json_t *obj, const gw_proto_field_t *pf, const gw_protobuf__
     if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_MAP)
         return pbd_map(d, obj, pf, f);
     /* A message field that repeats merges, as protobuf's Unmarshal does. */
-    if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_OBJECT && json_is_object(old))
+    if (gw_protobuf__wire_type(s) == GW_PROTO_PLAIN && s->type == GW_SCHEMA_OBJECT &&
+        json_is_object(old))
         return pbd_wire(d, s, f, GW_PB_BYTES) && pbd_object_into(d, s, f->p, f->n, old);
     if ((v = pbd_value(d, s, f)) == NULL)
         return false;
@@ -752,9 +708,10 @@ pbd_init(pbd_t *d, const gw_catalog_t *c, size_t len, char *err, size_t err_len)
     d->catalog = c;
     d->err = err;
     d->err_len = err_len;
-    d->budget =
+    d->z.budget =
         PBD_BUDGET_BASE +
         (len < SIZE_MAX / PBD_BUDGET_PER_BYTE / 2 ? len * PBD_BUDGET_PER_BYTE : SIZE_MAX / 2);
+    d->z.depth_max = GW_PROTOBUF_DEPTH_MAX;
     if (err_len > 0)
         err[0] = '\0';
 }

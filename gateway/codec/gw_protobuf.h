@@ -15,10 +15,10 @@
  *   - a field on the wire appears, except a zero scalar ("", 0, false, empty bytes) of a value
  *     (non-pointer) field with omitempty: Go writes every value field, so such zeros stand for
  *     "unset" (a pointer's zero, like replicas: 0, is kept);
- *   - a field absent from the wire appears only when Go's JSON would still show it: a value
- *     struct as its zero ({} with its own such fields, creationTimestamp: null, "0" for a
- *     Quantity, 0 for an IntOrString), a field without omitempty as its zero ("", 0, false;
- *     null for a list, map, byte string or pointer);
+ *   - a field absent from the wire appears only when Go's JSON would still show it (the rules
+ *     of gw_gozero.h, shared with JSON documents): a value struct as its zero ({} with its own such
+ * fields, creationTimestamp: null, "0" for a Quantity, 0 for an IntOrString), a field without
+ * omitempty as its zero ("", 0, false; null for a list, map, byte string or pointer);
  *   - apiVersion and kind come from the envelope; Time is RFC 3339 in seconds, MicroTime with
  *     microseconds (an empty Time message is null); byte strings are base64; Quantity strings
  *     pass through uncanonicalized; RawExtension, FieldsV1 and apiextensions JSON carry JSON

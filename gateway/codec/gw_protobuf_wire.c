@@ -370,13 +370,5 @@ gw_protobuf__one_line(char *s)
 gw_proto_type_t
 gw_protobuf__wire_type(const gw_schema_t *s)
 {
-    if (s->proto_type != GW_PROTO_PLAIN)
-        return s->proto_type;
-    if (s->type == GW_SCHEMA_INT_OR_STRING)
-        return GW_PROTO_INT_OR_STRING;
-    if (s->type == GW_SCHEMA_QUANTITY)
-        return GW_PROTO_QUANTITY;
-    if (s->type == GW_SCHEMA_TIME)
-        return GW_PROTO_TIME;
-    return GW_PROTO_PLAIN;
+    return gw_schema_proto_type(s);
 }

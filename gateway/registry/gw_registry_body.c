@@ -236,6 +236,10 @@ report_issues(gw_req_t *r, const gw_field_issues_t *is, const char *av, const ch
     }
     for (size_t i = 0; i < is->n; i++) {
         const gw_field_issue_t *it = &is->items[i];
+        /* kube decodes a status into Go's zeros (counters 0) and checks a status's ranges,
+         * never its presence: what a write leaves out of it is completed, not refused. */
+        if (it->kind == GW_FIELD_REQUIRED && strncmp(it->path, "status.", 7) == 0)
+            continue;
         if (it->kind == GW_FIELD_REQUIRED)
             gw_ferr_required(errs, it->path, NULL);
         else if (it->kind == GW_FIELD_INVALID)

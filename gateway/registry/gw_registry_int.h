@@ -63,8 +63,14 @@ const gw_strategy_t *gw_registry__strategy(const gw_resource_t *res);
 bool gw_registry__has_status(const gw_resource_t *res);
 
 /** PrepareForCreate: status reset (or the kind's initial status), generation 1 for kinds that
- *  keep one, the namespace strategy, defaults the handlers rely on (spec.replicas). */
+ *  keep one, the namespace strategy, defaults the handlers rely on (spec.replicas); then
+ *  gw_registry__complete. */
 void gw_registry__prepare_create(const gw_resource_t *res, json_t *obj);
+
+/** Give a prepared object of res every field Go's JSON shows though the document lacks it
+ *  (gw_gozero.h), as kube-apiserver's decoding into its Go struct does before validation and
+ *  storage. */
+void gw_registry__complete(const gw_resource_t *res, json_t *obj);
 
 /**
  * PrepareForUpdate on the main resource: status kept from `old` for kinds with a status

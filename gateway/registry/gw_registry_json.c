@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_catalog.h"
+#include "gw_gozero.h"
 
 /* The scanner trusts nothing: every helper returns NULL when the text runs out or is not JSON
  * of the expected shape, and the caller falls back to Jansson, which reports real errors. */
@@ -142,23 +144,77 @@ find_metadata(const char *key, size_t klen, const char *value, const char *end, 
     return value < end && *value == '{' ? value : end;
 }
 
+/* What one walk over a stored object's top-level members finds: apiVersion and kind (plain
+ * strings; `odd` when one is not) and the metadata object. */
+typedef struct {
+    const char *av, *kind, *meta;
+    size_t av_len, kind_len;
+    bool odd;
+} top_t;
+
+static const char *
+plain_string(const char *value, const char *end, size_t *len, bool *odd)
+{
+    bool esc;
+    const char *after = value < end && *value == '"' ? skip_string(value, end, &esc) : NULL;
+
+    if (after == NULL || esc) {
+        *odd = true;
+        return NULL;
+    }
+    *len = (size_t)(after - value) - 2;
+    return value + 1;
+}
+
+static const char *
+find_top(const char *key, size_t klen, const char *value, const char *end, void *arg)
+{
+    top_t *t = arg;
+
+    if (key_is(key, klen, "apiVersion")) {
+        t->av = plain_string(value, end, &t->av_len, &t->odd);
+    } else if (key_is(key, klen, "kind")) {
+        t->kind = plain_string(value, end, &t->kind_len, &t->odd);
+    } else if (key_is(key, klen, "metadata")) {
+        /* A metadata that is not an object stops the walk with an answer the caller rejects. */
+        if (value >= end || *value != '{') {
+            t->odd = true;
+            return end;
+        }
+        t->meta = value;
+    }
+    /* Stored keys are sorted: apiVersion and kind come before metadata, and the walk stops
+     * there; unsorted bytes are walked further. */
+    return t->meta != NULL && t->av != NULL && t->kind != NULL ? key : NULL;
+}
+
+/* One walk: *t filled, and where the resourceVersion goes (as gw_registry__rv_splice_point). */
+static bool
+splice_scan(const char *json, size_t len, top_t *t, size_t *at, bool *empty)
+{
+    const char *end = json + len, *p = skip_ws(json, end), *got, *after;
+    bool stopped;
+
+    memset(t, 0, sizeof(*t));
+    if (p >= end || *p != '{')
+        return false;
+    got = walk_members(p + 1, end, find_top, t, &stopped);
+    if (got == NULL || t->meta == NULL)
+        return false;
+    after = walk_members(t->meta + 1, end, find_rv, NULL, &stopped);
+    if (after == NULL || stopped)
+        return false;
+    *at = (size_t)(t->meta + 1 - json);
+    *empty = *skip_ws(t->meta + 1, end) == '}';
+    return true;
+}
+
 bool
 gw_registry__rv_splice_point(const char *json, size_t len, size_t *at, bool *empty)
 {
-    const char *end = json + len, *p = skip_ws(json, end), *meta, *after;
-    bool stopped;
+    top_t t;
 
-    if (p >= end || *p != '{')
-        return false;
-    meta = walk_members(p + 1, end, find_metadata, NULL, &stopped);
-    if (meta == NULL || !stopped || meta == end)
-        return false;
-    after = walk_members(meta + 1, end, find_rv, NULL, &stopped);
-    if (after == NULL || stopped)
-        return false;
-    *at = (size_t)(meta + 1 - json);
-    *empty = *skip_ws(meta + 1, end) == '}';
-    return true;
+    return splice_scan(json, len, &t, at, empty);
 }
 
 /* The members asked for, parsed one by one into a new object. */
@@ -235,6 +291,45 @@ gw_registry__parse_labels(const char *json, size_t len)
     return picked != NULL ? json_pack("{s:o}", "metadata", picked) : NULL;
 }
 
+/* ---- the zero values Go's JSON shows (gw_gozero.h) ---------------------------------------- */
+
+/* The kind schema named by apiVersion and kind when objects of it can lack something Go's JSON
+ * shows; NULL for kinds served as stored (ConfigMap, Secret, custom resources, unknown). */
+static const gw_schema_t *
+completion_schema(const char *av, size_t av_len, const char *kind, size_t kind_len)
+{
+    const char *slash = memchr(av, '/', av_len);
+    char group[128], version[64], k[128];
+    size_t glen = slash ? (size_t)(slash - av) : 0, vlen = slash ? av_len - glen - 1 : av_len;
+    const gw_schema_t *s;
+
+    if (glen >= sizeof(group) || vlen >= sizeof(version) || kind_len >= sizeof(k))
+        return NULL;
+    memcpy(group, av, glen);
+    group[glen] = '\0';
+    memcpy(version, slash ? slash + 1 : av, vlen);
+    version[vlen] = '\0';
+    memcpy(k, kind, kind_len);
+    k[kind_len] = '\0';
+    s = gw_catalog_kind_schema(gw_catalog_builtin(), group, version, k);
+    return gw_gozero_kind_needed(s) ? s : NULL;
+}
+
+/* Complete a parsed stored object as kube-apiserver's decode and encode would show it. */
+static void
+complete_doc(json_t *doc)
+{
+    const json_t *av = json_object_get(doc, "apiVersion"), *kind = json_object_get(doc, "kind");
+    const gw_schema_t *s;
+
+    if (!json_is_string(av) || !json_is_string(kind))
+        return;
+    s = completion_schema(json_string_value(av), json_string_length(av), json_string_value(kind),
+                          json_string_length(kind));
+    if (s != NULL)
+        gw_gozero_complete(s, doc);
+}
+
 json_t *
 gw_registry__parse_stored(const char *json, size_t len, int64_t rev)
 {
@@ -245,6 +340,7 @@ gw_registry__parse_stored(const char *json, size_t len, int64_t rev)
         json_decref(doc);
         return NULL;
     }
+    complete_doc(doc);
     if (rev <= 0)
         return doc;
     meta = json_object_get(doc, "metadata");
@@ -285,8 +381,11 @@ gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj)
     size_t at, n;
     bool empty;
     json_t *doc;
+    top_t t;
 
-    if (gw_registry__rv_splice_point(json, obj->value_len, &at, &empty)) {
+    if (splice_scan(json, obj->value_len, &t, &at, &empty) && !t.odd &&
+        (t.av == NULL || t.kind == NULL ||
+         completion_schema(t.av, t.av_len, t.kind, t.kind_len) == NULL)) {
         n = (size_t)snprintf(rv, sizeof(rv), "\"resourceVersion\":\"%" PRId64 "\"%s",
                              obj->mod_revision, empty ? "" : ",");
         gw_registry__buf_add(b, json, at);

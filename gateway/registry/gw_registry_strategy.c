@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gw_defaults.h"
+#include "gw_gozero.h"
 #include "gw_namespace.h"
 
 typedef struct {
@@ -169,6 +170,13 @@ gw_registry__prepare_create(const gw_resource_t *res, json_t *obj)
         initial_status(res, obj);
     if (res->keeps_generation)
         json_object_set_new(gw_objmeta_get(obj), "generation", json_integer(1));
+    gw_registry__complete(res, obj);
+}
+
+void
+gw_registry__complete(const gw_resource_t *res, json_t *obj)
+{
+    gw_gozero_complete(res->schema, obj);
 }
 
 /* ---- update ------------------------------------------------------------------------------- */

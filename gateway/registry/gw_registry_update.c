@@ -118,6 +118,7 @@ prepare_update(gw_upd_t *u, json_t *obj, const json_t *cur)
             json_object_set_new(obj, "status", json_deep_copy(status));
         gw_namespace_prepare(obj);
     }
+    gw_registry__complete(res, obj);
 }
 
 static bool

@@ -83,8 +83,13 @@ test_create(void)
     created_member(res("", "v1", "persistentvolumeclaims"), "{}", "status",
                    "{\"phase\":\"Pending\"}", "claims: Pending");
     created_member(res("", "v1", "nodes"), "{\"status\":{\"capacity\":{\"cpu\":\"2\"}}}", "status",
-                   "{\"capacity\":{\"cpu\":\"2\"},\"allocatable\":{\"cpu\":\"2\"}}",
-                   "nodes: status as given (allocatable defaults to capacity)");
+                   "{\"capacity\":{\"cpu\":\"2\"},\"allocatable\":{\"cpu\":\"2\"},"
+                   "\"daemonEndpoints\":{\"kubeletEndpoint\":{\"Port\":0}},\"nodeInfo\":{"
+                   "\"machineID\":\"\",\"systemUUID\":\"\",\"bootID\":\"\",\"kernelVersion\":\"\","
+                   "\"osImage\":\"\",\"containerRuntimeVersion\":\"\",\"kubeletVersion\":\"\","
+                   "\"kubeProxyVersion\":\"\",\"operatingSystem\":\"\",\"architecture\":\"\"}}",
+                   "nodes: status as given (allocatable defaults to capacity), with the zero "
+                   "values Go's JSON shows");
     created_member(res("", "v1", "namespaces"), "{\"metadata\":{\"name\":\"n\"}}", "status",
                    "{\"phase\":\"Active\"}", "namespaces: Active");
     created_member(res("", "v1", "configmaps"), "{\"data\":{},\"metadata\":{\"generation\":4}}",
