@@ -278,9 +278,21 @@ static const route_t routes[] = {
     {"/openid/v1/jwks", false, true, serve_jwks, "apiserver"},
 };
 
+/* Discovery paths answer the same with one trailing slash (/api/, /apis/apps/v1/). */
+static void
+trim_discovery_slash(gw_req_t *r)
+{
+    const char *path = r->info.path;
+    size_t len = strlen(path);
+
+    if (len > 4 && path[len - 1] == '/' && path[len - 2] != '/' && strncmp(path, "/api", 4) == 0)
+        r->info.path = gw_arena_strndup(r->arena, path, len - 1);
+}
+
 void
 gw_api__route(gw_req_t *r)
 {
+    trim_discovery_slash(r);
     const char *path = r->info.path;
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
         const route_t *rt = &routes[i];

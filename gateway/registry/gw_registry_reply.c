@@ -95,6 +95,6 @@ gw_registry__reply_no_route(gw_req_t *r)
 void
 gw_registry__reply_not_allowed(gw_req_t *r)
 {
-    gw_reply_status(r, 405, "MethodNotAllowed", NULL,
+    gw_reply_status(r, 405, "MethodNotAllowed", json_object(),
                     "the server does not allow this method on the requested resource");
 }

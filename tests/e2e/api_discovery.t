@@ -87,6 +87,14 @@ check "... a NotAcceptable Status" is_status 406 NotAcceptable \
 check "protobuf is skipped for the next acceptable type" test "$(http_code /version \
     -H 'Accept: application/vnd.kubernetes.protobuf, application/json')" = 200
 
+# discovery answers the same with a trailing slash
+for path in /api /apis /apis/apps /apis/apps/v1 /api/v1; do
+    fetch "$path" "${UA[@]}"
+    want=$(cat "$OUT")
+    fetch "$path/" "${UA[@]}"
+    check "$path/ answers as $path (200)" test "$CODE:$(cat "$OUT")" = "200:$want"
+done
+
 fetch /nosuch
 check "an unknown path is 404 with kube's text" test "$CODE:$(cat "$OUT")" = "404:404 page not found"
 check "a 404 has an Audit-ID" grep -qi '^Audit-ID: ' "$HDR"

@@ -40,6 +40,27 @@ check "DELETE on a read-only resource: 405" test "$CODE" = 405
 fetch /api/v1/namespaces/default/pods "${UA[@]}" -X OPTIONS
 check "a method with no verb: 405" test "$CODE" = 405
 
+# verbs a path does not take: go-restful's 405, a Status with empty details and no Allow
+NOTALLOWED='the server does not allow this method on the requested resource'
+fetch /api/v1/namespaces/default/configmaps "${UA[@]}" -X PUT -H 'Content-Type: application/json' \
+    -d '{"metadata":{"name":"x"}}'
+check "PUT on a collection: 405" is_status 405 MethodNotAllowed "$NOTALLOWED"
+check "... with empty details" jpy "d['details'] == {}"
+check "... and no Allow header, as kube sends none" test -z "$(header Allow)"
+fetch /api/v1/namespaces/default/configmaps "${UA[@]}" -X PATCH \
+    -H 'Content-Type: application/merge-patch+json' -d '{}'
+check "PATCH on a collection: 405" is_status 405 MethodNotAllowed "$NOTALLOWED"
+fetch /api/v1/namespaces/default/configmaps/x "${UA[@]}" -X POST \
+    -H 'Content-Type: application/json' -d '{"metadata":{"name":"x"}}'
+check "POST on an object: 405" is_status 405 MethodNotAllowed "$NOTALLOWED"
+fetch /api/v1/namespaces/x "${UA[@]}" -X POST -H 'Content-Type: application/json' \
+    -d '{"metadata":{"name":"x"}}'
+check "POST on a namespace: 405" is_status 405 MethodNotAllowed "$NOTALLOWED"
+fetch /apis/authentication.k8s.io/v1/tokenreviews/x "${UA[@]}" -X POST \
+    -H 'Content-Type: application/json' -d '{}'
+check "POST on an object of a create-only resource: 404 (no such route)" \
+    is_status 404 NotFound "$NOROUTE"
+
 fetch /api/v1/namespaces/default "${UA[@]}" -H 'Accept: text/html'
 check "nothing acceptable on a resource: 406" is_status 406 NotAcceptable \
     'only the following media types are accepted: application/json, application/yaml'
