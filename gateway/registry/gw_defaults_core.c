@@ -136,6 +136,66 @@ patch_allocated(json_t *spec, const json_t *old)
         set_ips(spec, json_object_get(old, "clusterIPs"));
 }
 
+static bool
+needs_node_port(const json_t *spec)
+{
+    return gw_defaults__is(spec, "type", "NodePort") ||
+           gw_defaults__is(spec, "type", "LoadBalancer");
+}
+
+static bool
+needs_hc_node_port(const json_t *spec)
+{
+    return gw_defaults__is(spec, "type", "LoadBalancer") &&
+           gw_defaults__is(spec, "externalTrafficPolicy", "Local");
+}
+
+/* Whether `ports` holds a port whose nodePort is np. */
+static bool
+uses_node_port(const json_t *ports, json_int_t np)
+{
+    size_t i;
+    json_t *p;
+
+    json_array_foreach(ports, i, p)
+    {
+        if (json_integer_value(json_object_get(p, "nodePort")) == np)
+            return true;
+    }
+    return false;
+}
+
+/* patchAllocatedValues' node ports: a port that leaves its nodePort out gets the one the stored
+ * port of the same name had, unless another port of both kept it; likewise the health check's. */
+static void
+patch_node_ports(json_t *spec, const json_t *old)
+{
+    const json_t *old_ports = json_object_get(old, "ports");
+    json_t *ports = json_object_get(spec, "ports"), *p, *q;
+    size_t i, j;
+
+    if (!needs_node_port(old) || !needs_node_port(spec))
+        return;
+    json_array_foreach(ports, i, p)
+    {
+        json_int_t was = 0;
+        if (json_integer_value(json_object_get(p, "nodePort")) != 0)
+            continue;
+        json_array_foreach(old_ports, j, q)
+        {
+            if (strcmp(str_of(q, "name"), str_of(p, "name")) == 0)
+                was = json_integer_value(json_object_get(q, "nodePort"));
+        }
+        if (was != 0 && !uses_node_port(ports, was))
+            json_object_set_new(p, "nodePort", json_integer(was));
+    }
+    if (needs_hc_node_port(old) && needs_hc_node_port(spec) &&
+        json_integer_value(json_object_get(spec, "healthCheckNodePort")) == 0 &&
+        json_integer_value(json_object_get(old, "healthCheckNodePort")) != 0)
+        json_object_set_new(spec, "healthCheckNodePort",
+                            json_deep_copy(json_object_get(old, "healthCheckNodePort")));
+}
+
 /* normalizeClusterIPs on an update: clusterIPs follows what the client did to clusterIP. */
 static void
 normalize_update(json_t *spec, const json_t *old)
@@ -244,6 +304,8 @@ gw_defaults__service(json_t *svc, const json_t *old)
     }
     if (strcmp(type, "ExternalName") == 0)
         return;
+    if (old_spec != NULL)
+        patch_node_ports(spec, old_spec);
     cluster_ips(spec, old_spec);
     ip_families(spec, old_spec);
 }

@@ -89,7 +89,8 @@ gw_registry__reply_success(gw_req_t *r, int code, const char *name, const char *
 void
 gw_registry__reply_no_route(gw_req_t *r)
 {
-    gw_reply_status(r, 404, "NotFound", NULL, "the server could not find the requested resource");
+    gw_reply_status(r, 404, "NotFound", json_object(),
+                    "the server could not find the requested resource");
 }
 
 void

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kind-specific rules as kube-apiserver has them: a Secret's write-only stringData (merged into
 # data on every kind of write), Secret data validation, resourceVersion "0" as no precondition
-# (and kinds that need one), and a Service's cluster IPs on update.
+# (and kinds that need one), a Service's cluster IPs on update; and kube's words for a patched
+# object that does not decode and for a body of another kind than the URL's.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -170,6 +171,21 @@ and d['message'].count('invalid') == 2 and 'managedFields' in d['message']"
 req PATCH $CORE/configmaps/p1 '[{"op":"add","path":"/data","value":"x"}]' $JSONP
 check "so does a JSON patch" jpy "d['code'] == 422 and d['message'].endswith(\
 'json: cannot unmarshal string into Go struct field ConfigMap.data of type map[string]string')"
+
+# ---- a body of another kind ---------------------------------------------------------------------
+req POST $CORE/configmaps '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"k"}}'
+check "POST of another known kind: kube's 400 (it decodes, then cannot be converted)" \
+    is_status 400 BadRequest \
+    'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion'
+req PUT /api/v1/namespaces/default '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"default"}}'
+check "PUT of another kind: the same 400" is_status 400 BadRequest \
+    'ConfigMap in version "v1" cannot be handled as a Namespace: converting (v1.ConfigMap) to (core.Namespace): unknown conversion'
+req POST $APPS/deployments '{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"k"}}'
+check "... named by the internal package of the URL's group" is_status 400 BadRequest \
+    'StatefulSet in version "v1" cannot be handled as a Deployment: converting (v1.StatefulSet) to (apps.Deployment): unknown conversion'
+req POST $APPS/deployments '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"k"}}'
+check "... whatever the body's group" is_status 400 BadRequest \
+    'Job in version "v1" cannot be handled as a Deployment: converting (v1.Job) to (apps.Deployment): unknown conversion'
 
 check "kgate exits cleanly" clean_exit
 tap_end

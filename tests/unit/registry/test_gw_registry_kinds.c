@@ -215,6 +215,35 @@ test_service(void)
     json_decref(d);
 
     const gw_resource_t *s = core("services");
+    json_t *old = doc("{\"spec\":{\"type\":\"NodePort\",\"ports\":[{\"name\":\"http\","
+                      "\"port\":80,\"nodePort\":30080},{\"name\":\"b\",\"port\":81,"
+                      "\"nodePort\":30081}]}}");
+    d = doc("{\"spec\":{\"type\":\"NodePort\",\"ports\":[{\"name\":\"http\",\"port\":80},"
+            "{\"name\":\"b\",\"port\":81,\"nodePort\":30080}]}}");
+    gw_registry__prepare_update(s, d, old);
+    tap_ok(member_is(d, "spec.ports",
+                     "[{\"name\":\"http\",\"port\":80,\"protocol\":\"TCP\","
+                     "\"targetPort\":80},{\"name\":\"b\",\"port\":81,"
+                     "\"nodePort\":30080,\"protocol\":\"TCP\",\"targetPort\":81}]"),
+           "a node port another port kept is not given back");
+    json_decref(d);
+    d = doc("{\"spec\":{\"type\":\"NodePort\",\"ports\":[{\"name\":\"http\",\"port\":80}]}}");
+    gw_registry__prepare_update(s, d, old);
+    tap_ok(member_is(d, "spec.ports",
+                     "[{\"name\":\"http\",\"port\":80,\"nodePort\":30080,"
+                     "\"protocol\":\"TCP\",\"targetPort\":80}]"),
+           "a node port left out is kept, by the port's name (patchAllocatedValues)");
+    json_decref(d);
+    d = doc("{\"spec\":{\"type\":\"ClusterIP\",\"ports\":[{\"name\":\"http\",\"port\":80,"
+            "\"nodePort\":30080}]}}");
+    gw_registry__prepare_update(s, d, old);
+    tap_ok(member_is(d, "spec.ports",
+                     "[{\"name\":\"http\",\"port\":80,\"protocol\":\"TCP\","
+                     "\"targetPort\":80}]"),
+           "to ClusterIP: unchanged node ports dropped (dropTypeDependentFields)");
+    json_decref(d);
+    json_decref(old);
+
     d = doc("{\"spec\":{\"clusterIP\":\"10.0.0.300\"}}");
     gw_registry__prepare_create(s, d);
     check_validation(s, d, NULL,
