@@ -477,8 +477,11 @@ serve_until_signal(kgate_t *k, const sigset_t *set)
     gw_log_info(NULL, "kgate stopped");
 }
 
+/* Serve with cfg until a signal; anonymous_reset: kube's ApplyAuthorization turned anonymous
+ * authentication off, which is said once the configuration is known to be usable (so that a
+ * refusal stays one line). */
 static int
-run(const gw_config_t *cfg)
+run(const gw_config_t *cfg, bool anonymous_reset)
 {
     kgate_t k = {.cfg = cfg};
     char err[512];
@@ -497,6 +500,10 @@ run(const gw_config_t *cfg)
         goto out;
     k.health = gw_health_new(cfg->livez_grace_period_ms);
     gw_health_etcd_result(k.health, 0);
+    if (anonymous_reset)
+        gw_log_warn(NULL, "AnonymousAuth is not allowed with the AlwaysAllow authorizer. "
+                          "Resetting AnonymousAuth to false. You should use a different "
+                          "authorizer");
     if (start_serving(&k, err, sizeof(err)) != 0)
         goto out;
     serve_until_signal(&k, &set);
@@ -527,7 +534,7 @@ main(int argc, char **argv)
         gw_config_usage(stdout);
     } else {
         gw_log_set_level(cfg.verbosity >= 4 ? GW_LOG_DEBUG : GW_LOG_INFO);
-        code = run(&cfg);
+        code = run(&cfg, gw_config_apply_authorization(&cfg));
     }
     gw_config_free(&cfg);
     return code;

@@ -27,4 +27,4 @@ tests=("$@")
 done < <(find "$KGATE_BUILD/tests" -type f -name 'test_*' -perm -u+x | sort)
 [[ $# -gt 0 ]] || while read -r t; do tests+=("$t"); done < <(find tests -name '*.t' | sort)
 
-prove --exec '' --timer "${tests[@]}"
+prove ${PROVE_FLAGS:-} --exec '' --timer "${tests[@]}"

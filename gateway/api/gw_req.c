@@ -99,6 +99,26 @@ blank(const char *s, size_t len)
     return true;
 }
 
+const char *
+gw_req_body_summary(gw_req_t *r, const char *body, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = len > 30 ? 30 : len;
+    char *out;
+
+    if (len == 0)
+        return "<empty>";
+    if (body[0] == '{')
+        return gw_arena_sprintf(r->arena, "%.*s%s", (int)n, body, len > n ? " ..." : "");
+    out = gw_arena_alloc(r->arena, n * 2 + 5);
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = hex[(unsigned char)body[i] >> 4];
+        out[2 * i + 1] = hex[(unsigned char)body[i] & 15];
+    }
+    strcpy(out + 2 * n, len > n ? " ..." : "");
+    return out;
+}
+
 static json_t *
 decode_body(gw_req_t *r, gw_body_type_t type, const char *body, size_t len)
 {
@@ -119,8 +139,19 @@ decode_body(gw_req_t *r, gw_body_type_t type, const char *body, size_t len)
         snprintf(err, sizeof(err), "%s (line %d, column %d)", jerr.text, jerr.line, jerr.column);
     }
     if (doc == NULL) {
-        gw_reply_status(r, 400, "BadRequest", NULL, "couldn't get version/kind; %s parse error: %s",
-                        type == GW_BODY_YAML ? "yaml" : "json", err);
+        /* a create or update names the kind it wanted and summarizes the body, as kube's
+         * transformDecodeError does */
+        if (r->resource != NULL && r->subresource == NULL &&
+            (strcmp(r->info.verb, "create") == 0 || strcmp(r->info.verb, "update") == 0))
+            gw_reply_status(r, 400, "BadRequest", NULL,
+                            "the object provided is unrecognized (must be of type %s): couldn't "
+                            "get version/kind; %s parse error: %s (%s)",
+                            r->resource->kind, type == GW_BODY_YAML ? "yaml" : "json", err,
+                            gw_req_body_summary(r, body, len));
+        else
+            gw_reply_status(r, 400, "BadRequest", NULL,
+                            "couldn't get version/kind; %s parse error: %s",
+                            type == GW_BODY_YAML ? "yaml" : "json", err);
         return NULL;
     }
     gw_arena_defer(r->arena, (void (*)(void *))json_decref, doc);

@@ -115,6 +115,10 @@ const char *gw_req_header(gw_req_t *r, const char *name);
 /** The request body as bytes (NUL-terminated, in the arena) and its length. */
 const char *gw_req_body(gw_req_t *r, size_t *len);
 
+/** kube's summarizeData of a request body: "<empty>", up to 30 bytes as text when it starts
+ *  with '{', else as hex, " ..." when cut (in the arena). Thread: r's worker. */
+const char *gw_req_body_summary(gw_req_t *r, const char *body, size_t len);
+
 /**
  * Decode the request body into a JSON document according to its Content-Type (JSON, or YAML
  * converted to JSON). Duplicate and unknown-field handling is the caller's (see

@@ -69,13 +69,56 @@ gw_api__reply_doc(gw_req_t *r, const gw_api__doc_t *doc, bool raw)
         gw_reply_json_bytes(r, 200, doc->json, doc->len);
 }
 
-/* A plain JSON document from the cache, or 404 when the path has none. */
+/* Whether kube serves the path with a go-restful web service (whose routes take GET only and
+ * whose misses are Status bodies): /version, /api and below, and below /apis the paths of a
+ * served group (its own web service); /apis itself and unknown groups are plain handlers. */
+static bool
+restful_path(gw_req_t *r)
+{
+    const char *path = r->info.path, *group;
+    size_t n;
+
+    if (strcmp(path, "/version") == 0 || strcmp(path, "/api") == 0 ||
+        strncmp(path, "/api/", 5) == 0)
+        return true;
+    if (strncmp(path, "/apis/", 6) != 0)
+        return false;
+    group = path + 6;
+    n = strcspn(group, "/");
+    return n > 0 && gw_catalog_group(r->catalog, gw_arena_strndup(r->arena, group, n)) != NULL;
+}
+
+/* go-restful's answers, through kube's service error handler: a Status with empty details. */
+static void
+restful_not_found(gw_req_t *r)
+{
+    gw_reply_status(r, 404, "NotFound", json_object(),
+                    "the server could not find the requested resource");
+}
+
+static void
+restful_not_allowed(gw_req_t *r)
+{
+    gw_reply_status(r, 405, "MethodNotAllowed", json_object(),
+                    "the server does not allow this method on the requested resource");
+}
+
+/* A plain JSON document from the cache, or 404 when the path has none; a go-restful path takes
+ * GET only. */
 static void
 serve_doc(gw_req_t *r)
 {
     const gw_api__doc_t *doc = gw_api__docs_find(&GW_API_REQ(r)->api->docs, r->info.path);
+    bool restful = restful_path(r);
     if (doc == NULL) {
-        not_found(r);
+        if (restful)
+            restful_not_found(r);
+        else
+            not_found(r);
+        return;
+    }
+    if (restful && strcmp(r->info.verb, "get") != 0) {
+        restful_not_allowed(r);
         return;
     }
     if (!GW_API_REQ(r)->accept_ok) {
@@ -92,6 +135,10 @@ static void
 serve_discovery(gw_req_t *r)
 {
     gw_negotiated_t n;
+    if (restful_path(r) && strcmp(r->info.verb, "get") != 0) {
+        restful_not_allowed(r);
+        return;
+    }
     if (!gw_api__negotiate(r, GW_NEG_DISCOVERY, &n)) {
         gw_api__reply_not_acceptable(r);
         return;
@@ -299,9 +346,21 @@ static const route_t routes[] = {
     {"/openid/v1/jwks", false, true, serve_jwks, "apiserver"},
 };
 
+/* Discovery paths answer the same with one trailing slash (/api/, /apis/apps/v1/). */
+static void
+trim_discovery_slash(gw_req_t *r)
+{
+    const char *path = r->info.path;
+    size_t len = strlen(path);
+
+    if (len > 4 && path[len - 1] == '/' && path[len - 2] != '/' && strncmp(path, "/api", 4) == 0)
+        r->info.path = gw_arena_strndup(r->arena, path, len - 1);
+}
+
 void
 gw_api__route(gw_req_t *r)
 {
+    trim_discovery_slash(r);
     const char *path = r->info.path;
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
         const route_t *rt = &routes[i];

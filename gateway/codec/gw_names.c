@@ -170,3 +170,32 @@ gw_valid_label_value(const char *s)
         return "must be no more than 63 characters";
     return n == 0 || match_qname(s, n) ? NULL : LABEL_VALUE_MSG;
 }
+
+/* ---- config keys -------------------------------------------------------------------------- */
+
+#define CONFIG_KEY_FMT "[-._a-zA-Z0-9]+"
+#define CONFIG_KEY_MSG                                                                             \
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "           \
+    "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '" CONFIG_KEY_FMT    \
+    "')"
+
+size_t
+gw_valid_config_map_key(const char *s, const char *msgs[3])
+{
+    size_t n = 0, len = strlen(s);
+    bool ok = len > 0;
+
+    if (len > 253)
+        msgs[n++] = "must be no more than 253 characters";
+    for (size_t i = 0; i < len && ok; i++)
+        ok = is_alnum(s[i]) || s[i] == '-' || s[i] == '.' || s[i] == '_';
+    if (!ok)
+        msgs[n++] = CONFIG_KEY_MSG;
+    if (strcmp(s, ".") == 0)
+        msgs[n++] = "must not be '.'";
+    else if (strcmp(s, "..") == 0)
+        msgs[n++] = "must not be '..'";
+    else if (strncmp(s, "..", 2) == 0)
+        msgs[n++] = "must not start with '..'";
+    return n;
+}

@@ -10,6 +10,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /** DNS-1123 subdomain: at most 253 characters. Most kinds' names. */
 const char *gw_valid_dns1123_subdomain(const char *s);
@@ -23,5 +24,10 @@ const char *gw_valid_path_segment_name(const char *s);
 const char *gw_valid_qualified_name(const char *s);
 /** A label value: at most 63 characters, [A-Za-z0-9] at both ends, -_. inside, or empty. */
 const char *gw_valid_label_value(const char *s);
+
+/** IsConfigMapKey (ConfigMap and Secret data keys): every message kube gives, in its order
+ *  (too long, not [-._a-zA-Z0-9]+, '.', '..' or a '..' prefix), into msgs[0..2]; returns how
+ *  many (0: valid). */
+size_t gw_valid_config_map_key(const char *s, const char *msgs[3]);
 
 #endif

@@ -97,24 +97,142 @@ is_headless_without_selector(const json_t *spec)
            json_object_size(json_object_get(spec, "selector")) == 0;
 }
 
-/* An update keeps the addresses the stored Service has when the new one leaves them out (kube's
- * patchAllocatedValues), and clusterIPs follows a lone clusterIP (normalizeClusterIPs). */
+static const char *
+str_of(const json_t *spec, const char *key)
+{
+    const char *s = json_string_value(json_object_get(spec, key));
+    return s != NULL ? s : "";
+}
+
+/* The clusterIPs lists of two specs are equal (absent and empty alike): the service storage's
+ * sameClusterIPs, which looks at the plural only. */
+static bool
+same_ips(const json_t *a, const json_t *b)
+{
+    const json_t *x = json_object_get(a, "clusterIPs"), *y = json_object_get(b, "clusterIPs");
+
+    if (json_array_size(x) == 0 && json_array_size(y) == 0)
+        return true;
+    return json_equal(x, y);
+}
+
+static void
+set_ips(json_t *spec, const json_t *ips)
+{
+    json_object_set_new(spec, "clusterIPs", json_deep_copy(ips));
+}
+
+/* patchAllocatedValues: an update keeps the addresses the stored Service has when the new one
+ * leaves them out (both sides need a cluster IP). */
+static void
+patch_allocated(json_t *spec, const json_t *old)
+{
+    if (gw_defaults__is(old, "type", "ExternalName"))
+        return;
+    if (str_of(spec, "clusterIP")[0] == '\0' && !gw_defaults__nil(old, "clusterIP"))
+        json_object_set_new(spec, "clusterIP", json_deep_copy(json_object_get(old, "clusterIP")));
+    if (json_array_size(json_object_get(spec, "clusterIPs")) == 0 &&
+        json_array_size(json_object_get(old, "clusterIPs")) > 0)
+        set_ips(spec, json_object_get(old, "clusterIPs"));
+}
+
+static bool
+needs_node_port(const json_t *spec)
+{
+    return gw_defaults__is(spec, "type", "NodePort") ||
+           gw_defaults__is(spec, "type", "LoadBalancer");
+}
+
+static bool
+needs_hc_node_port(const json_t *spec)
+{
+    return gw_defaults__is(spec, "type", "LoadBalancer") &&
+           gw_defaults__is(spec, "externalTrafficPolicy", "Local");
+}
+
+/* Whether `ports` holds a port whose nodePort is np. */
+static bool
+uses_node_port(const json_t *ports, json_int_t np)
+{
+    size_t i;
+    json_t *p;
+
+    json_array_foreach(ports, i, p)
+    {
+        if (json_integer_value(json_object_get(p, "nodePort")) == np)
+            return true;
+    }
+    return false;
+}
+
+/* patchAllocatedValues' node ports: a port that leaves its nodePort out gets the one the stored
+ * port of the same name had, unless another port of both kept it; likewise the health check's. */
+static void
+patch_node_ports(json_t *spec, const json_t *old)
+{
+    const json_t *old_ports = json_object_get(old, "ports");
+    json_t *ports = json_object_get(spec, "ports"), *p, *q;
+    size_t i, j;
+
+    if (!needs_node_port(old) || !needs_node_port(spec))
+        return;
+    json_array_foreach(ports, i, p)
+    {
+        json_int_t was = 0;
+        if (json_integer_value(json_object_get(p, "nodePort")) != 0)
+            continue;
+        json_array_foreach(old_ports, j, q)
+        {
+            if (strcmp(str_of(q, "name"), str_of(p, "name")) == 0)
+                was = json_integer_value(json_object_get(q, "nodePort"));
+        }
+        if (was != 0 && !uses_node_port(ports, was))
+            json_object_set_new(p, "nodePort", json_integer(was));
+    }
+    if (needs_hc_node_port(old) && needs_hc_node_port(spec) &&
+        json_integer_value(json_object_get(spec, "healthCheckNodePort")) == 0 &&
+        json_integer_value(json_object_get(old, "healthCheckNodePort")) != 0)
+        json_object_set_new(spec, "healthCheckNodePort",
+                            json_deep_copy(json_object_get(old, "healthCheckNodePort")));
+}
+
+/* normalizeClusterIPs on an update: clusterIPs follows what the client did to clusterIP. */
+static void
+normalize_update(json_t *spec, const json_t *old)
+{
+    const char *ip = str_of(spec, "clusterIP"), *old_ip = str_of(old, "clusterIP");
+
+    /* an old client that left clusterIPs out */
+    if (json_array_size(json_object_get(old, "clusterIPs")) > 0 &&
+        json_array_size(json_object_get(spec, "clusterIPs")) == 0 && strcmp(old_ip, ip) == 0)
+        set_ips(spec, json_object_get(old, "clusterIPs"));
+    if (strcmp(old_ip, ip) == 0)
+        return;
+    if (old_ip[0] != '\0' && ip[0] == '\0') {
+        /* clearing clusterIP clears an unchanged clusterIPs with it */
+        if (same_ips(old, spec))
+            json_object_del(spec, "clusterIPs");
+    } else if (same_ips(old, spec)) {
+        json_object_set_new(spec, "clusterIPs", json_pack("[s]", ip));
+    }
+}
+
+/* The addresses of a Service that needs a cluster IP: on an update kube's patchAllocatedValues
+ * and normalizeClusterIPs; on a create (and, as kgate allocates nothing, on an update of a
+ * Service that never had one) clusterIPs starts from a lone clusterIP. */
 static void
 cluster_ips(json_t *spec, const json_t *old)
 {
     const char *ip;
 
-    if (old != NULL && !gw_defaults__is(old, "type", "ExternalName")) {
-        if (gw_defaults__zero(spec, "clusterIP") && !gw_defaults__nil(old, "clusterIP"))
-            json_object_set_new(spec, "clusterIP",
-                                json_deep_copy(json_object_get(old, "clusterIP")));
-        if (json_array_size(json_object_get(spec, "clusterIPs")) == 0 &&
-            json_array_size(json_object_get(old, "clusterIPs")) > 0)
-            json_object_set_new(spec, "clusterIPs",
-                                json_deep_copy(json_object_get(old, "clusterIPs")));
+    if (old != NULL) {
+        patch_allocated(spec, old);
+        normalize_update(spec, old);
+        if (json_array_size(json_object_get(old, "clusterIPs")) > 0)
+            return;
     }
-    ip = json_string_value(json_object_get(spec, "clusterIP"));
-    if (ip != NULL && ip[0] != '\0' && json_array_size(json_object_get(spec, "clusterIPs")) == 0)
+    ip = str_of(spec, "clusterIP");
+    if (ip[0] != '\0' && json_array_size(json_object_get(spec, "clusterIPs")) == 0)
         json_object_set_new(spec, "clusterIPs", json_pack("[s]", ip));
 }
 
@@ -186,6 +304,8 @@ gw_defaults__service(json_t *svc, const json_t *old)
     }
     if (strcmp(type, "ExternalName") == 0)
         return;
+    if (old_spec != NULL)
+        patch_node_ports(spec, old_spec);
     cluster_ips(spec, old_spec);
     ip_families(spec, old_spec);
 }

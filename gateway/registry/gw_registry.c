@@ -18,14 +18,10 @@ typedef struct {
 } verb_route_t;
 
 static const verb_route_t routes[] = {
-    {"get", gw_registry__get},
-    {"list", gw_registry__list},
-    {"watch", gw_registry__watch},
-    {"create", gw_registry__create},
-    {"update", gw_registry__update},
-    {"patch", gw_registry__patch},
-    {"delete", gw_registry__delete},
-    {"deletecollection", gw_registry__deletecollection},
+    {"get", gw_registry__get},       {"list", gw_registry__list},
+    {"watch", gw_registry__watch},   {"create", gw_registry__create},
+    {"update", gw_registry__update}, {"patch", gw_registry__patch},
+    {"delete", gw_registry__delete}, {"deletecollection", gw_registry__deletecollection},
 };
 
 /* Where kube-apiserver registers no route for the request's scope: 404 for object paths, 405
@@ -55,6 +51,32 @@ reject_scope(gw_req_t *r)
     return true;
 }
 
+#define ITEM_VERBS (GW_VERB_GET | GW_VERB_UPDATE | GW_VERB_PATCH | GW_VERB_DELETE)
+#define COLLECTION_VERBS (GW_VERB_LIST | GW_VERB_WATCH | GW_VERB_CREATE | GW_VERB_DELETECOLLECTION)
+
+/* kube's routes: an object path takes GET, PUT, PATCH and DELETE, a collection path GET, POST
+ * and DELETE, each where the resource serves the verb. A method the path does not take is 405
+ * when the path has a route at all, else 404 (as go-restful answers). Returns true when it
+ * replied. */
+static bool
+reject_method(gw_req_t *r)
+{
+    const char *verb = r->info.verb;
+    bool named = r->info.name[0] != '\0';
+    unsigned bit = gw_verb_bit(verb), verbs = r->resource->verbs;
+    bool item = strcmp(verb, "list") != 0 && strcmp(verb, "watch") != 0 &&
+                strcmp(verb, "deletecollection") != 0 && named;
+    unsigned path_verbs = verbs & (item ? ITEM_VERBS : COLLECTION_VERBS);
+
+    if ((path_verbs & bit) != 0)
+        return false;
+    if (path_verbs == 0)
+        gw_registry__reply_no_route(r);
+    else
+        gw_registry__reply_not_allowed(r);
+    return true;
+}
+
 void
 gw_registry_handle(gw_req_t *r)
 {
@@ -70,6 +92,8 @@ gw_registry_handle(gw_req_t *r)
         gw_registry__reply_not_allowed(r);
         return;
     }
+    if (reject_method(r))
+        return;
     if (r->resource->virtual_only) {
         gw_registry__review(r);
         return;

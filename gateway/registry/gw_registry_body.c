@@ -144,27 +144,62 @@ gw_registry__write_opts(gw_req_t *r, const char *options_kind, gw_write_opts_t *
     return false;
 }
 
+/* The Go package of kube's internal type for a group: its first label ("core" for the core
+ * group and events.k8s.io, whose Event is core's). */
+static const char *
+internal_package(gw_req_t *r, const char *group)
+{
+    if (group[0] == '\0' || strcmp(group, "events.k8s.io") == 0)
+        return "core";
+    if (strcmp(group, "internal.apiserver.k8s.io") == 0)
+        return "apiserverinternal";
+    return gw_arena_strndup(r->arena, group, strcspn(group, "."));
+}
+
+/* A body of another kind than the URL's: a kind kube knows decodes, and then cannot be
+ * converted to the request's internal type; an unknown one does not decode at all. */
+static void
+fail_other_kind(gw_req_t *r, const char *av, const char *kind, const char *want_av,
+                const char *want_kind, gw_fail_t *f)
+{
+    const char *slash = strchr(av, '/');
+    const char *ver = slash ? slash + 1 : av;
+    const char *group = slash ? gw_arena_strndup(r->arena, av, (size_t)(slash - av)) : "";
+    const char *want_slash = strchr(want_av, '/');
+    const char *want_group =
+        want_slash ? gw_arena_strndup(r->arena, want_av, (size_t)(want_slash - want_av)) : "";
+
+    if (gw_catalog_kind_schema(gw_catalog_builtin(), group, ver, kind) != NULL)
+        gw_registry__fail(r, f, 400, "BadRequest", NULL,
+                          "%s in version \"%s\" cannot be handled as a %s: converting (%s.%s) to "
+                          "(%s.%s): unknown conversion",
+                          kind, ver, want_kind, ver, kind, internal_package(r, want_group),
+                          want_kind);
+    else
+        gw_registry__fail(r, f, 400, "BadRequest", NULL,
+                          "%s in version \"%s\" cannot be handled as a %s: no kind \"%s\" is "
+                          "registered for version \"%s\"",
+                          kind, ver, want_kind, kind, av);
+}
+
 /* apiVersion and kind: kube decodes into the request's kind and fills in what is absent. */
 static bool
 check_type(gw_req_t *r, json_t *obj, const char *want_av, const char *want_kind, gw_fail_t *f)
 {
     const char *av = json_string_value(json_object_get(obj, "apiVersion"));
     const char *kind = json_string_value(json_object_get(obj, "kind"));
-    const char *ver;
+    const char *body_av = av != NULL && av[0] != '\0' ? av : want_av;
 
+    /* a kind that does not decode into the request's fails before its apiVersion is looked at */
+    if (kind != NULL && kind[0] != '\0' && strcmp(kind, want_kind) != 0) {
+        fail_other_kind(r, body_av, kind, want_av, want_kind, f);
+        return false;
+    }
     if (av != NULL && av[0] != '\0' && strcmp(av, want_av) != 0) {
         gw_registry__fail(r, f, 400, "BadRequest", NULL,
                           "the API version in the data (%s) does not match the expected API "
                           "version (%s)",
                           av, want_av);
-        return false;
-    }
-    if (kind != NULL && kind[0] != '\0' && strcmp(kind, want_kind) != 0) {
-        ver = strchr(want_av, '/') ? strchr(want_av, '/') + 1 : want_av;
-        gw_registry__fail(r, f, 400, "BadRequest", NULL,
-                          "%s in version \"%s\" cannot be handled as a %s: no kind \"%s\" is "
-                          "registered for version \"%s\"",
-                          kind, ver, want_kind, kind, want_av);
         return false;
     }
     json_object_set_new(obj, "apiVersion", json_string(want_av));
@@ -250,6 +285,19 @@ report_issues(gw_req_t *r, const gw_field_issues_t *is, const char *av, const ch
     return true;
 }
 
+/* What encoding/json calls a JSON value's type in its UnmarshalTypeError. */
+static const char *
+json_go_type(const json_t *v)
+{
+    if (json_is_array(v))
+        return "array";
+    if (json_is_string(v))
+        return "string";
+    if (json_is_boolean(v))
+        return "bool";
+    return json_is_number(v) ? "number" : "null";
+}
+
 bool
 gw_registry__check_object(gw_req_t *r, json_t *obj, const char *api_version, const char *kind,
                           const gw_schema_t *schema, const char *raw, size_t raw_len,
@@ -261,8 +309,14 @@ gw_registry__check_object(gw_req_t *r, json_t *obj, const char *api_version, con
     bool ok;
 
     if (!json_is_object(obj)) {
-        gw_registry__fail(r, f, 400, "BadRequest", NULL,
-                          "the object provided is unrecognized (must be of type %s)", k);
+        /* kube reads apiVersion and kind with encoding/json into an anonymous struct first */
+        gw_registry__fail(
+            r, f, 400, "BadRequest", NULL,
+            "the object provided is unrecognized (must be of type %s): couldn't get "
+            "version/kind; json parse error: json: cannot unmarshal %s into Go value of type "
+            "struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
+            "\"json:\\\"kind,omitempty\\\"\" } (%s)",
+            k, json_go_type(obj), raw ? gw_req_body_summary(r, raw, raw_len) : "<empty>");
         return false;
     }
     if (!check_type(r, obj, av, k, f))

@@ -128,6 +128,7 @@ prepare(create_t *c)
     gw_registry__prepare_create(r->resource, c->obj);
     gw_objmeta_validate(c->obj, r->resource->namespaced,
                         gw_registry__strategy(r->resource)->name_rule, &c->req_errs);
+    gw_registry__validate_kind(r->resource, c->obj, NULL, &c->req_errs);
     gw_registry__rbac_validate(r->resource, c->obj, NULL, &c->req_errs);
     if (gw_ferr_count(&c->req_errs) > 0) {
         gw_registry__fail_invalid(r, &c->fail, r->resource->group, r->resource->kind, c->name,

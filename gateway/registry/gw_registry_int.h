@@ -79,6 +79,27 @@ void gw_registry__complete(const gw_resource_t *res, json_t *obj);
  */
 void gw_registry__prepare_update(const gw_resource_t *res, json_t *obj, const json_t *old);
 
+/** The kind's own validation (Secret data keys and size, Service cluster IPs) after the
+ *  metadata's; old is NULL on a create. Where kube answers some of these findings alone
+ *  (a Service's addresses, checked before anything else), errs is left holding only them. */
+void gw_registry__validate_kind(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                                gw_field_errors_t *errs);
+
+/* ---- per-kind rules (gw_registry_secret.c, gw_registry_service.c) ------------------------- */
+
+/** A Secret's stringData merged into data (base64, overriding the same keys) and dropped. */
+void gw_registry__secret_prepare(json_t *obj);
+
+/** ValidateSecret's data rules: keys (IsConfigMapKey) and the 1 MiB total. */
+void gw_registry__secret_validate(const json_t *obj, gw_field_errors_t *errs);
+
+/** dropTypeDependentFields on a Service update (after the defaults filled in its addresses). */
+void gw_registry__service_prepare_update(json_t *obj, const json_t *old);
+
+/** A Service's cluster IP rules (old NULL on a create); false when kube reports what it found
+ *  alone (the addresses are checked before the rest of the object). */
+bool gw_registry__service_validate(const json_t *obj, const json_t *old, gw_field_errors_t *errs);
+
 /** Whether this update must delete the object (kube's ShouldDeleteDuringUpdate, and the
  *  namespace variant that also waits for spec.finalizers). */
 bool gw_registry__delete_on_update(const gw_resource_t *res, const json_t *obj, const json_t *old);

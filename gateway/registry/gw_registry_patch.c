@@ -68,12 +68,47 @@ apply(gw_upd_t *u, const patch_t *p, const json_t *doc, json_t **out)
     return false;
 }
 
+/* kube's 422 for a JSON or merge patched object that does not decode: the patched JSON
+ * (Go's json.Marshal of the patched map: compact, keys sorted) with the decoder's words. */
+static bool
+check_patched_decodes(gw_upd_t *u, const json_t *obj, const gw_schema_t *schema)
+{
+    gw_field_issues_t is = {0};
+    json_t *copy;
+    bool ok = true;
+
+    if (schema == NULL)
+        return true;
+    copy = json_deep_copy(obj); /* the check prunes what it does not know */
+    gw_fieldval_check(copy, schema, &is);
+    for (size_t i = 0; ok && i < is.n; i++) {
+        if (is.items[i].kind != GW_FIELD_DECODE)
+            continue;
+        gw_field_errors_t errs = {0};
+        char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS), *summary;
+        gw_ferr_invalid_str(&errs, "patch", text ? text : "", is.items[i].message);
+        summary = gw_ferr_summary(&errs);
+        gw_registry__fail(u->r, &u->fail, 422, "Invalid", json_pack("{s:O}", "causes", errs.causes),
+                          " \"\" is invalid: %s", summary);
+        free(summary);
+        free(text);
+        gw_ferr_clear(&errs);
+        ok = false;
+    }
+    gw_field_issues_clear(&is);
+    json_decref(copy);
+    return ok;
+}
+
 /* The patched object decoded as a PUT body would be, for `schema`'s kind. */
 static bool
 check_patched(gw_upd_t *u, const patch_t *p, json_t *obj, const char *av, const char *kind,
               const gw_schema_t *schema)
 {
     bool warn = !u->warned;
+
+    if (!check_patched_decodes(u, obj, schema))
+        return false;
 
     return gw_registry__check_object(u->r, obj, av, kind, schema,
                                      p->type == PATCH_MERGE ? p->raw : NULL, p->raw_len,
@@ -123,6 +158,44 @@ apply_strategic(gw_upd_t *u, const patch_t *p, const json_t *doc, const gw_schem
     return false;
 }
 
+/* The reflect kind (as Go names it) of what JSON's decoder called `json` in its message. */
+static const char *
+unstructured_kind(const char *json)
+{
+    static const char *const map[][2] = {
+        {"string", "string"}, {"number", "int64"}, {"bool", "bool"},
+        {"array", "slice"},   {"object", "map"},
+    };
+
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (strncmp(json, map[i][0], strlen(map[i][0])) == 0)
+            return map[i][1];
+    return json;
+}
+
+/* kube decodes a strategically patched map with its unstructured converter, whose words differ
+ * from encoding/json's for containers: "cannot restore map from string" where encoding/json
+ * says "json: cannot unmarshal string into Go struct field ... of type map[string]string".
+ * Other messages are kept. Caller frees. */
+static char *
+converter_message(const char *decode)
+{
+    static const char pre[] = "json: cannot unmarshal ";
+    const char *type = strstr(decode, " of type "), *what;
+
+    if (strncmp(decode, pre, sizeof(pre) - 1) != 0 || type == NULL)
+        return gw_strdup(decode);
+    what = unstructured_kind(decode + sizeof(pre) - 1);
+    type += strlen(" of type ");
+    if (strncmp(type, "map[", 4) == 0)
+        return gw_sprintf("cannot restore map from %s", what);
+    if (strncmp(type, "[]", 2) == 0 && strcmp(type, "[]uint8") != 0)
+        return gw_sprintf("cannot restore slice from %s", what);
+    if (strchr(type, '.') != NULL)
+        return gw_sprintf("cannot restore struct from: %s", what);
+    return gw_strdup(decode);
+}
+
 /* The messages of the issues of one kind, joined with ", " onto *out. */
 static void
 join(char **out, const gw_field_issues_t *is, gw_field_issue_kind_t kind)
@@ -149,7 +222,9 @@ report_strategic(gw_upd_t *u, const json_t *after, const gw_field_issues_t *dups
 
     for (size_t i = 0; i < walk->n; i++) {
         if (walk->items[i].kind == GW_FIELD_DECODE) {
-            fail_patch_invalid(u, after, walk->items[i].message);
+            detail = converter_message(walk->items[i].message);
+            fail_patch_invalid(u, after, detail);
+            free(detail);
             return false;
         }
     }

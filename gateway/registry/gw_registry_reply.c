@@ -89,12 +89,13 @@ gw_registry__reply_success(gw_req_t *r, int code, const char *name, const char *
 void
 gw_registry__reply_no_route(gw_req_t *r)
 {
-    gw_reply_status(r, 404, "NotFound", NULL, "the server could not find the requested resource");
+    gw_reply_status(r, 404, "NotFound", json_object(),
+                    "the server could not find the requested resource");
 }
 
 void
 gw_registry__reply_not_allowed(gw_req_t *r)
 {
-    gw_reply_status(r, 405, "MethodNotAllowed", NULL,
+    gw_reply_status(r, 405, "MethodNotAllowed", json_object(),
                     "the server does not allow this method on the requested resource");
 }

@@ -47,6 +47,18 @@ static const strategy_entry_t strategies[] = {
      {.name_rule = GW_NAME_PATH_SEGMENT, .create_on_update = true}},
     {"apps", "deployments", {.generation_on_annotations = true}},
     {"apiextensions.k8s.io", "customresourcedefinitions", {.conditional_update = true}},
+    {"admissionregistration.k8s.io",
+     "validatingwebhookconfigurations",
+     {.conditional_update = true}},
+    {"admissionregistration.k8s.io", "mutatingwebhookconfigurations", {.conditional_update = true}},
+    {"admissionregistration.k8s.io", "validatingadmissionpolicies", {.conditional_update = true}},
+    {"admissionregistration.k8s.io",
+     "validatingadmissionpolicybindings",
+     {.conditional_update = true}},
+    {"admissionregistration.k8s.io", "mutatingadmissionpolicies", {.conditional_update = true}},
+    {"admissionregistration.k8s.io",
+     "mutatingadmissionpolicybindings",
+     {.conditional_update = true}},
 };
 
 static const gw_strategy_t default_strategy = {.name_rule = GW_NAME_SUBDOMAIN};
@@ -162,8 +174,11 @@ initial_status(const gw_resource_t *res, json_t *obj)
 void
 gw_registry__prepare_create(const gw_resource_t *res, json_t *obj)
 {
-    /* Decoding defaults the object before the strategy sees it. */
+    /* Decoding defaults the object before the strategy sees it, and converting it to kube's
+     * internal type merges a Secret's stringData. */
     apply_defaults(res, obj, NULL);
+    if (is_core(res, "secrets"))
+        gw_registry__secret_prepare(obj);
     if (is_core(res, "namespaces"))
         gw_namespace_prepare_create(obj);
     else
@@ -246,6 +261,10 @@ gw_registry__prepare_update(const gw_resource_t *res, json_t *obj, const json_t 
     const json_t *status = json_object_get(old, "status");
 
     apply_defaults(res, obj, old);
+    if (is_core(res, "secrets"))
+        gw_registry__secret_prepare(obj);
+    else if (is_core(res, "services"))
+        gw_registry__service_prepare_update(obj, old);
     if (is_core(res, "namespaces")) {
         gw_namespace_prepare_update(obj, old);
     } else if (gw_registry__has_status(res)) {
@@ -256,6 +275,29 @@ gw_registry__prepare_update(const gw_resource_t *res, json_t *obj, const json_t 
     }
     if (res->keeps_generation)
         bump_generation(res, obj, old);
+}
+
+void
+gw_registry__validate_kind(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                           gw_field_errors_t *errs)
+{
+    gw_field_errors_t own = {0};
+
+    if (is_core(res, "secrets")) {
+        gw_registry__secret_validate(obj, errs);
+    } else if (is_core(res, "services")) {
+        if (gw_registry__service_validate(obj, old, &own)) {
+            if (own.causes != NULL) {
+                if (errs->causes == NULL)
+                    errs->causes = json_array();
+                json_array_extend(errs->causes, own.causes);
+            }
+        } else {
+            gw_ferr_clear(errs);
+            errs->causes = json_incref(own.causes);
+        }
+        gw_ferr_clear(&own);
+    }
 }
 
 bool

@@ -74,6 +74,9 @@ check_rv(gw_upd_t *u, json_t *obj, int64_t current_rev)
     char *end, buf[32];
     long long v;
 
+    /* kube reads "0" as no resourceVersion at all (ParseUint gives 0 for both). */
+    if (rv != NULL && rv[0] != '\0' && rv[strspn(rv, "0")] == '\0')
+        rv = NULL;
     if (rv == NULL || rv[0] == '\0') {
         if (gw_registry__strategy(u->r->resource)->conditional_update) {
             gw_ferr_add(&errs, "FieldValueInvalid", "metadata.resourceVersion",
@@ -130,6 +133,7 @@ validate(gw_upd_t *u, const json_t *obj, const json_t *cur)
     gw_objmeta_validate(obj, res->namespaced, gw_registry__strategy(res)->name_rule, &errs);
     if (cur != NULL)
         gw_objmeta_validate_update(obj, cur, &errs);
+    gw_registry__validate_kind(res, obj, cur, &errs);
     gw_registry__rbac_validate(res, obj, cur, &errs);
     if (gw_ferr_count(&u->req_errs) > 0) {
         size_t i;

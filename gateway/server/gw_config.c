@@ -152,10 +152,10 @@ static const flag_t flags[] = {
      "exclusive with --authorization-mode and --authorization-webhook-*."},
     {"authorization-policy-file", FLAG_STR, OFF(authorization_policy_file), NULL, 0, 0, NULL,
      "ABAC policies, one JSON Policy per line; required by, and only with, the ABAC mode."},
-    {"authorization-webhook-config-file", FLAG_STR, OFF(authorization_webhook_config_file), NULL,
-     0, 0, NULL, "Kubeconfig of the SubjectAccessReview webhook (the Webhook mode)."},
-    {"authorization-webhook-version", FLAG_STR, OFF(authorization_webhook_version), "v1beta1", 0,
-     0, check_webhook_version, "SubjectAccessReview version the webhook speaks: v1beta1 or v1."},
+    {"authorization-webhook-config-file", FLAG_STR, OFF(authorization_webhook_config_file), NULL, 0,
+     0, NULL, "Kubeconfig of the SubjectAccessReview webhook (the Webhook mode)."},
+    {"authorization-webhook-version", FLAG_STR, OFF(authorization_webhook_version), "v1beta1", 0, 0,
+     check_webhook_version, "SubjectAccessReview version the webhook speaks: v1beta1 or v1."},
     {"authorization-webhook-cache-authorized-ttl", FLAG_DURATION,
      OFF(authorization_webhook_cache_authorized_ttl_ms), "5m", 0, 0, NULL,
      "How long the webhook's allows are cached."},
@@ -517,8 +517,9 @@ check_service_accounts(const gw_config_t *cfg, char *err, size_t err_len)
         return GW_EINVAL;
     }
     if (max_ms != 0 && (max_ms < 3600 * 1000LL || max_ms > (1LL << 32) * 1000)) {
-        snprintf(err, err_len, "the service-account-max-token-expiration must be between 1 hour "
-                               "and 2^32 seconds");
+        snprintf(err, err_len,
+                 "the service-account-max-token-expiration must be between 1 hour "
+                 "and 2^32 seconds");
         return GW_EINVAL;
     }
     return 0;
@@ -559,14 +560,16 @@ check_oidc(const gw_config_t *cfg, const bool *seen, char *err, size_t err_len)
     for (size_t i = 0; i < N_FLAGS; i++)
         given = given || (seen[i] && strncmp(flags[i].name, "oidc-", 5) == 0);
     if (given && cfg->authentication_config != NULL) {
-        snprintf(err, err_len, "authentication-config file and oidc-* flags are mutually "
-                               "exclusive");
+        snprintf(err, err_len,
+                 "authentication-config file and oidc-* flags are mutually "
+                 "exclusive");
         return GW_EINVAL;
     }
     if (given && (cfg->oidc_issuer_url == NULL || cfg->oidc_issuer_url[0] == '\0' ||
                   cfg->oidc_client_id == NULL || cfg->oidc_client_id[0] == '\0')) {
-        snprintf(err, err_len, "oidc-issuer-url and oidc-client-id must be specified together "
-                               "when any oidc-* flags are set");
+        snprintf(err, err_len,
+                 "oidc-issuer-url and oidc-client-id must be specified together "
+                 "when any oidc-* flags are set");
         return GW_EINVAL;
     }
     return 0;
@@ -583,9 +586,10 @@ check_authz_config(const gw_config_t *cfg, const bool *seen, char *err, size_t e
         given = given || (seen[i] && (strcmp(flags[i].name, "authorization-mode") == 0 ||
                                       strncmp(flags[i].name, "authorization-webhook-", 22) == 0));
     if (given && cfg->authorization_config != NULL) {
-        snprintf(err, err_len, "--authorization-config can not be specified when "
-                               "--authorization-mode or --authorization-webhook-* flags are "
-                               "defined");
+        snprintf(err, err_len,
+                 "--authorization-config can not be specified when "
+                 "--authorization-mode or --authorization-webhook-* flags are "
+                 "defined");
         return GW_EINVAL;
     }
     return 0;
@@ -616,6 +620,22 @@ gw_config_parse(gw_config_t *cfg, int argc, char *const argv[], char *err, size_
     if (rc == 0)
         rc = check_oidc(cfg, seen, err, err_len);
     return rc != 0 ? rc : check_authz_config(cfg, seen, err, err_len);
+}
+
+bool
+gw_config_apply_authorization(gw_config_t *cfg)
+{
+    /* --authorization-config leaves the mode list at its default, which is not what kube
+     * looks at: its modes come from the flag only. */
+    if (!cfg->anonymous_auth || cfg->authorization_config != NULL)
+        return false;
+    for (size_t i = 0; i < cfg->authorization_mode.n; i++) {
+        if (strcmp(cfg->authorization_mode.items[i], "AlwaysAllow") == 0) {
+            cfg->anonymous_auth = false;
+            return true;
+        }
+    }
+    return false;
 }
 
 static int

@@ -96,6 +96,14 @@ int gw_config_parse(gw_config_t *cfg, int argc, char *const argv[], char *err, s
  */
 int gw_config_check_files(const gw_config_t *cfg, char *err, size_t err_len);
 
+/**
+ * kube-apiserver's BuiltInAuthenticationOptions.ApplyAuthorization: anonymous authentication
+ * cannot be combined with AlwaysAllow among --authorization-mode (an --authorization-config
+ * file does not count), so it is turned off. Returns whether it was turned off (the caller
+ * logs kube's warning). Thread: the main thread, before the configuration is shared.
+ */
+bool gw_config_apply_authorization(gw_config_t *cfg);
+
 /** Print the flag list with defaults and help texts to `out`. Thread: any. */
 void gw_config_usage(FILE *out);
 

@@ -16,12 +16,18 @@ set_users
 trap stop_all EXIT
 NS=/api/v1/namespaces/default
 
-# AlwaysAllow (the default), anonymous enabled (the default)
+# AlwaysAllow (the default): kube turns anonymous authentication off, saying so at start-up
 check "kgate starts" api_start allow
+check "... warning, in kube's words, that anonymous is turned off" grep -q \
+    'AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer' \
+    "$KGATE_LOG"
 fetch "$NS"
-check "anonymous may read under AlwaysAllow" test "$CODE" = 200
+check "anonymous is refused under AlwaysAllow: 401" is_status 401 Unauthorized Unauthorized
+fetch "$NS" -u bad:wrong
+check "... a Basic credential (not read) too" test "$CODE" = 401
+check "/readyz without credentials: 401" test "$(http_code /readyz)" = 401
 fetch "$NS" -H "Authorization: Bearer nope"
-check "an unknown bearer token is 401 even with anonymous enabled" test "$CODE" = 401
+check "an unknown bearer token is 401" test "$CODE" = 401
 check "... an Unauthorized Status" is_status 401 Unauthorized Unauthorized
 check "... with no details, as kube's" jpy "'details' not in d"
 check "... and an Audit-ID" grep -qi '^Audit-ID: ' "$HDR"
@@ -29,8 +35,30 @@ fetch "$NS" "${ALICE[@]}"
 check "a token from the file is accepted" test "$CODE" = 200
 fetch "$NS" -H "Authorization: bearer bob-token"
 check "the Bearer scheme is case-insensitive" test "$CODE" = 200
+kill -TERM "$KGATE_PID"
+wait_exit "$KGATE_PID"
+check "no sanitizer report" no_sanitizer_report "$KGATE_LOG"
+
+check "RBAC,AlwaysAllow: kgate starts" api_start rbacallow --authorization-mode=RBAC,AlwaysAllow
+fetch "$NS" -u bad:wrong
+check "... AlwaysAllow anywhere in the list turns anonymous off" test "$CODE" = 401
+kill -TERM "$KGATE_PID"
+wait_exit "$KGATE_PID"
+
+# kube looks at --authorization-mode only: AlwaysAllow from --authorization-config keeps it on
+cat >"$KGATE_TEST_TMP/authz.yaml" <<'EOF'
+apiVersion: apiserver.config.k8s.io/v1
+kind: AuthorizationConfiguration
+authorizers:
+- {type: AlwaysAllow, name: alwaysallow}
+EOF
+check "kgate starts with an AuthorizationConfiguration of AlwaysAllow" \
+    api_start cfgallow --authorization-config="$KGATE_TEST_TMP/authz.yaml"
+fetch "$NS"
+check "... anonymous may read" test "$CODE" = 200
 fetch "$NS" -H "Authorization: Basic YWxpY2U6eA=="
-check "a Basic credential is not read: anonymous" test "$CODE" = 200
+check "... a Basic credential is not read: anonymous" test "$CODE" = 200
+check "... and nothing is said about it" bash -c "! grep -q AnonymousAuth '$KGATE_LOG'"
 kill -TERM "$KGATE_PID"
 wait_exit "$KGATE_PID"
 check "no sanitizer report" no_sanitizer_report "$KGATE_LOG"

@@ -12,6 +12,7 @@ e2e_require api_discovery
 PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
 set_users
+KCURL_AUTH=("${ADMIN[@]}") # anonymous is off under AlwaysAllow
 trap stop_all EXIT
 KUBECTL_AGG='application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json'
 UA=(-A "kubectl/v1.32.4 (linux/amd64) kubernetes/test")
@@ -87,8 +88,28 @@ check "... a NotAcceptable Status" is_status 406 NotAcceptable \
 check "protobuf is skipped for the next acceptable type" test "$(http_code /version \
     -H 'Accept: application/vnd.kubernetes.protobuf, application/json')" = 200
 
+# discovery answers the same with a trailing slash
+for path in /api /apis /apis/apps /apis/apps/v1 /api/v1; do
+    fetch "$path" "${UA[@]}"
+    want=$(cat "$OUT")
+    fetch "$path/" "${UA[@]}"
+    check "$path/ answers as $path (200)" test "$CODE:$(cat "$OUT")" = "200:$want"
+done
+
 fetch /nosuch
 check "an unknown path is 404 with kube's text" test "$CODE:$(cat "$OUT")" = "404:404 page not found"
+fetch /apis/nosuch.example.com/v1 "${UA[@]}"
+check "... and so is an unknown group's version (kube's last handler)" \
+    test "$CODE:$(cat "$OUT")" = "404:404 page not found"
+fetch /apis/apps/v9 "${UA[@]}"
+check "an unknown version of a served group is go-restful's 404 Status" \
+    is_status 404 NotFound 'the server could not find the requested resource'
+check "... with empty details" jpy "d['details'] == {}"
+for path in /version /api /api/v1 /apis/apps /apis/apps/v1; do
+    fetch "$path" "${UA[@]}" -X POST -H 'Content-Type: application/json' -d '{}'
+    check "POST $path: go-restful's 405 Status" is_status 405 MethodNotAllowed \
+        'the server does not allow this method on the requested resource'
+done
 check "a 404 has an Audit-ID" grep -qi '^Audit-ID: ' "$HDR"
 
 # OpenAPI

@@ -13,6 +13,7 @@ e2e_require api_errors
 PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
 set_users
+KCURL_AUTH=("${ADMIN[@]}") # anonymous is off under AlwaysAllow
 trap stop_all EXIT
 UA=(-A "kubectl/v1.32.4 (linux/amd64) kubernetes/test")
 NOROUTE='the server could not find the requested resource'
@@ -39,6 +40,28 @@ fetch /api/v1/componentstatuses/x "${UA[@]}" -X DELETE
 check "DELETE on a read-only resource: 405" test "$CODE" = 405
 fetch /api/v1/namespaces/default/pods "${UA[@]}" -X OPTIONS
 check "a method with no verb: 405" test "$CODE" = 405
+
+# verbs a path does not take: go-restful's 405, a Status with empty details and no Allow
+NOTALLOWED='the server does not allow this method on the requested resource'
+fetch /api/v1/namespaces/default/configmaps "${UA[@]}" -X PUT -H 'Content-Type: application/json' \
+    -d '{"metadata":{"name":"x"}}'
+check "PUT on a collection: 405" is_status 405 MethodNotAllowed "$NOTALLOWED"
+check "... with empty details" jpy "d['details'] == {}"
+check "... and no Allow header, as kube sends none" test -z "$(header Allow)"
+fetch /api/v1/namespaces/default/configmaps "${UA[@]}" -X PATCH \
+    -H 'Content-Type: application/merge-patch+json' -d '{}'
+check "PATCH on a collection: 405" is_status 405 MethodNotAllowed "$NOTALLOWED"
+fetch /api/v1/namespaces/default/configmaps/x "${UA[@]}" -X POST \
+    -H 'Content-Type: application/json' -d '{"metadata":{"name":"x"}}'
+check "POST on an object: 405" is_status 405 MethodNotAllowed "$NOTALLOWED"
+fetch /api/v1/namespaces/x "${UA[@]}" -X POST -H 'Content-Type: application/json' \
+    -d '{"metadata":{"name":"x"}}'
+check "POST on a namespace: 405" is_status 405 MethodNotAllowed "$NOTALLOWED"
+fetch /apis/authentication.k8s.io/v1/tokenreviews/x "${UA[@]}" -X POST \
+    -H 'Content-Type: application/json' -d '{}'
+check "POST on an object of a create-only resource: 404 (no such route)" \
+    is_status 404 NotFound "$NOROUTE"
+check "... with go-restful's empty details" jpy "d['details'] == {}"
 
 fetch /api/v1/namespaces/default "${UA[@]}" -H 'Accept: text/html'
 check "nothing acceptable on a resource: 406" is_status 406 NotAcceptable \
@@ -67,8 +90,13 @@ fetch "$CM" "${UA[@]}" -H 'Content-Type: text/plain' -d '{}'
 check "a create in text/plain: 415" is_status 415 UnsupportedMediaType \
     'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf'
 fetch "$CM" "${UA[@]}" -H 'Content-Type: application/json' -d '{"kind": '
-check "malformed JSON: 400 saying where" is_status 400 BadRequest \
-    "couldn't get version/kind; json parse error: unexpected token near end of file (line 1, column 9)"
+check "malformed JSON: 400 naming the kind, saying where, with kube's summary of the body" \
+    is_status 400 BadRequest \
+    "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected token near end of file (line 1, column 9) ({\"kind\": )"
+fetch "$CM/x" "${UA[@]}" -X PUT -H 'Content-Type: application/json' -d '[]'
+check "a PUT of a JSON array: kube's 400 with the body in hex" is_status 400 BadRequest \
+    'the object provided is unrecognized (must be of type ConfigMap): couldn'"'"'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" } (5b5d)'
+
 fetch "$CM?fieldValidation=Warn" "${UA[@]}" -H 'Content-Type: application/yaml' --data-binary \
     $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\nbogus: 1\ndata:\n  a: "1"\n'
 check "a YAML create is read as YAML: 201" test "$CODE" = 201

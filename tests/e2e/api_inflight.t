@@ -14,6 +14,7 @@ e2e_require api_inflight
 PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
 set_users
+KCURL_AUTH=("${JANE[@]}") # anonymous is off under AlwaysAllow; jane is limited
 etcd_start inflight
 ETCD=$ETCD_PID
 trap 'kill -CONT $ETCD 2>/dev/null; stop_all' EXIT

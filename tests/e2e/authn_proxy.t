@@ -89,12 +89,15 @@ check "kgate exits cleanly" clean_exit
 kgate_start rhonly --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="/registry-rhonly-$$" \
     --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
     --requestheader-client-ca-file="$PKI/proxyca.crt" --requestheader-username-headers=X-Remote-User
+# anonymous is off under AlwaysAllow: wait as a proxied user
+KCURL_AUTH=("${PROXY[@]}" -H "X-Remote-User: dora")
 check "kgate starts with a request-header CA and no client CA" wait_for_code /readyz 200
+KCURL_AUTH=()
 whoami "${PROXY[@]}" -H "X-Remote-User: dora"
 check "the proxy vouches" user_is "{'username': 'dora', 'groups': ['system:authenticated']}"
 whoami "${STRANGER[@]}"
-check "its CA's certificate alone is no x509 user (no --client-ca-file): anonymous" user_is \
-    "{'username': 'system:anonymous', 'groups': ['system:unauthenticated']}"
+check "its CA's certificate alone is no x509 user (no --client-ca-file), and anonymous is off under AlwaysAllow: 401" \
+    test "$CODE" = 401
 whoami "${ADMIN[@]}"
 check "a certificate of another CA is refused in the handshake" test "$CODE" = 000
 check "kgate exits cleanly" clean_exit

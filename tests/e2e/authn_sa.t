@@ -183,12 +183,12 @@ else
 fi
 
 # ---- the issuer's documents ----
-fetch /.well-known/openid-configuration
+fetch /.well-known/openid-configuration "${ADMIN[@]}" # anonymous is off under AlwaysAllow
 check "openid-configuration: 200" test "$CODE" = 200
 check "... issuer, jwks_uri and kube's fields" jpy "d == {'issuer': '$ISSUER', \
 'jwks_uri': '$ISSUER/openid/v1/jwks', 'response_types_supported': ['id_token'], \
 'subject_types_supported': ['public'], 'id_token_signing_alg_values_supported': ['RS256']}"
-fetch /openid/v1/jwks
+fetch /openid/v1/jwks "${ADMIN[@]}"
 check "jwks: 200 as application/jwk-set+json" test "$CODE/$(header Content-Type)" = "200/application/jwk-set+json"
 KID=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['header']['kid'])" "$CLAIMS")
 check "... the signing key, by the tokens' kid" jpy "[k['kid'] for k in d['keys']] == ['$KID'] and \

@@ -14,7 +14,12 @@ PKI=$DIR
 # kcurl trusts $PKI/ca.crt: point it at the generated certificate.
 ca_link() { [[ -f $DIR/apiserver.crt ]] && ln -sf apiserver.crt "$DIR/ca.crt"; }
 
-kgate_start first --etcd-servers="$KGATE_TEST_ETCD" --cert-dir="$DIR"
+# anonymous is off under AlwaysAllow: present a token from a token file
+TOKENS=$KGATE_TEST_TMP/tokens.csv
+echo 'admin-token,admin,1,system:masters' >"$TOKENS"
+KCURL_AUTH=(-H 'Authorization: Bearer admin-token')
+
+kgate_start first --etcd-servers="$KGATE_TEST_ETCD" --cert-dir="$DIR" --token-auth-file="$TOKENS"
 check "the pair is written into a new --cert-dir" wait_for_line listening "$KGATE_LOG"
 check "apiserver.crt and apiserver.key exist" test -s "$DIR/apiserver.crt" -a -s "$DIR/apiserver.key"
 ca_link
@@ -34,7 +39,7 @@ wait_exit "$KGATE_PID"
 check "first kgate exits 0 (got $EXIT_CODE)" test "$EXIT_CODE" = 0
 check "no sanitizer report" no_sanitizer_report "$KGATE_LOG"
 
-kgate_start second --etcd-servers="$KGATE_TEST_ETCD" --cert-dir="$DIR"
+kgate_start second --etcd-servers="$KGATE_TEST_ETCD" --cert-dir="$DIR" --token-auth-file="$TOKENS"
 check "the second start is ready with the kept pair" wait_for_code /readyz 200
 after=$(openssl x509 -in "$DIR/apiserver.crt" -noout -fingerprint -sha256)
 check "the pair was reused, not regenerated" test "$before" = "$after"

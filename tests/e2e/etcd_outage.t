@@ -18,7 +18,10 @@ etcd_wait "$ETCD_URL"
 # The exact command line, to restart the member on the same ports and data directory.
 mapfile -d '' etcd_cmd </proc/"$ETCD_PID"/cmdline
 
-TLS=(--tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key")
+TLS=(--tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key"
+    --client-ca-file="$PKI/ca.crt")
+# anonymous is off under AlwaysAllow
+KCURL_AUTH=(--cert "$PKI/admin.crt" --key "$PKI/admin.key")
 kgate_start graced --etcd-servers="$ETCD_URL" "${TLS[@]}" --livez-grace-period=1h
 check "the kgate with a grace period becomes ready" wait_for_code /readyz 200
 GRACED_URL=$KGATE_URL GRACED_PID=$KGATE_PID GRACED_LOG=$KGATE_LOG

@@ -11,6 +11,8 @@ PKI=$KGATE_TEST_TMP/pki
 e2e_pki "$PKI"
 pki_ca "$PKI" other
 pki_cert "$PKI" other stranger client "/CN=stranger"
+# anonymous is off under AlwaysAllow
+KCURL_AUTH=(--cert "$PKI/admin.crt" --key "$PKI/admin.key")
 trap stop_all EXIT
 
 kgate_start health --etcd-servers="$KGATE_TEST_ETCD" --workers=2 \

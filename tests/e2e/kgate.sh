@@ -61,8 +61,15 @@ kgate_start() {
     echo "$KGATE_PID" >>"$KGATE_TEST_TMP/pids"
 }
 
-# kcurl ARGS...: curl trusting the test CA ($PKI/ca.crt), bounded in time.
-kcurl() { curl -s --max-time 10 --cacert "$PKI/ca.crt" "$@"; }
+# Credentials every kcurl presents before its own (empty: none). kube-apiserver turns anonymous
+# authentication off under AlwaysAllow (the default mode), so scenarios on that mode that are
+# not about authentication present a user's.
+KCURL_AUTH=()
+
+# kcurl ARGS...: curl trusting the test CA ($PKI/ca.crt), bounded in time, with $KCURL_AUTH.
+kcurl() {
+    curl -s --max-time 10 --cacert "$PKI/ca.crt" ${KCURL_AUTH[@]+"${KCURL_AUTH[@]}"} "$@"
+}
 
 # http_code PATH [CURL ARGS...]: the status code kgate answers for PATH.
 http_code() {

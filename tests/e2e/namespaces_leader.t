@@ -12,6 +12,8 @@ e2e_require namespaces_leader
 
 PKI=$KGATE_TEST_TMP/pki
 e2e_pki "$PKI"
+# anonymous is off under AlwaysAllow
+KCURL_AUTH=(--cert "$PKI/admin.crt" --key "$PKI/admin.key")
 trap stop_all EXIT
 PREFIX=/registry-nsleader-$$
 ELECTION=/kgate/leader$PREFIX/namespace-controller
@@ -23,7 +25,7 @@ etcdctl_() { ETCDCTL_API=3 etcdctl --endpoints="$KGATE_TEST_ETCD" "$@"; }
 start() {
     kgate_start "$1" --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="$PREFIX" \
         --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
-        --shutdown-delay-duration=0s
+        --client-ca-file="$PKI/ca.crt" --shutdown-delay-duration=0s
     PID[$1]=$KGATE_PID LOG[$1]=$KGATE_LOG URL[$1]=$KGATE_URL
     wait_for_code /readyz 200
 }

@@ -16,6 +16,7 @@ e2e_require registry_list_rv
 PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
 set_users
+KCURL_AUTH=("${ADMIN[@]}") # anonymous is off under AlwaysAllow
 trap stop_all EXIT
 PREFIX=/registry-listrv-$$
 declare -A PID URL LOG

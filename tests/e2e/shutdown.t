@@ -12,7 +12,10 @@ e2e_require shutdown
 PKI=$KGATE_TEST_TMP/pki
 e2e_pki "$PKI"
 trap stop_all EXIT
-TLS=(--tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key")
+TLS=(--tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key"
+    --client-ca-file="$PKI/ca.crt")
+# anonymous is off under AlwaysAllow
+KCURL_AUTH=(--cert "$PKI/admin.crt" --key "$PKI/admin.key")
 
 kgate_start delay --etcd-servers="$KGATE_TEST_ETCD" "${TLS[@]}" --shutdown-delay-duration=2s
 check "kgate becomes ready" wait_for_code /readyz 200

@@ -14,6 +14,7 @@ e2e_require watch_instances
 PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
 set_users
+KCURL_AUTH=("${ADMIN[@]}") # anonymous is off under AlwaysAllow
 trap stop_all EXIT
 PREFIX=/registry-watchinst-$$
 declare -A PID URL LOG

@@ -145,9 +145,34 @@ run(const char *what, validator_fn fn, const vcase_t *cases, size_t n)
 
 #define RUN(what, fn, cases) run(what, fn, cases, sizeof(cases) / sizeof(cases[0]))
 
+static void
+test_config_map_key(void)
+{
+    const char *msgs[3];
+    char long_key[300];
+
+    tap_is_int(gw_valid_config_map_key("a-B_c.1", msgs), 0, "config key: a-B_c.1 is valid");
+    tap_is_int(gw_valid_config_map_key("..a", msgs), 1, "config key: ..a, one message");
+    tap_is_str(msgs[0], "must not start with '..'", "... kube's");
+    tap_is_int(gw_valid_config_map_key("..", msgs), 1, "config key: ..");
+    tap_is_str(msgs[0], "must not be '..'", "... kube's");
+    tap_is_int(gw_valid_config_map_key("a b", msgs), 1, "config key: a space");
+    tap_is_str(msgs[0],
+               "a valid config key must consist of alphanumeric characters, '-', '_' or '.' "
+               "(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+               "'[-._a-zA-Z0-9]+')",
+               "... kube's RegexError");
+    memset(long_key, 'k', 254);
+    long_key[254] = '\0';
+    tap_is_int(gw_valid_config_map_key(long_key, msgs), 1, "config key: 254 characters");
+    tap_is_str(msgs[0], "must be no more than 253 characters", "... kube's MaxLenError");
+    tap_is_int(gw_valid_config_map_key("", msgs), 1, "config key: empty is not [-._a-zA-Z0-9]+");
+}
+
 int
 main(void)
 {
+    test_config_map_key();
     memset(long_label, 'a', 64);
     memset(max_label, 'b', 63);
     for (int i = 0; i < 253; i++)

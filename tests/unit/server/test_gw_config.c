@@ -304,9 +304,38 @@ test_usage_text(void)
     free(text);
 }
 
+/* kube's ApplyAuthorization: anonymous is turned off by AlwaysAllow among the modes only. */
+static void
+test_apply_authorization(void)
+{
+    gw_config_t c;
+
+    parse(&c, "--etcd-servers=http://e:2379", NULL);
+    tap_ok(gw_config_apply_authorization(&c) && !c.anonymous_auth,
+           "the default AlwaysAllow turns anonymous off");
+    tap_ok(!gw_config_apply_authorization(&c), "... once");
+    gw_config_free(&c);
+    parse(&c, "--etcd-servers=http://e:2379", "--authorization-mode=RBAC,AlwaysAllow", NULL);
+    tap_ok(gw_config_apply_authorization(&c) && !c.anonymous_auth,
+           "AlwaysAllow after RBAC turns it off too");
+    gw_config_free(&c);
+    parse(&c, "--etcd-servers=http://e:2379", "--authorization-mode=RBAC,Node", NULL);
+    tap_ok(!gw_config_apply_authorization(&c) && c.anonymous_auth,
+           "without AlwaysAllow anonymous stays");
+    gw_config_free(&c);
+    parse(&c, "--etcd-servers=http://e:2379", "--anonymous-auth=false", NULL);
+    tap_ok(!gw_config_apply_authorization(&c) && !c.anonymous_auth, "already off: nothing to say");
+    gw_config_free(&c);
+    parse(&c, "--etcd-servers=http://e:2379", "--authorization-config=/x.yaml", NULL);
+    tap_ok(!gw_config_apply_authorization(&c) && c.anonymous_auth,
+           "an --authorization-config leaves it on (kube looks at the mode flag only)");
+    gw_config_free(&c);
+}
+
 int
 main(void)
 {
+    test_apply_authorization();
     test_table_defaults_are_valid();
     test_defaults();
     test_both_syntaxes();
