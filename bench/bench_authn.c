@@ -12,7 +12,8 @@
  *   PKI_DIR holds ca.crt (which signed kgate's serving certificate) and admin.crt/admin.key
  *   (a client certificate kgate accepts). kgate must run with a service account issuer and
  *   signing key, anonymous requests allowed and an authorizer that lets the three users read
- *   (the default AlwaysAllow). The objects go into namespace bench-authn, which must not exist
+ *   (AlwaysAllow turns anonymous requests off: bench/run.sh gives an ABAC policy that lets
+ *   everyone in). The objects go into namespace bench-authn, which must not exist
  *   yet; it is deleted at the end. BENCH_SECONDS as for every benchmark (bench.h). Any failed
  *   or unexpected answer ends the run with exit status 1.
  */

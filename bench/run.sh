@@ -59,7 +59,8 @@ start_kgate() {
     echo $KGATE_PID >>"$KGATE_TEST_TMP/pids"
     local ready=
     for _ in $(seq 150); do
-        curl -sf --cacert "$PKI/ca.crt" "https://127.0.0.1:$PORT/readyz" >/dev/null && ready=1 &&
+        curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
+            "https://127.0.0.1:$PORT/readyz" >/dev/null && ready=1 &&
             break
         sleep 0.1
     done
@@ -105,10 +106,15 @@ restart_kgate "$KGATE_BENCH_ETCD" '--controllers=*,-root-ca-cert-publisher'
     "$KGATE_PID"
 echo
 
-# Authentication: a kgate that issues and checks service account tokens.
+# Authentication: a kgate that issues and checks service account tokens. Anonymous requests
+# are not served under AlwaysAllow (as in kube), so an ABAC policy lets everyone in.
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$PKI/sa.key" 2>/dev/null
+for g in system:authenticated system:unauthenticated; do
+    echo '{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{"group":"'$g'","namespace":"*","resource":"*","apiGroup":"*","nonResourcePath":"*"}}'
+done >"$PKI/abac.jsonl"
 restart_kgate "$KGATE_BENCH_ETCD" --service-account-issuer=https://kgate.bench \
-    --service-account-signing-key-file="$PKI/sa.key" --service-account-key-file="$PKI/sa.key"
+    --service-account-signing-key-file="$PKI/sa.key" --service-account-key-file="$PKI/sa.key" \
+    --authorization-mode=ABAC --authorization-policy-file="$PKI/abac.jsonl"
 "$KGATE_BUILD/bench/bench_authn" "https://127.0.0.1:$PORT" "$PKI"
 echo
 
