@@ -14,29 +14,19 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_cbor_int.h"
 #include "gw_err.h"
 #include "gw_protobuf_int.h"
-
-enum {
-    MT_UINT = 0,
-    MT_NEGINT = 1,
-    MT_BYTES = 2,
-    MT_ARRAY = 4,
-    MT_MAP = 5,
-    MT_TAG = 6,
-};
-
-#define TAG_BASE64_LATER 22 /* RFC 8949 3.4.5.2: expected later base64 encoding */
 
 typedef struct {
     gw_protobuf__buf_t b;
     char *err;
     size_t err_len;
-} enc_t;
+} ce_enc_t;
 
 /* The head of a data item in its shortest form (RFC 8949 4.2.1). */
 static void
-put_head(gw_protobuf__buf_t *b, int major, uint64_t v)
+ce_put_head(gw_protobuf__buf_t *b, int major, uint64_t v)
 {
     uint8_t h[9];
     size_t n;
@@ -64,17 +54,17 @@ put_head(gw_protobuf__buf_t *b, int major, uint64_t v)
 }
 
 static void
-put_int(gw_protobuf__buf_t *b, json_int_t v)
+ce_put_int(gw_protobuf__buf_t *b, json_int_t v)
 {
     if (v >= 0)
-        put_head(b, MT_UINT, (uint64_t)v);
+        ce_put_head(b, GW_CBOR__UINT, (uint64_t)v);
     else
-        put_head(b, MT_NEGINT, (uint64_t)(-(v + 1)));
+        ce_put_head(b, GW_CBOR__NEGINT, (uint64_t)(-(v + 1)));
 }
 
 /* The float16 bits of f when it is exactly representable (subnormals included). */
 static bool
-half_of(float f, uint16_t *out)
+ce_half_of(float f, uint16_t *out)
 {
     uint32_t bits;
     uint16_t sign;
@@ -108,13 +98,13 @@ half_of(float f, uint16_t *out)
 
 /* ShortestFloat16: the narrowest IEEE 754 width that keeps the value. */
 static void
-put_float(gw_protobuf__buf_t *b, double d)
+ce_put_float(gw_protobuf__buf_t *b, double d)
 {
     float f = (float)d;
     uint8_t h[9];
     uint16_t half;
 
-    if ((double)f == d && half_of(f, &half)) {
+    if ((double)f == d && ce_half_of(f, &half)) {
         h[0] = 0xf9;
         h[1] = (uint8_t)(half >> 8);
         h[2] = (uint8_t)half;
@@ -137,14 +127,14 @@ put_float(gw_protobuf__buf_t *b, double d)
 }
 
 static void
-put_bytes(gw_protobuf__buf_t *b, const void *p, size_t n)
+ce_put_bytes(gw_protobuf__buf_t *b, const void *p, size_t n)
 {
-    put_head(b, MT_BYTES, n);
+    ce_put_head(b, GW_CBOR__BYTES, n);
     gw_protobuf__put(b, p, n);
 }
 
 static bool
-is_byte_format(const gw_schema_t *s)
+ce_is_byte_format(const gw_schema_t *s)
 {
     return s != NULL && s->type == GW_SCHEMA_STRING && s->format != NULL &&
            strcmp(s->format, "byte") == 0;
@@ -152,7 +142,7 @@ is_byte_format(const gw_schema_t *s)
 
 /* The schema of property `key` of an object, or of any value of a map. */
 static const gw_schema_t *
-child_schema(const gw_schema_t *s, const char *key)
+ce_child_schema(const gw_schema_t *s, const char *key)
 {
     const gw_schema_field_t *f;
 
@@ -170,27 +160,27 @@ typedef struct {
     const char *key;
     size_t len;
     json_t *value;
-} entry_t;
+} ce_entry_t;
 
 /* Bytewise-lexical order of the encoded keys: every key is a byte string, whose head grows
    with its length, so shorter keys come first and keys of one length compare bytewise. */
 static int
-entry_cmp(const void *a, const void *b)
+ce_entry_cmp(const void *a, const void *b)
 {
-    const entry_t *x = a, *y = b;
+    const ce_entry_t *x = a, *y = b;
 
     if (x->len != y->len)
         return x->len < y->len ? -1 : 1;
     return memcmp(x->key, y->key, x->len);
 }
 
-static int put_value(enc_t *e, const json_t *v, const gw_schema_t *s);
+static int ce_put_value(ce_enc_t *e, const json_t *v, const gw_schema_t *s);
 
 static int
-put_object(enc_t *e, const json_t *v, const gw_schema_t *s)
+ce_put_object(ce_enc_t *e, const json_t *v, const gw_schema_t *s)
 {
     size_t n = json_object_size(v), i = 0;
-    entry_t *es = gw_calloc(n ? n : 1, sizeof(*es));
+    ce_entry_t *es = gw_calloc(n ? n : 1, sizeof(*es));
     void *it;
     int rc = 0;
 
@@ -201,11 +191,11 @@ put_object(enc_t *e, const json_t *v, const gw_schema_t *s)
         es[i].value = json_object_iter_value(it);
         i++;
     }
-    qsort(es, n, sizeof(*es), entry_cmp);
-    put_head(&e->b, MT_MAP, n);
+    qsort(es, n, sizeof(*es), ce_entry_cmp);
+    ce_put_head(&e->b, GW_CBOR__MAP, n);
     for (i = 0; i < n && rc == 0; i++) {
-        put_bytes(&e->b, es[i].key, es[i].len);
-        rc = put_value(e, es[i].value, child_schema(s, es[i].key));
+        ce_put_bytes(&e->b, es[i].key, es[i].len);
+        rc = ce_put_value(e, es[i].value, ce_child_schema(s, es[i].key));
     }
     free(es);
     return rc;
@@ -213,7 +203,7 @@ put_object(enc_t *e, const json_t *v, const gw_schema_t *s)
 
 /* A Go []byte: tag 22 over the bytes the base64 stands for. */
 static int
-put_byte_slice(enc_t *e, const json_t *v)
+ce_put_byte_slice(ce_enc_t *e, const json_t *v)
 {
     uint8_t *raw;
     size_t n;
@@ -222,19 +212,19 @@ put_byte_slice(enc_t *e, const json_t *v)
         snprintf(e->err, e->err_len, "illegal base64 data in a []byte field");
         return GW_EINVAL;
     }
-    put_head(&e->b, MT_TAG, TAG_BASE64_LATER);
-    put_bytes(&e->b, raw, n);
+    ce_put_head(&e->b, GW_CBOR__TAG, GW_CBOR__TAG_BASE64_LATER);
+    ce_put_bytes(&e->b, raw, n);
     free(raw);
     return 0;
 }
 
 static int
-put_number(enc_t *e, const json_t *v, const gw_schema_t *s)
+ce_put_number(ce_enc_t *e, const json_t *v, const gw_schema_t *s)
 {
     double d = json_number_value(v);
 
     if (json_is_integer(v) && !(s != NULL && s->type == GW_SCHEMA_NUMBER)) {
-        put_int(&e->b, json_integer_value(v));
+        ce_put_int(&e->b, json_integer_value(v));
         return 0;
     }
     /* NaNConvertReject, InfConvertReject: what encoding/json refuses too. */
@@ -242,12 +232,12 @@ put_number(enc_t *e, const json_t *v, const gw_schema_t *s)
         snprintf(e->err, e->err_len, "cbor: unsupported value: %s", isnan(d) ? "NaN" : "Inf");
         return GW_EINVAL;
     }
-    put_float(&e->b, d);
+    ce_put_float(&e->b, d);
     return 0;
 }
 
 static int
-put_value(enc_t *e, const json_t *v, const gw_schema_t *s)
+ce_put_value(ce_enc_t *e, const json_t *v, const gw_schema_t *s)
 {
     size_t i;
     json_t *x;
@@ -255,24 +245,24 @@ put_value(enc_t *e, const json_t *v, const gw_schema_t *s)
 
     switch (json_typeof(v)) {
     case JSON_OBJECT:
-        return put_object(e, v, s);
+        return ce_put_object(e, v, s);
     case JSON_ARRAY:
-        put_head(&e->b, MT_ARRAY, json_array_size(v));
+        ce_put_head(&e->b, GW_CBOR__ARRAY, json_array_size(v));
         json_array_foreach(v, i, x)
         {
-            rc = put_value(e, x, s != NULL && s->type == GW_SCHEMA_ARRAY ? s->items : NULL);
+            rc = ce_put_value(e, x, s != NULL && s->type == GW_SCHEMA_ARRAY ? s->items : NULL);
             if (rc != 0)
                 return rc;
         }
         return 0;
     case JSON_STRING:
-        if (is_byte_format(s))
-            return put_byte_slice(e, v);
-        put_bytes(&e->b, json_string_value(v), json_string_length(v));
+        if (ce_is_byte_format(s))
+            return ce_put_byte_slice(e, v);
+        ce_put_bytes(&e->b, json_string_value(v), json_string_length(v));
         return 0;
     case JSON_INTEGER:
     case JSON_REAL:
-        return put_number(e, v, s);
+        return ce_put_number(e, v, s);
     case JSON_TRUE:
         gw_protobuf__put(&e->b, "\xf5", 1);
         return 0;
@@ -289,11 +279,11 @@ int
 gw_cbor_encode(const json_t *doc, const gw_schema_t *s, uint8_t **out, size_t *len, char *err,
                size_t err_len)
 {
-    enc_t e = {.err = err, .err_len = err_len};
+    ce_enc_t e = {.err = err, .err_len = err_len};
     int rc;
 
     gw_protobuf__put(&e.b, GW_CBOR_SELF_DESCRIBED, GW_CBOR_SELF_DESCRIBED_LEN);
-    rc = put_value(&e, doc, s);
+    rc = ce_put_value(&e, doc, s);
     if (rc != 0) {
         free(e.b.buf);
         return rc;
@@ -310,10 +300,10 @@ gw_cbor_encode_watch_event(const char *type, const uint8_t *object, size_t objec
 
     /* metav1.WatchEvent's keys in bytewise-lexical order: "type" (4 bytes) before "object". */
     gw_protobuf__put(&b, GW_CBOR_SELF_DESCRIBED, GW_CBOR_SELF_DESCRIBED_LEN);
-    put_head(&b, MT_MAP, 2);
-    put_bytes(&b, "type", 4);
-    put_bytes(&b, type, strlen(type));
-    put_bytes(&b, "object", 6);
+    ce_put_head(&b, GW_CBOR__MAP, 2);
+    ce_put_bytes(&b, "type", 4);
+    ce_put_bytes(&b, type, strlen(type));
+    ce_put_bytes(&b, "object", 6);
     gw_protobuf__put(&b, object, object_len);
     *len = b.len;
     return b.buf;

@@ -15,28 +15,8 @@
 #include <time.h>
 
 #include "gw_alloc.h"
+#include "gw_cbor_int.h"
 #include "gw_protobuf_int.h"
-
-enum {
-    MT_UINT = 0,
-    MT_NEGINT = 1,
-    MT_BYTES = 2,
-    MT_TEXT = 3,
-    MT_ARRAY = 4,
-    MT_MAP = 5,
-    MT_TAG = 6,
-    MT_SIMPLE = 7,
-};
-
-enum {
-    TAG_RFC3339 = 0,
-    TAG_EPOCH = 1,
-    TAG_BIGNUM = 2,
-    TAG_NEG_BIGNUM = 3,
-    TAG_BASE64URL_LATER = 21,
-    TAG_BASE64_LATER = 22,
-    TAG_BASE16_LATER = 23,
-};
 
 typedef struct {
     const uint8_t *p;
@@ -45,10 +25,10 @@ typedef struct {
     size_t err_len;
     bool failed;
     bool deferred; /* a type mismatch: fxamacker finishes the item, then reports the first */
-} dec_t;
+} cd_dec_t;
 
 /* fxamacker's names of the major types, as its messages print them. */
-static const char *const type_names[] = {
+static const char *const cd_type_names[] = {
     "positive integer",
     "negative integer",
     "byte string",
@@ -59,10 +39,10 @@ static const char *const type_names[] = {
     "primitives",
 };
 
-static bool fail(dec_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool cd_fail(cd_dec_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static bool
-fail(dec_t *d, const char *fmt, ...)
+cd_fail(cd_dec_t *d, const char *fmt, ...)
 {
     va_list ap;
 
@@ -77,10 +57,11 @@ fail(dec_t *d, const char *fmt, ...)
 
 /* An UnmarshalTypeError: remembered, the decode goes on, and it is reported at the end unless
    a harder error comes first. */
-static void defer_type_error(dec_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cd_defer_type_error(cd_dec_t *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void
-defer_type_error(dec_t *d, const char *fmt, ...)
+cd_defer_type_error(cd_dec_t *d, const char *fmt, ...)
 {
     va_list ap;
 
@@ -95,13 +76,13 @@ defer_type_error(dec_t *d, const char *fmt, ...)
 /* ---- pass 1: well-formedness and limits (fxamacker's valid.go) ---------------------------- */
 
 static bool
-wf_head(dec_t *d, int *major, int *ai, uint64_t *val)
+cd_wf_head(cd_dec_t *d, int *major, int *ai, uint64_t *val)
 {
     size_t left = d->n - d->off, width;
     uint8_t b;
 
     if (left == 0)
-        return fail(d, "unexpected EOF");
+        return cd_fail(d, "unexpected EOF");
     b = d->p[d->off++];
     *major = b >> 5;
     *ai = b & 0x1f;
@@ -111,143 +92,146 @@ wf_head(dec_t *d, int *major, int *ai, uint64_t *val)
     if (*ai <= 27) {
         width = (size_t)1 << (*ai - 24);
         if (left < 1 + width)
-            return fail(d, "unexpected EOF");
+            return cd_fail(d, "unexpected EOF");
         *val = 0;
         for (size_t i = 0; i < width; i++)
             *val = *val << 8 | d->p[d->off++];
-        if (*ai == 24 && *major == MT_SIMPLE && *val < 32)
-            return fail(d, "cbor: invalid simple value %d for type primitives", (int)*val);
+        if (*ai == 24 && *major == GW_CBOR__SIMPLE && *val < 32)
+            return cd_fail(d, "cbor: invalid simple value %d for type primitives", (int)*val);
         return true;
     }
     if (*ai == 31) {
-        if (*major == MT_UINT || *major == MT_NEGINT || *major == MT_TAG)
-            return fail(d, "cbor: invalid additional information 31 for type %s",
-                        type_names[*major]);
-        if (*major == MT_SIMPLE)
-            return fail(d, "cbor: unexpected \"break\" code");
+        if (*major == GW_CBOR__UINT || *major == GW_CBOR__NEGINT || *major == GW_CBOR__TAG)
+            return cd_fail(d, "cbor: invalid additional information 31 for type %s",
+                           cd_type_names[*major]);
+        if (*major == GW_CBOR__SIMPLE)
+            return cd_fail(d, "cbor: unexpected \"break\" code");
         return true;
     }
-    return fail(d, "cbor: invalid additional information %d for type %s", *ai, type_names[*major]);
+    return cd_fail(d, "cbor: invalid additional information %d for type %s", *ai,
+                   cd_type_names[*major]);
 }
 
-static bool wf_item(dec_t *d, int depth);
+static bool cd_wf_item(cd_dec_t *d, int depth);
 
 static bool
-wf_indefinite_string(dec_t *d, int major, int depth)
+cd_wf_indefinite_string(cd_dec_t *d, int major, int depth)
 {
     for (;;) {
         if (d->off == d->n)
-            return fail(d, "unexpected EOF");
+            return cd_fail(d, "unexpected EOF");
         if (d->p[d->off] == 0xff) {
             d->off++;
             return true;
         }
         if (d->p[d->off] >> 5 != major)
-            return fail(d, "cbor: wrong element type %s for indefinite-length %s",
-                        type_names[d->p[d->off] >> 5], type_names[major]);
+            return cd_fail(d, "cbor: wrong element type %s for indefinite-length %s",
+                           cd_type_names[d->p[d->off] >> 5], cd_type_names[major]);
         if ((d->p[d->off] & 0x1f) == 31)
-            return fail(d, "cbor: indefinite-length %s chunk is not definite-length",
-                        type_names[major]);
-        if (!wf_item(d, depth))
+            return cd_fail(d, "cbor: indefinite-length %s chunk is not definite-length",
+                           cd_type_names[major]);
+        if (!cd_wf_item(d, depth))
             return false;
     }
 }
 
 static bool
-wf_indefinite_container(dec_t *d, int major, int depth)
+cd_wf_indefinite_container(cd_dec_t *d, int major, int depth)
 {
     size_t i = 0;
 
     for (;;) {
         if (d->off == d->n)
-            return fail(d, "unexpected EOF");
+            return cd_fail(d, "unexpected EOF");
         if (d->p[d->off] == 0xff) {
             d->off++;
             break;
         }
-        if (!wf_item(d, depth))
+        if (!cd_wf_item(d, depth))
             return false;
         i++;
-        if (major == MT_ARRAY && i > GW_CBOR_MAX_ELEMENTS)
-            return fail(d, "cbor: exceeded max number of elements %d for CBOR array",
-                        GW_CBOR_MAX_ELEMENTS);
-        if (major == MT_MAP && i % 2 == 0 && i / 2 > GW_CBOR_MAX_ELEMENTS)
-            return fail(d, "cbor: exceeded max number of key-value pairs %d for CBOR map",
-                        GW_CBOR_MAX_ELEMENTS);
+        if (major == GW_CBOR__ARRAY && i > GW_CBOR_MAX_ELEMENTS)
+            return cd_fail(d, "cbor: exceeded max number of elements %d for CBOR array",
+                           GW_CBOR_MAX_ELEMENTS);
+        if (major == GW_CBOR__MAP && i % 2 == 0 && i / 2 > GW_CBOR_MAX_ELEMENTS)
+            return cd_fail(d, "cbor: exceeded max number of key-value pairs %d for CBOR map",
+                           GW_CBOR_MAX_ELEMENTS);
     }
-    if (major == MT_MAP && i % 2 == 1)
-        return fail(d, "cbor: unexpected \"break\" code");
+    if (major == GW_CBOR__MAP && i % 2 == 1)
+        return cd_fail(d, "cbor: unexpected \"break\" code");
     return true;
 }
 
 static bool
-wf_container(dec_t *d, int major, int ai, uint64_t val, int depth)
+cd_wf_container(cd_dec_t *d, int major, int ai, uint64_t val, int depth)
 {
     if (++depth > GW_CBOR_MAX_DEPTH)
-        return fail(d, "cbor: exceeded max nested level %d", GW_CBOR_MAX_DEPTH);
+        return cd_fail(d, "cbor: exceeded max nested level %d", GW_CBOR_MAX_DEPTH);
     if (ai == 31)
-        return wf_indefinite_container(d, major, depth);
+        return cd_wf_indefinite_container(d, major, depth);
     if (val > INT64_MAX)
-        return fail(d, "cbor: %s length %" PRIu64 " is too large, it would cause integer overflow",
-                    type_names[major], val);
-    if (major == MT_ARRAY && val > GW_CBOR_MAX_ELEMENTS)
-        return fail(d, "cbor: exceeded max number of elements %d for CBOR array",
-                    GW_CBOR_MAX_ELEMENTS);
-    if (major == MT_MAP && val > GW_CBOR_MAX_ELEMENTS)
-        return fail(d, "cbor: exceeded max number of key-value pairs %d for CBOR map",
-                    GW_CBOR_MAX_ELEMENTS);
-    for (uint64_t i = 0; i < (major == MT_MAP ? 2 * val : val); i++)
-        if (!wf_item(d, depth))
+        return cd_fail(d,
+                       "cbor: %s length %" PRIu64 " is too large, it would cause integer overflow",
+                       cd_type_names[major], val);
+    if (major == GW_CBOR__ARRAY && val > GW_CBOR_MAX_ELEMENTS)
+        return cd_fail(d, "cbor: exceeded max number of elements %d for CBOR array",
+                       GW_CBOR_MAX_ELEMENTS);
+    if (major == GW_CBOR__MAP && val > GW_CBOR_MAX_ELEMENTS)
+        return cd_fail(d, "cbor: exceeded max number of key-value pairs %d for CBOR map",
+                       GW_CBOR_MAX_ELEMENTS);
+    for (uint64_t i = 0; i < (major == GW_CBOR__MAP ? 2 * val : val); i++)
+        if (!cd_wf_item(d, depth))
             return false;
     return true;
 }
 
 static bool
-wf_item(dec_t *d, int depth)
+cd_wf_item(cd_dec_t *d, int depth)
 {
     int major, ai;
     uint64_t val;
 
-    if (!wf_head(d, &major, &ai, &val))
+    if (!cd_wf_head(d, &major, &ai, &val))
         return false;
     switch (major) {
-    case MT_BYTES:
-    case MT_TEXT:
+    case GW_CBOR__BYTES:
+    case GW_CBOR__TEXT:
         if (ai == 31)
-            return wf_indefinite_string(d, major, depth);
+            return cd_wf_indefinite_string(d, major, depth);
         if (val > INT64_MAX)
-            return fail(d, "cbor: %s length %" PRIu64 " is too large, causing integer overflow",
-                        type_names[major], val);
+            return cd_fail(d, "cbor: %s length %" PRIu64 " is too large, causing integer overflow",
+                           cd_type_names[major], val);
         if (d->n - d->off < val)
-            return fail(d, "unexpected EOF");
+            return cd_fail(d, "unexpected EOF");
         d->off += (size_t)val;
         return true;
-    case MT_ARRAY:
-    case MT_MAP:
-        return wf_container(d, major, ai, val, depth);
-    case MT_TAG:
+    case GW_CBOR__ARRAY:
+    case GW_CBOR__MAP:
+        return cd_wf_container(d, major, ai, val, depth);
+    case GW_CBOR__TAG:
         /* Nested tag numbers count as levels too. */
         for (;;) {
             if (d->off == d->n)
-                return fail(d, "unexpected EOF");
-            if (d->p[d->off] >> 5 != MT_TAG)
+                return cd_fail(d, "unexpected EOF");
+            if (d->p[d->off] >> 5 != GW_CBOR__TAG)
                 break;
-            if (!wf_head(d, &major, &ai, &val))
+            if (!cd_wf_head(d, &major, &ai, &val))
                 return false;
             if (++depth > GW_CBOR_MAX_DEPTH)
-                return fail(d, "cbor: exceeded max nested level %d", GW_CBOR_MAX_DEPTH);
+                return cd_fail(d, "cbor: exceeded max nested level %d", GW_CBOR_MAX_DEPTH);
         }
-        return wf_item(d, depth);
+        return cd_wf_item(d, depth);
     default:
         return true;
     }
 }
 
-/* ---- pass 2: the JSON value ---------------------------------------------------------------- */
+/* ---- pass 2: the JSON value ----------------------------------------------------------------
+ */
 
 /* The head at the cursor (already known to be well-formed). */
 static void
-head(dec_t *d, int *major, int *ai, uint64_t *val)
+cd_head(cd_dec_t *d, int *major, int *ai, uint64_t *val)
 {
     uint8_t b = d->p[d->off++];
 
@@ -265,7 +249,7 @@ head(dec_t *d, int *major, int *ai, uint64_t *val)
 /* The bytes of a byte or text string (chunks of an indefinite one joined) into *out, which the
    caller frees; *n its length. */
 static void
-string_bytes(dec_t *d, int ai, uint64_t val, uint8_t **out, size_t *n)
+cd_string_bytes(cd_dec_t *d, int ai, uint64_t val, uint8_t **out, size_t *n)
 {
     gw_protobuf__buf_t b = {0};
     int major;
@@ -278,7 +262,7 @@ string_bytes(dec_t *d, int ai, uint64_t val, uint8_t **out, size_t *n)
         return;
     }
     while (d->p[d->off] != 0xff) {
-        head(d, &major, &ai, &val);
+        cd_head(d, &major, &ai, &val);
         gw_protobuf__put(&b, d->p + d->off, (size_t)val);
         d->off += (size_t)val;
     }
@@ -288,7 +272,7 @@ string_bytes(dec_t *d, int ai, uint64_t val, uint8_t **out, size_t *n)
 }
 
 static json_t *
-hex_string(const uint8_t *p, size_t n)
+cd_hex_string(const uint8_t *p, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
     char *s = gw_malloc(2 * n + 1);
@@ -305,7 +289,7 @@ hex_string(const uint8_t *p, size_t n)
 
 /* base64.RawURLEncoding: the URL alphabet, no padding. */
 static json_t *
-base64url_string(const uint8_t *p, size_t n)
+cd_base64url_string(const uint8_t *p, size_t n)
 {
     json_t *std = gw_protobuf__base64(p, n), *v;
     char *s = gw_strdup(json_string_value(std));
@@ -324,19 +308,19 @@ base64url_string(const uint8_t *p, size_t n)
 /* A byte string as a Go string: the text its expected-later-encoding tag names, else the bytes
    themselves (invalid UTF-8 as U+FFFD, which is what kube's JSON shows of them). */
 static json_t *
-byte_string(dec_t *d, int ai, uint64_t val, int later)
+cd_byte_string(cd_dec_t *d, int ai, uint64_t val, int later)
 {
     uint8_t *raw;
     size_t n;
     json_t *v;
 
-    string_bytes(d, ai, val, &raw, &n);
-    if (later == TAG_BASE64_LATER)
+    cd_string_bytes(d, ai, val, &raw, &n);
+    if (later == GW_CBOR__TAG_BASE64_LATER)
         v = gw_protobuf__base64(raw, n);
-    else if (later == TAG_BASE64URL_LATER)
-        v = base64url_string(raw, n);
-    else if (later == TAG_BASE16_LATER)
-        v = hex_string(raw, n);
+    else if (later == GW_CBOR__TAG_BASE64URL_LATER)
+        v = cd_base64url_string(raw, n);
+    else if (later == GW_CBOR__TAG_BASE16_LATER)
+        v = cd_hex_string(raw, n);
     else
         v = gw_protobuf__string(raw, n);
     free(raw);
@@ -344,23 +328,23 @@ byte_string(dec_t *d, int ai, uint64_t val, int later)
 }
 
 static json_t *
-text_string(dec_t *d, int ai, uint64_t val)
+cd_text_string(cd_dec_t *d, int ai, uint64_t val)
 {
     uint8_t *raw;
     size_t n;
     json_t *v;
 
-    string_bytes(d, ai, val, &raw, &n);
+    cd_string_bytes(d, ai, val, &raw, &n);
     v = json_stringn((const char *)raw, n);
     free(raw);
     if (v == NULL)
-        fail(d, "cbor: invalid UTF-8 string");
+        cd_fail(d, "cbor: invalid UTF-8 string");
     return v;
 }
 
 /* float16 bits to a double (RFC 8949 Appendix D). */
 static double
-half_value(uint16_t h)
+cd_half_value(uint16_t h)
 {
     int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
     double v;
@@ -375,10 +359,10 @@ half_value(uint16_t h)
 }
 
 static bool
-float_value(dec_t *d, int ai, uint64_t val, double *out)
+cd_float_value(cd_dec_t *d, int ai, uint64_t val, double *out)
 {
     if (ai == 25) {
-        *out = half_value((uint16_t)val);
+        *out = cd_half_value((uint16_t)val);
     } else if (ai == 26) {
         uint32_t bits = (uint32_t)val;
         float f;
@@ -389,22 +373,22 @@ float_value(dec_t *d, int ai, uint64_t val, double *out)
     }
     /* NaNDecodeForbidden, InfDecodeForbidden: JSON has neither. */
     if (isnan(*out))
-        return fail(d, "cbor: data item of cbor type primitives is not accepted by protocol: "
-                       "floating-point NaN");
+        return cd_fail(d, "cbor: data item of cbor type primitives is not accepted by protocol: "
+                          "floating-point NaN");
     if (isinf(*out))
-        return fail(d, "cbor: data item of cbor type primitives is not accepted by protocol: "
-                       "floating-point infinity");
+        return cd_fail(d, "cbor: data item of cbor type primitives is not accepted by protocol: "
+                          "floating-point infinity");
     return true;
 }
 
 /* false, true, null and floats; every other simple value (undefined too) is rejected. */
 static json_t *
-simple(dec_t *d, int ai, uint64_t val)
+cd_simple(cd_dec_t *d, int ai, uint64_t val)
 {
     double f;
 
     if (ai >= 25 && ai <= 27)
-        return float_value(d, ai, val, &f) ? json_real(f) : NULL;
+        return cd_float_value(d, ai, val, &f) ? json_real(f) : NULL;
     if (val == 20)
         return json_false();
     if (val == 21)
@@ -413,40 +397,41 @@ simple(dec_t *d, int ai, uint64_t val)
         return json_null();
     if (val >= 24 && val <= 31) /* reserved: cannot be encoded in one byte (pass 1) */
         return json_null();
-    fail(d,
-         "cbor: data item of cbor type primitives is not accepted by protocol: simple value "
-         "%d is not recognized",
-         (int)val);
+    cd_fail(d,
+            "cbor: data item of cbor type primitives is not accepted by protocol: simple value "
+            "%d is not recognized",
+            (int)val);
     return NULL;
 }
 
 static json_t *
-integer(dec_t *d, int major, uint64_t val)
+cd_integer(cd_dec_t *d, int major, uint64_t val)
 {
     if (val <= INT64_MAX)
-        return json_integer(major == MT_UINT ? (json_int_t)val : -1 - (json_int_t)val);
+        return json_integer(major == GW_CBOR__UINT ? (json_int_t)val : -1 - (json_int_t)val);
     /* IntDecConvertSignedOrFail: Unstructured holds int64 only. */
-    if (major == MT_UINT)
-        defer_type_error(d,
-                         "cbor: cannot unmarshal positive integer into Go value of type int64 "
-                         "(%" PRIu64 " overflows Go's int64)",
-                         val);
+    if (major == GW_CBOR__UINT)
+        cd_defer_type_error(d,
+                            "cbor: cannot unmarshal positive integer into Go value of type int64 "
+                            "(%" PRIu64 " overflows Go's int64)",
+                            val);
     else if (val == UINT64_MAX)
-        defer_type_error(d, "cbor: cannot unmarshal negative integer into Go value of type int64 "
+        cd_defer_type_error(d,
+                            "cbor: cannot unmarshal negative integer into Go value of type int64 "
                             "(-18446744073709551616 overflows Go's int64)");
     else
-        defer_type_error(d,
-                         "cbor: cannot unmarshal negative integer into Go value of type int64 "
-                         "(-%" PRIu64 " overflows Go's int64)",
-                         val + 1);
+        cd_defer_type_error(d,
+                            "cbor: cannot unmarshal negative integer into Go value of type int64 "
+                            "(-%" PRIu64 " overflows Go's int64)",
+                            val + 1);
     return json_null();
 }
 
-static json_t *value(dec_t *d, int later);
+static json_t *cd_value(cd_dec_t *d, int later);
 
 /* Tag 1 (epoch seconds) as Go's time.Time.Format(time.RFC3339Nano), in UTC. */
 static json_t *
-epoch_time(dec_t *d)
+cd_epoch_time(cd_dec_t *d)
 {
     int major, ai;
     uint64_t val;
@@ -456,9 +441,9 @@ epoch_time(dec_t *d)
     time_t t;
     char buf[64], frac[16] = "";
 
-    head(d, &major, &ai, &val);
-    if (major == MT_SIMPLE) {
-        if (!float_value(d, ai, val, &f))
+    cd_head(d, &major, &ai, &val);
+    if (major == GW_CBOR__SIMPLE) {
+        if (!cd_float_value(d, ai, val, &f))
             return NULL;
         nsec = (int64_t)(modf(f, &whole) * 1e9);
         if (whole < -62135596800.0 || whole > 253402300799.0)
@@ -467,7 +452,7 @@ epoch_time(dec_t *d)
     } else {
         if (val > 253402300799u)
             goto range;
-        sec = major == MT_UINT ? (int64_t)val : -1 - (int64_t)val;
+        sec = major == GW_CBOR__UINT ? (int64_t)val : -1 - (int64_t)val;
         if (sec < -62135596800)
             goto range;
     }
@@ -486,73 +471,75 @@ epoch_time(dec_t *d)
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
     return json_string(buf);
 range:
-    fail(d, "cbor: cannot unmarshal tag into Go value of type time.Time (time out of range)");
+    cd_fail(d, "cbor: cannot unmarshal tag into Go value of type time.Time (time out of range)");
     return NULL;
 }
 
 /* Built-in tags whose content type fxamacker checks (validBuiltinTag). */
 static bool
-tag_content_ok(dec_t *d, uint64_t tag)
+cd_tag_content_ok(cd_dec_t *d, uint64_t tag)
 {
     uint8_t b = d->p[d->off];
     int major = b >> 5;
 
-    if (tag == TAG_RFC3339 && major != MT_TEXT)
-        return fail(d, "cbor: tag number 0 must be followed by text string, got %s",
-                    type_names[major]);
-    if (tag == TAG_EPOCH && major != MT_UINT && major != MT_NEGINT && (b < 0xf9 || b > 0xfb))
-        return fail(d,
-                    "cbor: tag number 1 must be followed by integer or floating-point number, "
-                    "got %s",
-                    type_names[major]);
-    if ((tag == TAG_BIGNUM || tag == TAG_NEG_BIGNUM) && major != MT_BYTES)
-        return fail(d, "cbor: tag number 2 or 3 must be followed by byte string, got %s",
-                    type_names[major]);
-    if (tag == TAG_BIGNUM || tag == TAG_NEG_BIGNUM)
+    if (tag == GW_CBOR__TAG_RFC3339 && major != GW_CBOR__TEXT)
+        return cd_fail(d, "cbor: tag number 0 must be followed by text string, got %s",
+                       cd_type_names[major]);
+    if (tag == GW_CBOR__TAG_EPOCH && major != GW_CBOR__UINT && major != GW_CBOR__NEGINT &&
+        (b < 0xf9 || b > 0xfb))
+        return cd_fail(d,
+                       "cbor: tag number 1 must be followed by integer or floating-point number, "
+                       "got %s",
+                       cd_type_names[major]);
+    if ((tag == GW_CBOR__TAG_BIGNUM || tag == GW_CBOR__TAG_NEG_BIGNUM) && major != GW_CBOR__BYTES)
+        return cd_fail(d, "cbor: tag number 2 or 3 must be followed by byte string, got %s",
+                       cd_type_names[major]);
+    if (tag == GW_CBOR__TAG_BIGNUM || tag == GW_CBOR__TAG_NEG_BIGNUM)
         /* BignumTagForbidden: Unstructured has no arbitrary-precision integers. */
-        return fail(d, "cbor: data item of cbor type tag is not accepted by protocol: bignum");
+        return cd_fail(d, "cbor: data item of cbor type tag is not accepted by protocol: bignum");
     return true;
 }
 
 static json_t *
-tagged(dec_t *d, uint64_t tag, int later)
+cd_tagged(cd_dec_t *d, uint64_t tag, int later)
 {
     int major, ai;
     uint64_t val;
     json_t *v;
 
-    if (!tag_content_ok(d, tag))
+    if (!cd_tag_content_ok(d, tag))
         return NULL;
-    if (tag == TAG_EPOCH)
-        return epoch_time(d);
-    if (tag == TAG_RFC3339) {
+    if (tag == GW_CBOR__TAG_EPOCH)
+        return cd_epoch_time(d);
+    if (tag == GW_CBOR__TAG_RFC3339) {
         int64_t sec;
         int32_t nanos;
-        head(d, &major, &ai, &val);
-        v = text_string(d, ai, val);
+        cd_head(d, &major, &ai, &val);
+        v = cd_text_string(d, ai, val);
         if (v != NULL && !gw_protobuf__parse_time(json_string_value(v), &sec, &nanos)) {
             json_decref(v);
-            fail(d, "cbor: cannot unmarshal UTF-8 text string into Go value of type time.Time "
-                    "(not an RFC 3339 timestamp)");
+            cd_fail(d, "cbor: cannot unmarshal UTF-8 text string into Go value of type time.Time "
+                       "(not an RFC 3339 timestamp)");
             return NULL;
         }
         return v;
     }
-    if (tag == TAG_BASE64_LATER || tag == TAG_BASE64URL_LATER || tag == TAG_BASE16_LATER)
+    if (tag == GW_CBOR__TAG_BASE64_LATER || tag == GW_CBOR__TAG_BASE64URL_LATER ||
+        tag == GW_CBOR__TAG_BASE16_LATER)
         later = (int)tag;
     /* The self-described tag and any other tag: the content (UnrecognizedTagContentToAny). */
-    return value(d, later);
+    return cd_value(d, later);
 }
 
-static json_t *map(dec_t *d, int ai, uint64_t val, int later);
+static json_t *cd_map(cd_dec_t *d, int ai, uint64_t val, int later);
 
 static json_t *
-array(dec_t *d, int ai, uint64_t val, int later)
+cd_array(cd_dec_t *d, int ai, uint64_t val, int later)
 {
     json_t *a = json_array(), *x;
 
     for (uint64_t i = 0; ai == 31 ? d->p[d->off] != 0xff : i < val; i++) {
-        x = value(d, later);
+        x = cd_value(d, later);
         if (x == NULL) {
             json_decref(a);
             return NULL;
@@ -565,28 +552,28 @@ array(dec_t *d, int ai, uint64_t val, int later)
 }
 
 static json_t *
-value(dec_t *d, int later)
+cd_value(cd_dec_t *d, int later)
 {
     int major, ai;
     uint64_t val;
 
-    head(d, &major, &ai, &val);
+    cd_head(d, &major, &ai, &val);
     switch (major) {
-    case MT_UINT:
-    case MT_NEGINT:
-        return integer(d, major, val);
-    case MT_BYTES:
-        return byte_string(d, ai, val, later);
-    case MT_TEXT:
-        return text_string(d, ai, val);
-    case MT_ARRAY:
-        return array(d, ai, val, later);
-    case MT_MAP:
-        return map(d, ai, val, later);
-    case MT_TAG:
-        return tagged(d, val, later);
+    case GW_CBOR__UINT:
+    case GW_CBOR__NEGINT:
+        return cd_integer(d, major, val);
+    case GW_CBOR__BYTES:
+        return cd_byte_string(d, ai, val, later);
+    case GW_CBOR__TEXT:
+        return cd_text_string(d, ai, val);
+    case GW_CBOR__ARRAY:
+        return cd_array(d, ai, val, later);
+    case GW_CBOR__MAP:
+        return cd_map(d, ai, val, later);
+    case GW_CBOR__TAG:
+        return cd_tagged(d, val, later);
     default:
-        return simple(d, ai, val);
+        return cd_simple(d, ai, val);
     }
 }
 
@@ -594,22 +581,23 @@ value(dec_t *d, int later)
    expected-later-encoding tags), null as "" (fxamacker leaves the string at its zero value);
    anything else is a type error. Returns false on a hard error; *key NULL on a type error. */
 static bool
-map_key(dec_t *d, int later, json_t **key)
+cd_map_key(cd_dec_t *d, int later, json_t **key)
 {
     int major, ai;
     uint64_t val;
 
     *key = NULL;
-    while (d->p[d->off] >> 5 == MT_TAG) {
-        head(d, &major, &ai, &val);
-        if (!tag_content_ok(d, val))
+    while (d->p[d->off] >> 5 == GW_CBOR__TAG) {
+        cd_head(d, &major, &ai, &val);
+        if (!cd_tag_content_ok(d, val))
             return false;
-        if (val == TAG_BASE64_LATER || val == TAG_BASE64URL_LATER || val == TAG_BASE16_LATER)
+        if (val == GW_CBOR__TAG_BASE64_LATER || val == GW_CBOR__TAG_BASE64URL_LATER ||
+            val == GW_CBOR__TAG_BASE16_LATER)
             later = (int)val;
     }
     major = d->p[d->off] >> 5;
-    if (major == MT_TEXT || major == MT_BYTES) {
-        *key = value(d, later);
+    if (major == GW_CBOR__TEXT || major == GW_CBOR__BYTES) {
+        *key = cd_value(d, later);
         return *key != NULL;
     }
     if (d->p[d->off] == 0xf6) {
@@ -617,32 +605,32 @@ map_key(dec_t *d, int later, json_t **key)
         *key = json_string("");
         return true;
     }
-    *key = value(d, later);
+    *key = cd_value(d, later);
     if (*key == NULL)
         return false;
     json_decref(*key);
     *key = NULL;
-    defer_type_error(d, "cbor: cannot unmarshal %s into Go value of type string",
-                     type_names[major]);
+    cd_defer_type_error(d, "cbor: cannot unmarshal %s into Go value of type string",
+                        cd_type_names[major]);
     return true;
 }
 
 static json_t *
-map(dec_t *d, int ai, uint64_t val, int later)
+cd_map(cd_dec_t *d, int ai, uint64_t val, int later)
 {
     json_t *m = json_object(), *k, *x;
 
     for (uint64_t i = 0; ai == 31 ? d->p[d->off] != 0xff : i < val; i++) {
-        if (!map_key(d, later, &k))
+        if (!cd_map_key(d, later, &k))
             goto bad;
         /* DupMapKeyEnforcedAPF: a repeated key fails the whole decode. */
         if (k != NULL && json_object_getn(m, json_string_value(k), json_string_length(k)) != NULL) {
-            fail(d, "cbor: found duplicate map key \"%s\" at map element index %" PRIu64,
-                 json_string_value(k), i);
+            cd_fail(d, "cbor: found duplicate map key \"%s\" at map element index %" PRIu64,
+                    json_string_value(k), i);
             json_decref(k);
             goto bad;
         }
-        x = value(d, later);
+        x = cd_value(d, later);
         if (x == NULL) {
             json_decref(k);
             goto bad;
@@ -663,7 +651,7 @@ bad:
 
 /* The top level decodes into Unstructured's map[string]interface{}. */
 static json_t *
-document(dec_t *d)
+cd_document(cd_dec_t *d)
 {
     size_t at = d->off;
     int major, ai;
@@ -672,10 +660,10 @@ document(dec_t *d)
 
     /* The self-described tag may lead, any number of times, or be absent; the type that
        matters is the content's under any tags. */
-    while (d->p[at] >> 5 == MT_TAG) {
+    while (d->p[at] >> 5 == GW_CBOR__TAG) {
         size_t save = d->off;
         d->off = at;
-        head(d, &major, &ai, &val);
+        cd_head(d, &major, &ai, &val);
         at = d->off;
         d->off = save;
     }
@@ -684,13 +672,13 @@ document(dec_t *d)
         d->off = at + 1;
         return json_object();
     }
-    v = value(d, 0);
+    v = cd_value(d, 0);
     if (v == NULL)
         return NULL;
-    if (major != MT_MAP) {
+    if (major != GW_CBOR__MAP) {
         json_decref(v);
-        fail(d, "cbor: cannot unmarshal %s into Go value of type map[string]interface {}",
-             type_names[major]);
+        cd_fail(d, "cbor: cannot unmarshal %s into Go value of type map[string]interface {}",
+                cd_type_names[major]);
         return NULL;
     }
     return v;
@@ -699,14 +687,14 @@ document(dec_t *d)
 json_t *
 gw_cbor_decode(const uint8_t *data, size_t len, char *err, size_t err_len)
 {
-    dec_t d = {.p = data, .n = len, .err = err, .err_len = err_len};
+    cd_dec_t d = {.p = data, .n = len, .err = err, .err_len = err_len};
     json_t *v;
 
     if (len == 0) {
         snprintf(err, err_len, "EOF");
         return NULL;
     }
-    if (!wf_item(&d, 0))
+    if (!cd_wf_item(&d, 0))
         return NULL;
     if (d.off != len) {
         snprintf(err, err_len, "cbor: %zu bytes of extraneous data starting at index %zu",
@@ -714,7 +702,7 @@ gw_cbor_decode(const uint8_t *data, size_t len, char *err, size_t err_len)
         return NULL;
     }
     d.off = 0;
-    v = document(&d);
+    v = cd_document(&d);
     if (v != NULL && d.deferred) {
         json_decref(v);
         return NULL;
