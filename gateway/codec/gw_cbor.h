@@ -66,7 +66,9 @@ uint8_t *gw_cbor_encode_watch_event(const char *type, const uint8_t *object, siz
  * tags their content. A top-level null gives an empty object (kube then misses the kind).
  * Returns a new reference, or NULL with kube's message in err (fxamacker/cbor's words:
  * "unexpected EOF", "cbor: found duplicate map key ...", "cbor: exceeded max nested level
- * 64", "cbor: N bytes of extraneous data starting at index I", ...). Hostile input is safe:
+ * 64", "cbor: N bytes of extraneous data starting at index I", ...); of several errors, the
+ * one kube reports (syntax, limits, NaN/infinity and bignums anywhere first, then the first in
+ * document order, a duplicate key being what its own map reports). Hostile input is safe:
  * work and memory are bounded by len. Thread: any.
  */
 json_t *gw_cbor_decode(const uint8_t *data, size_t len, char *err, size_t err_len);

@@ -1,8 +1,11 @@
 /* Reading CBOR as apimachinery's decoder does into Unstructured (internal/modes/decode.go of
- * kube v1.32 over fxamacker/cbor v2.7). Two passes, as fxamacker makes them: one checks that
- * the input is one well-formed item within the limits (so those errors win, wherever they
- * sit), the other builds the JSON. Recursion is bounded by the nesting limit; every item costs
- * at least one input byte, so the output is bounded by the input. */
+ * kube v1.32 over fxamacker/cbor v2.7). Two passes, as fxamacker makes them. The first checks
+ * that the input is one well-formed item within the limits, without NaN, infinities or
+ * bignums; its errors win wherever they sit. The second builds the JSON and, as fxamacker
+ * does, goes on after an error inside an array or a map, reporting the first one, except that
+ * a duplicate key ends its map and is what that map reports. Recursion is bounded by the
+ * nesting limit; every item costs at least one input byte, so the output is bounded by the
+ * input. */
 #include "gw_cbor.h"
 
 #include <inttypes.h>
@@ -18,13 +21,13 @@
 #include "gw_cbor_int.h"
 #include "gw_protobuf_int.h"
 
+#define CD_MSG_MAX 256 /* a message kept while a container's items are read */
+
 typedef struct {
     const uint8_t *p;
     size_t n, off;
-    char *err;
-    size_t err_len;
+    char msg[CD_MSG_MAX]; /* the first error of the container being read */
     bool failed;
-    bool deferred; /* a type mismatch: fxamacker finishes the item, then reports the first */
 } cd_dec_t;
 
 /* fxamacker's names of the major types, as its messages print them. */
@@ -41,6 +44,7 @@ static const char *const cd_type_names[] = {
 
 static bool cd_fail(cd_dec_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Record an error unless one came first; always false. */
 static bool
 cd_fail(cd_dec_t *d, const char *fmt, ...)
 {
@@ -48,32 +52,63 @@ cd_fail(cd_dec_t *d, const char *fmt, ...)
 
     if (!d->failed) {
         va_start(ap, fmt);
-        vsnprintf(d->err, d->err_len, fmt, ap);
+        vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
         va_end(ap);
     }
     d->failed = true;
     return false;
 }
 
-/* An UnmarshalTypeError: remembered, the decode goes on, and it is reported at the end unless
-   a harder error comes first. */
-static void cd_defer_type_error(cd_dec_t *d, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* ---- pass 1: well-formedness and limits (fxamacker's valid.go) ---------------------------- */
 
-static void
-cd_defer_type_error(cd_dec_t *d, const char *fmt, ...)
+/* float16 bits to a double (RFC 8949 Appendix D). */
+static double
+cd_half_value(uint16_t h)
 {
-    va_list ap;
+    int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    double v;
 
-    if (d->deferred || d->failed)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(d->err, d->err_len, fmt, ap);
-    va_end(ap);
-    d->deferred = true;
+    if (exp == 0)
+        v = ldexp(mant, -24);
+    else if (exp != 31)
+        v = ldexp(mant + 1024, exp - 25);
+    else
+        v = mant == 0 ? INFINITY : NAN;
+    return h & 0x8000 ? -v : v;
 }
 
-/* ---- pass 1: well-formedness and limits (fxamacker's valid.go) ---------------------------- */
+/* The value of a float head (additional information 25, 26 or 27). */
+static double
+cd_float(int ai, uint64_t val)
+{
+    uint32_t bits = (uint32_t)val;
+    float f;
+    double v;
+
+    if (ai == 25)
+        return cd_half_value((uint16_t)val);
+    if (ai == 26) {
+        memcpy(&f, &bits, sizeof(f));
+        return f;
+    }
+    memcpy(&v, &val, sizeof(v));
+    return v;
+}
+
+/* NaNDecodeForbidden, InfDecodeForbidden: JSON has neither. */
+static bool
+cd_acceptable_float(cd_dec_t *d, int ai, uint64_t val)
+{
+    double v = cd_float(ai, val);
+
+    if (isnan(v))
+        return cd_fail(d, "cbor: data item of cbor type primitives is not accepted by protocol: "
+                          "floating-point NaN");
+    if (isinf(v))
+        return cd_fail(d, "cbor: data item of cbor type primitives is not accepted by protocol: "
+                          "floating-point infinity");
+    return true;
+}
 
 static bool
 cd_wf_head(cd_dec_t *d, int *major, int *ai, uint64_t *val)
@@ -98,6 +133,8 @@ cd_wf_head(cd_dec_t *d, int *major, int *ai, uint64_t *val)
             *val = *val << 8 | d->p[d->off++];
         if (*ai == 24 && *major == GW_CBOR__SIMPLE && *val < 32)
             return cd_fail(d, "cbor: invalid simple value %d for type primitives", (int)*val);
+        if (*ai > 24 && *major == GW_CBOR__SIMPLE)
+            return cd_acceptable_float(d, *ai, *val);
         return true;
     }
     if (*ai == 31) {
@@ -213,6 +250,10 @@ cd_wf_item(cd_dec_t *d, int depth)
         for (;;) {
             if (d->off == d->n)
                 return cd_fail(d, "unexpected EOF");
+            /* BignumTagForbidden: Unstructured has no arbitrary-precision integers. */
+            if (val == GW_CBOR__TAG_BIGNUM || val == GW_CBOR__TAG_NEG_BIGNUM)
+                return cd_fail(d, "cbor: data item of cbor type tag is not accepted by "
+                                  "protocol: bignum");
             if (d->p[d->off] >> 5 != GW_CBOR__TAG)
                 break;
             if (!cd_wf_head(d, &major, &ai, &val))
@@ -227,7 +268,7 @@ cd_wf_item(cd_dec_t *d, int depth)
 }
 
 /* ---- pass 2: the JSON value ----------------------------------------------------------------
- */
+ * Every function here consumes its whole item, also on error, and then returns NULL. */
 
 /* The head at the cursor (already known to be well-formed). */
 static void
@@ -246,6 +287,28 @@ cd_head(cd_dec_t *d, int *major, int *ai, uint64_t *val)
     }
 }
 
+/* Step over one item. */
+static void
+cd_skip(cd_dec_t *d)
+{
+    int major, ai;
+    uint64_t val;
+
+    cd_head(d, &major, &ai, &val);
+    if (ai == 31 && major >= GW_CBOR__BYTES && major <= GW_CBOR__MAP) {
+        while (d->p[d->off] != 0xff)
+            cd_skip(d);
+        d->off++;
+    } else if (major == GW_CBOR__BYTES || major == GW_CBOR__TEXT) {
+        d->off += (size_t)val;
+    } else if (major == GW_CBOR__ARRAY || major == GW_CBOR__MAP) {
+        for (uint64_t i = 0; i < (major == GW_CBOR__MAP ? 2 * val : val); i++)
+            cd_skip(d);
+    } else if (major == GW_CBOR__TAG) {
+        cd_skip(d);
+    }
+}
+
 /* The bytes of a byte or text string (chunks of an indefinite one joined) into *out, which the
    caller frees; *n its length. */
 static void
@@ -258,7 +321,7 @@ cd_string_bytes(cd_dec_t *d, int ai, uint64_t val, uint8_t **out, size_t *n)
         *n = (size_t)val;
         *out = gw_malloc(*n + 1);
         memcpy(*out, d->p + d->off, *n);
-        d->off += (size_t)val;
+        d->off += *n;
         return;
     }
     while (d->p[d->off] != 0xff) {
@@ -305,8 +368,8 @@ cd_base64url_string(const uint8_t *p, size_t n)
     return v;
 }
 
-/* A byte string as a Go string: the text its expected-later-encoding tag names, else the bytes
-   themselves (invalid UTF-8 as U+FFFD, which is what kube's JSON shows of them). */
+/* A byte string as a Go string: the text the innermost expected-later-encoding tag around it
+   names, else the bytes themselves (invalid UTF-8 as U+FFFD, which kube's JSON shows). */
 static json_t *
 cd_byte_string(cd_dec_t *d, int ai, uint64_t val, int later)
 {
@@ -327,6 +390,7 @@ cd_byte_string(cd_dec_t *d, int ai, uint64_t val, int later)
     return v;
 }
 
+/* UTF8RejectInvalid. */
 static json_t *
 cd_text_string(cd_dec_t *d, int ai, uint64_t val)
 {
@@ -342,60 +406,17 @@ cd_text_string(cd_dec_t *d, int ai, uint64_t val)
     return v;
 }
 
-/* float16 bits to a double (RFC 8949 Appendix D). */
-static double
-cd_half_value(uint16_t h)
-{
-    int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    double v;
-
-    if (exp == 0)
-        v = ldexp(mant, -24);
-    else if (exp != 31)
-        v = ldexp(mant + 1024, exp - 25);
-    else
-        v = mant == 0 ? INFINITY : NAN;
-    return h & 0x8000 ? -v : v;
-}
-
-static bool
-cd_float_value(cd_dec_t *d, int ai, uint64_t val, double *out)
-{
-    if (ai == 25) {
-        *out = cd_half_value((uint16_t)val);
-    } else if (ai == 26) {
-        uint32_t bits = (uint32_t)val;
-        float f;
-        memcpy(&f, &bits, sizeof(f));
-        *out = f;
-    } else {
-        memcpy(out, &val, sizeof(*out));
-    }
-    /* NaNDecodeForbidden, InfDecodeForbidden: JSON has neither. */
-    if (isnan(*out))
-        return cd_fail(d, "cbor: data item of cbor type primitives is not accepted by protocol: "
-                          "floating-point NaN");
-    if (isinf(*out))
-        return cd_fail(d, "cbor: data item of cbor type primitives is not accepted by protocol: "
-                          "floating-point infinity");
-    return true;
-}
-
 /* false, true, null and floats; every other simple value (undefined too) is rejected. */
 static json_t *
 cd_simple(cd_dec_t *d, int ai, uint64_t val)
 {
-    double f;
-
     if (ai >= 25 && ai <= 27)
-        return cd_float_value(d, ai, val, &f) ? json_real(f) : NULL;
+        return json_real(cd_float(ai, val)); /* NaN and infinities stopped in pass 1 */
     if (val == 20)
         return json_false();
     if (val == 21)
         return json_true();
     if (val == 22)
-        return json_null();
-    if (val >= 24 && val <= 31) /* reserved: cannot be encoded in one byte (pass 1) */
         return json_null();
     cd_fail(d,
             "cbor: data item of cbor type primitives is not accepted by protocol: simple value "
@@ -404,32 +425,45 @@ cd_simple(cd_dec_t *d, int ai, uint64_t val)
     return NULL;
 }
 
+/* IntDecConvertSignedOrFail: Unstructured holds int64 only. */
 static json_t *
 cd_integer(cd_dec_t *d, int major, uint64_t val)
 {
     if (val <= INT64_MAX)
         return json_integer(major == GW_CBOR__UINT ? (json_int_t)val : -1 - (json_int_t)val);
-    /* IntDecConvertSignedOrFail: Unstructured holds int64 only. */
     if (major == GW_CBOR__UINT)
-        cd_defer_type_error(d,
-                            "cbor: cannot unmarshal positive integer into Go value of type int64 "
-                            "(%" PRIu64 " overflows Go's int64)",
-                            val);
+        cd_fail(d,
+                "cbor: cannot unmarshal positive integer into Go value of type int64 "
+                "(%" PRIu64 " overflows Go's int64)",
+                val);
     else if (val == UINT64_MAX)
-        cd_defer_type_error(d,
-                            "cbor: cannot unmarshal negative integer into Go value of type int64 "
-                            "(-18446744073709551616 overflows Go's int64)");
+        cd_fail(d, "cbor: cannot unmarshal negative integer into Go value of type int64 "
+                   "(-18446744073709551616 overflows Go's int64)");
     else
-        cd_defer_type_error(d,
-                            "cbor: cannot unmarshal negative integer into Go value of type int64 "
-                            "(-%" PRIu64 " overflows Go's int64)",
-                            val + 1);
-    return json_null();
+        cd_fail(d,
+                "cbor: cannot unmarshal negative integer into Go value of type int64 "
+                "(-%" PRIu64 " overflows Go's int64)",
+                val + 1);
+    return NULL;
 }
 
-static json_t *cd_value(cd_dec_t *d, int later);
+/* "2006-01-02T15:04:05.999999999Z07:00" of a broken-down UTC time and nanoseconds. */
+static json_t *
+cd_rfc3339_nano(const struct tm *tm, int64_t nsec, const char *zone)
+{
+    char buf[80], frac[16] = "";
 
-/* Tag 1 (epoch seconds) as Go's time.Time.Format(time.RFC3339Nano), in UTC. */
+    if (nsec > 0) {
+        size_t k = (size_t)snprintf(frac, sizeof(frac), ".%09" PRId64, nsec);
+        while (frac[k - 1] == '0')
+            frac[--k] = '\0';
+    }
+    snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d%s%s", tm->tm_year + 1900,
+             tm->tm_mon + 1, tm->tm_mday, tm->tm_hour, tm->tm_min, tm->tm_sec, frac, zone);
+    return json_string(buf);
+}
+
+/* Tag 1 (epoch seconds): fxamacker's TimeTagToRFC3339Nano, in UTC. */
 static json_t *
 cd_epoch_time(cd_dec_t *d)
 {
@@ -439,12 +473,10 @@ cd_epoch_time(cd_dec_t *d)
     int64_t sec, nsec = 0;
     struct tm tm;
     time_t t;
-    char buf[64], frac[16] = "";
 
     cd_head(d, &major, &ai, &val);
     if (major == GW_CBOR__SIMPLE) {
-        if (!cd_float_value(d, ai, val, &f))
-            return NULL;
+        f = cd_float(ai, val);
         nsec = (int64_t)(modf(f, &whole) * 1e9);
         if (whole < -62135596800.0 || whole > 253402300799.0)
             goto range;
@@ -462,20 +494,58 @@ cd_epoch_time(cd_dec_t *d)
     }
     t = (time_t)sec;
     gmtime_r(&t, &tm);
-    if (nsec > 0) {
-        size_t k = (size_t)snprintf(frac, sizeof(frac), ".%09" PRId64, nsec);
-        while (frac[k - 1] == '0')
-            frac[--k] = '\0';
-    }
-    snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d%sZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
-    return json_string(buf);
+    return cd_rfc3339_nano(&tm, nsec, "Z");
 range:
-    cd_fail(d, "cbor: cannot unmarshal tag into Go value of type time.Time (time out of range)");
+    cd_fail(d, "cbor: decoded time cannot be represented in RFC3339 format with sub-second "
+               "precision: Time.MarshalText: year outside of range [0,9999]");
     return NULL;
 }
 
-/* Built-in tags whose content type fxamacker checks (validBuiltinTag). */
+/* Tag 0: Go's time.Parse(time.RFC3339) then Format(time.RFC3339Nano): the fraction loses its
+   trailing zeros, a zero offset becomes Z (the server runs in UTC), others stay. */
+static json_t *
+cd_rfc3339_time(cd_dec_t *d)
+{
+    int major, ai;
+    uint64_t val;
+    json_t *v, *out;
+    const char *s, *z;
+    char buf[80];
+    size_t k = 19, digits = 0;
+    int64_t sec;
+    int32_t nanos;
+
+    cd_head(d, &major, &ai, &val);
+    v = cd_text_string(d, ai, val);
+    if (v == NULL)
+        return NULL;
+    s = json_string_value(v);
+    if (!gw_protobuf__parse_time(s, &sec, &nanos)) {
+        cd_fail(d, "cbor: cannot set %s for time.Time", s);
+        json_decref(v);
+        return NULL;
+    }
+    memcpy(buf, s, 19);
+    z = s + 19;
+    if (*z == '.') {
+        buf[k++] = '.';
+        for (z++; *z >= '0' && *z <= '9'; z++)
+            if (digits++ < 9)
+                buf[k++] = *z;
+        while (buf[k - 1] == '0')
+            k--;
+        if (buf[k - 1] == '.')
+            k--;
+    }
+    if (strcmp(z, "+00:00") == 0 || strcmp(z, "-00:00") == 0)
+        z = "Z";
+    snprintf(buf + k, sizeof(buf) - k, "%s", z);
+    out = json_string(buf);
+    json_decref(v);
+    return out;
+}
+
+/* The content types fxamacker requires of the built-in tags (validBuiltinTag). */
 static bool
 cd_tag_content_ok(cd_dec_t *d, uint64_t tag)
 {
@@ -491,64 +561,161 @@ cd_tag_content_ok(cd_dec_t *d, uint64_t tag)
                        "cbor: tag number 1 must be followed by integer or floating-point number, "
                        "got %s",
                        cd_type_names[major]);
-    if ((tag == GW_CBOR__TAG_BIGNUM || tag == GW_CBOR__TAG_NEG_BIGNUM) && major != GW_CBOR__BYTES)
-        return cd_fail(d, "cbor: tag number 2 or 3 must be followed by byte string, got %s",
-                       cd_type_names[major]);
-    if (tag == GW_CBOR__TAG_BIGNUM || tag == GW_CBOR__TAG_NEG_BIGNUM)
-        /* BignumTagForbidden: Unstructured has no arbitrary-precision integers. */
-        return cd_fail(d, "cbor: data item of cbor type tag is not accepted by protocol: bignum");
     return true;
 }
+
+static bool
+cd_is_later_tag(uint64_t tag)
+{
+    return tag == GW_CBOR__TAG_BASE64_LATER || tag == GW_CBOR__TAG_BASE64URL_LATER ||
+           tag == GW_CBOR__TAG_BASE16_LATER;
+}
+
+static json_t *cd_value(cd_dec_t *d, int later);
 
 static json_t *
 cd_tagged(cd_dec_t *d, uint64_t tag, int later)
 {
-    int major, ai;
-    uint64_t val;
-    json_t *v;
-
-    if (!cd_tag_content_ok(d, tag))
+    if (!cd_tag_content_ok(d, tag)) {
+        cd_skip(d);
         return NULL;
+    }
     if (tag == GW_CBOR__TAG_EPOCH)
         return cd_epoch_time(d);
-    if (tag == GW_CBOR__TAG_RFC3339) {
-        int64_t sec;
-        int32_t nanos;
-        cd_head(d, &major, &ai, &val);
-        v = cd_text_string(d, ai, val);
-        if (v != NULL && !gw_protobuf__parse_time(json_string_value(v), &sec, &nanos)) {
-            json_decref(v);
-            cd_fail(d, "cbor: cannot unmarshal UTF-8 text string into Go value of type time.Time "
-                       "(not an RFC 3339 timestamp)");
-            return NULL;
-        }
-        return v;
-    }
-    if (tag == GW_CBOR__TAG_BASE64_LATER || tag == GW_CBOR__TAG_BASE64URL_LATER ||
-        tag == GW_CBOR__TAG_BASE16_LATER)
+    if (tag == GW_CBOR__TAG_RFC3339)
+        return cd_rfc3339_time(d);
+    if (cd_is_later_tag(tag))
         later = (int)tag;
     /* The self-described tag and any other tag: the content (UnrecognizedTagContentToAny). */
     return cd_value(d, later);
 }
 
-static json_t *cd_map(cd_dec_t *d, int ai, uint64_t val, int later);
+/* A container's own error state, saved around the reading of its items. */
+typedef struct {
+    bool failed;
+    char msg[CD_MSG_MAX];
+} cd_saved_t;
+
+static void
+cd_enter(cd_dec_t *d, cd_saved_t *outer)
+{
+    outer->failed = d->failed;
+    if (d->failed)
+        memcpy(outer->msg, d->msg, sizeof(outer->msg));
+    d->failed = false;
+}
+
+/* Leave a container: the outer error stands if there was one, else the container's. Returns v,
+   or NULL (v released) when the container failed. */
+static json_t *
+cd_leave(cd_dec_t *d, cd_saved_t *outer, json_t *v)
+{
+    bool inner = d->failed;
+
+    if (outer->failed) {
+        memcpy(d->msg, outer->msg, sizeof(d->msg));
+        d->failed = true;
+    }
+    if (!inner)
+        return v;
+    json_decref(v);
+    return NULL;
+}
 
 static json_t *
 cd_array(cd_dec_t *d, int ai, uint64_t val, int later)
 {
     json_t *a = json_array(), *x;
+    cd_saved_t outer;
 
+    cd_enter(d, &outer);
     for (uint64_t i = 0; ai == 31 ? d->p[d->off] != 0xff : i < val; i++) {
         x = cd_value(d, later);
-        if (x == NULL) {
-            json_decref(a);
-            return NULL;
-        }
-        json_array_append_new(a, x);
+        if (x != NULL)
+            json_array_append_new(a, x);
     }
     if (ai == 31)
         d->off++;
-    return a;
+    return cd_leave(d, &outer, a);
+}
+
+/* A map key as the Go string map[string]interface{} wants: a text or byte string (under its
+   expected-later-encoding tags), or null, which leaves Go's string empty. NULL on error. */
+static json_t *
+cd_map_key(cd_dec_t *d, int later)
+{
+    int major, ai;
+    uint64_t val;
+    size_t start = d->off;
+
+    while (d->p[d->off] >> 5 == GW_CBOR__TAG) {
+        cd_head(d, &major, &ai, &val);
+        if (!cd_tag_content_ok(d, val)) {
+            cd_skip(d);
+            return NULL;
+        }
+        if (cd_is_later_tag(val))
+            later = (int)val;
+    }
+    major = d->p[d->off] >> 5;
+    if (major == GW_CBOR__TEXT || major == GW_CBOR__BYTES)
+        return cd_value(d, later);
+    if (d->p[d->off] == 0xf6) {
+        d->off++;
+        return json_string("");
+    }
+    d->off = start;
+    cd_skip(d);
+    cd_fail(d, "cbor: cannot unmarshal %s into Go value of type string", cd_type_names[major]);
+    return NULL;
+}
+
+/* Skip the pairs left in a map after a duplicate key. */
+static void
+cd_skip_pairs(cd_dec_t *d, int ai, uint64_t left)
+{
+    for (uint64_t i = 0; ai == 31 ? d->p[d->off] != 0xff : i < left; i++) {
+        cd_skip(d);
+        cd_skip(d);
+    }
+    if (ai == 31)
+        d->off++;
+}
+
+static json_t *
+cd_map(cd_dec_t *d, int ai, uint64_t val, int later)
+{
+    json_t *m = json_object(), *k, *x;
+    cd_saved_t outer;
+
+    cd_enter(d, &outer);
+    for (uint64_t i = 0; ai == 31 ? d->p[d->off] != 0xff : i < val; i++) {
+        k = cd_map_key(d, later);
+        if (k == NULL) {
+            cd_skip(d); /* the value of a key that failed is not read */
+            continue;
+        }
+        x = cd_value(d, later);
+        if (x == NULL) {
+            json_decref(k);
+            continue;
+        }
+        /* DupMapKeyEnforcedAPF: a repeated key ends the map, and is its error. */
+        if (json_object_getn(m, json_string_value(k), json_string_length(k)) != NULL) {
+            d->failed = false;
+            cd_fail(d, "cbor: found duplicate map key \"%s\" at map element index %" PRIu64,
+                    json_string_value(k), i);
+            json_decref(k);
+            json_decref(x);
+            cd_skip_pairs(d, ai, ai == 31 ? 0 : val - i - 1);
+            return cd_leave(d, &outer, m);
+        }
+        json_object_setn_new(m, json_string_value(k), json_string_length(k), x);
+        json_decref(k);
+    }
+    if (ai == 31)
+        d->off++;
+    return cd_leave(d, &outer, m);
 }
 
 static json_t *
@@ -577,135 +744,54 @@ cd_value(cd_dec_t *d, int later)
     }
 }
 
-/* A map key as the Go string map[string]interface{} wants: text or byte strings (under their
-   expected-later-encoding tags), null as "" (fxamacker leaves the string at its zero value);
-   anything else is a type error. Returns false on a hard error; *key NULL on a type error. */
-static bool
-cd_map_key(cd_dec_t *d, int later, json_t **key)
-{
-    int major, ai;
-    uint64_t val;
-
-    *key = NULL;
-    while (d->p[d->off] >> 5 == GW_CBOR__TAG) {
-        cd_head(d, &major, &ai, &val);
-        if (!cd_tag_content_ok(d, val))
-            return false;
-        if (val == GW_CBOR__TAG_BASE64_LATER || val == GW_CBOR__TAG_BASE64URL_LATER ||
-            val == GW_CBOR__TAG_BASE16_LATER)
-            later = (int)val;
-    }
-    major = d->p[d->off] >> 5;
-    if (major == GW_CBOR__TEXT || major == GW_CBOR__BYTES) {
-        *key = cd_value(d, later);
-        return *key != NULL;
-    }
-    if (d->p[d->off] == 0xf6) {
-        d->off++;
-        *key = json_string("");
-        return true;
-    }
-    *key = cd_value(d, later);
-    if (*key == NULL)
-        return false;
-    json_decref(*key);
-    *key = NULL;
-    cd_defer_type_error(d, "cbor: cannot unmarshal %s into Go value of type string",
-                        cd_type_names[major]);
-    return true;
-}
-
-static json_t *
-cd_map(cd_dec_t *d, int ai, uint64_t val, int later)
-{
-    json_t *m = json_object(), *k, *x;
-
-    for (uint64_t i = 0; ai == 31 ? d->p[d->off] != 0xff : i < val; i++) {
-        if (!cd_map_key(d, later, &k))
-            goto bad;
-        /* DupMapKeyEnforcedAPF: a repeated key fails the whole decode. */
-        if (k != NULL && json_object_getn(m, json_string_value(k), json_string_length(k)) != NULL) {
-            cd_fail(d, "cbor: found duplicate map key \"%s\" at map element index %" PRIu64,
-                    json_string_value(k), i);
-            json_decref(k);
-            goto bad;
-        }
-        x = cd_value(d, later);
-        if (x == NULL) {
-            json_decref(k);
-            goto bad;
-        }
-        if (k != NULL)
-            json_object_setn_new(m, json_string_value(k), json_string_length(k), x);
-        else
-            json_decref(x);
-        json_decref(k);
-    }
-    if (ai == 31)
-        d->off++;
-    return m;
-bad:
-    json_decref(m);
-    return NULL;
-}
-
-/* The top level decodes into Unstructured's map[string]interface{}. */
+/* The top level decodes into Unstructured's map[string]interface{}: the self-described tag may
+   lead (any number of times) or be absent, other tags are checked and stepped over, null
+   leaves the map nil (an empty object here), anything but a map is a type error. */
 static json_t *
 cd_document(cd_dec_t *d)
 {
-    size_t at = d->off;
     int major, ai;
     uint64_t val;
-    json_t *v;
+    int later = 0;
 
-    /* The self-described tag may lead, any number of times, or be absent; the type that
-       matters is the content's under any tags. */
-    while (d->p[at] >> 5 == GW_CBOR__TAG) {
-        size_t save = d->off;
-        d->off = at;
+    while (d->p[d->off] >> 5 == GW_CBOR__TAG) {
         cd_head(d, &major, &ai, &val);
-        at = d->off;
-        d->off = save;
+        if (!cd_tag_content_ok(d, val))
+            return NULL;
+        if (cd_is_later_tag(val))
+            later = (int)val;
     }
-    major = d->p[at] >> 5;
-    if (d->p[at] == 0xf6) {
-        d->off = at + 1;
+    if (d->p[d->off] == 0xf6)
         return json_object();
-    }
-    v = cd_value(d, 0);
-    if (v == NULL)
-        return NULL;
+    major = d->p[d->off] >> 5;
     if (major != GW_CBOR__MAP) {
-        json_decref(v);
         cd_fail(d, "cbor: cannot unmarshal %s into Go value of type map[string]interface {}",
                 cd_type_names[major]);
         return NULL;
     }
-    return v;
+    cd_head(d, &major, &ai, &val);
+    return cd_map(d, ai, val, later);
 }
 
 json_t *
 gw_cbor_decode(const uint8_t *data, size_t len, char *err, size_t err_len)
 {
-    cd_dec_t d = {.p = data, .n = len, .err = err, .err_len = err_len};
-    json_t *v;
+    cd_dec_t *d = gw_calloc(1, sizeof(*d));
+    json_t *v = NULL;
 
-    if (len == 0) {
-        snprintf(err, err_len, "EOF");
-        return NULL;
+    d->p = data;
+    d->n = len;
+    if (len == 0)
+        cd_fail(d, "EOF");
+    else if (cd_wf_item(d, 0) && d->off != len)
+        cd_fail(d, "cbor: %zu bytes of extraneous data starting at index %zu", len - d->off,
+                d->off);
+    if (!d->failed) {
+        d->off = 0;
+        v = cd_document(d);
     }
-    if (!cd_wf_item(&d, 0))
-        return NULL;
-    if (d.off != len) {
-        snprintf(err, err_len, "cbor: %zu bytes of extraneous data starting at index %zu",
-                 len - d.off, d.off);
-        return NULL;
-    }
-    d.off = 0;
-    v = cd_document(&d);
-    if (v != NULL && d.deferred) {
-        json_decref(v);
-        return NULL;
-    }
+    if (v == NULL)
+        snprintf(err, err_len, "%s", d->msg);
+    free(d);
     return v;
 }

@@ -269,6 +269,11 @@ test_decode(void)
             "tag 1 with a fraction");
     decodes("a1 4161 c0 74323031332d30332d32315432303a30343a30305a",
             "{\"a\":\"2013-03-21T20:04:00Z\"}", "tag 0: an RFC 3339 string");
+    decodes("a1 4161 c0 781d 323031332d30332d32315432303a30343a30302e3530302b30303a3030",
+            "{\"a\":\"2013-03-21T20:04:00.5Z\"}",
+            "tag 0: trailing zeros and a zero offset as Go formats them");
+    decodes("a1 4161 c0 7819 323031332d30332d32315432303a30343a30302b30313a3030",
+            "{\"a\":\"2013-03-21T20:04:00+01:00\"}", "tag 0 keeps another offset");
     decodes("a1 4161 d8 64 01", "{\"a\":1}", "another tag: its content");
     decodes("a3 4161 f4 4162 f5 4163 f6", "{\"a\":false,\"b\":true,\"c\":null}",
             "false, true, null");
@@ -348,10 +353,37 @@ test_decode_errors(void)
             "an integer key");
     rejects("a1 80 01", "cbor: cannot unmarshal array into Go value of type string",
             "an array key");
+    /* Which error a document with several reports: pass 1's (syntax, limits, NaN, infinity,
+       bignum) anywhere first; then the first in document order, except that a duplicate key
+       is what its own map reports. */
     rejects("a2 01 01 4161 f97e00",
             "cbor: data item of cbor type primitives is not accepted by protocol: "
             "floating-point NaN",
-            "a later hard error wins over an earlier type mismatch");
+            "a NaN anywhere wins over an earlier key of the wrong type");
+    rejects("a3 4161 62c328 4162 f7 4163 01 00",
+            "cbor: 1 bytes of extraneous data starting at index 12",
+            "trailing bytes win over everything inside");
+    rejects("a2 4161 62c328 4162 f7", "cbor: invalid UTF-8 string",
+            "the first of two errors in a map");
+    rejects("a2 4161 82 e0 62c328 4162 01",
+            "cbor: data item of cbor type primitives is not accepted by protocol: simple value "
+            "0 is not recognized",
+            "the first of two errors in an array");
+    rejects("a3 4161 e0 4162 01 4162 02",
+            "cbor: found duplicate map key \"b\" at map element index 2",
+            "a duplicate key wins over an earlier error of its map");
+    rejects("a2 4161 e0 4162 a2 4163 01 4163 02",
+            "cbor: data item of cbor type primitives is not accepted by protocol: simple value "
+            "0 is not recognized",
+            "an earlier error wins over a nested map's duplicate key");
+    rejects("a3 4161 e0 4161 01 4162 01",
+            "cbor: data item of cbor type primitives is not accepted by protocol: simple value "
+            "0 is not recognized",
+            "a key whose value failed is not a duplicate later");
+    rejects("a2 01 f7 4161 01",
+            "cbor: cannot unmarshal positive integer into Go value of type string",
+            "the value of a bad key is not read");
+    rejects("a1 4161 c0 6178", "cbor: cannot set x for time.Time", "tag 0 over a non-time");
     rejects("80", "cbor: cannot unmarshal array into Go value of type map[string]interface {}",
             "a document that is an array");
     rejects("d9d9f7 4161",
@@ -361,9 +393,11 @@ test_decode_errors(void)
             "a document that is true");
     rejects("a1 4161 c2 4101",
             "cbor: data item of cbor type tag is not accepted by protocol: bignum", "a bignum");
-    rejects("a1 4161 c2 01",
-            "cbor: tag number 2 or 3 must be followed by byte string, got positive integer",
+    rejects("a1 4161 c3 01", "cbor: data item of cbor type tag is not accepted by protocol: bignum",
             "a bignum tag over an integer");
+    rejects("a1 4161 d8 64 c2 4101",
+            "cbor: data item of cbor type tag is not accepted by protocol: bignum",
+            "a bignum under another tag");
     rejects("a1 4161 c0 01",
             "cbor: tag number 0 must be followed by text string, got positive integer",
             "tag 0 over an integer");
