@@ -293,7 +293,6 @@ test_decode(void)
 static void
 test_decode_errors(void)
 {
-    char deep[1024], *p;
 
     rejects("", "EOF", "empty input");
     rejects("a1 41", "unexpected EOF", "a truncated key");
@@ -353,6 +352,12 @@ test_decode_errors(void)
             "an integer key");
     rejects("a1 80 01", "cbor: cannot unmarshal array into Go value of type string",
             "an array key");
+}
+
+/* Of several errors, the one kube reports. */
+static void
+test_decode_error_order(void)
+{
     /* Which error a document with several reports: pass 1's (syntax, limits, NaN, infinity,
        bignum) anywhere first; then the first in document order, except that a duplicate key
        is what its own map reports. */
@@ -384,6 +389,12 @@ test_decode_errors(void)
             "cbor: cannot unmarshal positive integer into Go value of type string",
             "the value of a bad key is not read");
     rejects("a1 4161 c0 6178", "cbor: cannot set x for time.Time", "tag 0 over a non-time");
+}
+
+/* Documents that are no map; tags; syntax errors. */
+static void
+test_decode_error_types(void)
+{
     rejects("80", "cbor: cannot unmarshal array into Go value of type map[string]interface {}",
             "a document that is an array");
     rejects("d9d9f7 4161",
@@ -429,6 +440,13 @@ test_decode_errors(void)
             "an array of 1025");
     rejects("b90401", "cbor: exceeded max number of key-value pairs 1024 for CBOR map",
             "a map of 1025 pairs");
+}
+
+/* Nesting and element limits. */
+static void
+test_decode_limits(void)
+{
+    char deep[1024], *p;
 
     /* A map, then 63 arrays: 64 levels pass; one more fails. A tag inside a tag counts as a
        level too (the outermost tag does not). */
@@ -609,6 +627,9 @@ main(void)
     test_watch_event();
     test_decode();
     test_decode_errors();
+    test_decode_error_order();
+    test_decode_error_types();
+    test_decode_limits();
     test_kinds();
     return tap_done();
 }
