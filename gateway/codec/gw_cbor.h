@@ -73,4 +73,15 @@ uint8_t *gw_cbor_encode_watch_event(const char *type, const uint8_t *object, siz
  */
 json_t *gw_cbor_decode(const uint8_t *data, size_t len, char *err, size_t err_len);
 
+/**
+ * The first pass of gw_cbor_decode alone: whether data is one well-formed item within kube's
+ * limits, without NaN, infinities or bignums. 0, or GW_EINVAL with the message in err. kube's
+ * decode of a built-in (typed) kind reads apiVersion and kind first and reports its failures as
+ * "unable to determine group/version/kind: <message>"; those are these failures (the rest of
+ * the document is skipped unread there), so a caller can tell them apart. kube wraps a request
+ * body's decode error in a 400 BadRequest with the message as it is; an apply-patch+cbor
+ * body's as "error decoding patch: <message>". Thread: any.
+ */
+int gw_cbor_check(const uint8_t *data, size_t len, char *err, size_t err_len);
+
 #endif

@@ -19,6 +19,7 @@
 
 #include "gw_alloc.h"
 #include "gw_cbor_int.h"
+#include "gw_err.h"
 #include "gw_protobuf_int.h"
 
 #define CD_MSG_MAX 256 /* a message kept while a container's items are read */
@@ -773,6 +774,34 @@ cd_document(cd_dec_t *d)
     return cd_map(d, ai, val, later);
 }
 
+/* Pass 1 over the whole input: one item, nothing after it. */
+static bool
+cd_wellformed(cd_dec_t *d)
+{
+    if (d->n == 0)
+        return cd_fail(d, "EOF");
+    if (cd_wf_item(d, 0) && d->off != d->n)
+        return cd_fail(d, "cbor: %zu bytes of extraneous data starting at index %zu", d->n - d->off,
+                       d->off);
+    return !d->failed;
+}
+
+int
+gw_cbor_check(const uint8_t *data, size_t len, char *err, size_t err_len)
+{
+    cd_dec_t *d = gw_calloc(1, sizeof(*d));
+    int rc = 0;
+
+    d->p = data;
+    d->n = len;
+    if (!cd_wellformed(d)) {
+        snprintf(err, err_len, "%s", d->msg);
+        rc = GW_EINVAL;
+    }
+    free(d);
+    return rc;
+}
+
 json_t *
 gw_cbor_decode(const uint8_t *data, size_t len, char *err, size_t err_len)
 {
@@ -781,12 +810,7 @@ gw_cbor_decode(const uint8_t *data, size_t len, char *err, size_t err_len)
 
     d->p = data;
     d->n = len;
-    if (len == 0)
-        cd_fail(d, "EOF");
-    else if (cd_wf_item(d, 0) && d->off != len)
-        cd_fail(d, "cbor: %zu bytes of extraneous data starting at index %zu", len - d->off,
-                d->off);
-    if (!d->failed) {
+    if (cd_wellformed(d)) {
         d->off = 0;
         v = cd_document(d);
     }

@@ -1,6 +1,7 @@
 /* libFuzzer driver for the CBOR codec. Any input is a request body (application/cbor or
  * apply-patch+cbor). Besides not crashing, it checks what the codec promises: a failure leaves
- * a message; whatever decodes encodes again (as is, and with the Secret schema when its data
+ * a message (gw_cbor_check's, word for word, when the first pass fails); whatever decodes
+ * encodes again (as is, and with the Secret schema when its data
  * holds base64), and that encoding decodes to the same document (decode . encode . decode =
  * decode), starting with the self-described tag.
  * Builds on its own: clang -fsanitize=fuzzer,address,undefined ... tests/fuzz/fuzz_cbor.c */
@@ -128,13 +129,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[256];
     json_t *v;
 
+    char check_err[256] = "";
+    int check = gw_cbor_check(data, size, check_err, sizeof(check_err));
+
     memset(err, 'x', sizeof(err));
     v = gw_cbor_decode(data, size, err, sizeof(err));
     if (v == NULL) {
         if (memchr(err, '\0', sizeof(err)) == NULL || err[0] == '\0')
             abort();
+        /* The first pass's errors are the decoder's, word for word. */
+        if (check != 0 && strcmp(err, check_err) != 0)
+            abort();
         return 0;
     }
+    if (check != 0)
+        abort();
     if (!json_is_object(v))
         abort();
     check_round_trip(v, NULL);

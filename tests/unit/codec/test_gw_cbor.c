@@ -354,6 +354,36 @@ test_decode_errors(void)
             "an array key");
 }
 
+/* The first pass alone: what kube's typed decode sees before it knows the kind. */
+static void
+test_check(void)
+{
+    static const char *const cases[][2] = {
+        {"d9d9f7 a1 4161 01", ""},
+        {"a1 4161 e0", ""},         /* simple value 0: a second-pass error */
+        {"a2 4161 01 4161 02", ""}, /* a duplicate key too */
+        {"", "EOF"},
+        {"a1 4161", "unexpected EOF"},
+        {"a0 00", "cbor: 1 bytes of extraneous data starting at index 1"},
+        {"a1 4161 f97e00", "cbor: data item of cbor type primitives is not accepted by protocol: "
+                           "floating-point NaN"},
+        {"a1 4161 c2 4101", "cbor: data item of cbor type tag is not accepted by protocol: bignum"},
+        {"b90401", "cbor: exceeded max number of key-value pairs 1024 for CBOR map"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint8_t in[64];
+        size_t n = unhex(cases[i][0], in, sizeof(in));
+        char err[256] = "";
+        int rc = gw_cbor_check(in, n, err, sizeof(err));
+        bool want_ok = cases[i][1][0] == '\0';
+
+        if (!tap_ok(want_ok ? rc == 0 : rc == GW_EINVAL && strcmp(err, cases[i][1]) == 0,
+                    "check: %s", cases[i][0]))
+            tap_diag("got %d \"%s\", want \"%s\"", rc, err, cases[i][1]);
+    }
+}
+
 /* Of several errors, the one kube reports. */
 static void
 test_decode_error_order(void)
@@ -630,6 +660,7 @@ main(void)
     test_decode_error_order();
     test_decode_error_types();
     test_decode_limits();
+    test_check();
     test_kinds();
     return tap_done();
 }
