@@ -1,9 +1,9 @@
 /* libFuzzer driver for the CBOR codec. Any input is a request body (application/cbor or
  * apply-patch+cbor). Besides not crashing, it checks what the codec promises: a failure leaves
  * a message (gw_cbor_check's, word for word, when the first pass fails); whatever decodes
- * encodes again (as is, and with the Secret schema when its data
- * holds base64), and that encoding decodes to the same document (decode . encode . decode =
- * decode), starting with the self-described tag.
+ * encodes again (as is, and with the Secret schema when its data holds base64), and that
+ * encoding starts with the self-described tag and decodes to the same document
+ * (decode . encode . decode = decode).
  * Builds on its own: clang -fsanitize=fuzzer,address,undefined ... tests/fuzz/fuzz_cbor.c */
 #include <stdbool.h>
 #include <stdint.h>
