@@ -263,11 +263,13 @@ go_zero_message(const gw_catalog_t *c, const gw_proto_message_t *m)
 
     for (size_t i = 0; i < m->n_fields; i++) {
         const gw_proto_field_t *pf = &m->fields[i];
-        if (pf->field == NULL)
+        if (pf->field == NULL) {
             any |= go_zero_message(c, pf->inlined);
-        else
-            any |=
-                gw_proto_field_shown(pf) | go_zero_of(c, (gw_schema_t *)pf->field->schema, false);
+        } else {
+            /* Evaluated first and always: it fills in the nested schemas' flags. */
+            bool nested = go_zero_of(c, (gw_schema_t *)pf->field->schema, false);
+            any |= gw_proto_field_shown(pf) || nested;
+        }
     }
     return any;
 }

@@ -16,6 +16,7 @@
 #include "gw_catalog.c"
 #include "gw_catalog_config.c"
 #include "gw_err.c"
+#include "gw_gozero.c"
 #include "gw_log.c"
 #include "gw_protobuf.c"
 #include "gw_protobuf_encode.c"
