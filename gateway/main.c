@@ -427,6 +427,7 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .max_mutating_requests_inflight = cfg->max_mutating_requests_inflight,
         .compression = feature_enabled(cfg, "APIResponseCompression", true),
         .unsafe_delete = feature_enabled(cfg, "AllowUnsafeMalformedObjectDeletion", false),
+        .cbor = feature_enabled(cfg, "CBORServingAndStorage", false),
     };
     k->api = gw_api_new(&ac);
     gw_server_opts_t opts = {

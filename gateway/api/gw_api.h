@@ -29,6 +29,7 @@ typedef struct {
     int max_mutating_requests_inflight;
     bool compression;   /* feature gate APIResponseCompression */
     bool unsafe_delete; /* feature gate AllowUnsafeMalformedObjectDeletion */
+    bool cbor;          /* feature gate CBORServingAndStorage */
 } gw_api_config_t;
 
 typedef struct gw_api gw_api_t;

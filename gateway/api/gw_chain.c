@@ -66,13 +66,15 @@ method_name(enum evhttp_cmd_type cmd)
 bool
 gw_api__negotiate(gw_req_t *r, gw_neg_endpoint_t ep, gw_negotiated_t *out)
 {
+    if (r->cbor && ep != GW_NEG_PLAIN && ep != GW_NEG_DISCOVERY)
+        ep = (gw_neg_endpoint_t)(ep | GW_NEG_CBOR);
     bool ok = gw_negotiate_accept(gw_req_header(r, "Accept"), ep, out);
     r->accept = out->media;
     r->table_version = out->media == GW_MEDIA_TABLE ? out->version : NULL;
     r->as = out->as;
     r->as_version = out->as != GW_AS_OBJECT ? out->version : NULL;
     /* Only text encodings are pretty-printed. */
-    r->pretty = out->media != GW_MEDIA_PROTOBUF &&
+    r->pretty = out->media != GW_MEDIA_PROTOBUF && out->media != GW_MEDIA_CBOR &&
                 (out->pretty ||
                  gw_negotiate_pretty(gw_req_query(r, "pretty"), gw_req_header(r, "User-Agent")));
     return ok;

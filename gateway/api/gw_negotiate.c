@@ -193,22 +193,26 @@ conversion(const clause_t *c, gw_neg_endpoint_t ep, gw_negotiated_t *out)
     return false;
 }
 
-/* The first producible type for one clause, in the server's order: JSON, YAML, protobuf. */
+/* The first producible type for one clause, in the server's order: JSON, YAML, protobuf, CBOR
+ * (kube appends it when its gate is on). */
 static bool
-match(const clause_t *c, gw_neg_endpoint_t ep, gw_negotiated_t *out)
+match(const clause_t *c, gw_neg_endpoint_t ep, bool cbor, gw_negotiated_t *out)
 {
     static const struct {
         const char *subtype;
         gw_media_t media;
     } produced[] = {{"json", GW_MEDIA_JSON},
                     {"yaml", GW_MEDIA_YAML},
-                    {"vnd.kubernetes.protobuf", GW_MEDIA_PROTOBUF}};
+                    {"vnd.kubernetes.protobuf", GW_MEDIA_PROTOBUF},
+                    {"cbor", GW_MEDIA_CBOR}};
     if (!span_is(c->type, "*") && !span_is(c->type, "application"))
         return false;
     for (size_t i = 0; i < sizeof(produced) / sizeof(produced[0]); i++) {
         if (!span_is(c->subtype, "*") && !span_is(c->subtype, produced[i].subtype))
             continue;
         if (produced[i].media == GW_MEDIA_PROTOBUF && ep != GW_NEG_RESOURCE)
+            continue;
+        if (produced[i].media == GW_MEDIA_CBOR && !cbor)
             continue;
         *out = (gw_negotiated_t){.media = produced[i].media};
         out->pretty = span_eq(param(c, "pretty"), "1");
@@ -219,10 +223,11 @@ match(const clause_t *c, gw_neg_endpoint_t ep, gw_negotiated_t *out)
 }
 
 static bool
-first_match(const clause_t *clauses, size_t n, gw_neg_endpoint_t ep, gw_negotiated_t *out)
+first_match(const clause_t *clauses, size_t n, gw_neg_endpoint_t ep, bool cbor,
+            gw_negotiated_t *out)
 {
     for (size_t i = 0; i < n; i++) {
-        if (match(&clauses[i], ep, out))
+        if (match(&clauses[i], ep, cbor, out))
             return true;
     }
     return false;
@@ -232,15 +237,18 @@ bool
 gw_negotiate_accept(const char *accept, gw_neg_endpoint_t ep, gw_negotiated_t *out)
 {
     clause_t clauses[MAX_CLAUSES];
+    bool cbor = (ep & GW_NEG_CBOR) != 0;
     *out = (gw_negotiated_t){.media = GW_MEDIA_JSON};
+    ep &= ~GW_NEG_CBOR;
     if (accept == NULL || *accept == '\0')
         return true;
     size_t n = parse_accept(accept, clauses);
     /* Like kube's discovery wrapper: an aggregated list if any clause asks for one, else the
      * plain documents. */
-    if (ep == GW_NEG_DISCOVERY && first_match(clauses, n, ep, out))
+    if (ep == GW_NEG_DISCOVERY && first_match(clauses, n, ep, false, out))
         return true;
-    if (first_match(clauses, n, ep == GW_NEG_DISCOVERY ? GW_NEG_PLAIN : ep, out))
+    if (first_match(clauses, n, ep == GW_NEG_DISCOVERY ? GW_NEG_PLAIN : ep,
+                    cbor && ep != GW_NEG_PLAIN && ep != GW_NEG_DISCOVERY, out))
         return true;
     *out = (gw_negotiated_t){.media = GW_MEDIA_JSON};
     return false;
@@ -284,10 +292,12 @@ gw_negotiate_body(const char *content_type, bool patch)
         {"application/json", GW_BODY_JSON, false},
         {"application/yaml", GW_BODY_YAML, false},
         {"application/vnd.kubernetes.protobuf", GW_BODY_PROTOBUF, false},
+        {"application/cbor", GW_BODY_CBOR, false},
         {"application/json-patch+json", GW_BODY_JSON_PATCH, true},
         {"application/merge-patch+json", GW_BODY_MERGE_PATCH, true},
         {"application/strategic-merge-patch+json", GW_BODY_STRATEGIC_PATCH, true},
         {"application/apply-patch+yaml", GW_BODY_APPLY_PATCH, true},
+        {"application/apply-patch+cbor", GW_BODY_APPLY_PATCH_CBOR, true},
     };
     if (content_type == NULL || *content_type == '\0')
         return patch ? GW_BODY_UNSUPPORTED : GW_BODY_JSON;

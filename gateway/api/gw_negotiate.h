@@ -22,12 +22,14 @@
 
 /** What an endpoint can convert its answer to. */
 typedef enum {
-    GW_NEG_PLAIN,     /* no conversions (/version, /openapi, ...) */
-    GW_NEG_RESOURCE,  /* resource endpoints: protobuf, Table and PartialObjectMetadata(List)
-                         (meta.k8s.io v1, v1beta1) */
+    GW_NEG_PLAIN,    /* no conversions (/version, /openapi, ...) */
+    GW_NEG_RESOURCE, /* resource endpoints: protobuf, Table and PartialObjectMetadata(List)
+                        (meta.k8s.io v1, v1beta1) */
     GW_NEG_RESOURCE_NO_PROTOBUF, /* the same for a kind without a protobuf form */
-    GW_NEG_DISCOVERY, /* /api and /apis: APIGroupDiscoveryList (apidiscovery.k8s.io v2,
-                         v2beta1) */
+    GW_NEG_CBOR = 0x100,         /* or'ed into a resource endpoint: application/cbor too
+                                    (feature gate CBORServingAndStorage) */
+    GW_NEG_DISCOVERY,            /* /api and /apis: APIGroupDiscoveryList (apidiscovery.k8s.io v2,
+                                    v2beta1) */
 } gw_neg_endpoint_t;
 
 typedef struct {
@@ -48,9 +50,11 @@ bool gw_negotiate_accept(const char *accept, gw_neg_endpoint_t ep, gw_negotiated
  *  the other paths. */
 #define GW_NEG_PRODUCED "application/json, application/yaml, application/vnd.kubernetes.protobuf"
 #define GW_NEG_PRODUCED_PLAIN "application/json, application/yaml"
+#define GW_NEG_PRODUCED_CBOR GW_NEG_PRODUCED ", application/cbor"
 
 /** The media types kgate streams watch events in, as kube lists them in a watch's 406. */
 #define GW_NEG_STREAMED "application/json, application/vnd.kubernetes.protobuf"
+#define GW_NEG_STREAMED_CBOR GW_NEG_STREAMED ", application/cbor"
 
 /** What /openapi/v2 answers in. */
 typedef enum {
@@ -76,11 +80,13 @@ gw_neg_openapi_t gw_negotiate_openapi_v2(const char *accept);
 typedef enum {
     GW_BODY_JSON,
     GW_BODY_YAML,
-    GW_BODY_JSON_PATCH,      /* application/json-patch+json */
-    GW_BODY_MERGE_PATCH,     /* application/merge-patch+json */
-    GW_BODY_STRATEGIC_PATCH, /* application/strategic-merge-patch+json */
-    GW_BODY_APPLY_PATCH,     /* application/apply-patch+yaml */
-    GW_BODY_PROTOBUF,        /* application/vnd.kubernetes.protobuf (built-in kinds) */
+    GW_BODY_JSON_PATCH,       /* application/json-patch+json */
+    GW_BODY_MERGE_PATCH,      /* application/merge-patch+json */
+    GW_BODY_STRATEGIC_PATCH,  /* application/strategic-merge-patch+json */
+    GW_BODY_APPLY_PATCH,      /* application/apply-patch+yaml */
+    GW_BODY_PROTOBUF,         /* application/vnd.kubernetes.protobuf (built-in kinds) */
+    GW_BODY_CBOR,             /* application/cbor (feature gate CBORServingAndStorage) */
+    GW_BODY_APPLY_PATCH_CBOR, /* application/apply-patch+cbor (the same gate) */
     GW_BODY_UNSUPPORTED,
 } gw_body_type_t;
 
@@ -94,11 +100,13 @@ gw_body_type_t gw_negotiate_body(const char *content_type, bool patch);
 
 /** The media types gw_negotiate_body accepts, as kube lists them in a 415 message. */
 #define GW_NEG_CONSUMED "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+#define GW_NEG_CONSUMED_CBOR GW_NEG_CONSUMED ", application/cbor"
 #define GW_NEG_PATCHES                                                                             \
     "application/json-patch+json, application/merge-patch+json, "                                  \
     "application/strategic-merge-patch+json, application/apply-patch+yaml"
 #define GW_NEG_PATCHES_CUSTOM                                                                      \
     "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+#define GW_NEG_PATCHES_CBOR ", application/apply-patch+cbor"
 
 /**
  * Whether an Accept-Encoding header offers gzip: kube's test, a comma-separated token that is

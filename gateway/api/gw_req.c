@@ -15,6 +15,7 @@
 
 #include "gw_alloc.h"
 #include "gw_api_int.h"
+#include "gw_cbor.h"
 #include "gw_err.h"
 #include "gw_log.h"
 #include "gw_negotiate.h"
@@ -48,6 +49,7 @@ gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, cons
     r->authn = api->cfg.authn;
     r->authz = api->cfg.authz;
     r->unsafe_delete = api->cfg.unsafe_delete;
+    r->cbor = api->cfg.cbor;
     r->start_ns = gw_monotonic_ns();
     r->accept = GW_MEDIA_JSON;
     p->api = api;
@@ -119,6 +121,33 @@ gw_req_body_summary(gw_req_t *r, const char *body, size_t len)
     return out;
 }
 
+/* A CBOR body; what kube's typed decoder fails on before it knows the kind is reported as
+ * such (for a create or update, with the kind wanted and the body summarized). */
+static json_t *
+decode_cbor(gw_req_t *r, const char *body, size_t len)
+{
+    char err[256];
+    const uint8_t *data = (const uint8_t *)body;
+    json_t *doc = NULL;
+    bool typed = r->resource != NULL && r->subresource == NULL &&
+                 (strcmp(r->info.verb, "create") == 0 || strcmp(r->info.verb, "update") == 0);
+
+    if (gw_cbor_check(data, len, err, sizeof(err)) != 0 && typed) {
+        gw_reply_status(r, 400, "BadRequest", NULL,
+                        "the object provided is unrecognized (must be of type %s): unable to "
+                        "determine group/version/kind: %s (%s)",
+                        r->resource->kind, err, gw_req_body_summary(r, body, len));
+        return NULL;
+    }
+    doc = err[0] == '\0' ? gw_cbor_decode(data, len, err, sizeof(err)) : NULL;
+    if (doc == NULL) {
+        gw_reply_status(r, 400, "BadRequest", NULL, "%s", err);
+        return NULL;
+    }
+    gw_arena_defer(r->arena, (void (*)(void *))json_decref, doc);
+    return doc;
+}
+
 static json_t *
 decode_body(gw_req_t *r, gw_body_type_t type, const char *body, size_t len)
 {
@@ -131,6 +160,8 @@ decode_body(gw_req_t *r, gw_body_type_t type, const char *body, size_t len)
             gw_reply_status(r, 400, "BadRequest", NULL, "%s", err);
             return NULL;
         }
+    } else if (type == GW_BODY_CBOR) {
+        return decode_cbor(r, body, len);
     } else if (type == GW_BODY_YAML) {
         doc = gw_yaml_to_json(body, len, err, sizeof(err));
     } else {
@@ -166,10 +197,11 @@ gw_req_body_object(gw_req_t *r, bool allow_empty, bool *empty)
     gw_body_type_t type = gw_negotiate_body(gw_req_header(r, "Content-Type"), false);
     if (empty != NULL)
         *empty = false;
-    if (type == GW_BODY_UNSUPPORTED) {
+    if (type == GW_BODY_UNSUPPORTED || (type == GW_BODY_CBOR && !r->cbor)) {
         gw_reply_status(r, 415, "UnsupportedMediaType", NULL,
                         "the body of the request was in an unknown format - accepted media types "
-                        "include: " GW_NEG_CONSUMED);
+                        "include: %s",
+                        r->cbor ? GW_NEG_CONSUMED_CBOR : GW_NEG_CONSUMED);
         return NULL;
     }
     if (blank(body, len) && allow_empty) {
@@ -184,12 +216,14 @@ gw_body_type_t
 gw_req_patch_type(gw_req_t *r, bool strategic)
 {
     gw_body_type_t type = gw_negotiate_body(gw_req_header(r, "Content-Type"), true);
-    if (type != GW_BODY_UNSUPPORTED && (strategic || type != GW_BODY_STRATEGIC_PATCH))
+    if (type != GW_BODY_UNSUPPORTED && (strategic || type != GW_BODY_STRATEGIC_PATCH) &&
+        (r->cbor || type != GW_BODY_APPLY_PATCH_CBOR))
         return type;
     gw_reply_status(r, 415, "UnsupportedMediaType", NULL,
                     "the body of the request was in an unknown format - accepted media types "
-                    "include: %s",
-                    strategic ? GW_NEG_PATCHES : GW_NEG_PATCHES_CUSTOM);
+                    "include: %s%s",
+                    strategic ? GW_NEG_PATCHES : GW_NEG_PATCHES_CUSTOM,
+                    r->cbor ? GW_NEG_PATCHES_CBOR : "");
     return GW_BODY_UNSUPPORTED;
 }
 
@@ -311,10 +345,10 @@ metrics_verb(gw_req_t *r, const char *scope)
         return "POST";
     case EVHTTP_REQ_PUT:
         return "PUT";
-    case EVHTTP_REQ_PATCH:
-        return gw_negotiate_body(gw_req_header(r, "Content-Type"), true) == GW_BODY_APPLY_PATCH
-                   ? "APPLY"
-                   : "PATCH";
+    case EVHTTP_REQ_PATCH: {
+        gw_body_type_t t = gw_negotiate_body(gw_req_header(r, "Content-Type"), true);
+        return t == GW_BODY_APPLY_PATCH || t == GW_BODY_APPLY_PATCH_CBOR ? "APPLY" : "PATCH";
+    }
     case EVHTTP_REQ_DELETE:
         return "DELETE";
     default:
@@ -417,11 +451,38 @@ new_buffer(void)
     return b;
 }
 
+/* doc in CBOR, with its kind's schema (which strings are bytes, which numbers floats). */
+static const char *
+encode_cbor(gw_req_t *r, const json_t *doc, struct evbuffer *out)
+{
+    const char *av = json_string_value(json_object_get(doc, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    const char *slash = av != NULL ? strchr(av, '/') : NULL;
+    const gw_schema_t *s = NULL;
+    char err[256], group[254];
+    uint8_t *bytes;
+    size_t len;
+
+    if (av != NULL && kind != NULL) {
+        snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - av) : 0, av);
+        s = gw_catalog_kind_schema(r->catalog, group, slash ? slash + 1 : av, kind);
+    }
+    if (gw_cbor_encode(doc, s, &bytes, &len, err, sizeof(err)) != 0) {
+        gw_log_error(r->audit_id, "cannot encode an answer as CBOR: %s", err);
+        return NULL;
+    }
+    evbuffer_add(out, bytes, len);
+    free(bytes);
+    return "application/cbor";
+}
+
 /* Encode doc as negotiated (JSON compact with kube's trailing newline, pretty JSON, YAML,
- * protobuf); returns the content type, or NULL when doc has no protobuf form. */
+ * protobuf, CBOR); returns the content type, or NULL when doc has no such form. */
 static const char *
 encode(gw_req_t *r, const json_t *doc, struct evbuffer *out)
 {
+    if (r->accept == GW_MEDIA_CBOR)
+        return encode_cbor(r, doc, out);
     if (r->accept == GW_MEDIA_PROTOBUF) {
         const gw_schema_t *s = r->as == GW_AS_OBJECT || json_object_get(doc, "items") != NULL
                                    ? NULL
@@ -520,7 +581,8 @@ gw_reply_json(gw_req_t *r, int code, json_t *doc)
     }
     type = encode(r, doc, out);
     if (type == NULL) {
-        /* A document its protobuf facts do not describe: a defect; answered in JSON. */
+        /* A document its protobuf facts (or CBOR's rules) do not take: a defect; answered in
+         * JSON. */
         evbuffer_drain(out, evbuffer_get_length(out));
         r->accept = GW_MEDIA_JSON;
         r->as = GW_AS_OBJECT;

@@ -43,6 +43,7 @@ typedef enum {
     GW_MEDIA_JSON,
     GW_MEDIA_YAML,
     GW_MEDIA_PROTOBUF, /* application/vnd.kubernetes.protobuf (kinds with a protobuf form) */
+    GW_MEDIA_CBOR,     /* application/cbor (feature gate CBORServingAndStorage) */
     GW_MEDIA_TABLE,    /* application/json;as=Table;g=meta.k8s.io;v=v1 (or v1beta1) */
     GW_MEDIA_TEXT,     /* text/plain (health) */
 } gw_media_t;
@@ -67,6 +68,7 @@ struct gw_req {
     const authn_t *authn;           /* the authenticators (TokenRequest, TokenReview) */
     const authz_t *authz;           /* the authorizers (access reviews, RBAC escalation) */
     bool unsafe_delete;             /* feature gate AllowUnsafeMalformedObjectDeletion */
+    bool cbor;                      /* feature gate CBORServingAndStorage */
     int64_t start_ns;               /* monotonic arrival time, for metrics and timeouts */
 
     gw_reqinfo_t info;                   /* set by the request-info filter */

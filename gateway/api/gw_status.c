@@ -124,8 +124,11 @@ gw_reply_status(gw_req_t *r, int code, const char *reason, json_t *details, cons
 void
 gw_api__reply_not_acceptable(gw_req_t *r)
 {
-    gw_reply_status(r, 406, "NotAcceptable", NULL, "only the following media types are accepted: %s",
-                    r->info.is_resource ? GW_NEG_PRODUCED : GW_NEG_PRODUCED_PLAIN);
+    gw_reply_status(r, 406, "NotAcceptable", NULL,
+                    "only the following media types are accepted: %s",
+                    !r->info.is_resource ? GW_NEG_PRODUCED_PLAIN
+                    : r->cbor            ? GW_NEG_PRODUCED_CBOR
+                                         : GW_NEG_PRODUCED);
 }
 
 /* ---- gw_err.h codes --------------------------------------------------------------------- */

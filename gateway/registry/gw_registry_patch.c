@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_cbor.h"
 #include "gw_err.h"
 #include "gw_fieldval.h"
 #include "gw_gofmt.h"
@@ -518,6 +519,24 @@ read_apply(gw_req_t *r, patch_t *p)
     return true;
 }
 
+/* An apply body in CBOR (feature gate CBORServingAndStorage): one object, as kube decodes it. */
+static bool
+read_apply_cbor(gw_req_t *r, patch_t *p)
+{
+    char err[256];
+
+    p->type = PATCH_APPLY;
+    p->raw = gw_req_body(r, &p->raw_len);
+    gw_arena_defer(r->arena, (void (*)(void *))gw_field_issues_clear, &p->dups);
+    p->patch = gw_cbor_decode((const uint8_t *)p->raw, p->raw_len, err, sizeof(err));
+    if (p->patch == NULL) {
+        gw_reply_status(r, 400, "BadRequest", NULL, "error decoding patch: %s", err);
+        return false;
+    }
+    gw_arena_defer(r->arena, (void (*)(void *))json_decref, p->patch);
+    return true;
+}
+
 /* The patch document; false after replying (415 for a type not served, 400 for bad text; a
  * strategic patch's bad text is answered once the object is found, as kube does). */
 static bool
@@ -530,6 +549,8 @@ read_patch(gw_req_t *r, patch_t *p)
         return false;
     if (type == GW_BODY_APPLY_PATCH)
         return read_apply(r, p);
+    if (type == GW_BODY_APPLY_PATCH_CBOR)
+        return read_apply_cbor(r, p);
     p->type = type == GW_BODY_JSON_PATCH    ? PATCH_JSON
               : type == GW_BODY_MERGE_PATCH ? PATCH_MERGE
                                             : PATCH_STRATEGIC;

@@ -26,6 +26,7 @@
 #include <event2/event.h>
 
 #include "gw_alloc.h"
+#include "gw_cbor.h"
 #include "gw_err.h"
 #include "gw_log.h"
 #include "gw_negotiate.h"
@@ -40,6 +41,7 @@
 #define SLOW_WAIT_S 10               /* how long a paused watch waits for its client */
 #define CONTENT_TYPE "application/json;stream=watch"
 #define PROTOBUF_CONTENT_TYPE GW_PROTOBUF_WATCH_MEDIA_TYPE
+#define CBOR_CONTENT_TYPE "application/cbor-seq"
 #define INITIAL_EVENTS_END "k8s.io/initial-events-end"
 
 typedef struct {
@@ -62,6 +64,7 @@ typedef struct {
     gw_table_include_t include;
     bool table_headers; /* a Table with column definitions went out */
     bool protobuf;      /* events are protobuf frames (else JSON lines) */
+    bool cbor;          /* events are CBOR data items (application/cbor-seq) */
     bool partial;       /* objects go out as PartialObjectMetadata */
     struct evbuffer *out;
     gw_watcher_t *w;
@@ -130,7 +133,29 @@ enum {
     FORM_PROTOBUF,
     FORM_PARTIAL_JSON,
     FORM_PARTIAL_PROTOBUF,
+    FORM_CBOR,
 };
+
+/* One event as a CBOR data item: the object's own encoding inside {type, object}. */
+static char *
+encode_cbor_event(const watch_t *st, const char *type, const json_t *doc, size_t *len)
+{
+    const gw_schema_t *s = st->r->resource->schema;
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    uint8_t *obj, *out;
+    size_t obj_len;
+    char err[256];
+
+    if (kind == NULL || strcmp(kind, st->r->resource->kind) != 0)
+        s = NULL; /* a Status, a metadata view: nothing there is bytes or a float */
+    if (gw_cbor_encode(doc, s, &obj, &obj_len, err, sizeof(err)) != 0) {
+        gw_log_error(st->r->audit_id, "cannot encode a watch event as CBOR: %s", err);
+        return NULL;
+    }
+    out = gw_cbor_encode_watch_event(type, obj, obj_len, len);
+    free(obj);
+    return (char *)out;
+}
 
 /* One event in the watch's form, into new bytes: a JSON line, or a protobuf frame (kube's
  * length-prefixed WatchEvent); objects other than a Status as PartialObjectMetadata when
@@ -144,7 +169,9 @@ encode_event(const watch_t *st, const char *type, const json_t *doc, size_t *len
     char err[256], *out = NULL, *text;
     uint8_t *bytes;
 
-    if (st->protobuf) {
+    if (st->cbor) {
+        out = encode_cbor_event(st, type, view, len);
+    } else if (st->protobuf) {
         if (gw_protobuf_encode_watch_event_as(st->r->catalog,
                                               partial ? gw_partial_schema(false) : NULL, type, view,
                                               &bytes, len, err, sizeof(err)) == 0)
@@ -165,7 +192,7 @@ encode_event(const watch_t *st, const char *type, const json_t *doc, size_t *len
 static bool
 plain(const watch_t *st)
 {
-    return !st->protobuf && !st->partial && !st->table;
+    return !st->protobuf && !st->cbor && !st->partial && !st->table;
 }
 
 static bool
@@ -219,12 +246,13 @@ static bool
 add_shared(watch_t *st, const gw_wev_t *e)
 {
     gw_wev_t *ev = (gw_wev_t *)e;
-    int slot =
-        st->partial ? (st->protobuf ? FORM_PARTIAL_PROTOBUF : FORM_PARTIAL_JSON) : FORM_PROTOBUF;
+    int slot = st->cbor      ? FORM_CBOR
+               : st->partial ? (st->protobuf ? FORM_PARTIAL_PROTOBUF : FORM_PARTIAL_JSON)
+                             : FORM_PROTOBUF;
     const char *bytes = e->line;
     size_t len = e->line_len;
 
-    if (st->partial && strcmp(st->r->as_version, "v1") != 0)
+    if (st->partial && (st->cbor || strcmp(st->r->as_version, "v1") != 0))
         return add_line(st,
                         e->type == GW_WATCH_ADDED      ? "ADDED"
                         : e->type == GW_WATCH_MODIFIED ? "MODIFIED"
@@ -731,6 +759,7 @@ parse_options(watch_t *st)
         st->only_key = gw_registry__object_key(r, st->name);
     st->table = r->accept == GW_MEDIA_TABLE;
     st->protobuf = r->accept == GW_MEDIA_PROTOBUF;
+    st->cbor = r->accept == GW_MEDIA_CBOR;
     st->partial = r->as == GW_AS_PARTIAL;
     return parse_include(st);
 }
@@ -762,7 +791,11 @@ begin(watch_t *st)
     st->out = evbuffer_new();
     if (st->out == NULL)
         abort();
-    gw_stream_start(st->r, st->protobuf ? PROTOBUF_CONTENT_TYPE : CONTENT_TYPE, on_stop, st);
+    gw_stream_start(st->r,
+                    st->cbor       ? CBOR_CONTENT_TYPE
+                    : st->protobuf ? PROTOBUF_CONTENT_TYPE
+                                   : CONTENT_TYPE,
+                    on_stop, st);
     arm_timer(st);
     if (st->initial) {
         list_page(st);
@@ -789,7 +822,8 @@ gw_registry__watch(gw_req_t *r)
     /* Watch streams come in JSON and protobuf: YAML has no stream framing in kube either. */
     if (r->accept == GW_MEDIA_YAML) {
         gw_reply_status(r, 406, "NotAcceptable", NULL,
-                        "only the following media types are accepted: " GW_NEG_STREAMED);
+                        "only the following media types are accepted: %s",
+                        r->cbor ? GW_NEG_STREAMED_CBOR : GW_NEG_STREAMED);
         return;
     }
     if (r->as == GW_AS_PARTIAL_LIST) {
