@@ -19,14 +19,10 @@ typedef struct {
 } verb_route_t;
 
 static const verb_route_t routes[] = {
-    {"get", gw_registry__get},
-    {"list", gw_registry__list},
-    {"watch", gw_registry__watch},
-    {"create", gw_registry__create},
-    {"update", gw_registry__update},
-    {"patch", gw_registry__patch},
-    {"delete", gw_registry__delete},
-    {"deletecollection", gw_registry__deletecollection},
+    {"get", gw_registry__get},       {"list", gw_registry__list},
+    {"watch", gw_registry__watch},   {"create", gw_registry__create},
+    {"update", gw_registry__update}, {"patch", gw_registry__patch},
+    {"delete", gw_registry__delete}, {"deletecollection", gw_registry__deletecollection},
 };
 
 /* Where kube-apiserver registers no route for the request's scope: 404 for object paths, 405

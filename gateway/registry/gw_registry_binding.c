@@ -67,12 +67,12 @@ precondition_holds(bind_t *b, const json_t *pod)
 
     if (!by_uid && !by_rv)
         return true;
-    gw_registry__fail(b->r, &b->fail, 409, "Conflict",
-                      json_pack("{s:s,s:s}", "name", b->name, "kind", "pods"),
-                      "Operation cannot be fulfilled on pods \"%s\": Precondition failed: %s in "
-                      "precondition: %s, %s in object meta: %s",
-                      b->name, by_uid ? "UID" : "ResourceVersion", by_uid ? b->uid : b->rv,
-                      by_uid ? "UID" : "ResourceVersion", (by_uid ? uid : rv) ? (by_uid ? uid : rv) : "");
+    gw_registry__fail(
+        b->r, &b->fail, 409, "Conflict", json_pack("{s:s,s:s}", "name", b->name, "kind", "pods"),
+        "Operation cannot be fulfilled on pods \"%s\": Precondition failed: %s in "
+        "precondition: %s, %s in object meta: %s",
+        b->name, by_uid ? "UID" : "ResourceVersion", by_uid ? b->uid : b->rv,
+        by_uid ? "UID" : "ResourceVersion", (by_uid ? uid : rv) ? (by_uid ? uid : rv) : "");
     return false;
 }
 

@@ -289,11 +289,11 @@ validate_conditions(const json_t *obj, const csr_opts_t *o, gw_field_errors_t *e
 
 /* validateCertificateSigningRequestUpdate's rules on conditions and the certificate. */
 static void
-validate_changes(const json_t *obj, const json_t *old, const csr_opts_t *o,
-                 gw_field_errors_t *errs)
+validate_changes(const json_t *obj, const json_t *old, const csr_opts_t *o, gw_field_errors_t *errs)
 {
     static const char *const kept[] = {"Approved", "Denied", "Failed"};
-    const char *cert = json_string_value(json_object_get(json_object_get(obj, "status"), "certificate"));
+    const char *cert =
+        json_string_value(json_object_get(json_object_get(obj, "status"), "certificate"));
     const char *old_cert =
         json_string_value(json_object_get(json_object_get(old, "status"), "certificate"));
     char msg[96];
@@ -412,8 +412,8 @@ void
 gw_registry__csr_admit_approval(gw_req_t *r, const char *sub, const json_t *obj, gw_fail_t *f,
                                 gw_registry__admit_fn done, void *arg)
 {
-    const char *signer = json_string_value(json_object_get(json_object_get(obj, "spec"),
-                                                           "signerName"));
+    const char *signer =
+        json_string_value(json_object_get(json_object_get(obj, "spec"), "signerName"));
     admit_t *a;
 
     if (!is_csr(r->resource) || !sub_is(sub, "approval") || r->authz == NULL) {

@@ -102,8 +102,8 @@ has_name(const json_t *list, const char *name, size_t before)
 static void
 validate_one(const json_t *spec, const json_t *ec, size_t i, gw_field_errors_t *errs)
 {
-    static const char *const forbidden[] = {"ports",         "resources",      "resizePolicy",
-                                            "restartPolicy", "livenessProbe",  "readinessProbe",
+    static const char *const forbidden[] = {"ports",         "resources",     "resizePolicy",
+                                            "restartPolicy", "livenessProbe", "readinessProbe",
                                             "startupProbe",  "lifecycle"};
     const json_t *regular = json_object_get(spec, "containers");
     const json_t *init = json_object_get(spec, "initContainers");

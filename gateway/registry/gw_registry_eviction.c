@@ -175,7 +175,8 @@ preconditions_hold(evict_t *e, const json_t *pod)
     const json_t *pre = json_object_get(e->options, "preconditions");
     const char *uid = json_string_value(json_object_get(pre, "uid"));
     const char *rv = json_string_value(json_object_get(pre, "resourceVersion"));
-    const char *cur_uid = gw_objmeta_str(pod, "uid"), *cur_rv = gw_objmeta_str(pod, "resourceVersion");
+    const char *cur_uid = gw_objmeta_str(pod, "uid"),
+               *cur_rv = gw_objmeta_str(pod, "resourceVersion");
     json_t *details;
 
     if (uid != NULL && uid[0] != '\0' && (cur_uid == NULL || strcmp(uid, cur_uid) != 0)) {
@@ -294,8 +295,8 @@ delete_pod(evict_t *e, json_t *options)
         gw_registry__delete_object(e->r, options, e->name, deleted, e);
         return;
     }
-    rc = gw_store_guaranteed_update(e->r->store, e->pod_key, 0, condition_mutate, condition_done,
-                                    e);
+    rc =
+        gw_store_guaranteed_update(e->r->store, e->pod_key, 0, condition_mutate, condition_done, e);
     if (rc != 0)
         condition_done(rc, NULL, e);
 }
@@ -327,16 +328,16 @@ set_allowed_condition(json_t *status, bool allowed)
             json_object_set_new(c, "status", json_string(st));
             json_object_set_new(c, "lastTransitionTime", json_string(now));
         }
-        json_object_set_new(c, "reason", json_string(allowed ? "SufficientPods" : "InsufficientPods"));
+        json_object_set_new(c, "reason",
+                            json_string(allowed ? "SufficientPods" : "InsufficientPods"));
         json_object_set_new(c, "message", json_string(""));
         json_object_set_new(c, "observedGeneration", json_integer(gen));
         return;
     }
-    json_array_append_new(conds, json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "type", "DisruptionAllowed",
-                                           "status", st, "observedGeneration", gen,
-                                           "lastTransitionTime", now, "reason",
-                                           allowed ? "SufficientPods" : "InsufficientPods",
-                                           "message", ""));
+    json_array_append_new(
+        conds, json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "type", "DisruptionAllowed", "status", st,
+                         "observedGeneration", gen, "lastTransitionTime", now, "reason",
+                         allowed ? "SufficientPods" : "InsufficientPods", "message", ""));
 }
 
 /* checkAndDecrement on the budget `pdb` (changed in place); false with the failure recorded. */
@@ -346,8 +347,8 @@ check_and_decrement(evict_t *e, json_t *pdb)
     json_t *status = json_object_get(pdb, "status"), *dp;
     json_int_t allowed = json_integer_value(json_object_get(status, "disruptionsAllowed"));
     json_int_t observed = json_integer_value(json_object_get(status, "observedGeneration"));
-    json_int_t gen = json_integer_value(json_object_get(json_object_get(pdb, "metadata"),
-                                                         "generation"));
+    json_int_t gen =
+        json_integer_value(json_object_get(json_object_get(pdb, "metadata"), "generation"));
     const char *name = gw_objmeta_str(pdb, "name");
     json_t *details;
     char now[21];
@@ -356,8 +357,8 @@ check_and_decrement(evict_t *e, json_t *pdb)
         fail_processing(e, &e->fail, name);
         return false;
     }
-    if (allowed < 0 || json_object_size(json_object_get(status, "disruptedPods")) >
-                           MAX_DISRUPTED_PODS) {
+    if (allowed < 0 ||
+        json_object_size(json_object_get(status, "disruptedPods")) > MAX_DISRUPTED_PODS) {
         details = json_pack("{s:s,s:s,s:s}", "name", name, "group", "policy", "kind",
                             "poddisruptionbudget");
         gw_registry__fail(e->r, &e->fail, 403, "Forbidden", details,
@@ -368,11 +369,12 @@ check_and_decrement(evict_t *e, json_t *pdb)
         return false;
     }
     if (allowed == 0) {
-        char *cause = gw_arena_sprintf(
-            e->r->arena, "The disruption budget %s needs %" JSON_INTEGER_FORMAT
-                         " healthy pods and has %" JSON_INTEGER_FORMAT " currently",
-            name, json_integer_value(json_object_get(status, "desiredHealthy")),
-            json_integer_value(json_object_get(status, "currentHealthy")));
+        char *cause =
+            gw_arena_sprintf(e->r->arena,
+                             "The disruption budget %s needs %" JSON_INTEGER_FORMAT
+                             " healthy pods and has %" JSON_INTEGER_FORMAT " currently",
+                             name, json_integer_value(json_object_get(status, "desiredHealthy")),
+                             json_integer_value(json_object_get(status, "currentHealthy")));
         fail_budget(e, &e->fail, 0, cause);
         return false;
     }
@@ -398,10 +400,10 @@ pdb_mutate(gw_store_update_t *su, const gw_obj_t *cur, void *ctx)
     char *bytes;
 
     if (cur == NULL) {
-        gw_registry__fail(e->r, &e->fail, 404, "NotFound",
-                          json_pack("{s:s,s:s,s:s}", "name", e->pdb_name, "group", "policy",
-                                    "kind", PDB_PATH),
-                          "poddisruptionbudgets.policy \"%s\" not found", e->pdb_name);
+        gw_registry__fail(
+            e->r, &e->fail, 404, "NotFound",
+            json_pack("{s:s,s:s,s:s}", "name", e->pdb_name, "group", "policy", "kind", PDB_PATH),
+            "poddisruptionbudgets.policy \"%s\" not found", e->pdb_name);
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
@@ -450,8 +452,8 @@ pdb_matches(const json_t *pdb, const json_t *pod)
     bool ok = false;
 
     if (s != NULL && s[0] != '\0' && gw_label_selector_parse(s, &sel, err, sizeof(err)) == 0) {
-        ok = gw_label_selector_match(&sel, json_object_get(json_object_get(pod, "metadata"),
-                                                           "labels"));
+        ok = gw_label_selector_match(&sel,
+                                     json_object_get(json_object_get(pod, "metadata"), "labels"));
         gw_selector_clear(&sel);
     }
     free(s);
@@ -474,13 +476,12 @@ decide(evict_t *e, json_t *pdb)
                                (current >= desired && desired > 0))) {
         /* An unready pod that does not count: deleted unless it became ready meanwhile. */
         e->too_many = !e->rv_given;
-        delete_pod(e, with_rv_precondition(e, e->options, gw_objmeta_str(e->pod,
-                                                                          "resourceVersion")));
+        delete_pod(e,
+                   with_rv_precondition(e, e->options, gw_objmeta_str(e->pod, "resourceVersion")));
         return;
     }
     key = gw_store_object_key(PDB_PATH, e->ns, e->pdb_name);
-    rc = key ? gw_store_guaranteed_update(e->r->store, key, 0, pdb_mutate, pdb_done, e)
-             : GW_EINVAL;
+    rc = key ? gw_store_guaranteed_update(e->r->store, key, 0, pdb_mutate, pdb_done, e) : GW_EINVAL;
     free(key);
     if (rc != 0)
         gw_reply_error(e->r, rc, e->pdb_name);
@@ -499,8 +500,8 @@ pdbs_listed(int err, const gw_list_page_t *page, void *ctx)
     }
     for (size_t i = 0; i < page->n_items; i++) {
         const gw_obj_t *o = &page->items[i];
-        json_t *pdb = gw_registry__parse_stored((const char *)o->value, o->value_len,
-                                                o->mod_revision);
+        json_t *pdb =
+            gw_registry__parse_stored((const char *)o->value, o->value_len, o->mod_revision);
         if (pdb != NULL && pdb_matches(pdb, e->pod) && n++ == 0) {
             match = pdb;
             continue;
@@ -583,8 +584,7 @@ delete_options(evict_t *e, json_t *eviction, bool query_dry)
             json_object_set_new(o, "dryRun", json_pack("[s]", "All"));
         else
             json_object_del(o, "dryRun");
-    } else if (query_dry && !(json_array_size(dry) == 1 &&
-                              json_is_string(json_array_get(dry, 0)) &&
+    } else if (query_dry && !(json_array_size(dry) == 1 && json_is_string(json_array_get(dry, 0)) &&
                               strcmp(json_string_value(json_array_get(dry, 0)), "All") == 0)) {
         char *given = json_dumps(dry, JSON_COMPACT);
         gw_reply_status(e->r, 500, "", NULL,
@@ -621,7 +621,8 @@ gw_registry__eviction(gw_req_t *r)
         return;
     raw = gw_req_body(r, &len);
     av = json_string_value(json_object_get(body, "apiVersion"));
-    av = av != NULL && strcmp(av, "policy/v1beta1") == 0 ? av : "policy/v1";
+    /* A literal: checking the body may replace the string it holds. */
+    av = av != NULL && strcmp(av, "policy/v1beta1") == 0 ? "policy/v1beta1" : "policy/v1";
     if (!gw_registry__check_object(r, body, av, "Eviction", r->subresource->schema, raw, len,
                                    opts.field_validation, true, &missing, &e->fail) ||
         !gw_registry__check_namespace(r, body, &e->fail)) {

@@ -19,12 +19,12 @@
 #include "gw_alloc.h"
 
 typedef enum {
-    V_STR,     /* the string (or number, boolean) at path, else alt; "" when absent */
-    V_BOOL,    /* "true"/"false", false when absent */
-    V_INT,     /* the integer as text, "0" when absent */
-    V_NONE,    /* accepted, not in the field set */
-    V_POD_IP,  /* status.podIPs[0].ip, else status.podIP */
-    V_SOURCE,  /* an event's source.component, else its reporting controller */
+    V_STR,    /* the string (or number, boolean) at path, else alt; "" when absent */
+    V_BOOL,   /* "true"/"false", false when absent */
+    V_INT,    /* the integer as text, "0" when absent */
+    V_NONE,   /* accepted, not in the field set */
+    V_POD_IP, /* status.podIPs[0].ip, else status.podIP */
+    V_SOURCE, /* an event's source.component, else its reporting controller */
 } value_kind_t;
 
 typedef struct {
@@ -40,7 +40,10 @@ typedef struct {
     const char *unsupported;   /* the conversion's message, "%s" the label */
 } kind_fields_t;
 
-#define END {NULL, V_STR, NULL, NULL}
+#define END                                                                                        \
+    {                                                                                              \
+        NULL, V_STR, NULL, NULL                                                                    \
+    }
 #define NOT_SUPPORTED "field label not supported: %s"
 
 static const char *const meta_labels[] = {"metadata.name", "metadata.namespace", NULL};
@@ -75,7 +78,10 @@ static const char *const rc_labels[] = {"metadata.name", "metadata.namespace", "
 static const field_def_t replicas_defs[] = {{"status.replicas", V_INT, "status.replicas", NULL},
                                             END};
 
-#define INVOLVED(f) {"involvedObject." f, V_STR, "involvedObject." f, "regarding." f}
+#define INVOLVED(f)                                                                                \
+    {                                                                                              \
+        "involvedObject." f, V_STR, "involvedObject." f, "regarding." f                            \
+    }
 static const char *const event_labels[] = {"involvedObject.kind",
                                            "involvedObject.namespace",
                                            "involvedObject.name",
@@ -103,7 +109,10 @@ static const field_def_t event_defs[] = {
     END,
 };
 
-#define REGARDING(f) {"regarding." f, V_STR, "involvedObject." f, "regarding." f}
+#define REGARDING(f)                                                                               \
+    {                                                                                              \
+        "regarding." f, V_STR, "involvedObject." f, "regarding." f                                 \
+    }
 static const char *const events_v1_labels[] = {"reason",
                                                "regarding.kind",
                                                "regarding.namespace",
@@ -139,10 +148,9 @@ static const char *const replicaset_labels[] = {"metadata.name", "metadata.names
                                                 "status.replicas", NULL};
 static const char *const statefulset_labels[] = {"metadata.name", "metadata.namespace",
                                                  "status.successful", NULL};
-static const char *const job_labels[] = {"metadata.name", "metadata.namespace",
-                                         "status.successful", NULL};
-static const field_def_t job_defs[] = {{"status.successful", V_INT, "status.succeeded", NULL},
-                                       END};
+static const char *const job_labels[] = {"metadata.name", "metadata.namespace", "status.successful",
+                                         NULL};
+static const field_def_t job_defs[] = {{"status.successful", V_INT, "status.succeeded", NULL}, END};
 static const field_def_t statefulset_defs[] = {{"status.successful", V_NONE, NULL, NULL}, END};
 static const char *const signer_labels[] = {"metadata.name", "spec.signerName", NULL};
 static const char *const slice_labels[] = {"metadata.name", "spec.nodeName", "spec.driver", NULL};

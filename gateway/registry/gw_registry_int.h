@@ -280,9 +280,8 @@ void gw_registry__csr_prepare_update(const gw_resource_t *res, const char *sub, 
                                      const json_t *old);
 
 /** kube's ValidateCertificateSigningRequest(Status|Approval)Update findings into errs. */
-void gw_registry__csr_validate_update(const gw_resource_t *res, const char *sub,
-                                      const json_t *obj, const json_t *old,
-                                      gw_field_errors_t *errs);
+void gw_registry__csr_validate_update(const gw_resource_t *res, const char *sub, const json_t *obj,
+                                      const json_t *old, gw_field_errors_t *errs);
 
 typedef void (*gw_registry__admit_fn)(bool ok, void *arg);
 

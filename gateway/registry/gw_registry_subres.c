@@ -168,10 +168,10 @@ put(gw_req_t *r, const char *sub)
     gw_ferr_clear(&u->req_errs);
     u->arg = body;
     u->sub = sub;
-    u->derive = scale                           ? derive_scale
-                : strcmp(sub, "finalize") == 0  ? derive_finalize
+    u->derive = scale                                     ? derive_scale
+                : strcmp(sub, "finalize") == 0            ? derive_finalize
                 : strcmp(sub, "ephemeralcontainers") == 0 ? derive_ephemeral
-                                                : derive_status;
+                                                          : derive_status;
     u->present = scale ? gw_registry__scale_of : NULL;
     gw_registry__upd_run(u);
 }

@@ -183,8 +183,8 @@ approval_checked(bool ok, void *arg)
         gw_store_update_abort(u->su, GW_ECANCELED);
         return;
     }
-    gw_registry__rbac_escalation(u->r, u->checked_obj, u->checked_cur, &u->fail,
-                                 escalation_checked, u);
+    gw_registry__rbac_escalation(u->r, u->checked_obj, u->checked_cur, &u->fail, escalation_checked,
+                                 u);
 }
 
 /* The validated object (cur NULL: a create) past the approval admission and RBAC's escalation

@@ -64,7 +64,7 @@ typedef struct {
     struct event *timer;
     struct event *slow; /* a paused watch's deadline */
     struct event *mark; /* the next periodic bookmark (allowWatchBookmarks) */
-    int64_t deadline_ms; /* when the watch times out (monotonic) */
+    int64_t end_ms;     /* when the watch times out (monotonic) */
     bool page_pending;  /* an etcd page is on its way: ending waits for it */
     bool ended;
 } watch_t;
@@ -661,8 +661,8 @@ arm_mark(watch_t *st)
     int64_t now = now_ms(), next = now + BOOKMARK_PERIOD_MS;
     struct timeval tv;
 
-    if (st->deadline_ms - BOOKMARK_BEFORE_END_MS < next)
-        next = st->deadline_ms - BOOKMARK_BEFORE_END_MS;
+    if (st->end_ms - BOOKMARK_BEFORE_END_MS < next)
+        next = st->end_ms - BOOKMARK_BEFORE_END_MS;
     if (next < now)
         return;
     if (st->mark == NULL)
@@ -688,7 +688,7 @@ on_mark(evutil_socket_t fd, short what, void *arg)
         add_bookmark(st, st->sent, false);
         flush(st);
     }
-    if (st->deadline_ms - now_ms() > BOOKMARK_BEFORE_END_MS / 2)
+    if (st->end_ms - now_ms() > BOOKMARK_BEFORE_END_MS / 2)
         arm_mark(st);
 }
 
@@ -711,7 +711,7 @@ arm_timer(watch_t *st)
     if (st->timer == NULL)
         abort();
     evtimer_add(st->timer, &tv);
-    st->deadline_ms = now_ms() + (int64_t)(s * 1000);
+    st->end_ms = now_ms() + (int64_t)(s * 1000);
     if (st->bookmarks)
         arm_mark(st);
 }
