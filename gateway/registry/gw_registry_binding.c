@@ -42,10 +42,8 @@ validate(gw_req_t *r, const json_t *binding)
         errs[n++] = "target.name: Required value";
     if (n == 0)
         return true;
-    if (n == 1)
-        gw_reply_status(r, 500, "", NULL, "%s", errs[0]);
-    else
-        gw_reply_status(r, 500, "", NULL, "[%s, %s]", errs[0], errs[1]);
+    gw_registry__reply_plain_error(
+        r, 500, n == 1 ? errs[0] : gw_arena_sprintf(r->arena, "[%s, %s]", errs[0], errs[1]));
     return false;
 }
 

@@ -46,6 +46,14 @@ keep(gw_req_t *r, json_t *doc)
     gw_arena_defer(r->arena, (void (*)(void *))json_decref, doc);
 }
 
+void
+gw_registry__reply_plain_error(gw_req_t *r, int code, const char *message)
+{
+    gw_reply_json(r, code,
+                  json_pack("{s:s,s:s,s:{},s:s,s:s,s:i}", "kind", "Status", "apiVersion", "v1",
+                            "metadata", "status", "Failure", "message", message, "code", code));
+}
+
 static void
 reply_created(gw_req_t *r)
 {
@@ -511,12 +519,9 @@ pdbs_listed(int err, const gw_list_page_t *page, void *ctx)
     if (match != NULL)
         keep(e->r, match);
     if (n > 1) {
-        gw_reply_json(e->r, 500,
-                      json_pack("{s:s,s:s,s:{},s:s,s:s,s:i}", "kind", "Status", "apiVersion", "v1",
-                                "metadata", "status", "Failure", "message",
-                                "This pod has more than one PodDisruptionBudget, which the "
-                                "eviction subresource does not support.",
-                                "code", 500));
+        gw_registry__reply_plain_error(e->r, 500,
+                                       "This pod has more than one PodDisruptionBudget, which the "
+                                       "eviction subresource does not support.");
     } else if (n == 0) {
         delete_pod(e, e->options);
     } else {
@@ -587,10 +592,12 @@ delete_options(evict_t *e, json_t *eviction, bool query_dry)
     } else if (query_dry && !(json_array_size(dry) == 1 && json_is_string(json_array_get(dry, 0)) &&
                               strcmp(json_string_value(json_array_get(dry, 0)), "All") == 0)) {
         char *given = json_dumps(dry, JSON_COMPACT);
-        gw_reply_status(e->r, 500, "", NULL,
-                        "DryRun in CreateOptions ([All]) and Eviction.DeleteOptions (%s) do not "
-                        "match",
-                        given ? given : "");
+        gw_registry__reply_plain_error(
+            e->r, 500,
+            gw_arena_sprintf(e->r->arena,
+                             "DryRun in CreateOptions ([All]) and Eviction.DeleteOptions (%s) do "
+                             "not match",
+                             given ? given : ""));
         free(given);
         return NULL;
     }

@@ -261,6 +261,10 @@ void gw_registry__delete_object(gw_req_t *r, json_t *options, const char *name,
 
 /* ---- pods/eviction, pods/binding and bindings (gw_registry_eviction.c, _binding.c) ------ */
 
+/** kube's answer to an error that is no API status (a plain Go error from a REST handler):
+ *  a Failure with `code` and `message` and no reason. Finishes the request. */
+void gw_registry__reply_plain_error(gw_req_t *r, int code, const char *message);
+
 /** POST of pods/eviction: kube's EvictionREST (PodDisruptionBudgets honoured). */
 void gw_registry__eviction(gw_req_t *r);
 

@@ -87,7 +87,9 @@ req GET $CORE/pods/b2
 check "... spec.nodeName is set" jpy "d['spec']['nodeName'] == 'n1'"
 req POST $CORE/pods "$(pod b3)"
 req POST $CORE/pods/b3/binding '{"apiVersion":"v1","kind":"Binding","metadata":{"name":"b3"},"target":{"kind":"Node"}}'
-check "a Binding without target.name is kube's 500" is_status 500 "" 'target.name: Required value'
+check "a Binding without target.name is kube's 500 (a plain error: no reason)" jpy \
+    "d == {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure', \
+'message': 'target.name: Required value', 'code': 500}"
 req POST $CORE/pods/b3/binding '{"apiVersion":"v1","kind":"Binding","metadata":{"name":"b3","uid":"not-it"},"target":{"name":"n1"}}'
 b3_uid=$(kcurl "${ADMIN[@]}" "$KGATE_URL$CORE/pods/b3" | python3 -c 'import json,sys; print(json.load(sys.stdin)["metadata"]["uid"])')
 check "a Binding's uid is a precondition" is_status 409 Conflict \
