@@ -11,9 +11,9 @@
  * - conditions get lastUpdateTime and lastTransitionTime when missing; Approved and Denied are
  *   exclusive and only "True"; no condition type is removed.
  * kgate has no admission chain, so the approval plugin's check (`approve` on the signer, or on
- * its "<domain>/" wildcard) is made here, after validation, where kube's validating admission
- * runs in an update. The signing plugin (`sign` for a status update that sets the
- * certificate) is not applied yet.
+ * its "<domain>/" wildcard) and the signing plugin's (`sign`, for a status update that changes
+ * the certificate) are made here, after validation, where kube's validating admission runs in
+ * an update.
  */
 #include "gw_registry_int.h"
 
@@ -408,21 +408,34 @@ ask(admit_t *a, const char *name)
     authz_authorize(r->authz, &attrs, answered, a);
 }
 
-void
-gw_registry__csr_admit_approval(gw_req_t *r, const char *sub, const json_t *obj, gw_fail_t *f,
-                                gw_registry__admit_fn done, void *arg)
+static const char *
+certificate(const json_t *obj)
 {
+    const char *c =
+        json_string_value(json_object_get(json_object_get(obj, "status"), "certificate"));
+    return c ? c : "";
+}
+
+void
+gw_registry__csr_admit(gw_req_t *r, const char *sub, const json_t *obj, const json_t *old,
+                       gw_fail_t *f, gw_registry__admit_fn done, void *arg)
+{
+    bool approve = sub_is(sub, "approval");
+    bool sign =
+        sub_is(sub, "status") && old != NULL && strcmp(certificate(obj), certificate(old)) != 0;
+    /* approval asks about the new object's signer, signing about the old one's. */
+    const json_t *of = approve ? obj : old;
     const char *signer =
-        json_string_value(json_object_get(json_object_get(obj, "spec"), "signerName"));
+        json_string_value(json_object_get(json_object_get(of, "spec"), "signerName"));
     admit_t *a;
 
-    if (!is_csr(r->resource) || !sub_is(sub, "approval") || r->authz == NULL) {
+    if (!is_csr(r->resource) || !(approve || sign) || r->authz == NULL) {
         done(true, arg);
         return;
     }
     a = gw_arena_calloc(r->arena, sizeof(*a));
     a->r = r;
-    a->verb = "approve";
+    a->verb = approve ? "approve" : "sign";
     a->signer = gw_arena_strdup(r->arena, signer ? signer : "");
     a->wildcard = gw_arena_sprintf(r->arena, "%.*s/*", (int)strcspn(a->signer, "/"), a->signer);
     a->f = f;

@@ -289,12 +289,13 @@ void gw_registry__csr_validate_update(const gw_resource_t *res, const char *sub,
 
 typedef void (*gw_registry__admit_fn)(bool ok, void *arg);
 
-/** The certificates/approval admission on an approval update: the `approve` verb on
- *  certificates.k8s.io `signers` named spec.signerName (or its "<domain>/" wildcard) asked of r's
- *  authorizer chain; done(false) with kube's 403 recorded in f. done(true) at once for
- *  anything else. done may run later, on r's worker; obj must live until then. */
-void gw_registry__csr_admit_approval(gw_req_t *r, const char *sub, const json_t *obj, gw_fail_t *f,
-                                     gw_registry__admit_fn done, void *arg);
+/** The certificates/approval and certificates/signing admission: on an approval update the
+ *  `approve` verb, on a status update that changes the certificate the `sign` verb, on
+ *  certificates.k8s.io `signers` named spec.signerName (or its "<domain>/" wildcard), asked of
+ *  r's authorizer chain; done(false) with kube's 403 recorded in f. done(true) at once for
+ *  anything else. done may run later, on r's worker; obj and old must live until then. */
+void gw_registry__csr_admit(gw_req_t *r, const char *sub, const json_t *obj, const json_t *old,
+                            gw_fail_t *f, gw_registry__admit_fn done, void *arg);
 
 /* ---- pods/ephemeralcontainers (gw_registry_ephemeral.c) --------------------------------- */
 

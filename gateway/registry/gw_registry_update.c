@@ -173,7 +173,8 @@ escalation_checked(bool ok, void *arg)
     decide(u, obj, cur, u->checked_rev);
 }
 
-/* CertificateSigningRequests' approval admission passed (or did not apply): RBAC's turn. */
+/* CertificateSigningRequests' approval or signing admission passed (or did not apply): RBAC's
+ * turn. */
 static void
 approval_checked(bool ok, void *arg)
 {
@@ -195,7 +196,7 @@ check_escalation(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_re
     u->checked_obj = obj;
     u->checked_cur = cur;
     u->checked_rev = current_rev;
-    gw_registry__csr_admit_approval(u->r, u->sub, obj, &u->fail, approval_checked, u);
+    gw_registry__csr_admit(u->r, u->sub, obj, cur, &u->fail, approval_checked, u);
 }
 
 /* The object is ready: delete it, answer it (dry run), or write it. */

@@ -276,6 +276,12 @@ recert=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["status"
 req PUT $CSRS/c1/status "$recert"
 check "... but not twice" is_status 422 Invalid \
     'CertificateSigningRequest.certificates.k8s.io "c1" is invalid: status.certificate: Forbidden: updates may not modify existing certificate content'
+req GET $CSRS/c2
+signed=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["status"]["certificate"]="Y2VydA=="; print(json.dumps(d))' "$OUT")
+CODE=$(kcurl -H "Authorization: Bearer alice-token" -o "$OUT" -w '%{http_code}' -X PUT \
+    -H 'Content-Type: application/json' --data-binary "$signed" "$KGATE_URL$CSRS/c2/status")
+check "setting the certificate needs sign on the signer" is_status 403 Forbidden \
+    'certificatesigningrequests.certificates.k8s.io "c2" is forbidden: user not permitted to sign requests with signerName "example.com/signer"'
 req PATCH $CSRS/c2/approval '{"status":{"conditions":[{"type":"Denied","status":"True","reason":"No"}]}}' \
     application/merge-patch+json
 check "a PATCH of approval denies" jpy "[c['type'] for c in d['status']['conditions']] == ['Denied']"
