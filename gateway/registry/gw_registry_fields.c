@@ -82,7 +82,8 @@ static const field_def_t replicas_defs[] = {{"status.replicas", V_INT, "status.r
     {                                                                                              \
         "involvedObject." f, V_STR, "involvedObject." f, "regarding." f                            \
     }
-static const char *const event_labels[] = {"involvedObject.kind",
+static const char *const event_labels[] = {"metadata.name",
+                                           "involvedObject.kind",
                                            "involvedObject.namespace",
                                            "involvedObject.name",
                                            "involvedObject.uid",
@@ -94,7 +95,6 @@ static const char *const event_labels[] = {"involvedObject.kind",
                                            "source",
                                            "type",
                                            "metadata.namespace",
-                                           "metadata.name",
                                            NULL};
 static const field_def_t event_defs[] = {
     INVOLVED("kind"),
@@ -113,7 +113,8 @@ static const field_def_t event_defs[] = {
     {                                                                                              \
         "regarding." f, V_STR, "involvedObject." f, "regarding." f                                 \
     }
-static const char *const events_v1_labels[] = {"reason",
+static const char *const events_v1_labels[] = {"metadata.name",
+                                               "reason",
                                                "regarding.kind",
                                                "regarding.namespace",
                                                "regarding.name",
@@ -125,7 +126,6 @@ static const char *const events_v1_labels[] = {"reason",
                                                "source",
                                                "type",
                                                "metadata.namespace",
-                                               "metadata.name",
                                                NULL};
 static const field_def_t events_v1_defs[] = {
     REGARDING("kind"),
@@ -140,9 +140,9 @@ static const field_def_t events_v1_defs[] = {
     END,
 };
 
-static const char *const namespace_labels[] = {"status.phase", "metadata.name", NULL};
-static const char *const secret_labels[] = {"type", "metadata.namespace", "metadata.name", NULL};
-static const char *const service_labels[] = {"metadata.namespace", "metadata.name",
+static const char *const namespace_labels[] = {"metadata.name", "status.phase", NULL};
+static const char *const secret_labels[] = {"metadata.name", "type", "metadata.namespace", NULL};
+static const char *const service_labels[] = {"metadata.name", "metadata.namespace",
                                              "spec.clusterIP", "spec.type", NULL};
 static const char *const replicaset_labels[] = {"metadata.name", "metadata.namespace",
                                                 "status.replicas", NULL};

@@ -415,6 +415,9 @@ check "... the bookmark carries the collection's newest resourceVersion" test "$
 within() { python3 -c "import sys; sys.exit(0 if $1 < $took < $2 else 1)" || { diag "took $took s"; return 1; }; }
 check "... and the stream ends when timeoutSeconds says (4 s)" within 3.5 10
 kcurl "${ADMIN[@]}" -N -o "$KGATE_TEST_TMP/watch" \
+    "$KGATE_URL$CORE/events?watch=true&resourceVersion=$ev_rv&timeoutSeconds=1&fieldSelector=metadata.name%3Dev2"
+check "a watch by name sees its object (core events)" test "$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["object"]["metadata"]["name"] for l in open(sys.argv[1]) if l.strip()))' "$KGATE_TEST_TMP/watch")" = ev2
+kcurl "${ADMIN[@]}" -N -o "$KGATE_TEST_TMP/watch" \
     "$KGATE_URL$EV1?watch=true&resourceVersion=$last_rv&allowWatchBookmarks=true&timeoutSeconds=3"
 check "a watch with nothing past its start gets no bookmark (as kube's cacher)" test ! -s \
     "$KGATE_TEST_TMP/watch"
