@@ -11,6 +11,7 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_registry_int.h"
+#include "gw_watch.h"
 
 typedef struct {
     const char *verb;
@@ -94,6 +95,10 @@ gw_registry_handle(gw_req_t *r)
     }
     if (reject_method(r))
         return;
+    if (r->resource->group[0] == '\0' && strcmp(r->resource->name, "bindings") == 0) {
+        gw_registry__binding(r);
+        return;
+    }
     if (r->resource->virtual_only) {
         gw_registry__review(r);
         return;
@@ -110,9 +115,11 @@ gw_registry_handle(gw_req_t *r)
 int
 gw_registry_init(etcd_client_t *etcd, const char *etcd_prefix)
 {
-    /* Every piece of registry state is per request or in etcd: nothing to prepare yet. */
+    /* Every piece of registry state is per request or in etcd; the shared watches read field
+     * selector values as the kinds define them. */
     (void)etcd;
     (void)etcd_prefix;
+    gw_wev_set_field_fn(gw_registry__field_text);
     return 0;
 }
 

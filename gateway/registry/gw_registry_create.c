@@ -126,6 +126,7 @@ prepare(create_t *c)
     }
     c->name = gw_arena_strdup(r->arena, or_empty(gw_objmeta_str(c->obj, "name")));
     gw_registry__prepare_create(r->resource, c->obj);
+    gw_registry__csr_prepare_create(r, c->obj);
     gw_objmeta_validate(c->obj, r->resource->namespaced,
                         gw_registry__strategy(r->resource)->name_rule, &c->req_errs);
     gw_registry__validate_kind(r->resource, c->obj, NULL, &c->req_errs);

@@ -610,6 +610,41 @@ gw_registry__delete(gw_req_t *r)
         del_run(del_new(r, o, r->info.name, reply_deleted, NULL));
 }
 
+/* ---- deletes on behalf of another verb (an eviction) ------------------------------------- */
+
+typedef struct {
+    gw_registry__deleted_fn fn;
+    void *arg;
+} inner_t;
+
+static void
+inner_done(del_t *d)
+{
+    inner_t *in = d->arg;
+
+    in->fn(d->r, &d->fail, d->deleted, in->arg);
+}
+
+void
+gw_registry__delete_object(gw_req_t *r, json_t *options, const char *name,
+                           gw_registry__deleted_fn fn, void *arg)
+{
+    delopts_t *o = gw_arena_calloc(r->arena, sizeof(*o));
+    inner_t *in = gw_arena_calloc(r->arena, sizeof(*in));
+    gw_fail_t f = {0};
+
+    o->doc = json_incref(options);
+    gw_arena_defer(r->arena, (void (*)(void *))json_decref, o->doc);
+    read_fields(o);
+    if (!validate_options(r, o, &f)) {
+        fn(r, &f, false, arg);
+        return;
+    }
+    in->fn = fn;
+    in->arg = arg;
+    del_run(del_new(r, o, name, inner_done, in));
+}
+
 /* ---- deletecollection --------------------------------------------------------------------- */
 
 typedef struct {

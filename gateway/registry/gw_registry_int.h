@@ -275,6 +275,69 @@ void gw_registry__upd_run(gw_upd_t *u);
  *  request's; false with a 400 recorded. */
 bool gw_registry__check_name(gw_upd_t *u, const json_t *obj);
 
+/* ---- deletes for other verbs (gw_registry_delete.c) ------------------------------------- */
+
+/** What an inner delete ended in: f->code 0 on success (`deleted`: removed, else only marked
+ *  for a graceful deletion or finalizers). */
+typedef void (*gw_registry__deleted_fn)(gw_req_t *r, const gw_fail_t *f, bool deleted, void *arg);
+
+/** Delete object `name` of r's resource as a DELETE with `options` (a DeleteOptions document,
+ *  referenced, validated as kube's ValidateDeleteOptions) would; fn runs once, maybe later. */
+void gw_registry__delete_object(gw_req_t *r, json_t *options, const char *name,
+                                gw_registry__deleted_fn fn, void *arg);
+
+/* ---- pods/eviction, pods/binding and bindings (gw_registry_eviction.c, _binding.c) ------ */
+
+/** kube's answer to an error that is no API status (a plain Go error from a REST handler):
+ *  a Failure with `code` and `message` and no reason. Finishes the request. */
+void gw_registry__reply_plain_error(gw_req_t *r, int code, const char *message);
+
+/** POST of pods/eviction: kube's EvictionREST (PodDisruptionBudgets honoured). */
+void gw_registry__eviction(gw_req_t *r);
+
+/** POST of pods/binding or of a Binding to the bindings collection: kube's BindingREST. */
+void gw_registry__binding(gw_req_t *r);
+
+/* ---- CertificateSigningRequests (gw_registry_csr.c) -------------------------------------- */
+
+/** PrepareForCreate: spec.username, uid, groups and extra from the requesting user (what the
+ *  client sent is dropped), status empty. Nothing for other kinds. */
+void gw_registry__csr_prepare_create(gw_req_t *r, json_t *obj);
+
+/** PrepareForUpdate of the main resource (sub NULL), status or approval: what each may change
+ *  (spec never; status: certificate and conditions, Approved/Denied kept; approval: the
+ *  conditions), condition timestamps filled. Nothing for other kinds. */
+void gw_registry__csr_prepare_update(const gw_resource_t *res, const char *sub, json_t *obj,
+                                     const json_t *old);
+
+/** kube's ValidateCertificateSigningRequest(Status|Approval)Update findings into errs. */
+void gw_registry__csr_validate_update(const gw_resource_t *res, const char *sub, const json_t *obj,
+                                      const json_t *old, gw_field_errors_t *errs);
+
+typedef void (*gw_registry__admit_fn)(bool ok, void *arg);
+
+/** The certificates/approval and certificates/signing admission: on an approval update the
+ *  `approve` verb, on a status update that changes the certificate the `sign` verb, on
+ *  certificates.k8s.io `signers` named spec.signerName (or its "<domain>/" wildcard), asked of
+ *  r's authorizer chain; done(false) with kube's 403 recorded in f. done(true) at once for
+ *  anything else. done may run later, on r's worker; obj and old must live until then. */
+void gw_registry__csr_admit(gw_req_t *r, const char *sub, const json_t *obj, const json_t *old,
+                            gw_fail_t *f, gw_registry__admit_fn done, void *arg);
+
+/* ---- pods/ephemeralcontainers (gw_registry_ephemeral.c) --------------------------------- */
+
+/** `cur` with spec.ephemeralContainers, name, namespace, uid and resourceVersion of `src`
+ *  (kube's dropNonEphemeralContainerUpdates). New document. */
+json_t *gw_registry__ephemeral_into(const json_t *cur, const json_t *src);
+
+/** Defaults of the ephemeral containers (the subresource's decoding), for u->sub
+ *  "ephemeralcontainers" only. */
+void gw_registry__ephemeral_prepare(gw_upd_t *u, json_t *obj, const json_t *cur);
+
+/** ValidatePodEphemeralContainersUpdate's findings into errs (u->sub "ephemeralcontainers"). */
+void gw_registry__ephemeral_validate(gw_upd_t *u, const json_t *obj, const json_t *cur,
+                                     gw_field_errors_t *errs);
+
 /* ---- subresources (gw_registry_subres.c) -------------------------------------------------- */
 
 /** The autoscaling/v1 Scale of a scalable object (new document). */
@@ -344,8 +407,24 @@ const char *gw_registry__items_type(const gw_items_t *it);
  *  the caller to clear). */
 bool gw_registry__parse_selectors(gw_req_t *r, gw_selector_t *labels, gw_selector_t *fields);
 
-/** The fields a field selector may name for the resource, NULL-terminated (static). */
+/* ---- selectable fields (gw_registry_fields.c) --------------------------------------------- */
+
+/** The fields a field selector may name for the resource (kube's field label conversion),
+ *  NULL-terminated (static: it also identifies the kind to gw_registry__field_text). */
 const char *const *gw_registry__selectable_fields(const gw_resource_t *res);
+
+/** Whether a field selector may name `label`; false with kube's message in msg. */
+bool gw_registry__field_supported(const gw_resource_t *res, const char *label, char *msg,
+                                  size_t len);
+
+/** The value a field selector on `label` reads in doc, as kube's GetAttrs computes it, for the
+ *  kind whose selectable fields are `labels`: malloc'd, caller frees; NULL when the kind's
+ *  field set has no such field (it compares as ""). Thread: any. Pure. */
+char *gw_registry__field_text(const char *const *labels, const char *label, const json_t *doc);
+
+/** Whether the kind's field values need the whole object (renamed or derived fields), not only
+ *  the members named by the labels' first segments. */
+bool gw_registry__fields_whole(const gw_resource_t *res);
 
 /** The relative prefix the request's collection lives under (its namespace, or all of them
  *  unless `fields` names one namespace), in the arena; NULL when it cannot be a key. */

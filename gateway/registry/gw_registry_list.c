@@ -103,105 +103,34 @@ lister_free(void *p)
 
 /* ---- field selectors ---------------------------------------------------------------------- */
 
-/* The fields kube lets each kind select on: metadata.name and metadata.namespace, and the
- * kind's own (its GetAttrs). NULL-terminated, so that the watches can take them as they are. */
-#define META_FIELDS "metadata.name", "metadata.namespace"
-static const char *const pod_fields[] = {META_FIELDS,
-                                         "spec.nodeName",
-                                         "spec.restartPolicy",
-                                         "spec.schedulerName",
-                                         "spec.serviceAccountName",
-                                         "spec.hostNetwork",
-                                         "status.phase",
-                                         "status.podIP",
-                                         "status.nominatedNodeName",
-                                         NULL};
-static const char *const event_fields[] = {META_FIELDS,
-                                           "involvedObject.kind",
-                                           "involvedObject.namespace",
-                                           "involvedObject.name",
-                                           "involvedObject.uid",
-                                           "involvedObject.apiVersion",
-                                           "involvedObject.resourceVersion",
-                                           "involvedObject.fieldPath",
-                                           "reason",
-                                           "reportingComponent",
-                                           "source",
-                                           "type",
-                                           NULL};
-static const char *const secret_fields[] = {META_FIELDS, "type", NULL};
-static const char *const node_fields[] = {META_FIELDS, "spec.unschedulable", NULL};
-static const char *const namespace_fields[] = {META_FIELDS, "status.phase", NULL};
-static const char *const replicas_fields[] = {META_FIELDS, "status.replicas", NULL};
-static const char *const job_fields[] = {META_FIELDS, "status.successful", NULL};
-static const char *const csr_fields[] = {META_FIELDS, "spec.signerName", NULL};
-static const char *const meta_fields[] = {META_FIELDS, NULL};
-
-static const struct {
-    const char *group, *resource;
-    const char *const *fields;
-} kind_fields[] = {
-    {"", "pods", pod_fields},
-    {"", "events", event_fields},
-    {"", "secrets", secret_fields},
-    {"", "nodes", node_fields},
-    {"", "namespaces", namespace_fields},
-    {"", "replicationcontrollers", replicas_fields},
-    {"apps", "replicasets", replicas_fields},
-    {"batch", "jobs", job_fields},
-    {"certificates.k8s.io", "certificatesigningrequests", csr_fields},
-};
-
-const char *const *
-gw_registry__selectable_fields(const gw_resource_t *res)
-{
-    for (size_t i = 0; i < sizeof(kind_fields) / sizeof(kind_fields[0]); i++) {
-        if (strcmp(kind_fields[i].group, res->group) == 0 &&
-            strcmp(kind_fields[i].resource, res->name) == 0)
-            return kind_fields[i].fields;
-    }
-    return meta_fields;
-}
-
-static bool
-field_known(const gw_resource_t *res, const char *field)
-{
-    for (const char *const *f = gw_registry__selectable_fields(res); *f != NULL; f++) {
-        if (strcmp(*f, field) == 0)
-            return true;
-    }
-    return false;
-}
-
+/* The kinds' selectable fields and their values are gw_registry_fields.c's. */
 typedef struct {
     const json_t *doc;
-    char buf[32];
+    const char *const *labels;
+    char *vals[32]; /* the values handed out, freed after the match */
+    size_t n;
 } field_src_t;
 
-/* A dotted field of the object as a selector sees it: strings as they are, numbers and
- * booleans in their text form, anything absent as "". */
 static const char *
 field_value(const char *field, void *arg)
 {
     field_src_t *src = arg;
-    const json_t *v = src->doc;
-    char part[128];
 
-    for (const char *p = field; v != NULL && *p != '\0';) {
-        size_t n = strcspn(p, ".");
-        snprintf(part, sizeof(part), "%.*s", (int)n, p);
-        v = json_object_get(v, part);
-        p += n + (p[n] == '.');
-    }
-    if (json_is_string(v))
-        return json_string_value(v);
-    if (json_is_boolean(v))
-        return json_is_true(v) ? "true" : "false";
-    if (json_is_integer(v)) {
-        snprintf(src->buf, sizeof(src->buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        return src->buf;
-    }
-    return NULL;
+    if (src->n == sizeof(src->vals) / sizeof(src->vals[0]))
+        return NULL;
+    src->vals[src->n] = gw_registry__field_text(src->labels, field, src->doc);
+    return src->vals[src->n++];
+}
+
+static bool
+fields_match(const gw_lister_t *l, const json_t *doc)
+{
+    field_src_t src = {.doc = doc, .labels = gw_registry__selectable_fields(l->r->resource)};
+    bool ok = gw_field_selector_match(&l->fields, field_value, &src);
+
+    for (size_t i = 0; i < src.n; i++)
+        free(src.vals[i]);
+    return ok;
 }
 
 /* ---- options ------------------------------------------------------------------------------ */
@@ -221,9 +150,8 @@ gw_registry__parse_selectors(gw_req_t *r, gw_selector_t *labels, gw_selector_t *
         return false;
     }
     for (size_t i = 0; i < fields->n; i++) {
-        if (!field_known(r->resource, fields->reqs[i].key)) {
-            gw_reply_status(r, 400, "BadRequest", NULL, "field label not supported: %s",
-                            fields->reqs[i].key);
+        if (!gw_registry__field_supported(r->resource, fields->reqs[i].key, err, sizeof(err))) {
+            gw_reply_status(r, 400, "BadRequest", NULL, "%s", err);
             return false;
         }
     }
@@ -352,6 +280,8 @@ selector_view(const gw_lister_t *l, const gw_obj_t *obj)
 
     if (l->fields.n == 0)
         return gw_registry__parse_labels((const char *)obj->value, obj->value_len);
+    if (gw_registry__fields_whole(l->r->resource))
+        return NULL;
     names[n++] = "metadata";
     for (size_t i = 0; i < l->fields.n; i++) {
         size_t len = strcspn(l->fields.reqs[i].key, ".");
@@ -369,7 +299,6 @@ static bool
 take(gw_lister_t *l, const gw_obj_t *obj)
 {
     json_t *doc = NULL;
-    field_src_t src;
     bool ok = true;
 
     if (l->filtered || l->docs != NULL || l->names != NULL) {
@@ -379,10 +308,9 @@ take(gw_lister_t *l, const gw_obj_t *obj)
                                             obj->mod_revision);
         if (doc == NULL)
             return false;
-        src.doc = doc;
         if (!gw_label_selector_match(&l->labels,
                                      json_object_get(json_object_get(doc, "metadata"), "labels")) ||
-            !gw_field_selector_match(&l->fields, field_value, &src)) {
+            !fields_match(l, doc)) {
             json_decref(doc);
             return true;
         }

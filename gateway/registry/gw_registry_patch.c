@@ -462,6 +462,19 @@ derive_status(gw_upd_t *u, const json_t *cur, json_t **out)
     return ok;
 }
 
+/* pods/ephemeralcontainers: the patched pod's spec.ephemeralContainers into the current one. */
+static bool
+derive_ephemeral(gw_upd_t *u, const json_t *cur, json_t **out)
+{
+    json_t *obj = NULL;
+    bool ok = patched(u, cur, NULL, NULL, u->r->resource->schema, &obj);
+
+    if (ok)
+        *out = gw_registry__ephemeral_into(cur, obj);
+    json_decref(obj);
+    return ok;
+}
+
 static bool
 derive_scale(gw_upd_t *u, const json_t *cur, json_t **out)
 {
@@ -605,8 +618,10 @@ gw_registry__patch_target(gw_req_t *r, const char *sub)
     u->allow_create = p->type == PATCH_APPLY && sub == NULL;
     if (sub == NULL) {
         u->derive = derive_main;
-    } else if (strcmp(sub, "status") == 0) {
+    } else if (strcmp(sub, "status") == 0 || strcmp(sub, "approval") == 0) {
         u->derive = derive_status;
+    } else if (strcmp(sub, "ephemeralcontainers") == 0) {
+        u->derive = derive_ephemeral;
     } else {
         u->derive = derive_scale;
         u->present = gw_registry__scale_of;

@@ -3,8 +3,11 @@
  * change only .status (and go through the update engine without the main endpoint's status
  * reset). scale: the autoscaling/v1 Scale view of the workload kinds; a PUT or PATCH of it sets
  * spec.replicas through the main strategy (so generation moves as for any spec change).
- * finalize: namespaces' PUT that may change spec.finalizers. Other subresources (logs, exec,
- * eviction, binding, ...) are not served yet.
+ * finalize: namespaces' PUT that may change spec.finalizers. approval (CertificateSigningRequests)
+ * goes as status does, its own rules being gw_registry_csr.c's; ephemeralcontainers (pods) takes
+ * spec.ephemeralContainers (gw_registry_ephemeral.c). pods/eviction and pods/binding are POSTs
+ * handled by gw_registry_eviction.c and gw_registry_binding.c. The connect subresources (logs,
+ * exec, attach, port-forward, proxy) are not served yet.
  */
 #include "gw_registry_int.h"
 
@@ -118,6 +121,13 @@ derive_status(gw_upd_t *u, const json_t *cur, json_t **out)
 }
 
 static bool
+derive_ephemeral(gw_upd_t *u, const json_t *cur, json_t **out)
+{
+    *out = gw_registry__ephemeral_into(cur, u->arg);
+    return true;
+}
+
+static bool
 derive_scale(gw_upd_t *u, const json_t *cur, json_t **out)
 {
     return gw_registry__scale_into(u, cur, u->arg, out);
@@ -158,7 +168,10 @@ put(gw_req_t *r, const char *sub)
     gw_ferr_clear(&u->req_errs);
     u->arg = body;
     u->sub = sub;
-    u->derive = scale ? derive_scale : strcmp(sub, "status") == 0 ? derive_status : derive_finalize;
+    u->derive = scale                                     ? derive_scale
+                : strcmp(sub, "finalize") == 0            ? derive_finalize
+                : strcmp(sub, "ephemeralcontainers") == 0 ? derive_ephemeral
+                                                          : derive_status;
     u->present = scale ? gw_registry__scale_of : NULL;
     gw_registry__upd_run(u);
 }
@@ -195,6 +208,26 @@ get_scale(gw_req_t *r)
         gw_reply_error(r, rc == GW_EINVAL ? GW_ENOTFOUND : rc, u->name);
 }
 
+static bool
+is_pods(const gw_req_t *r)
+{
+    return r->resource->group[0] == '\0' && strcmp(r->resource->name, "pods") == 0;
+}
+
+static bool
+is_csr(const gw_req_t *r)
+{
+    return strcmp(r->resource->group, "certificates.k8s.io") == 0 &&
+           strcmp(r->resource->name, "certificatesigningrequests") == 0;
+}
+
+/* A POST (create) of pods/<sub>; other verbs fall through to 405. */
+static bool
+pods_post(const gw_req_t *r, const char *sub, const char *want)
+{
+    return is_pods(r) && strcmp(sub, want) == 0 && strcmp(r->info.verb, "create") == 0;
+}
+
 void
 gw_registry__subresource(gw_req_t *r)
 {
@@ -206,6 +239,18 @@ gw_registry__subresource(gw_req_t *r)
         gw_registry__token(r);
         return;
     }
+    if (pods_post(r, sub, "eviction")) {
+        gw_registry__eviction(r);
+        return;
+    }
+    if (pods_post(r, sub, "binding")) {
+        gw_registry__binding(r);
+        return;
+    }
+    /* Subresources whose GET is the object and whose writes go through the update engine with
+     * their own strategy (gw_registry_csr.c, gw_registry_ephemeral.c). */
+    status = status || (strcmp(sub, "approval") == 0 && is_csr(r)) ||
+             (strcmp(sub, "ephemeralcontainers") == 0 && is_pods(r));
     if ((r->subresource->verbs & gw_verb_bit(verb)) == 0 || !(status || scale || finalize)) {
         gw_registry__reply_not_allowed(r);
         return;

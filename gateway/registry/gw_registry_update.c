@@ -121,6 +121,8 @@ prepare_update(gw_upd_t *u, json_t *obj, const json_t *cur)
             json_object_set_new(obj, "status", json_deep_copy(status));
         gw_namespace_prepare(obj);
     }
+    gw_registry__csr_prepare_update(res, u->sub, obj, cur);
+    gw_registry__ephemeral_prepare(u, obj, cur);
     gw_registry__complete(res, obj);
 }
 
@@ -135,6 +137,10 @@ validate(gw_upd_t *u, const json_t *obj, const json_t *cur)
         gw_objmeta_validate_update(obj, cur, &errs);
     gw_registry__validate_kind(res, obj, cur, &errs);
     gw_registry__rbac_validate(res, obj, cur, &errs);
+    if (cur != NULL) {
+        gw_registry__csr_validate_update(res, u->sub, obj, cur, &errs);
+        gw_registry__ephemeral_validate(u, obj, cur, &errs);
+    }
     if (gw_ferr_count(&u->req_errs) > 0) {
         size_t i;
         json_t *c;
@@ -172,15 +178,30 @@ escalation_checked(bool ok, void *arg)
     decide(u, obj, cur, u->checked_rev);
 }
 
-/* The validated object (cur NULL: a create) past RBAC's escalation check, which may wait on an
- * authorizer, to decide(). */
+/* CertificateSigningRequests' approval or signing admission passed (or did not apply): RBAC's
+ * turn. */
+static void
+approval_checked(bool ok, void *arg)
+{
+    gw_upd_t *u = arg;
+
+    if (!ok) {
+        gw_store_update_abort(u->su, GW_ECANCELED);
+        return;
+    }
+    gw_registry__rbac_escalation(u->r, u->checked_obj, u->checked_cur, &u->fail, escalation_checked,
+                                 u);
+}
+
+/* The validated object (cur NULL: a create) past the approval admission and RBAC's escalation
+ * check, either of which may wait on an authorizer, to decide(). */
 static void
 check_escalation(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev)
 {
     u->checked_obj = obj;
     u->checked_cur = cur;
     u->checked_rev = current_rev;
-    gw_registry__rbac_escalation(u->r, obj, cur, &u->fail, escalation_checked, u);
+    gw_registry__csr_admit(u->r, u->sub, obj, cur, &u->fail, approval_checked, u);
 }
 
 /* The object is ready: delete it, answer it (dry run), or write it. */

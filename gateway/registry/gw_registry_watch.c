@@ -43,6 +43,8 @@
 #define PROTOBUF_CONTENT_TYPE GW_PROTOBUF_WATCH_MEDIA_TYPE
 #define CBOR_CONTENT_TYPE "application/cbor-seq"
 #define INITIAL_EVENTS_END "k8s.io/initial-events-end"
+#define BOOKMARK_PERIOD_MS 60000    /* kube's cacher: a bookmark about every minute, */
+#define BOOKMARK_BEFORE_END_MS 2000 /* and one this long before the watch's deadline */
 
 typedef struct {
     gw_req_t *r;
@@ -70,6 +72,8 @@ typedef struct {
     gw_watcher_t *w;
     struct event *timer;
     struct event *slow; /* a paused watch's deadline */
+    struct event *mark; /* the next periodic bookmark (allowWatchBookmarks) */
+    int64_t end_ms;     /* when the watch times out (monotonic) */
     bool page_pending;  /* an etcd page is on its way: ending waits for it */
     bool ended;
 } watch_t;
@@ -101,6 +105,8 @@ watch_end(watch_t *st)
         event_free(st->timer);
     if (st->slow != NULL)
         event_free(st->slow);
+    if (st->mark != NULL)
+        event_free(st->mark);
     evbuffer_free(st->out);
     gw_stream_end(st->r);
 }
@@ -764,6 +770,58 @@ parse_options(watch_t *st)
     return parse_include(st);
 }
 
+/* ---- periodic bookmarks -------------------------------------------------------------------- */
+
+static int64_t
+now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void on_mark(evutil_socket_t fd, short what, void *arg);
+
+/* kube's cacheWatcher.nextBookmarkTime: a minute from now, or 2 s before the deadline when
+ * that comes first; none once that moment has passed. */
+static void
+arm_mark(watch_t *st)
+{
+    int64_t now = now_ms(), next = now + BOOKMARK_PERIOD_MS;
+    struct timeval tv;
+
+    if (st->end_ms - BOOKMARK_BEFORE_END_MS < next)
+        next = st->end_ms - BOOKMARK_BEFORE_END_MS;
+    if (next < now)
+        return;
+    if (st->mark == NULL)
+        st->mark = evtimer_new(gw_worker_base(st->r->worker), on_mark, st);
+    if (st->mark == NULL)
+        abort();
+    tv.tv_sec = (time_t)((next - now) / 1000);
+    tv.tv_usec = (suseconds_t)((next - now) % 1000 * 1000);
+    evtimer_add(st->mark, &tv);
+}
+
+/* The cacher's bookmark: the newest revision known for the collection (events this watch
+ * filtered out included), sent when it is past where the watch started, so that a client
+ * resumes from there. */
+static void
+on_mark(evutil_socket_t fd, short what, void *arg)
+{
+    watch_t *st = arg;
+
+    (void)fd;
+    (void)what;
+    if (st->w != NULL && st->sent > st->after) {
+        add_bookmark(st, st->sent, false);
+        flush(st);
+    }
+    if (st->end_ms - now_ms() > BOOKMARK_BEFORE_END_MS / 2)
+        arm_mark(st);
+}
+
 /* ---- the verb ------------------------------------------------------------------------------ */
 
 /* kube's watch timeout: timeoutSeconds, else --min-request-timeout times a random factor in
@@ -783,6 +841,9 @@ arm_timer(watch_t *st)
     if (st->timer == NULL)
         abort();
     evtimer_add(st->timer, &tv);
+    st->end_ms = now_ms() + (int64_t)(s * 1000);
+    if (st->bookmarks)
+        arm_mark(st);
 }
 
 static void

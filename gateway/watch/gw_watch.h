@@ -108,6 +108,14 @@ const char *gw_wev_form(gw_wev_t *e, int slot, gw_wev_form_fn make, void *ctx, s
 gw_wev_t *gw_wev_new(const gw_watch_event_t *ev, const char *const *fields,
                      gw_wev_encode_fn encode);
 
+/** How an event's field values are read: the value field selector `field` (one of `fields`,
+ *  the hub's list) reads in the stored state `doc`, malloc'd, or NULL when absent. */
+typedef char *(*gw_wev_field_fn)(const char *const *fields, const char *field, const json_t *doc);
+
+/** Use fn for every event built from now on (NULL: each field's dotted path, scalars as text).
+ *  Thread: the main thread, before any watch starts. */
+void gw_wev_set_field_fn(gw_wev_field_fn fn);
+
 /** Take a reference. Thread: any. */
 gw_wev_t *gw_wev_ref(gw_wev_t *e);
 

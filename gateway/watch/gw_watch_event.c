@@ -41,6 +41,14 @@ field_text(const json_t *doc, const char *field)
     return NULL;
 }
 
+static gw_wev_field_fn field_fn;
+
+void
+gw_wev_set_field_fn(gw_wev_field_fn fn)
+{
+    field_fn = fn;
+}
+
 static size_t
 count_fields(const char *const *fields)
 {
@@ -67,7 +75,7 @@ read_attrs(gw_wev_attrs_t *a, const gw_obj_t *obj, const char *const *fields)
     a->values = gw_calloc(n + 1, sizeof(*a->values));
     a->n_values = n;
     for (size_t i = 0; i < n; i++)
-        a->values[i] = field_text(doc, fields[i]);
+        a->values[i] = field_fn ? field_fn(fields, fields[i], doc) : field_text(doc, fields[i]);
     json_decref(doc);
     return true;
 }

@@ -118,8 +118,8 @@ req POST $CORE/pods "{\"metadata\":{\"name\":\"p3\"},$POD}}"
 req GET $CORE/pods/p3/log
 check "pods/log is not served yet (405)" is_status 405 MethodNotAllowed \
     'the server does not allow this method on the requested resource'
-req POST $CORE/pods/p3/eviction '{"metadata":{"name":"p3"}}'
-check "pods/eviction is not served yet (405)" code_is 405
+req GET $CORE/pods/p3/eviction
+check "pods/eviction takes only POST (405; registry_subres.t evicts)" code_is 405
 
 # ---- deletecollection ---------------------------------------------------------------------------
 for n in a b c d; do req POST $CORE/configmaps "$(cm dc-$n "\"labels\":{\"set\":\"$n\"}")"; done
