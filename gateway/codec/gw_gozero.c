@@ -26,7 +26,7 @@ is_bytes(const gw_schema_t *s)
 
 /* A value struct's zero: {} with the fields Go shows, nested no deeper than the limit. */
 static json_t *
-zero_struct(gw_gozero_t *z, const gw_schema_t *s)
+go_zero_struct(gw_gozero_t *z, const gw_schema_t *s)
 {
     json_t *obj = json_object();
     int max = z->depth_max > 0 ? z->depth_max : GW_GOZERO_DEPTH_MAX;
@@ -70,7 +70,7 @@ gw_gozero_zero(gw_gozero_t *z, const gw_schema_t *s)
         return json_false();
     if (s->type != GW_SCHEMA_OBJECT)
         return json_null(); /* a nil list or map */
-    return zero_struct(z, s);
+    return go_zero_struct(z, s);
 }
 
 json_t *

@@ -179,7 +179,7 @@ typedef struct {
 static bool
 pbd_small(pbd_t *d, const gw_schema_t *s, const gw_protobuf__field_t *f, pbd_small_t *out)
 {
-    gw_protobuf__reader_t r = {f->p, f->p + f->n};
+    gw_protobuf__reader_t r = gw_protobuf__reader(f->p, f->n);
     gw_protobuf__field_t g;
     const char *why;
     int rc;
@@ -314,7 +314,7 @@ pbd_union_read(pbd_t *d, const gw_schema_t *s, const gw_protobuf__field_t *f, in
                const gw_schema_t *item, pbd_union_t *u)
 {
     const gw_schema_t *jsp = pbd_json_schema_props(d);
-    gw_protobuf__reader_t r = {f->p, f->p + f->n};
+    gw_protobuf__reader_t r = gw_protobuf__reader(f->p, f->n);
     gw_protobuf__field_t g;
     const char *why;
     json_t *v;
@@ -416,7 +416,7 @@ pbd_packable(const gw_schema_t *s)
 static bool
 pbd_packed(pbd_t *d, const gw_schema_t *item, const gw_protobuf__field_t *f, json_t *arr)
 {
-    gw_protobuf__reader_t r = {f->p, f->p + f->n};
+    gw_protobuf__reader_t r = gw_protobuf__reader(f->p, f->n);
     gw_protobuf__field_t g = {.number = f->number};
     json_t *v;
 
@@ -440,7 +440,7 @@ pbd_packed(pbd_t *d, const gw_schema_t *item, const gw_protobuf__field_t *f, jso
 static bool
 pbd_wrapped(pbd_t *d, const gw_schema_t *item, const gw_protobuf__field_t *f, json_t *arr)
 {
-    gw_protobuf__reader_t r = {f->p, f->p + f->n};
+    gw_protobuf__reader_t r = gw_protobuf__reader(f->p, f->n);
     gw_protobuf__field_t g;
     const char *why;
     json_t *v;
@@ -581,7 +581,7 @@ static bool
 pbd_message(pbd_t *d, const gw_schema_t *s, const gw_proto_message_t *m, const uint8_t *p, size_t n,
             json_t *obj)
 {
-    gw_protobuf__reader_t r = {p, p + n};
+    gw_protobuf__reader_t r = gw_protobuf__reader(p, n);
     gw_protobuf__field_t f;
     const gw_proto_field_t *pf;
     const char *why;

@@ -35,6 +35,13 @@ typedef struct {
     const uint8_t *end;
 } gw_protobuf__reader_t;
 
+/* A reader over the n bytes at p (p may be NULL when n is 0: nothing to read). */
+static inline gw_protobuf__reader_t
+gw_protobuf__reader(const uint8_t *p, size_t n)
+{
+    return (gw_protobuf__reader_t){p, p != NULL ? p + n : p};
+}
+
 /* One field read off the wire: its number, wire type and value. */
 typedef struct {
     int number;

@@ -19,6 +19,7 @@
 #include "gw_err.c"
 #include "gw_fieldset.c"
 #include "gw_gofmt.c"
+#include "gw_gozero.c"
 #include "gw_log.c"
 #include "gw_protobuf.c"
 #include "gw_protobuf_encode.c"
