@@ -26,10 +26,10 @@ typedef enum {
     GW_NEG_RESOURCE, /* resource endpoints: protobuf, Table and PartialObjectMetadata(List)
                         (meta.k8s.io v1, v1beta1) */
     GW_NEG_RESOURCE_NO_PROTOBUF, /* the same for a kind without a protobuf form */
-    GW_NEG_CBOR = 0x100,         /* or'ed into a resource endpoint: application/cbor too
-                                    (feature gate CBORServingAndStorage) */
     GW_NEG_DISCOVERY,            /* /api and /apis: APIGroupDiscoveryList (apidiscovery.k8s.io v2,
                                     v2beta1) */
+    GW_NEG_CBOR = 0x100, /* or'ed into a resource endpoint: application/cbor too (feature gate
+                            CBORServingAndStorage) */
 } gw_neg_endpoint_t;
 
 typedef struct {

@@ -132,14 +132,17 @@ decode_cbor(gw_req_t *r, const char *body, size_t len)
     bool typed = r->resource != NULL && r->subresource == NULL &&
                  (strcmp(r->info.verb, "create") == 0 || strcmp(r->info.verb, "update") == 0);
 
-    if (gw_cbor_check(data, len, err, sizeof(err)) != 0 && typed) {
-        gw_reply_status(r, 400, "BadRequest", NULL,
-                        "the object provided is unrecognized (must be of type %s): unable to "
-                        "determine group/version/kind: %s (%s)",
-                        r->resource->kind, err, gw_req_body_summary(r, body, len));
+    if (gw_cbor_check(data, len, err, sizeof(err)) != 0) {
+        if (typed)
+            gw_reply_status(r, 400, "BadRequest", NULL,
+                            "the object provided is unrecognized (must be of type %s): unable "
+                            "to determine group/version/kind: %s (%s)",
+                            r->resource->kind, err, gw_req_body_summary(r, body, len));
+        else
+            gw_reply_status(r, 400, "BadRequest", NULL, "%s", err);
         return NULL;
     }
-    doc = err[0] == '\0' ? gw_cbor_decode(data, len, err, sizeof(err)) : NULL;
+    doc = gw_cbor_decode(data, len, err, sizeof(err));
     if (doc == NULL) {
         gw_reply_status(r, 400, "BadRequest", NULL, "%s", err);
         return NULL;
