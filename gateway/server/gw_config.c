@@ -59,6 +59,9 @@ static const flag_t flags[] = {
      "Private key (PEM) of --etcd-certfile."},
     {"etcd-compaction-interval", FLAG_DURATION, OFF(etcd_compaction_interval_ms), "5m", 0, 0, NULL,
      "Interval between etcd compactions; 0 disables compaction."},
+    {"storage-media-type", FLAG_STR, OFF(storage_media_type), "application/json", 0, 0, NULL,
+     "Encoding of the objects written to etcd: application/json, application/yaml or "
+     "application/vnd.kubernetes.protobuf (kube-apiserver's). Values in any of them are read."},
     {"bind-address", FLAG_STR, OFF(bind_address), "0.0.0.0", 0, 0, check_ip,
      "IP address to listen on for HTTPS."},
     {"secure-port", FLAG_INT, OFF(secure_port), "6443", 1, 65535, NULL, "Port to serve HTTPS on."},
@@ -152,10 +155,10 @@ static const flag_t flags[] = {
      "exclusive with --authorization-mode and --authorization-webhook-*."},
     {"authorization-policy-file", FLAG_STR, OFF(authorization_policy_file), NULL, 0, 0, NULL,
      "ABAC policies, one JSON Policy per line; required by, and only with, the ABAC mode."},
-    {"authorization-webhook-config-file", FLAG_STR, OFF(authorization_webhook_config_file), NULL,
-     0, 0, NULL, "Kubeconfig of the SubjectAccessReview webhook (the Webhook mode)."},
-    {"authorization-webhook-version", FLAG_STR, OFF(authorization_webhook_version), "v1beta1", 0,
-     0, check_webhook_version, "SubjectAccessReview version the webhook speaks: v1beta1 or v1."},
+    {"authorization-webhook-config-file", FLAG_STR, OFF(authorization_webhook_config_file), NULL, 0,
+     0, NULL, "Kubeconfig of the SubjectAccessReview webhook (the Webhook mode)."},
+    {"authorization-webhook-version", FLAG_STR, OFF(authorization_webhook_version), "v1beta1", 0, 0,
+     check_webhook_version, "SubjectAccessReview version the webhook speaks: v1beta1 or v1."},
     {"authorization-webhook-cache-authorized-ttl", FLAG_DURATION,
      OFF(authorization_webhook_cache_authorized_ttl_ms), "5m", 0, 0, NULL,
      "How long the webhook's allows are cached."},
@@ -517,11 +520,31 @@ check_service_accounts(const gw_config_t *cfg, char *err, size_t err_len)
         return GW_EINVAL;
     }
     if (max_ms != 0 && (max_ms < 3600 * 1000LL || max_ms > (1LL << 32) * 1000)) {
-        snprintf(err, err_len, "the service-account-max-token-expiration must be between 1 hour "
-                               "and 2^32 seconds");
+        snprintf(err, err_len,
+                 "the service-account-max-token-expiration must be between 1 hour "
+                 "and 2^32 seconds");
         return GW_EINVAL;
     }
     return 0;
+}
+
+/* kube-apiserver's storage encodings, sorted as its message lists them. */
+static const char *const storage_media_types[] = {
+    "application/json", "application/vnd.kubernetes.protobuf", "application/yaml"};
+
+static int
+check_storage_media_type(const char *v, char *err, size_t err_len)
+{
+    /* kube lets an empty value through: the default then applies. */
+    if (v == NULL || v[0] == '\0')
+        return 0;
+    for (size_t i = 0; i < sizeof(storage_media_types) / sizeof(storage_media_types[0]); i++) {
+        if (strcmp(v, storage_media_types[i]) == 0)
+            return 0;
+    }
+    snprintf(err, err_len, "--storage-media-type \"%s\" invalid, allowed values: %s, %s, %s", v,
+             storage_media_types[0], storage_media_types[1], storage_media_types[2]);
+    return GW_EINVAL;
 }
 
 static int
@@ -545,6 +568,8 @@ check_config(const gw_config_t *cfg, char *err, size_t err_len)
         rc = check_requestheader(cfg, err, err_len);
     if (rc == 0)
         rc = check_service_accounts(cfg, err, err_len);
+    if (rc == 0)
+        rc = check_storage_media_type(cfg->storage_media_type, err, err_len);
     return rc;
 }
 
@@ -559,14 +584,16 @@ check_oidc(const gw_config_t *cfg, const bool *seen, char *err, size_t err_len)
     for (size_t i = 0; i < N_FLAGS; i++)
         given = given || (seen[i] && strncmp(flags[i].name, "oidc-", 5) == 0);
     if (given && cfg->authentication_config != NULL) {
-        snprintf(err, err_len, "authentication-config file and oidc-* flags are mutually "
-                               "exclusive");
+        snprintf(err, err_len,
+                 "authentication-config file and oidc-* flags are mutually "
+                 "exclusive");
         return GW_EINVAL;
     }
     if (given && (cfg->oidc_issuer_url == NULL || cfg->oidc_issuer_url[0] == '\0' ||
                   cfg->oidc_client_id == NULL || cfg->oidc_client_id[0] == '\0')) {
-        snprintf(err, err_len, "oidc-issuer-url and oidc-client-id must be specified together "
-                               "when any oidc-* flags are set");
+        snprintf(err, err_len,
+                 "oidc-issuer-url and oidc-client-id must be specified together "
+                 "when any oidc-* flags are set");
         return GW_EINVAL;
     }
     return 0;
@@ -583,9 +610,10 @@ check_authz_config(const gw_config_t *cfg, const bool *seen, char *err, size_t e
         given = given || (seen[i] && (strcmp(flags[i].name, "authorization-mode") == 0 ||
                                       strncmp(flags[i].name, "authorization-webhook-", 22) == 0));
     if (given && cfg->authorization_config != NULL) {
-        snprintf(err, err_len, "--authorization-config can not be specified when "
-                               "--authorization-mode or --authorization-webhook-* flags are "
-                               "defined");
+        snprintf(err, err_len,
+                 "--authorization-config can not be specified when "
+                 "--authorization-mode or --authorization-webhook-* flags are "
+                 "defined");
         return GW_EINVAL;
     }
     return 0;
