@@ -7,7 +7,7 @@
 # the JSON kgate on the same etcd reads them back identically. The fixtures written straight
 # into etcd are bodies kubectl 1.32 really sent (tests/unit/codec/protobuf/), the same envelope
 # kube-apiserver stores. Also: YAML storage, kube's message for a bad flag value, a corrupt
-# envelope treated as a corrupt object.
+# envelope treated as a corrupt object (500; AllowUnsafeMalformedObjectDeletion removes it).
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -26,12 +26,12 @@ RAW=$KGATE_TEST_TMP/raw
 PBMEDIA=application/vnd.kubernetes.protobuf
 ETCDCTL=(env ETCDCTL_API=3 etcdctl --endpoints="$KGATE_TEST_ETCD")
 
-# start_on NAME MEDIA: a kgate on $PREFIX writing MEDIA; sets <NAME>_URL, <NAME>_PID, <NAME>_LOG.
+# start_on NAME MEDIA [ARGS...]: a kgate on $PREFIX writing MEDIA; sets <NAME>_URL, <NAME>_PID, <NAME>_LOG.
 start_on() {
     kgate_start "$1" --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="$PREFIX" \
         --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
         --client-ca-file="$PKI/ca.crt" --token-auth-file="$PKI/tokens.csv" \
-        --storage-media-type="$2"
+        --storage-media-type="$2" "${@:3}"
     printf -v "${1}_URL" %s "$KGATE_URL"
     printf -v "${1}_PID" %s "$KGATE_PID"
     printf -v "${1}_LOG" %s "$KGATE_LOG"
@@ -93,7 +93,8 @@ check "a bad --storage-media-type: exit 2 with kube's message" test "$code:$(cat
 
 # ---- a protobuf kgate writes kube's envelope ------------------------------------------------
 check "a kgate writing protobuf starts" start_on PB "$PBMEDIA"
-check "... and one writing JSON (the default kept) on the same etcd" start_on JS application/json
+check "... and one writing JSON (the default kept) on the same etcd" start_on JS application/json \
+    --feature-gates=AllowUnsafeMalformedObjectDeletion=true
 check "the namespaces created at start-up are stored as protobuf" \
     starts_with namespaces/default 'b"k8s\x00"'
 
@@ -227,7 +228,13 @@ put_file configmaps/default/bad "$KGATE_TEST_TMP/bad.pb"
 req GET $CORE/configmaps/bad
 check "a corrupt envelope cannot be read: 500" code_is 500
 check "... and the log says why" wait_for_line "configmaps/default/bad cannot be decoded" "$JS_LOG"
-"${ETCDCTL[@]}" del "$PREFIX/configmaps/default/bad" >/dev/null
+req DELETE $CORE/configmaps/bad
+check "... nor deleted the usual way: 500" code_is 500
+req DELETE $CORE/configmaps/bad '{"ignoreStoreReadErrorWithClusterBreakingPotential":true}'
+check "... but by the unsafe deletion of a corrupt object: 200" code_is 200
+check "... gone from etcd" test -z "$("${ETCDCTL[@]}" get "$PREFIX/configmaps/default/bad" --keys-only)"
+req DELETE $CORE/configmaps/pb-cm '{"ignoreStoreReadErrorWithClusterBreakingPotential":true}'
+check "the unsafe deletion refuses a protobuf value that decodes: 422" code_is 422
 
 # ---- YAML storage -----------------------------------------------------------------------------
 check "a kgate writing YAML starts" start_on YM application/yaml
