@@ -1,7 +1,9 @@
 /*
  * Guaranteed update, as kube-apiserver's GuaranteedUpdate: read, let the caller compute the
  * new value, write it with a precondition on the revision that was read, and on conflict
- * start over from the value the failed transaction read back (no extra round trip).
+ * start over from the value the failed transaction read back (no extra round trip). The caller
+ * sees and commits JSON: the current value comes through from_storage, the new one goes to
+ * etcd through to_storage.
  */
 #include "gw_store.h"
 

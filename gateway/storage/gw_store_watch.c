@@ -1,5 +1,5 @@
 /* Watches: etcd watch events mapped to ADDED / MODIFIED / DELETED / PROGRESS, as
- * kube-apiserver's etcd3 watcher does. */
+ * kube-apiserver's etcd3 watcher does; objects and previous values through from_storage. */
 #include "gw_store.h"
 
 #include <stdlib.h>
