@@ -30,6 +30,7 @@
 #include "gw_api.h"
 #include "gw_authz_io.h"
 #include "gw_catalog.h"
+#include "gw_storage_media.h"
 #include "gw_compact.h"
 #include "gw_config.h"
 #include "gw_controllers.h"
@@ -56,8 +57,9 @@ typedef struct {
     gw_controllers_t *controllers; /* worker 0's: initial namespaces, namespace controller */
     authn_t *authn;
     authz_t *authz;
-    struct event *authz_reload;  /* worker 0's look at --authorization-config, every second */
-    const gw_catalog_t *catalog; /* the built-in one as --runtime-config shapes it */
+    struct event *authz_reload;    /* worker 0's look at --authorization-config, every second */
+    const gw_catalog_t *catalog;   /* the built-in one as --runtime-config shapes it */
+    gw_value_transformer_t values; /* --storage-media-type: every store's */
     gw_api_t *api;
     gw_server_t *server;
 } kgate_t;
@@ -173,8 +175,8 @@ on_worker_start(gw_worker_t *w, void *arg)
         return;
     k->compactor = gw_compactor_start(gw_worker_etcd(w), gw_worker_base(w),
                                       k->cfg->etcd_compaction_interval_ms);
-    k->controllers =
-        gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix, k->catalog);
+    k->controllers = gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
+                                          &k->values, k->catalog);
     start_service_accounts(k);
     if (authz_has_mode(k->authz, "Node"))
         gw_controllers_start_node_graph(k->controllers);
@@ -387,6 +389,19 @@ build_policy(kgate_t *k, char *err, size_t err_len)
     return rc != 0 ? 2 : 0;
 }
 
+/* Every store reads any encoding kube may have written and writes --storage-media-type
+ * (already checked by gw_config.c). The built-in catalog: stored objects may be of versions
+ * --runtime-config does not serve. */
+static void
+build_values(kgate_t *k)
+{
+    gw_storage_media_t media = GW_STORAGE_JSON;
+
+    if (gw_storage_media_parse(k->cfg->storage_media_type, &media) != 0)
+        abort(); /* gw_config.c refused every other value */
+    gw_storage_media_transformer(&k->values, media, gw_catalog_builtin());
+}
+
 static int
 connect_etcd(kgate_t *k, char *err, size_t err_len)
 {
@@ -422,6 +437,7 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .health = k->health,
         .etcd = k->etcd,
         .etcd_prefix = cfg->etcd_prefix,
+        .values = &k->values,
         .workers = cfg->workers,
         .max_requests_inflight = cfg->max_requests_inflight,
         .max_mutating_requests_inflight = cfg->max_mutating_requests_inflight,
@@ -495,6 +511,7 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     code = build_policy(&k, err, sizeof(err));
     if (code != 0)
         goto out;
+    build_values(&k);
     code = 1;
     if (gw_tls_ctx_new(cfg, &k.tls, err, sizeof(err)) != 0 ||
         connect_etcd(&k, err, sizeof(err)) != 0)

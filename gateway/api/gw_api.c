@@ -19,8 +19,10 @@ gw_api_new(const gw_api_config_t *cfg)
     api->streams = gw_calloc((size_t)cfg->workers, sizeof(*api->streams));
     atomic_init(&api->open_streams, 0);
     if (cfg->etcd != NULL) {
-        gw_watch_config_t wc = {
-            .etcd = cfg->etcd, .etcd_prefix = cfg->etcd_prefix, .workers = cfg->workers};
+        gw_watch_config_t wc = {.etcd = cfg->etcd,
+                                .etcd_prefix = cfg->etcd_prefix,
+                                .values = cfg->values,
+                                .workers = cfg->workers};
         api->watch = gw_watch_new(&wc);
         api->watch_locals = gw_calloc((size_t)cfg->workers, sizeof(*api->watch_locals));
     }
@@ -49,7 +51,7 @@ void
 gw_api_worker_start(gw_api_t *api, gw_worker_t *w)
 {
     int i = gw_worker_index(w);
-    api->stores[i] = gw_store_new(gw_worker_etcd(w), api->etcd_prefix);
+    api->stores[i] = gw_store_new(gw_worker_etcd(w), api->etcd_prefix, api->cfg.values);
     if (api->watch != NULL)
         api->watch_locals[i] = gw_watch_local_new(api->watch, i, gw_worker_base(w), api->stores[i]);
 }

@@ -16,16 +16,18 @@
 #include "gw_catalog.h"
 #include "gw_health.h"
 #include "gw_server.h"
+#include "gw_transformer.h"
 
 typedef struct {
-    const authn_t *authn;        /* borrowed; outlives the api */
-    const authz_t *authz;        /* borrowed */
-    const gw_catalog_t *catalog; /* the configured catalog */
-    gw_health_t *health;         /* borrowed */
-    etcd_client_t *etcd;         /* borrowed; the shared watches' (NULL: no watches) */
-    const char *etcd_prefix;     /* --etcd-prefix */
-    int workers;                 /* the server's worker count */
-    int max_requests_inflight;   /* 0: unlimited */
+    const authn_t *authn;                 /* borrowed; outlives the api */
+    const authz_t *authz;                 /* borrowed */
+    const gw_catalog_t *catalog;          /* the configured catalog */
+    gw_health_t *health;                  /* borrowed */
+    etcd_client_t *etcd;                  /* borrowed; the shared watches' (NULL: no watches) */
+    const char *etcd_prefix;              /* --etcd-prefix */
+    const gw_value_transformer_t *values; /* borrowed: every store's (--storage-media-type) */
+    int workers;                          /* the server's worker count */
+    int max_requests_inflight;            /* 0: unlimited */
     int max_mutating_requests_inflight;
     bool compression;   /* feature gate APIResponseCompression */
     bool unsafe_delete; /* feature gate AllowUnsafeMalformedObjectDeletion */

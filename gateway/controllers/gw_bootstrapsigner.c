@@ -280,7 +280,8 @@ round_start(gw_ctl_rounds_t *rr, gw_store_t *store, void *ctx)
 }
 
 gw_bootstrapsigner_t *
-gw_bootstrapsigner_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix)
+gw_bootstrapsigner_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
+                         const gw_value_transformer_t *values)
 {
     gw_bootstrapsigner_t *s = gw_calloc(1, sizeof(*s));
     static const char *const watch[] = {SECRETS, CLUSTER_INFO, NULL};
@@ -288,6 +289,7 @@ gw_bootstrapsigner_start(etcd_client_t *client, struct event_base *base, const c
     s->rr = gw_ctl_rounds_start(client, base,
                                 &(gw_ctl_rounds_opts_t){.name = "bootstrapsigner",
                                                         .etcd_prefix = etcd_prefix,
+                                                        .values = values,
                                                         .watch = watch,
                                                         .round = round_start,
                                                         .ctx = s});

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "etcd.h"
+#include "gw_transformer.h"
 
 struct event_base;
 
@@ -22,13 +23,13 @@ typedef struct gw_bootstrapsigner gw_bootstrapsigner_t;
 
 /** The detached JWS of content for token "<id>.<secret>": "<header>..<signature>" (base64url
  *  without padding), a new string (caller frees). Thread: any. */
-char *gw_bootstrapsigner_sign(const char *content, size_t len, const char *id,
-                              const char *secret);
+char *gw_bootstrapsigner_sign(const char *content, size_t len, const char *id, const char *secret);
 
 /** Start on base (whose loop must keep running) with the store under etcd_prefix (copied).
  *  Thread: base's. */
 gw_bootstrapsigner_t *gw_bootstrapsigner_start(etcd_client_t *client, struct event_base *base,
-                                               const char *etcd_prefix);
+                                               const char *etcd_prefix,
+                                               const gw_value_transformer_t *values);
 
 /** Stop and free (NULL is fine); nothing runs afterwards. Thread: base's. */
 void gw_bootstrapsigner_stop(gw_bootstrapsigner_t *s);

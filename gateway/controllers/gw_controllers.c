@@ -40,7 +40,8 @@ struct gw_controllers {
     etcd_client_t *client;
     struct event_base *base;
     char *prefix;
-    etcd_conn_t *conn; /* the initial namespaces' */
+    const gw_value_transformer_t *values; /* every store's */
+    etcd_conn_t *conn;                    /* the initial namespaces' */
     gw_store_t *store;
     struct event *ensure; /* the next initial-namespaces round */
     bool stopping;
@@ -59,7 +60,7 @@ struct gw_controllers {
     gw_rbac_cache_t *rbac; /* the process's RBAC snapshot */
     bool rbac_synced;      /* its first snapshot is published */
     gw_leader_t *rbac_leader;
-    gw_rbac_ctl_t *rbac_ctl; /* while leading the RBAC election */
+    gw_rbac_ctl_t *rbac_ctl;     /* while leading the RBAC election */
     gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
@@ -148,7 +149,10 @@ static void
 on_elected(gw_leader_t *l, void *arg)
 {
     gw_controllers_t *c = arg;
-    gw_nsctl_opts_t opts = {.etcd_prefix = c->prefix, .resources = c->res, .n_resources = c->n_res};
+    gw_nsctl_opts_t opts = {.etcd_prefix = c->prefix,
+                            .values = c->values,
+                            .resources = c->res,
+                            .n_resources = c->n_res};
     (void)l;
 
     c->nsctl = gw_nsctl_start(c->client, c->base, &opts);
@@ -170,7 +174,8 @@ static void
 on_sa_elected(gw_leader_t *l, void *arg)
 {
     gw_controllers_t *c = arg;
-    gw_sactl_opts_t opts = {.etcd_prefix = c->prefix, .root_ca_pem = c->root_ca};
+    gw_sactl_opts_t opts = {
+        .etcd_prefix = c->prefix, .values = c->values, .root_ca_pem = c->root_ca};
     (void)l;
 
     c->sactl = gw_sactl_start(c->client, c->base, &opts);
@@ -194,7 +199,7 @@ on_rbac_elected(gw_leader_t *l, void *arg)
     gw_controllers_t *c = arg;
     (void)l;
 
-    c->rbac_ctl = gw_rbac_ctl_start(c->client, c->base, c->prefix);
+    c->rbac_ctl = gw_rbac_ctl_start(c->client, c->base, c->prefix, c->values);
     gw_log_info(NULL, "rbac controllers started");
 }
 
@@ -261,9 +266,9 @@ on_boot_elected(gw_leader_t *l, void *arg)
     (void)l;
 
     if (c->cleaner_on)
-        c->cleaner = gw_tokencleaner_start(c->client, c->base, c->prefix);
+        c->cleaner = gw_tokencleaner_start(c->client, c->base, c->prefix, c->values);
     if (c->signer_on)
-        c->signer = gw_bootstrapsigner_start(c->client, c->base, c->prefix);
+        c->signer = gw_bootstrapsigner_start(c->client, c->base, c->prefix, c->values);
     gw_log_info(NULL, "bootstrap token controllers started");
 }
 
@@ -301,7 +306,7 @@ gw_controllers_enable(gw_controllers_t *c, const char *const *names, size_t n)
 
 gw_controllers_t *
 gw_controllers_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
-                     const gw_catalog_t *catalog)
+                     const gw_value_transformer_t *values, const gw_catalog_t *catalog)
 {
     gw_controllers_t *c = gw_calloc(1, sizeof(*c));
 
@@ -309,14 +314,15 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->base = base;
     c->prefix = gw_strdup(etcd_prefix);
     c->conn = etcd_conn_new(client, base);
-    c->store = gw_store_new(c->conn, etcd_prefix);
+    c->values = values;
+    c->store = gw_store_new(c->conn, etcd_prefix, values);
     c->res = gw_controllers_namespaced(catalog, &c->n_res);
     c->ensure = evtimer_new(base, on_ensure, c);
     if (c->ensure == NULL)
         abort();
     add_timer(c->ensure, 0);
     c->leader = start_election(c, NSCTL_ELECTION, on_elected, on_lost);
-    c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, rbac_synced, c);
+    c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
     c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
     return c;
 }
@@ -334,7 +340,7 @@ void
 gw_controllers_start_node_graph(gw_controllers_t *c)
 {
     if (c->node_graph == NULL)
-        c->node_graph = gw_node_graph_start(c->client, c->base, c->prefix);
+        c->node_graph = gw_node_graph_start(c->client, c->base, c->prefix, c->values);
 }
 
 bool

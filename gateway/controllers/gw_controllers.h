@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "etcd.h"
+#include "gw_transformer.h"
 #include "gw_catalog.h"
 #include "gw_nsctl.h"
 
@@ -31,12 +32,14 @@ struct event_base;
 typedef struct gw_controllers gw_controllers_t;
 
 /**
- * Start them on `base` (the calling worker's event_base; it must keep running). `client`
- * and `catalog` (whose namespaced, stored resources the namespace controller empties) must
- * outlive the controllers. Thread: base's.
+ * Start them on `base` (the calling worker's event_base; it must keep running). `client`,
+ * `values` (every controller store's value transformer) and `catalog` (whose namespaced, stored
+ * resources the namespace controller empties) must outlive the controllers. Thread: base's.
  */
 gw_controllers_t *gw_controllers_start(etcd_client_t *client, struct event_base *base,
-                                       const char *etcd_prefix, const gw_catalog_t *catalog);
+                                       const char *etcd_prefix,
+                                       const gw_value_transformer_t *values,
+                                       const gw_catalog_t *catalog);
 
 /**
  * Call cb(arg) once, on c's thread, when the start-up state every request relies on (the

@@ -96,8 +96,8 @@ round_fn(gw_ctl_rounds_t *rr, gw_store_t *store, void *ctx)
 
 gw_ctl_mirror_t *
 gw_ctl_mirror_start(etcd_client_t *client, struct event_base *base, const char *name,
-                    const char *etcd_prefix, const char *const *paths, gw_ctl_mirror_fn publish,
-                    void *arg)
+                    const char *etcd_prefix, const gw_value_transformer_t *values,
+                    const char *const *paths, gw_ctl_mirror_fn publish, void *arg)
 {
     gw_ctl_mirror_t *m = gw_calloc(1, sizeof(*m));
 
@@ -109,10 +109,13 @@ gw_ctl_mirror_start(etcd_client_t *client, struct event_base *base, const char *
         abort(); /* a programming error: the callers' path lists are constants */
     m->publish = publish;
     m->arg = arg;
-    m->rounds = gw_ctl_rounds_start(
-        client, base,
-        &(gw_ctl_rounds_opts_t){
-            .name = name, .etcd_prefix = etcd_prefix, .watch = paths, .round = round_fn, .ctx = m});
+    m->rounds = gw_ctl_rounds_start(client, base,
+                                    &(gw_ctl_rounds_opts_t){.name = name,
+                                                            .etcd_prefix = etcd_prefix,
+                                                            .values = values,
+                                                            .watch = paths,
+                                                            .round = round_fn,
+                                                            .ctx = m});
     return m;
 }
 

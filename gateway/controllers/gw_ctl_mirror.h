@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "etcd.h"
+#include "gw_transformer.h"
 
 struct event_base;
 
@@ -30,7 +31,8 @@ typedef void (*gw_ctl_mirror_fn)(json_t *const *lists, int64_t revision, void *a
  */
 gw_ctl_mirror_t *gw_ctl_mirror_start(etcd_client_t *client, struct event_base *base,
                                      const char *name, const char *etcd_prefix,
-                                     const char *const *paths, gw_ctl_mirror_fn publish, void *arg);
+                                     const gw_value_transformer_t *values, const char *const *paths,
+                                     gw_ctl_mirror_fn publish, void *arg);
 
 /** Stop and free (no publish after). NULL is fine. Thread: base's. */
 void gw_ctl_mirror_stop(gw_ctl_mirror_t *m);

@@ -127,7 +127,7 @@ gw_ctl_rounds_start(etcd_client_t *client, struct event_base *base,
 
     rr->name = gw_strdup(opts->name);
     rr->conn = etcd_conn_new(client, base);
-    rr->store = gw_store_new(rr->conn, opts->etcd_prefix);
+    rr->store = gw_store_new(rr->conn, opts->etcd_prefix, opts->values);
     rr->round = opts->round;
     rr->ctx = opts->ctx;
     rr->wake = evtimer_new(base, on_wake, rr);

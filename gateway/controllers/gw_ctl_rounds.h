@@ -25,9 +25,10 @@ typedef struct gw_ctl_rounds gw_ctl_rounds_t;
 typedef void (*gw_ctl_round_fn)(gw_ctl_rounds_t *rr, gw_store_t *store, void *ctx);
 
 typedef struct {
-    const char *name;         /* for the log, e.g. "tokencleaner" */
-    const char *etcd_prefix;  /* --etcd-prefix */
-    const char *const *watch; /* relative key prefixes to watch, NULL-ended */
+    const char *name;                     /* for the log, e.g. "tokencleaner" */
+    const char *etcd_prefix;              /* --etcd-prefix */
+    const gw_value_transformer_t *values; /* the store's (borrowed; NULL: values as stored) */
+    const char *const *watch;             /* relative key prefixes to watch, NULL-ended */
     gw_ctl_round_fn round;
     void *ctx;
 } gw_ctl_rounds_opts_t;

@@ -29,11 +29,13 @@ publish(json_t *const *lists, int64_t revision, void *arg)
 }
 
 gw_node_graph_t *
-gw_node_graph_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix)
+gw_node_graph_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
+                    const gw_value_transformer_t *values)
 {
     gw_node_graph_t *n = gw_calloc(1, sizeof(*n));
 
-    n->mirror = gw_ctl_mirror_start(client, base, "node graph", etcd_prefix, paths, publish, n);
+    n->mirror =
+        gw_ctl_mirror_start(client, base, "node graph", etcd_prefix, values, paths, publish, n);
     return n;
 }
 

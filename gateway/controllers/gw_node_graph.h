@@ -9,6 +9,7 @@
  */
 
 #include "etcd.h"
+#include "gw_transformer.h"
 
 struct event_base;
 
@@ -17,7 +18,7 @@ typedef struct gw_node_graph gw_node_graph_t;
 /** Start on `base` (the calling worker's; it must keep running); client must outlive the
  *  feeder. Thread: base's. */
 gw_node_graph_t *gw_node_graph_start(etcd_client_t *client, struct event_base *base,
-                                     const char *etcd_prefix);
+                                     const char *etcd_prefix, const gw_value_transformer_t *values);
 
 /** Stop and free; the published graph stays in force. NULL is fine. Thread: base's. */
 void gw_node_graph_stop(gw_node_graph_t *n);

@@ -226,7 +226,7 @@ gw_nsctl_start(etcd_client_t *client, struct event_base *base, const gw_nsctl_op
         return NULL;
     c = gw_calloc(1, sizeof(*c));
     c->conn = etcd_conn_new(client, base);
-    c->store = gw_store_new(c->conn, opts->etcd_prefix);
+    c->store = gw_store_new(c->conn, opts->etcd_prefix, opts->values);
     c->recheck_ms = opts->recheck_ms > 0 ? opts->recheck_ms : GW_NSCTL_RECHECK_MS;
     set_resources(c, opts->resources, opts->n_resources);
     c->wake = evtimer_new(base, on_wake, c);

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "etcd.h"
+#include "gw_transformer.h"
 
 struct event_base;
 
@@ -50,6 +51,7 @@ typedef struct {
 
 typedef struct {
     const char *etcd_prefix;              /* --etcd-prefix; copied */
+    const gw_value_transformer_t *values; /* the store's (borrowed; NULL: values as stored) */
     const gw_nsctl_resource_t *resources; /* copied; entries with a path seen before skipped */
     size_t n_resources;
     int64_t recheck_ms; /* 0 = GW_NSCTL_RECHECK_MS */

@@ -35,13 +35,13 @@ publish(json_t *const *lists, int64_t revision, void *arg)
 
 gw_rbac_cache_t *
 gw_rbac_cache_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
-                    gw_rbac_cache_synced_fn synced, void *arg)
+                    const gw_value_transformer_t *values, gw_rbac_cache_synced_fn synced, void *arg)
 {
     gw_rbac_cache_t *c = gw_calloc(1, sizeof(*c));
 
     c->on_synced = synced;
     c->arg = arg;
-    c->mirror = gw_ctl_mirror_start(client, base, "rbac", etcd_prefix, paths, publish, c);
+    c->mirror = gw_ctl_mirror_start(client, base, "rbac", etcd_prefix, values, paths, publish, c);
     return c;
 }
 

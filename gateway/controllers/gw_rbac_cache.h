@@ -9,6 +9,7 @@
  */
 
 #include "etcd.h"
+#include "gw_transformer.h"
 
 struct event_base;
 
@@ -22,8 +23,8 @@ typedef void (*gw_rbac_cache_synced_fn)(void *arg);
  * cache. synced(arg) fires after the first snapshot (may be NULL). Thread: base's.
  */
 gw_rbac_cache_t *gw_rbac_cache_start(etcd_client_t *client, struct event_base *base,
-                                     const char *etcd_prefix, gw_rbac_cache_synced_fn synced,
-                                     void *arg);
+                                     const char *etcd_prefix, const gw_value_transformer_t *values,
+                                     gw_rbac_cache_synced_fn synced, void *arg);
 
 /** Stop and free; the published snapshot stays in force. NULL is fine. Thread: base's. */
 void gw_rbac_cache_stop(gw_rbac_cache_t *c);

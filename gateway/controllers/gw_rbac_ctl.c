@@ -64,13 +64,15 @@ round_fn(gw_ctl_rounds_t *rr, gw_store_t *store, void *ctx)
 }
 
 gw_rbac_ctl_t *
-gw_rbac_ctl_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix)
+gw_rbac_ctl_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
+                  const gw_value_transformer_t *values)
 {
     gw_rbac_ctl_t *c = gw_calloc(1, sizeof(*c));
 
     c->rounds = gw_ctl_rounds_start(client, base,
                                     &(gw_ctl_rounds_opts_t){.name = "rbac-controllers",
                                                             .etcd_prefix = etcd_prefix,
+                                                            .values = values,
                                                             .watch = watched,
                                                             .round = round_fn,
                                                             .ctx = c});

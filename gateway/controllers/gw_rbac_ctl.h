@@ -9,6 +9,7 @@
  */
 
 #include "etcd.h"
+#include "gw_transformer.h"
 
 struct event_base;
 
@@ -17,7 +18,7 @@ typedef struct gw_rbac_ctl gw_rbac_ctl_t;
 /** Start on `base` (the calling worker's; it must keep running); client must outlive it.
  *  Thread: base's. */
 gw_rbac_ctl_t *gw_rbac_ctl_start(etcd_client_t *client, struct event_base *base,
-                                 const char *etcd_prefix);
+                                 const char *etcd_prefix, const gw_value_transformer_t *values);
 
 /** Stop and free (outstanding etcd calls are canceled). NULL is fine. Thread: base's. */
 void gw_rbac_ctl_stop(gw_rbac_ctl_t *c);

@@ -354,7 +354,7 @@ gw_sactl_start(etcd_client_t *client, struct event_base *base, const gw_sactl_op
     gw_sactl_t *c = gw_calloc(1, sizeof(*c));
 
     c->conn = etcd_conn_new(client, base);
-    c->store = gw_store_new(c->conn, opts->etcd_prefix);
+    c->store = gw_store_new(c->conn, opts->etcd_prefix, opts->values);
     c->root_ca = opts->root_ca_pem != NULL && opts->root_ca_pem[0] != '\0'
                      ? gw_strdup(opts->root_ca_pem)
                      : NULL;

@@ -21,13 +21,15 @@
 #include <openssl/ssl.h>
 
 #include "etcd.h"
+#include "gw_transformer.h"
 
 struct event_base;
 
 typedef struct gw_sactl gw_sactl_t;
 
 typedef struct {
-    const char *etcd_prefix; /* --etcd-prefix; copied */
+    const char *etcd_prefix;              /* --etcd-prefix; copied */
+    const gw_value_transformer_t *values; /* the store's (borrowed; NULL: values as stored) */
     const char *root_ca_pem; /* the CA bundle to publish (copied); NULL or "": no ConfigMaps */
     int64_t resync_ms;       /* how often every namespace is looked at; 0: a minute */
 } gw_sactl_opts_t;

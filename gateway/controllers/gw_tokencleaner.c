@@ -116,7 +116,8 @@ round_start(gw_ctl_rounds_t *rr, gw_store_t *store, void *ctx)
 }
 
 gw_tokencleaner_t *
-gw_tokencleaner_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix)
+gw_tokencleaner_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
+                      const gw_value_transformer_t *values)
 {
     gw_tokencleaner_t *c = gw_calloc(1, sizeof(*c));
     static const char *const watch[] = {SECRETS, NULL};
@@ -124,6 +125,7 @@ gw_tokencleaner_start(etcd_client_t *client, struct event_base *base, const char
     c->rr = gw_ctl_rounds_start(client, base,
                                 &(gw_ctl_rounds_opts_t){.name = "tokencleaner",
                                                         .etcd_prefix = etcd_prefix,
+                                                        .values = values,
                                                         .watch = watch,
                                                         .round = round_start,
                                                         .ctx = c});

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "etcd.h"
+#include "gw_transformer.h"
 
 struct event_base;
 
@@ -19,7 +20,8 @@ typedef struct gw_tokencleaner gw_tokencleaner_t;
 /** Start on base (whose loop must keep running) with the store under etcd_prefix (copied).
  *  Thread: base's. */
 gw_tokencleaner_t *gw_tokencleaner_start(etcd_client_t *client, struct event_base *base,
-                                         const char *etcd_prefix);
+                                         const char *etcd_prefix,
+                                         const gw_value_transformer_t *values);
 
 /** Secrets deleted so far (tests, logs). Thread: base's. */
 uint64_t gw_tokencleaner_deleted(const gw_tokencleaner_t *c);

@@ -59,6 +59,9 @@ static const flag_t flags[] = {
      "Private key (PEM) of --etcd-certfile."},
     {"etcd-compaction-interval", FLAG_DURATION, OFF(etcd_compaction_interval_ms), "5m", 0, 0, NULL,
      "Interval between etcd compactions; 0 disables compaction."},
+    {"storage-media-type", FLAG_STR, OFF(storage_media_type), "application/json", 0, 0, NULL,
+     "Encoding of the objects written to etcd: application/json, application/yaml or "
+     "application/vnd.kubernetes.protobuf (kube-apiserver's). Values in any of them are read."},
     {"bind-address", FLAG_STR, OFF(bind_address), "0.0.0.0", 0, 0, check_ip,
      "IP address to listen on for HTTPS."},
     {"secure-port", FLAG_INT, OFF(secure_port), "6443", 1, 65535, NULL, "Port to serve HTTPS on."},
@@ -525,6 +528,25 @@ check_service_accounts(const gw_config_t *cfg, char *err, size_t err_len)
     return 0;
 }
 
+/* kube-apiserver's storage encodings, sorted as its message lists them. */
+static const char *const storage_media_types[] = {
+    "application/json", "application/vnd.kubernetes.protobuf", "application/yaml"};
+
+static int
+check_storage_media_type(const char *v, char *err, size_t err_len)
+{
+    /* kube lets an empty value through: the default then applies. */
+    if (v == NULL || v[0] == '\0')
+        return 0;
+    for (size_t i = 0; i < sizeof(storage_media_types) / sizeof(storage_media_types[0]); i++) {
+        if (strcmp(v, storage_media_types[i]) == 0)
+            return 0;
+    }
+    snprintf(err, err_len, "--storage-media-type \"%s\" invalid, allowed values: %s, %s, %s", v,
+             storage_media_types[0], storage_media_types[1], storage_media_types[2]);
+    return GW_EINVAL;
+}
+
 static int
 check_config(const gw_config_t *cfg, char *err, size_t err_len)
 {
@@ -546,6 +568,8 @@ check_config(const gw_config_t *cfg, char *err, size_t err_len)
         rc = check_requestheader(cfg, err, err_len);
     if (rc == 0)
         rc = check_service_accounts(cfg, err, err_len);
+    if (rc == 0)
+        rc = check_storage_media_type(cfg->storage_media_type, err, err_len);
     return rc;
 }
 

@@ -26,6 +26,7 @@ typedef struct {
     char *etcd_certfile;
     char *etcd_keyfile;
     int64_t etcd_compaction_interval_ms; /* 0 disables compaction */
+    char *storage_media_type;            /* the encoding written to etcd (all are read) */
     char *bind_address;
     int secure_port;
     char *tls_cert_file;

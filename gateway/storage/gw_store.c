@@ -7,10 +7,11 @@
 
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_log.h"
 #include "gw_store_int.h"
 
 gw_store_t *
-gw_store_new(etcd_conn_t *conn, const char *prefix)
+gw_store_new(etcd_conn_t *conn, const char *prefix, const gw_value_transformer_t *values)
 {
     gw_store_t *s = gw_calloc(1, sizeof(*s));
     size_t len = strlen(prefix);
@@ -20,6 +21,7 @@ gw_store_new(etcd_conn_t *conn, const char *prefix)
     s->conn = conn;
     s->prefix = gw_sprintf("%.*s/", (int)len, prefix);
     s->prefix_len = len + 1;
+    s->values = values;
     return s;
 }
 
@@ -62,7 +64,41 @@ gw_store__prefix_end(const char *key, size_t *len)
 }
 
 void
-gw_store__obj_init(const gw_store_t *s, const Mvccpb__KeyValue *kv, gw_obj_t *obj)
+gw_store__from_storage(const gw_store_t *s, const char *rel, const uint8_t *in, size_t len,
+                       gw_value_t *out)
+{
+    char why[256] = "";
+
+    if (s->values == NULL) {
+        gw_value_view(out, in, len);
+        return;
+    }
+    if (s->values->from_storage(s->values, in, len, out, why, sizeof(why)) == 0)
+        return;
+    /* Handed up as stored: a corrupt object to every layer above, as kube treats it. */
+    gw_log_warn(NULL, "stored value of %s cannot be decoded: %s", rel, why);
+    gw_value_view(out, in, len);
+}
+
+int
+gw_store__to_storage(const gw_store_t *s, const char *rel, const uint8_t *json, size_t len,
+                     gw_value_t *out)
+{
+    char why[256] = "";
+    int rc;
+
+    if (s->values == NULL) {
+        gw_value_view(out, json, len);
+        return 0;
+    }
+    rc = s->values->to_storage(s->values, json, len, out, why, sizeof(why));
+    if (rc != 0)
+        gw_log_warn(NULL, "value of %s cannot be encoded for storage: %s", rel, why);
+    return rc;
+}
+
+char *
+gw_store__rel_key(const gw_store_t *s, const Mvccpb__KeyValue *kv)
 {
     const char *k = (const char *)kv->key.data;
     size_t n = kv->key.len;
@@ -72,10 +108,21 @@ gw_store__obj_init(const gw_store_t *s, const Mvccpb__KeyValue *kv, gw_obj_t *ob
         k += s->prefix_len;
         n -= s->prefix_len;
     }
-    obj->key = gw_strndup(n ? k : "", n);
+    return gw_strndup(n ? k : "", n);
+}
+
+void
+gw_store__obj_init(const gw_store_t *s, const Mvccpb__KeyValue *kv, gw_obj_t *obj)
+{
+    gw_value_t v;
+
+    obj->key = gw_store__rel_key(s, kv);
     /* protobuf-c gives NULL for an empty value; callers get a pointer they can always use. */
-    obj->value = kv->value.data ? kv->value.data : (const uint8_t *)"";
-    obj->value_len = kv->value.len;
+    gw_store__from_storage(s, obj->key, kv->value.data ? kv->value.data : (const uint8_t *)"",
+                           kv->value.len, &v);
+    obj->value = v.data;
+    obj->value_len = v.len;
+    obj->owned = v.owned;
     obj->mod_revision = kv->mod_revision;
     obj->create_revision = kv->create_revision;
     obj->lease = kv->lease;
@@ -85,7 +132,9 @@ void
 gw_store__obj_clear(gw_obj_t *obj)
 {
     free((char *)obj->key);
+    free(obj->owned);
     obj->key = NULL;
+    obj->owned = NULL;
 }
 
 int64_t
@@ -236,22 +285,17 @@ list_deliver(list_op_t *op, const Etcdserverpb__RangeResponse *resp)
     bool more = op->limit > 0 && resp->n_kvs > (size_t)op->limit;
     size_t n = more ? (size_t)op->limit : resp->n_kvs;
     gw_obj_t *items = gw_calloc(n ? n : 1, sizeof(*items));
-    gw_obj_t next = {0};
-    gw_list_page_t page = {.items = items, .n_items = n, .more = more};
+    char *next = more ? gw_store__rel_key(op->s, resp->kvs[n]) : NULL; /* its key only */
+    gw_list_page_t page = {.items = items, .n_items = n, .more = more, .next_key = next};
 
     for (size_t i = 0; i < n; i++)
         gw_store__obj_init(op->s, resp->kvs[i], &items[i]);
-    if (more) {
-        gw_store__obj_init(op->s, resp->kvs[n], &next);
-        page.next_key = next.key;
-    }
     page.revision = op->revision ? op->revision : gw_store__rev(resp->header);
     page.remaining = resp->count - (int64_t)n;
     op->cb(0, &page, op->ctx);
     for (size_t i = 0; i < n; i++)
         gw_store__obj_clear(&items[i]);
-    if (more)
-        gw_store__obj_clear(&next);
+    free(next);
     free(items);
 }
 

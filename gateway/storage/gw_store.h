@@ -6,8 +6,15 @@
  *
  * Layout (kube-apiserver compatible): every key is `<prefix>/<relative key>`, where the
  * relative key is `<resource path>/<namespace>/<name>` or, cluster-scoped,
- * `<resource path>/<name>`. Values are the objects' JSON bytes, opaque here. An object's
- * resourceVersion is its etcd mod_revision.
+ * `<resource path>/<name>`. An object's resourceVersion is its etcd mod_revision.
+ *
+ * Values: callers give and get the objects' JSON bytes, opaque here. What etcd holds is what
+ * the store's value transformer (gw_transformer.h) makes of them: every value read (gets, list
+ * items, the current object of a failed transaction or a guaranteed update, deletions' last
+ * values, watch events and their previous values) goes through from_storage, every value
+ * written through to_storage. A value from_storage refuses (a corrupt one) is handed up as
+ * stored, which no JSON reader accepts, so the layers above treat it as the corrupt object it
+ * is (as kube-apiserver's corrupt-object errors).
  *
  * A gw_store_t belongs to one worker thread (it wraps that worker's etcd_conn_t). Every
  * operation is asynchronous: it returns 0 when started (its callback fires exactly once, on
@@ -20,6 +27,7 @@
 #include <stdint.h>
 
 #include "etcd.h"
+#include "gw_transformer.h"
 
 typedef struct gw_store gw_store_t;
 
@@ -32,6 +40,7 @@ typedef struct {
     int64_t mod_revision; /* the resourceVersion */
     int64_t create_revision;
     int64_t lease;
+    uint8_t *owned; /* the store's: a transcoded value it frees after the callback */
 } gw_obj_t;
 
 /**
@@ -59,11 +68,13 @@ char *gw_store_collection_prefix(const char *resource_path, const char *ns);
 
 /**
  * A store over `conn` under `prefix` (--etcd-prefix, e.g. "/registry"; a trailing '/' is
- * ignored). The store does not own conn. Free with gw_store_free on the same thread after
- * every callback has fired (etcd_conn_free cancels outstanding ones) and every guaranteed
- * update is done (asserted). NULL is fine for gw_store_free.
+ * ignored), its values through `values` (borrowed; it must outlive the store). NULL: values
+ * are stored and read as they are (tests). The store does not own conn. Free with gw_store_free on
+ * the same thread after every callback has fired (etcd_conn_free cancels outstanding ones) and
+ * every guaranteed update is done (asserted). NULL is fine for gw_store_free.
  */
-gw_store_t *gw_store_new(etcd_conn_t *conn, const char *prefix);
+gw_store_t *gw_store_new(etcd_conn_t *conn, const char *prefix,
+                         const gw_value_transformer_t *values);
 void gw_store_free(gw_store_t *s);
 
 /* ---- reads ------------------------------------------------------------------------------ */
@@ -113,7 +124,9 @@ int gw_store_list(gw_store_t *s, const gw_list_req_t *req, gw_store_list_cb cb, 
  */
 typedef void (*gw_store_write_cb)(int err, const gw_obj_t *obj, void *ctx);
 
-/** Create key=value (optionally under a lease; 0 = none). GW_EEXIST if the key exists. */
+/** Create key=value (optionally under a lease; 0 = none). GW_EEXIST if the key exists. A value
+ *  the transformer cannot store is refused at once with its error (no callback), as is
+ *  GW_EINVAL; the same holds for gw_store_update. */
 int gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t len, int64_t lease,
                     gw_store_write_cb cb, void *ctx);
 
@@ -149,8 +162,9 @@ typedef struct gw_store_update gw_store_update_t;
 typedef void (*gw_store_mutate_fn)(gw_store_update_t *u, const gw_obj_t *current, void *ctx);
 
 /** Write `value` (the store takes ownership of the malloc'd buffer). When the bytes equal the
- *  current value nothing is written and the done callback gets the current object. An
- *  existing key keeps its lease; a new one gets none. */
+ *  current value's JSON (after from_storage) nothing is written and the done callback gets the
+ *  current object. An existing key keeps its lease; a new one gets none. A value the
+ *  transformer cannot store ends the update with the transformer's error. */
 void gw_store_update_commit(gw_store_update_t *u, uint8_t *value, size_t len);
 
 /** Give up with `err` (a negative gw_err code); the done callback gets it. */

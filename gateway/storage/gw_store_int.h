@@ -15,6 +15,7 @@ struct gw_store {
     char *prefix; /* --etcd-prefix plus one '/': every full key starts with it */
     size_t prefix_len;
     size_t n_updates; /* guaranteed updates not yet done (checked by gw_store_free) */
+    const gw_value_transformer_t *values; /* NULL: values pass as they are */
 };
 
 /** Full etcd key of a relative key: prefix + rel. Caller frees. */
@@ -27,9 +28,26 @@ char *gw_store__full_key(const gw_store_t *s, const char *rel);
  */
 char *gw_store__prefix_end(const char *key, size_t *len);
 
-/** Fill *obj as a view of kv, with a new relative key (free with gw_store__obj_clear). */
+/**
+ * The JSON document of a stored value (relative key `rel`, for the log): a view of `in` when
+ * it needs no change, else a new buffer in out->owned. Never fails: a value the transformer
+ * refuses is logged and handed up as stored (no JSON reader takes it: a corrupt object).
+ */
+void gw_store__from_storage(const gw_store_t *s, const char *rel, const uint8_t *in, size_t len,
+                            gw_value_t *out);
+
+/** The bytes to store for a JSON document: a view of it or a new buffer (gw_value_clear).
+ *  Returns 0 or the transformer's error (logged). */
+int gw_store__to_storage(const gw_store_t *s, const char *rel, const uint8_t *json, size_t len,
+                         gw_value_t *out);
+
+/** kv's key relative to the prefix, as a new string (caller frees). */
+char *gw_store__rel_key(const gw_store_t *s, const Mvccpb__KeyValue *kv);
+
+/** Fill *obj from kv: a new relative key and the value through from_storage (free both with
+ *  gw_store__obj_clear). */
 void gw_store__obj_init(const gw_store_t *s, const Mvccpb__KeyValue *kv, gw_obj_t *obj);
-/** Free the key that gw_store__obj_init allocated. */
+/** Free the key and the transcoded value that gw_store__obj_init allocated. */
 void gw_store__obj_clear(gw_obj_t *obj);
 
 /** The revision in a response header, 0 if the header is missing. */

@@ -1,7 +1,9 @@
 /*
  * Guaranteed update, as kube-apiserver's GuaranteedUpdate: read, let the caller compute the
  * new value, write it with a precondition on the revision that was read, and on conflict
- * start over from the value the failed transaction read back (no extra round trip).
+ * start over from the value the failed transaction read back (no extra round trip). The caller
+ * sees and commits JSON: the current value comes through from_storage, the new one goes to
+ * etcd through to_storage.
  */
 #include "gw_store.h"
 
@@ -24,21 +26,33 @@ struct gw_store_update {
     void *ctx;
     bool deciding; /* mutate was called; commit or abort is due */
     bool exists;   /* cur holds the object as last read */
-    gw_obj_t cur;  /* value owned by us: mutate may run asynchronously */
-    uint8_t *next; /* the value being written */
+    gw_obj_t cur;  /* its JSON, in cur.owned (mutate may run asynchronously) */
+    uint8_t *next; /* the JSON being written */
     size_t next_len;
 };
 
 static void
+clear_current(gw_store_update_t *u)
+{
+    free(u->cur.owned);
+    u->cur = (gw_obj_t){.key = u->rel};
+}
+
+static void
 set_current(gw_store_update_t *u, const Mvccpb__KeyValue *kv)
 {
-    free((uint8_t *)u->cur.value);
-    u->cur = (gw_obj_t){.key = u->rel};
+    gw_value_t v;
+
+    clear_current(u);
     u->exists = kv != NULL;
     if (kv == NULL)
         return;
-    u->cur.value = gw_memdup(kv->value.data, kv->value.len);
-    u->cur.value_len = kv->value.len;
+    gw_store__from_storage(u->s, u->rel, kv->value.data ? kv->value.data : (const uint8_t *)"",
+                           kv->value.len, &v);
+    /* Ours to keep: a transcoded buffer as is, a view of the response copied. */
+    u->cur.owned = v.owned != NULL ? v.owned : gw_memdup(v.data, v.len);
+    u->cur.value = u->cur.owned;
+    u->cur.value_len = v.len;
     u->cur.mod_revision = kv->mod_revision;
     u->cur.create_revision = kv->create_revision;
     u->cur.lease = kv->lease;
@@ -50,7 +64,7 @@ finish(gw_store_update_t *u, int err, const gw_obj_t *obj)
 {
     u->s->n_updates--;
     u->done(err, obj, u->ctx);
-    free((uint8_t *)u->cur.value);
+    clear_current(u);
     free(u->next);
     free(u->key);
     free(u->rel);
@@ -117,14 +131,14 @@ txn_done(int err, const Etcdserverpb__TxnResponse *resp, void *arg)
 }
 
 static void
-write_next(gw_store_update_t *u)
+write_next(gw_store_update_t *u, const gw_value_t *stored)
 {
     /* Written only if the key is still exactly what mutate saw; an existing key keeps its
      * lease (a Put without one would detach it). */
     etcd_cmp_t cmp = {.key = etcd_str(u->key), .result = ETCD_CMP_EQUAL};
     etcd_op_t put = {.kind = ETCD_OP_PUT,
                      .key = cmp.key,
-                     .value = {u->next, u->next_len},
+                     .value = {stored->data, stored->len},
                      .lease = u->exists ? u->cur.lease : 0};
     etcd_op_t get = {.kind = ETCD_OP_RANGE, .key = cmp.key};
     int rc;
@@ -139,9 +153,15 @@ write_next(gw_store_update_t *u)
 void
 gw_store_update_commit(gw_store_update_t *u, uint8_t *value, size_t len)
 {
+    gw_value_t stored;
+    int rc;
+
     assert(u->deciding);
     u->deciding = false;
-    /* Nothing changed: like kube-apiserver, skip the write and return the object as is. */
+    /* Nothing changed: like kube-apiserver, skip the write and return the object as is. Both
+     * sides are JSON (the current value came through from_storage), so a value kube stored as
+     * protobuf is seen unchanged without encoding anything, and an unchanged object is never
+     * rewritten merely to change its encoding. */
     if (u->exists && len == u->cur.value_len &&
         (len == 0 || memcmp(value, u->cur.value, len) == 0)) {
         free(value);
@@ -150,7 +170,13 @@ gw_store_update_commit(gw_store_update_t *u, uint8_t *value, size_t len)
     }
     u->next = value;
     u->next_len = len;
-    write_next(u);
+    rc = gw_store__to_storage(u->s, u->rel, value ? value : (const uint8_t *)"", len, &stored);
+    if (rc != 0) {
+        finish(u, rc, NULL);
+        return;
+    }
+    write_next(u, &stored); /* may finish u; stored is ours still */
+    gw_value_clear(&stored);
 }
 
 void

@@ -1,5 +1,5 @@
 /* Watches: etcd watch events mapped to ADDED / MODIFIED / DELETED / PROGRESS, as
- * kube-apiserver's etcd3 watcher does. */
+ * kube-apiserver's etcd3 watcher does; objects and previous values through from_storage. */
 #include "gw_store.h"
 
 #include <stdlib.h>
@@ -44,16 +44,15 @@ deliver_delete(gw_store_watch_t *w, const Mvccpb__Event *e)
     /* The deleted object is its last value, stamped with the deletion's revision. */
     if (e->prev_kv != NULL) {
         gw_store__obj_init(w->s, e->prev_kv, &obj);
-        gw_store__obj_init(w->s, e->prev_kv, &prev);
+        prev = obj; /* the same value, decoded once: prev borrows obj's */
+        prev.owned = NULL;
         obj.mod_revision = e->kv->mod_revision;
         ev.obj = &obj;
         ev.prev = &prev;
     }
     w->cb(0, &ev, w->ctx);
-    if (ev.obj != NULL) {
+    if (ev.obj != NULL)
         gw_store__obj_clear(&obj);
-        gw_store__obj_clear(&prev);
-    }
 }
 
 static void

@@ -1,4 +1,6 @@
-/* Writes with preconditions: create, update, delete, each one etcd transaction. */
+/* Writes with preconditions: create, update, delete, each one etcd transaction. Values go to
+ * etcd through the store's to_storage; results report the caller's JSON (or, for a failed
+ * precondition and a delete, the stored value through from_storage). */
 #include "gw_store.h"
 
 #include <stdlib.h>
@@ -72,8 +74,8 @@ report_failed(write_op_t *op, const Etcdserverpb__TxnResponse *resp)
 }
 
 static int
-start_txn(write_op_t *op, const etcd_cmp_t *cmp, const etcd_op_t *then_op,
-          const etcd_op_t *else_op, etcd_txn_cb done)
+start_txn(write_op_t *op, const etcd_cmp_t *cmp, const etcd_op_t *then_op, const etcd_op_t *else_op,
+          etcd_txn_cb done)
 {
     int rc = etcd_txn_if(op->s->conn, cmp, then_op, else_op, done, op);
 
@@ -104,20 +106,25 @@ int
 gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t len, int64_t lease,
                 gw_store_write_cb cb, void *ctx)
 {
+    gw_value_t stored;
     write_op_t *op;
     char *full;
     int rc;
 
     if (!gw_store__key_ok(key) || (value == NULL && len > 0) || lease < 0)
         return GW_EINVAL;
+    rc = gw_store__to_storage(s, key, value ? value : (const uint8_t *)"", len, &stored);
+    if (rc != 0)
+        return rc;
     op = op_new(s, key, value, len, cb, ctx);
     op->lease = lease;
     full = gw_store__full_key(s, key);
     /* kube-apiserver's create: only if the key has never been created (or was deleted). */
     etcd_cmp_t cmp = {.key = etcd_str(full), .target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL};
     etcd_op_t put = {
-        .kind = ETCD_OP_PUT, .key = cmp.key, .value = {op->value, len}, .lease = lease};
+        .kind = ETCD_OP_PUT, .key = cmp.key, .value = {stored.data, stored.len}, .lease = lease};
     rc = start_txn(op, &cmp, &put, NULL, create_done);
+    gw_value_clear(&stored); /* etcd copied the request */
     free(full);
     return rc;
 }
@@ -145,6 +152,7 @@ int
 gw_store_update(gw_store_t *s, const char *key, const uint8_t *value, size_t len,
                 int64_t expected_revision, gw_store_write_cb cb, void *ctx)
 {
+    gw_value_t stored;
     write_op_t *op;
     char *full;
     int rc;
@@ -152,6 +160,9 @@ gw_store_update(gw_store_t *s, const char *key, const uint8_t *value, size_t len
     /* mod_revision 0 would match a missing key and turn the update into a create. */
     if (!gw_store__key_ok(key) || (value == NULL && len > 0) || expected_revision <= 0)
         return GW_EINVAL;
+    rc = gw_store__to_storage(s, key, value ? value : (const uint8_t *)"", len, &stored);
+    if (rc != 0)
+        return rc;
     op = op_new(s, key, value, len, cb, ctx);
     full = gw_store__full_key(s, key);
     etcd_cmp_t cmp = {.key = etcd_str(full),
@@ -160,9 +171,10 @@ gw_store_update(gw_store_t *s, const char *key, const uint8_t *value, size_t len
                       .number = expected_revision};
     /* prev_kv gives the create_revision of the object we replaced. */
     etcd_op_t put = {
-        .kind = ETCD_OP_PUT, .key = cmp.key, .value = {op->value, len}, .prev_kv = true};
+        .kind = ETCD_OP_PUT, .key = cmp.key, .value = {stored.data, stored.len}, .prev_kv = true};
     etcd_op_t get = {.kind = ETCD_OP_RANGE, .key = cmp.key};
     rc = start_txn(op, &cmp, &put, &get, update_done);
+    gw_value_clear(&stored); /* etcd copied the request */
     free(full);
     return rc;
 }

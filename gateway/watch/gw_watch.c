@@ -76,7 +76,7 @@ hub_thread(void *arg)
     if (s->base == NULL)
         abort();
     s->conn = etcd_conn_new(s->cfg.etcd, s->base);
-    s->store = gw_store_new(s->conn, s->etcd_prefix);
+    s->store = gw_store_new(s->conn, s->etcd_prefix, s->cfg.values);
     gw_watch__mailbox_open(&s->inbox, s->base, deliver, s);
     pthread_mutex_lock(&s->ready_lock);
     s->ready = true;

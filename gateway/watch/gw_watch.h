@@ -128,14 +128,15 @@ void gw_wev_unref_cleanup(const void *data, size_t len, void *arg);
 /* ---- the service ------------------------------------------------------------------------- */
 
 typedef struct {
-    etcd_client_t *etcd;     /* borrowed; outlives the service */
-    const char *etcd_prefix; /* --etcd-prefix */
-    int workers;             /* how many locals there will be (indices 0..workers-1) */
-    size_t window_events;    /* 0: 4096, or KGATE_WATCH_WINDOW */
-    size_t window_bytes;     /* 0: 32 MiB, or KGATE_WATCH_WINDOW_BYTES */
-    int64_t linger_ms;       /* 0: 30 s, or KGATE_WATCH_LINGER_MS */
-    int64_t progress_ms;     /* 0: 60 s, or KGATE_WATCH_PROGRESS_MS */
-    size_t queue_bytes;      /* 0: 4 MiB, or KGATE_WATCH_QUEUE_BYTES */
+    etcd_client_t *etcd;                  /* borrowed; outlives the service */
+    const char *etcd_prefix;              /* --etcd-prefix */
+    const gw_value_transformer_t *values; /* borrowed: the store's (NULL: values as stored) */
+    int workers;                          /* how many locals there will be (indices 0..workers-1) */
+    size_t window_events;                 /* 0: 4096, or KGATE_WATCH_WINDOW */
+    size_t window_bytes;                  /* 0: 32 MiB, or KGATE_WATCH_WINDOW_BYTES */
+    int64_t linger_ms;                    /* 0: 30 s, or KGATE_WATCH_LINGER_MS */
+    int64_t progress_ms;                  /* 0: 60 s, or KGATE_WATCH_PROGRESS_MS */
+    size_t queue_bytes;                   /* 0: 4 MiB, or KGATE_WATCH_QUEUE_BYTES */
 } gw_watch_config_t;
 
 /**

@@ -102,8 +102,8 @@ main(void)
     cat = gw_catalog_builtin();
     snprintf(prefix, sizeof(prefix), "/kgate-test/controllers/%d", (int)getpid());
     harness_open(&h, client, prefix);
-    inst[0] = gw_controllers_start(client, h.base, prefix, cat);
-    inst[1] = gw_controllers_start(client, h.base, prefix, cat);
+    inst[0] = gw_controllers_start(client, h.base, prefix, NULL, cat);
+    inst[1] = gw_controllers_start(client, h.base, prefix, NULL, cat);
     tap_ok(ctl_wait(&h, all_initial, NULL, WAIT_MS), "the initial namespaces are created");
     tap_ok(ctl_wait(&h, one_leads, NULL, WAIT_MS), "one instance runs the namespace controller");
     harness_run_for(&h, 1000);

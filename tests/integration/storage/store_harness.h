@@ -57,7 +57,7 @@ harness_open(harness_t *h, etcd_client_t *c, const char *prefix)
 {
     h->base = event_base_new();
     h->conn = etcd_conn_new(c, h->base);
-    h->store = gw_store_new(h->conn, prefix);
+    h->store = gw_store_new(h->conn, prefix, NULL);
 }
 
 static inline void

@@ -56,6 +56,7 @@ test_defaults(void)
     tap_is_str(cfg.etcd_servers, "http://127.0.0.1:2379", "etcd-servers stored");
     tap_is_str(cfg.etcd_prefix, "/registry", "etcd-prefix default");
     tap_is_int(cfg.etcd_compaction_interval_ms, 300000, "compaction interval default 5m");
+    tap_is_str(cfg.storage_media_type, "application/json", "storage-media-type default JSON");
     tap_is_str(cfg.bind_address, "0.0.0.0", "bind-address default");
     tap_is_int(cfg.secure_port, 6443, "secure-port default");
     tap_is_str(cfg.cert_dir, "/var/run/kubernetes", "cert-dir default");
@@ -152,6 +153,28 @@ test_durations(void)
     gw_config_free(&cfg);
     expect_error("invalid value \"-2s\" for --livez-grace-period: must not be negative",
                  "negative duration message", ETCD, "--livez-grace-period=-2s", NULL);
+}
+
+/* --storage-media-type takes kube's three encodings, and refuses others in kube's words. */
+static void
+test_storage_media_type(void)
+{
+    static const char *const ok[] = {
+        "--storage-media-type=application/json",
+        "--storage-media-type=application/yaml",
+        "--storage-media-type=application/vnd.kubernetes.protobuf",
+        "--storage-media-type=",
+    };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        gw_config_t cfg;
+        tap_is_int(parse(&cfg, ETCD, ok[i], (const char *)NULL), 0, ok[i]);
+        tap_is_str(cfg.storage_media_type, strchr(ok[i], '=') + 1, ok[i]);
+        gw_config_free(&cfg);
+    }
+    expect_error("--storage-media-type \"application/protobuf\" invalid, allowed values: "
+                 "application/json, application/vnd.kubernetes.protobuf, application/yaml",
+                 "storage-media-type: kube's message", ETCD,
+                 "--storage-media-type=application/protobuf", NULL);
 }
 
 static void
@@ -340,6 +363,7 @@ main(void)
     test_defaults();
     test_both_syntaxes();
     test_durations();
+    test_storage_media_type();
     test_booleans();
     test_lists();
     test_usage_errors();
