@@ -401,19 +401,21 @@ check "jobs name kube's message for an unsupported field" is_status 400 BadReque
 req GET "$CORE/services?fieldSelector=spec.type%3DClusterIP"
 check "services select on spec.type" code_is 200
 
+# 8 s: the event must have arrived by the bookmark 2 s before the end, even under sanitizers
+# on a loaded machine.
 start=$(date +%s.%N)
-kcurl "${ADMIN[@]}" -N -o "$KGATE_TEST_TMP/watch" \
-    "$KGATE_URL$EV1?watch=true&resourceVersion=$ev_rv&allowWatchBookmarks=true&timeoutSeconds=4&fieldSelector=regarding.name%3Dn1"
+kcurl "${ADMIN[@]}" -N --max-time 20 -o "$KGATE_TEST_TMP/watch" \
+    "$KGATE_URL$EV1?watch=true&resourceVersion=$ev_rv&allowWatchBookmarks=true&timeoutSeconds=8&fieldSelector=regarding.name%3Dn1"
 took=$(python3 -c "import time; print(time.time() - $start)")
 types=$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["type"] + ":" + json.loads(l)["object"]["metadata"].get("name", "") for l in open(sys.argv[1]) if l.strip()))' "$KGATE_TEST_TMP/watch")
 check "a selected watch gets its event, then a BOOKMARK before timeoutSeconds ends" \
-    test "$types" = "ADDED:ev2 BOOKMARK:"
+    test "$types" = "ADDED:ev2 BOOKMARK:" || diag "got: $types"
 last_rv=$(python3 -c 'import json,sys; print([json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]["object"]["metadata"]["resourceVersion"])' "$KGATE_TEST_TMP/watch")
 req GET $CORE/events
 check "... the bookmark carries the collection's newest resourceVersion" test "$last_rv" = \
     "$(jget "d['metadata']['resourceVersion']")"
 within() { python3 -c "import sys; sys.exit(0 if $1 < $took < $2 else 1)" || { diag "took $took s"; return 1; }; }
-check "... and the stream ends when timeoutSeconds says (4 s)" within 3.5 10
+check "... and the stream ends when timeoutSeconds says (8 s)" within 7.5 14
 kcurl "${ADMIN[@]}" -N -o "$KGATE_TEST_TMP/watch" \
     "$KGATE_URL$CORE/events?watch=true&resourceVersion=$ev_rv&timeoutSeconds=1&fieldSelector=metadata.name%3Dev2"
 check "a watch by name sees its object (core events)" test "$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["object"]["metadata"]["name"] for l in open(sys.argv[1]) if l.strip()))' "$KGATE_TEST_TMP/watch")" = ev2
