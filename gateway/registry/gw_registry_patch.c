@@ -500,18 +500,21 @@ strategic_text_error(gw_req_t *r, const patch_t *p, const json_error_t *jerr)
     return "unexpected end of JSON input";
 }
 
-/* An apply body: YAML (or JSON) of one object; an empty body is an empty configuration. */
+/* An apply body: YAML (or JSON) of one object, or CBOR (feature gate CBORServingAndStorage);
+ * an empty body is an empty configuration. */
 static bool
-read_apply(gw_req_t *r, patch_t *p)
+read_apply(gw_req_t *r, patch_t *p, bool cbor)
 {
     char err[512];
 
     p->type = PATCH_APPLY;
     p->raw = gw_req_body(r, &p->raw_len);
     gw_arena_defer(r->arena, (void (*)(void *))gw_field_issues_clear, &p->dups);
-    p->patch = gw_yaml_to_json_dups(p->raw, p->raw_len, &p->dups, err, sizeof(err));
+    p->patch = cbor ? gw_cbor_decode((const uint8_t *)p->raw, p->raw_len, err, sizeof(err))
+                    : gw_yaml_to_json_dups(p->raw, p->raw_len, &p->dups, err, sizeof(err));
     if (p->patch == NULL) {
-        gw_reply_status(r, 400, "BadRequest", NULL, "error decoding YAML: %s", err);
+        gw_reply_status(r, 400, "BadRequest", NULL, "error decoding %s: %s",
+                        cbor ? "patch" : "YAML", err);
         return false;
     }
     if (json_is_null(p->patch)) {
@@ -532,24 +535,6 @@ read_apply(gw_req_t *r, patch_t *p)
     return true;
 }
 
-/* An apply body in CBOR (feature gate CBORServingAndStorage): one object, as kube decodes it. */
-static bool
-read_apply_cbor(gw_req_t *r, patch_t *p)
-{
-    char err[256];
-
-    p->type = PATCH_APPLY;
-    p->raw = gw_req_body(r, &p->raw_len);
-    gw_arena_defer(r->arena, (void (*)(void *))gw_field_issues_clear, &p->dups);
-    p->patch = gw_cbor_decode((const uint8_t *)p->raw, p->raw_len, err, sizeof(err));
-    if (p->patch == NULL) {
-        gw_reply_status(r, 400, "BadRequest", NULL, "error decoding patch: %s", err);
-        return false;
-    }
-    gw_arena_defer(r->arena, (void (*)(void *))json_decref, p->patch);
-    return true;
-}
-
 /* The patch document; false after replying (415 for a type not served, 400 for bad text; a
  * strategic patch's bad text is answered once the object is found, as kube does). */
 static bool
@@ -560,10 +545,8 @@ read_patch(gw_req_t *r, patch_t *p)
 
     if (type == GW_BODY_UNSUPPORTED)
         return false;
-    if (type == GW_BODY_APPLY_PATCH)
-        return read_apply(r, p);
-    if (type == GW_BODY_APPLY_PATCH_CBOR)
-        return read_apply_cbor(r, p);
+    if (type == GW_BODY_APPLY_PATCH || type == GW_BODY_APPLY_PATCH_CBOR)
+        return read_apply(r, p, type == GW_BODY_APPLY_PATCH_CBOR);
     p->type = type == GW_BODY_JSON_PATCH    ? PATCH_JSON
               : type == GW_BODY_MERGE_PATCH ? PATCH_MERGE
                                             : PATCH_STRATEGIC;
