@@ -74,15 +74,12 @@ precondition_holds(bind_t *b, const json_t *pod)
     return false;
 }
 
-/* podutil.UpdatePodCondition with PodScheduled=True (lastTransitionTime kept when unchanged). */
-static void
-scheduled_condition(json_t *pod)
+void
+gw_registry__pod_condition(json_t *pod, json_t *cond)
 {
     json_t *status = json_object_get(pod, "status"), *conds, *c;
-    char now[21];
     size_t i;
 
-    gw_objmeta_now(now);
     if (!json_is_object(status)) {
         status = json_object();
         json_object_set_new(pod, "status", status);
@@ -92,15 +89,12 @@ scheduled_condition(json_t *pod)
         conds = json_array();
         json_object_set_new(status, "conditions", conds);
     }
-    json_t *cond = json_pack("{s:s,s:s,s:n,s:s}", "type", "PodScheduled", "status", "True",
-                             "lastProbeTime", "lastTransitionTime", now);
     json_array_foreach(conds, i, c)
     {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        if (t == NULL || strcmp(t, "PodScheduled") != 0)
+        if (!json_equal(json_object_get(c, "type"), json_object_get(cond, "type")))
             continue;
-        const char *s = json_string_value(json_object_get(c, "status"));
-        if (s != NULL && strcmp(s, "True") == 0 && json_object_get(c, "lastTransitionTime"))
+        if (json_equal(json_object_get(c, "status"), json_object_get(cond, "status")) &&
+            json_object_get(c, "lastTransitionTime") != NULL)
             json_object_set(cond, "lastTransitionTime", json_object_get(c, "lastTransitionTime"));
         json_array_set_new(conds, i, cond);
         return;
@@ -116,6 +110,7 @@ assign(bind_t *b, json_t *pod)
     const char *node = json_string_value(json_object_get(spec, "nodeName"));
     const char *k;
     json_t *v;
+    char now[21];
 
     if (!precondition_holds(b, pod))
         return false;
@@ -149,7 +144,9 @@ assign(bind_t *b, json_t *pod)
     {
         json_object_set(ann, k, v);
     }
-    scheduled_condition(pod);
+    gw_objmeta_now(now);
+    gw_registry__pod_condition(pod, json_pack("{s:s,s:s,s:n,s:s}", "type", "PodScheduled", "status",
+                                              "True", "lastProbeTime", "lastTransitionTime", now));
     return true;
 }
 

@@ -208,49 +208,13 @@ preconditions_hold(evict_t *e, const json_t *pod)
     return true;
 }
 
-/* podutil.UpdatePodCondition with DisruptionTarget: lastTransitionTime kept when the status
- * stays. */
-static void
-add_disruption_condition(json_t *pod)
-{
-    json_t *status = json_object_get(pod, "status"), *conds, *c;
-    char now[21];
-    size_t i;
-
-    gw_objmeta_now(now);
-    if (!json_is_object(status)) {
-        status = json_object();
-        json_object_set_new(pod, "status", status);
-    }
-    conds = json_object_get(status, "conditions");
-    if (!json_is_array(conds)) {
-        conds = json_array();
-        json_object_set_new(status, "conditions", conds);
-    }
-    json_t *cond = json_pack("{s:s,s:s,s:n,s:s,s:s,s:s}", "type", "DisruptionTarget", "status",
-                             "True", "lastProbeTime", "lastTransitionTime", now, "reason",
-                             "EvictionByEvictionAPI", "message", "Eviction API: evicting");
-    json_array_foreach(conds, i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        if (t == NULL || strcmp(t, "DisruptionTarget") != 0)
-            continue;
-        if (json_equal(json_object_get(c, "status"), json_object_get(cond, "status")) &&
-            json_object_get(c, "lastTransitionTime") != NULL)
-            json_object_set(cond, "lastTransitionTime", json_object_get(c, "lastTransitionTime"));
-        json_array_set_new(conds, i, cond);
-        return;
-    }
-    json_array_append_new(conds, cond);
-}
-
 static void
 condition_mutate(gw_store_update_t *su, const gw_obj_t *cur, void *ctx)
 {
     evict_t *e = ctx;
     json_t *pod;
     size_t len;
-    char *bytes;
+    char *bytes, now[21];
 
     if (cur == NULL) {
         gw_registry__fail_err(e->r, &e->fail, GW_ENOTFOUND, e->name);
@@ -265,7 +229,11 @@ condition_mutate(gw_store_update_t *su, const gw_obj_t *cur, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
-    add_disruption_condition(pod);
+    gw_objmeta_now(now);
+    gw_registry__pod_condition(
+        pod, json_pack("{s:s,s:s,s:n,s:s,s:s,s:s}", "type", "DisruptionTarget", "status", "True",
+                       "lastProbeTime", "lastTransitionTime", now, "reason",
+                       "EvictionByEvictionAPI", "message", "Eviction API: evicting"));
     bytes = gw_registry__encode(pod, &len);
     json_decref(pod);
     gw_store_update_commit(su, (uint8_t *)bytes, len);

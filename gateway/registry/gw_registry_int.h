@@ -298,6 +298,10 @@ void gw_registry__eviction(gw_req_t *r);
 /** POST of pods/binding or of a Binding to the bindings collection: kube's BindingREST. */
 void gw_registry__binding(gw_req_t *r);
 
+/** kube's podutil.UpdatePodCondition: set cond (stolen) in pod's status.conditions, replacing
+ *  the condition of its type and keeping that one's lastTransitionTime when the status stays. */
+void gw_registry__pod_condition(json_t *pod, json_t *cond);
+
 /* ---- CertificateSigningRequests (gw_registry_csr.c) -------------------------------------- */
 
 /** PrepareForCreate: spec.username, uid, groups and extra from the requesting user (what the
