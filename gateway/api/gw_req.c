@@ -487,9 +487,11 @@ encode(gw_req_t *r, const json_t *doc, struct evbuffer *out)
     if (r->accept == GW_MEDIA_CBOR)
         return encode_cbor(r, doc, out);
     if (r->accept == GW_MEDIA_PROTOBUF) {
-        const gw_schema_t *s = r->as == GW_AS_OBJECT || json_object_get(doc, "items") != NULL
+        /* A metadata view's kind is not the catalog's (a Status stays one: its own kind). */
+        const char *kind = json_string_value(json_object_get(doc, "kind"));
+        const gw_schema_t *s = r->as == GW_AS_OBJECT || kind == NULL || strcmp(kind, "Status") == 0
                                    ? NULL
-                                   : gw_partial_schema(false);
+                                   : gw_partial_schema(json_object_get(doc, "items") != NULL);
         char err[256];
         uint8_t *bytes;
         size_t len;
@@ -539,12 +541,16 @@ go_type(gw_req_t *r, const json_t *doc)
 static json_t *
 as_requested(gw_req_t *r, json_t *doc)
 {
-    const char *kind = json_string_value(json_object_get(doc, "kind"));
-    bool list = json_is_array(json_object_get(doc, "items"));
+    const char *kind;
+    bool list;
     json_t *view, *items;
     size_t i;
 
-    if (r->as == GW_AS_OBJECT || (kind != NULL && strcmp(kind, "Status") == 0))
+    if (r->as == GW_AS_OBJECT)
+        return doc;
+    kind = json_string_value(json_object_get(doc, "kind"));
+    list = json_is_array(json_object_get(doc, "items"));
+    if (kind != NULL && strcmp(kind, "Status") == 0)
         return doc;
     if (list != (r->as == GW_AS_PARTIAL_LIST)) {
         const char *type = go_type(r, doc);
