@@ -232,15 +232,16 @@ add_line(watch_t *st, const char *type, const char *obj, size_t len)
     return ok;
 }
 
+/* A shared event's type as a watch event names it. */
+static const char *const type_names[] = {
+    [GW_WATCH_ADDED] = "ADDED", [GW_WATCH_MODIFIED] = "MODIFIED", [GW_WATCH_DELETED] = "DELETED"};
+
 /* gw_wev_form's maker: the event in this watch's form. */
 static char *
 make_form(const gw_wev_t *e, void *ctx, size_t *len)
 {
-    static const char *const types[] = {[GW_WATCH_ADDED] = "ADDED",
-                                        [GW_WATCH_MODIFIED] = "MODIFIED",
-                                        [GW_WATCH_DELETED] = "DELETED"};
     json_t *doc = json_loadb(e->obj, e->obj_len, 0, NULL);
-    char *out = doc != NULL ? encode_event(ctx, types[e->type], doc, len) : NULL;
+    char *out = doc != NULL ? encode_event(ctx, type_names[e->type], doc, len) : NULL;
 
     json_decref(doc);
     return out;
@@ -259,11 +260,7 @@ add_shared(watch_t *st, const gw_wev_t *e)
     size_t len = e->line_len;
 
     if (st->partial && (st->cbor || strcmp(st->r->as_version, "v1") != 0))
-        return add_line(st,
-                        e->type == GW_WATCH_ADDED      ? "ADDED"
-                        : e->type == GW_WATCH_MODIFIED ? "MODIFIED"
-                                                       : "DELETED",
-                        e->obj, e->obj_len);
+        return add_line(st, type_names[e->type], e->obj, e->obj_len);
     if (!plain(st))
         bytes = gw_wev_form(ev, slot, make_form, st, &len);
     if (bytes == NULL)
