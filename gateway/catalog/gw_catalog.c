@@ -1,6 +1,7 @@
 /* The resource catalog: the embedded built-in catalog, its lookups, and catalog assembly. */
 #include "gw_catalog.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,16 @@ parse_subresource(const gw_catalog_t *u, gw_subresource_t *s, json_t *j, const c
     s->connect = json_is_true(json_object_get(j, "connect"));
 }
 
+/* "group/version" for the process's lifetime. */
+static const char *
+api_version(const char *group, const char *version)
+{
+    char *s = gw_catalog__alloc(strlen(group) + strlen(version) + 2);
+
+    sprintf(s, "%s/%s", group, version);
+    return s;
+}
+
 static void
 parse_resource(const gw_catalog_t *u, gw_resource_t *r, json_t *j)
 {
@@ -142,6 +153,7 @@ parse_resource(const gw_catalog_t *u, gw_resource_t *r, json_t *j)
 
     r->group = req_str(j, "group", where);
     r->version = req_str(j, "version", where);
+    r->api_version = r->group[0] == '\0' ? r->version : api_version(r->group, r->version);
     r->name = where;
     r->singular = req_str(j, "singular", where);
     r->kind = req_str(j, "kind", where);

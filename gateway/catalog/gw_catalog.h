@@ -159,7 +159,8 @@ typedef struct {
 typedef struct {
     const char *group; /* "" for the core group */
     const char *version;
-    const char *name;      /* plural resource name, "deployments" */
+    const char *api_version; /* "group/version", or the version alone for the core group */
+    const char *name;        /* plural resource name, "deployments" */
     const char *singular;  /* "deployment" */
     const char *kind;      /* "Deployment" */
     const char *list_kind; /* "DeploymentList" */

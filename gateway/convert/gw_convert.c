@@ -63,10 +63,9 @@ find_hub(const char *av, size_t av_len, const char *kind, size_t kind_len)
 }
 
 bool
-gw_convert_versioned(const char *api_version, size_t av_len, const char *kind, size_t kind_len)
+gw_convert_is_spoke(const char *api_version, size_t av_len, const char *kind, size_t kind_len)
 {
-    return find_spoke(api_version, av_len, kind, kind_len) != NULL ||
-           find_hub(api_version, av_len, kind, kind_len) != NULL;
+    return find_spoke(api_version, av_len, kind, kind_len) != NULL;
 }
 
 bool

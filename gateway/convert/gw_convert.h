@@ -23,12 +23,11 @@
 bool gw_convert(json_t *obj, const char *to_api_version, const char *to_kind);
 
 /**
- * Whether apiVersion and kind (not NUL-terminated: lengths given) name a version of a kind that
- * is served in several versions, so that an object of it may need gw_convert. Cheap: it is asked
- * of every object the registry serves. Thread: any.
+ * Whether apiVersion and kind (not NUL-terminated: lengths given) name a version other than
+ * the storage version of a kind served in several versions: an object of it is converted before
+ * it is stored. Cheap: it is asked of every object the registry serves. Thread: any.
  */
-bool gw_convert_versioned(const char *api_version, size_t av_len, const char *kind,
-                          size_t kind_len);
+bool gw_convert_is_spoke(const char *api_version, size_t av_len, const char *kind, size_t kind_len);
 
 /**
  * The hub (the storage version) of the kind apiVersion/kind belongs to: its apiVersion and

@@ -15,12 +15,14 @@ each_capacity(json_t *slice, bool wrap)
     size_t i;
     json_t *device;
 
-    json_array_foreach(devices, i, device) {
+    json_array_foreach(devices, i, device)
+    {
         json_t *capacity = json_object_get(json_object_get(device, "basic"), "capacity");
         const char *name;
         json_t *q;
 
-        json_object_foreach(capacity, name, q) {
+        json_object_foreach(capacity, name, q)
+        {
             if (wrap)
                 json_object_set_new(capacity, name, json_pack("{s:O}", "value", q));
             else if (json_object_get(q, "value") != NULL)

@@ -132,9 +132,7 @@ gw_registry__namespace(gw_req_t *r)
 const char *
 gw_registry__api_version(gw_req_t *r)
 {
-    if (r->resource->group[0] == '\0')
-        return r->resource->version;
-    return gw_arena_sprintf(r->arena, "%s/%s", r->resource->group, r->resource->version);
+    return r->resource->api_version;
 }
 
 const char *

@@ -435,8 +435,8 @@ del_done(int err, const gw_obj_t *obj, void *ctx)
         gw_registry__fail_err(d->r, &d->fail, err, d->name);
         d->done(d);
     } else {
-        d->result =
-            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
+        d->result = gw_registry__parse_stored((const char *)obj->value, obj->value_len,
+                                              obj->mod_revision, d->r->resource);
         gw_arena_defer(d->r->arena, (void (*)(void *))json_decref, d->result);
         d->done(d);
     }
@@ -457,7 +457,7 @@ del_mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
         return;
     }
     cur = gw_registry__parse_stored((const char *)current->value, current->value_len,
-                                    current->mod_revision);
+                                    current->mod_revision, d->r->resource);
     if (cur == NULL || !preconditions_hold(d, cur)) {
         if (cur == NULL)
             gw_registry__fail_err(d->r, &d->fail, GW_EINTERNAL, d->name);
@@ -501,8 +501,8 @@ ns_deleted(int err, const gw_obj_t *obj, bool deleted, void *ctx)
     json_t *cur = NULL;
 
     if (obj != NULL) {
-        cur =
-            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
+        cur = gw_registry__parse_stored((const char *)obj->value, obj->value_len,
+                                        obj->mod_revision, d->r->resource);
         gw_arena_defer(d->r->arena, (void (*)(void *))json_decref, cur);
     }
     if (err == GW_ECONFLICT && cur != NULL) {

@@ -221,7 +221,7 @@ condition_mutate(gw_store_update_t *su, const gw_obj_t *cur, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
-    pod = gw_registry__parse_stored((const char *)cur->value, cur->value_len, cur->mod_revision);
+    pod = gw_registry__parse_stored((const char *)cur->value, cur->value_len, cur->mod_revision, NULL);
     if (pod == NULL || !preconditions_hold(e, pod)) {
         if (pod == NULL)
             gw_registry__fail_err(e->r, &e->fail, GW_EINTERNAL, e->name);
@@ -383,7 +383,7 @@ pdb_mutate(gw_store_update_t *su, const gw_obj_t *cur, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
-    pdb = gw_registry__parse_stored((const char *)cur->value, cur->value_len, 0);
+    pdb = gw_registry__parse_stored((const char *)cur->value, cur->value_len, 0, NULL);
     if (pdb == NULL || !check_and_decrement(e, pdb)) {
         if (pdb == NULL)
             gw_registry__fail_err(e->r, &e->fail, GW_EINTERNAL, e->pdb_name);
@@ -477,7 +477,7 @@ pdbs_listed(int err, const gw_list_page_t *page, void *ctx)
     for (size_t i = 0; i < page->n_items; i++) {
         const gw_obj_t *o = &page->items[i];
         json_t *pdb =
-            gw_registry__parse_stored((const char *)o->value, o->value_len, o->mod_revision);
+            gw_registry__parse_stored((const char *)o->value, o->value_len, o->mod_revision, NULL);
         if (pdb != NULL && pdb_matches(pdb, e->pod) && n++ == 0) {
             match = pdb;
             continue;
@@ -510,7 +510,7 @@ pod_read(int err, const gw_obj_t *obj, void *ctx)
         gw_reply_error(e->r, err, e->name);
         return;
     }
-    e->pod = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
+    e->pod = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision, NULL);
     if (e->pod == NULL) {
         gw_reply_error(e->r, GW_EINTERNAL, e->name);
         return;

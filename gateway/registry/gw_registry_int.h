@@ -206,7 +206,8 @@ bool gw_registry__check_namespace(gw_req_t *r, json_t *obj, gw_fail_t *f);
 void gw_registry__meta_warnings(gw_req_t *r, const json_t *obj);
 
 /** The canonical stored bytes of obj (resourceVersion and selfLink dropped, keys sorted, so
- *  that equal objects give equal bytes and a no-op update writes nothing). Caller frees. */
+ *  that equal objects give equal bytes and a no-op update writes nothing), in its kind's
+ *  storage version (obj itself stays in its own). Caller frees. */
 char *gw_registry__encode(json_t *obj, size_t *len);
 
 /* ---- reads of a future resourceVersion (gw_registry_wait.c) ------------------------------ */
@@ -463,17 +464,25 @@ const char *gw_registry__api_version(gw_req_t *r);
 bool gw_registry__rv_splice_point(const char *json, size_t len, size_t *at, bool *empty);
 
 /**
- * The stored object `json` with metadata.resourceVersion set to rev (as a string), as new
- * malloc'd bytes (caller frees) of *out_len bytes; NULL when json is not a JSON object.
- * Splices when it can, parses otherwise. Thread: any.
+ * The stored object `json` with metadata.resourceVersion set to rev (as a string), in its
+ * kind's storage version (gw_convert.h), as new malloc'd bytes (caller frees) of *out_len
+ * bytes; NULL when json is not a JSON object. Splices when it can, parses otherwise: the shared
+ * watches' encoding. Thread: any.
  */
 char *gw_registry__with_rv(const char *json, size_t len, int64_t rev, size_t *out_len);
 
 /**
  * Parse stored bytes into a new document with metadata.resourceVersion = rev (rev <= 0: none
- * set). NULL when the bytes are not a JSON object. Caller decrefs. Thread: any.
+ * set), converted to the version of `as` (the request's resource; NULL: the kind's storage
+ * version) and completed with what Go's JSON shows. NULL when the bytes are not a JSON object.
+ * Caller decrefs. Thread: any.
  */
-json_t *gw_registry__parse_stored(const char *json, size_t len, int64_t rev);
+json_t *gw_registry__parse_stored(const char *json, size_t len, int64_t rev,
+                                  const gw_resource_t *as);
+
+/** A document parsed as stored (gw_registry__parse_stored with NULL) shown as `as` instead:
+ *  converted and completed when it is another version. Thread: any. */
+void gw_registry__serve_as(json_t *doc, const gw_resource_t *as);
 
 /**
  * Only the top-level members `names` (n of them) of stored bytes, parsed into a new object
@@ -490,9 +499,10 @@ json_t *gw_registry__parse_labels(const char *json, size_t len);
 
 void gw_registry__buf_add(gw_buf_t *b, const void *p, size_t n);
 void gw_registry__buf_str(gw_buf_t *b, const char *s);
-/** Append a stored object with its resourceVersion (spliced when possible); false when the
- *  bytes are not a JSON object. */
-bool gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj);
+/** Append a stored object with its resourceVersion, as gw_registry__parse_stored shows it as
+ *  `as` (spliced into the bytes when nothing else changes); false when the bytes are not a JSON
+ *  object. */
+bool gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj, const gw_resource_t *as);
 
 /* ---- replies (gw_registry_reply.c) -------------------------------------------------------- */
 

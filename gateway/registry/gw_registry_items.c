@@ -40,7 +40,7 @@ item_doc(const gw_items_t *it, const gw_obj_t *obj)
 
     if (!it->partial)
         return gw_registry__parse_stored((const char *)obj->value, obj->value_len,
-                                         obj->mod_revision);
+                                         obj->mod_revision, it->r->resource);
     doc = gw_registry__parse_members((const char *)obj->value, obj->value_len, meta, 1);
     if (doc == NULL || !json_is_object(json_object_get(doc, "metadata"))) {
         json_decref(doc);
@@ -81,7 +81,7 @@ gw_registry__items_add(const gw_items_t *it, gw_buf_t *b, const gw_obj_t *obj)
     if (!it->protobuf && b->len > 0)
         gw_registry__buf_add(b, ",", 1);
     if (!it->protobuf && !it->partial)
-        return gw_registry__buf_obj(b, obj);
+        return gw_registry__buf_obj(b, obj, it->r->resource);
     doc = item_doc(it, obj);
     if (doc == NULL)
         return false;

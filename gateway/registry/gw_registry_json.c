@@ -15,6 +15,7 @@
 
 #include "gw_alloc.h"
 #include "gw_catalog.h"
+#include "gw_convert.h"
 #include "gw_gozero.h"
 
 /* The scanner trusts nothing: every helper returns NULL when the text runs out or is not JSON
@@ -291,6 +292,42 @@ gw_registry__parse_labels(const char *json, size_t len)
     return picked != NULL ? json_pack("{s:o}", "metadata", picked) : NULL;
 }
 
+/* ---- versions (gw_convert.h) ------------------------------------------------------------- */
+
+static bool
+same(const char *s, size_t len, const char *word)
+{
+    return strlen(word) == len && memcmp(s, word, len) == 0;
+}
+
+/* Whether an object of t's apiVersion and kind is served as `as` only after a conversion (as
+ * NULL: stored only after one, being another version than its kind's storage version). */
+static bool
+needs_conversion(const top_t *t, const gw_resource_t *as)
+{
+    if (t->av == NULL || t->kind == NULL)
+        return false;
+    if (as == NULL)
+        return gw_convert_is_spoke(t->av, t->av_len, t->kind, t->kind_len);
+    return !same(t->av, t->av_len, as->api_version) || !same(t->kind, t->kind_len, as->kind);
+}
+
+/* A parsed object in the version `as` serves (NULL: its kind's storage version). An object
+ * kgate cannot convert (another kind, a version it does not know) is left as it is. */
+static void
+convert_doc(json_t *doc, const gw_resource_t *as)
+{
+    const char *av = json_string_value(json_object_get(doc, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+
+    if (av == NULL || kind == NULL)
+        return;
+    if (as != NULL)
+        gw_convert(doc, as->api_version, as->kind);
+    else if (gw_convert_hub(av, kind, &av, &kind))
+        gw_convert(doc, av, kind);
+}
+
 /* ---- the zero values Go's JSON shows (gw_gozero.h) ---------------------------------------- */
 
 /* The kind schema named by apiVersion and kind when objects of it can lack something Go's JSON
@@ -330,8 +367,19 @@ complete_doc(json_t *doc)
         gw_gozero_complete(s, doc);
 }
 
+void
+gw_registry__serve_as(json_t *doc, const gw_resource_t *as)
+{
+    const char *av = json_string_value(json_object_get(doc, "apiVersion"));
+
+    if (av != NULL && strcmp(av, as->api_version) != 0) {
+        convert_doc(doc, as);
+        complete_doc(doc);
+    }
+}
+
 json_t *
-gw_registry__parse_stored(const char *json, size_t len, int64_t rev)
+gw_registry__parse_stored(const char *json, size_t len, int64_t rev, const gw_resource_t *as)
 {
     json_t *doc = json_loadb(json, len, 0, NULL), *meta;
     char buf[32];
@@ -340,6 +388,7 @@ gw_registry__parse_stored(const char *json, size_t len, int64_t rev)
         json_decref(doc);
         return NULL;
     }
+    convert_doc(doc, as);
     complete_doc(doc);
     if (rev <= 0)
         return doc;
@@ -374,7 +423,7 @@ gw_registry__buf_str(gw_buf_t *b, const char *s)
 }
 
 bool
-gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj)
+gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj, const gw_resource_t *as)
 {
     const char *json = (const char *)obj->value;
     char rv[64], *whole;
@@ -384,6 +433,7 @@ gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj)
     top_t t;
 
     if (splice_scan(json, obj->value_len, &t, &at, &empty) && !t.odd &&
+        !needs_conversion(&t, as) &&
         (t.av == NULL || t.kind == NULL ||
          completion_schema(t.av, t.av_len, t.kind, t.kind_len) == NULL)) {
         n = (size_t)snprintf(rv, sizeof(rv), "\"resourceVersion\":\"%" PRId64 "\"%s",
@@ -393,7 +443,7 @@ gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj)
         gw_registry__buf_add(b, json + at, obj->value_len - at);
         return true;
     }
-    doc = gw_registry__parse_stored(json, obj->value_len, obj->mod_revision);
+    doc = gw_registry__parse_stored(json, obj->value_len, obj->mod_revision, as);
     if (doc == NULL)
         return false;
     whole = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
@@ -410,7 +460,7 @@ gw_registry__with_rv(const char *json, size_t len, int64_t rev, size_t *out_len)
         .key = "", .value = (const uint8_t *)json, .value_len = len, .mod_revision = rev};
     gw_buf_t b = {0};
 
-    if (!gw_registry__buf_obj(&b, &obj)) {
+    if (!gw_registry__buf_obj(&b, &obj, NULL)) {
         free(b.data);
         return NULL;
     }

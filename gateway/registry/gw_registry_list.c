@@ -305,7 +305,7 @@ take(gw_lister_t *l, const gw_obj_t *obj)
         doc = l->docs == NULL && l->names == NULL ? selector_view(l, obj) : NULL;
         if (doc == NULL)
             doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len,
-                                            obj->mod_revision);
+                                            obj->mod_revision, NULL);
         if (doc == NULL)
             return false;
         if (!gw_label_selector_match(&l->labels,
@@ -318,8 +318,10 @@ take(gw_lister_t *l, const gw_obj_t *obj)
     l->count++;
     if (l->names != NULL)
         json_array_append_new(l->names, json_string(gw_objmeta_str(doc, "name")));
-    if (l->docs != NULL)
+    if (l->docs != NULL) {
+        gw_registry__serve_as(doc, l->r->resource); /* selectors read the stored version */
         json_array_append(l->docs, doc);
+    }
     else
         ok = gw_registry__items_add(&l->form, &l->items, obj);
     json_decref(doc);

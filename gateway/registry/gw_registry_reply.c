@@ -50,13 +50,12 @@ gw_registry__reply_doc(gw_req_t *r, int code, json_t *doc)
 void
 gw_registry__reply_obj(gw_req_t *r, int code, const gw_obj_t *obj)
 {
-    size_t len;
-    char *bytes;
+    gw_buf_t b = {0};
     json_t *doc;
 
     if (r->accept == GW_MEDIA_TABLE) {
-        doc =
-            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
+        doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len,
+                                        obj->mod_revision, r->resource);
         if (doc == NULL) {
             gw_reply_error(r, GW_EINTERNAL, r->info.name);
             return;
@@ -65,13 +64,11 @@ gw_registry__reply_obj(gw_req_t *r, int code, const gw_obj_t *obj)
         json_decref(doc);
         return;
     }
-    bytes = gw_registry__with_rv((const char *)obj->value, obj->value_len, obj->mod_revision, &len);
-    if (bytes == NULL) {
+    if (!gw_registry__buf_obj(&b, obj, r->resource))
         gw_reply_error(r, GW_EINTERNAL, r->info.name);
-        return;
-    }
-    gw_reply_json_bytes(r, code, bytes, len);
-    free(bytes);
+    else
+        gw_reply_json_bytes(r, code, b.data, b.len);
+    free(b.data);
 }
 
 void

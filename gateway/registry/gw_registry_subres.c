@@ -188,7 +188,8 @@ got_scale(int err, const gw_obj_t *obj, void *arg)
         gw_reply_error(u->r, err, u->name);
         return;
     }
-    doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
+    doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision,
+                                    u->r->resource);
     if (doc == NULL) {
         gw_reply_error(u->r, GW_EINTERNAL, u->name);
         return;

@@ -45,7 +45,7 @@ got_object(int err, const gw_obj_t *obj, void *ctx)
 
     if (err == 0) {
         doc =
-            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
+            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision, NULL);
         if (doc == NULL)
             err = GW_EINTERNAL;
         else

@@ -290,7 +290,7 @@ current_doc(gw_upd_t *u, const gw_obj_t *current, json_t **cur)
         return u->allow_create;
     }
     *cur = gw_registry__parse_stored((const char *)current->value, current->value_len,
-                                     current->mod_revision);
+                                     current->mod_revision, u->r->resource);
     if (*cur == NULL) {
         gw_registry__fail_err(u->r, &u->fail, GW_EINTERNAL, u->name);
         return false;
@@ -357,7 +357,8 @@ reply_obj(gw_upd_t *u, int code, const gw_obj_t *obj)
         gw_registry__reply_obj(u->r, code, obj);
         return;
     }
-    doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision);
+    doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision,
+                                    u->r->resource);
     if (doc == NULL) {
         gw_reply_error(u->r, GW_EINTERNAL, u->name);
         return;

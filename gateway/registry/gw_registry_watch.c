@@ -27,6 +27,7 @@
 
 #include "gw_alloc.h"
 #include "gw_cbor.h"
+#include "gw_convert.h"
 #include "gw_err.h"
 #include "gw_log.h"
 #include "gw_negotiate.h"
@@ -67,6 +68,7 @@ typedef struct {
     bool table_headers; /* a Table with column definitions went out */
     bool protobuf;      /* events are protobuf frames (else JSON lines) */
     bool cbor;          /* events are CBOR data items (application/cbor-seq) */
+    bool convert;       /* the resource is another version than the one stored */
     bool partial;       /* objects go out as PartialObjectMetadata */
     struct evbuffer *out;
     gw_watcher_t *w;
@@ -194,11 +196,12 @@ encode_event(const watch_t *st, const char *type, const json_t *doc, size_t *len
     return out;
 }
 
-/* Whether events go out as the shared JSON lines, untouched. */
+/* Whether events go out as the shared JSON lines, untouched: the lines hold objects in their
+ * kind's storage version, so a watch of another version converts each. */
 static bool
 plain(const watch_t *st)
 {
-    return !st->protobuf && !st->cbor && !st->partial && !st->table;
+    return !st->protobuf && !st->cbor && !st->partial && !st->table && !st->convert;
 }
 
 static bool
@@ -227,6 +230,8 @@ add_line(watch_t *st, const char *type, const char *obj, size_t len)
         return true;
     }
     doc = json_loadb(obj, len, 0, NULL);
+    if (doc != NULL && !st->partial) /* a metadata view: kube's shows the stored metadata */
+        gw_registry__serve_as(doc, st->r->resource);
     ok = doc != NULL && add_doc(st, type, doc);
     json_decref(doc);
     return ok;
@@ -259,7 +264,9 @@ add_shared(watch_t *st, const gw_wev_t *e)
     const char *bytes = e->line;
     size_t len = e->line_len;
 
-    if (st->partial && (st->cbor || strcmp(st->r->as_version, "v1") != 0))
+    /* Forms not shared: v1beta1 metadata views, CBOR ones, and every form of a converted
+     * version (the slots hold one version's). */
+    if (st->convert || (st->partial && (st->cbor || strcmp(st->r->as_version, "v1") != 0)))
         return add_line(st, type_names[e->type], e->obj, e->obj_len);
     if (!plain(st))
         bytes = gw_wev_form(ev, slot, make_form, st, &len);
@@ -278,6 +285,7 @@ add_table(watch_t *st, const char *type, const char *obj, size_t len)
 
     if (doc == NULL)
         return false;
+    gw_registry__serve_as(doc, st->r->resource);
     items = json_pack("[o]", doc);
     meta = json_pack("{s:O?}", "resourceVersion",
                      json_object_get(json_object_get(doc, "metadata"), "resourceVersion"));
@@ -763,6 +771,8 @@ parse_options(watch_t *st)
     st->table = r->accept == GW_MEDIA_TABLE;
     st->protobuf = r->accept == GW_MEDIA_PROTOBUF;
     st->cbor = r->accept == GW_MEDIA_CBOR;
+    st->convert = gw_convert_is_spoke(r->resource->api_version, strlen(r->resource->api_version),
+                                      r->resource->kind, strlen(r->resource->kind));
     st->partial = r->as == GW_AS_PARTIAL;
     return parse_include(st);
 }
