@@ -82,17 +82,17 @@ static void
 test_parse_stored(void)
 {
     const char *s = "{\"metadata\":{\"name\":\"a\"}}";
-    json_t *d = gw_registry__parse_stored(s, strlen(s), 12);
+    json_t *d = gw_registry__parse_stored(s, strlen(s), 12, NULL);
 
     tap_is_str(
         json_string_value(json_object_get(json_object_get(d, "metadata"), "resourceVersion")), "12",
         "parse_stored sets the resourceVersion");
     json_decref(d);
-    d = gw_registry__parse_stored(s, strlen(s), 0);
+    d = gw_registry__parse_stored(s, strlen(s), 0, NULL);
     tap_ok(json_object_get(json_object_get(d, "metadata"), "resourceVersion") == NULL,
            "revision 0 sets none");
     json_decref(d);
-    tap_ok(gw_registry__parse_stored("\"x\"", 3, 1) == NULL, "a string is no object");
+    tap_ok(gw_registry__parse_stored("\"x\"", 3, 1, NULL) == NULL, "a string is no object");
 }
 
 static void
@@ -105,11 +105,11 @@ test_buf(void)
                   .mod_revision = 5};
 
     gw_registry__buf_str(&b, "[");
-    tap_ok(gw_registry__buf_obj(&b, &o), "append a stored object");
+    tap_ok(gw_registry__buf_obj(&b, &o, NULL), "append a stored object");
     gw_registry__buf_add(&b, ",", 1);
     o.value = (const uint8_t *)"{}";
     o.value_len = 2;
-    tap_ok(gw_registry__buf_obj(&b, &o), "append one without metadata");
+    tap_ok(gw_registry__buf_obj(&b, &o, NULL), "append one without metadata");
     gw_registry__buf_str(&b, "]");
     tap_is_str(b.data,
                "[{\"metadata\":{\"resourceVersion\":\"5\"}},{\"metadata\":{\"resourceVersion\":"
@@ -118,7 +118,7 @@ test_buf(void)
     tap_is_int(b.len, strlen(b.data), "length kept");
     o.value = (const uint8_t *)"nope";
     o.value_len = 4;
-    tap_ok(!gw_registry__buf_obj(&b, &o), "bytes that are not an object are refused");
+    tap_ok(!gw_registry__buf_obj(&b, &o, NULL), "bytes that are not an object are refused");
     free(b.data);
 }
 
@@ -191,12 +191,54 @@ test_completion(void)
           "the kind is found whatever the key order");
     static const char pdb[] =
         "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":{}}";
-    json_t *doc = gw_registry__parse_stored(pdb, strlen(pdb), 0);
+    json_t *doc = gw_registry__parse_stored(pdb, strlen(pdb), 0, NULL);
     tap_ok(json_integer_value(json_object_get(json_object_get(doc, "status"), "expectedPods")) ==
                    0 &&
                json_object_get(json_object_get(doc, "status"), "expectedPods") != NULL,
            "parsed stored objects are completed too (what updates start from)");
     json_decref(doc);
+}
+
+/* Objects of a kind served in several versions: served as the request's version, and the
+ * shared watches' encoding (with_rv) in the storage version, whatever version is stored. */
+static void
+test_versions(void)
+{
+    const gw_catalog_t *c = gw_catalog_builtin();
+    const gw_resource_t *events = gw_catalog_find(c, "events.k8s.io", "v1", "events");
+    const gw_resource_t *core = gw_catalog_find(c, "", "v1", "events");
+    const char *stored = "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"message\":\"m\","
+                         "\"metadata\":{\"name\":\"e\"}}";
+    const char *spoke = "{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":\"Event\",\"note\":\"n\","
+                        "\"metadata\":{\"name\":\"e\"}}";
+    gw_obj_t o = {.key = "k",
+                  .value = (const uint8_t *)stored,
+                  .value_len = strlen(stored),
+                  .mod_revision = 7};
+    gw_buf_t b = {0};
+    json_t *d = gw_registry__parse_stored(stored, strlen(stored), 7, events), *got;
+    char *line;
+    size_t len;
+
+    tap_ok(d && json_is_string(json_object_get(d, "note")) &&
+               json_object_get(d, "message") == NULL &&
+               strcmp(json_string_value(json_object_get(d, "apiVersion")), "events.k8s.io/v1") == 0,
+           "parse_stored converts a stored core Event to the events.k8s.io/v1 it is read as");
+    json_decref(d);
+    tap_ok(gw_registry__buf_obj(&b, &o, events) && strstr(b.data, "\"note\":\"m\"") != NULL &&
+               strstr(b.data, "\"resourceVersion\":\"7\"") != NULL,
+           "buf_obj converts too, with the resourceVersion");
+    b.len = 0;
+    tap_ok(gw_registry__buf_obj(&b, &o, core) && strstr(b.data, "\"message\":\"m\"") != NULL,
+           "the storage version is served as stored");
+    free(b.data);
+    line = gw_registry__with_rv(spoke, strlen(spoke), 3, &len);
+    got = line ? json_loads(line, 0, NULL) : NULL;
+    tap_ok(got && strcmp(json_string_value(json_object_get(got, "apiVersion")), "v1") == 0 &&
+               strcmp(json_string_value(json_object_get(got, "message")), "n") == 0,
+           "with_rv shows an object stored in another version in its storage version");
+    json_decref(got);
+    free(line);
 }
 
 int
@@ -207,6 +249,7 @@ main(void)
     test_with_rv();
     test_parse_stored();
     test_buf();
+    test_versions();
     test_completion();
     return tap_done();
 }
