@@ -254,6 +254,11 @@ static const kind_t kinds[] = {
      .fn = gw_defaults__admission_policy},
     {"admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding",
      .fn = gw_defaults__admission_policy_binding},
+    /* v1beta1 defaults as v1 does (pkg/apis/admissionregistration/v1beta1/defaults.go) */
+    {"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicy",
+     .fn = gw_defaults__admission_policy},
+    {"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyBinding",
+     .fn = gw_defaults__admission_policy_binding},
 };
 
 static const kind_t *

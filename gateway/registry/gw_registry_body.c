@@ -242,6 +242,20 @@ find_duplicates(gw_req_t *r, const char *raw, size_t len, gw_field_issues_t *is)
     json_decref(again);
 }
 
+/* Whether a required field a write leaves out is kube's finding: not under status (kube
+ * decodes a status into Go's zeros and checks its ranges, never its presence, so what a write
+ * leaves out of it is completed, not refused), nor an events.k8s.io Event's eventTime outside
+ * a create (ValidateEventUpdate only keeps it unchanged: events written through core v1 have
+ * none). */
+static bool
+required_here(gw_req_t *r, const char *path)
+{
+    if (strncmp(path, "status.", 7) == 0)
+        return false;
+    return strcmp(path, "eventTime") != 0 || strcmp(r->info.verb, "create") == 0 ||
+           strcmp(r->resource->group, "events.k8s.io") != 0;
+}
+
 /* kube decodes first (a value its Go type cannot hold is a 400 naming the first), then
  * refuses unknown and duplicate fields under Strict (all of them, in one 400), and validates
  * (missing and, for custom kinds, mistyped fields join the 422 of the other findings). */
@@ -272,9 +286,7 @@ report_issues(gw_req_t *r, const gw_field_issues_t *is, const char *av, const ch
     }
     for (size_t i = 0; i < is->n; i++) {
         const gw_field_issue_t *it = &is->items[i];
-        /* kube decodes a status into Go's zeros (counters 0) and checks a status's ranges,
-         * never its presence: what a write leaves out of it is completed, not refused. */
-        if (it->kind == GW_FIELD_REQUIRED && strncmp(it->path, "status.", 7) == 0)
+        if (it->kind == GW_FIELD_REQUIRED && !required_here(r, it->path))
             continue;
         if (it->kind == GW_FIELD_REQUIRED)
             gw_ferr_required(errs, it->path, NULL);
