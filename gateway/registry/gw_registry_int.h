@@ -13,6 +13,7 @@
 #include "gw_req.h"
 #include "gw_selector.h"
 #include "gw_ssa.h"
+#include "gw_table.h"
 
 /** A growable byte buffer (malloc'd; see gw_registry_json.c). */
 typedef struct {
@@ -505,6 +506,11 @@ void gw_registry__buf_str(gw_buf_t *b, const char *s);
 bool gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj, const gw_resource_t *as);
 
 /* ---- replies (gw_registry_reply.c) -------------------------------------------------------- */
+
+/** The Table of items (documents of r's version) with list_meta: the printer of the kind's
+ *  storage version, as kube prints every version with its internal type's. Caller decrefs. */
+json_t *gw_registry__table_of(gw_req_t *r, const json_t *items, const json_t *list_meta,
+                              gw_table_include_t include);
 
 /** Answer with a stored object (its resourceVersion spliced in), as JSON or as a Table when
  *  negotiated. Finishes the request. */

@@ -1,12 +1,63 @@
 /* Answers shared by the handlers. */
 #include "gw_registry_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "gw_catalog.h"
+#include "gw_convert.h"
 #include "gw_err.h"
 #include "gw_table.h"
+
+/* The hub (storage version) resource of a spoke resource, or NULL. */
+static const gw_resource_t *
+hub_of(const gw_resource_t *res)
+{
+    const char *av, *kind, *slash;
+    char group[128];
+
+    if (!gw_convert_is_spoke(res->api_version, strlen(res->api_version), res->kind,
+                             strlen(res->kind)) ||
+        !gw_convert_hub(res->api_version, res->kind, &av, &kind))
+        return NULL;
+    slash = strchr(av, '/');
+    if (slash == NULL)
+        return gw_catalog_find_kind(gw_catalog_builtin(), "", av, kind);
+    snprintf(group, sizeof(group), "%.*s", (int)(slash - av), av);
+    return gw_catalog_find_kind(gw_catalog_builtin(), group, slash + 1, kind);
+}
+
+/* kube prints every version of a kind with the one printer of its internal type: a Table of a
+ * version other than the stored one has the storage version's columns, its cells read from the
+ * items converted there, and the items themselves as the rows' objects. */
+json_t *
+gw_registry__table_of(gw_req_t *r, const json_t *items, const json_t *list_meta,
+                      gw_table_include_t include)
+{
+    const gw_resource_t *hub = hub_of(r->resource);
+    json_t *hub_items, *table, *rows;
+    size_t i;
+    json_t *item;
+
+    if (hub == NULL)
+        return gw_table_build(r->resource, items, list_meta, r->table_version, include,
+                              (long long)time(NULL));
+    hub_items = json_array();
+    json_array_foreach(items, i, item) {
+        json_t *copy = json_deep_copy(item);
+        gw_convert(copy, hub->api_version, hub->kind);
+        json_array_append_new(hub_items, copy);
+    }
+    table = gw_table_build(hub, hub_items, list_meta, r->table_version, include,
+                           (long long)time(NULL));
+    rows = json_object_get(table, "rows");
+    if (include == GW_TABLE_INCLUDE_OBJECT)
+        json_array_foreach(rows, i, item) json_object_set(item, "object", json_array_get(items, i));
+    json_decref(hub_items);
+    return table;
+}
 
 json_t *
 gw_registry__table(gw_req_t *r, const json_t *items, const json_t *list_meta)
@@ -23,8 +74,7 @@ gw_registry__table(gw_req_t *r, const json_t *items, const json_t *list_meta)
                         inc);
         return NULL;
     }
-    return gw_table_build(r->resource, items, list_meta, r->table_version, include,
-                          (long long)time(NULL));
+    return gw_registry__table_of(r, items, list_meta, include);
 }
 
 void

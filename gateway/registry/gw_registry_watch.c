@@ -289,8 +289,7 @@ add_table(watch_t *st, const char *type, const char *obj, size_t len)
     items = json_pack("[o]", doc);
     meta = json_pack("{s:O?}", "resourceVersion",
                      json_object_get(json_object_get(doc, "metadata"), "resourceVersion"));
-    table = gw_table_build(st->r->resource, items, meta, st->r->table_version, st->include,
-                           (long long)time(NULL));
+    table = gw_registry__table_of(st->r, items, meta, st->include);
     if (st->table_headers)
         json_object_set_new(table, "columnDefinitions", json_null());
     st->table_headers = true;

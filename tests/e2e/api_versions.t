@@ -153,7 +153,13 @@ fetch "$EV2/e1" "${ADMIN[@]}" -H 'Accept: application/vnd.kubernetes.protobuf'
 check "protobuf GET through events.k8s.io/v1: 200, the envelope names events.k8s.io/v1" \
     eval '[[ $CODE == 200 ]] && grep -q "events.k8s.io/v1" "$OUT" && ! grep -q "involvedObject" "$OUT"'
 fetch "$EV2" "${ADMIN[@]}" -H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io'
-check "a Table of events.k8s.io/v1 lists both" jpy "d['kind'] == 'Table' and len(d['rows']) == 2"
+check "a Table of events.k8s.io/v1 lists both with the event columns kube prints for every version" \
+    jpy "d['kind'] == 'Table' and len(d['rows']) == 2 and [c['name'] for c in \
+d['columnDefinitions']][:7] == ['Last Seen', 'Type', 'Reason', 'Object', 'Subobject', 'Source', \
+'Message'] and sorted(r['cells'][6] for r in d['rows']) == ['again', 'patched']"
+fetch "$EV2?includeObject=Object" "${ADMIN[@]}" -H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io'
+check "... whose rows hold the events.k8s.io/v1 objects" \
+    jpy "all(r['object']['apiVersion'] == 'events.k8s.io/v1' and 'note' in r['object'] for r in d['rows'])"
 
 # ---- autoscaling v1 <-> v2 -------------------------------------------------------------------
 TARGET='"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"}'
