@@ -30,246 +30,252 @@
 
 #include "gw_alloc.h"
 
-#define ANN_METRICS "autoscaling.alpha.kubernetes.io/metrics"
-#define ANN_CURRENT "autoscaling.alpha.kubernetes.io/current-metrics"
-#define ANN_CONDITIONS "autoscaling.alpha.kubernetes.io/conditions"
-#define ANN_BEHAVIOR "autoscaling.alpha.kubernetes.io/behavior"
+#define HPA_ANN_METRICS "autoscaling.alpha.kubernetes.io/metrics"
+#define HPA_ANN_CURRENT "autoscaling.alpha.kubernetes.io/current-metrics"
+#define HPA_ANN_CONDITIONS "autoscaling.alpha.kubernetes.io/conditions"
+#define HPA_ANN_BEHAVIOR "autoscaling.alpha.kubernetes.io/behavior"
 
 /* autoscaling.DefaultCPUUtilization */
-#define DEFAULT_CPU_UTILIZATION 80
+#define HPA_DEFAULT_CPU 80
 
 /* ---- the Go types ------------------------------------------------------------------------ */
 
-#define END                                                                                        \
+#define HPA_END                                                                                    \
     {                                                                                              \
         NULL, GW_GO_STRING, false, NULL                                                            \
     }
 
 /* metav1.LabelSelector */
-static const gw_go_field_t requirement[] = {
+static const gw_go_field_t hpa_requirement[] = {
     {"key", GW_GO_STRING, false, NULL},
     {"operator", GW_GO_STRING, false, NULL},
     {"values", GW_GO_STRLIST, true, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t selector[] = {
+static const gw_go_field_t hpa_selector[] = {
     {"matchLabels", GW_GO_STRMAP, true, NULL},
-    {"matchExpressions", GW_GO_LIST, true, requirement},
-    END,
+    {"matchExpressions", GW_GO_LIST, true, hpa_requirement},
+    HPA_END,
 };
 
 /* CrossVersionObjectReference, the same in v1 and v2 */
-static const gw_go_field_t object_ref[] = {
+static const gw_go_field_t hpa_object_ref[] = {
     {"kind", GW_GO_STRING, false, NULL},
     {"name", GW_GO_STRING, false, NULL},
     {"apiVersion", GW_GO_STRING, true, NULL},
-    END,
+    HPA_END,
 };
 
 /* v1's annotation-only metric types (k8s.io/api/autoscaling/v1/types.go) */
-static const gw_go_field_t v1_object_source[] = {
-    {"target", GW_GO_STRUCT, false, object_ref}, {"metricName", GW_GO_STRING, false, NULL},
-    {"targetValue", GW_GO_QTY, false, NULL},     {"selector", GW_GO_STRUCTP, true, selector},
-    {"averageValue", GW_GO_QTYP, true, NULL},    END,
+static const gw_go_field_t hpa_v1_object_source[] = {
+    {"target", GW_GO_STRUCT, false, hpa_object_ref},
+    {"metricName", GW_GO_STRING, false, NULL},
+    {"targetValue", GW_GO_QTY, false, NULL},
+    {"selector", GW_GO_STRUCTP, true, hpa_selector},
+    {"averageValue", GW_GO_QTYP, true, NULL},
+    HPA_END,
 };
-static const gw_go_field_t v1_pods_source[] = {
+static const gw_go_field_t hpa_v1_pods_source[] = {
     {"metricName", GW_GO_STRING, false, NULL},
     {"targetAverageValue", GW_GO_QTY, false, NULL},
-    {"selector", GW_GO_STRUCTP, true, selector},
-    END,
+    {"selector", GW_GO_STRUCTP, true, hpa_selector},
+    HPA_END,
 };
-static const gw_go_field_t v1_resource_source[] = {
+static const gw_go_field_t hpa_v1_resource_source[] = {
     {"name", GW_GO_STRING, false, NULL},
     {"targetAverageUtilization", GW_GO_INT32P, true, NULL},
     {"targetAverageValue", GW_GO_QTYP, true, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v1_container_source[] = {
+static const gw_go_field_t hpa_v1_container_source[] = {
     {"name", GW_GO_STRING, false, NULL},
     {"targetAverageUtilization", GW_GO_INT32P, true, NULL},
     {"targetAverageValue", GW_GO_QTYP, true, NULL},
     {"container", GW_GO_STRING, false, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v1_external_source[] = {
+static const gw_go_field_t hpa_v1_external_source[] = {
     {"metricName", GW_GO_STRING, false, NULL},
-    {"metricSelector", GW_GO_STRUCTP, true, selector},
+    {"metricSelector", GW_GO_STRUCTP, true, hpa_selector},
     {"targetValue", GW_GO_QTYP, true, NULL},
     {"targetAverageValue", GW_GO_QTYP, true, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v1_metric_spec[] = {
+static const gw_go_field_t hpa_v1_metric_spec[] = {
     {"type", GW_GO_STRING, false, NULL},
-    {"object", GW_GO_STRUCTP, true, v1_object_source},
-    {"pods", GW_GO_STRUCTP, true, v1_pods_source},
-    {"resource", GW_GO_STRUCTP, true, v1_resource_source},
-    {"containerResource", GW_GO_STRUCTP, true, v1_container_source},
-    {"external", GW_GO_STRUCTP, true, v1_external_source},
-    END,
+    {"object", GW_GO_STRUCTP, true, hpa_v1_object_source},
+    {"pods", GW_GO_STRUCTP, true, hpa_v1_pods_source},
+    {"resource", GW_GO_STRUCTP, true, hpa_v1_resource_source},
+    {"containerResource", GW_GO_STRUCTP, true, hpa_v1_container_source},
+    {"external", GW_GO_STRUCTP, true, hpa_v1_external_source},
+    HPA_END,
 };
-static const gw_go_field_t v1_object_status[] = {
-    {"target", GW_GO_STRUCT, false, object_ref}, {"metricName", GW_GO_STRING, false, NULL},
-    {"currentValue", GW_GO_QTY, false, NULL},    {"selector", GW_GO_STRUCTP, true, selector},
-    {"averageValue", GW_GO_QTYP, true, NULL},    END,
+static const gw_go_field_t hpa_v1_object_status[] = {
+    {"target", GW_GO_STRUCT, false, hpa_object_ref},
+    {"metricName", GW_GO_STRING, false, NULL},
+    {"currentValue", GW_GO_QTY, false, NULL},
+    {"selector", GW_GO_STRUCTP, true, hpa_selector},
+    {"averageValue", GW_GO_QTYP, true, NULL},
+    HPA_END,
 };
-static const gw_go_field_t v1_pods_status[] = {
+static const gw_go_field_t hpa_v1_pods_status[] = {
     {"metricName", GW_GO_STRING, false, NULL},
     {"currentAverageValue", GW_GO_QTY, false, NULL},
-    {"selector", GW_GO_STRUCTP, true, selector},
-    END,
+    {"selector", GW_GO_STRUCTP, true, hpa_selector},
+    HPA_END,
 };
-static const gw_go_field_t v1_resource_status[] = {
+static const gw_go_field_t hpa_v1_resource_status[] = {
     {"name", GW_GO_STRING, false, NULL},
     {"currentAverageUtilization", GW_GO_INT32P, true, NULL},
     {"currentAverageValue", GW_GO_QTY, false, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v1_container_status[] = {
+static const gw_go_field_t hpa_v1_container_status[] = {
     {"name", GW_GO_STRING, false, NULL},
     {"currentAverageUtilization", GW_GO_INT32P, true, NULL},
     {"currentAverageValue", GW_GO_QTY, false, NULL},
     {"container", GW_GO_STRING, false, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v1_external_status[] = {
+static const gw_go_field_t hpa_v1_external_status[] = {
     {"metricName", GW_GO_STRING, false, NULL},
-    {"metricSelector", GW_GO_STRUCTP, true, selector},
+    {"metricSelector", GW_GO_STRUCTP, true, hpa_selector},
     {"currentValue", GW_GO_QTY, false, NULL},
     {"currentAverageValue", GW_GO_QTYP, true, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v1_metric_status[] = {
+static const gw_go_field_t hpa_v1_metric_status[] = {
     {"type", GW_GO_STRING, false, NULL},
-    {"object", GW_GO_STRUCTP, true, v1_object_status},
-    {"pods", GW_GO_STRUCTP, true, v1_pods_status},
-    {"resource", GW_GO_STRUCTP, true, v1_resource_status},
-    {"containerResource", GW_GO_STRUCTP, true, v1_container_status},
-    {"external", GW_GO_STRUCTP, true, v1_external_status},
-    END,
+    {"object", GW_GO_STRUCTP, true, hpa_v1_object_status},
+    {"pods", GW_GO_STRUCTP, true, hpa_v1_pods_status},
+    {"resource", GW_GO_STRUCTP, true, hpa_v1_resource_status},
+    {"containerResource", GW_GO_STRUCTP, true, hpa_v1_container_status},
+    {"external", GW_GO_STRUCTP, true, hpa_v1_external_status},
+    HPA_END,
 };
 
 /* HorizontalPodAutoscalerCondition: the same fields in v1 and v2 (1.32) */
-static const gw_go_field_t condition[] = {
+static const gw_go_field_t hpa_condition[] = {
     {"type", GW_GO_STRING, false, NULL},
     {"status", GW_GO_STRING, false, NULL},
     {"lastTransitionTime", GW_GO_TIME, false, NULL},
     {"reason", GW_GO_STRING, true, NULL},
     {"message", GW_GO_STRING, true, NULL},
-    END,
+    HPA_END,
 };
 
 /* k8s.io/api/autoscaling/v2/types.go */
-static const gw_go_field_t v2_identifier[] = {
+static const gw_go_field_t hpa_v2_identifier[] = {
     {"name", GW_GO_STRING, false, NULL},
-    {"selector", GW_GO_STRUCTP, true, selector},
-    END,
+    {"selector", GW_GO_STRUCTP, true, hpa_selector},
+    HPA_END,
 };
-static const gw_go_field_t v2_target[] = {
+static const gw_go_field_t hpa_v2_target[] = {
     {"type", GW_GO_STRING, false, NULL},
     {"value", GW_GO_QTYP, true, NULL},
     {"averageValue", GW_GO_QTYP, true, NULL},
     {"averageUtilization", GW_GO_INT32P, true, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v2_value_status[] = {
+static const gw_go_field_t hpa_v2_value_status[] = {
     {"value", GW_GO_QTYP, true, NULL},
     {"averageValue", GW_GO_QTYP, true, NULL},
     {"averageUtilization", GW_GO_INT32P, true, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v2_object_source[] = {
-    {"describedObject", GW_GO_STRUCT, false, object_ref},
-    {"target", GW_GO_STRUCT, false, v2_target},
-    {"metric", GW_GO_STRUCT, false, v2_identifier},
-    END,
+static const gw_go_field_t hpa_v2_object_source[] = {
+    {"describedObject", GW_GO_STRUCT, false, hpa_object_ref},
+    {"target", GW_GO_STRUCT, false, hpa_v2_target},
+    {"metric", GW_GO_STRUCT, false, hpa_v2_identifier},
+    HPA_END,
 };
-static const gw_go_field_t v2_metric_source[] = {
+static const gw_go_field_t hpa_v2_metric_source[] = {
     /* Pods and External */
-    {"metric", GW_GO_STRUCT, false, v2_identifier},
-    {"target", GW_GO_STRUCT, false, v2_target},
-    END,
+    {"metric", GW_GO_STRUCT, false, hpa_v2_identifier},
+    {"target", GW_GO_STRUCT, false, hpa_v2_target},
+    HPA_END,
 };
-static const gw_go_field_t v2_resource_source[] = {
+static const gw_go_field_t hpa_v2_resource_source[] = {
     {"name", GW_GO_STRING, false, NULL},
-    {"target", GW_GO_STRUCT, false, v2_target},
-    END,
+    {"target", GW_GO_STRUCT, false, hpa_v2_target},
+    HPA_END,
 };
-static const gw_go_field_t v2_container_source[] = {
+static const gw_go_field_t hpa_v2_container_source[] = {
     {"name", GW_GO_STRING, false, NULL},
-    {"target", GW_GO_STRUCT, false, v2_target},
+    {"target", GW_GO_STRUCT, false, hpa_v2_target},
     {"container", GW_GO_STRING, false, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v2_metric_spec[] = {
+static const gw_go_field_t hpa_v2_metric_spec[] = {
     {"type", GW_GO_STRING, false, NULL},
-    {"object", GW_GO_STRUCTP, true, v2_object_source},
-    {"pods", GW_GO_STRUCTP, true, v2_metric_source},
-    {"resource", GW_GO_STRUCTP, true, v2_resource_source},
-    {"containerResource", GW_GO_STRUCTP, true, v2_container_source},
-    {"external", GW_GO_STRUCTP, true, v2_metric_source},
-    END,
+    {"object", GW_GO_STRUCTP, true, hpa_v2_object_source},
+    {"pods", GW_GO_STRUCTP, true, hpa_v2_metric_source},
+    {"resource", GW_GO_STRUCTP, true, hpa_v2_resource_source},
+    {"containerResource", GW_GO_STRUCTP, true, hpa_v2_container_source},
+    {"external", GW_GO_STRUCTP, true, hpa_v2_metric_source},
+    HPA_END,
 };
-static const gw_go_field_t v2_object_status[] = {
-    {"metric", GW_GO_STRUCT, false, v2_identifier},
-    {"current", GW_GO_STRUCT, false, v2_value_status},
-    {"describedObject", GW_GO_STRUCT, false, object_ref},
-    END,
+static const gw_go_field_t hpa_v2_object_status[] = {
+    {"metric", GW_GO_STRUCT, false, hpa_v2_identifier},
+    {"current", GW_GO_STRUCT, false, hpa_v2_value_status},
+    {"describedObject", GW_GO_STRUCT, false, hpa_object_ref},
+    HPA_END,
 };
-static const gw_go_field_t v2_metric_value_status[] = {
+static const gw_go_field_t hpa_v2_metric_value_status[] = {
     /* Pods and External */
-    {"metric", GW_GO_STRUCT, false, v2_identifier},
-    {"current", GW_GO_STRUCT, false, v2_value_status},
-    END,
+    {"metric", GW_GO_STRUCT, false, hpa_v2_identifier},
+    {"current", GW_GO_STRUCT, false, hpa_v2_value_status},
+    HPA_END,
 };
-static const gw_go_field_t v2_resource_status[] = {
+static const gw_go_field_t hpa_v2_resource_status[] = {
     {"name", GW_GO_STRING, false, NULL},
-    {"current", GW_GO_STRUCT, false, v2_value_status},
-    END,
+    {"current", GW_GO_STRUCT, false, hpa_v2_value_status},
+    HPA_END,
 };
-static const gw_go_field_t v2_container_status[] = {
+static const gw_go_field_t hpa_v2_container_status[] = {
     {"name", GW_GO_STRING, false, NULL},
-    {"current", GW_GO_STRUCT, false, v2_value_status},
+    {"current", GW_GO_STRUCT, false, hpa_v2_value_status},
     {"container", GW_GO_STRING, false, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v2_metric_status[] = {
+static const gw_go_field_t hpa_v2_metric_status[] = {
     {"type", GW_GO_STRING, false, NULL},
-    {"object", GW_GO_STRUCTP, true, v2_object_status},
-    {"pods", GW_GO_STRUCTP, true, v2_metric_value_status},
-    {"resource", GW_GO_STRUCTP, true, v2_resource_status},
-    {"containerResource", GW_GO_STRUCTP, true, v2_container_status},
-    {"external", GW_GO_STRUCTP, true, v2_metric_value_status},
-    END,
+    {"object", GW_GO_STRUCTP, true, hpa_v2_object_status},
+    {"pods", GW_GO_STRUCTP, true, hpa_v2_metric_value_status},
+    {"resource", GW_GO_STRUCTP, true, hpa_v2_resource_status},
+    {"containerResource", GW_GO_STRUCTP, true, hpa_v2_container_status},
+    {"external", GW_GO_STRUCTP, true, hpa_v2_metric_value_status},
+    HPA_END,
 };
 
 /* The behavior: v2's fields, in the internal type's order, which is v2's; the internal type's
  * Go names are these with the first letter raised (gw_convert__go_value's `untagged`). */
-static const gw_go_field_t v2_policy[] = {
+static const gw_go_field_t hpa_v2_policy[] = {
     {"type", GW_GO_STRING, false, NULL},
     {"value", GW_GO_INT32, false, NULL},
     {"periodSeconds", GW_GO_INT32, false, NULL},
-    END,
+    HPA_END,
 };
-static const gw_go_field_t v2_rules[] = {
+static const gw_go_field_t hpa_v2_rules[] = {
     {"stabilizationWindowSeconds", GW_GO_INT32P, true, NULL},
     {"selectPolicy", GW_GO_STRINGP, true, NULL},
-    {"policies", GW_GO_LIST, true, v2_policy},
-    END,
+    {"policies", GW_GO_LIST, true, hpa_v2_policy},
+    HPA_END,
 };
-static const gw_go_field_t v2_behavior[] = {
-    {"scaleUp", GW_GO_STRUCTP, true, v2_rules},
-    {"scaleDown", GW_GO_STRUCTP, true, v2_rules},
-    END,
+static const gw_go_field_t hpa_v2_behavior[] = {
+    {"scaleUp", GW_GO_STRUCTP, true, hpa_v2_rules},
+    {"scaleDown", GW_GO_STRUCTP, true, hpa_v2_rules},
+    HPA_END,
 };
 
 /* The values the annotations and the moved fields hold. */
-static const gw_go_field_t v1_metric_specs = {"", GW_GO_LIST, false, v1_metric_spec};
-static const gw_go_field_t v1_metric_statuses = {"", GW_GO_LIST, false, v1_metric_status};
-static const gw_go_field_t v2_metric_specs = {"", GW_GO_LIST, false, v2_metric_spec};
-static const gw_go_field_t v2_metric_statuses = {"", GW_GO_LIST, false, v2_metric_status};
-static const gw_go_field_t conditions = {"", GW_GO_LIST, false, condition};
-static const gw_go_field_t behavior_type = {"", GW_GO_STRUCT, false, v2_behavior};
-static const gw_go_field_t int32_ptr = {"", GW_GO_INT32P, false, NULL};
+static const gw_go_field_t hpa_v1_metric_specs = {"", GW_GO_LIST, false, hpa_v1_metric_spec};
+static const gw_go_field_t hpa_v1_metric_statuses = {"", GW_GO_LIST, false, hpa_v1_metric_status};
+static const gw_go_field_t hpa_v2_metric_specs = {"", GW_GO_LIST, false, hpa_v2_metric_spec};
+static const gw_go_field_t hpa_v2_metric_statuses = {"", GW_GO_LIST, false, hpa_v2_metric_status};
+static const gw_go_field_t hpa_conditions = {"", GW_GO_LIST, false, hpa_condition};
+static const gw_go_field_t hpa_behavior_type = {"", GW_GO_STRUCT, false, hpa_v2_behavior};
+static const gw_go_field_t hpa_int32_ptr = {"", GW_GO_INT32P, false, NULL};
 
 /* ---- one metric, field by field ---------------------------------------------------------- */
 
@@ -280,32 +286,32 @@ typedef struct {
     bool always;
 } hpa_move_t;
 
-static const hpa_move_t object_spec[] = {
+static const hpa_move_t hpa_object_spec[] = {
     {"describedObject", "target", false},           {"metric.name", "metricName", false},
     {"target.value", "targetValue", true},          {"metric.selector", "selector", false},
     {"target.averageValue", "averageValue", false}, {NULL, NULL, false},
 };
-static const hpa_move_t pods_spec[] = {
+static const hpa_move_t hpa_pods_spec[] = {
     {"metric.name", "metricName", false},
     {"target.averageValue", "targetAverageValue", true},
     {"metric.selector", "selector", false},
     {NULL, NULL, false},
 };
-static const hpa_move_t resource_spec[] = {
+static const hpa_move_t hpa_resource_spec[] = {
     {"name", "name", false},
     {"target.averageUtilization", "targetAverageUtilization", false},
     {"target.averageValue", "targetAverageValue", false},
     {"container", "container", false}, /* ContainerResource only: Resource has none */
     {NULL, NULL, false},
 };
-static const hpa_move_t external_spec[] = {
+static const hpa_move_t hpa_external_spec[] = {
     {"metric.name", "metricName", false},
     {"metric.selector", "metricSelector", false},
     {"target.value", "targetValue", false},
     {"target.averageValue", "targetAverageValue", false},
     {NULL, NULL, false},
 };
-static const hpa_move_t object_status[] = {
+static const hpa_move_t hpa_object_status[] = {
     {"describedObject", "target", false},
     {"metric.name", "metricName", false},
     {"current.value", "currentValue", true},
@@ -313,20 +319,20 @@ static const hpa_move_t object_status[] = {
     {"current.averageValue", "averageValue", false},
     {NULL, NULL, false},
 };
-static const hpa_move_t pods_status[] = {
+static const hpa_move_t hpa_pods_status[] = {
     {"metric.name", "metricName", false},
     {"current.averageValue", "currentAverageValue", true},
     {"metric.selector", "selector", false},
     {NULL, NULL, false},
 };
-static const hpa_move_t resource_status[] = {
+static const hpa_move_t hpa_resource_status[] = {
     {"name", "name", false},
     {"current.averageUtilization", "currentAverageUtilization", false},
     {"current.averageValue", "currentAverageValue", true},
     {"container", "container", false},
     {NULL, NULL, false},
 };
-static const hpa_move_t external_status[] = {
+static const hpa_move_t hpa_external_status[] = {
     {"metric.name", "metricName", false},
     {"metric.selector", "metricSelector", false},
     {"current.value", "currentValue", true},
@@ -342,17 +348,17 @@ typedef struct {
     const char *type_if, *type_set, *type_unset;
 } hpa_source_t;
 
-static const hpa_source_t sources[] = {
-    {"object", object_spec, object_status, "averageValue", "AverageValue", "Value"},
-    {"pods", pods_spec, pods_status, NULL, NULL, "AverageValue"},
-    {"resource", resource_spec, resource_status, "targetAverageUtilization", "Utilization",
+static const hpa_source_t hpa_sources[] = {
+    {"object", hpa_object_spec, hpa_object_status, "averageValue", "AverageValue", "Value"},
+    {"pods", hpa_pods_spec, hpa_pods_status, NULL, NULL, "AverageValue"},
+    {"resource", hpa_resource_spec, hpa_resource_status, "targetAverageUtilization", "Utilization",
      "AverageValue"},
-    {"containerResource", resource_spec, resource_status, "targetAverageUtilization", "Utilization",
-     "AverageValue"},
-    {"external", external_spec, external_status, "targetValue", "Value", "AverageValue"},
+    {"containerResource", hpa_resource_spec, hpa_resource_status, "targetAverageUtilization",
+     "Utilization", "AverageValue"},
+    {"external", hpa_external_spec, hpa_external_status, "targetValue", "Value", "AverageValue"},
 };
 
-#define N_SOURCES (sizeof(sources) / sizeof(sources[0]))
+#define HPA_N_SOURCES (sizeof(hpa_sources) / sizeof(hpa_sources[0]))
 
 /* A member that is there and not null. */
 static json_t *
@@ -436,11 +442,12 @@ hpa_metric(const json_t *in, bool status, bool to_v2)
 
     if (type != NULL)
         json_object_set(out, "type", type);
-    for (size_t i = 0; i < N_SOURCES; i++) {
-        json_t *src = hpa_get(in, sources[i].key);
+    for (size_t i = 0; i < HPA_N_SOURCES; i++) {
+        json_t *src = hpa_get(in, hpa_sources[i].key);
 
         if (src != NULL)
-            json_object_set_new(out, sources[i].key, hpa_source(&sources[i], src, status, to_v2));
+            json_object_set_new(out, hpa_sources[i].key,
+                                hpa_source(&hpa_sources[i], src, status, to_v2));
     }
     return out;
 }
@@ -493,8 +500,8 @@ hpa_annotation(const json_t *obj, const char *key, const gw_go_field_t *type, js
 static void
 hpa_set_annotations(json_t *obj, json_t *set)
 {
-    static const char *const round_trip[] = {ANN_METRICS, ANN_BEHAVIOR, ANN_CURRENT,
-                                             ANN_CONDITIONS};
+    static const char *const round_trip[] = {HPA_ANN_METRICS, HPA_ANN_BEHAVIOR, HPA_ANN_CURRENT,
+                                             HPA_ANN_CONDITIONS};
     json_t *meta = json_object_get(obj, "metadata"), *ann = hpa_annotations(obj);
     bool dropped = false;
 
@@ -557,7 +564,7 @@ hpa_spec_to_v1(json_t *spec, const json_t *metrics, json_t *set)
             have_cpu = json_object_set(spec, "targetCPUUtilizationPercentage", cpu) == 0;
     }
     if (json_array_size(others) > 0)
-        hpa_add_text(set, ANN_METRICS, &v1_metric_specs, others, false);
+        hpa_add_text(set, HPA_ANN_METRICS, &hpa_v1_metric_specs, others, false);
     json_decref(others);
 }
 
@@ -576,9 +583,9 @@ hpa_status_to_v1(json_t *status, const json_t *current, const json_t *conds, jso
         json_array_append_new(v1, hpa_metric(m, true, false));
     }
     if (json_array_size(v1) > 0)
-        hpa_add_text(set, ANN_CURRENT, &v1_metric_statuses, v1, false);
+        hpa_add_text(set, HPA_ANN_CURRENT, &hpa_v1_metric_statuses, v1, false);
     if (json_array_size(conds) > 0)
-        hpa_add_text(set, ANN_CONDITIONS, &conditions, conds, false);
+        hpa_add_text(set, HPA_ANN_CONDITIONS, &hpa_conditions, conds, false);
     json_decref(v1);
 }
 
@@ -588,10 +595,10 @@ gw_convert__hpa_v2_to_v1(json_t *obj)
     json_t *spec = json_object_get(obj, "spec"), *status = json_object_get(obj, "status");
     json_t *metrics = NULL, *behavior = NULL, *current = NULL, *conds = NULL, *set;
 
-    hpa_take(spec, "metrics", &v2_metric_specs, &metrics);
-    hpa_take(spec, "behavior", &behavior_type, &behavior);
-    hpa_take(status, "currentMetrics", &v2_metric_statuses, &current);
-    hpa_take(status, "conditions", &conditions, &conds);
+    hpa_take(spec, "metrics", &hpa_v2_metric_specs, &metrics);
+    hpa_take(spec, "behavior", &hpa_behavior_type, &behavior);
+    hpa_take(status, "currentMetrics", &hpa_v2_metric_statuses, &current);
+    hpa_take(status, "conditions", &hpa_conditions, &conds);
     json_object_del(spec, "targetCPUUtilizationPercentage");
     json_object_del(status, "currentCPUUtilizationPercentage");
     set = json_object();
@@ -599,7 +606,7 @@ gw_convert__hpa_v2_to_v1(json_t *obj)
     hpa_status_to_v1(status, current, conds, set);
     /* kube marshals the internal type here (a TODO in conversion.go says so) */
     if (behavior != NULL)
-        hpa_add_text(set, ANN_BEHAVIOR, &behavior_type, behavior, true);
+        hpa_add_text(set, HPA_ANN_BEHAVIOR, &hpa_behavior_type, behavior, true);
     hpa_set_annotations(obj, set);
     json_decref(set);
     json_decref(metrics);
@@ -627,14 +634,14 @@ hpa_metrics_from_v1(const json_t *obj, const json_t *cpu)
     json_t *metrics = json_array(), *others, *m;
     size_t i;
 
-    if (hpa_annotation(obj, ANN_METRICS, &v1_metric_specs, &others)) {
+    if (hpa_annotation(obj, HPA_ANN_METRICS, &hpa_v1_metric_specs, &others)) {
         json_array_foreach(others, i, m) json_array_append_new(metrics, hpa_metric(m, false, true));
     }
     json_decref(others);
     if (cpu != NULL)
         json_array_append_new(metrics, hpa_cpu_metric(json_integer_value(cpu), false));
     if (json_array_size(metrics) == 0)
-        json_array_append_new(metrics, hpa_cpu_metric(DEFAULT_CPU_UTILIZATION, false));
+        json_array_append_new(metrics, hpa_cpu_metric(HPA_DEFAULT_CPU, false));
     return metrics;
 }
 
@@ -646,7 +653,7 @@ hpa_current_from_v1(const json_t *obj, const json_t *cpu)
     json_t *current = NULL, *list, *m;
     size_t i;
 
-    if (hpa_annotation(obj, ANN_CURRENT, &v1_metric_statuses, &list)) {
+    if (hpa_annotation(obj, HPA_ANN_CURRENT, &hpa_v1_metric_statuses, &list)) {
         current = json_array();
         json_array_foreach(list, i, m) json_array_append_new(current, hpa_metric(m, true, true));
     } else if (cpu != NULL) {
@@ -663,7 +670,7 @@ hpa_behavior_from_v1(const json_t *obj)
 {
     json_t *b;
 
-    if (!hpa_annotation(obj, ANN_BEHAVIOR, &behavior_type, &b) ||
+    if (!hpa_annotation(obj, HPA_ANN_BEHAVIOR, &hpa_behavior_type, &b) ||
         (hpa_get(b, "scaleUp") == NULL && hpa_get(b, "scaleDown") == NULL)) {
         json_decref(b);
         return NULL;
@@ -688,17 +695,18 @@ hpa_status_from_v1(json_t *obj, const json_t *cpu)
     json_t *current = hpa_current_from_v1(obj, cpu), *conds = NULL, *status;
 
     /* conditions has omitempty: an empty list is none */
-    if (hpa_annotation(obj, ANN_CONDITIONS, &conditions, &conds) && json_array_size(conds) == 0) {
+    if (hpa_annotation(obj, HPA_ANN_CONDITIONS, &hpa_conditions, &conds) &&
+        json_array_size(conds) == 0) {
         json_decref(conds);
         conds = NULL;
     }
     if ((current != NULL || conds != NULL) && (status = hpa_member(obj, "status")) != NULL) {
         if (current != NULL) /* currentMetrics has no omitempty: an empty list shows */
             json_object_set_new(status, "currentMetrics",
-                                gw_convert__go_value(&v2_metric_statuses, current, false));
+                                gw_convert__go_value(&hpa_v2_metric_statuses, current, false));
         if (conds != NULL)
             json_object_set_new(status, "conditions",
-                                gw_convert__go_value(&conditions, conds, false));
+                                gw_convert__go_value(&hpa_conditions, conds, false));
     }
     json_decref(current);
     json_decref(conds);
@@ -710,8 +718,12 @@ gw_convert__hpa_v1_to_v2(json_t *obj)
     json_t *spec = json_object_get(obj, "spec"), *status = json_object_get(obj, "status");
     json_t *cpu = NULL, *current_cpu = NULL, *metrics, *behavior;
 
-    hpa_take(spec, "targetCPUUtilizationPercentage", &int32_ptr, &cpu);
-    hpa_take(status, "currentCPUUtilizationPercentage", &int32_ptr, &current_cpu);
+    hpa_take(spec, "targetCPUUtilizationPercentage", &hpa_int32_ptr, &cpu);
+    hpa_take(status, "currentCPUUtilizationPercentage", &hpa_int32_ptr, &current_cpu);
+    /* v2's currentReplicas has omitempty where v1's has none: a 0 Go's v2 JSON leaves out */
+    if (json_is_integer(json_object_get(status, "currentReplicas")) &&
+        json_integer_value(json_object_get(status, "currentReplicas")) == 0)
+        json_object_del(status, "currentReplicas");
     /* v1 has none of these: a v1 document's members of those names are no part of it */
     json_object_del(spec, "metrics");
     json_object_del(spec, "behavior");
@@ -721,10 +733,10 @@ gw_convert__hpa_v1_to_v2(json_t *obj)
     behavior = hpa_behavior_from_v1(obj);
     if ((spec = hpa_member(obj, "spec")) != NULL) {
         json_object_set_new(spec, "metrics",
-                            gw_convert__go_value(&v2_metric_specs, metrics, false));
+                            gw_convert__go_value(&hpa_v2_metric_specs, metrics, false));
         if (behavior != NULL)
             json_object_set_new(spec, "behavior",
-                                gw_convert__go_value(&behavior_type, behavior, false));
+                                gw_convert__go_value(&hpa_behavior_type, behavior, false));
     }
     hpa_status_from_v1(obj, current_cpu);
     hpa_set_annotations(obj, NULL);

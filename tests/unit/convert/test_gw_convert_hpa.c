@@ -7,8 +7,10 @@
 
 #include <jansson.h>
 
+#include "gw_catalog.h"
 #include "gw_convert.h"
 #include "gw_convert_int.h"
+#include "gw_gozero.h"
 #include "tap.h"
 
 #define ANN_METRICS "autoscaling.alpha.kubernetes.io/metrics"
@@ -550,7 +552,7 @@ test_round_trips(void)
         "'spec':{'maxReplicas':3,'metrics':[{'type':'Resource','resource':{'name':'memory',"
         "'target':{'type':'Utilization','averageUtilization':70}}}],'behavior':{'scaleDown':{"
         "'stabilizationWindowSeconds':60,'selectPolicy':'Min','policies':[{'type':'Percent',"
-        "'value':10,'periodSeconds':30}]}}},'status':{'currentReplicas':0,'desiredReplicas':0,"
+        "'value':10,'periodSeconds':30}]}}},'status':{'desiredReplicas':0,"
         "'currentMetrics':[{'type':'Resource','resource':{'name':'memory','current':"
         "{'averageValue':'1Gi','averageUtilization':71}}}]}}",
         "{'apiVersion':'autoscaling/v2','kind':'HorizontalPodAutoscaler','metadata':{'name':'c'},"
@@ -570,6 +572,56 @@ test_round_trips(void)
         json_decref(v1);
         json_decref(v2);
     }
+}
+
+/* As the registry serves them: each version completed with the zeros Go's JSON shows. */
+static void
+complete(json_t *obj)
+{
+    const char *av = json_string_value(json_object_get(obj, "apiVersion"));
+    const gw_schema_t *s = gw_catalog_kind_schema(gw_catalog_builtin(), "autoscaling",
+                                                  strcmp(av, V1) == 0 ? "v1" : "v2", HPA);
+
+    if (s != NULL)
+        gw_gozero_complete(s, obj);
+}
+
+static void
+test_gozero(void)
+{
+    json_t *v1 = doc("{'apiVersion':'autoscaling/v1','kind':'HorizontalPodAutoscaler','metadata':{"
+                     "'name':'h','creationTimestamp':'2024-01-02T03:04:05Z'},'spec':{"
+                     "'scaleTargetRef':{'kind':'Deployment','name':'web'},'maxReplicas':3}}");
+    json_t *v2, *want, *o;
+
+    complete(v1);
+    v2 = json_deep_copy(v1);
+    tap_ok(json_integer_value(json_object_get(json_object_get(v1, "status"), "currentReplicas")) ==
+                   0 &&
+               json_object_get(json_object_get(v1, "status"), "currentReplicas") != NULL,
+           "complete v1: status.currentReplicas 0 shown");
+    gw_convert(v2, V2, HPA);
+    complete(v2);
+    want = doc("{'currentMetrics':null,'desiredReplicas':0}");
+    same_doc(json_object_get(v2, "status"), want,
+             "v1 -> v2: currentReplicas 0 left out, as v2's omitempty does");
+    o = json_deep_copy(v2);
+    gw_convert(o, V1, HPA);
+    complete(o);
+    json_object_set_new(json_object_get(v1, "spec"), "targetCPUUtilizationPercentage",
+                        json_integer(80));
+    same_doc(o, v1, "complete v1 -> v2 -> v1: as kube serves it (the 80% target added)");
+    json_decref(o);
+    o = json_deep_copy(v2);
+    gw_convert(o, V1, HPA);
+    complete(o);
+    gw_convert(o, V2, HPA);
+    complete(o);
+    same_doc(o, v2, "complete v2 -> v1 -> v2: as it was");
+    json_decref(o);
+    json_decref(want);
+    json_decref(v1);
+    json_decref(v2);
 }
 
 static void
@@ -600,6 +652,7 @@ main(void)
     test_bad_annotations();
     test_drop_round_trip();
     test_round_trips();
+    test_gozero();
     test_table();
     return tap_done();
 }
