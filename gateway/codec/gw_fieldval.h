@@ -72,4 +72,12 @@ int gw_json_find_duplicates(const char *json, size_t len, gw_field_issues_t *out
  */
 void gw_fieldval_check(json_t *doc, const gw_schema_t *schema, gw_field_issues_t *out);
 
+/** Whether s is a quantity resource.ParseQuantity takes (what a resource.Quantity's JSON
+ *  decoder accepts). Thread: any. */
+bool gw_fieldval_quantity_ok(const char *s);
+
+/** Whether s parses as time.Parse(time.RFC3339, s) does (what metav1.Time's JSON decoder
+ *  accepts). Thread: any. */
+bool gw_fieldval_time_ok(const char *s);
+
 #endif

@@ -1,6 +1,7 @@
 /* Strings that kube-apiserver's decoders parse further: quantities, times and base64 bytes.
  * The messages are those of the Go code that parses them (resource.ParseQuantity, time.Parse,
  * encoding/base64), since they end up in the 400 a client sees. */
+#include "gw_fieldval.h"
 #include "gw_fieldval_int.h"
 
 #include <stdint.h>
@@ -233,4 +234,20 @@ gw_fieldval__base64(const char *s, size_t n, char *msg, size_t msg_len)
         }
     }
     return true;
+}
+
+/* ---- the public checks ------------------------------------------------------------------- */
+
+bool
+gw_fieldval_quantity_ok(const char *s)
+{
+    char msg[160];
+    return gw_fieldval__quantity(s, msg, sizeof(msg));
+}
+
+bool
+gw_fieldval_time_ok(const char *s)
+{
+    char msg[256];
+    return gw_fieldval__rfc3339(s, msg, sizeof(msg));
 }

@@ -18,6 +18,8 @@ typedef struct {
 } spoke_t;
 
 static const spoke_t spokes[] = {
+    {"autoscaling/v1", "HorizontalPodAutoscaler", "autoscaling/v2", "HorizontalPodAutoscaler",
+     gw_convert__hpa_v1_to_v2, gw_convert__hpa_v2_to_v1},
     {"events.k8s.io/v1", "Event", "v1", "Event", gw_convert__event_to_core,
      gw_convert__core_to_event},
     {"admissionregistration.k8s.io/v1beta1", "ValidatingAdmissionPolicy",

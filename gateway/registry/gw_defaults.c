@@ -180,11 +180,10 @@ static const gw_def_t cron_job[] = {
     GW_DEF_END,
 };
 
-/* autoscaling/v1 keeps no metrics list: kube stores HPAs as v2, whose defaulting adds the 80%
- * CPU target when none is given, and a v1 read shows that target. */
+/* autoscaling/v1 defaults only minReplicas: the 80% CPU target comes from the v1 -> v2
+ * conversion (gateway/convert/), which alone sees whether the metrics annotation holds others. */
 static const gw_def_t hpa_v1[] = {
     GW_NIL_INT("minReplicas", 1),
-    GW_NIL_INT("targetCPUUtilizationPercentage", 80),
     GW_DEF_END,
 };
 
