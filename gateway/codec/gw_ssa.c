@@ -180,14 +180,20 @@ smd_update(const ctx_t *c, const json_t *old, const json_t *new, gw_ssa__manager
     return true;
 }
 
-/* reconcileManagedFieldsWithSchemaChanges, for the granular-to-atomic direction. */
+/* reconcileManagedFieldsWithSchemaChanges, for the granular-to-atomic direction. kube
+ * reconciles each entry with the schema of its own apiVersion: the schema at hand is the
+ * request's, so entries of other versions (another version's shape may differ: autoscaling/v1
+ * keeps scaleTargetRef atomic where v2 does not) are left as they are. */
 static void
 reconcile_all(const ctx_t *c, gw_ssa__managers_t *m)
 {
     if (c->s->schema == NULL)
         return;
-    for (size_t i = 0; i < m->n; i++)
+    for (size_t i = 0; i < m->n; i++) {
+        if (c->version != NULL && strcmp(m->e[i].api_version, c->version) != 0)
+            continue;
         replace_set(&m->e[i].set, gw_ssa__reconcile(c->s->schema, m->e[i].set));
+    }
 }
 
 /*

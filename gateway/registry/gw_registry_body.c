@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "gw_alloc.h"
-#include "gw_convert.h"
 #include "gw_err.h"
 #include "gw_fieldval.h"
 #include "gw_negotiate.h"
@@ -379,22 +378,15 @@ gw_registry__meta_warnings(gw_req_t *r, const json_t *obj)
 char *
 gw_registry__encode(json_t *obj, size_t *len)
 {
-    const char *av = json_string_value(json_object_get(obj, "apiVersion"));
-    const char *kind = json_string_value(json_object_get(obj, "kind"));
-    json_t *stored = obj;
+    json_t *stored;
     char *out;
 
     gw_objmeta_strip_for_storage(obj);
     /* Another version than the kind's storage version: stored converted, obj left as the
      * request's version for the answer. */
-    if (av != NULL && kind != NULL && gw_convert_is_spoke(av, strlen(av), kind, strlen(kind))) {
-        stored = json_deep_copy(obj);
-        gw_convert_hub(av, kind, &av, &kind);
-        gw_convert(stored, av, kind);
-    }
-    out = json_dumps(stored, JSON_COMPACT | JSON_SORT_KEYS);
-    if (stored != obj)
-        json_decref(stored);
+    stored = gw_registry__storage_form(obj);
+    out = json_dumps(stored != NULL ? stored : obj, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(stored);
     if (out == NULL)
         abort(); /* only allocation fails here, and allocation failure aborts */
     *len = strlen(out);

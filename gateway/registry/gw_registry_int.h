@@ -481,6 +481,11 @@ char *gw_registry__with_rv(const char *json, size_t len, int64_t rev, size_t *ou
 json_t *gw_registry__parse_stored(const char *json, size_t len, int64_t rev,
                                   const gw_resource_t *as);
 
+/** obj (a write's object) in its kind's storage version, converted and completed with what
+ *  Go's JSON shows, as a new document; NULL when obj is in its storage version already (or of
+ *  a kind with one version). Thread: any. */
+json_t *gw_registry__storage_form(const json_t *obj);
+
 /** A document parsed as stored (gw_registry__parse_stored with NULL) shown as `as` instead:
  *  converted and completed when it is another version. Thread: any. */
 void gw_registry__serve_as(json_t *doc, const gw_resource_t *as);

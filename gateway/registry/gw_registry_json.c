@@ -367,6 +367,22 @@ complete_doc(json_t *doc)
         gw_gozero_complete(s, doc);
 }
 
+json_t *
+gw_registry__storage_form(const json_t *obj)
+{
+    const char *av = json_string_value(json_object_get(obj, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    json_t *stored;
+
+    if (av == NULL || kind == NULL || !gw_convert_is_spoke(av, strlen(av), kind, strlen(kind)))
+        return NULL;
+    stored = json_deep_copy(obj);
+    convert_doc(stored, NULL);
+    /* as a write through the storage version completes it, so equal objects are equal bytes */
+    complete_doc(stored);
+    return stored;
+}
+
 void
 gw_registry__serve_as(json_t *doc, const gw_resource_t *as)
 {

@@ -16,7 +16,8 @@ PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
 set_users
 # ABAC: the admins and jane may do anything; alice only CertificateSigningRequests (so not
-# approve for a signer).
+# approve for a signer); RBAC, asked after ABAC: alice may approve for the signers of one domain
+# (the `<domain>/*` name kube's approval admission also asks about).
 POLICY=$KGATE_TEST_TMP/abac.jsonl
 abac() { echo "{\"apiVersion\":\"abac.authorization.kubernetes.io/v1beta1\",\"kind\":\"Policy\",\"spec\":{$1}}"; }
 {
@@ -25,7 +26,7 @@ abac() { echo "{\"apiVersion\":\"abac.authorization.kubernetes.io/v1beta1\",\"ki
     abac '"user":"alice","resource":"certificatesigningrequests","apiGroup":"certificates.k8s.io"'
 } >"$POLICY"
 trap stop_all EXIT
-check "kgate starts" api_start subres --workers=2 --authorization-mode=ABAC \
+check "kgate starts" api_start subres --workers=2 --authorization-mode=ABAC,RBAC \
     --authorization-policy-file="$POLICY"
 POLICY_V1=/apis/policy/v1/namespaces/default
 
@@ -282,6 +283,34 @@ CODE=$(kcurl -H "Authorization: Bearer alice-token" -o "$OUT" -w '%{http_code}' 
     -H 'Content-Type: application/json' --data-binary "$signed" "$KGATE_URL$CSRS/c2/status")
 check "setting the certificate needs sign on the signer" is_status 403 Forbidden \
     'certificatesigningrequests.certificates.k8s.io "c2" is forbidden: user not permitted to sign requests with signerName "example.com/signer"'
+# approve on "<domain>/*" is enough for every signer of that domain.
+req POST /apis/rbac.authorization.k8s.io/v1/clusterroles '{"metadata":{"name":"wild-approver"},
+"rules":[{"apiGroups":["certificates.k8s.io"],"resources":["signers"],"verbs":["approve"],
+"resourceNames":["wild.example/*"]}]}'
+check "a ClusterRole allowing approve on wild.example/*" code_is 201
+req POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings '{"metadata":{"name":"alice-wild"},
+"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"wild-approver"},
+"subjects":[{"kind":"User","name":"alice","apiGroup":"rbac.authorization.k8s.io"}]}'
+check "... bound to alice" code_is 201
+CODE=$(kcurl "${JANE[@]}" -o "$OUT" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    --data-binary "$(csr c5 wild.example/signer-a)" "$KGATE_URL$CSRS")
+check "a CSR for wild.example/signer-a" code_is 201
+wild=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["status"]["conditions"]=[{"type":"Approved","status":"True","reason":"R"}]; print(json.dumps(d))' "$OUT")
+approve_wild() {
+    CODE=$(kcurl -H "Authorization: Bearer alice-token" -o "$OUT" -w '%{http_code}' -X PUT \
+        -H 'Content-Type: application/json' --data-binary "$wild" "$KGATE_URL$CSRS/c5/approval")
+    [[ $CODE == 200 ]]
+}
+check "alice approves it through approve on wild.example/* (RBAC's snapshot may take a moment)" \
+    eval 'for _ in $(seq 50); do approve_wild && break; sleep 0.1; done; [[ $CODE == 200 ]]'
+check "... and it is Approved" jpy "[c['type'] for c in d['status']['conditions']] == ['Approved']"
+CODE=$(kcurl "${JANE[@]}" -o "$OUT" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    --data-binary "$(csr c6)" "$KGATE_URL$CSRS")
+other=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["status"]["conditions"]=[{"type":"Approved","status":"True","reason":"R"}]; print(json.dumps(d))' "$OUT")
+CODE=$(kcurl -H "Authorization: Bearer alice-token" -o "$OUT" -w '%{http_code}' -X PUT \
+    -H 'Content-Type: application/json' --data-binary "$other" "$KGATE_URL$CSRS/c6/approval")
+check "... which does not cover example.com/signer" is_status 403 Forbidden \
+    'certificatesigningrequests.certificates.k8s.io "c6" is forbidden: user not permitted to approve requests with signerName "example.com/signer"'
 req PATCH $CSRS/c2/approval '{"status":{"conditions":[{"type":"Denied","status":"True","reason":"No"}]}}' \
     application/merge-patch+json
 check "a PATCH of approval denies" jpy "[c['type'] for c in d['status']['conditions']] == ['Denied']"
