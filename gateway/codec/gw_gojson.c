@@ -402,7 +402,9 @@ number_out_of_range(const unsigned char *p, size_t n, char *buf, size_t buflen)
             for (i++; i < n && p[i] != '"'; i++)
                 i += p[i] == '\\';
         } else if (p[i] == '-' || (p[i] >= '0' && p[i] <= '9')) {
-            size_t len = strspn((const char *)p + i, "-+.eE0123456789");
+            size_t len = 0;
+            while (i + len < n && p[i + len] != '\0' && strchr("-+.eE0123456789", p[i + len]))
+                len++;
             char *num = gw_strndup((const char *)p + i, len);
             bool inf = isinf(strtod(num, NULL));
             if (inf)
@@ -430,7 +432,7 @@ gw_gojson_unmarshal_map(const unsigned char *p, size_t n, char *buf, size_t bufl
     free(s.stack);
     if (!ok)
         return buf;
-    while (is_space(p[i]))
+    while (i < n && is_space(p[i]))
         i++;
     switch (p[i]) {
     case '{':

@@ -23,6 +23,18 @@ is_s(const char *in, const char *want, const char *name)
     is(in, strlen(in), want, name);
 }
 
+/* in copied into a buffer of exactly its size, so the sanitizer sees any read past it */
+static void
+is_exact(const char *in, const char *want, const char *name)
+{
+    size_t n = strlen(in);
+    char *copy = malloc(n);
+
+    memcpy(copy, in, n);
+    is(copy, n, want, name);
+    free(copy);
+}
+
 static void
 test_valid(void)
 {
@@ -31,6 +43,9 @@ test_valid(void)
          "a docker config with spaces around");
     is_s("null", NULL, "null leaves the map nil: no error");
     is_s("{\"a\":1e-400}", NULL, "a number that underflows is 0, no error");
+    is_exact("{\"a\":[1,2.5e3]}", NULL, "numbers read within the input's bounds");
+    is_exact("{\"a\":-1e400}", "json: cannot unmarshal number -1e400 into Go value of type float64",
+             "... also the one that does not fit");
     is_s("{\"a\":\"1e400\",\"b\":\"\\u00e9\\\"\"}", NULL, "strings with escapes");
     is_s("{\"\xff\":\"\xc3\"}", NULL, "bad UTF-8 in strings is accepted");
 }
