@@ -10,7 +10,7 @@
 #include "gw_alloc.h"
 #include "gw_names.h"
 
-/* Both maps empty or absent, or equal. */
+/* Both maps empty or absent, or equal (absent and empty as in gw_registry__bytes_maps_equal). */
 static bool
 strings_maps_equal(const json_t *a, const json_t *b)
 {

@@ -1,6 +1,7 @@
 /*
- * Secrets: the write-only stringData and the validation of data (pkg/apis/core/v1's
- * Convert_v1_Secret_To_core_Secret and pkg/apis/core/validation's ValidateSecret).
+ * Secrets: the write-only stringData and validation (pkg/apis/core/v1's
+ * Convert_v1_Secret_To_core_Secret, pkg/apis/core/validation's ValidateSecret and
+ * ValidateSecretUpdate past the metadata).
  *
  * kube merges stringData into data while it converts the decoded v1 object to its internal
  * type, which has no stringData: so every write (create, update, each kind of patch, apply)
@@ -124,6 +125,9 @@ same_bytes(const json_t *a, const json_t *b)
     return same;
 }
 
+/* kube compares with reflect.DeepEqual, where a nil map differs from an empty one; but it
+ * reads an empty map back from storage as nil, while kgate keeps the `{}` it was sent: absent
+ * and empty are taken as equal on both sides, so no unchanged update is ever refused. */
 bool
 gw_registry__bytes_maps_equal(const json_t *a, const json_t *b)
 {
@@ -188,7 +192,7 @@ validate_docker_config(const json_t *data, const char *key, gw_field_errors_t *e
     free(field);
 }
 
-/* One data key the type requires to be present (empty == true: and not empty). */
+/* A data key the type requires: present (and, with non_empty, not empty). */
 static void
 require_key(const json_t *data, const char *key, bool non_empty, gw_field_errors_t *errs)
 {

@@ -129,7 +129,8 @@ check "the data keys are reported before the type's rules" causes_are "[('$INV',
 'Invalid value: \"bad key\": a valid config key must consist of alphanumeric characters, \\'-\\', \
 \\'_\\' or \\'.\\' (e.g. \\'key.name\\',  or \\'KEY_NAME\\',  or \\'key-name\\', regex used for \
 validation is \\'[-._a-zA-Z0-9]+\\')'), ('$REQ', 'data[tls.crt]', 'Required value')]"
-req POST $CORE/secrets "$(secret tls kubernetes.io/tls "\"tls.crt\":\"$(b64 c)\",\"tls.key\":\"$(b64 k)\"")"
+req POST $CORE/secrets "$(secret tls kubernetes.io/tls \
+    "\"tls.crt\":\"$(b64 c)\",\"tls.key\":\"$(b64 k)\"")"
 check "tls with both: created" code_is 201
 
 req POST $CORE/secrets "$(secret custom 'example.com/any Type!')"
@@ -147,8 +148,9 @@ check "... an Invalid cause on type" causes_are \
     "[('$INV', 'type', 'Invalid value: \"Opaque\": field is immutable')]"
 check "... the Secret is unchanged" unchanged secrets tls "$RV"
 req PUT $CORE/secrets/tls '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"tls"},"data":{}}'
-check "a PUT without type is defaulted to Opaque: the same 422 (then the old tls rules do not run)" \
-    is_status 422 Invalid 'Secret "tls" is invalid: type: Invalid value: "Opaque": field is immutable'
+check "a PUT without type is defaulted to Opaque: the same 422 (and no tls rules)" \
+    is_status 422 Invalid \
+    'Secret "tls" is invalid: type: Invalid value: "Opaque": field is immutable'
 req PATCH $CORE/secrets/opq '{"type":"kubernetes.io/ssh-auth"}' $MERGE
 check "a merge patch to ssh-auth: type immutable, then ssh-auth's rule" is_status 422 Invalid \
     'Secret "opq" is invalid: [type: Invalid value: "kubernetes.io/ssh-auth": field is immutable, data[ssh-privatekey]: Required value]'
@@ -156,7 +158,8 @@ req PATCH $CORE/secrets/tls '[{"op":"remove","path":"/data/tls.key"}]' $JSONP
 check "a JSON patch removing tls.key: 422" is_status 422 Invalid \
     'Secret "tls" is invalid: data[tls.key]: Required value'
 check "... unchanged" unchanged secrets tls "$RV"
-req PATCH $CORE/secrets/sat '{"metadata":{"annotations":{"kubernetes.io/service-account.name":null}}}' $MERGE
+req PATCH $CORE/secrets/sat \
+    '{"metadata":{"annotations":{"kubernetes.io/service-account.name":null}}}' $MERGE
 check "a patch dropping the account annotation of a token Secret: 422" is_status 422 Invalid \
     'Secret "sat" is invalid: metadata.annotations[kubernetes.io/service-account.name]: Required value'
 req PATCH $CORE/secrets/tls "{\"data\":{\"tls.crt\":\"$(b64 c2)\"}}" $MERGE
@@ -205,15 +208,19 @@ check "an immutable Secret can be deleted" code_is 200
 # ---- ConfigMaps ---------------------------------------------------------------------------------
 req POST $CORE/configmaps '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"keys"},
 "data":{"a b":"x","dup":"y"},"binaryData":{"dup":"eA==","..":"eA=="}}'
-check "ConfigMap keys: 422 with data keys, a duplicate, then binaryData keys" is_status 422 Invalid \
+check "ConfigMap keys: 422 with data keys, a duplicate, then binaryData keys" \
+    is_status 422 Invalid \
     "ConfigMap \"keys\" is invalid: [data[a b]: Invalid value: \"a b\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+'), data[dup]: Invalid value: \"dup\": duplicate of key present in binaryData, binaryData[..]: Invalid value: \"..\": must not be '..']"
 check "... nothing stored" nothing_stored configmaps keys
 big=$(head -c 1048000 /dev/zero | tr '\0' 'a')
-printf '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},"data":{"k":"%s"},"binaryData":{"b":"%s"}}' \
-    "$big" "$(head -c 600 /dev/zero | base64 -w0)" >"$KGATE_TEST_TMP/big.json"
+fmt='{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},'
+fmt+='"data":{"k":"%s"},"binaryData":{"b":"%s"}}'
+# shellcheck disable=SC2059
+printf "$fmt" "$big" "$(head -c 600 /dev/zero | base64 -w0)" >"$KGATE_TEST_TMP/big.json"
 CODE=$(kcurl "${ADMIN[@]}" -o "$OUT" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
     --data-binary @"$KGATE_TEST_TMP/big.json" "$KGATE_URL$CORE/configmaps")
-check "data and binaryData over 1 MiB together: 422 on the whole object ([])" is_status 422 Invalid \
+check "data and binaryData over 1 MiB together: 422 on the whole object ([])" \
+    is_status 422 Invalid \
     'ConfigMap "big" is invalid: []: Too long: may not be more than 1048576 bytes'
 check "... a TooLong cause on field []" causes_are \
     "[('FieldValueTooLong', '[]', 'Too long: may not be more than 1048576 bytes')]"
