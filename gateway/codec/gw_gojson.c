@@ -393,9 +393,10 @@ check_valid(scanner_t *s, const unsigned char *p, size_t n)
 }
 
 /* The first number of a valid document that float64 cannot hold (strconv.ParseFloat's
- * ErrRange: the decoder stores every number of an interface{} as a float64), as Go reports it. */
-static bool
-number_out_of_range(const unsigned char *p, size_t n, char *buf, size_t buflen)
+ * ErrRange: the decoder stores every number of an interface{} as a float64), as Go reports it;
+ * NULL when there is none. */
+static char *
+number_out_of_range(const unsigned char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (p[i] == '"') {
@@ -403,27 +404,28 @@ number_out_of_range(const unsigned char *p, size_t n, char *buf, size_t buflen)
                 i += p[i] == '\\';
         } else if (p[i] == '-' || (p[i] >= '0' && p[i] <= '9')) {
             size_t len = 0;
+            char *num, *msg = NULL;
             while (i + len < n && p[i + len] != '\0' && strchr("-+.eE0123456789", p[i + len]))
                 len++;
-            char *num = gw_strndup((const char *)p + i, len);
-            bool inf = isinf(strtod(num, NULL));
-            if (inf)
-                snprintf(buf, buflen,
-                         "json: cannot unmarshal number %s into Go value of type float64", num);
+            num = gw_strndup((const char *)p + i, len);
+            if (isinf(strtod(num, NULL)))
+                msg = gw_sprintf("json: cannot unmarshal number %s into Go value of type float64",
+                                 num);
             free(num);
-            if (inf)
-                return true;
+            if (msg != NULL)
+                return msg;
             i += len - 1;
         }
     }
-    return false;
+    return NULL;
 }
 
-const char *
-gw_gojson_unmarshal_map(const unsigned char *p, size_t n, char *buf, size_t buflen)
+char *
+gw_gojson_unmarshal_map(const unsigned char *p, size_t n)
 {
-    scanner_t s = {.step = S_BEGIN_VALUE, .err = buf, .err_len = buflen};
-    const char *kind = NULL;
+    char err[128];
+    scanner_t s = {.step = S_BEGIN_VALUE, .err = err, .err_len = sizeof(err)};
+    const char *kind;
     size_t i = 0;
     bool ok;
 
@@ -431,12 +433,12 @@ gw_gojson_unmarshal_map(const unsigned char *p, size_t n, char *buf, size_t bufl
     ok = check_valid(&s, p, n);
     free(s.stack);
     if (!ok)
-        return buf;
+        return gw_strdup(err);
     while (i < n && is_space(p[i]))
         i++;
     switch (p[i]) {
     case '{':
-        return number_out_of_range(p, n, buf, buflen) ? buf : NULL;
+        return number_out_of_range(p, n);
     case 'n':
         return NULL;
     case '[':
@@ -453,7 +455,6 @@ gw_gojson_unmarshal_map(const unsigned char *p, size_t n, char *buf, size_t bufl
         kind = "number";
         break;
     }
-    snprintf(buf, buflen, "json: cannot unmarshal %s into Go value of type map[string]interface {}",
-             kind);
-    return buf;
+    return gw_sprintf("json: cannot unmarshal %s into Go value of type map[string]interface {}",
+                      kind);
 }

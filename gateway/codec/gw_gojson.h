@@ -12,9 +12,8 @@
 
 /**
  * json.Unmarshal(p[0..n), &map[string]interface{}{}): NULL when it succeeds (an object, or
- * null), else its error text written to buf (truncated to buflen) and returned. buf is the
- * caller's.
+ * null), else its error text. Caller frees.
  */
-const char *gw_gojson_unmarshal_map(const unsigned char *p, size_t n, char *buf, size_t buflen);
+char *gw_gojson_unmarshal_map(const unsigned char *p, size_t n);
 
 #endif

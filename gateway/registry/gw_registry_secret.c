@@ -177,7 +177,7 @@ static void
 validate_docker_config(const json_t *data, const char *key, gw_field_errors_t *errs)
 {
     const json_t *v = json_object_get(data, key);
-    char *field = gw_sprintf("data[%s]", key), msg[256];
+    char *field = gw_sprintf("data[%s]", key), *msg;
     unsigned char *bytes;
     size_t n;
 
@@ -185,8 +185,10 @@ validate_docker_config(const json_t *data, const char *key, gw_field_errors_t *e
         gw_ferr_required(errs, field, NULL);
     } else {
         bytes = unbase64(v, &n);
-        if (gw_gojson_unmarshal_map(bytes, n, msg, sizeof(msg)) != NULL)
+        msg = gw_gojson_unmarshal_map(bytes, n);
+        if (msg != NULL)
             gw_ferr_invalid_str(errs, field, "<secret contents redacted>", msg);
+        free(msg);
         free(bytes);
     }
     free(field);
