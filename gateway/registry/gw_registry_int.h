@@ -80,19 +80,42 @@ void gw_registry__complete(const gw_resource_t *res, json_t *obj);
  */
 void gw_registry__prepare_update(const gw_resource_t *res, json_t *obj, const json_t *old);
 
-/** The kind's own validation (Secret data keys and size, Service cluster IPs) after the
- *  metadata's; old is NULL on a create. Where kube answers some of these findings alone
- *  (a Service's addresses, checked before anything else), errs is left holding only them. */
+/** The kind's own validation (a Secret's or ConfigMap's data and, on update, immutability; a
+ *  Service's cluster IPs) after the metadata's; old is NULL on a create. Where kube answers
+ *  some of these findings alone (a Service's addresses, checked before anything else), errs is
+ *  left holding only them. */
 void gw_registry__validate_kind(const gw_resource_t *res, const json_t *obj, const json_t *old,
                                 gw_field_errors_t *errs);
 
-/* ---- per-kind rules (gw_registry_secret.c, gw_registry_service.c) ------------------------- */
+/* ---- per-kind rules (gw_registry_secret.c, gw_registry_configmap.c, gw_registry_service.c) - */
+
+/* core.MaxSecretSize: the most a Secret's data, or a ConfigMap's data and binaryData, hold */
+#define GW_MAX_SECRET_SIZE (1024 * 1024)
+
+/* kube's message for a change to an object whose `immutable` is true */
+#define GW_IMMUTABLE_WHEN_SET "field is immutable when `immutable` is set"
 
 /** A Secret's stringData merged into data (base64, overriding the same keys) and dropped. */
 void gw_registry__secret_prepare(json_t *obj);
 
-/** ValidateSecret's data rules: keys (IsConfigMapKey) and the 1 MiB total. */
-void gw_registry__secret_validate(const json_t *obj, gw_field_errors_t *errs);
+/** ValidateSecret (old NULL) or ValidateSecretUpdate, past the metadata: type and immutable
+ *  rules on update, data keys (IsConfigMapKey) and the 1 MiB total, then the type's own rules
+ *  (service-account-token, dockercfg, dockerconfigjson, basic-auth, ssh-auth, tls), in kube's
+ *  order and words. */
+void gw_registry__secret_validate(const json_t *obj, const json_t *old, gw_field_errors_t *errs);
+
+/** ValidateConfigMap (old NULL) or ValidateConfigMapUpdate, past the metadata. */
+void gw_registry__configmap_validate(const json_t *obj, const json_t *old, gw_field_errors_t *errs);
+
+/** Whether old has `immutable: true`; if so, a Forbidden on `immutable` when obj unsets it. */
+bool gw_registry__immutable_kept(const json_t *obj, const json_t *old, gw_field_errors_t *errs);
+
+/** The number of bytes a []byte's base64 JSON value holds (0 for null). */
+size_t gw_registry__bytes_len(const json_t *v);
+
+/** Two maps of []byte values (base64 strings) hold the same keys and bytes; an absent map is
+ *  an empty one. */
+bool gw_registry__bytes_maps_equal(const json_t *a, const json_t *b);
 
 /** dropTypeDependentFields on a Service update (after the defaults filled in its addresses). */
 void gw_registry__service_prepare_update(json_t *obj, const json_t *old);

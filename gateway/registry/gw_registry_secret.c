@@ -1,6 +1,7 @@
 /*
- * Secrets: the write-only stringData and the validation of data (pkg/apis/core/v1's
- * Convert_v1_Secret_To_core_Secret and pkg/apis/core/validation's ValidateSecret).
+ * Secrets: the write-only stringData and validation (pkg/apis/core/v1's
+ * Convert_v1_Secret_To_core_Secret, pkg/apis/core/validation's ValidateSecret and
+ * ValidateSecretUpdate past the metadata).
  *
  * kube merges stringData into data while it converts the decoded v1 object to its internal
  * type, which has no stringData: so every write (create, update, each kind of patch, apply)
@@ -11,16 +12,19 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_gojson.h"
 #include "gw_names.h"
 
-/* core.MaxSecretSize */
-#define MAX_SECRET_SIZE (1024 * 1024)
+/* core.ServiceAccountNameKey */
+#define SA_NAME_KEY "kubernetes.io/service-account.name"
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /* Standard base64 with padding, as encoding/json writes a []byte. Caller frees. */
 static char *
 base64(const unsigned char *p, size_t n)
 {
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char *tab = B64;
     char *out = gw_malloc((n + 2) / 3 * 4 + 1), *w = out;
 
     for (size_t i = 0; i < n; i += 3) {
@@ -62,9 +66,8 @@ gw_registry__secret_prepare(json_t *obj)
     json_object_del(obj, "stringData");
 }
 
-/* The number of bytes a base64 value decodes to (the value was checked when decoded). */
-static size_t
-decoded_len(const json_t *v)
+size_t
+gw_registry__bytes_len(const json_t *v)
 {
     const char *s = json_string_value(v);
     size_t n = json_string_length(v), pad = 0, chars = 0;
@@ -78,10 +81,74 @@ decoded_len(const json_t *v)
     return (chars + pad) / 4 * 3 - (pad > 2 ? 2 : pad);
 }
 
-void
-gw_registry__secret_validate(const json_t *obj, gw_field_errors_t *errs)
+/* The bytes of a []byte's base64 value (checked when the body was decoded; Go's decoder skips
+ * \r and \n); *len is their number. Caller frees. */
+static unsigned char *
+unbase64(const json_t *v, size_t *len)
 {
-    const json_t *data = json_object_get(obj, "data");
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    unsigned char *out = gw_malloc(n / 4 * 3 + 3), *w = out;
+    unsigned acc = 0, bits = 0;
+
+    for (size_t i = 0; s != NULL && i < n && s[i] != '='; i++) {
+        const char *p = strchr(B64, s[i]);
+        if (s[i] == '\0' || p == NULL)
+            continue;
+        acc = (acc << 6) | (unsigned)(p - B64);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            *w++ = (unsigned char)(acc >> bits);
+            acc &= (1u << bits) - 1;
+        }
+    }
+    *len = (size_t)(w - out);
+    return out;
+}
+
+/* Two []byte values hold the same bytes (their base64 texts may differ in line breaks). */
+static bool
+same_bytes(const json_t *a, const json_t *b)
+{
+    size_t na, nb;
+    unsigned char *pa, *pb;
+    bool same;
+
+    if (json_is_string(a) && json_is_string(b) && json_equal(a, b))
+        return true;
+    pa = unbase64(a, &na);
+    pb = unbase64(b, &nb);
+    same = na == nb && memcmp(pa, pb, na) == 0;
+    free(pa);
+    free(pb);
+    return same;
+}
+
+/* kube compares with reflect.DeepEqual, where a nil map differs from an empty one; but it
+ * reads an empty map back from storage as nil, while kgate keeps the `{}` it was sent: absent
+ * and empty are taken as equal on both sides, so no unchanged update is ever refused. */
+bool
+gw_registry__bytes_maps_equal(const json_t *a, const json_t *b)
+{
+    const char *k;
+    json_t *v;
+
+    if (json_object_size(a) != json_object_size(b))
+        return false;
+    json_object_foreach((json_t *)a, k, v)
+    {
+        const json_t *w = json_object_get(b, k);
+        if (w == NULL || !same_bytes(v, w))
+            return false;
+    }
+    return true;
+}
+
+/* ValidateSecret's data rules: every key IsConfigMapKey, the decoded values 1 MiB at most. */
+static void
+validate_data(const json_t *data, gw_field_errors_t *errs)
+{
     size_t total = 0;
     const char *k;
     json_t *v;
@@ -98,8 +165,111 @@ gw_registry__secret_validate(const json_t *obj, gw_field_errors_t *errs)
             gw_ferr_invalid_str(errs, field, k, msgs[i]);
         }
         free(field);
-        total += decoded_len(v);
+        total += gw_registry__bytes_len(v);
     }
-    if (total > MAX_SECRET_SIZE)
-        gw_ferr_too_long(errs, "data", MAX_SECRET_SIZE);
+    if (total > GW_MAX_SECRET_SIZE)
+        gw_ferr_too_long(errs, "data", GW_MAX_SECRET_SIZE);
+}
+
+/* A docker config key: required, and its bytes must unmarshal into a map[string]interface{}
+ * (the message is Go's; the value is never shown). */
+static void
+validate_docker_config(const json_t *data, const char *key, gw_field_errors_t *errs)
+{
+    const json_t *v = json_object_get(data, key);
+    char *field = gw_sprintf("data[%s]", key), *msg;
+    unsigned char *bytes;
+    size_t n;
+
+    if (v == NULL) {
+        gw_ferr_required(errs, field, NULL);
+    } else {
+        bytes = unbase64(v, &n);
+        msg = gw_gojson_unmarshal_map(bytes, n);
+        if (msg != NULL)
+            gw_ferr_invalid_str(errs, field, "<secret contents redacted>", msg);
+        free(msg);
+        free(bytes);
+    }
+    free(field);
+}
+
+/* A data key the type requires: present (and, with non_empty, not empty). */
+static void
+require_key(const json_t *data, const char *key, bool non_empty, gw_field_errors_t *errs)
+{
+    const json_t *v = json_object_get(data, key);
+    char *field;
+
+    if (v != NULL && (!non_empty || gw_registry__bytes_len(v) > 0))
+        return;
+    field = gw_sprintf("data[%s]", key);
+    gw_ferr_required(errs, field, NULL);
+    free(field);
+}
+
+/* The switch on the type at the end of ValidateSecret; Opaque, "" and any other type: nothing
+ * more. */
+static void
+validate_type(const json_t *obj, const char *type, gw_field_errors_t *errs)
+{
+    const json_t *data = json_object_get(obj, "data");
+    const json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
+
+    if (strcmp(type, "kubernetes.io/service-account-token") == 0) {
+        /* the controller adds the token and the account's uid later */
+        if (json_string_length(json_object_get(ann, SA_NAME_KEY)) == 0)
+            gw_ferr_required(errs, "metadata.annotations[" SA_NAME_KEY "]", NULL);
+    } else if (strcmp(type, "kubernetes.io/dockercfg") == 0) {
+        validate_docker_config(data, ".dockercfg", errs);
+    } else if (strcmp(type, "kubernetes.io/dockerconfigjson") == 0) {
+        validate_docker_config(data, ".dockerconfigjson", errs);
+    } else if (strcmp(type, "kubernetes.io/basic-auth") == 0) {
+        /* either may be empty, but one must be there */
+        if (json_object_get(data, "username") == NULL &&
+            json_object_get(data, "password") == NULL) {
+            gw_ferr_required(errs, "data[username]", NULL);
+            gw_ferr_required(errs, "data[password]", NULL);
+        }
+    } else if (strcmp(type, "kubernetes.io/ssh-auth") == 0) {
+        require_key(data, "ssh-privatekey", true, errs);
+    } else if (strcmp(type, "kubernetes.io/tls") == 0) {
+        require_key(data, "tls.crt", false, errs);
+        require_key(data, "tls.key", false, errs);
+    }
+}
+
+static const char *
+type_of(const json_t *obj)
+{
+    const char *t = json_string_value(json_object_get(obj, "type"));
+    return t != NULL ? t : "";
+}
+
+bool
+gw_registry__immutable_kept(const json_t *obj, const json_t *old, gw_field_errors_t *errs)
+{
+    if (!json_is_true(json_object_get(old, "immutable")))
+        return false;
+    if (!json_is_true(json_object_get(obj, "immutable")))
+        gw_ferr_forbidden(errs, "immutable", GW_IMMUTABLE_WHEN_SET);
+    return true;
+}
+
+void
+gw_registry__secret_validate(const json_t *obj, const json_t *old, gw_field_errors_t *errs)
+{
+    const json_t *data = json_object_get(obj, "data");
+
+    /* ValidateSecretUpdate's own rules come first, then all of ValidateSecret */
+    if (old != NULL) {
+        if (strcmp(type_of(obj), type_of(old)) != 0)
+            gw_ferr_invalid_str(errs, "type", type_of(obj), "field is immutable");
+        /* stringData is already merged into data here */
+        if (gw_registry__immutable_kept(obj, old, errs) &&
+            !gw_registry__bytes_maps_equal(data, json_object_get(old, "data")))
+            gw_ferr_forbidden(errs, "data", GW_IMMUTABLE_WHEN_SET);
+    }
+    validate_data(data, errs);
+    validate_type(obj, type_of(obj), errs);
 }

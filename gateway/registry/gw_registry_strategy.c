@@ -284,7 +284,9 @@ gw_registry__validate_kind(const gw_resource_t *res, const json_t *obj, const js
     gw_field_errors_t own = {0};
 
     if (is_core(res, "secrets")) {
-        gw_registry__secret_validate(obj, errs);
+        gw_registry__secret_validate(obj, old, errs);
+    } else if (is_core(res, "configmaps")) {
+        gw_registry__configmap_validate(obj, old, errs);
     } else if (is_core(res, "services")) {
         if (gw_registry__service_validate(obj, old, &own)) {
             if (own.causes != NULL) {
