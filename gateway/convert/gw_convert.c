@@ -120,3 +120,14 @@ gw_convert(json_t *obj, const char *to_api_version, const char *to_kind)
     set_type(obj, to_api_version, to_kind);
     return true;
 }
+
+void
+gw_convert_internal(json_t *obj)
+{
+    const char *av = json_string_value(json_object_get(obj, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+
+    if (av != NULL && kind != NULL && strcmp(av, "autoscaling/v2") == 0 &&
+        strcmp(kind, "HorizontalPodAutoscaler") == 0)
+        gw_convert__hpa_v2_internal(obj);
+}

@@ -36,4 +36,11 @@ bool gw_convert_is_spoke(const char *api_version, size_t av_len, const char *kin
 bool gw_convert_hub(const char *api_version, const char *kind, const char **hub_api_version,
                     const char **hub_kind);
 
+/**
+ * Drop from obj, in place, what kube-apiserver's decoding of its version into the kind's
+ * internal type drops (an autoscaling/v2 HPA's autoscaling.alpha.kubernetes.io round-trip
+ * annotations, which only a v1 view may carry); nothing for other kinds. Thread: any.
+ */
+void gw_convert_internal(json_t *obj);
+
 #endif

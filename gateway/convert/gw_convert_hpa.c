@@ -745,3 +745,9 @@ gw_convert__hpa_v1_to_v2(json_t *obj)
     json_decref(cpu);
     json_decref(current_cpu);
 }
+
+void
+gw_convert__hpa_v2_internal(json_t *obj)
+{
+    hpa_set_annotations(obj, NULL);
+}

@@ -15,6 +15,9 @@ typedef void gw_convert_fn(json_t *obj);
 /* autoscaling/v1 <-> autoscaling/v2 HorizontalPodAutoscaler (gw_convert_hpa.c). */
 gw_convert_fn gw_convert__hpa_v1_to_v2;
 gw_convert_fn gw_convert__hpa_v2_to_v1;
+/* What decoding a v2 HPA into kube's internal type drops: the round-trip annotations only v1
+ * may carry. */
+gw_convert_fn gw_convert__hpa_v2_internal;
 
 /* events.k8s.io/v1 <-> core v1 Event (gw_convert_event.c). */
 gw_convert_fn gw_convert__event_to_core;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_convert.h"
 #include "gw_err.h"
 #include "gw_fieldval.h"
 #include "gw_negotiate.h"
@@ -385,6 +386,8 @@ gw_registry__encode(json_t *obj, size_t *len)
     /* Another version than the kind's storage version: stored converted, obj left as the
      * request's version for the answer. */
     stored = gw_registry__storage_form(obj);
+    if (stored == NULL)
+        gw_convert_internal(obj);
     out = json_dumps(stored != NULL ? stored : obj, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(stored);
     if (out == NULL)
