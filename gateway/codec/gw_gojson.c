@@ -1,8 +1,9 @@
 /*
- * encoding/json's scanner as a table of states over bytes: each state takes one byte and
+ * encoding/json's scanner as a state machine over bytes: each state takes one byte and
  * either moves on or names the byte it cannot take and the context it was in. The stack of
  * open arrays and objects is bounded by Go's own depth limit, so the scan never recurses and
- * never allocates.
+ * never allocates. gw_gojson_load copies the text only when Go would decode part of it as
+ * U+FFFD where Jansson refuses it.
  */
 #include "gw_gojson.h"
 
