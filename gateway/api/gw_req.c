@@ -17,6 +17,7 @@
 #include "gw_api_int.h"
 #include "gw_cbor.h"
 #include "gw_err.h"
+#include "gw_gojson.h"
 #include "gw_log.h"
 #include "gw_negotiate.h"
 #include "gw_partial.h"
@@ -151,6 +152,27 @@ decode_cbor(gw_req_t *r, const char *body, size_t len)
     return doc;
 }
 
+/* A string, number or boolean body: kube's read of apiVersion and kind into a Go struct
+ * refuses its type (a null decodes to nothing there and is refused later as kindless). */
+static void
+scalar_error(const char *body, size_t len, char *err, size_t err_len)
+{
+    size_t i = 0;
+    char tmp[8];
+
+    while (i < len && strchr(" \t\r\n", body[i]) != NULL && body[i] != '\0')
+        i++;
+    if (i == len || strchr("\"-0123456789tf", body[i]) == NULL || body[i] == '\0' ||
+        gw_gojson_syntax_error(body, len, tmp, sizeof(tmp)))
+        return;
+    snprintf(err, err_len,
+             "json: cannot unmarshal %s into Go value of type struct { APIVersion string "
+             "\"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }",
+             body[i] == '"'                     ? "string"
+             : body[i] == 't' || body[i] == 'f' ? "bool"
+                                                : "number");
+}
+
 static json_t *
 decode_body(gw_req_t *r, gw_body_type_t type, const char *body, size_t len)
 {
@@ -168,9 +190,13 @@ decode_body(gw_req_t *r, gw_body_type_t type, const char *body, size_t len)
     } else if (type == GW_BODY_YAML) {
         doc = gw_yaml_to_json(body, len, err, sizeof(err));
     } else {
-        json_error_t jerr;
-        doc = json_loadb(body, len, 0, &jerr);
-        snprintf(err, sizeof(err), "%s (line %d, column %d)", jerr.text, jerr.line, jerr.column);
+        /* kube reads the kind with encoding/json: text that is not JSON gets Go's words, and
+         * what Go decodes with U+FFFD is taken. Valid JSON Jansson cannot hold (a \u0000, a
+         * number beyond int64 or double, nesting deeper than Jansson's limit) keeps Jansson's
+         * words and position: kube would go on to decode it, and no message of its fits. */
+        doc = gw_gojson_load(body, len, 0, err, sizeof(err));
+        if (doc == NULL)
+            scalar_error(body, len, err, sizeof(err));
     }
     if (doc == NULL) {
         /* a create or update names the kind it wanted and summarizes the body, as kube's

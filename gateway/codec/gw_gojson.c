@@ -1,97 +1,56 @@
 /*
- * Go's encoding/json over bytes: Unmarshal first runs the whole input through its scanner
- * (checkValid), so a syntax error wins over anything the decoder would say; then the decoder
- * reports the first value it cannot store. The scanner below keeps Go's states and their
- * fall-throughs (a number ends in the state after a value, "01" is a value followed by '1'),
- * since the messages name the state the offending byte was read in.
+ * encoding/json's scanner as a state machine over bytes: each state takes one byte and
+ * either moves on or names the byte it cannot take and the context it was in. The stack of
+ * open arrays and objects is bounded by Go's own depth limit, so the scan never recurses and
+ * never allocates. gw_gojson_load copies the text only when Go would decode part of it as
+ * U+FFFD where Jansson refuses it.
  */
 #include "gw_gojson.h"
 
 #include <math.h>
-#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gw_alloc.h"
 
-/* encoding/json's maxNestingDepth */
-#define MAX_DEPTH 10000
-
 typedef enum {
-    S_BEGIN_VALUE,
-    S_BEGIN_VALUE_OR_EMPTY,
-    S_BEGIN_STRING,
-    S_BEGIN_STRING_OR_EMPTY,
-    S_END_VALUE,
-    S_END_TOP,
-    S_IN_STRING,
-    S_IN_STRING_ESC,
-    S_ESC_U, /* after \u, then after each of its first three hex digits */
-    S_ESC_U1,
-    S_ESC_U12,
-    S_ESC_U123,
-    S_NEG,
-    S_1,
-    S_0,
-    S_DOT,
-    S_DOT0,
-    S_E,
-    S_ESIGN,
-    S_E0,
-    S_LITERAL, /* inside true, false or null: lit and lit_pos say where */
-    S_ERROR,
+    ST_BEGIN_VALUE_OR_EMPTY, /* after '[' */
+    ST_BEGIN_VALUE,
+    ST_BEGIN_STRING_OR_EMPTY, /* after '{' */
+    ST_BEGIN_STRING,          /* after '{"key": value,' */
+    ST_END_VALUE,
+    ST_END_TOP,
+    ST_IN_STRING,
+    ST_IN_STRING_ESC,
+    ST_IN_STRING_ESC_U, /* hex digits left in hex_left */
+    ST_NEG,
+    ST_1, /* in a number's integer part, after a nonzero digit */
+    ST_0,
+    ST_DOT,
+    ST_DOT0,
+    ST_E,
+    ST_E_SIGN,
+    ST_E0,
+    ST_LITERAL, /* true, false or null: literal[lit_at] comes next */
+    ST_ERROR,
 } state_t;
 
-enum { P_OBJECT_KEY, P_OBJECT_VALUE, P_ARRAY_VALUE };
+/* What an open composite value expects next (Go's parseState values). */
+enum { PS_OBJECT_KEY, PS_OBJECT_VALUE, PS_ARRAY_VALUE };
 
 typedef struct {
-    state_t step;
+    state_t state;
     bool end_top;
-    char *stack; /* parse states, outermost first */
+    int hex_left;
+    const char *literal;
+    size_t lit_at;
     size_t depth;
-    const char *lit; /* the literal being read ("true", ...) */
-    size_t lit_pos;  /* its next expected byte */
-    char *err;       /* the message, once set */
-    size_t err_len;
-} scanner_t;
-
-/* Go's quoteChar: the byte as a rune in single quotes, escaped as strconv.Quote does. */
-static void
-quote_char(unsigned char c, char out[12])
-{
-    static const char ctl[] = "\a\b\t\n\v\f\r";
-    static const char ctl_names[] = "abtnvfr";
-
-    if (c == '\'') {
-        strcpy(out, "'\\''");
-    } else if (c == '"') {
-        strcpy(out, "'\"'");
-    } else if (c == '\\') {
-        strcpy(out, "'\\\\'");
-    } else if (c >= 0x20 && c < 0x7f) {
-        snprintf(out, 12, "'%c'", c);
-    } else if (c != 0 && strchr(ctl, c) != NULL) {
-        snprintf(out, 12, "'\\%c'", ctl_names[strchr(ctl, c) - ctl]);
-    } else if (c < 0x20 || c == 0x7f) {
-        snprintf(out, 12, "'\\x%02x'", c);
-    } else if (c >= 0xa1 && c != 0xad) {
-        /* a printable Latin-1 rune: its UTF-8 */
-        snprintf(out, 12, "'%c%c'", 0xc0 | (c >> 6), 0x80 | (c & 0x3f));
-    } else {
-        snprintf(out, 12, "'\\u%04x'", c);
-    }
-}
-
-static void
-fail(scanner_t *s, unsigned char c, const char *context)
-{
-    char q[12];
-
-    quote_char(c, q);
-    s->step = S_ERROR;
-    snprintf(s->err, s->err_len, "invalid character %s %s", q, context);
-}
+    unsigned char bad;   /* the byte refused */
+    const char *context; /* why, when not a literal */
+    uint8_t stack[GW_GOJSON_MAX_DEPTH];
+} scan_t;
 
 static bool
 is_space(unsigned char c)
@@ -105,292 +64,429 @@ is_hex(unsigned char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-static void
-push(scanner_t *s, unsigned char c, char p)
-{
-    s->stack[s->depth++] = p;
-    if (s->depth > MAX_DEPTH)
-        fail(s, c, "exceeded max depth");
-}
-
-static void
-pop(scanner_t *s)
-{
-    s->depth--;
-    s->step = s->depth == 0 ? S_END_TOP : S_END_VALUE;
-    s->end_top = s->depth == 0;
-}
-
-static void
-end_top(scanner_t *s, unsigned char c)
-{
-    if (!is_space(c))
-        fail(s, c, "after top-level value");
-}
-
-static void
-end_value(scanner_t *s, unsigned char c)
-{
-    char *ps;
-
-    if (s->depth == 0) {
-        s->step = S_END_TOP;
-        s->end_top = true;
-        end_top(s, c);
-        return;
-    }
-    s->step = S_END_VALUE;
-    if (is_space(c))
-        return;
-    ps = &s->stack[s->depth - 1];
-    if (*ps == P_OBJECT_KEY) {
-        if (c != ':') {
-            fail(s, c, "after object key");
-            return;
-        }
-        *ps = P_OBJECT_VALUE;
-        s->step = S_BEGIN_VALUE;
-    } else if (*ps == P_OBJECT_VALUE) {
-        if (c == ',') {
-            *ps = P_OBJECT_KEY;
-            s->step = S_BEGIN_STRING;
-        } else if (c == '}') {
-            pop(s);
-        } else {
-            fail(s, c, "after object key:value pair");
-        }
-    } else if (c == ',') {
-        s->step = S_BEGIN_VALUE;
-    } else if (c == ']') {
-        pop(s);
-    } else {
-        fail(s, c, "after array element");
-    }
-}
-
-static void
-begin_literal(scanner_t *s, const char *lit)
-{
-    s->step = S_LITERAL;
-    s->lit = lit;
-    s->lit_pos = 1;
-}
-
-static void
-begin_value(scanner_t *s, unsigned char c)
-{
-    if (is_space(c))
-        return;
-    if (c == '{') {
-        s->step = S_BEGIN_STRING_OR_EMPTY;
-        push(s, c, P_OBJECT_KEY);
-    } else if (c == '[') {
-        s->step = S_BEGIN_VALUE_OR_EMPTY;
-        push(s, c, P_ARRAY_VALUE);
-    } else if (c == '"') {
-        s->step = S_IN_STRING;
-    } else if (c == '-') {
-        s->step = S_NEG;
-    } else if (c == '0') {
-        s->step = S_0;
-    } else if (c >= '1' && c <= '9') {
-        s->step = S_1;
-    } else if (c == 't') {
-        begin_literal(s, "true");
-    } else if (c == 'f') {
-        begin_literal(s, "false");
-    } else if (c == 'n') {
-        begin_literal(s, "null");
-    } else {
-        fail(s, c, "looking for beginning of value");
-    }
-}
-
-static void
-begin_string(scanner_t *s, unsigned char c)
-{
-    if (is_space(c))
-        return;
-    if (c == '"')
-        s->step = S_IN_STRING;
-    else
-        fail(s, c, "looking for beginning of object key string");
-}
-
-static void
-in_string(scanner_t *s, unsigned char c)
-{
-    if (s->step == S_IN_STRING) {
-        if (c == '"')
-            s->step = S_END_VALUE;
-        else if (c == '\\')
-            s->step = S_IN_STRING_ESC;
-        else if (c < 0x20)
-            fail(s, c, "in string literal");
-    } else if (s->step == S_IN_STRING_ESC) {
-        if (c == 'u')
-            s->step = S_ESC_U;
-        else if (c != 0 && strchr("bfnrt\\/\"", c) != NULL)
-            s->step = S_IN_STRING;
-        else
-            fail(s, c, "in string escape code");
-    } else if (!is_hex(c)) {
-        fail(s, c, "in \\u hexadecimal character escape");
-    } else {
-        s->step = s->step == S_ESC_U123 ? S_IN_STRING : s->step + 1;
-    }
-}
-
-/* Go's state0: after a number's integer part (state1 goes on as this past its digits). */
-static void
-after_int(scanner_t *s, unsigned char c)
-{
-    if (c == '.')
-        s->step = S_DOT;
-    else if (c == 'e' || c == 'E')
-        s->step = S_E;
-    else
-        end_value(s, c);
-}
-
-/* Go's stateESign (stateE goes on as this past a sign). */
-static void
-exponent_digit(scanner_t *s, unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        s->step = S_E0;
-    else
-        fail(s, c, "in exponent of numeric literal");
-}
-
-/* The number states: Go's stateNeg, state1, state0, stateDot, stateDot0, stateE, stateESign,
- * stateE0. */
-static void
-number(scanner_t *s, unsigned char c)
-{
-    bool digit = c >= '0' && c <= '9';
-
-    switch (s->step) {
-    case S_NEG:
-        if (c == '0')
-            s->step = S_0;
-        else if (digit)
-            s->step = S_1;
-        else
-            fail(s, c, "in numeric literal");
-        return;
-    case S_1:
-        if (!digit)
-            after_int(s, c);
-        return;
-    case S_0:
-        after_int(s, c);
-        return;
-    case S_DOT:
-        if (digit)
-            s->step = S_DOT0;
-        else
-            fail(s, c, "after decimal point in numeric literal");
-        return;
-    case S_DOT0:
-        if (c == 'e' || c == 'E')
-            s->step = S_E;
-        else if (!digit)
-            end_value(s, c);
-        return;
-    case S_E:
-        if (c == '+' || c == '-')
-            s->step = S_ESIGN;
-        else
-            exponent_digit(s, c);
-        return;
-    case S_ESIGN:
-        exponent_digit(s, c);
-        return;
-    default: /* S_E0 */
-        if (!digit)
-            end_value(s, c);
-        return;
-    }
-}
-
-static void
-literal(scanner_t *s, unsigned char c)
-{
-    char context[48];
-
-    if (c == (unsigned char)s->lit[s->lit_pos]) {
-        if (s->lit[++s->lit_pos] == '\0')
-            s->step = S_END_VALUE;
-        return;
-    }
-    snprintf(context, sizeof(context), "in literal %s (expecting '%c')", s->lit,
-             s->lit[s->lit_pos]);
-    fail(s, c, context);
-}
-
-static void
-step(scanner_t *s, unsigned char c)
-{
-    switch (s->step) {
-    case S_BEGIN_VALUE_OR_EMPTY:
-    case S_BEGIN_VALUE:
-        if (s->step == S_BEGIN_VALUE_OR_EMPTY && c == ']')
-            end_value(s, c);
-        else
-            begin_value(s, c);
-        break;
-    case S_BEGIN_STRING_OR_EMPTY:
-    case S_BEGIN_STRING:
-        if (s->step == S_BEGIN_STRING_OR_EMPTY && c == '}') {
-            s->stack[s->depth - 1] = P_OBJECT_VALUE;
-            end_value(s, c);
-        } else {
-            begin_string(s, c);
-        }
-        break;
-    case S_END_VALUE:
-        end_value(s, c);
-        break;
-    case S_END_TOP:
-        end_top(s, c);
-        break;
-    case S_IN_STRING:
-    case S_IN_STRING_ESC:
-    case S_ESC_U:
-    case S_ESC_U1:
-    case S_ESC_U12:
-    case S_ESC_U123:
-        in_string(s, c);
-        break;
-    case S_LITERAL:
-        literal(s, c);
-        break;
-    case S_ERROR:
-        break;
-    default:
-        number(s, c);
-        break;
-    }
-}
-
-/* checkValid: true when p[0..n) is one JSON value; else the message is in s->err. */
 static bool
-check_valid(scanner_t *s, const unsigned char *p, size_t n)
+fail(scan_t *s, unsigned char c, const char *context)
 {
-    for (size_t i = 0; i < n && s->step != S_ERROR; i++)
-        step(s, p[i]);
-    if (s->step == S_ERROR)
-        return false;
-    if (s->end_top)
-        return true;
-    step(s, ' ');
-    if (s->end_top && s->step != S_ERROR)
-        return true;
-    if (s->step != S_ERROR)
-        snprintf(s->err, s->err_len, "unexpected end of JSON input");
+    s->state = ST_ERROR;
+    s->bad = c;
+    s->context = context;
     return false;
 }
+
+static bool
+push(scan_t *s, unsigned char c, uint8_t ps)
+{
+    if (s->depth == GW_GOJSON_MAX_DEPTH)
+        return fail(s, c, "exceeded max depth");
+    s->stack[s->depth++] = ps;
+    return true;
+}
+
+static void
+pop(scan_t *s)
+{
+    s->depth--;
+    s->end_top = s->depth == 0;
+    s->state = s->depth == 0 ? ST_END_TOP : ST_END_VALUE;
+}
+
+static bool
+begin_literal(scan_t *s, const char *literal)
+{
+    s->state = ST_LITERAL;
+    s->literal = literal;
+    s->lit_at = 1;
+    return true;
+}
+
+/* Go's stateBeginValue (spaces already skipped). */
+static bool
+begin_value(scan_t *s, unsigned char c)
+{
+    switch (c) {
+    case '{':
+        s->state = ST_BEGIN_STRING_OR_EMPTY;
+        return push(s, c, PS_OBJECT_KEY);
+    case '[':
+        s->state = ST_BEGIN_VALUE_OR_EMPTY;
+        return push(s, c, PS_ARRAY_VALUE);
+    case '"':
+        s->state = ST_IN_STRING;
+        return true;
+    case '-':
+        s->state = ST_NEG;
+        return true;
+    case '0':
+        s->state = ST_0;
+        return true;
+    case 't':
+        return begin_literal(s, "true");
+    case 'f':
+        return begin_literal(s, "false");
+    case 'n':
+        return begin_literal(s, "null");
+    default:
+        if (c >= '1' && c <= '9') {
+            s->state = ST_1;
+            return true;
+        }
+        return fail(s, c, "looking for beginning of value");
+    }
+}
+
+static bool
+end_top(scan_t *s, unsigned char c)
+{
+    return is_space(c) || fail(s, c, "after top-level value");
+}
+
+/* Go's stateEndValue: a value just ended before c. */
+static bool
+end_value(scan_t *s, unsigned char c)
+{
+    if (s->depth == 0) {
+        s->state = ST_END_TOP;
+        s->end_top = true;
+        return end_top(s, c);
+    }
+    if (is_space(c)) {
+        s->state = ST_END_VALUE;
+        return true;
+    }
+    uint8_t *ps = &s->stack[s->depth - 1];
+    if (*ps == PS_OBJECT_KEY) {
+        if (c != ':')
+            return fail(s, c, "after object key");
+        *ps = PS_OBJECT_VALUE;
+        s->state = ST_BEGIN_VALUE;
+    } else if (c == ',') {
+        s->state = *ps == PS_OBJECT_VALUE ? ST_BEGIN_STRING : ST_BEGIN_VALUE;
+        *ps = *ps == PS_OBJECT_VALUE ? PS_OBJECT_KEY : PS_ARRAY_VALUE;
+    } else if (c == (*ps == PS_OBJECT_VALUE ? '}' : ']')) {
+        pop(s);
+    } else {
+        return fail(s, c,
+                    *ps == PS_OBJECT_VALUE ? "after object key:value pair" : "after array element");
+    }
+    return true;
+}
+
+static bool
+in_string(scan_t *s, unsigned char c)
+{
+    if (c == '"')
+        s->state = ST_END_VALUE;
+    else if (c == '\\')
+        s->state = ST_IN_STRING_ESC;
+    else if (c < 0x20)
+        return fail(s, c, "in string literal");
+    return true;
+}
+
+static bool
+in_string_esc(scan_t *s, unsigned char c)
+{
+    if (c == 'u') {
+        s->state = ST_IN_STRING_ESC_U;
+        s->hex_left = 4;
+        return true;
+    }
+    if (strchr("bfnrt\\/\"", c) == NULL || c == '\0')
+        return fail(s, c, "in string escape code");
+    s->state = ST_IN_STRING;
+    return true;
+}
+
+static bool
+in_literal(scan_t *s, unsigned char c)
+{
+    if (c != (unsigned char)s->literal[s->lit_at])
+        return fail(s, c, NULL); /* the message names the literal and the letter expected */
+    if (s->literal[++s->lit_at] == '\0')
+        s->state = ST_END_VALUE;
+    return true;
+}
+
+/* One byte through the state machine; false once the text cannot be JSON. States that in
+ * Go hand the byte on to another state function do so here by changing state and looping. */
+static bool
+step(scan_t *s, unsigned char c)
+{
+    for (;;) {
+        switch (s->state) {
+        case ST_BEGIN_VALUE_OR_EMPTY:
+            if (is_space(c))
+                return true;
+            s->state = c == ']' ? ST_END_VALUE : ST_BEGIN_VALUE;
+            continue;
+        case ST_BEGIN_VALUE:
+            return is_space(c) || begin_value(s, c);
+        case ST_BEGIN_STRING_OR_EMPTY:
+            if (is_space(c))
+                return true;
+            if (c == '}')
+                s->stack[s->depth - 1] = PS_OBJECT_VALUE;
+            s->state = c == '}' ? ST_END_VALUE : ST_BEGIN_STRING;
+            continue;
+        case ST_BEGIN_STRING:
+            if (is_space(c))
+                return true;
+            if (c != '"')
+                return fail(s, c, "looking for beginning of object key string");
+            s->state = ST_IN_STRING;
+            return true;
+        case ST_END_VALUE:
+            return end_value(s, c);
+        case ST_END_TOP:
+            return end_top(s, c);
+        case ST_IN_STRING:
+            return in_string(s, c);
+        case ST_IN_STRING_ESC:
+            return in_string_esc(s, c);
+        case ST_IN_STRING_ESC_U:
+            if (!is_hex(c))
+                return fail(s, c, "in \\u hexadecimal character escape");
+            if (--s->hex_left == 0)
+                s->state = ST_IN_STRING;
+            return true;
+        case ST_NEG:
+            if (c < '0' || c > '9')
+                return fail(s, c, "in numeric literal");
+            s->state = c == '0' ? ST_0 : ST_1;
+            return true;
+        case ST_1:
+            if (c >= '0' && c <= '9')
+                return true;
+            s->state = ST_0;
+            continue;
+        case ST_0:
+            if (c != '.' && c != 'e' && c != 'E') {
+                s->state = ST_END_VALUE;
+                continue;
+            }
+            s->state = c == '.' ? ST_DOT : ST_E;
+            return true;
+        case ST_DOT0:
+            if (c >= '0' && c <= '9')
+                return true;
+            if (c != 'e' && c != 'E') {
+                s->state = ST_END_VALUE;
+                continue;
+            }
+            s->state = ST_E;
+            return true;
+        case ST_DOT:
+            if (c < '0' || c > '9')
+                return fail(s, c, "after decimal point in numeric literal");
+            s->state = ST_DOT0;
+            return true;
+        case ST_E:
+            s->state = ST_E_SIGN;
+            if (c == '+' || c == '-')
+                return true;
+            continue;
+        case ST_E_SIGN:
+            if (c < '0' || c > '9')
+                return fail(s, c, "in exponent of numeric literal");
+            s->state = ST_E0;
+            return true;
+        case ST_E0:
+            if (c >= '0' && c <= '9')
+                return true;
+            s->state = ST_END_VALUE;
+            continue;
+        case ST_LITERAL:
+            return in_literal(s, c);
+        case ST_ERROR:
+            return false;
+        }
+    }
+}
+
+/* Go's quoteChar: the byte as a rune in single quotes, strconv.Quote's escapes inside (a
+ * byte above 0x7f is the Latin-1 rune of that number, written as UTF-8 when printable). */
+static void
+quote_char(unsigned char c, char out[16])
+{
+    static const char controls[] = "abtnvfr"; /* \a through \r are 7..13 */
+
+    if (c == '\'')
+        strcpy(out, "'\\''");
+    else if (c == '"')
+        strcpy(out, "'\"'");
+    else if (c == '\\')
+        strcpy(out, "'\\\\'");
+    else if (c >= 7 && c <= 13)
+        sprintf(out, "'\\%c'", controls[c - 7]);
+    else if (c < 0x20 || c == 0x7f)
+        sprintf(out, "'\\x%02x'", c);
+    else if (c < 0x80)
+        sprintf(out, "'%c'", c);
+    else if (c <= 0xa0 || c == 0xad) /* C1 controls, no-break space, soft hyphen */
+        sprintf(out, "'\\u%04x'", c);
+    else
+        sprintf(out, "'%c%c'", 0xc0 | (c >> 6), 0x80 | (c & 0x3f));
+}
+
+static void
+describe(const scan_t *s, char *msg, size_t msg_len)
+{
+    char q[16];
+
+    quote_char(s->bad, q);
+    if (s->context != NULL)
+        snprintf(msg, msg_len, "invalid character %s %s", q, s->context);
+    else
+        snprintf(msg, msg_len, "invalid character %s in literal %s (expecting '%c')", q, s->literal,
+                 s->literal[s->lit_at]);
+}
+
+bool
+gw_gojson_syntax_error(const char *text, size_t len, char *msg, size_t msg_len)
+{
+    scan_t s; /* about 10 KiB: the stack is bounded by Go's depth limit */
+    bool ok = true;
+
+    s.state = ST_BEGIN_VALUE;
+    s.end_top = false;
+    s.depth = 0;
+    s.context = NULL;
+    for (size_t i = 0; i < len && ok; i++)
+        ok = step(&s, (unsigned char)text[i]);
+    /* Go's scanner.eof: a space ends a number, or shows a literal or escape cut short */
+    if (ok && !s.end_top)
+        ok = step(&s, ' ');
+    if (!ok)
+        describe(&s, msg, msg_len);
+    else if (!s.end_top)
+        snprintf(msg, msg_len, "unexpected end of JSON input");
+    return !ok || !s.end_top;
+}
+
+/* ---- what Go decodes and Jansson refuses ---------------------------------------------------- */
+
+/* Length of the UTF-8 sequence starting p (Go's utf8.DecodeRune: no overlong forms, no
+ * surrogates, nothing above U+10FFFF); 0 when p[0] starts none. */
+static size_t
+utf8_len(const unsigned char *p, size_t n)
+{
+    unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+    size_t len = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+
+    if (len <= 1)
+        return len;
+    if (c == 0xe0)
+        lo = 0xa0;
+    else if (c == 0xed)
+        hi = 0x9f;
+    else if (c == 0xf0)
+        lo = 0x90;
+    else if (c == 0xf4)
+        hi = 0x8f;
+    if (n < len || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return len;
+}
+
+static unsigned
+hex4(const unsigned char *p)
+{
+    unsigned v = 0;
+
+    for (int i = 0; i < 4; i++)
+        v = v << 4 | (unsigned)(p[i] <= '9' ? p[i] - '0' : (p[i] | 0x20) - 'a' + 10);
+    return v;
+}
+
+/* A \u escape at p (6 bytes) of half a surrogate pair that is not followed by its other
+ * half: Go decodes it as U+FFFD (the text is valid, so 4 hex digits follow each \u). */
+static bool
+lone_surrogate(const unsigned char *p, size_t n)
+{
+    unsigned u = hex4(p + 2);
+
+    if (u < 0xd800 || u > 0xdfff)
+        return false;
+    if (u >= 0xdc00 || n < 12 || p[6] != '\\' || p[7] != 'u')
+        return true;
+    u = hex4(p + 8);
+    return u < 0xdc00 || u > 0xdfff;
+}
+
+/* Copies the character or escape at p to w as Go decodes it; returns the bytes written and
+ * sets *n to the bytes read. */
+static size_t
+copy_one(const unsigned char *p, size_t left, char *w, size_t *n)
+{
+    if (p[0] == '\\' && p[1] == 'u' && lone_surrogate(p, left)) {
+        *n = 6;
+        memcpy(w, "\\ufffd", 6);
+        return 6;
+    }
+    if (p[0] == '\\')
+        *n = p[1] != 'u' ? 2 : hex4(p + 2) - 0xd800u < 0x400u ? 12 : 6; /* a pair, both halves */
+    else
+        *n = utf8_len(p, left);
+    if (*n == 0) {
+        *n = 1;
+        memcpy(w, "\xef\xbf\xbd", 3);
+        return 3;
+    }
+    memcpy(w, p, *n);
+    return *n;
+}
+
+/* The text with what Go decodes as U+FFFD written as U+FFFD: each byte of invalid UTF-8
+ * and each unpaired surrogate escape. NULL when there is none. The text is valid JSON to
+ * Go, so backslashes and bytes above 0x7f occur inside strings only. Caller frees. */
+static char *
+go_replacements(const char *text, size_t len, size_t *out_len)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    char *out = gw_malloc(len * 3 + 1);
+    size_t w = 0;
+
+    for (size_t i = 0, n; i < len; i += n)
+        w += copy_one(p + i, len - i, out + w, &n);
+    if (w == len && memcmp(out, text, len) == 0) {
+        free(out);
+        return NULL;
+    }
+    *out_len = w;
+    return out;
+}
+
+json_t *
+gw_gojson_load(const char *text, size_t len, size_t flags, char *err, size_t err_len)
+{
+    json_error_t jerr;
+    json_t *doc = json_loadb(text, len, flags, &jerr);
+    char *fixed;
+    size_t n;
+
+    /* Jansson takes a NUL byte for the end of the text; to Go it is a character out of place
+     * wherever it stands */
+    if (doc != NULL && memchr(text, '\0', len) == NULL)
+        return doc;
+    json_decref(doc);
+    if (gw_gojson_syntax_error(text, len, err, err_len))
+        return NULL;
+    fixed = go_replacements(text, len, &n);
+    if (fixed != NULL) {
+        doc = json_loadb(fixed, n, flags, &jerr);
+        free(fixed);
+        if (doc != NULL)
+            return doc;
+    }
+    /* valid to Go, refused by Jansson for what it cannot hold (see the header): its words */
+    snprintf(err, err_len, "%s (line %d, column %d)", jerr.text, jerr.line, jerr.column);
+    return NULL;
+}
+
+/* ---- json.Unmarshal into a map[string]interface{} ---------------------------------------- */
 
 /* The first number of a valid document that float64 cannot hold (strconv.ParseFloat's
  * ErrRange: the decoder stores every number of an interface{} as a float64), as Go reports it;
@@ -423,16 +519,11 @@ number_out_of_range(const unsigned char *p, size_t n)
 char *
 gw_gojson_unmarshal_map(const unsigned char *p, size_t n)
 {
-    char err[128];
-    scanner_t s = {.step = S_BEGIN_VALUE, .err = err, .err_len = sizeof(err)};
+    char err[160];
     const char *kind;
     size_t i = 0;
-    bool ok;
 
-    s.stack = gw_malloc((n < MAX_DEPTH ? n : MAX_DEPTH) + 1);
-    ok = check_valid(&s, p, n);
-    free(s.stack);
-    if (!ok)
+    if (gw_gojson_syntax_error((const char *)p, n, err, sizeof(err)))
         return gw_strdup(err);
     while (i < n && is_space(p[i]))
         i++;

@@ -15,6 +15,7 @@
 #include "gw_err.h"
 #include "gw_fieldval.h"
 #include "gw_gofmt.h"
+#include "gw_gojson.h"
 #include "gw_negotiate.h"
 #include "gw_patch.h"
 #include "gw_smp.h"
@@ -32,8 +33,9 @@ typedef struct {
     json_t *patch;
     const char *raw; /* the patch text, for duplicate fields of a merge patch */
     size_t raw_len;
-    const char *bad;        /* why a strategic patch does not decode: kube finds out once it holds
+    const char *bad;        /* why the patch text does not decode: kube finds out once it holds
                                the object, so a missing object is a 404 first */
+    bool bad_syntax;        /* ... because it is not JSON to Go */
     gw_field_issues_t dups; /* keys an apply body sets twice */
 } patch_t;
 
@@ -47,6 +49,67 @@ fail_generic_422(gw_upd_t *u, const char *why)
                       "the server rejected our request due to an error in our request");
 }
 
+/* What encoding/json calls a JSON value's type in its UnmarshalTypeError. */
+static const char *
+go_type(const json_t *v)
+{
+    return json_is_object(v)    ? "object"
+           : json_is_array(v)   ? "array"
+           : json_is_string(v)  ? "string"
+           : json_is_boolean(v) ? "bool"
+                                : "number";
+}
+
+/* Why kube's sigs.k8s.io/json refuses to decode a JSON patch into its []jsonPatchOp, or a merge
+ * patch into a map (a null is no map, and decodes); NULL when it decodes. */
+static const char *
+strict_type_error(const json_t *patch, patch_type_t type, char *buf, size_t len)
+{
+    const char *go = type == PATCH_MERGE ? "map[string]interface {}" : "[]handlers.jsonPatchOp";
+    bool fits =
+        json_is_null(patch) || (type == PATCH_MERGE ? json_is_object(patch) : json_is_array(patch));
+
+    if (!fits) {
+        snprintf(buf, len, "json: cannot unmarshal %s into Go value of type %s", go_type(patch),
+                 go);
+        return buf;
+    }
+    for (size_t i = 0; type == PATCH_JSON && i < json_array_size(patch); i++) {
+        const json_t *op = json_array_get(patch, i);
+        if (json_is_object(op) || json_is_null(op))
+            continue;
+        snprintf(buf, len, "json: cannot unmarshal %s into Go value of type handlers.jsonPatchOp",
+                 go_type(op));
+        return buf;
+    }
+    return NULL;
+}
+
+/* kube's reading of a JSON or merge patch once it holds the object: under Strict or Warn field
+ * validation sigs.k8s.io/json reads it first ("error decoding patch: ..."); under Ignore the
+ * patch library alone does, whose merge patch refuses text that is not JSON, and a patch that
+ * is not an object, as "Invalid JSON Patch". */
+static bool
+check_decodes(gw_upd_t *u, const patch_t *p)
+{
+    bool strict = u->opts.field_validation != GW_FV_IGNORE;
+    char buf[160];
+    const char *why = p->bad;
+
+    if (why == NULL && strict)
+        why = strict_type_error(p->patch, p->type, buf, sizeof(buf));
+    if (why != NULL && strict)
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL, "error decoding patch: %s", why);
+    else if (p->type == PATCH_MERGE &&
+             (p->bad_syntax || (why == NULL && !json_is_object(p->patch))))
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL, "Invalid JSON Patch");
+    else if (why != NULL)
+        gw_registry__fail(u->r, &u->fail, 400, "BadRequest", NULL, "%s", why);
+    else
+        return true;
+    return false;
+}
+
 /* A JSON or merge patch applied to doc. */
 static bool
 apply(gw_upd_t *u, const patch_t *p, const json_t *doc, json_t **out)
@@ -54,6 +117,8 @@ apply(gw_upd_t *u, const patch_t *p, const json_t *doc, json_t **out)
     char why[512];
     int bad = 0;
 
+    if (!check_decodes(u, p))
+        return false;
     if (p->type == PATCH_MERGE) {
         *out = gw_merge_patch(doc, p->patch);
         return true;
@@ -488,18 +553,6 @@ derive_scale(gw_upd_t *u, const json_t *cur, json_t **out)
     return ok;
 }
 
-/* What kube's decoder says of a strategic patch that is not JSON. */
-static const char *
-strategic_text_error(gw_req_t *r, const patch_t *p, const json_error_t *jerr)
-{
-    for (size_t i = 0; i < p->raw_len; i++) {
-        if (p->raw[i] != ' ' && p->raw[i] != '\t' && p->raw[i] != '\r' && p->raw[i] != '\n')
-            return gw_arena_sprintf(r->arena, "%s (line %d, column %d)", jerr->text, jerr->line,
-                                    jerr->column);
-    }
-    return "unexpected end of JSON input";
-}
-
 /* An apply body: YAML (or JSON) of one object, or CBOR (feature gate CBORServingAndStorage);
  * an empty body is an empty configuration. */
 static bool
@@ -535,13 +588,13 @@ read_apply(gw_req_t *r, patch_t *p, bool cbor)
     return true;
 }
 
-/* The patch document; false after replying (415 for a type not served, 400 for bad text; a
- * strategic patch's bad text is answered once the object is found, as kube does). */
+/* The patch document; false after replying (415 for a type not served). Text that does not
+ * decode is answered once the object is found, as kube does. */
 static bool
 read_patch(gw_req_t *r, patch_t *p)
 {
     gw_body_type_t type = gw_req_patch_type(r, true);
-    json_error_t jerr;
+    char why[256];
 
     if (type == GW_BODY_UNSUPPORTED)
         return false;
@@ -551,15 +604,12 @@ read_patch(gw_req_t *r, patch_t *p)
               : type == GW_BODY_MERGE_PATCH ? PATCH_MERGE
                                             : PATCH_STRATEGIC;
     p->raw = gw_req_body(r, &p->raw_len);
-    p->patch = json_loadb(p->raw, p->raw_len, JSON_DECODE_ANY, &jerr);
-    if (p->patch == NULL && p->type == PATCH_STRATEGIC) {
-        p->bad = strategic_text_error(r, p, &jerr);
+    /* kube decodes the patch with encoding/json (or its fork, sigs.k8s.io/json) */
+    p->patch = gw_gojson_load(p->raw, p->raw_len, JSON_DECODE_ANY, why, sizeof(why));
+    if (p->patch == NULL) {
+        p->bad = gw_arena_strdup(r->arena, why);
+        p->bad_syntax = gw_gojson_syntax_error(p->raw, p->raw_len, why, sizeof(why));
         return true;
-    }
-    if (p->patch == NULL || (p->type == PATCH_MERGE && !json_is_object(p->patch))) {
-        json_decref(p->patch);
-        gw_reply_status(r, 400, "BadRequest", NULL, "Invalid JSON Patch");
-        return false;
     }
     gw_arena_defer(r->arena, (void (*)(void *))json_decref, p->patch);
     return true;

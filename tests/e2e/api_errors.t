@@ -90,9 +90,24 @@ fetch "$CM" "${UA[@]}" -H 'Content-Type: text/plain' -d '{}'
 check "a create in text/plain: 415" is_status 415 UnsupportedMediaType \
     'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf'
 fetch "$CM" "${UA[@]}" -H 'Content-Type: application/json' -d '{"kind": '
-check "malformed JSON: 400 naming the kind, saying where, with kube's summary of the body" \
+check "malformed JSON: 400 naming the kind, in encoding/json's words, with kube's summary" \
     is_status 400 BadRequest \
-    "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected token near end of file (line 1, column 9) ({\"kind\": )"
+    "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({\"kind\": )"
+fetch "$CM" "${UA[@]}" -H 'Content-Type: application/json' -d '{"kind": }'
+check "... a character out of place, quoted as Go quotes it" is_status 400 BadRequest \
+    "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '}' looking for beginning of value ({\"kind\": })"
+fetch "$CM/x" "${UA[@]}" -X PUT -H 'Content-Type: application/json' -d '{"kind":"ConfigMap"} x'
+check "... text after the object" is_status 400 BadRequest \
+    "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character 'x' after top-level value ({\"kind\":\"ConfigMap\"} x)"
+fetch "$CM" "${UA[@]}" -H 'Content-Type: application/json' -d '"ConfigMap"'
+check "a JSON string: kube's 400 for what its struct cannot hold" is_status 400 BadRequest \
+    'the object provided is unrecognized (must be of type ConfigMap): couldn'"'"'t get version/kind; json parse error: json: cannot unmarshal string into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" } (22436f6e6669674d617022)'
+fetch "$CM" "${UA[@]}" -H 'Content-Type: application/json' --data-binary \
+    $'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bad-utf8"},"data":{"a":"x\xffy\\ud800z"}}'
+check "bad UTF-8 and an unpaired surrogate in a string are taken, as Go takes them: 201" \
+    test "$CODE" = 201
+check "... stored as U+FFFD, as Go decodes them" \
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["data"]["a"] != "x\ufffdy\ufffdz")' "$OUT"
 fetch "$CM/x" "${UA[@]}" -X PUT -H 'Content-Type: application/json' -d '[]'
 check "a PUT of a JSON array: kube's 400 with the body in hex" is_status 400 BadRequest \
     'the object provided is unrecognized (must be of type ConfigMap): couldn'"'"'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" } (5b5d)'

@@ -97,7 +97,11 @@ req PATCH $WEB '[{"op":"add"}]' $SMP
 check "a patch that is not an object is 400" status_is 400 BadRequest \
     'json: cannot unmarshal array into Go value of type map[string]interface {}'
 req PATCH $WEB '{"spec":' $SMP
-check "a patch that is not JSON is 400" code_is 400
+check "a patch that is not JSON is 400 in encoding/json's words" status_is 400 BadRequest \
+    'unexpected end of JSON input'
+req PATCH "$WEB?fieldValidation=Ignore" '{"spec": }' $SMP
+check "... also without field validation" status_is 400 BadRequest \
+    "invalid character '}' looking for beginning of value"
 req PATCH $APPS/deployments/nope '{"spec":' $SMP
 check "... but a missing object is 404 first, as kube finds out in that order" status_is 404 NotFound \
     'deployments.apps "nope" not found'

@@ -87,7 +87,39 @@ d['details']['causes'][0]['reason'] == 'UnexpectedServerResponse'"
 req PATCH $CORE/configmaps/c1 '{"op":"add"}' $JSONP
 check "a JSON patch that is not a list is 400" jpy "d['code'] == 400"
 req PATCH $CORE/configmaps/c1 'not json' $MERGE
-check "a merge patch that is not JSON is 400" is_status 400 BadRequest 'Invalid JSON Patch'
+check "a merge patch that is not JSON is 400 in encoding/json's words" is_status 400 BadRequest \
+    "error decoding patch: invalid character 'o' in literal null (expecting 'u')"
+req PATCH "$CORE/configmaps/c1?fieldValidation=Ignore" 'not json' $MERGE
+check "... the patch library's words without field validation" is_status 400 BadRequest \
+    'Invalid JSON Patch'
+req PATCH $CORE/configmaps/nope 'not json' $MERGE
+check "... but a missing object is 404 first, as kube reads the patch once it holds the object" \
+    is_status 404 NotFound 'configmaps "nope" not found'
+req PATCH $CORE/configmaps/c1 '[{"op":"add"}]' $MERGE
+check "a merge patch that is not an object is 400" is_status 400 BadRequest \
+    'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}'
+req PATCH "$CORE/configmaps/c1?fieldValidation=Ignore" '"x"' $MERGE
+check "... the patch library's words without field validation" is_status 400 BadRequest \
+    'Invalid JSON Patch'
+req PATCH $CORE/configmaps/c1 'null' $MERGE
+check "... and a null merge patch, which decodes, is refused by the patch library" \
+    is_status 400 BadRequest 'Invalid JSON Patch'
+req PATCH $CORE/configmaps/c1 '[{"op":"add","path":"/data/y","value":"2"}' $JSONP
+check "a JSON patch that is not JSON is 400 in encoding/json's words" is_status 400 BadRequest \
+    'error decoding patch: unexpected end of JSON input'
+req PATCH "$CORE/configmaps/c1?fieldValidation=Ignore" '[1,]' $JSONP
+check "... the patch library's words without field validation" is_status 400 BadRequest \
+    "invalid character ']' looking for beginning of value"
+req PATCH $CORE/configmaps/c1 '{"op":"add"}' $JSONP
+check "a JSON patch that is not a list: sigs.k8s.io/json's words for kube's op type" \
+    is_status 400 BadRequest \
+    'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp'
+req PATCH "$CORE/configmaps/c1?fieldValidation=Ignore" '{"op":"add"}' $JSONP
+check "... the patch library's words without field validation" is_status 400 BadRequest \
+    'json: cannot unmarshal object into Go value of type jsonpatch.Patch'
+req PATCH $CORE/configmaps/c1 '[1]' $JSONP
+check "... nor a list of objects" is_status 400 BadRequest \
+    'error decoding patch: json: cannot unmarshal number into Go value of type handlers.jsonPatchOp'
 req PATCH $CORE/configmaps/c1 '{"metadata":{"resourceVersion":"1"}}' $MERGE
 check "a patch carrying a stale resourceVersion is 409" jpy "d['code'] == 409 and \
 d['reason'] == 'Conflict'"
