@@ -334,6 +334,7 @@ gw_registry__check_object(gw_req_t *r, json_t *obj, const char *api_version, con
     }
     if (!check_type(r, obj, av, k, f))
         return false;
+    gw_convert_internal(obj); /* what kube's decoding into the internal type drops */
     if (raw != NULL && mode != GW_FV_IGNORE)
         find_duplicates(r, raw, raw_len, &is);
     if (schema != NULL)
@@ -386,8 +387,6 @@ gw_registry__encode(json_t *obj, size_t *len)
     /* Another version than the kind's storage version: stored converted, obj left as the
      * request's version for the answer. */
     stored = gw_registry__storage_form(obj);
-    if (stored == NULL)
-        gw_convert_internal(obj);
     out = json_dumps(stored != NULL ? stored : obj, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(stored);
     if (out == NULL)

@@ -117,6 +117,12 @@ size_t gw_registry__bytes_len(const json_t *v);
  *  an empty one. */
 bool gw_registry__bytes_maps_equal(const json_t *a, const json_t *b);
 
+/** ValidateEventCreate / ValidateEventUpdate (old NULL on a create) of a core or
+ *  events.k8s.io/v1 Event (res says which: the strict rules are events.k8s.io's), checked in
+ *  the core form kube validates. */
+void gw_registry__event_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                                 gw_field_errors_t *errs);
+
 /** dropTypeDependentFields on a Service update (after the defaults filled in its addresses). */
 void gw_registry__service_prepare_update(json_t *obj, const json_t *old);
 

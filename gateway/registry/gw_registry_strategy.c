@@ -287,6 +287,9 @@ gw_registry__validate_kind(const gw_resource_t *res, const json_t *obj, const js
         gw_registry__secret_validate(obj, old, errs);
     } else if (is_core(res, "configmaps")) {
         gw_registry__configmap_validate(obj, old, errs);
+    } else if (strcmp(res->name, "events") == 0 &&
+               (res->group[0] == '\0' || strcmp(res->group, "events.k8s.io") == 0)) {
+        gw_registry__event_validate(res, obj, old, errs);
     } else if (is_core(res, "services")) {
         if (gw_registry__service_validate(obj, old, &own)) {
             if (own.causes != NULL) {

@@ -109,16 +109,44 @@ d['deprecatedFirstTimestamp'] == '2026-11-28T09:00:00Z' and d['regarding']['kind
 d['eventTime'] is None and 'involvedObject' not in d" \
     v1
 
-# A merge patch through one version changes what the other reads.
-req PATCH "$EV2/e2" '{"note":"patched"}' application/merge-patch+json
-check "PATCH note through events.k8s.io/v1" code_is 200
-req GET "$EV1/e2"
-check "... the core Event's message changed" jpy "d['message'] == 'patched' and d['count'] == 3"
+# A merge patch through one version changes what the other reads (the note is immutable
+# through events.k8s.io/v1: kube's strict update rules).
+req PATCH "$EV1/e2" '{"message":"patched"}' application/merge-patch+json
+check "PATCH message through core/v1" code_is 200
+req GET "$EV2/e2"
+check "... the events.k8s.io Event's note changed" \
+    jpy "d['note'] == 'patched' and d['deprecatedCount'] == 3"
 
 # Field selectors of events.k8s.io/v1 read the stored core fields.
 req GET "$EV2?fieldSelector=regarding.name=n1"
 check "events.k8s.io field selector regarding.name" \
     jpy "[i['metadata']['name'] for i in d['items']] == ['e2']"
+
+# kube's Event validation, on the core form whatever the version written through.
+req POST "$EV2" '{"metadata":{"name":"bad"},"eventTime":"2026-11-28T10:00:00.000000Z",
+"reason":"R","type":"Bogus","regarding":{"kind":"Pod","name":"p1","namespace":"default"},
+"series":{"count":1,"lastObservedTime":"2026-11-28T10:00:00.000000Z"},
+"deprecatedCount":2}'
+check "an events.k8s.io Event without its reporting fields: 422 in kube's order, core field names" \
+    jpy "d['code'] == 422 and [(c['field'], c['reason']) for c in d['details']['causes']] == [
+('reportingController', 'FieldValueRequired'), ('reportingController', 'FieldValueInvalid'),
+('reportingController', 'FieldValueInvalid'), ('reportingInstance', 'FieldValueRequired'),
+('action', 'FieldValueRequired'), ('series.count', 'FieldValueInvalid'),
+('type', 'FieldValueInvalid'), ('count', 'FieldValueInvalid')] and \
+'type: Invalid value: \"\": has invalid value: Bogus' in d['message'] and \
+'count: Invalid value: \"\": needs to be unset' in d['message']"
+req GET "$EV2/bad"
+check "... and nothing was stored" code_is 404
+req POST "$EV1" '{"metadata":{"name":"elsewhere"},"involvedObject":{"kind":"Pod","name":"p",
+"namespace":"kube-system"},"reason":"R","message":"m"}'
+check "a core Event about an object of another namespace" is_status 422 Invalid \
+    'Event "elsewhere" is invalid: involvedObject.namespace: Invalid value: "kube-system": does not match event.namespace'
+req PATCH "$EV2/e1" '{"action":"Other"}' application/merge-patch+json
+check "an events.k8s.io update may not change the action" is_status 422 Invalid \
+    'Event.events.k8s.io "e1" is invalid: action: Invalid value: "Other": field is immutable'
+req PATCH "$EV1/e1" '{"action":"Other"}' application/merge-patch+json
+check "... a core one may (no strict rules for core/v1)" code_is 200
+req PATCH "$EV1/e1" '{"action":"Scheduling"}' application/merge-patch+json
 
 # ---- watches of a converted version ---------------------------------------------------------
 req GET "$EV2"
