@@ -127,20 +127,26 @@ strict_create(const json_t *ev, gw_field_errors_t *errs)
         gw_ferr_invalid_str(errs, "source", "", "needs to be unset");
 }
 
-/* Whether member `key` is the same in both (absent, null and Go's zero alike). */
+/* A member at Go's zero (absent, null, "", 0, {}) reads as absent: the Go structs kube
+ * compares cannot tell them apart. */
+static const json_t *
+member(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    if (json_is_null(v) || (json_is_object(v) && json_object_size(v) == 0) ||
+        (json_is_string(v) && json_string_length(v) == 0) ||
+        (json_is_integer(v) && json_integer_value(v) == 0))
+        return NULL;
+    return v;
+}
+
+/* Whether member `key` is the same in both, as Go's reflect.DeepEqual sees it. */
 static bool
 unchanged(const json_t *a, const json_t *b, const char *key)
 {
-    const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+    const json_t *x = member(a, key), *y = member(b, key);
 
-    if (json_is_null(x) || (json_is_object(x) && json_object_size(x) == 0) ||
-        (json_is_string(x) && json_string_length(x) == 0) ||
-        (json_is_integer(x) && json_integer_value(x) == 0))
-        x = NULL;
-    if (json_is_null(y) || (json_is_object(y) && json_object_size(y) == 0) ||
-        (json_is_string(y) && json_string_length(y) == 0) ||
-        (json_is_integer(y) && json_integer_value(y) == 0))
-        y = NULL;
     return x == y || (x != NULL && y != NULL && json_equal(x, y));
 }
 
