@@ -66,7 +66,7 @@ TOOL_BIN := $(patsubst %.c,$(BUILD)/%,$(TOOL_SRC))
 # Generated sources and objects are intermediates make must not delete.
 .SECONDARY:
 
-.PHONY: all deps test test-build run stop bench fuzz clean format
+.PHONY: all deps test test-build run stop bench fuzz clean format check-layers check-format
 all: $(BUILD)/kgate
 
 deps:
@@ -182,6 +182,15 @@ fuzz: $(FUZZ_BIN)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
+
+# Checks of the source tree, not yet part of `make test`: every #include follows the folder
+# graph in layers.json (scripts/check-layers.py; `--graph` prints the graph the includes make),
+# and every C file reads as `make format` writes it.
+check-layers:
+	@scripts/check-layers.py
+
+check-format:
+	@scripts/check-format.sh
 
 clean:
 	rm -rf build

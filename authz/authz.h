@@ -30,7 +30,8 @@ typedef struct {
     const char *namespace_;
     const char *name;
     const char *field_selector; /* a list, watch or deletecollection's fieldSelector and */
-    const char *label_selector; /* labelSelector as sent (gw_selector.h parses them); NULL for none */
+    const char
+        *label_selector; /* labelSelector as sent (gw_selector.h parses them); NULL for none */
     void *io; /* the caller's event loop, lent to the HTTPS exchange of the Webhook authorizer
                * (authz_config_t.https); NULL when the caller cannot wait: the webhook then
                * has no opinion at once */
@@ -52,8 +53,8 @@ typedef void (*authz_done_cb)(authz_decision_t decision, const char *reason, con
 typedef struct authz_authorizer authz_authorizer_t;
 struct authz_authorizer {
     const char *name; /* "AlwaysAllow", "RBAC", ... */
-    void (*authorize)(const authz_authorizer_t *self, const authz_attrs_t *attrs,
-                      authz_done_cb cb, void *ctx);
+    void (*authorize)(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb,
+                      void *ctx);
     void (*free)(authz_authorizer_t *self);
 };
 
@@ -70,13 +71,13 @@ typedef void (*authz_https_cb)(int err, int status, const char *body, size_t len
  *  broken, is tried again, up to 5 attempts in all, after 500 ms x 1.5^n (+-20 % jitter); a
  *  timeout is not retried. cb gets the last attempt's outcome. tls->timeout_ms bounds each
  *  attempt. */
-typedef void (*authz_https_fn)(void *io, const char *url, const char *body,
-                               const authn_tls_t *tls, authz_https_cb cb, void *ctx);
+typedef void (*authz_https_fn)(void *io, const char *url, const char *body, const authn_tls_t *tls,
+                               authz_https_cb cb, void *ctx);
 
 /** What the modes need beyond their names. Borrowed by authz_new_config for the call. */
 typedef struct {
-    const char *webhook_config_file; /* the Webhook mode's kubeconfig */
-    const char *webhook_version;     /* SubjectAccessReview version: "v1beta1" (NULL) or "v1" */
+    const char *webhook_config_file;     /* the Webhook mode's kubeconfig */
+    const char *webhook_version;         /* SubjectAccessReview version: "v1beta1" (NULL) or "v1" */
     int64_t webhook_authorized_ttl_ms;   /* how long an allow is cached */
     int64_t webhook_unauthorized_ttl_ms; /* how long a deny or no opinion is cached */
     authz_https_fn https;                /* the Webhook mode's exchanges */
@@ -84,8 +85,8 @@ typedef struct {
 
 /**
  * Build the chain from --authorization-mode (comma-separated: AlwaysAllow, AlwaysDeny, RBAC
- * (authz_rbac.h), Webhook (needs authz_new_config), ABAC (authz_abac.h), Node (authz_node.h)). Unknown or repeated mode -> GW_EINVAL with a one-line reason.
- * Thread: main, at start-up.
+ * (authz_rbac.h), Webhook (needs authz_new_config), ABAC (authz_abac.h), Node (authz_node.h)).
+ * Unknown or repeated mode -> GW_EINVAL with a one-line reason. Thread: main, at start-up.
  */
 int authz_new(const char *modes, authz_t **out, char *err, size_t err_len);
 

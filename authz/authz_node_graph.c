@@ -42,8 +42,8 @@ add_edge(const pod_ctx_t *p, const char *kind, const char *name)
 {
     if (name == NULL || *name == '\0' || strchr(name, '/') != NULL)
         return;
-    char *key = gw_sprintf("%s/%s/%s/%s", p->node, kind, strcmp(kind, "pv") == 0 ? "" : p->ns,
-                           name);
+    char *key =
+        gw_sprintf("%s/%s/%s/%s", p->node, kind, strcmp(kind, "pv") == 0 ? "" : p->ns, name);
     json_object_set_new(p->g->edges, key, json_true());
     free(key);
 }

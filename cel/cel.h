@@ -290,10 +290,10 @@ void cel_env_set_limits(cel_env_t *env, const cel_limits_t *limits);
 
 /** What a structural schema node is (OpenAPI v3 `type`, or x-kubernetes-int-or-string). */
 typedef enum cel_schema_kind {
-    CEL_SCHEMA_NONE,    /**< no type: not visible to expressions */
-    CEL_SCHEMA_OBJECT,  /**< with `props` (an object) or `additional_properties` (a map) */
-    CEL_SCHEMA_ARRAY,   /**< with `items` */
-    CEL_SCHEMA_STRING,  /**< `format` "byte", "date", "date-time" and "duration" change the type */
+    CEL_SCHEMA_NONE,   /**< no type: not visible to expressions */
+    CEL_SCHEMA_OBJECT, /**< with `props` (an object) or `additional_properties` (a map) */
+    CEL_SCHEMA_ARRAY,  /**< with `items` */
+    CEL_SCHEMA_STRING, /**< `format` "byte", "date", "date-time" and "duration" change the type */
     CEL_SCHEMA_INTEGER,
     CEL_SCHEMA_NUMBER,
     CEL_SCHEMA_BOOLEAN,
@@ -337,9 +337,9 @@ struct cel_schema {
     size_t nprops;
     const char *const *enum_values; /**< strings: the allowed values (bounds their length) */
     size_t nenum;
-    bool has_default;       /**< a default is set: a required property may still be absent */
-    bool embedded_resource; /**< x-kubernetes-embedded-resource */
-    cel_list_type_t list_type;        /**< arrays: x-kubernetes-list-type */
+    bool has_default;          /**< a default is set: a required property may still be absent */
+    bool embedded_resource;    /**< x-kubernetes-embedded-resource */
+    cel_list_type_t list_type; /**< arrays: x-kubernetes-list-type */
     const char *const *list_map_keys; /**< arrays with CEL_LIST_MAP: the key properties */
     size_t nkeys;
 };
@@ -421,8 +421,8 @@ typedef struct cel_cost_estimate {
 
 /** What type checking found. Owned by the caller: cel_check_clear(). */
 typedef struct cel_check {
-    char *type;           /**< the expression's type, e.g. "bool"; NULL when it did not parse */
-    cel_issue_t *issues;  /**< every parse or type error, in source order of discovery */
+    char *type;          /**< the expression's type, e.g. "bool"; NULL when it did not parse */
+    cel_issue_t *issues; /**< every parse or type error, in source order of discovery */
     size_t nissues;
     cel_cost_estimate_t cost; /**< the static cost estimate (set when there are no issues) */
 } cel_check_t;
@@ -508,9 +508,9 @@ typedef struct cel_authz_attrs {
     const char *path;      /**< path checks only (NULL otherwise) */
     const char *group;     /**< resource checks: "" is the core group */
     const char *resource;
-    const char *subresource; /**< "" when unset */
-    const char *ns;          /**< "" for the cluster scope */
-    const char *name;        /**< "" when unset */
+    const char *subresource;    /**< "" when unset */
+    const char *ns;             /**< "" for the cluster scope */
+    const char *name;           /**< "" when unset */
     const char *field_selector; /**< as written in the expression; "" when unset */
     const char *label_selector;
 } cel_authz_attrs_t;

@@ -252,8 +252,7 @@ static bool assignable_in(checker_t *c, const cel_decltype_t *t1, const cel_decl
 
 /* Whether t2 (a type parameter) may stand for t1; `*has_sub` tells it was already bound. */
 static bool
-valid_substitution(checker_t *c, const cel_decltype_t *t1, const cel_decltype_t *t2,
-                   bool *has_sub)
+valid_substitution(checker_t *c, const cel_decltype_t *t1, const cel_decltype_t *t2, bool *has_sub)
 {
     const cel_decltype_t *sub = find(c, t2);
     *has_sub = sub != NULL;
@@ -478,8 +477,7 @@ check_select(checker_t *c, cel__node_t *n)
             return set_type(c, n, t);
     }
     const cel_decltype_t *ot = check(c, n->u.select.operand);
-    const cel_decltype_t *r =
-        select_field(c, n, ot, n->u.select.field, n->u.select.flen, false);
+    const cel_decltype_t *r = select_field(c, n, ot, n->u.select.field, n->u.select.flen, false);
     return set_type(c, n, n->u.select.test_only ? &cel__t_bool : substitute(c, r, false));
 }
 
@@ -511,8 +509,7 @@ instantiate(checker_t *c, const cel_decltype_t *t, inst_t *in)
 }
 
 static void
-no_overload(checker_t *c, const cel__node_t *n, const cel_decltype_t **args, int nargs,
-            bool member)
+no_overload(checker_t *c, const cel__node_t *n, const cel_decltype_t **args, int nargs, bool member)
 {
     cel__buf_t b;
     cel__buf_init(&b, c->a, 64);

@@ -25,7 +25,7 @@
 #define LIST_COST 10
 #define MAP_COST 30
 #define STRUCT_COST 40
-#define TRAVERSAL 0.1 /* cel-go's StringTraversalCostFactor */
+#define TRAVERSAL 0.1  /* cel-go's StringTraversalCostFactor */
 #define REGEX_LEN 0.25 /* cel-go's RegexStringLengthCostFactor */
 #define AUTHZ_CHECK 350000
 #define MAX_FORMAT_SIZE 64
@@ -200,8 +200,8 @@ is_attr(const cel__node_t *n)
 static bool
 is_conversion(const char *f)
 {
-    static const char *const names[] = {"int",      "uint",      "double", "string", "bytes",
-                                        "bool",     "timestamp", "duration", "dyn",  "type"};
+    static const char *const names[] = {"int",  "uint",      "double",   "string", "bytes",
+                                        "bool", "timestamp", "duration", "dyn",    "type"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (strcmp(names[i], f) == 0)
             return true;
@@ -269,7 +269,7 @@ annotate_call(cel__node_t *n, bool raw, bool opt)
     }
     n->u.call.rule = (uint8_t)rule_of(f);
     n->folded = opt && ((is_conversion(f) && n->u.call.nargs == 1 && all_const) ||
-                           (strcmp(f, "@in") == 0 && args[1]->folded && scalar_list(args[1])));
+                        (strcmp(f, "@in") == 0 && args[1]->folded && scalar_list(args[1])));
     return n->folded && strcmp(f, "@in") != 0;
 }
 
@@ -660,9 +660,8 @@ literal_size(const cel__node_t *e, est_t *out)
     switch (e->kind) {
     case CEL__N_CONST:
         if (e->u.constant.kind == CEL_STRING || e->u.constant.kind == CEL_BYTES)
-            *out = fixed(e->u.constant.kind == CEL_STRING
-                             ? (uint64_t)cel__str_cplen(&e->u.constant)
-                             : e->u.constant.v.str.len);
+            *out = fixed(e->u.constant.kind == CEL_STRING ? (uint64_t)cel__str_cplen(&e->u.constant)
+                                                          : e->u.constant.v.str.len);
         else
             *out = fixed(1);
         return true;
@@ -916,26 +915,59 @@ kube_equality(const coster_t *c, const anode_t *args, int nargs, est_t *out)
     if (strcmp(name, "kubernetes.NamedFormat") == 0)
         *out = e_factor((est_t){1, MAX_FORMAT_SIZE}, TRAVERSAL);
     else if (strcmp(name, "kubernetes.URL") == 0)
-        *out = e_factor((est_t){1, c->has_size[args[1].expr->id] ? c->size[args[1].expr->id].max
-                                                                  : 1},
-                        TRAVERSAL);
+        *out =
+            e_factor((est_t){1, c->has_size[args[1].expr->id] ? c->size[args[1].expr->id].max : 1},
+                     TRAVERSAL);
     else
         *out = fixed(1);
     return true;
 }
 
 static const char *const nominal[] = {
-    "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed",
-    "reason", "error", "errored", "masked", "prefixLength", "family", "isUnspecified",
-    "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "format.named",
-    "sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan",
-    "compareTo", "add", "sub", "major", "minor", "patch", "getScheme", "getHostname", "getHost",
-    "getPort", "getEscapedPath", "getQuery", NULL,
+    "serviceAccount",
+    "path",
+    "group",
+    "resource",
+    "subresource",
+    "namespace",
+    "name",
+    "allowed",
+    "reason",
+    "error",
+    "errored",
+    "masked",
+    "prefixLength",
+    "family",
+    "isUnspecified",
+    "isLoopback",
+    "isLinkLocalMulticast",
+    "isLinkLocalUnicast",
+    "isGlobalUnicast",
+    "format.named",
+    "sign",
+    "asInteger",
+    "isInteger",
+    "asApproximateFloat",
+    "isGreaterThan",
+    "isLessThan",
+    "compareTo",
+    "add",
+    "sub",
+    "major",
+    "minor",
+    "patch",
+    "getScheme",
+    "getHostname",
+    "getHost",
+    "getPort",
+    "getEscapedPath",
+    "getQuery",
+    NULL,
 };
-static const char *const traversing[] = {"isSorted", "sum", "max", "min", "indexOf",
-                                         "lastIndexOf", NULL};
-static const char *const parsing[] = {"cidr", "isIP", "isCIDR", "quantity", "isQuantity",
-                                      "semver", "isSemver", NULL};
+static const char *const traversing[] = {"isSorted", "sum",         "max", "min",
+                                         "indexOf",  "lastIndexOf", NULL};
+static const char *const parsing[] = {"cidr",       "isIP",   "isCIDR",   "quantity",
+                                      "isQuantity", "semver", "isSemver", NULL};
 static const char *const string_ops[] = {"lowerAscii", "upperAscii", "substring", "trim", NULL};
 
 /* kube-apiserver's EstimateCallCost; false when it has no estimate for the call. */
@@ -989,8 +1021,17 @@ is_id(const char *ov, const char *const *ids)
 }
 
 static const char *const text_compare[] = {
-    "less_string", "greater_string", "less_equals_string", "greater_equals_string", "less_bytes",
-    "greater_bytes", "less_equals_bytes", "greater_equals_bytes", "equals", "not_equals", NULL,
+    "less_string",
+    "greater_string",
+    "less_equals_string",
+    "greater_equals_string",
+    "less_bytes",
+    "greater_bytes",
+    "less_equals_bytes",
+    "greater_equals_bytes",
+    "equals",
+    "not_equals",
+    NULL,
 };
 
 /* Comparisons: a tenth of the smaller of the two sizes. */
@@ -1040,8 +1081,8 @@ celgo_estimate(coster_t *c, const cel__node_t *e, const char *ov, const anode_t 
     else if (strcmp(ov, "bytes_to_string") == 0 && nargs == 1)
         *out = (call_est_t){e_factor(sz, TRAVERSAL), true, {sz.min / 4, sz.max}};
     else if (strcmp(ov, "strings_quote") == 0 && nargs == 1)
-        *out = (call_est_t){e_factor(sz, TRAVERSAL), true,
-                            {sat_add(sz.min, 2), sat_add(sat_mul(sz.max, 2), 2)}};
+        *out = (call_est_t){
+            e_factor(sz, TRAVERSAL), true, {sat_add(sz.min, 2), sat_add(sat_mul(sz.max, 2), 2)}};
     else if (is_id(ov, prefix) && nargs == 1)
         out->cost = e_factor(sz, TRAVERSAL);
     else if (strcmp(ov, "in_list") == 0 && nargs == 2)

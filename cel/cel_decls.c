@@ -28,21 +28,27 @@ typedef struct decl {
         {fn, p "_double", "(double, double) -> bool"},                                             \
         {fn, p "_double_int64", "(double, int) -> bool"},                                          \
         {fn, p "_double_uint64", "(double, uint) -> bool"},                                        \
-        {fn, p "_string", "(string, string) -> bool"},                                             \
-        {fn, p "_bytes", "(bytes, bytes) -> bool"},                                                \
-        {fn, p "_timestamp", "(google.protobuf.Timestamp, google.protobuf.Timestamp) -> bool"},   \
-        {fn, p "_duration", "(google.protobuf.Duration, google.protobuf.Duration) -> bool"}
+        {fn, p "_string", "(string, string) -> bool"}, {fn, p "_bytes", "(bytes, bytes) -> bool"}, \
+        {fn, p "_timestamp", "(google.protobuf.Timestamp, google.protobuf.Timestamp) -> bool"},    \
+    {                                                                                              \
+        fn, p "_duration", "(google.protobuf.Duration, google.protobuf.Duration) -> bool"          \
+    }
 
 #define ARITH(fn, p)                                                                               \
     {fn, p "_int64", "(int, int) -> int"}, {fn, p "_uint64", "(uint, uint) -> uint"},              \
-        {fn, p "_double", "(double, double) -> double"}
+    {                                                                                              \
+        fn, p "_double", "(double, double) -> double"                                              \
+    }
 
 #define TS "google.protobuf.Timestamp"
 #define DUR "google.protobuf.Duration"
 
 /* getFullYear() and friends on timestamps, with and without a time zone. */
 #define TS_GET(fn, p)                                                                              \
-    {fn, p, TS ".() -> int"}, { fn, p "_with_tz", TS ".(string) -> int" }
+    {fn, p, TS ".() -> int"},                                                                      \
+    {                                                                                              \
+        fn, p "_with_tz", TS ".(string) -> int"                                                    \
+    }
 #define DUR_GET(fn, p)                                                                             \
     {                                                                                              \
         fn, p, DUR ".() -> int"                                                                    \
@@ -51,23 +57,36 @@ typedef struct decl {
 #define MATH_MINMAX(fn, p)                                                                         \
     {fn, p "_double", "(double) -> double"}, {fn, p "_int", "(int) -> int"},                       \
         {fn, p "_uint", "(uint) -> uint"}, {fn, p "_double_double", "(double, double) -> double"}, \
-        {fn, p "_int_int", "(int, int) -> int"}, {fn, p "_uint_uint", "(uint, uint) -> uint"},    \
+        {fn, p "_int_int", "(int, int) -> int"}, {fn, p "_uint_uint", "(uint, uint) -> uint"},     \
         {fn, p "_int_uint", "(int, uint) -> dyn"}, {fn, p "_int_double", "(int, double) -> dyn"},  \
         {fn, p "_double_int", "(double, int) -> dyn"},                                             \
         {fn, p "_double_uint", "(double, uint) -> dyn"},                                           \
-        {fn, p "_uint_int", "(uint, int) -> dyn"}, {fn, p "_uint_double", "(uint, double) -> dyn"}, \
+        {fn, p "_uint_int", "(uint, int) -> dyn"},                                                 \
+        {fn, p "_uint_double", "(uint, double) -> dyn"},                                           \
         {fn, p "_list_double", "(list(double)) -> double"},                                        \
-        {fn, p "_list_int", "(list(int)) -> int"}, {fn, p "_list_uint", "(list(uint)) -> uint"}
+        {fn, p "_list_int", "(list(int)) -> int"},                                                 \
+    {                                                                                              \
+        fn, p "_list_uint", "(list(uint)) -> uint"                                                 \
+    }
 
 #define BITS(fn, p)                                                                                \
-    {fn, p "_int_int", "(int, int) -> int"}, { fn, p "_uint_uint", "(uint, uint) -> uint" }
+    {fn, p "_int_int", "(int, int) -> int"},                                                       \
+    {                                                                                              \
+        fn, p "_uint_uint", "(uint, uint) -> uint"                                                 \
+    }
 #define SHIFT(fn, p)                                                                               \
-    {fn, p "_int_int", "(int, int) -> int"}, { fn, p "_uint_int", "(uint, int) -> uint" }
+    {fn, p "_int_int", "(int, int) -> int"},                                                       \
+    {                                                                                              \
+        fn, p "_uint_int", "(uint, int) -> uint"                                                   \
+    }
 
 #define AUTHZ "kubernetes.authorization."
 #define QTY "kubernetes.Quantity"
 #define SEMVER "kubernetes.Semver"
-#define FORMAT(name) {"format." name, "format-" name, "() -> kubernetes.NamedFormat"}
+#define FORMAT(name)                                                                               \
+    {                                                                                              \
+        "format." name, "format-" name, "() -> kubernetes.NamedFormat"                             \
+    }
 
 static const decl_t decls[] = {
     /* Operators. */
@@ -353,7 +372,8 @@ static const decl_t decls[] = {
     FORMAT("date"),
     FORMAT("datetime"),
     {"format.named", "format-named", "(string) -> optional_type(kubernetes.NamedFormat)"},
-    {"validate", "format-validate", "kubernetes.NamedFormat.(string) -> optional_type(list(string))"},
+    {"validate", "format-validate",
+     "kubernetes.NamedFormat.(string) -> optional_type(list(string))"},
 };
 
 bool

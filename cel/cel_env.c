@@ -502,8 +502,8 @@ join_issues(cel_issue_t *issue, const char *src, const cel__check_issue_t *is, i
 
 /* Type-check a resolved program and keep its estimated cost; CEL_EPARSE with `*issue`. */
 static int
-check_program(const cel_env_t *env, cel_program_t *prog, bool rfailed,
-              const cel__parse_err_t *err, cel_issue_t *issue)
+check_program(const cel_env_t *env, cel_program_t *prog, bool rfailed, const cel__parse_err_t *err,
+              cel_issue_t *issue)
 {
     cel_arena_t *tmp = cel_arena_new();
     cel__checked_t chk;

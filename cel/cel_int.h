@@ -184,8 +184,8 @@ typedef struct cel__eval cel__eval_t;
 #define CEL__TZ_NAME_MAX 100
 /** Fill `*c` for `sec` seen from zone `tz` ("UTC", "America/New_York", "+05:30", "-02:00");
  *  false with `*why` set when the zone is unknown. Zone files are cached in `ev`. */
-bool cel__civil_time(cel__eval_t *ev, int64_t sec, const char *tz, size_t tzlen,
-                     cel__civil_t *c, const char **why);
+bool cel__civil_time(cel__eval_t *ev, int64_t sec, const char *tz, size_t tzlen, cel__civil_t *c,
+                     const char **why);
 
 /* ---- Lexer (cel_lex.c) ---------------------------------------------------------------------- */
 

@@ -123,8 +123,8 @@ enc_encode_fn(cel__eval_t *ev, const cel__node_t *call, const cel_value_t *a, in
         return cel__no_overload(ev, "base64.encode", a, n);
     if (!cel__work_size(ev, a[0].v.str.len))
         return cel__halt_error(ev);
-    const char *s = cel__base64_encode(ev->arena, (const unsigned char *)a[0].v.str.data,
-                                       a[0].v.str.len, &len);
+    const char *s =
+        cel__base64_encode(ev->arena, (const unsigned char *)a[0].v.str.data, a[0].v.str.len, &len);
     return cel__string_own(s, len);
 }
 

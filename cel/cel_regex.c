@@ -140,8 +140,10 @@ re2_escape(re2_t *r, bool in_class)
         return re2_property(r);
     /* Go's \s is [\t\n\f\r ] (no \v); its \v is the vertical tab itself. */
     if (c == 's' || c == 'S' || c == 'v') {
-        cel__buf_puts(&r->out, c == 'v' ? "\\x0b" : in_class ? "\\t\\n\\f\\r " :
-                               c == 's'  ? "[\\t\\n\\f\\r ]" : "[^\\t\\n\\f\\r ]");
+        cel__buf_puts(&r->out, c == 'v'   ? "\\x0b"
+                               : in_class ? "\\t\\n\\f\\r "
+                               : c == 's' ? "[\\t\\n\\f\\r ]"
+                                          : "[^\\t\\n\\f\\r ]");
         r->i += 2;
         return true;
     }
@@ -399,8 +401,8 @@ cel__regex_compile(cel_arena_t *a, const char *pat, size_t len, const char **why
         *why = detail;
         return NULL;
     }
-    uint32_t opts = PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_CIRCUMFLEX |
-                    PCRE2_NEVER_BACKSLASH_C;
+    uint32_t opts =
+        PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_CIRCUMFLEX | PCRE2_NEVER_BACKSLASH_C;
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)p, plen, opts, &code, &off, NULL);
     if (re == NULL) {
         PCRE2_UCHAR msg[128];
@@ -418,8 +420,8 @@ cel__regex_free(void *re)
 }
 
 int
-cel__regex_find(cel__eval_t *ev, void *re, const char *s, size_t len, size_t start,
-                size_t *mstart, size_t *mend, const char **why)
+cel__regex_find(cel__eval_t *ev, void *re, const char *s, size_t len, size_t start, size_t *mstart,
+                size_t *mend, const char **why)
 {
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
     pcre2_match_context *mc = pcre2_match_context_create(NULL);

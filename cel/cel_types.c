@@ -441,8 +441,8 @@ object_schema_type(cel_arena_t *a, const cel_schema_t *s, const char *name)
             continue;
         const char *esc = cel_escape_property(a, p->name, strlen(p->name));
         if (esc != NULL)
-            fields[n++] =
-                (cel__field_t){esc, cel_arena_strndup(a, p->name, strlen(p->name)), ft, p->required};
+            fields[n++] = (cel__field_t){esc, cel_arena_strndup(a, p->name, strlen(p->name)), ft,
+                                         p->required};
         if (p->required && !p->schema->has_default)
             min += (int64_t)strlen(p->name) + ft->min_size + 4;
     }
@@ -475,14 +475,12 @@ schema_type(cel_arena_t *a, const cel_schema_t *s, const char *name, bool root)
                         s->additional_properties->embedded_resource);
         if (e == NULL)
             return NULL;
-        return bounded(a,
-                       cel__ty_new(a, CEL__TK_MAP,
-                                   /* kube's plain StringType: no size bound of its own */
-                                   bounded(a, &cel__t_string, 0, MIN_STRING_SIZE),
-                                   e),
-                       bound_or(s->max_properties,
-                                (MAX_REQUEST_BYTES - 2) / (uint64_t)(e->min_size + 6)),
-                       2);
+        return bounded(
+            a,
+            cel__ty_new(a, CEL__TK_MAP,
+                        /* kube's plain StringType: no size bound of its own */
+                        bounded(a, &cel__t_string, 0, MIN_STRING_SIZE), e),
+            bound_or(s->max_properties, (MAX_REQUEST_BYTES - 2) / (uint64_t)(e->min_size + 6)), 2);
     case CEL_SCHEMA_STRING:
         return string_schema_type(a, s);
     case CEL_SCHEMA_BOOLEAN:

@@ -64,10 +64,10 @@ int etcd_endpoints_parse(const char *list, etcd_endpoint_t **out, size_t *n_out,
 void etcd_endpoints_free(etcd_endpoint_t *eps, size_t n);
 
 typedef struct {
-    const char *servers;   /* --etcd-servers, as etcd_endpoints_parse takes it */
-    const char *ca_file;   /* --etcd-cafile: PEM CA bundle for https endpoints, or NULL */
-    const char *cert_file; /* --etcd-certfile: client certificate PEM, or NULL */
-    const char *key_file;  /* --etcd-keyfile: client key PEM, or NULL (set with cert_file) */
+    const char *servers;     /* --etcd-servers, as etcd_endpoints_parse takes it */
+    const char *ca_file;     /* --etcd-cafile: PEM CA bundle for https endpoints, or NULL */
+    const char *cert_file;   /* --etcd-certfile: client certificate PEM, or NULL */
+    const char *key_file;    /* --etcd-keyfile: client key PEM, or NULL (set with cert_file) */
     int64_t call_timeout_ms; /* deadline of every unary call; 0 = 15000 */
 } etcd_config_t;
 
@@ -122,7 +122,7 @@ typedef struct {
     int64_t limit;          /* 0 = no limit */
     bool keys_only;
     bool count_only;
-    bool serializable;      /* false: linearizable read (what kube-apiserver uses) */
+    bool serializable; /* false: linearizable read (what kube-apiserver uses) */
 } etcd_range_req_t;
 
 typedef void (*etcd_range_cb)(int err, const Etcdserverpb__RangeResponse *resp, void *ctx);
@@ -130,8 +130,8 @@ int etcd_range(etcd_conn_t *conn, const etcd_range_req_t *req, etcd_range_cb cb,
 
 typedef void (*etcd_put_cb)(int err, const Etcdserverpb__PutResponse *resp, void *ctx);
 /** Put key=value, optionally attached to a lease (0 = none), returning the previous kv. */
-int etcd_put(etcd_conn_t *conn, etcd_bytes_t key, etcd_bytes_t value, int64_t lease,
-             bool prev_kv, etcd_put_cb cb, void *ctx);
+int etcd_put(etcd_conn_t *conn, etcd_bytes_t key, etcd_bytes_t value, int64_t lease, bool prev_kv,
+             etcd_put_cb cb, void *ctx);
 
 typedef void (*etcd_delete_cb)(int err, const Etcdserverpb__DeleteRangeResponse *resp, void *ctx);
 /** Delete key (range_end as in etcd_range_req_t), optionally returning the deleted kvs. */
@@ -197,8 +197,7 @@ int etcd_txn_if(etcd_conn_t *conn, const etcd_cmp_t *cmp, const etcd_op_t *then_
 
 typedef void (*etcd_compact_cb)(int err, const Etcdserverpb__CompactionResponse *resp, void *ctx);
 /** Compact history up to `revision` (GW_ECOMPACTED if it already was). */
-int etcd_compact(etcd_conn_t *conn, int64_t revision, bool physical, etcd_compact_cb cb,
-                 void *ctx);
+int etcd_compact(etcd_conn_t *conn, int64_t revision, bool physical, etcd_compact_cb cb, void *ctx);
 
 typedef void (*etcd_status_cb)(int err, const Etcdserverpb__StatusResponse *resp, void *ctx);
 /** Maintenance Status of the current endpoint: the readiness probe. */
@@ -235,10 +234,10 @@ void etcd_keepalive_stop(etcd_keepalive_t *ka);
 
 typedef struct {
     etcd_bytes_t key;
-    etcd_bytes_t range_end;  /* as in etcd_range_req_t */
-    int64_t start_revision;  /* 0 = from now */
-    bool prev_kv;            /* events carry the previous key-value */
-    bool progress_notify;    /* etcd sends periodic empty progress responses */
+    etcd_bytes_t range_end; /* as in etcd_range_req_t */
+    int64_t start_revision; /* 0 = from now */
+    bool prev_kv;           /* events carry the previous key-value */
+    bool progress_notify;   /* etcd sends periodic empty progress responses */
     bool filter_noput;
     bool filter_nodelete;
 } etcd_watch_req_t;

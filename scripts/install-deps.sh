@@ -15,6 +15,7 @@ packages=(
     curl perl python3                               # test clients, TAP runner (prove), JSON checks
     python3-kubernetes                              # the official typed client, in e2e checks
     clang libclang-rt-14-dev                        # libFuzzer drivers
+    clang-format                                    # make format, make check-format
 )
 
 missing=()

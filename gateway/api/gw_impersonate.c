@@ -181,8 +181,7 @@ forbid(imp_t *s)
                     subject, r->user->name, res, p->group, where, why);
 }
 
-static void authorized(authz_decision_t decision, const char *reason, const char *error,
-                       void *ctx);
+static void authorized(authz_decision_t decision, const char *reason, const char *error, void *ctx);
 
 /* Authorize the parts from s->next on; GW_NEXT once all are allowed (r->user replaced). */
 static gw_verdict_t

@@ -161,9 +161,9 @@ typedef struct {
     const char *version;
     const char *api_version; /* "group/version", or the version alone for the core group */
     const char *name;        /* plural resource name, "deployments" */
-    const char *singular;  /* "deployment" */
-    const char *kind;      /* "Deployment" */
-    const char *list_kind; /* "DeploymentList" */
+    const char *singular;    /* "deployment" */
+    const char *kind;        /* "Deployment" */
+    const char *list_kind;   /* "DeploymentList" */
     bool namespaced;
     unsigned verbs; /* GW_VERB_* bits */
     const char *const *short_names;

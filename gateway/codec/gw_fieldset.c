@@ -673,8 +673,8 @@ parse_index(const char *s, long long *out)
 {
     char *end;
 
-    if (s[0] == '\0' || s[0] == ' ' || (s[0] == '+' || s[0] == '-' ? s[1] < '0' || s[1] > '9'
-                                                                      : s[0] < '0' || s[0] > '9'))
+    if (s[0] == '\0' || s[0] == ' ' ||
+        (s[0] == '+' || s[0] == '-' ? s[1] < '0' || s[1] > '9' : s[0] < '0' || s[0] > '9'))
         return false;
     *out = strtoll(s, &end, 10);
     return *end == '\0';
@@ -700,10 +700,11 @@ read_pe(reader_t *r, const char *key, gw_pe_t *pe, bool *known)
         return 0;
     case 'i':
         pe->kind = GW_PE_INDEX;
-        return parse_index(key + 2, &pe->index)
-                   ? 0
-                   : bad(r, "parsing key as path element: strconv.Atoi: parsing \"%s\": invalid syntax",
-                         key + 2);
+        return parse_index(key + 2, &pe->index) ? 0
+                                                : bad(r,
+                                                      "parsing key as path element: strconv.Atoi: "
+                                                      "parsing \"%s\": invalid syntax",
+                                                      key + 2);
     case 'k':
     case 'v':
         pe->kind = key[0] == 'k' ? GW_PE_KEY : GW_PE_VALUE;

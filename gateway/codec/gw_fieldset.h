@@ -30,9 +30,9 @@ typedef enum {
 /** One path element. Borrowed in arguments; the set keeps copies. */
 typedef struct {
     gw_pe_kind_t kind;
-    const char *name;     /* GW_PE_FIELD */
-    const json_t *value;  /* GW_PE_KEY, GW_PE_VALUE */
-    long long index;      /* GW_PE_INDEX */
+    const char *name;    /* GW_PE_FIELD */
+    const json_t *value; /* GW_PE_KEY, GW_PE_VALUE */
+    long long index;     /* GW_PE_INDEX */
 } gw_pe_t;
 
 /** structured-merge-diff's order of path elements (<0, 0, >0). Thread: any. */

@@ -41,8 +41,13 @@ static const char *
 go_type_name(const json_t *v)
 {
     static const char *const names[] = {
-        [T_NIL] = "<nil>",    [T_MAP] = "map[string]interface {}", [T_SLICE] = "[]interface {}",
-        [T_STRING] = "string", [T_INT] = "int64", [T_FLOAT] = "float64", [T_BOOL] = "bool",
+        [T_NIL] = "<nil>",
+        [T_MAP] = "map[string]interface {}",
+        [T_SLICE] = "[]interface {}",
+        [T_STRING] = "string",
+        [T_INT] = "int64",
+        [T_FLOAT] = "float64",
+        [T_BOOL] = "bool",
     };
     return names[go_type(v)];
 }

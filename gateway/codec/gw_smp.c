@@ -112,8 +112,8 @@ gw_smp__lookup_field(gw_smp__t *s, const gw_schema_t *parent, const char *key, g
     *m = (gw_smp__meta_t){.strategy = "", .merge_key = "", .go_kind = "interface"};
     if (parent == NULL)
         return 0;
-    if (parent->type == GW_SCHEMA_MAP || (parent->type == GW_SCHEMA_OBJECT && parent->values &&
-                                          find_field(parent, key) == NULL)) {
+    if (parent->type == GW_SCHEMA_MAP ||
+        (parent->type == GW_SCHEMA_OBJECT && parent->values && find_field(parent, key) == NULL)) {
         m->schema = parent->values;
     } else if (parent->type == GW_SCHEMA_OBJECT) {
         f = find_field(parent, key);
@@ -315,10 +315,9 @@ check_order(gw_smp__t *s, const json_t *list, const json_t *order, const char *k
     }
     if (pi < n) {
         char *l = gw_go_value(list), *o = gw_go_value(order);
-        gw_smp__fail(s, GW_SMP_FAILED,
-                     "the order in patch list:\n%s\n doesn't match " GW_SMP_ORDER_PREFIX
-                     " list:\n%s",
-                     l, o);
+        gw_smp__fail(
+            s, GW_SMP_FAILED,
+            "the order in patch list:\n%s\n doesn't match " GW_SMP_ORDER_PREFIX " list:\n%s", l, o);
         free(l);
         free(o);
         return -1;
@@ -523,7 +522,10 @@ fail:
 static const char *
 json_kind(const json_t *v)
 {
-    return json_is_array(v) ? "array" : json_is_string(v) ? "string" : json_is_number(v) ? "number" : "bool";
+    return json_is_array(v)    ? "array"
+           : json_is_string(v) ? "string"
+           : json_is_number(v) ? "number"
+                               : "bool";
 }
 
 json_t *

@@ -7,7 +7,6 @@
 
 #include <string.h>
 
-
 gw_go_type_t
 gw_smp__go_type(const json_t *v)
 {
@@ -64,9 +63,12 @@ const char *
 gw_smp__go_type_name(const json_t *v)
 {
     static const char *const names[] = {
-        [GW_GO_NIL] = "%!s(<nil>)",   [GW_GO_MAP] = "map[string]interface {}",
-        [GW_GO_SLICE] = "[]interface {}", [GW_GO_STRING] = "string",
-        [GW_GO_INT] = "int64",        [GW_GO_FLOAT] = "float64",
+        [GW_GO_NIL] = "%!s(<nil>)",
+        [GW_GO_MAP] = "map[string]interface {}",
+        [GW_GO_SLICE] = "[]interface {}",
+        [GW_GO_STRING] = "string",
+        [GW_GO_INT] = "int64",
+        [GW_GO_FLOAT] = "float64",
         [GW_GO_BOOL] = "bool",
     };
     return names[gw_smp__go_type(v)];

@@ -307,8 +307,7 @@ merge_maps(gw_smp__t *s, json_t *orig, json_t *patch, const gw_smp__meta_t *m, j
     int rc = -1;
 
     if (m->merge_key[0] == '\0') {
-        gw_smp__fail(s, GW_SMP_FAILED, "cannot merge lists without merge key for %s",
-                     m->go_kind);
+        gw_smp__fail(s, GW_SMP_FAILED, "cannot merge lists without merge key for %s", m->go_kind);
         goto out;
     }
     if (special_elements(s, arr, patch, m->merge_key, &local, &plain) != 0 ||

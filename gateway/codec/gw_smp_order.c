@@ -139,8 +139,7 @@ normalize(gw_smp__t *s, const json_t *list, const json_t *ref, const char *key, 
 /* mergeSortedSlice: a server element goes before a patch element only when the original had
  * both and the server one first. */
 static json_t *
-interleave(const json_t *left, const json_t *right, const json_t *ref, const char *key,
-           bool maps)
+interleave(const json_t *left, const json_t *right, const json_t *ref, const char *key, bool maps)
 {
     size_t nl = json_array_size(left), nr = json_array_size(right), i = 0, j = 0;
     long *li = indexes(left, ref, key, maps), *ri = indexes(right, ref, key, maps);

@@ -242,8 +242,8 @@ named_set_of(const ctx_t *c, const json_t *v)
 /* addBackOwnedItems: what pruning took that some manager (the applier's new set included)
  * owns comes back. ms: merged's named set. */
 static json_t *
-add_back_owned(const ctx_t *c, const json_t *merged, const gw_fieldset_t *ms,
-               const json_t *pruned, const gw_ssa__managers_t *m)
+add_back_owned(const ctx_t *c, const json_t *merged, const gw_fieldset_t *ms, const json_t *pruned,
+               const gw_ssa__managers_t *m)
 {
     gw_fieldset_t *owned = gw_fieldset_new(), *named, *ps, *keep, *drop;
     json_t *out;

@@ -41,8 +41,8 @@ metadata(const json_t *e)
 static json_t *
 role(const json_t *e, const char *kind)
 {
-    json_t *o = json_pack("{s:s,s:s,s:o}", "apiVersion", RBAC_API "/v1", "kind", kind,
-                          "metadata", metadata(e));
+    json_t *o = json_pack("{s:s,s:s,s:o}", "apiVersion", RBAC_API "/v1", "kind", kind, "metadata",
+                          metadata(e));
     json_t *agg = json_object_get(e, "aggregationRule");
     json_t *rules = json_object_get(e, "rules");
 

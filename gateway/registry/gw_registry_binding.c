@@ -165,7 +165,8 @@ mutate(gw_store_update_t *su, const gw_obj_t *cur, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
-    pod = gw_registry__parse_stored((const char *)cur->value, cur->value_len, cur->mod_revision, NULL);
+    pod = gw_registry__parse_stored((const char *)cur->value, cur->value_len, cur->mod_revision,
+                                    NULL);
     if (pod == NULL || !assign(b, pod) || b->dry_run) {
         if (pod == NULL)
             gw_registry__fail_err(b->r, &b->fail, GW_EINTERNAL, b->name);

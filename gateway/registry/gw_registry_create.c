@@ -46,8 +46,9 @@ static void
 existing(int err, const gw_obj_t *obj, void *arg)
 {
     create_t *c = arg;
-    json_t *doc =
-        err == 0 ? gw_registry__parse_stored((const char *)obj->value, obj->value_len, 0, NULL) : NULL;
+    json_t *doc = err == 0
+                      ? gw_registry__parse_stored((const char *)obj->value, obj->value_len, 0, NULL)
+                      : NULL;
     bool deleting = gw_objmeta_str(doc, "deletionTimestamp") != NULL;
 
     json_decref(doc);

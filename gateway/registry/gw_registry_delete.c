@@ -501,8 +501,8 @@ ns_deleted(int err, const gw_obj_t *obj, bool deleted, void *ctx)
     json_t *cur = NULL;
 
     if (obj != NULL) {
-        cur = gw_registry__parse_stored((const char *)obj->value, obj->value_len,
-                                        obj->mod_revision, d->r->resource);
+        cur = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision,
+                                        d->r->resource);
         gw_arena_defer(d->r->arena, (void (*)(void *))json_decref, cur);
     }
     if (err == GW_ECONFLICT && cur != NULL) {

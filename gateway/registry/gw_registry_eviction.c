@@ -221,7 +221,8 @@ condition_mutate(gw_store_update_t *su, const gw_obj_t *cur, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
-    pod = gw_registry__parse_stored((const char *)cur->value, cur->value_len, cur->mod_revision, NULL);
+    pod = gw_registry__parse_stored((const char *)cur->value, cur->value_len, cur->mod_revision,
+                                    NULL);
     if (pod == NULL || !preconditions_hold(e, pod)) {
         if (pod == NULL)
             gw_registry__fail_err(e->r, &e->fail, GW_EINTERNAL, e->name);
@@ -510,7 +511,8 @@ pod_read(int err, const gw_obj_t *obj, void *ctx)
         gw_reply_error(e->r, err, e->name);
         return;
     }
-    e->pod = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision, NULL);
+    e->pod = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision,
+                                       NULL);
     if (e->pod == NULL) {
         gw_reply_error(e->r, GW_EINTERNAL, e->name);
         return;

@@ -448,8 +448,7 @@ gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj, const gw_resource_t *as)
     json_t *doc;
     top_t t;
 
-    if (splice_scan(json, obj->value_len, &t, &at, &empty) && !t.odd &&
-        !needs_conversion(&t, as) &&
+    if (splice_scan(json, obj->value_len, &t, &at, &empty) && !t.odd && !needs_conversion(&t, as) &&
         (t.av == NULL || t.kind == NULL ||
          completion_schema(t.av, t.av_len, t.kind, t.kind_len) == NULL)) {
         n = (size_t)snprintf(rv, sizeof(rv), "\"resourceVersion\":\"%" PRId64 "\"%s",

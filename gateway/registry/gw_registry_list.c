@@ -321,8 +321,7 @@ take(gw_lister_t *l, const gw_obj_t *obj)
     if (l->docs != NULL) {
         gw_registry__serve_as(doc, l->r->resource); /* selectors read the stored version */
         json_array_append(l->docs, doc);
-    }
-    else
+    } else
         ok = gw_registry__items_add(&l->form, &l->items, obj);
     json_decref(doc);
     return ok;

@@ -45,13 +45,14 @@ gw_registry__table_of(gw_req_t *r, const json_t *items, const json_t *list_meta,
         return gw_table_build(r->resource, items, list_meta, r->table_version, include,
                               (long long)time(NULL));
     hub_items = json_array();
-    json_array_foreach(items, i, item) {
+    json_array_foreach(items, i, item)
+    {
         json_t *copy = json_deep_copy(item);
         gw_convert(copy, hub->api_version, hub->kind);
         json_array_append_new(hub_items, copy);
     }
-    table = gw_table_build(hub, hub_items, list_meta, r->table_version, include,
-                           (long long)time(NULL));
+    table =
+        gw_table_build(hub, hub_items, list_meta, r->table_version, include, (long long)time(NULL));
     rows = json_object_get(table, "rows");
     if (include == GW_TABLE_INCLUDE_OBJECT)
         json_array_foreach(rows, i, item) json_object_set(item, "object", json_array_get(items, i));
@@ -104,8 +105,8 @@ gw_registry__reply_obj(gw_req_t *r, int code, const gw_obj_t *obj)
     json_t *doc;
 
     if (r->accept == GW_MEDIA_TABLE) {
-        doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len,
-                                        obj->mod_revision, r->resource);
+        doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision,
+                                        r->resource);
         if (doc == NULL) {
             gw_reply_error(r, GW_EINTERNAL, r->info.name);
             return;

@@ -44,8 +44,8 @@ got_object(int err, const gw_obj_t *obj, void *ctx)
     json_t *doc = NULL;
 
     if (err == 0) {
-        doc =
-            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision, NULL);
+        doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision,
+                                        NULL);
         if (doc == NULL)
             err = GW_EINTERNAL;
         else

@@ -76,8 +76,8 @@ read_done(int err, const gw_obj_t *obj, void *ctx)
     int rc;
 
     if (err == 0)
-        doc =
-            gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision, NULL);
+        doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision,
+                                        NULL);
     if (err != 0) {
         gw_registry__fail_err(u->r, &u->fail, err, u->name);
         gw_registry__reply_fail(u->r, &u->fail);

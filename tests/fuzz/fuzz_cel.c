@@ -72,12 +72,12 @@ fuzz_authorize(void *ctx, const cel_authz_attrs_t *attrs, cel_arena_t *a, cel_au
 static const cel_schema_t fz_str_schema = {.type = CEL_SCHEMA_STRING, UNBOUNDED};
 static const cel_schema_t fz_int_schema = {.type = CEL_SCHEMA_INTEGER, UNBOUNDED};
 static const cel_schema_t fz_labels_schema = {.type = CEL_SCHEMA_OBJECT,
-                                           .max_length = CEL_SCHEMA_UNBOUNDED,
-                                           .max_items = CEL_SCHEMA_UNBOUNDED,
-                                           .max_properties = 16,
-                                           .additional_properties = &fz_str_schema};
+                                              .max_length = CEL_SCHEMA_UNBOUNDED,
+                                              .max_items = CEL_SCHEMA_UNBOUNDED,
+                                              .max_properties = 16,
+                                              .additional_properties = &fz_str_schema};
 static const cel_schema_prop_t fz_meta_props[] = {{"name", &fz_str_schema, true},
-                                               {"labels", &fz_labels_schema, false}};
+                                                  {"labels", &fz_labels_schema, false}};
 static const cel_schema_t fz_meta_schema = {
     .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = fz_meta_props, .nprops = 2};
 static const cel_schema_t fz_items_schema = {.type = CEL_SCHEMA_ARRAY,
@@ -103,7 +103,7 @@ static const cel_schema_prop_t fz_spec_props[] = {{"replicas", &fz_int_schema, f
 static const cel_schema_t fz_spec_schema = {
     .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = fz_spec_props, .nprops = 3};
 static const cel_schema_prop_t fz_root_props[] = {{"metadata", &fz_meta_schema, false},
-                                               {"spec", &fz_spec_schema, false}};
+                                                  {"spec", &fz_spec_schema, false}};
 static const cel_schema_t fz_root_schema = {
     .type = CEL_SCHEMA_OBJECT, UNBOUNDED, .props = fz_root_props, .nprops = 2};
 

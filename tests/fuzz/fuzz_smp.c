@@ -87,7 +87,8 @@ check(const json_t *doc, const json_t *patch, const gw_schema_t *schema)
     json_t *after = NULL, *before;
     json_t *got = gw_smp_apply_ex(doc, patch, schema, &st, &after, err, sizeof(err));
 
-    if (got == NULL && (st == GW_SMP_OK || err[0] == '\0' || memchr(err, '\0', sizeof(err)) == NULL))
+    if (got == NULL &&
+        (st == GW_SMP_OK || err[0] == '\0' || memchr(err, '\0', sizeof(err)) == NULL))
         abort();
     if (got != NULL && (st != GW_SMP_OK || err[0] != '\0' || !json_is_object(got)))
         abort();

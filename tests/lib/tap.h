@@ -15,8 +15,7 @@
 static int tap_count_;
 static int tap_failed_;
 
-static inline int
-tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline int tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /** Record one test; prints "ok N - name" or "not ok N - name". Returns cond. */
 static inline int
@@ -61,8 +60,8 @@ tap_diag(const char *fmt, ...)
         const char *g_ = (got), *w_ = (want);                                                      \
         int eq_ = (g_ == NULL && w_ == NULL) || (g_ && w_ && strcmp(g_, w_) == 0);                 \
         if (!tap_ok(eq_, "%s", name))                                                              \
-            tap_diag("  got \"%s\", want \"%s\" (%s:%d)", g_ ? g_ : "(null)",                      \
-                     w_ ? w_ : "(null)", __FILE__, __LINE__);                                      \
+            tap_diag("  got \"%s\", want \"%s\" (%s:%d)", g_ ? g_ : "(null)", w_ ? w_ : "(null)",  \
+                     __FILE__, __LINE__);                                                          \
     } while (0)
 
 /** Skip the whole file (prints "1..0 # SKIP reason") and exit 0. */

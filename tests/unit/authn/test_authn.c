@@ -200,7 +200,8 @@ test_anonymous_and_groups(void)
                "without a token file every bearer token is refused");
     authn_request_t req = {0};
     authn_user_t *u = (authn_user_t *)1;
-    tap_is_int(authn_authenticate(a, &req, &u, NULL, NULL, 0), AUTHN_UNAUTHORIZED, "why may be NULL");
+    tap_is_int(authn_authenticate(a, &req, &u, NULL, NULL, 0), AUTHN_UNAUTHORIZED,
+               "why may be NULL");
     tap_ok(u == NULL, "no user on failure");
     authn_free(a);
     authn_user_free(NULL);

@@ -137,7 +137,8 @@ test_chain(void)
 {
     authz_t *z = chain_of(&a_none1, &a_none2, NULL);
     result_t r = decide(z, user("u", NULL));
-    tap_ok(r.calls == 1 && r.decision == AUTHZ_NO_OPINION, "all without opinion: denied, not explicitly");
+    tap_ok(r.calls == 1 && r.decision == AUTHZ_NO_OPINION,
+           "all without opinion: denied, not explicitly");
     tap_is_str(r.reason, "first\nsecond", "the reasons joined by newlines, in order");
 
     authz_free(z);

@@ -11,9 +11,12 @@
 #include "authz_abac.h"
 #include "tap.h"
 
-#define P(spec) "{\"apiVersion\":\"abac.authorization.kubernetes.io/v1beta1\",\"kind\":\"Policy\"," \
-                "\"spec\":" spec "}\n"
+#define P(spec)                                                                                    \
+    "{\"apiVersion\":\"abac.authorization.kubernetes.io/v1beta1\",\"kind\":\"Policy\","            \
+    "\"spec\":" spec "}\n"
 
+/* One policy a line, as a policy file holds them (clang-format would run them together). */
+/* clang-format off */
 static const char policies[] =
     "# admin may do anything\n"
     P("{\"user\":\"admin\",\"namespace\":\"*\",\"resource\":\"*\",\"apiGroup\":\"*\","
@@ -31,6 +34,7 @@ static const char policies[] =
     P("{\"user\":\"dave\",\"nonResourcePath\":\"/logs**\"}")
     P("{\"user\":\"erin\",\"namespace\":\"*\",\"apiGroup\":\"*\"}")
     "\r\n";
+/* clang-format on */
 
 typedef struct {
     const char *user;
@@ -102,9 +106,10 @@ static const case_t v0_cases[] = {
     {"zed", "v0ops", "create", "/configmaps", "dev", NULL, false, "v0: only that namespace"},
     {"zed", "v0ops", "get", NULL, NULL, "/healthz", false, "v0: a namespace, no paths"},
     {"zed", "dev", "get", "/configmaps", "ops", NULL, false, "v0: not another group"},
-    {"anyone", NULL, "update", "/configmaps", "kube-public", NULL, true, "v0: user * authenticated"},
-    {"system:anonymous", "system:unauthenticated", "get", "/configmaps", "kube-public", NULL,
-     false, "v0: user * is not anonymous"},
+    {"anyone", NULL, "update", "/configmaps", "kube-public", NULL, true,
+     "v0: user * authenticated"},
+    {"system:anonymous", "system:unauthenticated", "get", "/configmaps", "kube-public", NULL, false,
+     "v0: user * is not anonymous"},
     {"v0kind", NULL, "get", "/pods", "x", NULL, true, "v0: kind Policy without apiVersion"},
     {"v0kind", NULL, "get", NULL, NULL, "/version", false, "v0: resource * is not empty"},
     {"zed", "v0null", "get", "/pods", "n", NULL, true, "v0: null and \"\" are absent"},
@@ -127,7 +132,9 @@ decide(const authz_abac_t *pl, const case_t *c)
     char *groups[2] = {(char *)"system:authenticated", (char *)c->group};
     if (c->group != NULL && strcmp(c->group, "system:unauthenticated") == 0)
         groups[0] = (char *)c->group;
-    authn_user_t u = {.name = (char *)c->user, .uid = (char *)"", .groups = groups,
+    authn_user_t u = {.name = (char *)c->user,
+                      .uid = (char *)"",
+                      .groups = groups,
                       .n_groups = c->group != NULL && groups[0] != c->group ? 2 : 1};
     char api_group[64] = "";
     const char *resource = "";
@@ -144,9 +151,14 @@ decide(const authz_abac_t *pl, const case_t *c)
         snprintf(sub, sizeof(sub), "%s", slash + 1);
         *slash = '\0';
     }
-    authz_attrs_t a = {.user = &u, .verb = c->verb, .resource_request = c->group_res != NULL,
-                       .path = c->path != NULL ? c->path : "/api", .api_group = api_group,
-                       .resource = res, .subresource = sub, .namespace_ = c->ns};
+    authz_attrs_t a = {.user = &u,
+                       .verb = c->verb,
+                       .resource_request = c->group_res != NULL,
+                       .path = c->path != NULL ? c->path : "/api",
+                       .api_group = api_group,
+                       .resource = res,
+                       .subresource = sub,
+                       .namespace_ = c->ns};
     return authz_abac_allows(pl, &a);
 }
 
@@ -185,10 +197,12 @@ expect_bad(const char *text, const char *want, const char *what)
 static void
 test_bad_lines(void)
 {
-    expect_bad("# ok\n\n{\"apiVersion\":\n", "error reading policy file /etc/p.jsonl, line 3: "
-               "{\"apiVersion\":: ", "broken JSON names its line");
-    expect_bad(P("{}") "{\"kind\":\"Role\",\"user\":\"a\"}\n", "line 2: ",
-               "no apiVersion with another kind");
+    expect_bad("# ok\n\n{\"apiVersion\":\n",
+               "error reading policy file /etc/p.jsonl, line 3: "
+               "{\"apiVersion\":: ",
+               "broken JSON names its line");
+    expect_bad(P("{}") "{\"kind\":\"Role\",\"user\":\"a\"}\n",
+               "line 2: ", "no apiVersion with another kind");
     expect_bad("{\"apiVersion\":\"abac.authorization.kubernetes.io/v1beta1\",\"user\":\"a\"}\n",
                "line 1: ", "an apiVersion without kind is not unversioned");
     expect_bad("{\"user\":7}\n", "user, group, resource and namespace must be strings",
@@ -242,8 +256,13 @@ test_mode(void)
     tap_is_int(authz_new("AlwaysDeny,ABAC", &z, err, sizeof(err)), 0, "ABAC is a mode");
     char *groups[] = {(char *)"system:authenticated"};
     authn_user_t u = {.name = (char *)"alice", .uid = (char *)"", .groups = groups, .n_groups = 1};
-    authz_attrs_t a = {.user = &u, .verb = "delete", .resource_request = true, .api_group = "",
-                       .resource = "pods", .namespace_ = "x", .path = "/api/v1/namespaces/x/pods"};
+    authz_attrs_t a = {.user = &u,
+                       .verb = "delete",
+                       .resource_request = true,
+                       .api_group = "",
+                       .resource = "pods",
+                       .namespace_ = "x",
+                       .path = "/api/v1/namespaces/x/pods"};
     result_t r = {0};
     authz_authorize(z, &a, on_done, &r);
     tap_ok(r.decision == AUTHZ_ALLOW, "alice may delete pods");

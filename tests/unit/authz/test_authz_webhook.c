@@ -29,8 +29,8 @@ static struct {
 } hook;
 
 static void
-fake_https(void *io, const char *url, const char *body, const authn_tls_t *tls,
-           authz_https_cb cb, void *ctx)
+fake_https(void *io, const char *url, const char *body, const authn_tls_t *tls, authz_https_cb cb,
+           void *ctx)
 {
     (void)io;
     hook.calls++;
@@ -52,8 +52,8 @@ answer(int e, int status, const char *body)
 }
 
 static char *groups[] = {(char *)"devs", (char *)"system:authenticated"};
-static authn_user_t alice = {.name = (char *)"alice", .uid = (char *)"42", .groups = groups,
-                             .n_groups = 2};
+static authn_user_t alice = {
+    .name = (char *)"alice", .uid = (char *)"42", .groups = groups, .n_groups = 2};
 
 /* Ask for `verb` on pods in default; the result so far (calls 0: waiting on the hook). */
 static result_t *
@@ -129,8 +129,9 @@ test_review_shape(void)
     ask(z, "get", (void *)1);
     tap_is_str(json_string_value(json_object_get(hook.review, "apiVersion")),
                "authorization.k8s.io/v1", "--authorization-webhook-version=v1");
-    tap_is_int((int)json_array_size(json_object_get(json_object_get(hook.review, "spec"), "groups")),
-               2, "v1 names the groups spec.groups");
+    tap_is_int(
+        (int)json_array_size(json_object_get(json_object_get(hook.review, "spec"), "groups")), 2,
+        "v1 names the groups spec.groups");
     answer(0, 200, "{\"status\":{\"allowed\":false}}");
     authz_free(z);
 }
@@ -159,7 +160,8 @@ test_decisions(void)
     r = ask(z, "watch", (void *)1);
     answer(0, 200, "not json");
     tap_ok(r->calls == 1 && r->decision == AUTHZ_ALLOW, "an unreadable answer has no opinion");
-    tap_is_str(r->error, "authorization webhook https://127.0.0.1:9/authorize: not a SubjectAccessReview",
+    tap_is_str(r->error,
+               "authorization webhook https://127.0.0.1:9/authorize: not a SubjectAccessReview",
                "... and an error naming the server");
     int calls = hook.calls;
     r = ask(z, "escalate", NULL);
@@ -208,7 +210,8 @@ test_cache(void)
 static char *
 requirements_of(const char *which)
 {
-    const json_t *attrs = json_object_get(json_object_get(hook.review, "spec"), "resourceAttributes");
+    const json_t *attrs =
+        json_object_get(json_object_get(hook.review, "spec"), "resourceAttributes");
     const json_t *sel = json_object_get(attrs, which);
     return sel != NULL ? json_dumps(sel, JSON_COMPACT) : NULL;
 }
@@ -217,9 +220,15 @@ static void
 ask_selected(const authz_t *z, const char *fields, const char *labels)
 {
     static result_t r; /* the decision ends later, in answer() */
-    authz_attrs_t attrs = {.user = &alice, .verb = "list", .resource_request = true,
-                           .api_version = "v1", .resource = "pods", .namespace_ = "default",
-                           .field_selector = fields, .label_selector = labels, .io = (void *)1};
+    authz_attrs_t attrs = {.user = &alice,
+                           .verb = "list",
+                           .resource_request = true,
+                           .api_version = "v1",
+                           .resource = "pods",
+                           .namespace_ = "default",
+                           .field_selector = fields,
+                           .label_selector = labels,
+                           .io = (void *)1};
     authz_authorize(z, &attrs, on_done, &r);
 }
 

@@ -62,9 +62,9 @@ kind_of(json_t *j)
     static const struct {
         const char *name;
         cel_schema_kind_t kind;
-    } kinds[] = {{"object", CEL_SCHEMA_OBJECT},   {"array", CEL_SCHEMA_ARRAY},
-                 {"string", CEL_SCHEMA_STRING},   {"integer", CEL_SCHEMA_INTEGER},
-                 {"number", CEL_SCHEMA_NUMBER},   {"boolean", CEL_SCHEMA_BOOLEAN}};
+    } kinds[] = {{"object", CEL_SCHEMA_OBJECT}, {"array", CEL_SCHEMA_ARRAY},
+                 {"string", CEL_SCHEMA_STRING}, {"integer", CEL_SCHEMA_INTEGER},
+                 {"number", CEL_SCHEMA_NUMBER}, {"boolean", CEL_SCHEMA_BOOLEAN}};
     const char *t = json_string_value(json_object_get(j, "type"));
     if (json_is_true(json_object_get(j, "x-kubernetes-int-or-string")))
         return CEL_SCHEMA_INT_OR_STRING;
@@ -111,7 +111,7 @@ schema_from_json(cel_arena_t *a, json_t *j)
     s->has_default = json_object_get(j, "default") != NULL;
     s->embedded_resource = json_is_true(json_object_get(j, "x-kubernetes-embedded-resource"));
     const char *lt = json_string_value(json_object_get(j, "x-kubernetes-list-type"));
-    s->list_type = lt == NULL ? CEL_LIST_ATOMIC
+    s->list_type = lt == NULL               ? CEL_LIST_ATOMIC
                    : strcmp(lt, "set") == 0 ? CEL_LIST_SET
                    : strcmp(lt, "map") == 0 ? CEL_LIST_MAP
                                             : CEL_LIST_ATOMIC;
@@ -217,8 +217,8 @@ check_estimate(suite_t *s, const char *expr, uint64_t min, uint64_t max)
 {
     cel_check_t c;
     int rc = cel_check(s->env, expr, &c);
-    if (!tap_ok(rc == 0 && c.cost.min == min && c.cost.max == max, "%s: estimate of %s",
-                s->where, expr))
+    if (!tap_ok(rc == 0 && c.cost.min == min && c.cost.max == max, "%s: estimate of %s", s->where,
+                expr))
         tap_diag("  want %" PRIu64 "..%" PRIu64 ", got %" PRIu64 "..%" PRIu64 "%s%s", min, max,
                  c.cost.min, c.cost.max, c.nissues ? "; " : "",
                  c.nissues ? c.issues[0].message : "");
@@ -249,8 +249,8 @@ check_runtime(suite_t *s, const char *expr, uint64_t want, int value, json_t *bi
     const char *err = v.kind == CEL_ERROR ? v.v.err : "";
     if (want != UINT64_MAX && !tap_ok(cost == want, "%s: cost of %s", s->where, expr))
         tap_diag("  want %" PRIu64 ", got %" PRIu64 " %s", want, cost, err);
-    if (value >= 0 && !tap_ok(v.kind == CEL_BOOL && v.v.b == (value == 1), "%s: value of %s",
-                              s->where, expr))
+    if (value >= 0 &&
+        !tap_ok(v.kind == CEL_BOOL && v.v.b == (value == 1), "%s: value of %s", s->where, expr))
         tap_diag("  want %s %s", value ? "true" : "false", err);
     cel_arena_free(a);
     cel_program_free(prog);

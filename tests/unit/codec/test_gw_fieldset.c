@@ -75,11 +75,12 @@ read_write(void)
     is_text(parse("{\"k:{\\\"protocol\\\":\\\"TCP\\\",\\\"containerPort\\\":80}\":{}}"),
             "{\"k:{\\\"containerPort\\\":80,\\\"protocol\\\":\\\"TCP\\\"}\":{}}",
             "key fields are written sorted by name");
-    is_text(parse("{\"k:{\\\"a\\\":1,\\\"b\\\":2}\":{},\"k:{\\\"a\\\":1}\":{},\"k:{\\\"a\\\":0,"
-                  "\\\"z\\\":0}\":{}}"),
-            "{\"k:{\\\"a\\\":0,\\\"z\\\":0}\":{},\"k:{\\\"a\\\":1}\":{},\"k:{\\\"a\\\":1,\\\"b\\\":2}"
-            "\":{}}",
-            "keys compare field by field, the shorter first");
+    is_text(
+        parse("{\"k:{\\\"a\\\":1,\\\"b\\\":2}\":{},\"k:{\\\"a\\\":1}\":{},\"k:{\\\"a\\\":0,"
+              "\\\"z\\\":0}\":{}}"),
+        "{\"k:{\\\"a\\\":0,\\\"z\\\":0}\":{},\"k:{\\\"a\\\":1}\":{},\"k:{\\\"a\\\":1,\\\"b\\\":2}"
+        "\":{}}",
+        "keys compare field by field, the shorter first");
     is_text(parse("{\"x:future\":{},\"f:a\":{\"y:thing\":{}},\"f:b\":{}}"),
             "{\"f:a\":{},\"f:b\":{}}", "element types this version does not know are dropped");
     is_text(parse("{}"), "{}", "the empty set");

@@ -82,7 +82,8 @@ main(void)
     run(values, sizeof(values) / sizeof(values[0]), gw_go_value, "%v");
     run(strings, sizeof(strings) / sizeof(strings[0]), gw_go_string, "%s");
     run(quotes, sizeof(quotes) / sizeof(quotes[0]), quote, "%q");
-    bad = gw_go_quote("\xff" "a");
+    bad = gw_go_quote("\xff"
+                      "a");
     tap_is_str(bad, "\"\\xffa\"", "%q of a byte that is not UTF-8");
     free(bad);
     return tap_done();

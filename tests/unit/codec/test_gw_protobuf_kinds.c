@@ -99,7 +99,8 @@ zero(const json_t *v)
     case JSON_ARRAY:
         return json_array_size(v) == 0;
     case JSON_OBJECT:
-        json_object_foreach ((json_t *)v, k, x) {
+        json_object_foreach((json_t *)v, k, x)
+        {
             if (!zero(x))
                 return false;
         }
@@ -118,7 +119,8 @@ same(const json_t *want, const json_t *got, char *where, size_t n)
     size_t i;
 
     if (json_is_object(want) && json_is_object(got)) {
-        json_object_foreach ((json_t *)got, k, x) {
+        json_object_foreach((json_t *)got, k, x)
+        {
             json_t *w = json_object_get(want, k);
             if (w == NULL ? !zero(x) : !same(w, x, where, n)) {
                 size_t at = strlen(where);
@@ -126,7 +128,8 @@ same(const json_t *want, const json_t *got, char *where, size_t n)
                 return false;
             }
         }
-        json_object_foreach ((json_t *)want, k, x) {
+        json_object_foreach((json_t *)want, k, x)
+        {
             if (json_object_get(got, k) == NULL) {
                 snprintf(where, n, "missing %s", k);
                 return false;
@@ -134,8 +137,10 @@ same(const json_t *want, const json_t *got, char *where, size_t n)
         }
         return true;
     }
-    if (json_is_array(want) && json_is_array(got) && json_array_size(want) == json_array_size(got)) {
-        json_array_foreach (want, i, x) {
+    if (json_is_array(want) && json_is_array(got) &&
+        json_array_size(want) == json_array_size(got)) {
+        json_array_foreach(want, i, x)
+        {
             if (!same(x, json_array_get(got, i), where, n))
                 return false;
         }
@@ -196,7 +201,6 @@ main(void)
             round_trip(c, r, r->list_schema, r->list_kind);
     }
     tap_diag("%zu resources", c ? gw_catalog_count(c) : 0);
-    tap_ok(c != NULL && without == 0,
-           "every resource of every version has a protobuf form");
+    tap_ok(c != NULL && without == 0, "every resource of every version has a protobuf form");
     return tap_done();
 }
