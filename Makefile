@@ -137,6 +137,7 @@ test-build: $(BUILD)/kgate $(TEST_BIN) $(CEL_TEST_BIN) $(CEL_EVAL) $(PATCH_APPLY
 
 # The test run always uses the sanitizer build.
 test: deps
+	$(MAKE) check-layers check-format
 	$(MAKE) all
 	$(MAKE) SANITIZE=address,undefined test-build
 	$(MAKE) fuzz-smoke
