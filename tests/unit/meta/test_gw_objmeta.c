@@ -1,4 +1,4 @@
-/* Unit tests for gateway/registry/gw_objmeta: system fields, kube's ObjectMeta validation and
+/* Unit tests for gateway/meta/gw_objmeta: system fields, kube's ObjectMeta validation and
  * the wording of its field errors. */
 #include <regex.h>
 #include <stdlib.h>

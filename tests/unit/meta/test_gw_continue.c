@@ -1,4 +1,4 @@
-/* Unit tests for gateway/registry/gw_continue: kube-apiserver's continue token format. */
+/* Unit tests for gateway/meta/gw_continue: kube-apiserver's continue token format. */
 #include <stdlib.h>
 #include <string.h>
 

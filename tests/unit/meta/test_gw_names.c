@@ -1,4 +1,4 @@
-/* Unit tests for gateway/codec/gw_names: kube-apiserver's name and label validators, with
+/* Unit tests for gateway/meta/gw_names: kube-apiserver's name and label validators, with
  * their exact messages. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* Unit tests for gateway/registry/gw_selector: label selector parsing (kube's grammar and
+/* Unit tests for gateway/meta/gw_selector: label selector parsing (kube's grammar and
  * messages), matching, field selectors, and the string form of a metav1.LabelSelector. */
 #include <string.h>
 
