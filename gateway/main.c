@@ -431,6 +431,7 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         return rc;
     }
     gw_api_config_t ac = {
+        .handle_resource = gw_registry_handle,
         .authn = k->authn,
         .authz = k->authz,
         .catalog = k->catalog,

@@ -18,7 +18,12 @@
 #include "gw_server.h"
 #include "gw_transformer.h"
 
+struct gw_req;
+
 typedef struct {
+    /* The chain's last step for resource requests whose resource the catalog resolved (the
+     * registry's gw_registry_handle): handed in, so that the api includes nothing from above. */
+    void (*handle_resource)(struct gw_req *r);
     const authn_t *authn;                 /* borrowed; outlives the api */
     const authz_t *authz;                 /* borrowed */
     const gw_catalog_t *catalog;          /* the configured catalog */

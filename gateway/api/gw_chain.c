@@ -18,7 +18,6 @@
 #include "gw_err.h"
 #include "gw_impersonate.h"
 #include "gw_log.h"
-#include "gw_registry.h"
 #include "gw_server.h"
 #include "gw_tls.h"
 
@@ -426,7 +425,7 @@ f_serve(gw_req_t *r)
         gw_api__reply_not_acceptable(r);
         return GW_DONE;
     }
-    gw_registry_handle(r);
+    GW_API_REQ(r)->api->cfg.handle_resource(r);
     return GW_DONE;
 }
 
