@@ -8,8 +8,7 @@
  * The chain (gw_chain.c, in order): request info -> authentication -> impersonation ->
  * authorization -> in-flight limit -> resource resolution -> the resource handler main.c
  * hands in (the registry's gw_registry_handle) or, for non-resource paths, the route table
- * (health, /version,
- * discovery, OpenAPI, /metrics).
+ * (health, /version, discovery, OpenAPI, /metrics).
  * Each filter returns a verdict: GW_NEXT (go on), GW_DONE (it replied; the chain ends), or
  * GW_SUSPEND (it started asynchronous work and will call gw_chain_resume() later, on the same
  * worker, to go on). The body type of a PATCH is gw_req_patch_type's (gw_negotiate.h).
