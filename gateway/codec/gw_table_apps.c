@@ -1,5 +1,6 @@
-/* Printer columns of the workload kinds and the RBAC bindings, as kube-apiserver's printers
- * lay them out (columns, priorities and cell logic; the descriptions are ours). */
+/* Printer columns of the workload kinds, the HorizontalPodAutoscalers and the RBAC bindings, as
+ * kube-apiserver's printers lay them out (columns, priorities and cell logic; the descriptions
+ * are ours). */
 #include "gw_table_int.h"
 
 #include <stdio.h>
@@ -333,6 +334,147 @@ static const gw_table__column_t binding_columns[] = {
     {"ServiceAccounts", "string", "", "Service accounts the role is granted to.", 1},
 };
 
+/* ---- horizontalpodautoscalers (autoscaling/v2, which every version is printed as) -------- */
+
+/* A Quantity as Go's (*Quantity).String() shows it: "<nil>" when unset. */
+static const char *
+quantity(const json_t *v)
+{
+    return json_is_string(v) ? json_string_value(v) : "<nil>";
+}
+
+/* "<current>/<target>" of a metric whose target is a value or an average value ("(avg)"). */
+static char *
+value_metric(const json_t *target, const json_t *current, bool have_current)
+{
+    const json_t *avg = json_object_get(target, "averageValue");
+
+    if (avg != NULL)
+        return gw_sprintf("%s/%s (avg)",
+                          have_current && json_object_get(current, "averageValue")
+                              ? quantity(json_object_get(current, "averageValue"))
+                              : "<unknown>",
+                          quantity(avg));
+    return gw_sprintf("%s/%s",
+                      have_current ? quantity(json_object_get(current, "value")) : "<unknown>",
+                      quantity(json_object_get(target, "value")));
+}
+
+/* "<name>: <current>/<target>" of a Resource or ContainerResource metric. */
+static char *
+resource_metric(const json_t *src, const json_t *status)
+{
+    const json_t *target = json_object_get(src, "target");
+    const json_t *current = json_object_get(status, "current");
+    const char *name = gw_table__str(src, "name");
+    const json_t *util = json_object_get(current, "averageUtilization");
+    const json_t *want = json_object_get(target, "averageUtilization");
+    char cur[32] = "<unknown>", tgt[32] = "<auto>";
+
+    if (json_object_get(target, "averageValue") != NULL)
+        return gw_sprintf("%s: %s/%s", name,
+                          status != NULL ? quantity(json_object_get(current, "averageValue"))
+                                         : "<unknown>",
+                          quantity(json_object_get(target, "averageValue")));
+    if (status != NULL && json_is_integer(util))
+        snprintf(cur, sizeof(cur), "%" JSON_INTEGER_FORMAT "%%", json_integer_value(util));
+    if (json_is_integer(want))
+        snprintf(tgt, sizeof(tgt), "%" JSON_INTEGER_FORMAT "%%", json_integer_value(want));
+    return gw_sprintf("%s: %s/%s", name, cur, tgt);
+}
+
+/* One metric as kubectl's TARGETS shows it; status is the current metric at the same index. */
+static char *
+hpa_metric(const json_t *spec, const json_t *status)
+{
+    static const char *const sources[] = {"External",
+                                          "external",
+                                          "Pods",
+                                          "pods",
+                                          "Object",
+                                          "object",
+                                          "Resource",
+                                          "resource",
+                                          "ContainerResource",
+                                          "containerResource"};
+    const char *type = gw_table__str(spec, "type");
+
+    for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i += 2) {
+        const json_t *src = json_object_get(spec, sources[i + 1]);
+        const json_t *st = json_object_get(status, sources[i + 1]);
+        if (strcmp(type, sources[i]) != 0)
+            continue;
+        if (i >= 6)
+            return resource_metric(src, st);
+        if (i == 2) /* Pods: an average value always */
+            return gw_sprintf("%s/%s",
+                              st != NULL ? quantity(gw_table__get(st, "current.averageValue"))
+                                         : "<unknown>",
+                              quantity(gw_table__get(src, "target.averageValue")));
+        return value_metric(json_object_get(src, "target"), json_object_get(st, "current"),
+                            st != NULL);
+    }
+    return gw_strdup("<unknown type>");
+}
+
+/* formatHPAMetrics: the first two metrics, then how many more. */
+static char *
+hpa_targets(const json_t *hpa)
+{
+    const json_t *specs = gw_table__get(hpa, "spec.metrics");
+    const json_t *statuses = gw_table__get(hpa, "status.currentMetrics");
+    size_t n = json_array_size(specs);
+    join_t out = {gw_strdup(""), 0};
+    char *more;
+
+    if (n == 0) {
+        free(out.buf);
+        return gw_strdup("<none>");
+    }
+    for (size_t i = 0; i < n && i < 2; i++) {
+        char *m = hpa_metric(json_array_get(specs, i), json_array_get(statuses, i));
+        join_add(&out, m, "", "");
+        free(m);
+    }
+    if (n <= 2)
+        return out.buf;
+    more = gw_sprintf("%s + %zu more...", out.buf, n - 2);
+    free(out.buf);
+    return more;
+}
+
+static void
+hpa_cells(const json_t *hpa, long long now, json_t *row)
+{
+    json_t *cells = json_object_get(row, "cells");
+    const json_t *min = gw_table__get(hpa, "spec.minReplicas");
+    char *ref = gw_sprintf("%s/%s", gw_table__str(hpa, "spec.scaleTargetRef.kind"),
+                           gw_table__str(hpa, "spec.scaleTargetRef.name"));
+    char *targets = hpa_targets(hpa), min_s[32] = "<unset>";
+
+    if (json_is_integer(min))
+        snprintf(min_s, sizeof(min_s), "%" JSON_INTEGER_FORMAT, json_integer_value(min));
+    name_cell(cells, hpa);
+    gw_table__cell(cells, ref);
+    gw_table__cell(cells, targets);
+    gw_table__cell(cells, min_s);
+    int_cell(cells, hpa, "spec.maxReplicas");
+    int_cell(cells, hpa, "status.currentReplicas");
+    age_cell(cells, hpa, now);
+    free(ref);
+    free(targets);
+}
+
+static const gw_table__column_t hpa_columns[] = {
+    NAME_COLUMN,
+    {"Reference", "string", "", "The scaled object, as Kind/name.", 0},
+    {"Targets", "string", "", "Current and target values of the first metrics.", 0},
+    {"MinPods", "string", "", "The fewest replicas it scales down to.", 0},
+    {"MaxPods", "integer", "", "The most replicas it scales up to.", 0},
+    {"Replicas", "integer", "", "The replicas it last saw.", 0},
+    AGE_COLUMN,
+};
+
 #define PRINTER(group, res, cols, fn)                                                              \
     {                                                                                              \
         group, res, cols, sizeof(cols) / sizeof(cols[0]), fn                                       \
@@ -345,6 +487,7 @@ const gw_table__printer_t gw_table__apps_printers[] = {
     PRINTER("apps", "daemonsets", daemonset_columns, daemonset_cells),
     PRINTER("batch", "jobs", job_columns, job_cells),
     PRINTER("batch", "cronjobs", cronjob_columns, cronjob_cells),
+    PRINTER("autoscaling", "horizontalpodautoscalers", hpa_columns, hpa_cells),
     PRINTER("rbac.authorization.k8s.io", "rolebindings", binding_columns, binding_cells),
     PRINTER("rbac.authorization.k8s.io", "clusterrolebindings", binding_columns, binding_cells),
 };

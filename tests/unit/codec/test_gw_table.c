@@ -427,6 +427,36 @@ test_default_and_objects(void)
     json_decref(meta);
 }
 
+/* kubectl's TARGETS column: each source's current/target, the first two metrics only. */
+static void
+test_hpa(void)
+{
+    expect_columns("autoscaling", "horizontalpodautoscalers",
+                   "Name,Reference,Targets,MinPods,MaxPods,Replicas,Age");
+    expect_cells("hpa: cpu utilisation, no status yet", "autoscaling", "horizontalpodautoscalers",
+                 "{\"metadata\":{\"name\":\"h\"},\"spec\":{\"scaleTargetRef\":{\"kind\":"
+                 "\"Deployment\",\"name\":\"web\"},\"minReplicas\":1,\"maxReplicas\":10,"
+                 "\"metrics\":[{\"type\":\"Resource\",\"resource\":{\"name\":\"cpu\","
+                 "\"target\":{\"type\":\"Utilization\",\"averageUtilization\":50}}}]},"
+                 "\"status\":{\"currentReplicas\":0,\"desiredReplicas\":0}}",
+                 "[\"h\",\"Deployment/web\",\"cpu: <unknown>/50%\",\"1\",10,0,\"<unknown>\"]");
+    expect_cells("hpa: three metrics with status", "autoscaling", "horizontalpodautoscalers",
+                 "{\"metadata\":{\"name\":\"h\"},\"spec\":{\"scaleTargetRef\":{\"kind\":"
+                 "\"StatefulSet\",\"name\":\"db\"},\"maxReplicas\":3,\"metrics\":["
+                 "{\"type\":\"Pods\",\"pods\":{\"target\":{\"averageValue\":\"10\"}}},"
+                 "{\"type\":\"Resource\",\"resource\":{\"name\":\"memory\",\"target\":"
+                 "{\"averageValue\":\"1Gi\"}}},{\"type\":\"External\",\"external\":{}}]},"
+                 "\"status\":{\"currentReplicas\":2,\"currentMetrics\":[{\"type\":\"Pods\","
+                 "\"pods\":{\"current\":{\"averageValue\":\"7\"}}},{\"type\":\"Resource\","
+                 "\"resource\":{\"name\":\"memory\",\"current\":{\"averageValue\":"
+                 "\"512Mi\"}}}]}}",
+                 "[\"h\",\"StatefulSet/db\",\"7/10, memory: 512Mi/1Gi + 1 more...\",\"<unset>\","
+                 "3,2,\"<unknown>\"]");
+    expect_cells("hpa: no metrics", "autoscaling", "horizontalpodautoscalers",
+                 "{\"metadata\":{\"name\":\"h\"},\"spec\":{\"maxReplicas\":1}}",
+                 "[\"h\",\"/\",\"<none>\",\"<unset>\",1,0,\"<unknown>\"]");
+}
+
 int
 main(void)
 {
@@ -435,6 +465,7 @@ main(void)
     test_pods();
     test_core_kinds();
     test_workloads();
+    test_hpa();
     test_default_and_objects();
     return tap_done();
 }
