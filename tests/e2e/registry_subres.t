@@ -302,7 +302,7 @@ approve_wild() {
     [[ $CODE == 200 ]]
 }
 check "alice approves it through approve on wild.example/* (RBAC's snapshot may take a moment)" \
-    eval 'for _ in $(seq 50); do approve_wild && break; sleep 0.1; done; [[ $CODE == 200 ]]'
+    eval 'for _ in $(seq 300); do approve_wild && break; sleep 0.1; done; [[ $CODE == 200 ]]'
 check "... and it is Approved" jpy "[c['type'] for c in d['status']['conditions']] == ['Approved']"
 CODE=$(kcurl "${JANE[@]}" -o "$OUT" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
     --data-binary "$(csr c6)" "$KGATE_URL$CSRS")
