@@ -383,30 +383,33 @@ resource_metric(const json_t *src, const json_t *status)
     return gw_sprintf("%s: %s/%s", name, cur, tgt);
 }
 
-/* One metric as kubectl's TARGETS shows it; status is the current metric at the same index. */
+/* One metric as kubectl's TARGETS shows it; status is the current metric at the same index.
+ * Each source type keeps its details under its own key and is shown in one of three ways. */
 static char *
 hpa_metric(const json_t *spec, const json_t *status)
 {
-    static const char *const sources[] = {"External",
-                                          "external",
-                                          "Pods",
-                                          "pods",
-                                          "Object",
-                                          "object",
-                                          "Resource",
-                                          "resource",
-                                          "ContainerResource",
-                                          "containerResource"};
+    enum { VALUE, PODS, RESOURCE };
+    static const struct {
+        const char *type, *key;
+        int shape;
+    } sources[] = {
+        {"External", "external", VALUE},
+        {"Object", "object", VALUE},
+        {"Pods", "pods", PODS},
+        {"Resource", "resource", RESOURCE},
+        {"ContainerResource", "containerResource", RESOURCE},
+    };
     const char *type = gw_table__str(spec, "type");
 
-    for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i += 2) {
-        const json_t *src = json_object_get(spec, sources[i + 1]);
-        const json_t *st = json_object_get(status, sources[i + 1]);
-        if (strcmp(type, sources[i]) != 0)
+    for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+        const json_t *src = json_object_get(spec, sources[i].key);
+        const json_t *st = json_object_get(status, sources[i].key);
+
+        if (strcmp(type, sources[i].type) != 0)
             continue;
-        if (i >= 6)
+        if (sources[i].shape == RESOURCE)
             return resource_metric(src, st);
-        if (i == 2) /* Pods: an average value always */
+        if (sources[i].shape == PODS) /* an average value always */
             return gw_sprintf("%s/%s",
                               st != NULL ? quantity(gw_table__get(st, "current.averageValue"))
                                          : "<unknown>",

@@ -294,12 +294,6 @@ gw_registry__parse_labels(const char *json, size_t len)
 
 /* ---- versions (gw_convert.h) ------------------------------------------------------------- */
 
-static bool
-same(const char *s, size_t len, const char *word)
-{
-    return strlen(word) == len && memcmp(s, word, len) == 0;
-}
-
 /* Whether an object of t's apiVersion and kind is served as `as` only after a conversion (as
  * NULL: stored only after one, being another version than its kind's storage version). */
 static bool
@@ -309,7 +303,7 @@ needs_conversion(const top_t *t, const gw_resource_t *as)
         return false;
     if (as == NULL)
         return gw_convert_is_spoke(t->av, t->av_len, t->kind, t->kind_len);
-    return !same(t->av, t->av_len, as->api_version) || !same(t->kind, t->kind_len, as->kind);
+    return !key_is(t->av, t->av_len, as->api_version) || !key_is(t->kind, t->kind_len, as->kind);
 }
 
 /* A parsed object in the version `as` serves (NULL: its kind's storage version). An object
