@@ -22,7 +22,7 @@ PKG_LIBS = $(shell pkg-config --libs $(filter-out grpc gpr,$(PKGS)) 2>/dev/null)
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wwrite-strings -Wundef -Wformat=2
 OPT ?= -O2 -g
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP $(INCS) $(PKG_CFLAGS)
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP $(FOLDER_INCS) $(PKG_CFLAGS)
 # libkgate.a's authenticators compile CEL expressions: programs link libcel.a and PCRE2 too.
 LDFLAGS_ALL = $(SANFLAGS) $(PKG_LIBS) $(shell pkg-config --libs libpcre2-8 2>/dev/null) -lpthread -lm
 
@@ -32,8 +32,14 @@ PROTOS := $(wildcard etcdproto/*.proto)
 GEN_C := $(patsubst etcdproto/%.proto,$(GEN)/%.pb-c.c,$(PROTOS))
 GEN_H := $(GEN_C:.c=.h)
 LIB_SRC := $(filter-out gateway/main.c,$(shell find $(LIB_DIRS) -name '*.c' 2>/dev/null | sort))
-HDR_DIRS := $(sort $(dir $(shell find $(LIB_DIRS) cel tests/lib -name '*.h' 2>/dev/null)))
+LIB_HDR := $(shell find $(LIB_DIRS) cel -name '*.h' 2>/dev/null | sort)
+HDR_DIRS := $(sort $(dir $(LIB_HDR) $(wildcard tests/lib/*.h)))
+# Tests, benchmarks, fuzz drivers and tools see every header folder. A library folder's objects
+# see only their own and those layers.json lets them include (FOLDER_INCS, set per folder by
+# $(LAYERS_MK) below), so the compiler refuses an include across an edge nobody wrote down.
 INCS = $(addprefix -I,$(HDR_DIRS)) -I$(GEN)
+FOLDER_INCS = $(INCS)
+LAYERS_MK := $(BUILD)/layers.mk
 
 # Assembly sources embed data files into the library with .incbin (no generated C, no xxd).
 LIB_ASM := $(shell find $(LIB_DIRS) -name '*.S' 2>/dev/null | sort)
@@ -75,6 +81,16 @@ deps:
 $(GEN)/%.pb-c.c $(GEN)/%.pb-c.h: etcdproto/%.proto $(PROTOS)
 	@mkdir -p $(GEN)
 	protoc-c -Ietcdproto --c_out=$(GEN) $<
+
+# Each library folder's include path, from layers.json and the headers' own includes
+# (scripts/check-layers.py --make); remade when either changes.
+$(LAYERS_MK): layers.json scripts/check-layers.py $(LIB_HDR) $(PROTOS)
+	@mkdir -p $(dir $@)
+	scripts/check-layers.py --make >$@.tmp && mv $@.tmp $@
+
+ifneq ($(filter-out clean deps format check-layers check-format stop,$(or $(MAKECMDGOALS),all)),)
+include $(LAYERS_MK)
+endif
 
 # Every object may include a generated header: generate them all first.
 $(BUILD)/obj/%.o: %.c | $(GEN_H)
@@ -163,7 +179,7 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=fuzzer,address,un
               $(INCS) $(PKG_CFLAGS)
 
 # A driver #includes the .c files it exercises, so it builds on its own.
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(CEL_SRC) $(shell find $(LIB_DIRS) cel -name '*.h') | $(GEN_H)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(CEL_SRC) $(LIB_HDR) | $(GEN_H)
 	@mkdir -p build/fuzz
 	clang $(FUZZ_CFLAGS) $< $(PKG_LIBS) $(CEL_LIBS) -lpthread -lm -o $@
 

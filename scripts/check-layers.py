@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Check the folder dependency graph: every quoted #include against layers.json.
 
-Usage: scripts/check-layers.py [--root DIR] [--data FILE] [--graph]
+Usage: scripts/check-layers.py [--root DIR] [--data FILE] [--graph | --make]
   --root DIR   the tree to check (default: the repository holding this script)
   --data FILE  the layers file (default: DIR/layers.json)
   --graph      print the folder graph the includes make (edges with counts) and its cycles,
                instead of checking it against the data
+  --make       print the include path of each folder's objects as make rules, instead of
+               checking (the Makefile includes them: see "Include paths" below)
 
 Every source file (the tracked .c and .h files; without git, every .c and .h under DIR except
 build/ and dot folders) belongs to the folder of layers.json with the longest path that holds
@@ -25,6 +27,15 @@ layers.json:
                 "may_include": {"OTHER": "why, one line",
                                 "OTHER2": {"reason": "why", "debt": true}}},
      "tests":  {"about": "...", "any": "why it may include anything"}}}
+
+Include paths: the compiler holds each folder to the data too. A folder's objects see the
+header directories of the folder itself, of the folders it may include, and of the folders the
+headers it may include include in turn (a header of catalog's that names a base type needs
+base to compile, whoever includes it); -I$(GEN) when that reaches the folder owning the .proto
+files. --make prints, for every folder that may not include anything, a pattern-specific make
+variable over its objects, the most specific folder winning as layers.json's longest path does:
+  $(BUILD)/obj/FOLDER/%.o: private FOLDER_INCS := -IDIR ...
+Here the tree is every file under DIR (not only git's), so a header just added counts.
 
 Exit status: 0 when the tree follows the data, 1 on any violation, 2 on a usage error.
 """
@@ -108,9 +119,12 @@ class Layers:
         return {e for e, (_, d) in self.edges.items() if debt or not d}
 
 
-def list_files(root):
-    """Source files and .proto files, relative to root: git's when root is a work tree."""
+def list_files(root, use_git=True):
+    """Source files and .proto files, relative to root: git's when root is a work tree (and
+    use_git), else every one under root but build/ and dot folders."""
     try:
+        if not use_git:
+            raise OSError("walk the tree")
         top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"],
                              capture_output=True, text=True, check=True).stdout.strip()
         if os.path.realpath(top) == os.path.realpath(root):
@@ -132,19 +146,23 @@ def list_files(root):
 class Tree:
     """Every include of every source file, resolved to the file (and folder) it names."""
 
-    def __init__(self, root, layers):
+    def __init__(self, root, layers, use_git=True):
         self.errors = []
         self.includes = []  # (file, line, header, from_folder, to_folder)
-        files = list_files(root)
+        self.header_includes = {}  # header path -> the paths of the headers it includes
+        files = list_files(root, use_git)
         self.files = set(files)
         by_name = {}
         for p in files:
             if p.endswith(SOURCE_EXT):
                 by_name.setdefault(os.path.basename(p), []).append(p)
         self.owner = {}  # generated header name -> folder
+        self.proto = {}  # generated header name -> its .proto
         for p in files:
             if p.endswith(".proto"):
-                self.owner[os.path.basename(p)[:-len(".proto")] + ".pb-c.h"] = layers.folder_of(p)
+                gen = os.path.basename(p)[:-len(".proto")] + ".pb-c.h"
+                self.owner[gen] = layers.folder_of(p)
+                self.proto[gen] = p
         for name, paths in sorted(by_name.items()):
             if name.endswith(".h") and len(paths) > 1:
                 self.errors.append(f"{', '.join(paths)}: one header name in several folders "
@@ -171,6 +189,23 @@ class Tree:
                                            "of the tree (nor one the build generates)")
                     continue
                 self.includes.append((path, n, header, src, dst))
+                target = self._path_of(path, header, by_name, system)
+                if path.endswith(".h") and target is not None:
+                    self.header_includes.setdefault(path, set()).add(target)
+
+    def _path_of(self, path, header, by_name, system):
+        """The path of the tree's header an include names (a generated one: its .proto), or
+        None."""
+        if not system:
+            beside = os.path.normpath(os.path.join(os.path.dirname(path), header))
+            if beside in self.files:
+                return beside
+        if "/" in header:
+            return None
+        if header in self.owner:
+            return self.proto[header]
+        paths = by_name.get(header, [])
+        return paths[0] if paths else None
 
     def _resolve(self, path, header, by_name, layers, system):
         """The folder of the file an include names, or None when it names none of ours."""
@@ -283,12 +318,58 @@ def check(layers, tree, data_path):
     return 1 if problems else 0
 
 
+def include_paths(layers, tree):
+    """For each folder that may not include anything: the -I options of its objects."""
+    dirs = {}  # folder -> the directories holding its headers
+    protos = set()  # folders owning .proto files (their headers are generated into $(GEN))
+    for p in tree.files:
+        folder = layers.folder_of(p)
+        if p.endswith(".h"):
+            dirs.setdefault(folder, set()).add(os.path.dirname(p))
+        elif p.endswith(".proto"):
+            protos.add(folder)
+    out = {}
+    for name in layers.folders:
+        if name in layers.any:
+            continue
+        seen = {name} | {b for (a, b) in layers.allowed(debt=True) if a == name}
+        todo = [p for p in tree.files if p.endswith((".h", ".proto")) and layers.folder_of(p) in seen]
+        done = set()
+        while todo:
+            h = todo.pop()
+            if h in done:
+                continue
+            done.add(h)
+            for inc in tree.header_includes.get(h, ()):
+                seen.add(layers.folder_of(inc))
+                todo.append(inc)
+        opts = [f"-I{d}" for f in sorted(seen, key=lambda f: (f != name, f))
+                for d in sorted(dirs.get(f, ()))]
+        if seen & protos:
+            opts.append("-I$(GEN)")
+        out[name] = opts
+    return out
+
+
+def print_make(layers, tree):
+    print("# Made by scripts/check-layers.py --make from layers.json and the tree's headers: "
+          "each folder's objects see only the headers layers.json lets them include.")
+    paths = include_paths(layers, tree)
+    for name in sorted(paths):
+        print(f"$(BUILD)/obj/{name}/%.o: private FOLDER_INCS := {' '.join(paths[name])}")
+    owners = sorted({f for f in tree.owner.values() if f in paths})
+    if len(owners) == 1:
+        print(f"$(BUILD)/obj/gen/%.o: private FOLDER_INCS := {' '.join(paths[owners[0]])}")
+
+
 def main():
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=here)
     ap.add_argument("--data")
-    ap.add_argument("--graph", action="store_true")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--graph", action="store_true")
+    mode.add_argument("--make", action="store_true")
     args = ap.parse_args()
     data = args.data or os.path.join(args.root, "layers.json")
     layers = Layers(data)
@@ -296,7 +377,10 @@ def main():
         for e in layers.errors:
             print(e)
         return 1
-    tree = Tree(args.root, layers)
+    tree = Tree(args.root, layers, use_git=not args.make)
+    if args.make:
+        print_make(layers, tree)
+        return 0
     if args.graph:
         print_graph(layers, tree)
         return 0

@@ -108,7 +108,7 @@ struct gw_schema {
                                         catalog has no protobuf facts for it */
     bool go_zero; /* a value of this schema can lack something Go's JSON would show: a field of
                      its message (or of a value nested in it) for which gw_proto_field_shown
-                     holds (gateway/codec/gw_gozero.h fills them in) */
+                     holds (gateway/encoding/gw_gozero.h fills them in) */
 };
 
 /** The field `name` of an OBJECT schema, or NULL. Thread: any. */

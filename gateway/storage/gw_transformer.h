@@ -9,7 +9,7 @@
  * transformer; encryption at rest will chain onto the same hook (its ctx holding the next one).
  *
  * Implementations live above the storage layer (the encodings need the codec and the catalog):
- * see gateway/codec/gw_storage_media.h.
+ * see gateway/encoding/gw_storage_media.h.
  */
 
 #include <stddef.h>

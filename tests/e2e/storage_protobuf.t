@@ -5,7 +5,7 @@
 # to JSON ones; a kgate with --storage-media-type=application/vnd.kubernetes.protobuf writes
 # such envelopes (checked field by field with the independent reader tests/lib/pbwire.py), and
 # the JSON kgate on the same etcd reads them back identically. The fixtures written straight
-# into etcd are bodies kubectl 1.32 really sent (tests/unit/codec/protobuf/), the same envelope
+# into etcd are bodies kubectl 1.32 really sent (tests/unit/encoding/protobuf/), the same envelope
 # kube-apiserver stores. Also: YAML storage, kube's message for a bad flag value, a corrupt
 # envelope treated as a corrupt object (500; AllowUnsafeMalformedObjectDeletion removes it).
 set -u
@@ -21,7 +21,7 @@ api_pki "$PKI"
 set_users
 trap stop_all EXIT
 PREFIX=/registry-storage-pb-$$
-FIX=tests/unit/codec/protobuf
+FIX=tests/unit/encoding/protobuf
 RAW=$KGATE_TEST_TMP/raw
 PBMEDIA=application/vnd.kubernetes.protobuf
 ETCDCTL=(env ETCDCTL_API=3 etcdctl --endpoints="$KGATE_TEST_ETCD")
