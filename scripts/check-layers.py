@@ -333,7 +333,8 @@ def include_paths(layers, tree):
         if name in layers.any:
             continue
         seen = {name} | {b for (a, b) in layers.allowed(debt=True) if a == name}
-        todo = [p for p in tree.files if p.endswith((".h", ".proto")) and layers.folder_of(p) in seen]
+        todo = [p for p in tree.files
+                if p.endswith((".h", ".proto")) and layers.folder_of(p) in seen]
         done = set()
         while todo:
             h = todo.pop()

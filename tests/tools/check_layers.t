@@ -66,6 +66,34 @@ check "a tree that follows the data passes" rc_is 0
 check "summary counts folders, edges and includes" \
     has "3 folders, 1 edges (0 debt), 7 includes checked: ok"
 
+# --make: the include path of each folder's objects, as make rules.
+run --make
+check "--make exits 0" rc_is 0
+check "--make: a folder sees its own headers first, then those it may include" \
+    has '$(BUILD)/obj/high/%.o: private FOLDER_INCS := -Ihigh -Ilow -I$(GEN)'
+check "--make: a folder owning .proto files sees the generated headers" \
+    has '$(BUILD)/obj/low/%.o: private FOLDER_INCS := -Ilow -I$(GEN)'
+check "--make: generated code compiles as its folder does" \
+    has '$(BUILD)/obj/gen/%.o: private FOLDER_INCS := -Ilow -I$(GEN)'
+check "--make: a folder that may include anything keeps the whole path" lacks 'obj/tests/'
+# top may include high only, but high.h includes low.h: top sees low too, and nothing else.
+put top/top.c '#include "high.h"'
+put other/other.h '#pragma once'
+cat >"$tmp/layers.json" <<EOF
+{"folders": {
+   "low": {"about": "the bottom"}, "other": {"about": "beside"},
+   "high": {"about": "above low", "may_include": {"low": "built on low"}},
+   "top": {"about": "above high", "may_include": {"high": "built on high"}},
+   "tests": {"about": "tests", "any": "tests include what they test"}}}
+EOF
+run --make
+check "--make: a folder sees what the headers it may include include" \
+    has '$(BUILD)/obj/top/%.o: private FOLDER_INCS := -Ihigh -Ilow -I$(GEN)'
+check "--make: a folder without edges sees only itself" \
+    has '$(BUILD)/obj/other/%.o: private FOLDER_INCS := -Iother'
+rm -r "$tmp/tree/top" "$tmp/tree/other"
+data '{"low": "high is built on low"}' '{}'
+
 # A forbidden include: low includes high's header.
 put low/low_bad.c '#include "low.h"' '#include "high.h"'
 run
