@@ -22,7 +22,8 @@ PKG_LIBS = $(shell pkg-config --libs $(filter-out grpc gpr,$(PKGS)) 2>/dev/null)
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wwrite-strings -Wundef -Wformat=2
 OPT ?= -O2 -g
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP $(FOLDER_INCS) $(PKG_CFLAGS)
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP $(FOLDER_INCS) \
+             $(PKG_CFLAGS)
 # libkgate.a's authenticators compile CEL expressions: programs link libcel.a and PCRE2 too.
 LDFLAGS_ALL = $(SANFLAGS) $(PKG_LIBS) $(shell pkg-config --libs libpcre2-8 2>/dev/null) -lpthread -lm
 
