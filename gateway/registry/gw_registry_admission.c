@@ -1,0 +1,67 @@
+/*
+ * The registry's side of the admission chain: the chain kgate was started with, the
+ * attributes of a request's write, and a plugin's refusal as the request's failure.
+ */
+#include "gw_registry_int.h"
+
+#include "gw_registry.h"
+
+static const gw_admission_t *chain;
+
+void
+gw_registry_set_admission(const gw_admission_t *c)
+{
+    chain = c;
+}
+
+const gw_admission_t *
+gw_registry__admission(void)
+{
+    return chain;
+}
+
+/* The operation's options as kube hands them to admission (meta.k8s.io/v1 *Options). */
+static json_t *
+options_doc(const char *kind, const gw_write_opts_t *o)
+{
+    json_t *doc = json_pack("{s:s,s:s}", "kind", kind, "apiVersion", "meta.k8s.io/v1");
+
+    if (o == NULL)
+        return doc;
+    if (o->dry_run)
+        json_object_set_new(doc, "dryRun", json_pack("[s]", "All"));
+    if (o->manager_given)
+        json_object_set_new(doc, "fieldManager", json_string(o->field_manager));
+    return doc;
+}
+
+void
+gw_registry__admission_attrs(gw_req_t *r, gw_admission_attrs_t *a, gw_admission_op_t op,
+                             const char *sub, const char *name, json_t *obj, const json_t *old,
+                             const char *options_kind, const gw_write_opts_t *opts)
+{
+    json_t *options = options_doc(options_kind, opts);
+
+    gw_arena_defer(r->arena, (void (*)(void *))json_decref, options);
+    *a = (gw_admission_attrs_t){.op = op,
+                                .req = r,
+                                .resource = r->resource,
+                                .subresource = sub != NULL ? sub : "",
+                                .namespace_ = gw_registry__namespace(r),
+                                .name = name != NULL ? name : "",
+                                .object = obj,
+                                .old_object = old,
+                                .options = options,
+                                .dry_run = opts != NULL && opts->dry_run};
+}
+
+void
+gw_registry__fail_admission(gw_req_t *r, gw_fail_t *f, gw_admission_err_t *e, const char *name)
+{
+    if (e->err != 0) {
+        json_decref(e->details);
+        gw_registry__fail_err(r, f, e->err, name);
+        return;
+    }
+    gw_registry__fail(r, f, e->code, e->reason, e->details, "%s", e->message);
+}
