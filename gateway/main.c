@@ -58,7 +58,7 @@ typedef struct {
     gw_controllers_t *controllers; /* worker 0's: initial namespaces, namespace controller */
     authn_t *authn;
     authz_t *authz;
-    gw_admission_t *admission; /* the admission plugins every write goes through */
+    gw_admission_t *admission;     /* the admission plugins every write goes through */
     struct event *authz_reload;    /* worker 0's look at --authorization-config, every second */
     const gw_catalog_t *catalog;   /* the built-in one as --runtime-config shapes it */
     gw_value_transformer_t values; /* --storage-media-type: every store's */
@@ -431,9 +431,10 @@ build_admission(kgate_t *k, char *err, size_t err_len)
     const gw_config_t *cfg = k->cfg;
     char names[512];
 
-    k->admission = gw_admission_new(
-        cfg->enable_admission_plugins.items, cfg->enable_admission_plugins.n,
-        cfg->disable_admission_plugins.items, cfg->disable_admission_plugins.n, err, err_len);
+    k->admission = gw_admission_new((const char *const *)cfg->enable_admission_plugins.items,
+                                    cfg->enable_admission_plugins.n,
+                                    (const char *const *)cfg->disable_admission_plugins.items,
+                                    cfg->disable_admission_plugins.n, err, err_len);
     if (k->admission == NULL)
         return 2;
     gw_admission_describe(k->admission, names, sizeof(names));

@@ -60,8 +60,11 @@ static const known_t known[] = {
 
 #define N_KNOWN (sizeof(known) / sizeof(known[0]))
 
+#define MAX_PLUGINS 64
+_Static_assert(N_KNOWN <= MAX_PLUGINS, "every known plugin fits in a chain");
+
 struct gw_admission {
-    const gw_admission_plugin_t *plugins[N_KNOWN];
+    const gw_admission_plugin_t *plugins[MAX_PLUGINS];
     size_t n;
 };
 
@@ -77,7 +80,7 @@ find(const char *name)
 }
 
 static bool
-listed(char *const *list, size_t n, const char *name)
+listed(const char *const *list, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(list[i], name) == 0)
@@ -88,7 +91,7 @@ listed(char *const *list, size_t n, const char *name)
 /* kube's AdmissionOptions.Validate for one flag's names, plus kgate's own refusal of a plugin
  * it cannot enforce; false with the message in err. */
 static bool
-check_names(const char *flag, char *const *list, size_t n, bool enabling, char *err,
+check_names(const char *flag, const char *const *list, size_t n, bool enabling, char *err,
             size_t err_len)
 {
     for (size_t i = 0; i < n; i++) {
@@ -107,8 +110,8 @@ check_names(const char *flag, char *const *list, size_t n, bool enabling, char *
 
 /* kube's message for names in both flags: the sorted overlap, as Go prints a []string. */
 static bool
-check_overlap(char *const *enable, size_t n_enable, char *const *disable, size_t n_disable,
-              char *err, size_t err_len)
+check_overlap(const char *const *enable, size_t n_enable, const char *const *disable,
+              size_t n_disable, char *err, size_t err_len)
 {
     size_t used = 0;
 
@@ -127,8 +130,8 @@ check_overlap(char *const *enable, size_t n_enable, char *const *disable, size_t
 }
 
 gw_admission_t *
-gw_admission_new(char *const *enable, size_t n_enable, char *const *disable, size_t n_disable,
-                 char *err, size_t err_len)
+gw_admission_new(const char *const *enable, size_t n_enable, const char *const *disable,
+                 size_t n_disable, char *err, size_t err_len)
 {
     gw_admission_t *chain;
 
@@ -147,6 +150,16 @@ gw_admission_new(char *const *enable, size_t n_enable, char *const *disable, siz
     return chain;
 }
 
+gw_admission_t *
+gw_admission_of(const gw_admission_plugin_t *const *plugins, size_t n)
+{
+    gw_admission_t *chain = gw_calloc(1, sizeof(*chain));
+
+    for (size_t i = 0; i < n && i < MAX_PLUGINS; i++)
+        chain->plugins[chain->n++] = plugins[i];
+    return chain;
+}
+
 void
 gw_admission_free(gw_admission_t *chain)
 {
@@ -161,8 +174,8 @@ gw_admission_describe(const gw_admission_t *chain, char *out, size_t len)
     if (len > 0)
         out[0] = '\0';
     for (size_t i = 0; chain != NULL && i < chain->n && used < len; i++)
-        used += (size_t)snprintf(out + used, len - used, "%s%s", i ? "," : "",
-                                 chain->plugins[i]->name);
+        used +=
+            (size_t)snprintf(out + used, len - used, "%s%s", i ? "," : "", chain->plugins[i]->name);
 }
 
 /* ---- running ------------------------------------------------------------------------------ */
@@ -171,9 +184,9 @@ typedef struct {
     const gw_admission_t *chain;
     gw_admission_attrs_t *a;
     bool validating;
-    size_t next;   /* the next plugin to ask */
-    bool in_call;  /* a plugin is being called: its answer continues the loop */
-    bool answered; /* the plugin called answered() while in_call */
+    size_t next;             /* the next plugin to ask */
+    bool in_call;            /* a plugin is being called: its answer continues the loop */
+    bool answered;           /* the plugin called answered() while in_call */
     gw_admission_err_t *err; /* ... with this refusal */
     gw_admission_done_fn done;
     void *arg;
@@ -245,8 +258,8 @@ start(const gw_admission_t *chain, gw_admission_attrs_t *a, bool validating,
 }
 
 void
-gw_admission_admit(const gw_admission_t *chain, gw_admission_attrs_t *a,
-                   gw_admission_done_fn done, void *arg)
+gw_admission_admit(const gw_admission_t *chain, gw_admission_attrs_t *a, gw_admission_done_fn done,
+                   void *arg)
 {
     start(chain, a, false, done, arg);
 }
@@ -306,8 +319,8 @@ gw_admission_forbidden(const gw_admission_attrs_t *a, const char *fmt, ...)
 {
     const gw_resource_t *res = a->resource;
     gw_arena_t *arena = a->req->arena;
-    const char *qr = res->group[0] ? gw_arena_sprintf(arena, "%s.%s", res->name, res->group)
-                                   : res->name;
+    const char *qr =
+        res->group[0] ? gw_arena_sprintf(arena, "%s.%s", res->name, res->group) : res->name;
     json_t *details = json_object(); /* kube's StatusDetails order: name, group, kind */
     const char *why;
     va_list ap;
@@ -357,7 +370,5 @@ deny_all_mutating(gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
 const gw_admission_plugin_t gw_admission_always_admit = {
     .name = "AlwaysAdmit", .handles = every_op, .admit = admit_all};
 
-const gw_admission_plugin_t gw_admission_always_deny = {.name = "AlwaysDeny",
-                                                        .handles = every_op,
-                                                        .admit = deny_all_mutating,
-                                                        .validate = deny_all};
+const gw_admission_plugin_t gw_admission_always_deny = {
+    .name = "AlwaysDeny", .handles = every_op, .admit = deny_all_mutating, .validate = deny_all};

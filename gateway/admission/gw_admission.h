@@ -81,10 +81,15 @@ typedef struct gw_admission gw_admission_t;
  * when asked for (there is nothing that could enforce it), and left out silently when it is
  * only one of kube's defaults. Returns a chain freed with gw_admission_free. Thread: start-up.
  */
-gw_admission_t *gw_admission_new(char *const *enable, size_t n_enable, char *const *disable,
-                                 size_t n_disable, char *err, size_t err_len);
+gw_admission_t *gw_admission_new(const char *const *enable, size_t n_enable,
+                                 const char *const *disable, size_t n_disable, char *err,
+                                 size_t err_len);
 
-/** Free a chain from gw_admission_new (NULL is fine). Thread: shut-down. */
+/** A chain of exactly these plugins, in this order (at most 64), as gw_admission_new builds
+ *  from the flags; the plugins must outlive it. Thread: any. */
+gw_admission_t *gw_admission_of(const gw_admission_plugin_t *const *plugins, size_t n);
+
+/** Free a chain from gw_admission_new or gw_admission_of (NULL is fine). Thread: shut-down. */
 void gw_admission_free(gw_admission_t *chain);
 
 /** The names of the chain's plugins in order, comma-separated, into out (for the start-up

@@ -60,7 +60,8 @@ terminating(const json_t *ns)
     const json_t *ts = json_object_get(meta, "deletionTimestamp");
     const char *phase = json_string_value(json_object_get(json_object_get(ns, "status"), "phase"));
 
-    return (ts != NULL && !json_is_null(ts)) || (phase != NULL && strcmp(phase, "Terminating") == 0);
+    return (ts != NULL && !json_is_null(ts)) ||
+           (phase != NULL && strcmp(phase, "Terminating") == 0);
 }
 
 static gw_admission_err_t *
@@ -69,10 +70,10 @@ terminating_error(const gw_admission_attrs_t *a)
     gw_admission_err_t *e = gw_admission_forbidden(
         a, "unable to create new content in namespace %s because it is being terminated",
         a->namespace_);
-    json_t *cause =
-        json_pack("{s:s,s:s,s:s}", "reason", "NamespaceTerminating", "message",
-                  gw_arena_sprintf(a->req->arena, "namespace %s is being terminated", a->namespace_),
-                  "field", "metadata.namespace");
+    json_t *cause = json_pack(
+        "{s:s,s:s,s:s}", "reason", "NamespaceTerminating", "message",
+        gw_arena_sprintf(a->req->arena, "namespace %s is being terminated", a->namespace_), "field",
+        "metadata.namespace");
 
     json_object_set_new(e->details, "causes", json_pack("[o]", cause));
     return e;
@@ -101,8 +102,10 @@ namespace_read(int err, const gw_obj_t *obj, void *arg)
     } else {
         ns = json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
         if (!json_is_object(ns))
-            e = gw_admission_error(rd->a, 500, "InternalError", NULL, "the namespace %s cannot "
-                                   "be decoded", rd->a->namespace_);
+            e = gw_admission_error(rd->a, 500, "InternalError", NULL,
+                                   "the namespace %s cannot "
+                                   "be decoded",
+                                   rd->a->namespace_);
         else if (terminating(ns))
             e = terminating_error(rd->a);
         json_decref(ns);

@@ -159,8 +159,8 @@ mount_in(json_t *spec, const char *list, const char *volume)
         if (mounts_token_path(c))
             continue;
         json_array_append_new(member(c, "volumeMounts", json_array),
-                              json_pack("{s:s,s:b,s:s}", "name", volume, "readOnly", 1,
-                                        "mountPath", TOKEN_MOUNT_PATH));
+                              json_pack("{s:s,s:b,s:s}", "name", volume, "readOnly", 1, "mountPath",
+                                        TOKEN_MOUNT_PATH));
         mounted = true;
     }
     return mounted;
@@ -316,8 +316,9 @@ admit(gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
     json_object_set_new(spec, "serviceAccount", json_string(account));
     key = gw_store_object_key("serviceaccounts", a->namespace_, account);
     if (key == NULL) {
-        done(gw_admission_forbidden(a, "error looking up service account %s/%s: serviceaccount "
-                                       "\"%s\" not found",
+        done(gw_admission_forbidden(a,
+                                    "error looking up service account %s/%s: serviceaccount "
+                                    "\"%s\" not found",
                                     a->namespace_, account, account),
              arg);
         return;

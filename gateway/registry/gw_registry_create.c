@@ -258,8 +258,9 @@ gw_registry__create(gw_req_t *r)
     }
     if (!read_body(c))
         return;
-    gw_registry__admission_attrs(r, &c->adm, GW_ADMISSION_CREATE, NULL,
-                                 gw_arena_strdup(r->arena, or_empty(gw_objmeta_str(c->body, "name"))),
-                                 c->body, NULL, "CreateOptions", &c->opts);
+    gw_registry__admission_attrs(
+        r, &c->adm, GW_ADMISSION_CREATE, NULL,
+        gw_arena_strdup(r->arena, or_empty(gw_objmeta_str(c->body, "name"))), c->body, NULL,
+        "CreateOptions", &c->opts);
     gw_admission_admit(gw_registry__admission(), &c->adm, admitted, c);
 }

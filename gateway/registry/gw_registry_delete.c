@@ -648,8 +648,8 @@ static void
 admit_delete(gw_req_t *r, const delopts_t *o, const char *name, gw_admission_attrs_t *a,
              gw_admission_done_fn done, void *arg)
 {
-    gw_registry__admission_attrs(r, a, GW_ADMISSION_DELETE, NULL, name, NULL, NULL,
-                                 "DeleteOptions", NULL);
+    gw_registry__admission_attrs(r, a, GW_ADMISSION_DELETE, NULL, name, NULL, NULL, "DeleteOptions",
+                                 NULL);
     a->options = o->doc;
     a->dry_run = o->dry_run;
     gw_admission_admit(gw_registry__admission(), a, done, arg);

@@ -221,9 +221,8 @@ const gw_admission_t *gw_registry__admission(void);
  *  new and stored objects (either may be NULL; both must outlive the admission), and the
  *  operation's options as kube passes them (`options_kind` "CreateOptions", ...). */
 void gw_registry__admission_attrs(gw_req_t *r, gw_admission_attrs_t *a, gw_admission_op_t op,
-                                  const char *sub, const char *name, json_t *obj,
-                                  const json_t *old, const char *options_kind,
-                                  const gw_write_opts_t *opts);
+                                  const char *sub, const char *name, json_t *obj, const json_t *old,
+                                  const char *options_kind, const gw_write_opts_t *opts);
 
 /** Record a plugin's refusal (taking its details), or word its storage error as
  *  gw_registry__fail_err does for `name`. */
