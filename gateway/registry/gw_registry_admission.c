@@ -65,3 +65,58 @@ gw_registry__fail_admission(gw_req_t *r, gw_fail_t *f, gw_admission_err_t *e, co
     }
     gw_registry__fail(r, f, e->code, e->reason, e->details, "%s", e->message);
 }
+
+/* ---- the POSTs of subresources --------------------------------------------------------------- */
+
+typedef struct {
+    gw_req_t *r;
+    gw_admission_attrs_t a;
+    void (*next)(void *arg);
+    void *arg;
+} sub_create_t;
+
+static bool
+refused(sub_create_t *sc, gw_admission_err_t *e)
+{
+    gw_fail_t f = {0};
+
+    if (e == NULL)
+        return false;
+    gw_registry__fail_admission(sc->r, &f, e, sc->a.name);
+    gw_registry__reply_fail(sc->r, &f);
+    return true;
+}
+
+static void
+sub_validated(gw_admission_err_t *e, void *arg)
+{
+    sub_create_t *sc = arg;
+
+    if (!refused(sc, e))
+        sc->next(sc->arg);
+}
+
+static void
+sub_admitted(gw_admission_err_t *e, void *arg)
+{
+    sub_create_t *sc = arg;
+
+    if (!refused(sc, e))
+        gw_admission_validate(chain, &sc->a, sub_validated, sc);
+}
+
+void
+gw_registry__admit_create(gw_req_t *r, json_t *body, const gw_write_opts_t *opts,
+                          void (*next)(void *arg), void *arg)
+{
+    sub_create_t *sc = gw_arena_calloc(r->arena, sizeof(*sc));
+    const char *sub = r->info.subresource;
+
+    sc->r = r;
+    sc->next = next;
+    sc->arg = arg;
+    gw_registry__admission_attrs(r, &sc->a, GW_ADMISSION_CREATE, sub[0] ? sub : NULL,
+                                 sub[0] ? r->info.name : gw_objmeta_str(body, "name"), body, NULL,
+                                 "CreateOptions", opts);
+    gw_admission_admit(chain, &sc->a, sub_admitted, sc);
+}

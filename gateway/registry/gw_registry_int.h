@@ -224,6 +224,12 @@ void gw_registry__admission_attrs(gw_req_t *r, gw_admission_attrs_t *a, gw_admis
                                   const char *sub, const char *name, json_t *obj, const json_t *old,
                                   const char *options_kind, const gw_write_opts_t *opts);
 
+/** Both admission phases for a POST that is not the generic create (pods/eviction,
+ *  pods/binding and bindings, serviceaccounts/token) of the checked `body`, then next(arg); a
+ *  refusal is answered instead. */
+void gw_registry__admit_create(gw_req_t *r, json_t *body, const gw_write_opts_t *opts,
+                               void (*next)(void *arg), void *arg);
+
 /** Record a plugin's refusal (taking its details), or word its storage error as
  *  gw_registry__fail_err does for `name`. */
 void gw_registry__fail_admission(gw_req_t *r, gw_fail_t *f, gw_admission_err_t *e,

@@ -144,6 +144,12 @@ req PATCH $CORE/serviceaccounts/default '{"metadata":{"labels":{"a":"b"}}}' \
     application/merge-patch+json
 check "... and an update" is_status 403 Forbidden \
     'serviceaccounts "default" is forbidden: admission control is denying all modifications'
+req POST $CORE/pods/p/binding '{"metadata":{"name":"p"},"target":{"name":"n1"}}'
+check "... a subresource's POST (a binding)" is_status 403 Forbidden \
+    'pods "p" is forbidden: admission control is denying all modifications'
+req POST $CORE/pods/p/eviction '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"}}'
+check "... and an eviction" is_status 403 Forbidden \
+    'pods "p" is forbidden: admission control is denying all modifications'
 req GET $CORE/serviceaccounts/default
 check "reads go on" code_is 200
 check "kgate stops cleanly" clean_exit
