@@ -39,6 +39,7 @@
 #include "gw_health.h"
 #include "gw_log.h"
 #include "gw_rbac_bootstrap.h"
+#include "gw_admission.h"
 #include "gw_registry.h"
 #include "gw_sactl.h"
 #include "gw_server.h"
@@ -57,6 +58,7 @@ typedef struct {
     gw_controllers_t *controllers; /* worker 0's: initial namespaces, namespace controller */
     authn_t *authn;
     authz_t *authz;
+    gw_admission_t *admission;     /* the admission plugins every write goes through */
     struct event *authz_reload;    /* worker 0's look at --authorization-config, every second */
     const gw_catalog_t *catalog;   /* the built-in one as --runtime-config shapes it */
     gw_value_transformer_t values; /* --storage-media-type: every store's */
@@ -421,6 +423,25 @@ connect_etcd(kgate_t *k, char *err, size_t err_len)
     return rc;
 }
 
+/* The admission chain of --enable/--disable-admission-plugins; 2 (a usage error) when a name
+ * is wrong. */
+static int
+build_admission(kgate_t *k, char *err, size_t err_len)
+{
+    const gw_config_t *cfg = k->cfg;
+    char names[512];
+
+    k->admission = gw_admission_new((const char *const *)cfg->enable_admission_plugins.items,
+                                    cfg->enable_admission_plugins.n,
+                                    (const char *const *)cfg->disable_admission_plugins.items,
+                                    cfg->disable_admission_plugins.n, err, err_len);
+    if (k->admission == NULL)
+        return 2;
+    gw_admission_describe(k->admission, names, sizeof(names));
+    gw_log_info(NULL, "admission plugins in order: %s", names[0] ? names : "(none)");
+    return 0;
+}
+
 static int
 start_serving(kgate_t *k, char *err, size_t err_len)
 {
@@ -430,6 +451,7 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         snprintf(err, err_len, "cannot prepare the registry: %s", gw_strerror(rc));
         return rc;
     }
+    gw_registry_set_admission(k->admission);
     gw_api_config_t ac = {
         .handle_resource = gw_registry_handle,
         .authn = k->authn,
@@ -512,6 +534,9 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     code = build_policy(&k, err, sizeof(err));
     if (code != 0)
         goto out;
+    code = build_admission(&k, err, sizeof(err));
+    if (code != 0)
+        goto out;
     build_values(&k);
     code = 1;
     if (gw_tls_ctx_new(cfg, &k.tls, err, sizeof(err)) != 0 ||
@@ -534,6 +559,7 @@ out:
     etcd_client_free(k.etcd);
     gw_health_free(k.health);
     authz_free(k.authz);
+    gw_admission_free(k.admission);
     authz_node_use_rules(NULL);
     authn_free(k.authn);
     SSL_CTX_free(k.tls);

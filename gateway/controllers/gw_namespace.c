@@ -1,6 +1,6 @@
 /*
- * Namespace lifecycle around the generic store: initial namespaces, NamespaceLifecycle
- * admission and the namespace strategy, as kube-apiserver has them. The DELETE semantics are
+ * Namespace lifecycle around the generic store: initial namespaces and the namespace
+ * strategy, as kube-apiserver has them (NamespaceLifecycle admission is an admission plugin). The DELETE semantics are
  * in gw_namespace_delete.c.
  */
 #include "gw_namespace.h"
@@ -16,19 +16,6 @@
 
 const char *const gw_namespace_initial[] = {"default", "kube-system", "kube-public",
                                             "kube-node-lease", NULL};
-
-/* kube's immortal namespaces (NamespaceLifecycle's default set): kube-node-lease is not one. */
-static const char *const immortal[] = {"default", "kube-system", "kube-public", NULL};
-
-static bool
-listed(const char *const *names, const char *name)
-{
-    for (; *names != NULL; names++) {
-        if (strcmp(*names, name) == 0)
-            return true;
-    }
-    return false;
-}
 
 /* ---- initial namespaces ----------------------------------------------------------------- */
 
@@ -100,77 +87,6 @@ gw_namespace_ensure_initial(gw_store_t *s, gw_namespace_cb cb, void *ctx)
         return GW_EINVAL;
     }
     return 0;
-}
-
-/* ---- admission -------------------------------------------------------------------------- */
-
-bool
-gw_namespace_admission_applies(const char *group, const char *resource, bool namespaced)
-{
-    if (!namespaced)
-        return false;
-    if (group[0] == '\0' && strcmp(resource, GW_NAMESPACE_RESOURCE) == 0)
-        return false;
-    return !(strcmp(group, "authorization.k8s.io") == 0 &&
-             strcmp(resource, "localsubjectaccessreviews") == 0);
-}
-
-typedef struct {
-    gw_namespace_cb cb;
-    void *ctx;
-} admit_t;
-
-/* NamespaceLifecycle looks at the phase; the deletionTimestamp is set in the same write. */
-static bool
-terminating(const json_t *ns)
-{
-    const char *phase = json_string_value(json_object_get(json_object_get(ns, "status"), "phase"));
-
-    return gw_ctl__deleting(ns) || (phase != NULL && strcmp(phase, "Terminating") == 0);
-}
-
-static void
-admit_read(int err, const gw_obj_t *obj, void *arg)
-{
-    admit_t a = *(admit_t *)arg;
-    json_t *ns;
-
-    free(arg);
-    if (err == 0) {
-        ns = gw_ctl__parse(obj);
-        if (ns == NULL)
-            err = GW_EINTERNAL;
-        else if (terminating(ns))
-            err = GW_ECONFLICT;
-        json_decref(ns);
-    }
-    a.cb(err, a.ctx);
-}
-
-int
-gw_namespace_admit_create(gw_store_t *s, const char *ns, gw_namespace_cb cb, void *ctx)
-{
-    char *key =
-        ns != NULL && ns[0] != '\0' ? gw_store_object_key(GW_NAMESPACE_RESOURCE, NULL, ns) : NULL;
-    admit_t *a;
-    int rc;
-
-    if (key == NULL)
-        return GW_EINVAL;
-    a = gw_malloc(sizeof(*a));
-    a->cb = cb;
-    a->ctx = ctx;
-    rc = gw_store_get(s, key, 0, admit_read, a);
-    if (rc != 0)
-        free(a);
-    free(key);
-    return rc;
-}
-
-int
-gw_namespace_check_delete(const char *name)
-{
-    return listed(immortal, name) ? GW_EINVAL : 0;
 }
 
 /* ---- strategy --------------------------------------------------------------------------- */

@@ -5,9 +5,6 @@
  * Namespace lifecycle, for the registry: what kube-apiserver does around namespaces outside
  * the generic store.
  *
- *  - NamespaceLifecycle admission (k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle):
- *    creates into a missing or terminating namespace are refused; the namespaces default,
- *    kube-system and kube-public may not be deleted.
  *  - The namespace strategy (pkg/registry/core/namespace/strategy.go): status and
  *    spec.finalizers on create and update, and the kubernetes.io/metadata.name label.
  *  - The namespace registry's Delete (pkg/registry/core/namespace/storage/storage.go): the
@@ -55,39 +52,6 @@ extern const char *const gw_namespace_initial[];
  * when all exist, else the first error. Thread: s's.
  */
 int gw_namespace_ensure_initial(gw_store_t *s, gw_namespace_cb cb, void *ctx);
-
-/* ---- admission -------------------------------------------------------------------------- */
-
-/**
- * Whether a create of (group, resource) is subject to the namespace check: namespaced
- * resources except Namespace itself and authorization.k8s.io localsubjectaccessreviews
- * (kube admits those so that a review cannot probe which namespaces exist). Thread: any.
- */
-bool gw_namespace_admission_applies(const char *group, const char *resource, bool namespaced);
-
-/**
- * NamespaceLifecycle for a create in namespace `ns`: reads the namespace (a linearizable get,
- * so a namespace created just before is always seen). cb gets:
- *  - 0: the namespace exists and is not terminating;
- *  - GW_ENOTFOUND: it does not exist; kube answers 404 NotFound `namespaces "<ns>" not found`
- *    (details {name: ns, kind: "namespaces"});
- *  - GW_ECONFLICT: it is terminating (deletionTimestamp set or phase Terminating); kube answers
- *    403 Forbidden `<resource>[.<group>] "<name>" is forbidden: unable to create new content in
- *    namespace <ns> because it is being terminated`, with the cause {reason:
- *    "NamespaceTerminating", message: "namespace <ns> is being terminated", field:
- *    "metadata.namespace"};
- *  - a transport error (500/503/504 as usual).
- * GW_EINVAL (no callback) when ns is empty or cannot be a name (contains '/', "." or "..").
- * Thread: s's.
- */
-int gw_namespace_admit_create(gw_store_t *s, const char *ns, gw_namespace_cb cb, void *ctx);
-
-/**
- * NamespaceLifecycle for a DELETE of namespace `name`: 0 when it may be deleted, GW_EINVAL for
- * default, kube-system and kube-public, which kube answers with 403 Forbidden
- * `namespaces "<name>" is forbidden: this namespace may not be deleted`. Thread: any.
- */
-int gw_namespace_check_delete(const char *name);
 
 /* ---- strategy --------------------------------------------------------------------------- */
 

@@ -9,6 +9,7 @@
  * resource the catalog resolved.
  */
 
+#include "gw_admission.h"
 #include "gw_req.h"
 
 /** Handle r (r->info, r->resource, r->subresource set; the verb allowed by authorization).
@@ -18,5 +19,9 @@ void gw_registry_handle(gw_req_t *r);
 /** Start-up work on the main thread before workers serve (e.g. the namespace controller's
  *  state); 0 or a gw_err code. Thread: main. */
 int gw_registry_init(etcd_client_t *etcd, const char *etcd_prefix);
+
+/** The admission chain every write goes through (gw_admission_new's; NULL: none). It must
+ *  outlive the workers. Thread: main, before workers serve. */
+void gw_registry_set_admission(const gw_admission_t *chain);
 
 #endif

@@ -199,6 +199,19 @@ done(int err, const gw_obj_t *obj, void *ctx)
                             "metadata", "status", "Success", "code", 201));
 }
 
+/* Past admission: bind the pod in one guaranteed update. */
+static void
+admitted(void *arg)
+{
+    bind_t *b = arg;
+    char *key = gw_store_object_key("pods", b->r->info.namespace_, b->name);
+    int rc = key ? gw_store_guaranteed_update(b->r->store, key, 0, mutate, done, b) : GW_ENOTFOUND;
+
+    free(key);
+    if (rc != 0)
+        gw_reply_error(b->r, rc, b->name);
+}
+
 void
 gw_registry__binding(gw_req_t *r)
 {
@@ -209,9 +222,7 @@ gw_registry__binding(gw_req_t *r)
     gw_write_opts_t opts;
     const char *raw, *name;
     json_t *body;
-    char *key;
     size_t len;
-    int rc;
 
     b->r = r;
     if (!gw_registry__write_opts(r, "CreateOptions", &opts, &b->fail)) {
@@ -245,9 +256,5 @@ gw_registry__binding(gw_req_t *r)
     b->rv = gw_objmeta_str(body, "resourceVersion");
     b->annotations = json_object_get(json_object_get(body, "metadata"), "annotations");
     b->dry_run = opts.dry_run;
-    key = gw_store_object_key("pods", r->info.namespace_, b->name);
-    rc = key ? gw_store_guaranteed_update(r->store, key, 0, mutate, done, b) : GW_ENOTFOUND;
-    free(key);
-    if (rc != 0)
-        gw_reply_error(r, rc, b->name);
+    gw_registry__admit_create(r, body, &opts, admitted, b);
 }

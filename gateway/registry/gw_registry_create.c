@@ -1,8 +1,9 @@
 /*
  * POST on a collection, in kube-apiserver's order: options, decoding (apiVersion/kind, field
- * validation), the namespace in the body, NamespaceLifecycle admission, then the generic
- * store's create: system fields, generateName, the kind's PrepareForCreate, validation, and one
- * etcd transaction that only succeeds if the key does not exist yet.
+ * validation), the namespace in the body, the mutating admission plugins, then the generic
+ * store's create: system fields, generateName, the kind's PrepareForCreate, validation, the
+ * validating admission plugins, and one etcd transaction that only succeeds if the key does
+ * not exist yet.
  */
 #include "gw_registry_int.h"
 
@@ -10,7 +11,6 @@
 #include <string.h>
 
 #include "gw_err.h"
-#include "gw_namespace.h"
 
 /* kube retries a create whose generated name collides, each time with a new name. */
 #define GENERATE_NAME_ATTEMPTS 8
@@ -24,6 +24,7 @@ typedef struct {
     const char *key, *name;
     bool generated;
     int attempts;
+    gw_admission_attrs_t adm;
     gw_fail_t fail;
 } create_t;
 
@@ -169,6 +170,20 @@ write_checked(bool ok, void *arg)
         gw_reply_error(r, rc, c->name);
 }
 
+/* The validating plugins passed: RBAC's escalation check, then the write. */
+static void
+validated(gw_admission_err_t *e, void *arg)
+{
+    create_t *c = arg;
+
+    if (e != NULL) {
+        gw_registry__fail_admission(c->r, &c->fail, e, c->name);
+        gw_registry__reply_fail(c->r, &c->fail);
+        return;
+    }
+    gw_registry__rbac_escalation(c->r, c->obj, NULL, &c->fail, write_checked, c);
+}
+
 static void
 attempt(create_t *c)
 {
@@ -181,19 +196,22 @@ attempt(create_t *c)
         gw_registry__reply_fail(r, &c->fail);
         return;
     }
-    gw_registry__rbac_escalation(r, c->obj, NULL, &c->fail, write_checked, c);
+    c->adm.name = c->name;
+    c->adm.object = c->obj;
+    gw_admission_validate(gw_registry__admission(), &c->adm, validated, c);
 }
 
+/* The mutating plugins passed (they changed c->body as they saw fit). */
 static void
-admitted(int err, void *arg)
+admitted(gw_admission_err_t *e, void *arg)
 {
     create_t *c = arg;
 
-    if (err == 0) {
+    if (e == NULL) {
         attempt(c);
         return;
     }
-    gw_registry__fail_admission(c->r, &c->fail, err, or_empty(gw_objmeta_str(c->body, "name")));
+    gw_registry__fail_admission(c->r, &c->fail, e, c->adm.name);
     gw_registry__reply_fail(c->r, &c->fail);
 }
 
@@ -231,8 +249,6 @@ void
 gw_registry__create(gw_req_t *r)
 {
     create_t *c = gw_arena_calloc(r->arena, sizeof(*c));
-    const char *ns = gw_registry__namespace(r);
-    int rc;
 
     c->r = r;
     gw_arena_defer(r->arena, (void (*)(void *))gw_ferr_clear, &c->req_errs);
@@ -242,12 +258,9 @@ gw_registry__create(gw_req_t *r)
     }
     if (!read_body(c))
         return;
-    if (!gw_namespace_admission_applies(r->resource->group, r->resource->name,
-                                        r->resource->namespaced)) {
-        attempt(c);
-        return;
-    }
-    rc = gw_namespace_admit_create(r->store, ns, admitted, c);
-    if (rc != 0)
-        admitted(rc == GW_EINVAL ? GW_ENOTFOUND : rc, c);
+    gw_registry__admission_attrs(
+        r, &c->adm, GW_ADMISSION_CREATE, NULL,
+        gw_arena_strdup(r->arena, or_empty(gw_objmeta_str(c->body, "name"))), c->body, NULL,
+        "CreateOptions", &c->opts);
+    gw_admission_admit(gw_registry__admission(), &c->adm, admitted, c);
 }

@@ -10,10 +10,8 @@
  * - approval: spec stays, only status.conditions change;
  * - conditions get lastUpdateTime and lastTransitionTime when missing; Approved and Denied are
  *   exclusive and only "True"; no condition type is removed.
- * kgate has no admission chain, so the approval plugin's check (`approve` on the signer, or on
- * its "<domain>/" wildcard) and the signing plugin's (`sign`, for a status update that changes
- * the certificate) are made here, after validation, where kube's validating admission runs in
- * an update.
+ * The approval and signing plugins' checks are admission plugins
+ * (gateway/admission/gw_admission_certificates.c).
  */
 #include "gw_registry_int.h"
 
@@ -341,105 +339,3 @@ gw_registry__csr_validate_update(const gw_resource_t *res, const char *sub, cons
     validate_changes(obj, old, &o, errs);
 }
 
-/* ---- the approval and signing admission --------------------------------------------------- */
-
-typedef struct {
-    gw_req_t *r;
-    const char *verb, *signer;
-    const char *wildcard; /* the domain wildcard, asked after the exact name was refused */
-    gw_fail_t *f;
-    gw_registry__admit_fn done;
-    void *arg;
-} admit_t;
-
-static void ask(admit_t *a, const char *name);
-
-static void
-refuse(admit_t *a)
-{
-    gw_req_t *r = a->r;
-    const char *name = r->info.name;
-
-    gw_registry__fail(r, a->f, 403, "Forbidden",
-                      json_pack("{s:s,s:s,s:s}", "name", name, "group", CSR_GROUP, "kind",
-                                "certificatesigningrequests"),
-                      "certificatesigningrequests." CSR_GROUP " \"%s\" is forbidden: user not "
-                      "permitted to %s requests with signerName \"%s\"",
-                      name, a->verb, a->signer);
-    a->done(false, a->arg);
-}
-
-static void
-answered(authz_decision_t decision, const char *reason, const char *error, void *ctx)
-{
-    admit_t *a = ctx;
-    const char *next = a->wildcard;
-
-    (void)reason, (void)error;
-    if (decision == AUTHZ_ALLOW) {
-        a->done(true, a->arg);
-        return;
-    }
-    if (next == NULL) {
-        refuse(a);
-        return;
-    }
-    a->wildcard = NULL;
-    ask(a, next);
-}
-
-/* IsAuthorizedForSignerName's question; `answered` follows (perhaps before this returns, so
- * nothing may touch `a` after the call). */
-static void
-ask(admit_t *a, const char *name)
-{
-    gw_req_t *r = a->r;
-    authz_attrs_t attrs = {.user = r->user,
-                           .verb = a->verb,
-                           .resource_request = true,
-                           .api_group = CSR_GROUP,
-                           .api_version = "*",
-                           .resource = "signers",
-                           .subresource = "",
-                           .namespace_ = "",
-                           .name = name,
-                           .io = gw_worker_base(r->worker)};
-
-    authz_authorize(r->authz, &attrs, answered, a);
-}
-
-static const char *
-certificate(const json_t *obj)
-{
-    const char *c =
-        json_string_value(json_object_get(json_object_get(obj, "status"), "certificate"));
-    return c ? c : "";
-}
-
-void
-gw_registry__csr_admit(gw_req_t *r, const char *sub, const json_t *obj, const json_t *old,
-                       gw_fail_t *f, gw_registry__admit_fn done, void *arg)
-{
-    bool approve = sub_is(sub, "approval");
-    bool sign =
-        sub_is(sub, "status") && old != NULL && strcmp(certificate(obj), certificate(old)) != 0;
-    /* approval asks about the new object's signer, signing about the old one's. */
-    const json_t *of = approve ? obj : old;
-    const char *signer =
-        json_string_value(json_object_get(json_object_get(of, "spec"), "signerName"));
-    admit_t *a;
-
-    if (!is_csr(r->resource) || !(approve || sign) || r->authz == NULL) {
-        done(true, arg);
-        return;
-    }
-    a = gw_arena_calloc(r->arena, sizeof(*a));
-    a->r = r;
-    a->verb = approve ? "approve" : "sign";
-    a->signer = gw_arena_strdup(r->arena, signer ? signer : "");
-    a->wildcard = gw_arena_sprintf(r->arena, "%.*s/*", (int)strcspn(a->signer, "/"), a->signer);
-    a->f = f;
-    a->done = done;
-    a->arg = arg;
-    ask(a, a->signer);
-}

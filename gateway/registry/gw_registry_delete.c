@@ -54,6 +54,11 @@ struct del {
     uint8_t *bytes;
     int64_t delete_rev;
     bool delete_now;
+    bool admission; /* the validating plugins see the object (not for an eviction's delete) */
+    gw_admission_attrs_t adm;
+    gw_store_update_t *su; /* the attempt waiting on them, with */
+    json_t *cur;           /* the object it would delete */
+    int64_t cur_rev;
     del_done_fn done;
     void *arg;
 };
@@ -442,14 +447,43 @@ del_done(int err, const gw_obj_t *obj, void *ctx)
     }
 }
 
+/* The object may go (or be marked): plan and write, or leave the answer for del_done. */
+static void
+del_plan(del_t *d, gw_store_update_t *su, json_t *cur, int64_t rev)
+{
+    plan_t p = plan(d, cur);
+    size_t len;
+    char *bytes;
+
+    if (p == PLAN_MARK && !d->o->dry_run) {
+        bytes = gw_registry__encode(cur, &len);
+        gw_store_update_commit(su, (uint8_t *)bytes, len);
+        return;
+    }
+    d->result = cur;
+    d->delete_now = p == PLAN_DELETE;
+    d->delete_rev = rev;
+    gw_store_update_abort(su, GW_ECANCELED);
+}
+
+static void
+del_validated(gw_admission_err_t *e, void *arg)
+{
+    del_t *d = arg;
+
+    if (e != NULL) {
+        gw_registry__fail_admission(d->r, &d->fail, e, d->name);
+        gw_store_update_abort(d->su, GW_ECANCELED);
+        return;
+    }
+    del_plan(d, d->su, d->cur, d->cur_rev);
+}
+
 static void
 del_mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
 {
     del_t *d = ctx;
     json_t *cur;
-    plan_t p;
-    size_t len;
-    char *bytes;
 
     if (current == NULL) {
         gw_registry__fail_err(d->r, &d->fail, GW_ENOTFOUND, d->name);
@@ -466,16 +500,18 @@ del_mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
         return;
     }
     gw_arena_defer(d->r->arena, (void (*)(void *))json_decref, cur);
-    p = plan(d, cur);
-    if (p == PLAN_MARK && !d->o->dry_run) {
-        bytes = gw_registry__encode(cur, &len);
-        gw_store_update_commit(su, (uint8_t *)bytes, len);
+    if (!d->admission) {
+        del_plan(d, su, cur, current->mod_revision);
         return;
     }
-    d->result = cur;
-    d->delete_now = p == PLAN_DELETE;
-    d->delete_rev = current->mod_revision;
-    gw_store_update_abort(su, GW_ECANCELED);
+    d->su = su;
+    d->cur = cur;
+    d->cur_rev = current->mod_revision;
+    gw_registry__admission_attrs(d->r, &d->adm, GW_ADMISSION_DELETE, NULL, d->name, NULL, cur,
+                                 "DeleteOptions", NULL);
+    d->adm.options = d->o->doc;
+    d->adm.dry_run = d->o->dry_run;
+    gw_admission_validate(gw_registry__admission(), &d->adm, del_validated, d);
 }
 
 static void
@@ -528,13 +564,6 @@ ns_start(del_t *d)
 {
     int rc;
 
-    if (gw_namespace_check_delete(d->name) != 0) {
-        gw_registry__fail(d->r, &d->fail, 403, "Forbidden", gw_registry__details(d->r, d->name),
-                          "namespaces \"%s\" is forbidden: this namespace may not be deleted",
-                          d->name);
-        d->done(d);
-        return;
-    }
     rc = gw_namespace_begin_delete(d->r->store, d->name, d->o->doc, ns_deleted, d);
     if (rc != 0) {
         gw_registry__fail_err(d->r, &d->fail, rc, d->name);
@@ -599,15 +628,46 @@ reply_deleted(del_t *d)
     gw_registry__reply_doc(r, code, d->result);
 }
 
+/* The mutating plugins passed the DELETE. */
+static void
+delete_admitted(gw_admission_err_t *e, void *arg)
+{
+    del_t *d = arg;
+
+    if (e != NULL) {
+        gw_registry__fail_admission(d->r, &d->fail, e, d->name);
+        d->done(d);
+        return;
+    }
+    del_run(d);
+}
+
+/* A DELETE or deletecollection as a whole goes through the mutating plugins once, without an
+ * object (kube's handlers do it before the store reads anything). */
+static void
+admit_delete(gw_req_t *r, const delopts_t *o, const char *name, gw_admission_attrs_t *a,
+             gw_admission_done_fn done, void *arg)
+{
+    gw_registry__admission_attrs(r, a, GW_ADMISSION_DELETE, NULL, name, NULL, NULL, "DeleteOptions",
+                                 NULL);
+    a->options = o->doc;
+    a->dry_run = o->dry_run;
+    gw_admission_admit(gw_registry__admission(), a, done, arg);
+}
+
 void
 gw_registry__delete(gw_req_t *r)
 {
     const delopts_t *o = read_options(r, true);
+    del_t *d;
 
-    if (o != NULL && o->ignore_read_error && r->unsafe_delete)
+    if (o != NULL && o->ignore_read_error && r->unsafe_delete) {
         gw_registry__unsafe_delete(r, r->info.name);
-    else if (o != NULL)
-        del_run(del_new(r, o, r->info.name, reply_deleted, NULL));
+    } else if (o != NULL) {
+        d = del_new(r, o, r->info.name, reply_deleted, NULL);
+        d->admission = true;
+        admit_delete(r, o, d->name, &d->adm, delete_admitted, d);
+    }
 }
 
 /* ---- deletes on behalf of another verb (an eviction) ------------------------------------- */
@@ -649,6 +709,8 @@ gw_registry__delete_object(gw_req_t *r, json_t *options, const char *name,
 
 typedef struct {
     const delopts_t *o;
+    gw_req_t *r;
+    gw_admission_attrs_t adm;
     json_t *names;
     size_t next;
     char *body; /* the list answer, kept while the deletes run */
@@ -674,13 +736,16 @@ static void
 coll_next(gw_req_t *r, coll_t *c)
 {
     const char *name;
+    del_t *d;
 
     if (c->next == json_array_size(c->names)) {
         gw_reply_json_bytes(r, 200, c->body, c->len);
         return;
     }
     name = json_string_value(json_array_get(c->names, c->next++));
-    del_run(del_new(r, c->o, name ? name : "", coll_one_done, c));
+    d = del_new(r, c->o, name ? name : "", coll_one_done, c);
+    d->admission = true;
+    del_run(d);
 }
 
 static void
@@ -697,6 +762,20 @@ coll_listed(gw_req_t *r, const gw_buf_t *body, json_t *docs, json_t *meta, json_
     coll_next(r, c);
 }
 
+static void
+coll_admitted(gw_admission_err_t *e, void *arg)
+{
+    coll_t *c = arg;
+    gw_fail_t f = {0};
+
+    if (e != NULL) {
+        gw_registry__fail_admission(c->r, &f, e, "");
+        gw_registry__reply_fail(c->r, &f);
+        return;
+    }
+    gw_registry__list_run(c->r, false, true, coll_listed, c);
+}
+
 void
 gw_registry__deletecollection(gw_req_t *r)
 {
@@ -707,5 +786,6 @@ gw_registry__deletecollection(gw_req_t *r)
         return; /* answered */
     c = gw_arena_calloc(r->arena, sizeof(*c));
     c->o = o;
-    gw_registry__list_run(r, false, true, coll_listed, c);
+    c->r = r;
+    admit_delete(r, o, "", &c->adm, coll_admitted, c);
 }

@@ -575,6 +575,12 @@ delete_options(evict_t *e, json_t *eviction, bool query_dry)
     return o;
 }
 
+static void
+admitted(void *arg)
+{
+    read_pod(arg);
+}
+
 void
 gw_registry__eviction(gw_req_t *r)
 {
@@ -622,5 +628,5 @@ gw_registry__eviction(gw_req_t *r)
     }
     pre = json_object_get(e->options, "preconditions");
     e->rv_given = json_string_length(json_object_get(pre, "resourceVersion")) > 0;
-    read_pod(e);
+    gw_registry__admit_create(r, body, &opts, admitted, e);
 }

@@ -69,32 +69,6 @@ gw_registry__fail_err(gw_req_t *r, gw_fail_t *f, int err, const char *name)
 }
 
 void
-gw_registry__fail_admission(gw_req_t *r, gw_fail_t *f, int err, const char *name)
-{
-    const char *ns = gw_registry__namespace(r);
-    json_t *d;
-
-    if (err == GW_ENOTFOUND) {
-        gw_registry__fail(r, f, 404, "NotFound",
-                          json_pack("{s:s,s:s}", "name", ns, "kind", "namespaces"),
-                          "namespaces \"%s\" not found", ns);
-    } else if (err == GW_ECONFLICT) {
-        d = gw_registry__details(r, name);
-        json_object_set_new(
-            d, "causes",
-            json_pack("[{s:s,s:s,s:s}]", "reason", "NamespaceTerminating", "message",
-                      gw_arena_sprintf(r->arena, "namespace %s is being terminated", ns), "field",
-                      "metadata.namespace"));
-        gw_registry__fail(r, f, 403, "Forbidden", d,
-                          "%s \"%s\" is forbidden: unable to create new content in namespace %s "
-                          "because it is being terminated",
-                          gw_registry__qualified_resource(r), name, ns);
-    } else {
-        gw_registry__fail_err(r, f, err, name);
-    }
-}
-
-void
 gw_registry__fail_invalid(gw_req_t *r, gw_fail_t *f, const char *group, const char *kind,
                           const char *name, gw_field_errors_t *errs)
 {

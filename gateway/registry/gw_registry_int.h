@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "gw_admission.h"
 #include "gw_objmeta.h"
 #include "gw_req.h"
 #include "gw_selector.h"
@@ -152,10 +153,6 @@ void gw_registry__fail(gw_req_t *r, gw_fail_t *f, int code, const char *reason, 
 /** Record a gw_err error about object `name` as gw_reply_error would word it. */
 void gw_registry__fail_err(gw_req_t *r, gw_fail_t *f, int err, const char *name);
 
-/** Record NamespaceLifecycle's refusal of a create of `name` (gw_namespace_admit_create's
- *  error): 404 for a missing namespace, 403 for a terminating one. */
-void gw_registry__fail_admission(gw_req_t *r, gw_fail_t *f, int err, const char *name);
-
 /** Record kube's 422 Invalid for field errors (the errors are cleared). `kind` and `group`
  *  name what is invalid (the object's kind, or e.g. "CreateOptions" in "meta.k8s.io"). */
 void gw_registry__fail_invalid(gw_req_t *r, gw_fail_t *f, const char *group, const char *kind,
@@ -214,6 +211,29 @@ typedef struct {
  */
 bool gw_registry__write_opts(gw_req_t *r, const char *options_kind, gw_write_opts_t *o,
                              gw_fail_t *f);
+
+/* ---- admission (gw_registry_admission.c) ------------------------------------------------- */
+
+/** The chain set by gw_registry_set_admission (NULL: nothing is asked). */
+const gw_admission_t *gw_registry__admission(void);
+
+/** Fill *a for r's write of object `name` on subresource `sub` (NULL: the main resource): the
+ *  new and stored objects (either may be NULL; both must outlive the admission), and the
+ *  operation's options as kube passes them (`options_kind` "CreateOptions", ...). */
+void gw_registry__admission_attrs(gw_req_t *r, gw_admission_attrs_t *a, gw_admission_op_t op,
+                                  const char *sub, const char *name, json_t *obj, const json_t *old,
+                                  const char *options_kind, const gw_write_opts_t *opts);
+
+/** Both admission phases for a POST that is not the generic create (pods/eviction,
+ *  pods/binding and bindings, serviceaccounts/token) of the checked `body`, then next(arg); a
+ *  refusal is answered instead. */
+void gw_registry__admit_create(gw_req_t *r, json_t *body, const gw_write_opts_t *opts,
+                               void (*next)(void *arg), void *arg);
+
+/** Record a plugin's refusal (taking its details), or word its storage error as
+ *  gw_registry__fail_err does for `name`. */
+void gw_registry__fail_admission(gw_req_t *r, gw_fail_t *f, gw_admission_err_t *e,
+                                 const char *name);
 
 /**
  * kube's decoding checks of an object for the request's kind (or `kind`/`api_version` when not
@@ -291,6 +311,7 @@ struct gw_upd {
     json_t *checked_obj;       /* validated, waiting on RBAC's escalation check, with */
     const json_t *checked_cur; /* the current object it updates (NULL: a create) */
     int64_t checked_rev;
+    gw_admission_attrs_t adm; /* this attempt's admission attributes */
     bool created, delete_now;
     int64_t delete_rev;
     int deletes;
@@ -348,16 +369,6 @@ void gw_registry__csr_prepare_update(const gw_resource_t *res, const char *sub, 
 /** kube's ValidateCertificateSigningRequest(Status|Approval)Update findings into errs. */
 void gw_registry__csr_validate_update(const gw_resource_t *res, const char *sub, const json_t *obj,
                                       const json_t *old, gw_field_errors_t *errs);
-
-typedef void (*gw_registry__admit_fn)(bool ok, void *arg);
-
-/** The certificates/approval and certificates/signing admission: on an approval update the
- *  `approve` verb, on a status update that changes the certificate the `sign` verb, on
- *  certificates.k8s.io `signers` named spec.signerName (or its "<domain>/" wildcard), asked of
- *  r's authorizer chain; done(false) with kube's 403 recorded in f. done(true) at once for
- *  anything else. done may run later, on r's worker; obj and old must live until then. */
-void gw_registry__csr_admit(gw_req_t *r, const char *sub, const json_t *obj, const json_t *old,
-                            gw_fail_t *f, gw_registry__admit_fn done, void *arg);
 
 /* ---- pods/ephemeralcontainers (gw_registry_ephemeral.c) --------------------------------- */
 

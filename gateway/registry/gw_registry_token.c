@@ -336,6 +336,15 @@ check_names(gw_req_t *r, const json_t *req)
     return false;
 }
 
+/* Past admission: the account the token is for. */
+static void
+admitted(void *arg)
+{
+    token_t *t = arg;
+
+    read_core(t, "serviceaccounts", t->r->info.namespace_, t->r->info.name, got_account);
+}
+
 void
 gw_registry__token(gw_req_t *r)
 {
@@ -370,5 +379,5 @@ gw_registry__token(gw_req_t *r)
         return;
     token_t *t = gw_arena_calloc(r->arena, sizeof(*t));
     *t = (token_t){.r = r, .req = body, .now = (long long)time(NULL)};
-    read_core(t, "serviceaccounts", r->info.namespace_, r->info.name, got_account);
+    gw_registry__admit_create(r, body, NULL, admitted, t);
 }

@@ -178,14 +178,14 @@ escalation_checked(bool ok, void *arg)
     decide(u, obj, cur, u->checked_rev);
 }
 
-/* CertificateSigningRequests' approval or signing admission passed (or did not apply): RBAC's
- * turn. */
+/* The validating admission plugins passed: RBAC's turn. */
 static void
-approval_checked(bool ok, void *arg)
+validated(gw_admission_err_t *e, void *arg)
 {
     gw_upd_t *u = arg;
 
-    if (!ok) {
+    if (e != NULL) {
+        gw_registry__fail_admission(u->r, &u->fail, e, u->name);
         gw_store_update_abort(u->su, GW_ECANCELED);
         return;
     }
@@ -193,15 +193,17 @@ approval_checked(bool ok, void *arg)
                                  u);
 }
 
-/* The validated object (cur NULL: a create) past the approval admission and RBAC's escalation
- * check, either of which may wait on an authorizer, to decide(). */
+/* The validated object (cur NULL: a create) past the validating admission plugins and RBAC's
+ * escalation check, any of which may wait (on etcd, an authorizer), to decide(). */
 static void
 check_escalation(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev)
 {
     u->checked_obj = obj;
     u->checked_cur = cur;
     u->checked_rev = current_rev;
-    gw_registry__csr_admit(u->r, u->sub, obj, cur, &u->fail, approval_checked, u);
+    u->adm.object = obj;
+    u->adm.old_object = cur;
+    gw_admission_validate(gw_registry__admission(), &u->adm, validated, u);
 }
 
 /* The object is ready: delete it, answer it (dry run), or write it. */
@@ -232,15 +234,15 @@ decide(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev)
 }
 
 static void
-create_admitted(int err, void *ctx)
+create_admitted(gw_admission_err_t *e, void *ctx)
 {
     gw_upd_t *u = ctx;
     json_t *obj = u->result;
     char uid[37], now[21];
 
     u->result = NULL;
-    if (err != 0) {
-        gw_registry__fail_admission(u->r, &u->fail, err, u->name);
+    if (e != NULL) {
+        gw_registry__fail_admission(u->r, &u->fail, e, u->name);
         gw_store_update_abort(u->su, GW_ECANCELED);
         return;
     }
@@ -260,7 +262,6 @@ static void
 create_on_update(gw_upd_t *u, json_t *obj)
 {
     gw_req_t *r = u->r;
-    int rc;
 
     if (!gw_registry__check_namespace(r, obj, &u->fail)) {
         gw_store_update_abort(u->su, GW_ECANCELED);
@@ -268,14 +269,30 @@ create_on_update(gw_upd_t *u, json_t *obj)
     }
     json_object_del(gw_objmeta_get(obj), "resourceVersion");
     u->result = obj;
-    if (!gw_namespace_admission_applies(r->resource->group, r->resource->name,
-                                        r->resource->namespaced)) {
-        create_admitted(0, u);
+    gw_registry__admission_attrs(r, &u->adm, GW_ADMISSION_CREATE, u->sub, u->name, obj, NULL,
+                                 "CreateOptions", &u->opts);
+    gw_admission_admit(gw_registry__admission(), &u->adm, create_admitted, u);
+}
+
+/* The mutating admission plugins passed: prepare and validate what they left. */
+static void
+update_admitted(gw_admission_err_t *e, void *ctx)
+{
+    gw_upd_t *u = ctx;
+    json_t *obj = u->checked_obj;
+    const json_t *cur = u->checked_cur;
+
+    if (e != NULL) {
+        gw_registry__fail_admission(u->r, &u->fail, e, u->name);
+        gw_store_update_abort(u->su, GW_ECANCELED);
         return;
     }
-    rc = gw_namespace_admit_create(r->store, gw_registry__namespace(r), create_admitted, u);
-    if (rc != 0)
-        create_admitted(rc == GW_EINVAL ? GW_ENOTFOUND : rc, u);
+    prepare_update(u, obj, cur);
+    if (!validate(u, obj, cur)) {
+        gw_store_update_abort(u->su, GW_ECANCELED);
+        return;
+    }
+    check_escalation(u, obj, cur, u->checked_rev);
 }
 
 /* The current object as a document (NULL when missing and a create may follow); false with
@@ -324,12 +341,12 @@ mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
-    prepare_update(u, obj, cur);
-    if (!validate(u, obj, cur)) {
-        gw_store_update_abort(su, GW_ECANCELED);
-        return;
-    }
-    check_escalation(u, obj, cur, current->mod_revision);
+    u->checked_obj = obj;
+    u->checked_cur = cur;
+    u->checked_rev = current->mod_revision;
+    gw_registry__admission_attrs(u->r, &u->adm, GW_ADMISSION_UPDATE, u->sub, u->name, obj, cur,
+                                 "UpdateOptions", &u->opts);
+    gw_admission_admit(gw_registry__admission(), &u->adm, update_admitted, u);
 }
 
 /* ---- answering ---------------------------------------------------------------------------- */

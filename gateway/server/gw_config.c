@@ -169,6 +169,11 @@ static const flag_t flags[] = {
      "API groups and versions to enable or disable: key[=value] pairs."},
     {"feature-gates", FLAG_LIST, OFF(feature_gates), "", 0, 0, check_feature_gate,
      "Feature gates: name=true|false pairs."},
+    {"enable-admission-plugins", FLAG_LIST, OFF(enable_admission_plugins), "", 0, 0, NULL,
+     "Admission plugins to run beside the default ones (kube's names; they run in kube's "
+     "order)."},
+    {"disable-admission-plugins", FLAG_LIST, OFF(disable_admission_plugins), "", 0, 0, NULL,
+     "Admission plugins not to run, even if on by default."},
     {"max-requests-inflight", FLAG_INT, OFF(max_requests_inflight), "400", 0, INT_MAX, NULL,
      "Limit of read-only requests in flight; 0 means no limit."},
     {"max-mutating-requests-inflight", FLAG_INT, OFF(max_mutating_requests_inflight), "200", 0,

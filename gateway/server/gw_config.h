@@ -78,6 +78,8 @@ typedef struct {
     int64_t authorization_webhook_cache_unauthorized_ttl_ms;
     gw_strlist_t runtime_config;
     gw_strlist_t feature_gates;
+    gw_strlist_t enable_admission_plugins; /* checked by gw_admission_new */
+    gw_strlist_t disable_admission_plugins;
     int max_requests_inflight;
     int max_mutating_requests_inflight;
 } gw_config_t;
