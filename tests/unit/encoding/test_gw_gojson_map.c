@@ -1,6 +1,6 @@
-/* Unit tests for gw_gojson_unmarshal_map (gateway/encoding/gw_gojson.c): what Go's json.Unmarshal into
- * a map[string]interface{} says of bytes, message for message (the scanner's states, Go's quoting
- * of the offending byte, end of input, the decoder's type errors). */
+/* Unit tests for gw_gojson_unmarshal_map (gateway/encoding/gw_gojson.c): what Go's json.Unmarshal
+ * into a map[string]interface{} says of bytes, message for message (the scanner's states, Go's
+ * quoting of the offending byte, end of input, the decoder's type errors). */
 #include <stdlib.h>
 #include <string.h>
 
