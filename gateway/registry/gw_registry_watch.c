@@ -44,8 +44,7 @@
 #define PROTOBUF_CONTENT_TYPE GW_PROTOBUF_WATCH_MEDIA_TYPE
 #define CBOR_CONTENT_TYPE "application/cbor-seq"
 #define INITIAL_EVENTS_END "k8s.io/initial-events-end"
-#define BOOKMARK_PERIOD_MS 60000    /* kube's cacher: a bookmark about every minute, */
-#define BOOKMARK_BEFORE_END_MS 2000 /* and one this long before the watch's deadline */
+#define BOOKMARK_BEFORE_END_MS 2000 /* kube's cacher: a bookmark this long before the deadline */
 
 typedef struct {
     gw_req_t *r;
@@ -63,6 +62,8 @@ typedef struct {
     int64_t list_rev;               /* the initial list's revision */
     int64_t after;                  /* where the changes start */
     int64_t sent;                   /* the highest resourceVersion sent */
+    int64_t known;                  /* the newest revision the collection is known to be at */
+    bool mark_is_last;              /* the bookmark timer is the one before the deadline */
     bool table;                     /* events carry Tables */
     gw_table_include_t include;
     bool table_headers; /* a Table with column definitions went out */
@@ -502,10 +503,9 @@ on_note(const gw_watcher_note_t *n, void *arg)
     if (n->kind == GW_WATCHER_EVENT) {
         on_event(st, n->ev);
     } else if (n->kind == GW_WATCHER_PROGRESS) {
-        if (st->bookmarks && n->rev > st->sent) {
-            add_bookmark(st, n->rev, false);
-            flush(st);
-        }
+        /* The next bookmark carries it; kube sends bookmarks on each watcher's own schedule. */
+        if (n->rev > st->known)
+            st->known = n->rev;
     } else {
         st->w = NULL;
         if (n->err == GW_ECOMPACTED) {
@@ -531,6 +531,7 @@ subscribe(watch_t *st, int64_t after)
     };
 
     st->after = after;
+    st->known = 0; /* a progress note speaks for the subscription it came on */
     if (st->sent < after)
         st->sent = after;
     st->w = gw_watcher_start(st->r->watches, &q, on_note, st);
@@ -794,10 +795,11 @@ static void on_mark(evutil_socket_t fd, short what, void *arg);
 static void
 arm_mark(watch_t *st)
 {
-    int64_t now = now_ms(), next = now + BOOKMARK_PERIOD_MS;
+    int64_t now = now_ms(), next = now + gw_watch_bookmark_ms(st->r->watches);
     struct timeval tv;
 
-    if (st->end_ms - BOOKMARK_BEFORE_END_MS < next)
+    st->mark_is_last = st->end_ms - BOOKMARK_BEFORE_END_MS <= next;
+    if (st->mark_is_last)
         next = st->end_ms - BOOKMARK_BEFORE_END_MS;
     if (next < now)
         return;
@@ -812,16 +814,18 @@ arm_mark(watch_t *st)
 
 /* The cacher's bookmark: the newest revision known for the collection (events this watch
  * filtered out included), sent when it is past where the watch started, so that a client
- * resumes from there. */
+ * resumes from there. A periodic one is sent only when it moves the client on; the one before
+ * the deadline always is. */
 static void
 on_mark(evutil_socket_t fd, short what, void *arg)
 {
     watch_t *st = arg;
+    int64_t rev = st->known > st->sent ? st->known : st->sent;
 
     (void)fd;
     (void)what;
-    if (st->w != NULL && st->sent > st->after) {
-        add_bookmark(st, st->sent, false);
+    if (st->w != NULL && rev > st->after && (st->mark_is_last || rev > st->sent)) {
+        add_bookmark(st, rev, false);
         flush(st);
     }
     if (st->end_ms - now_ms() > BOOKMARK_BEFORE_END_MS / 2)
