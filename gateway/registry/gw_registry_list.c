@@ -7,16 +7,16 @@
  *
  * A JSON answer without a limit is streamed once it outgrows STREAM_MIN: its ListMeta (the
  * revision alone then) is known from the first chunk, so the head goes out with the items
- * taken so far, then each chunk's items as they come; with more than STREAM_HIGH_WATER queued
- * on the connection the next chunk is read only once the client has taken it all. It is
- * gzipped on the fly when the client accepts gzip (it is past kube's compression threshold by
- * then; the stream writer, gw_stream_*, compresses and frames what this file encodes), and a
- * pretty answer (curl's) has its items re-encoded one by one. So a list holds one chunk of
+ * taken so far, then each chunk's items as they come; with more than GW_STREAM_HIGH_WATER
+ * queued on the connection the next chunk is read only once the client has taken it all. It
+ * is gzipped on the fly when the client accepts gzip (it is past kube's compression threshold
+ * by then; the stream writer, gw_stream_*, compresses and frames what this file encodes), and
+ * a pretty answer (curl's) has its items re-encoded one by one. So a list holds one chunk of
  * etcd data and its encoding plus what its connection has queued, whatever the collection's
  * size. A failure once the answer is under way can no longer be a Status: the stream is cut
- * short, and the client's decoder reports the truncated document. Smaller
- * answers, answers with a limit (their continue token is known last), Tables and YAML are
- * built whole and answered with a length.
+ * short, and the client's decoder reports the truncated document. Smaller answers, answers
+ * with a limit (their continue token is known last), Tables and YAML are built whole and
+ * answered with a length.
  *
  * The list verb writes its items in the negotiated form as they are read (gw_registry_items.c):
  * JSON or protobuf, objects or PartialObjectMetadata. A protobuf answer's envelope states its
