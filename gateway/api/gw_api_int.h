@@ -10,12 +10,14 @@
 
 #include "gw_api.h"
 #include "gw_arena.h"
+#include "gw_gzip.h"
 #include "gw_metrics.h"
 #include "gw_negotiate.h"
 #include "gw_req.h"
 #include "gw_watch.h"
 
 struct event;
+struct evbuffer;
 struct evbuffer_cb_entry;
 
 /* kube-apiserver compresses responses larger than this when the client accepts gzip. */
@@ -96,8 +98,10 @@ struct gw_api__req {
     void *stream_drained_arg;
     bool stop_due, drained_due; /* what the loop runs next for this stream */
     struct evbuffer_cb_entry *stream_out_cb;
-    bool stream_chunked;                      /* HTTP/1.1: the end is a last chunk */
-    struct event *stream_wake;                /* runs them */
+    struct evbuffer *stream_body; /* added and not yet flushed (compressed when gzipped) */
+    gw_gzip_t *stream_gzip;       /* the body's compressor, when gzipped */
+    bool stream_chunked;          /* HTTP/1.1: the end is a last chunk */
+    struct event *stream_wake;    /* runs them */
     gw_api__req_t *stream_prev, *stream_next; /* api->streams[worker] */
 };
 
