@@ -61,8 +61,8 @@ store_obj(gw_informer_t *inf, const gw_obj_t *obj, json_int_t gen)
     json_t *old = json_incref(json_object_get(inf->items, obj->key));
     json_int_t was = json_integer_value(json_object_get(old, "r"));
     json_t *o = inf->o.cache == GW_INFORMER_JSON ? gw_ctl__parse(obj) : NULL;
-    json_t *entry = json_pack("{s:I,s:I,s:o?}", "r", (json_int_t)obj->mod_revision, "g", gen,
-                              "o", o);
+    json_t *entry =
+        json_pack("{s:I,s:I,s:o?}", "r", (json_int_t)obj->mod_revision, "g", gen, "o", o);
 
     json_object_set_new(inf->items, obj->key, entry);
     if (old == NULL)

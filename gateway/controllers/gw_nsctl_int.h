@@ -1,8 +1,8 @@
 #ifndef GATEWAY_CONTROLLERS_GW_NSCTL_INT_H
 #define GATEWAY_CONTROLLERS_GW_NSCTL_INT_H
 
-/* Internals of the namespace controller, shared by gw_nsctl.c (the namespace informer and queue) and
- * gw_nsctl_pass.c (one pass over one namespace). */
+/* Internals of the namespace controller, shared by gw_nsctl.c (the namespace informer and queue)
+ * and gw_nsctl_pass.c (one pass over one namespace). */
 
 #include <stdbool.h>
 #include <stdint.h>

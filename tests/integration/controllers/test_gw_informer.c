@@ -149,13 +149,16 @@ test_list_and_watch(gw_informer_t *inf, seen_t *s)
 static void
 test_relist(gw_informer_t *inf, seen_t *s, const char *req, const char *done)
 {
-    FILE *f = fopen(req, "w");
+    char *tmp = gw_sprintf("%s.tmp", req);
+    FILE *f = fopen(tmp, "w");
     int waited;
 
-    if (f != NULL) {
+    if (f != NULL) { /* whole before the script sees it */
         fprintf(f, "/registry/" PREFIX "\n");
         fclose(f);
+        rename(tmp, req);
     }
+    free(tmp);
     for (waited = 0; waited < WAIT_S * 10 && !file_exists(done); waited++)
         harness_run_for(&h, 100);
     tap_ok(file_exists(done), "etcd went away, keys changed, history compacted, etcd is back");
