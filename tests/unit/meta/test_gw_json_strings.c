@@ -16,7 +16,8 @@ dump(const json_t *v)
 static void
 test_build(void)
 {
-    char *groups[] = {"system:masters", "dev"};
+    char g0[] = "system:masters", g1[] = "dev";
+    char *groups[] = {g0, g1}; /* authn_user_t's groups are char ** */
     const char *const nt[] = {"api", "vault", NULL};
     json_t *a = gw_json_strings(groups, 2);
     char *s = dump(a);
