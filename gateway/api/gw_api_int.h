@@ -144,19 +144,6 @@ bool gw_api__negotiate(gw_req_t *r, gw_neg_endpoint_t ep, gw_negotiated_t *out);
  *  `raw`, else encoded as negotiated (pretty, YAML). */
 void gw_api__reply_doc(gw_req_t *r, const gw_api__doc_t *doc, bool raw);
 
-/**
- * Percent-decode s[0..len) into the arena; with plus_space a '+' becomes a space (query
- * strings), otherwise it stays (paths). NULL for a malformed escape or a decoded NUL byte.
- */
-char *gw_api__unescape(gw_arena_t *a, const char *s, size_t len, bool plus_space);
-
-/**
- * The first value of parameter `key` in a raw query string (may be NULL), decoded as Go's
- * url.ParseQuery does ('&'-separated, '+' is a space), in the arena; "" for a parameter
- * without '='; NULL when absent. Pairs that do not decode are skipped, as Go drops them.
- */
-const char *gw_api__query_first(gw_arena_t *a, const char *query, const char *key);
-
 /** ASCII case-insensitive equality of s[0..len) and the NUL-terminated word. */
 bool gw_api__ieq(const char *s, size_t len, const char *word);
 

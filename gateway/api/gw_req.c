@@ -22,6 +22,7 @@
 #include "gw_negotiate.h"
 #include "gw_partial.h"
 #include "gw_protobuf.h"
+#include "gw_query.h"
 #include "gw_yaml.h"
 
 #define MAX_WARNINGS 64
@@ -65,7 +66,7 @@ const char *
 gw_req_query(gw_req_t *r, const char *key)
 {
     const char *q = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(r->http));
-    return gw_api__query_first(r->arena, q, key);
+    return gw_query_get(r->arena, q, key);
 }
 
 const char *

@@ -11,7 +11,7 @@
 #include "gw_alloc.h"
 #include "gw_ctl_int.h"
 #include "gw_err.h"
-#include "gw_http.h"
+#include "gw_uuid.h"
 #include "gw_log.h"
 
 const char *const gw_namespace_initial[] = {"default", "kube-system", "kube-public",
@@ -35,7 +35,7 @@ initial_object(const char *name)
     char *text;
 
     gw_uuid_v4(uid);
-    gw_ctl__now(now);
+    gw_time_now(now);
     o = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:{s:s}}, s:{s:[s]}, s:{s:s}}", "apiVersion", "v1",
                   "kind", "Namespace", "metadata", "name", name, "uid", uid, "creationTimestamp",
                   now, "labels", GW_NAMESPACE_NAME_LABEL, name, "spec", "finalizers",

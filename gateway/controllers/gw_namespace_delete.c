@@ -57,7 +57,7 @@ finish(del_t *d, int err, const gw_obj_t *obj, bool deleted)
 static bool
 dry_run(const json_t *options)
 {
-    return gw_ctl__has(json_object_get(options, "dryRun"), "All");
+    return gw_json_strings_has(json_object_get(options, "dryRun"), "All");
 }
 
 /* A precondition of options that the namespace does not meet. */
@@ -102,7 +102,7 @@ apply_gc_finalizers(json_t *ns, const json_t *options)
     bool changed = false;
 
     for (size_t i = 0; i < sizeof(gc) / sizeof(gc[0]); i++) {
-        bool have = gw_ctl__has(gw_ctl__array(ns, "metadata", "finalizers"), gc[i].name);
+        bool have = gw_json_strings_has(gw_ctl__array(ns, "metadata", "finalizers"), gc[i].name);
         bool want = wants(options, gc[i].policy, gc[i].orphan_value, have);
         if (want && !have)
             changed |= gw_ctl__add(ns, "metadata", "finalizers", gc[i].name);
@@ -118,7 +118,7 @@ mark_terminating(json_t *ns, const json_t *options)
 {
     char now[32];
 
-    gw_ctl__now(now);
+    gw_time_now(now);
     json_object_set_new(gw_ctl__child(ns, "metadata"), "deletionTimestamp", json_string(now));
     json_object_set_new(gw_ctl__child(ns, "status"), "phase", json_string("Terminating"));
     apply_gc_finalizers(ns, options);

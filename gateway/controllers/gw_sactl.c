@@ -12,8 +12,8 @@
 #include "gw_alloc.h"
 #include "gw_ctl_int.h"
 #include "gw_err.h"
-#include "gw_http.h"
 #include "gw_informer.h"
+#include "gw_uuid.h"
 #include "gw_log.h"
 #include "gw_namespace.h"
 #include "gw_store.h"
@@ -73,7 +73,7 @@ new_object(gw_sactl_t *c, const char *kind, const char *name)
 {
     char now[32], uid[GW_UUID_LEN + 1];
 
-    gw_ctl__now(now);
+    gw_time_now(now);
     gw_uuid_v4(uid);
     return json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s}}", "kind", kind, "apiVersion", "v1", "metadata",
                      "name", name, "namespace", c->current, "uid", uid, "creationTimestamp", now);

@@ -117,8 +117,8 @@ prepare(create_t *c)
     const char *gen = json_string_value(json_object_get(meta, "generateName"));
     char uid[37], now[21];
 
-    gw_objmeta_uuid(uid);
-    gw_objmeta_now(now);
+    gw_uuid_v4(uid);
+    gw_time_now(now);
     gw_objmeta_prepare_create(c->obj, uid, now);
     if (json_string_length(json_object_get(meta, "name")) == 0 && gen != NULL && gen[0]) {
         char *name = gw_objmeta_generate_name(gen);

@@ -54,7 +54,7 @@ void
 gw_registry__csr_prepare_create(gw_req_t *r, json_t *obj)
 {
     const authn_user_t *u = r->user;
-    json_t *spec, *groups, *extra;
+    json_t *spec, *extra;
 
     if (!is_csr(r->resource))
         return;
@@ -68,20 +68,13 @@ gw_registry__csr_prepare_create(gw_req_t *r, json_t *obj)
             json_object_set_new(spec, "username", json_string(u->name));
         if (u->uid != NULL && u->uid[0] != '\0')
             json_object_set_new(spec, "uid", json_string(u->uid));
-        if (u->n_groups > 0) {
-            groups = json_array();
-            for (size_t i = 0; i < u->n_groups; i++)
-                json_array_append_new(groups, json_string(u->groups[i]));
-            json_object_set_new(spec, "groups", groups);
-        }
+        if (u->n_groups > 0)
+            json_object_set_new(spec, "groups", gw_json_strings(u->groups, u->n_groups));
         if (u->n_extra > 0) {
             extra = json_object();
-            for (size_t i = 0; i < u->n_extra; i++) {
-                json_t *vals = json_array();
-                for (size_t j = 0; j < u->extra[i].n_values; j++)
-                    json_array_append_new(vals, json_string(u->extra[i].values[j]));
-                json_object_set_new(extra, u->extra[i].key, vals);
-            }
+            for (size_t i = 0; i < u->n_extra; i++)
+                json_object_set_new(extra, u->extra[i].key,
+                                    gw_json_strings(u->extra[i].values, u->extra[i].n_values));
             json_object_set_new(spec, "extra", extra);
         }
     }
@@ -150,7 +143,7 @@ populate_timestamps(json_t *obj, const json_t *old)
     size_t i, j;
     char now[21];
 
-    gw_objmeta_now(now);
+    gw_time_now(now);
     json_array_foreach(conditions(obj), i, c)
     {
         if (cond_str(c, "lastUpdateTime")[0] == '\0')

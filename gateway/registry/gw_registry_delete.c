@@ -230,23 +230,12 @@ preconditions_hold(del_t *d, const json_t *cur)
     return false;
 }
 
-static void
-rfc3339(time_t t, char out[21])
-{
-    struct tm tm;
-
-    gmtime_r(&t, &tm);
-    strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static time_t
+static long long
 parse_time(const char *s)
 {
-    struct tm tm = {0};
+    long long t;
 
-    if (s == NULL || strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm) == NULL)
-        return time(NULL);
-    return timegm(&tm);
+    return gw_time_parse(s, &t) ? t : (long long)time(NULL);
 }
 
 static void
@@ -295,11 +284,11 @@ graceful(del_t *d, json_t *cur, int64_t *grace)
         }
         if (!d->o->has_grace || want >= old)
             return false;
-        rfc3339(parse_time(json_string_value(dt)) - (time_t)old + (time_t)want, when);
+        gw_time_format(parse_time(json_string_value(dt)) - old + want, when);
         *grace = want;
     } else {
         *grace = pod_grace(d, cur);
-        rfc3339(time(NULL) + (time_t)*grace, when);
+        gw_time_format((long long)time(NULL) + *grace, when);
         bump_generation(meta);
     }
     json_object_set_new(meta, "deletionTimestamp", json_string(when));
@@ -364,7 +353,7 @@ mark(json_t *meta)
 
     if (json_object_get(meta, "deletionTimestamp") == NULL) {
         bump_generation(meta);
-        gw_objmeta_now(now);
+        gw_time_now(now);
         json_object_set_new(meta, "deletionTimestamp", json_string(now));
     }
     json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(0));

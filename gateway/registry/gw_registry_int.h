@@ -10,17 +10,15 @@
 #include <jansson.h>
 
 #include "gw_admission.h"
+#include "gw_buf.h"
+#include "gw_json_strings.h"
 #include "gw_objmeta.h"
 #include "gw_req.h"
 #include "gw_selector.h"
 #include "gw_ssa.h"
 #include "gw_table.h"
-
-/** A growable byte buffer (malloc'd; see gw_registry_json.c). */
-typedef struct {
-    char *data;
-    size_t len, cap;
-} gw_buf_t;
+#include "gw_time.h"
+#include "gw_uuid.h"
 
 /* ---- verbs (gw_registry_<verb>.c) --------------------------------------------------------- */
 
@@ -543,8 +541,6 @@ json_t *gw_registry__parse_members(const char *json, size_t len, const char *con
  *  reads); NULL as gw_registry__parse_members. Caller decrefs. Thread: any. */
 json_t *gw_registry__parse_labels(const char *json, size_t len);
 
-void gw_registry__buf_add(gw_buf_t *b, const void *p, size_t n);
-void gw_registry__buf_str(gw_buf_t *b, const char *s);
 /** Append a stored object with its resourceVersion, as gw_registry__parse_stored shows it as
  *  `as` (spliced into the bytes when nothing else changes); false when the bytes are not a JSON
  *  object. */

@@ -365,7 +365,7 @@ finish(gw_lister_t *l)
         return;
     }
     gw_registry__items_head(&l->form, &body, meta, l->items.len);
-    gw_registry__buf_add(&body, l->items.data ? l->items.data : "", l->items.len);
+    gw_buf_add(&body, l->items.data ? l->items.data : "", l->items.len);
     gw_registry__items_tail(&l->form, &body);
     json_decref(meta);
     l->done(l->r, &body, NULL, NULL, l->names, l->arg);
@@ -550,8 +550,8 @@ add_pretty_head(gw_lister_t *l, gw_buf_t *b, json_t *meta)
                             l->form.api_version, "metadata", meta);
     char *text = json_dumps(doc, JSON_INDENT(2));
 
-    gw_registry__buf_add(b, text, strlen(text) - 2); /* without its closing "\n}" */
-    gw_registry__buf_str(b, ",\n  \"items\": [\n    ");
+    gw_buf_add(b, text, strlen(text) - 2); /* without its closing "\n}" */
+    gw_buf_str(b, ",\n  \"items\": [\n    ");
     free(text);
     json_decref(doc);
 }

@@ -20,7 +20,7 @@ gw_registry__ssa_scope(gw_req_t *r, const char *sub, gw_ssa_scope_t *s, char now
 {
     const gw_resource_t *res = r->resource;
 
-    gw_objmeta_now(now);
+    gw_time_now(now);
     *s = (gw_ssa_scope_t){
         .schema = res->schema,
         .api_version = gw_registry__api_version(r),

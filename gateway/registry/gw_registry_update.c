@@ -246,8 +246,8 @@ create_admitted(gw_admission_err_t *e, void *ctx)
         gw_store_update_abort(u->su, GW_ECANCELED);
         return;
     }
-    gw_objmeta_uuid(uid);
-    gw_objmeta_now(now);
+    gw_uuid_v4(uid);
+    gw_time_now(now);
     gw_objmeta_prepare_create(obj, uid, now);
     gw_registry__prepare_create(u->r->resource, obj);
     if (!validate(u, obj, NULL)) {
