@@ -126,17 +126,16 @@ prepare(create_t *c)
         c->generated = true;
     }
     c->name = gw_arena_strdup(r->arena, or_empty(gw_objmeta_str(c->obj, "name")));
-    gw_registry__prepare_create(r->resource, c->obj);
-    gw_registry__csr_prepare_create(r, c->obj);
+    gw_registry__prepare_create(r->resource, r->user, c->obj);
     gw_objmeta_validate(c->obj, r->resource->namespaced,
                         gw_registry__strategy(r->resource)->name_rule, &c->req_errs);
     gw_registry__validate_kind(r->resource, c->obj, NULL, &c->req_errs);
-    gw_registry__rbac_validate(r->resource, c->obj, NULL, &c->req_errs);
     if (gw_ferr_count(&c->req_errs) > 0) {
         gw_registry__fail_invalid(r, &c->fail, r->resource->group, r->resource->kind, c->name,
                                   &c->req_errs);
         return false;
     }
+    gw_registry__canonicalize(r->resource, c->obj);
     return true;
 }
 
@@ -155,7 +154,7 @@ write_checked(bool ok, void *arg)
         return;
     }
     if (c->attempts == 1)
-        gw_registry__meta_warnings(r, c->obj);
+        gw_registry__warnings(r, c->obj, NULL);
     gw_registry__track(r, NULL, &c->opts, NULL, c->obj);
     c->key = gw_registry__object_key(r, c->name);
     if (c->opts.dry_run) {
@@ -173,6 +172,7 @@ static void
 attempt(create_t *c)
 {
     gw_req_t *r = c->r;
+    gw_strategy_admit_fn admit;
 
     c->attempts++;
     c->obj = json_deep_copy(c->body);
@@ -181,7 +181,11 @@ attempt(create_t *c)
         gw_registry__reply_fail(r, &c->fail);
         return;
     }
-    gw_registry__rbac_escalation(r, c->obj, NULL, &c->fail, write_checked, c);
+    admit = gw_registry__strategy(r->resource)->admit;
+    if (admit == NULL)
+        write_checked(true, c);
+    else
+        admit(r, c->obj, NULL, &c->fail, write_checked, c);
 }
 
 static void

@@ -53,12 +53,11 @@ spec_of(json_t *obj)
 /* ---- create ------------------------------------------------------------------------------- */
 
 void
-gw_registry__csr_prepare_create(gw_req_t *r, json_t *obj)
+gw_registry__csr_prepare_create(const gw_resource_t *res, const authn_user_t *u, json_t *obj)
 {
-    const authn_user_t *u = r->user;
     json_t *spec, *groups, *extra;
 
-    if (!is_csr(r->resource))
+    if (!is_csr(res))
         return;
     spec = spec_of(obj);
     json_object_del(spec, "username");
@@ -443,3 +442,67 @@ gw_registry__csr_admit(gw_req_t *r, const char *sub, const json_t *obj, const js
     a->arg = arg;
     ask(a, a->signer);
 }
+
+/* ---- the strategy ------------------------------------------------------------------------- */
+
+static void
+main_prepare_update(const gw_resource_t *res, json_t *obj, const json_t *old)
+{
+    gw_registry__csr_prepare_update(res, NULL, obj, old);
+}
+
+static void
+main_validate_update(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                     gw_field_errors_t *errs)
+{
+    gw_registry__csr_validate_update(res, NULL, obj, old, errs);
+}
+
+static void
+sub_prepare_update(gw_upd_t *u, json_t *obj, const json_t *old)
+{
+    gw_registry__csr_prepare_update(u->r->resource, u->sub, obj, old);
+}
+
+static void
+sub_validate_update(gw_upd_t *u, const json_t *obj, const json_t *old, gw_field_errors_t *errs)
+{
+    gw_registry__csr_validate_update(u->r->resource, u->sub, obj, old, errs);
+}
+
+static void
+admit_status(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+             gw_strategy_done_fn done, void *arg)
+{
+    gw_registry__csr_admit(r, "status", obj, old, f, done, arg);
+}
+
+static void
+admit_approval(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+               gw_strategy_done_fn done, void *arg)
+{
+    gw_registry__csr_admit(r, "approval", obj, old, f, done, arg);
+}
+
+static const gw_subres_strategy_t csr_subresources[] = {
+    {.name = "status",
+     .form = GW_SUBRES_STATUS,
+     .status_write = true,
+     .prepare_update = sub_prepare_update,
+     .validate_update = sub_validate_update,
+     .admit = admit_status},
+    {.name = "approval",
+     .form = GW_SUBRES_STATUS,
+     .prepare_update = sub_prepare_update,
+     .validate_update = sub_validate_update,
+     .admit = admit_approval},
+};
+
+const gw_strategy_t gw_strategy_csr = {
+    .name = "certificatesigningrequest",
+    .prepare_create = gw_registry__csr_prepare_create,
+    .prepare_update = main_prepare_update,
+    .validate_update = main_validate_update,
+    .subresources = csr_subresources,
+    .n_subresources = sizeof(csr_subresources) / sizeof(csr_subresources[0]),
+};
