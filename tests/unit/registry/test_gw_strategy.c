@@ -228,10 +228,12 @@ static void
 test_csr(void)
 {
     const gw_resource_t *csrs = res("certificates.k8s.io", "v1", "certificatesigningrequests");
-    char *groups[] = {"system:authenticated"};
-    authn_user_t user = {.name = "alice", .uid = "", .groups = groups, .n_groups = 1};
+    char name[] = "alice", uid[] = "", group[] = "system:authenticated";
+    char *groups[] = {group};
+    authn_user_t user = {.name = name, .uid = uid, .groups = groups, .n_groups = 1};
     json_t *d = doc("{\"metadata\":{\"name\":\"c\"},\"spec\":{\"username\":\"mallory\","
                     "\"signerName\":\"example.com/s\"},\"status\":{\"conditions\":[]}}");
+    json_t *old;
     const json_t *spec;
 
     gw_registry__prepare_create(csrs, &user, d);
@@ -242,6 +244,21 @@ test_csr(void)
                json_object_get(spec, "uid") == NULL,
            "CSR prepare_create: the user's groups, no empty uid");
     tap_ok(json_object_size(json_object_get(d, "status")) == 0, "CSR prepare_create: status {}");
+    json_decref(d);
+
+    /* A main update keeps spec and status; a stored object without status reads as {}. */
+    old = doc("{\"metadata\":{\"name\":\"c\"},\"spec\":{\"username\":\"alice\","
+              "\"signerName\":\"example.com/s\"}}");
+    d = doc("{\"metadata\":{\"name\":\"c\"},\"spec\":{\"username\":\"mallory\","
+            "\"signerName\":\"example.com/s\"},\"status\":{\"certificate\":\"Yw==\"}}");
+    gw_registry__prepare_update(csrs, d, old);
+    gw_registry__complete(csrs, d);
+    tap_is_str(json_string_value(json_object_get(json_object_get(d, "spec"), "username")), "alice",
+               "CSR update: spec stays");
+    tap_ok(json_is_object(json_object_get(d, "status")) &&
+               json_object_get(json_object_get(d, "status"), "certificate") == NULL,
+           "CSR update: status stays (empty)");
+    json_decref(old);
     json_decref(d);
 }
 
