@@ -8,8 +8,6 @@
 
 #include <string.h>
 
-#include "gw_registry_int.h"
-
 /* ---- the generic strategy and the kinds whose rules are data ------------------------------ */
 
 const gw_strategy_t gw_strategy_generic = {.name = "generic"};
