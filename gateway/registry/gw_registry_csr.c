@@ -51,12 +51,11 @@ spec_of(json_t *obj)
 /* ---- create ------------------------------------------------------------------------------- */
 
 void
-gw_registry__csr_prepare_create(gw_req_t *r, json_t *obj)
+gw_registry__csr_prepare_create(const gw_resource_t *res, const authn_user_t *u, json_t *obj)
 {
-    const authn_user_t *u = r->user;
     json_t *spec, *extra;
 
-    if (!is_csr(r->resource))
+    if (!is_csr(res))
         return;
     spec = spec_of(obj);
     json_object_del(spec, "username");
@@ -332,3 +331,50 @@ gw_registry__csr_validate_update(const gw_resource_t *res, const char *sub, cons
     validate_changes(obj, old, &o, errs);
 }
 
+/* ---- the strategy ------------------------------------------------------------------------- */
+
+static void
+main_prepare_update(const gw_resource_t *res, json_t *obj, const json_t *old)
+{
+    gw_registry__csr_prepare_update(res, NULL, obj, old);
+}
+
+static void
+main_validate_update(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                     gw_field_errors_t *errs)
+{
+    gw_registry__csr_validate_update(res, NULL, obj, old, errs);
+}
+
+static void
+sub_prepare_update(gw_upd_t *u, json_t *obj, const json_t *old)
+{
+    gw_registry__csr_prepare_update(u->r->resource, u->sub, obj, old);
+}
+
+static void
+sub_validate_update(gw_upd_t *u, const json_t *obj, const json_t *old, gw_field_errors_t *errs)
+{
+    gw_registry__csr_validate_update(u->r->resource, u->sub, obj, old, errs);
+}
+
+static const gw_subres_strategy_t csr_subresources[] = {
+    {.name = "status",
+     .form = GW_SUBRES_STATUS,
+     .status_write = true,
+     .prepare_update = sub_prepare_update,
+     .validate_update = sub_validate_update},
+    {.name = "approval",
+     .form = GW_SUBRES_STATUS,
+     .prepare_update = sub_prepare_update,
+     .validate_update = sub_validate_update},
+};
+
+const gw_strategy_t gw_strategy_csr = {
+    .name = "certificatesigningrequest",
+    .prepare_create = gw_registry__csr_prepare_create,
+    .prepare_update = main_prepare_update,
+    .validate_update = main_validate_update,
+    .subresources = csr_subresources,
+    .n_subresources = sizeof(csr_subresources) / sizeof(csr_subresources[0]),
+};

@@ -5,9 +5,9 @@
  * for Orphan and Foreground propagation; an object with finalizers is only marked
  * (deletionTimestamp, deletionGracePeriodSeconds 0) and removed when its last finalizer goes;
  * anything else is removed at once, conditional on the revision the decision saw. Namespaces
- * go through their own registry (gw_namespace_begin_delete). deletecollection lists with the
- * request's selectors and deletes each object the same way. A corrupt object's unsafe deletion
- * is gw_registry_unsafe.c's.
+ * go through their own registry (the strategy's on_delete: gw_strategy_namespace.h).
+ * deletecollection lists with the request's selectors and deletes each object the same way. A
+ * corrupt object's unsafe deletion is gw_registry_unsafe.c's.
  */
 #include "gw_registry_int.h"
 
@@ -20,7 +20,6 @@
 
 #include "gw_alloc.h"
 #include "gw_err.h"
-#include "gw_namespace.h"
 
 #define UNSAFE_OPTION "ignoreStoreReadErrorWithClusterBreakingPotential"
 
@@ -517,10 +516,10 @@ del_start(del_t *d)
     }
 }
 
-/* ---- namespaces --------------------------------------------------------------------------- */
+/* ---- kinds with their own delete (namespaces) --------------------------------------------- */
 
 static void
-ns_deleted(int err, const gw_obj_t *obj, bool deleted, void *ctx)
+own_deleted(int err, const gw_obj_t *obj, bool deleted, void *ctx)
 {
     del_t *d = ctx;
     json_t *cur = NULL;
@@ -534,10 +533,11 @@ ns_deleted(int err, const gw_obj_t *obj, bool deleted, void *ctx)
         const char *uid = gw_objmeta_str(cur, "uid"), *rv = gw_objmeta_str(cur, "resourceVersion");
         bool by_uid = d->o->pre_uid != NULL && (uid == NULL || strcmp(d->o->pre_uid, uid) != 0);
         gw_registry__fail(d->r, &d->fail, 409, "Conflict", gw_registry__details(d->r, d->name),
-                          "Operation cannot be fulfilled on namespaces \"%s\": Precondition "
+                          "Operation cannot be fulfilled on %s \"%s\": Precondition "
                           "failed: %s in precondition: %s, %s in object meta: %s",
-                          d->name, by_uid ? "UID" : "ResourceVersion",
-                          by_uid ? d->o->pre_uid : d->o->pre_rv, by_uid ? "UID" : "ResourceVersion",
+                          gw_registry__qualified_resource(d->r), d->name,
+                          by_uid ? "UID" : "ResourceVersion", by_uid ? d->o->pre_uid : d->o->pre_rv,
+                          by_uid ? "UID" : "ResourceVersion",
                           (by_uid ? uid : rv) ? (by_uid ? uid : rv) : "");
     } else if (err != 0) {
         gw_registry__fail_err(d->r, &d->fail, err, d->name);
@@ -548,22 +548,26 @@ ns_deleted(int err, const gw_obj_t *obj, bool deleted, void *ctx)
     d->done(d);
 }
 
+/* The strategy's own delete, after NamespaceLifecycle's check (only namespaces have one). */
 static void
-ns_start(del_t *d)
+own_start(del_t *d)
 {
     int rc;
 
-    rc = gw_namespace_begin_delete(d->r->store, d->name, d->o->doc, ns_deleted, d);
+    rc = gw_registry__strategy(d->r->resource)
+             ->on_delete(d->r->store, d->name, d->o->doc, own_deleted, d);
     if (rc != 0) {
         gw_registry__fail_err(d->r, &d->fail, rc, d->name);
         d->done(d);
     }
 }
 
+/* Whether the kind deletes through its own registry (namespaces), which answers with the
+ * object. */
 static bool
-is_namespaces(const gw_resource_t *res)
+own_delete(const gw_resource_t *res)
 {
-    return res->group[0] == '\0' && strcmp(res->name, "namespaces") == 0;
+    return gw_registry__strategy(res)->on_delete != NULL;
 }
 
 static del_t *
@@ -587,8 +591,8 @@ del_run(del_t *d)
         gw_registry__fail(d->r, &d->fail, 400, "BadRequest", NULL, "Name parameter invalid: %s",
                           d->name);
         d->done(d);
-    } else if (is_namespaces(d->r->resource)) {
-        ns_start(d);
+    } else if (own_delete(d->r->resource)) {
+        own_start(d);
     } else {
         del_start(d);
     }
@@ -610,7 +614,7 @@ reply_deleted(del_t *d)
      * is still there. */
     if (!d->deleted && d->o->orphan == 0)
         code = 202;
-    if (d->deleted && !r->resource->delete_returns_object && !is_namespaces(r->resource)) {
+    if (d->deleted && !r->resource->delete_returns_object && !own_delete(r->resource)) {
         gw_registry__reply_success(r, code, d->name, gw_objmeta_str(d->result, "uid"));
         return;
     }

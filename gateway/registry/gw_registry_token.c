@@ -366,3 +366,16 @@ gw_registry__token(gw_req_t *r)
     *t = (token_t){.r = r, .req = body, .now = (long long)time(NULL)};
     gw_registry__admit_create(r, body, NULL, admitted, t);
 }
+
+/* ---- the strategy ------------------------------------------------------------------------- */
+
+static const gw_subres_strategy_t sa_subresources[] = {
+    {.name = "token", .form = GW_SUBRES_HANDLER, .handle = gw_registry__token},
+};
+
+/* ServiceAccounts: the generic rules, and serviceaccounts/token (TokenRequest). */
+const gw_strategy_t gw_strategy_serviceaccount = {
+    .name = "serviceaccount",
+    .subresources = sa_subresources,
+    .n_subresources = sizeof(sa_subresources) / sizeof(sa_subresources[0]),
+};
