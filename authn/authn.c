@@ -13,6 +13,7 @@
 #include "authn_webhook.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_query.h"
 
 #define GROUP_AUTHENTICATED "system:authenticated"
 #define GROUP_UNAUTHENTICATED "system:unauthenticated"
@@ -70,38 +71,18 @@ authn_user_add_extra(authn_user_t *u, const char *key, const char *value)
     e->values[e->n_values++] = gw_strdup(value);
 }
 
-static int
-hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-        return (c | 0x20) - 'a' + 10;
-    return -1;
-}
-
 char *
 authn_extra_key(const char *header_suffix)
 {
-    char *lower = gw_strdup(header_suffix), *out = gw_strdup(header_suffix), *o = out;
+    char *lower = gw_strdup(header_suffix), *out = gw_strdup(header_suffix);
 
     for (char *c = lower; *c != '\0'; c++)
         *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-    for (const char *p = lower; *p != '\0'; p++) {
-        if (*p != '%') {
-            *o++ = *p;
-            continue;
-        }
-        /* a NUL would cut the key short: keep such a key escaped, like a malformed one */
-        if (hex_digit(p[1]) < 0 || hex_digit(p[2]) < 0 ||
-            (hex_digit(p[1]) | hex_digit(p[2])) == 0) {
-            free(out);
-            return lower;
-        }
-        *o++ = (char)(hex_digit(p[1]) << 4 | hex_digit(p[2]));
-        p += 2;
+    /* a NUL would cut the key short: keep such a key escaped, like a malformed one */
+    if (!gw_unescape(out, lower, strlen(lower), false)) {
+        free(out);
+        return lower;
     }
-    *o = '\0';
     free(lower);
     return out;
 }

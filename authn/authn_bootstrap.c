@@ -17,6 +17,7 @@
 
 #include "authn_int.h"
 #include "gw_alloc.h"
+#include "gw_time.h"
 
 #define SECRET_TYPE "bootstrap.kubernetes.io/token"
 #define USER_PREFIX "system:bootstrap:"
@@ -98,75 +99,16 @@ authn_bootstrap_data(const json_t *secret, const char *key)
     return s;
 }
 
-/* Two digits of a time field at s, or -1. */
-static int
-digits(const char *s, int n)
-{
-    int v = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
-}
-
-/* The zone of an RFC 3339 time ("Z" or "+hh:mm") as seconds east of UTC, or false. */
-static bool
-zone(const char *s, long *off)
-{
-    if (strcmp(s, "Z") == 0) {
-        *off = 0;
-        return true;
-    }
-    if ((s[0] != '+' && s[0] != '-') || strlen(s) != 6 || s[3] != ':')
-        return false;
-    int h = digits(s + 1, 2), m = digits(s + 4, 2);
-    if (h < 0 || h > 23 || m < 0 || m > 59)
-        return false;
-    *off = (s[0] == '-' ? -1 : 1) * (h * 3600L + m * 60L);
-    return true;
-}
-
-bool
-authn_bootstrap_parse_time(const char *s, time_t *out)
-{
-    static const int at[] = {0, 5, 8, 11, 14, 17}, width[] = {4, 2, 2, 2, 2, 2};
-    static const char sep[] = "--T::";
-    int f[6];
-    long off;
-
-    if (strlen(s) < 20)
-        return false;
-    for (int i = 0; i < 6; i++) {
-        f[i] = digits(s + at[i], width[i]);
-        if (f[i] < 0 || (i < 5 && s[at[i] + width[i]] != sep[i]))
-            return false;
-    }
-    const char *z = s + 19;
-    if (*z == '.' && z[1] >= '0' && z[1] <= '9') /* Go accepts fractional seconds */
-        for (z++; *z >= '0' && *z <= '9'; z++)
-            ;
-    if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 59 ||
-        !zone(z, &off))
-        return false;
-    struct tm tm = {.tm_year = f[0] - 1900,
-                    .tm_mon = f[1] - 1,
-                    .tm_mday = f[2],
-                    .tm_hour = f[3],
-                    .tm_min = f[4],
-                    .tm_sec = f[5]};
-    *out = timegm(&tm) - off;
-    return true;
-}
-
 bool
 authn_bootstrap_expiration(const json_t *secret, time_t *when)
 {
     char *exp = authn_bootstrap_data(secret, "expiration");
-    bool ok = exp != NULL && authn_bootstrap_parse_time(exp, when);
+    long long t;
+    bool ok = exp != NULL && gw_time_parse(exp, &t);
 
     free(exp);
+    if (ok)
+        *when = (time_t)t;
     return ok;
 }
 
@@ -174,9 +116,9 @@ bool
 authn_bootstrap_expired(const json_t *secret, time_t now)
 {
     char *exp = authn_bootstrap_data(secret, "expiration");
-    time_t when;
+    long long when;
     /* kube's HasExpired: an unreadable expiration counts as expired */
-    bool expired = exp != NULL && (!authn_bootstrap_parse_time(exp, &when) || when <= now);
+    bool expired = exp != NULL && (!gw_time_parse(exp, &when) || when <= (long long)now);
 
     free(exp);
     return expired;

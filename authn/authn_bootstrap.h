@@ -24,10 +24,6 @@ bool authn_bootstrap_group_valid(const char *g);
  *  missing, malformed or not text. */
 char *authn_bootstrap_data(const json_t *secret, const char *key);
 
-/** Parse an RFC 3339 time ("2006-01-02T15:04:05Z", fraction and +hh:mm zone allowed) into
- *  *out; false when malformed. */
-bool authn_bootstrap_parse_time(const char *s, time_t *out);
-
 /** The Secret's expiration into *when; false when it has none or it is unreadable. */
 bool authn_bootstrap_expiration(const json_t *secret, time_t *when);
 

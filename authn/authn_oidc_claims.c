@@ -11,6 +11,7 @@
 
 #include "authn_jwt.h"
 #include "gw_alloc.h"
+#include "gw_json_strings.h"
 
 #define NBF_LEEWAY 60      /* go-oidc's leeway on nbf, seconds */
 #define CEL_BUDGET 1000000 /* kube's per-call cost limit for authentication expressions */
@@ -204,16 +205,11 @@ map_extra(const authn__jwt_auth_t *j, const json_t *claims, cel_arena_t *arena, 
 static json_t *
 user_doc(const authn_user_t *u)
 {
-    json_t *groups = json_array(), *extra = json_object();
+    json_t *groups = gw_json_strings(u->groups, u->n_groups), *extra = json_object();
 
-    for (size_t i = 0; i < u->n_groups; i++)
-        json_array_append_new(groups, json_string(u->groups[i]));
-    for (size_t i = 0; i < u->n_extra; i++) {
-        json_t *values = json_array();
-        for (size_t k = 0; k < u->extra[i].n_values; k++)
-            json_array_append_new(values, json_string(u->extra[i].values[k]));
-        json_object_set_new(extra, u->extra[i].key, values);
-    }
+    for (size_t i = 0; i < u->n_extra; i++)
+        json_object_set_new(extra, u->extra[i].key,
+                            gw_json_strings(u->extra[i].values, u->extra[i].n_values));
     return json_pack("{s:s, s:s, s:o, s:o}", "username", u->name, "uid", u->uid, "groups", groups,
                      "extra", extra);
 }

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/rand.h>
-
 #include "authn_file.h"
 #include "authn_int.h"
 #include "authn_jwt.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_json_strings.h"
+#include "gw_uuid.h"
 
 /* kube's serviceaccount.WarnOnlyBoundTokenExpirationSeconds and ExpirationExtensionSeconds. */
 #define WARN_ONLY_SECONDS (60 * 60 + 7)
@@ -179,21 +179,6 @@ authn_sa_max_expiration(const authn_t *a)
 
 /* ---- issuing ------------------------------------------------------------------------------- */
 
-/* A random (version 4) UUID, as kube's jti. */
-static void
-uuid4(char out[37])
-{
-    unsigned char b[16];
-
-    if (RAND_bytes(b, sizeof(b)) != 1)
-        abort(); /* no randomness: nothing safe to issue */
-    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-             b[14], b[15]);
-}
-
 /* Whether every audience is an API audience (kube's isKubeAudiences). */
 static bool
 api_audiences_only(const authn__sa_t *sa, const authn_sa_request_t *q)
@@ -250,10 +235,8 @@ authn_sa_issue(const authn_t *a, const authn_sa_request_t *q)
         warnafter = q->now + exp;
         exp = sa->max_expiration > EXTENDED_SECONDS ? sa->max_expiration : EXTENDED_SECONDS;
     }
-    json_t *aud = json_array();
-    for (size_t i = 0; i < q->n_audiences; i++)
-        json_array_append_new(aud, json_string(q->audiences[i]));
-    uuid4(jti);
+    json_t *aud = gw_json_strings(q->audiences, q->n_audiences);
+    gw_uuid_v4(jti); /* kube's jti */
     sub = gw_sprintf("system:serviceaccount:%s:%s", q->namespace, q->name);
     json_t *claims = json_pack("{s:o,s:I,s:I,s:s,s:s,s:o,s:I,s:s}", "aud", aud, "exp",
                                (json_int_t)(q->now + exp), "iat", (json_int_t)q->now, "iss",

@@ -15,6 +15,7 @@
 #include "authn_bootstrap.h"
 #include "authn_jwt.h"
 #include "gw_alloc.h"
+#include "gw_time.h"
 
 #define LEEWAY 60 /* go-jose's jwt.DefaultLeeway */
 
@@ -220,9 +221,8 @@ object_valid(const authn_answer_t *ans, const char *uid, long long now)
     bool ok = got != NULL && uid != NULL && strcmp(got, uid) == 0;
 
     if (ok && deleted != NULL) {
-        struct tm tm = {0};
-        const char *end = strptime(deleted, "%Y-%m-%dT%H:%M:%S", &tm);
-        ok = end != NULL && (long long)timegm(&tm) >= now - LEEWAY;
+        long long t;
+        ok = gw_time_parse(deleted, &t) && t >= now - LEEWAY;
     }
     json_decref(o);
     return ok;

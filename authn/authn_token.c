@@ -9,15 +9,11 @@
 #include <openssl/crypto.h>
 
 #include "gw_alloc.h"
+#include "gw_buf.h"
 #include "gw_err.h"
 #include "gw_log.h"
 
-/* A growing byte string and a growing list of fields, for one CSV record. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-} buf_t;
-
+/* A growing list of fields, for one CSV record. */
 typedef struct {
     char **v;
     size_t n;
@@ -29,22 +25,10 @@ typedef struct {
 } reader_t;
 
 static void
-buf_put(buf_t *b, char c)
-{
-    if (b->len + 2 > b->cap) {
-        b->cap = b->cap ? b->cap * 2 : 64;
-        b->s = gw_realloc(b->s, b->cap);
-    }
-    b->s[b->len++] = c;
-    b->s[b->len] = '\0';
-}
-
-static void
-record_push(record_t *r, buf_t *b)
+record_push(record_t *r, gw_buf_t *b)
 {
     r->v = gw_realloc(r->v, (r->n + 1) * sizeof(*r->v));
-    r->v[r->n++] = b->s != NULL ? b->s : gw_strdup("");
-    *b = (buf_t){0};
+    r->v[r->n++] = gw_buf_take(b);
 }
 
 static void
@@ -59,7 +43,7 @@ record_free(record_t *r)
 /* A quoted field, after its opening quote: "" is a quote, and it may span lines. Returns
  * false for a quote followed by anything but a separator or the end of the line. */
 static bool
-read_quoted(reader_t *rd, buf_t *b)
+read_quoted(reader_t *rd, gw_buf_t *b)
 {
     while (rd->p < rd->end) {
         char c = *rd->p++;
@@ -67,11 +51,11 @@ read_quoted(reader_t *rd, buf_t *b)
             rd->line++;
         if (c != '"') {
             if (c != '\r' || rd->p >= rd->end || *rd->p != '\n')
-                buf_put(b, c);
+                gw_buf_char(b, c);
             continue;
         }
         if (rd->p < rd->end && *rd->p == '"') {
-            buf_put(b, *rd->p++);
+            gw_buf_char(b, *rd->p++);
             continue;
         }
         return rd->p >= rd->end || *rd->p == ',' || *rd->p == '\n' ||
@@ -84,7 +68,7 @@ read_quoted(reader_t *rd, buf_t *b)
 static bool
 read_record(reader_t *rd, record_t *r)
 {
-    buf_t b = {0};
+    gw_buf_t b = {0};
     while (rd->p < rd->end &&
            (*rd->p == '\n' || (*rd->p == '\r' && rd->p + 1 < rd->end && rd->p[1] == '\n'))) {
         rd->line += *rd->p == '\n';
@@ -100,7 +84,7 @@ read_record(reader_t *rd, record_t *r)
             if (*rd->p == '"')
                 goto bad;
             if (*rd->p != '\r' || rd->p + 1 >= rd->end || rd->p[1] != '\n')
-                buf_put(&b, *rd->p);
+                gw_buf_char(&b, *rd->p);
             rd->p++;
         }
         if (rd->p < rd->end && *rd->p == '\r')
@@ -112,7 +96,7 @@ read_record(reader_t *rd, record_t *r)
     rd->line++;
     return true;
 bad:
-    free(b.s);
+    gw_buf_free(&b);
     return false;
 }
 

@@ -23,6 +23,7 @@
 #include "gw_clock.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_json_strings.h"
 #include "gw_yaml.h"
 
 #define CACHE_SLOTS 4096 /* direct-mapped by the token's hash: bounded whatever clients send */
@@ -53,18 +54,11 @@ static void
 add_extra(authn_user_t *u, const char *key, const json_t *values)
 {
     authn_extra_t *e;
-    size_t i;
-    json_t *v;
 
     u->extra = gw_realloc(u->extra, (u->n_extra + 1) * sizeof(*u->extra));
     e = &u->extra[u->n_extra++];
     *e = (authn_extra_t){.key = gw_strdup(key)};
-    e->values = gw_calloc(json_array_size(values) + 1, sizeof(*e->values));
-    json_array_foreach(values, i, v)
-    {
-        if (json_is_string(v))
-            e->values[e->n_values++] = gw_strdup(json_string_value(v));
-    }
+    e->values = gw_json_strings_dup(values, &e->n_values);
 }
 
 static authn_user_t *
@@ -391,13 +385,10 @@ static json_t *
 api_audiences(const authn_config_t *cfg)
 {
     const char *const *list = cfg->api_audiences;
-    json_t *auds = json_array();
 
     if (list == NULL || list[0] == NULL)
         list = cfg->sa_issuers;
-    for (size_t i = 0; list != NULL && list[i] != NULL; i++)
-        json_array_append_new(auds, json_string(list[i]));
-    return auds;
+    return gw_json_strings_nt(list);
 }
 
 int

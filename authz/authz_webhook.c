@@ -21,6 +21,7 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_errlist.h"
+#include "gw_json_strings.h"
 #include "gw_log.h"
 #include "gw_selector.h"
 
@@ -141,9 +142,7 @@ requirements(const gw_selector_t *sel)
         if (op == NULL)
             continue;
         json_t *r = json_pack("{s:s, s:s}", "key", sel->reqs[i].key, "operator", op);
-        json_t *values = json_array();
-        for (size_t k = 0; k < sel->reqs[i].n_values; k++)
-            json_array_append_new(values, json_string(sel->reqs[i].values[k]));
+        json_t *values = gw_json_strings(sel->reqs[i].values, sel->reqs[i].n_values);
         json_object_set_new(r, "values", values);
         if (json_array_size(values) == 0)
             json_object_del(r, "values"); /* omitempty */
@@ -199,18 +198,13 @@ attributes(const authz_attrs_t *a)
 static void
 set_user(json_t *spec, const authn_user_t *u)
 {
-    json_t *groups = json_array(), *extra = json_object();
+    json_t *groups = gw_json_strings(u->groups, u->n_groups), *extra = json_object();
 
     set_str(spec, "user", u->name);
     set_str(spec, "uid", u->uid);
-    for (size_t i = 0; i < u->n_groups; i++)
-        json_array_append_new(groups, json_string(u->groups[i]));
-    for (size_t i = 0; i < u->n_extra; i++) {
-        json_t *values = json_array();
-        for (size_t j = 0; j < u->extra[i].n_values; j++)
-            json_array_append_new(values, json_string(u->extra[i].values[j]));
-        json_object_set_new(extra, u->extra[i].key, values);
-    }
+    for (size_t i = 0; i < u->n_extra; i++)
+        json_object_set_new(extra, u->extra[i].key,
+                            gw_json_strings(u->extra[i].values, u->extra[i].n_values));
     if (json_array_size(groups) > 0)
         json_object_set(spec, "groups", groups);
     if (json_object_size(extra) > 0)

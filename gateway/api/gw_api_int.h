@@ -10,12 +10,14 @@
 
 #include "gw_api.h"
 #include "gw_arena.h"
+#include "gw_gzip.h"
 #include "gw_metrics.h"
 #include "gw_negotiate.h"
 #include "gw_req.h"
 #include "gw_watch.h"
 
 struct event;
+struct evbuffer;
 struct evbuffer_cb_entry;
 
 /* kube-apiserver compresses responses larger than this when the client accepts gzip. */
@@ -96,8 +98,10 @@ struct gw_api__req {
     void *stream_drained_arg;
     bool stop_due, drained_due; /* what the loop runs next for this stream */
     struct evbuffer_cb_entry *stream_out_cb;
-    bool stream_chunked;                      /* HTTP/1.1: the end is a last chunk */
-    struct event *stream_wake;                /* runs them */
+    struct evbuffer *stream_body; /* added and not yet flushed (compressed when gzipped) */
+    gw_gzip_t *stream_gzip;       /* the body's compressor, when gzipped */
+    bool stream_chunked;          /* HTTP/1.1: the end is a last chunk */
+    struct event *stream_wake;    /* runs them */
     gw_api__req_t *stream_prev, *stream_next; /* api->streams[worker] */
 };
 
@@ -139,19 +143,6 @@ bool gw_api__negotiate(gw_req_t *r, gw_neg_endpoint_t ep, gw_negotiated_t *out);
 /** Answer with a cached document (ETag, If-None-Match -> 304): its bytes as they are with
  *  `raw`, else encoded as negotiated (pretty, YAML). */
 void gw_api__reply_doc(gw_req_t *r, const gw_api__doc_t *doc, bool raw);
-
-/**
- * Percent-decode s[0..len) into the arena; with plus_space a '+' becomes a space (query
- * strings), otherwise it stays (paths). NULL for a malformed escape or a decoded NUL byte.
- */
-char *gw_api__unescape(gw_arena_t *a, const char *s, size_t len, bool plus_space);
-
-/**
- * The first value of parameter `key` in a raw query string (may be NULL), decoded as Go's
- * url.ParseQuery does ('&'-separated, '+' is a space), in the arena; "" for a parameter
- * without '='; NULL when absent. Pairs that do not decode are skipped, as Go drops them.
- */
-const char *gw_api__query_first(gw_arena_t *a, const char *query, const char *key);
 
 /** ASCII case-insensitive equality of s[0..len) and the NUL-terminated word. */
 bool gw_api__ieq(const char *s, size_t len, const char *word);

@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "gw_api_int.h"
 

@@ -11,20 +11,20 @@
 
 #include <event2/buffer.h>
 #include <event2/http.h>
-#include <zlib.h>
 
 #include "gw_alloc.h"
 #include "gw_api_int.h"
 #include "gw_cbor.h"
 #include "gw_err.h"
 #include "gw_gojson.h"
+#include "gw_gzip.h"
 #include "gw_log.h"
 #include "gw_negotiate.h"
 #include "gw_partial.h"
 #include "gw_protobuf.h"
+#include "gw_query.h"
 #include "gw_yaml.h"
 
-#define GZIP_LEVEL 1 /* kube-apiserver's: speed over ratio */
 #define MAX_WARNINGS 64
 
 static void
@@ -66,7 +66,7 @@ const char *
 gw_req_query(gw_req_t *r, const char *key)
 {
     const char *q = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(r->http));
-    return gw_api__query_first(r->arena, q, key);
+    return gw_query_get(r->arena, q, key);
 }
 
 const char *
@@ -317,34 +317,6 @@ gw_req_warning(gw_req_t *r, const char *fmt, ...)
 
 /* ---- the way out -------------------------------------------------------------------------- */
 
-/* body gzipped into a new buffer, or NULL if zlib fails (then it goes out uncompressed). */
-static struct evbuffer *
-gzip_body(struct evbuffer *body)
-{
-    size_t len = evbuffer_get_length(body);
-    z_stream z = {0};
-    if (deflateInit2(&z, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return NULL;
-    uLong cap = deflateBound(&z, (uLong)len);
-    struct evbuffer *out = evbuffer_new();
-    struct evbuffer_iovec v;
-    if (out == NULL || evbuffer_reserve_space(out, (ev_ssize_t)cap, &v, 1) != 1)
-        abort();
-    z.next_in = evbuffer_pullup(body, -1);
-    z.avail_in = (uInt)len;
-    z.next_out = v.iov_base;
-    z.avail_out = (uInt)cap;
-    int rc = deflate(&z, Z_FINISH);
-    v.iov_len = z.total_out;
-    deflateEnd(&z);
-    if (rc != Z_STREAM_END) {
-        evbuffer_free(out);
-        return NULL;
-    }
-    evbuffer_commit_space(out, &v, 1);
-    return out;
-}
-
 static bool
 is_connect(const char *subresource)
 {
@@ -443,6 +415,15 @@ gw_api__default_headers(gw_req_t *r)
     set_default(h, "X-Content-Type-Options", "nosniff");
 }
 
+static struct evbuffer *
+new_buffer(void)
+{
+    struct evbuffer *b = evbuffer_new();
+    if (b == NULL)
+        abort();
+    return b;
+}
+
 /* Send body (drained) with the content type, compressed when it pays, and finish r. */
 static void
 send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *body)
@@ -454,9 +435,9 @@ send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *bod
     if (content_type != NULL)
         gw_req_set_header(r, "Content-Type", content_type);
     gw_api__default_headers(r);
-    if (r->gzip && evbuffer_get_length(body) > GW_API_GZIP_MIN)
-        z = gzip_body(body);
-    if (z != NULL) {
+    if (r->gzip && evbuffer_get_length(body) > GW_API_GZIP_MIN) {
+        z = new_buffer();
+        gw_gzip_all(evbuffer_pullup(body, -1), evbuffer_get_length(body), z);
         gw_req_set_header(r, "Content-Encoding", "gzip");
         evhttp_add_header(h, "Vary", "Accept-Encoding");
     }
@@ -469,15 +450,6 @@ send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *bod
     evhttp_send_reply(http, code, NULL, z != NULL ? z : body);
     if (z != NULL)
         evbuffer_free(z);
-}
-
-static struct evbuffer *
-new_buffer(void)
-{
-    struct evbuffer *b = evbuffer_new();
-    if (b == NULL)
-        abort();
-    return b;
 }
 
 /* doc in CBOR, with its kind's schema (which strings are bytes, which numbers floats). */

@@ -35,7 +35,6 @@
 #include "gw_store.h"
 
 struct evhttp_request;
-struct evbuffer;
 struct gw_watch_local;
 
 /** Response media types kgate can produce. */
@@ -151,7 +150,17 @@ void gw_reply_json(gw_req_t *r, int code, json_t *doc);
  */
 void gw_reply_json_bytes(gw_req_t *r, int code, const char *json, size_t len);
 
-/* ---- streamed answers (watches) ----------------------------------------------------------- */
+/* ---- streamed answers (watches, large lists) ------------------------------------------------ */
+
+/*
+ * A streamed answer is the one writer of its body: handlers hand it encoded bytes, and it owns
+ * what the transport needs (compression, framing as chunks, what is queued on the connection).
+ * Bytes added are held until a flush sends them; a producer that must not run ahead of its
+ * client passes a high-water mark to gw_stream_flush and waits for its resume callback.
+ */
+
+/** Bytes queued on a connection beyond which a streamed list waits for its client. */
+#define GW_STREAM_HIGH_WATER (256 * 1024)
 
 /** Called when a stream must end: its client left (nothing more reaches it) or the server is
  *  shutting down. The holder ends the stream with gw_stream_end, at once or soon after. */
@@ -160,28 +169,57 @@ typedef void (*gw_stream_stop_fn)(gw_req_t *r, void *arg);
 /** Called once what was queued on the connection has been sent. */
 typedef void (*gw_stream_drained_fn)(gw_req_t *r, void *arg);
 
-/**
- * Start a streamed 200 answer of `content_type` (chunked; never compressed): the headers go
- * out now and the body follows with gw_stream_write until gw_stream_end. While it is open the
- * connection is exempt from the server's read timeout (a watch client sends nothing) and reads
- * no more than a request's headers' worth of input. `stop` is called once, from the loop
- * (never from inside another call of this API), when the stream must end.
- */
-void gw_stream_start(gw_req_t *r, const char *content_type, gw_stream_stop_fn stop, void *arg);
+/** Releases bytes lent to gw_stream_add_ref, once the stream is done with them. */
+typedef void (*gw_stream_cleanup_fn)(const void *data, size_t len, void *arg);
 
 /**
- * Queue the bytes of `data` (drained; keep shared bytes shared with evbuffer_add_reference) as
- * one chunk. With `drained` set, it is called (from the loop) once everything queued so far is
- * sent; a later call with a callback replaces an earlier one not yet called. Nothing is sent,
- * and `drained` never called, once the client is gone.
+ * Start a streamed 200 answer of `content_type`, gzipped when `gzip` (Content-Encoding and Vary
+ * set): the headers go out now and the body follows with gw_stream_add and gw_stream_flush until
+ * gw_stream_end or gw_stream_cut. While it is open the connection is exempt from the server's
+ * read timeout (a watch client sends nothing) and reads no more than a request's headers' worth
+ * of input. `stop` is called once, from the loop (never from inside another call of this API),
+ * when the stream must end.
  */
-void gw_stream_write(gw_req_t *r, struct evbuffer *data, gw_stream_drained_fn drained, void *arg);
+void gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop_fn stop,
+                     void *arg);
+
+/** Whether r's answer can be streamed at all: a GET's can (a HEAD's has no body). */
+bool gw_stream_allowed(gw_req_t *r);
+
+/** Add a copy of data[0..len) to the body (compressed when the stream is); sent by the next
+ *  flush. Dropped once the client is gone. */
+void gw_stream_add(gw_req_t *r, const void *data, size_t len);
+
+/**
+ * Add data[0..len) to the body without copying it when the stream is not compressed (bytes
+ * shared between streams, such as a watch event's); `cleanup(data, len, arg)` is called once
+ * the stream no longer needs them (at once when they were compressed, or the client is gone).
+ */
+void gw_stream_add_ref(gw_req_t *r, const void *data, size_t len, gw_stream_cleanup_fn cleanup,
+                       void *arg);
+
+/**
+ * Send what was added since the last flush (one chunk). Returns false to go on producing. With
+ * `resume` set and more than `high_water` bytes then queued on the connection, returns true:
+ * the producer waits, and `resume` is called (from the loop) once everything queued is sent;
+ * it replaces an earlier resume not yet called. Once the client is gone, nothing is sent, false
+ * is returned and no resume is called (the stream's stop callback is).
+ */
+bool gw_stream_flush(gw_req_t *r, size_t high_water, gw_stream_drained_fn resume, void *arg);
 
 /** Bytes queued on the connection and not yet sent (0 once the client is gone). */
 size_t gw_stream_queued(gw_req_t *r);
 
-/** End the stream (the last chunk, when the client is still there): finishes the request. */
+/** End the stream complete: what was added is sent, with a compressed body's end, then the
+ *  body's end (the last chunk, when the client is still there). Finishes the request. */
 void gw_stream_end(gw_req_t *r);
+
+/**
+ * End the stream short of its end (a failure once the answer is under way): what was added
+ * since the last flush is dropped and a compressed body is left unfinished, so that the
+ * client's decoder reports a truncated answer. Finishes the request.
+ */
+void gw_stream_cut(gw_req_t *r);
 
 /** Answer with bytes of a given content type as they are (OpenAPI documents, metrics). */
 void gw_reply_raw(gw_req_t *r, int code, const char *content_type, const void *data, size_t len);

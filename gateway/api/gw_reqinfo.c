@@ -3,9 +3,11 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gw_api_int.h"
 #include "gw_err.h"
+#include "gw_query.h"
 
 #define MAX_PARTS 64 /* deeper paths are refused: no API path comes close */
 
@@ -65,11 +67,17 @@ lowercase(gw_arena_t *a, const char *s)
     return out;
 }
 
+bool
+gw_api__ieq(const char *s, size_t len, const char *word)
+{
+    return strlen(word) == len && strncasecmp(s, word, len) == 0;
+}
+
 /* kube's query conversion for booleans: present and neither "0" nor "false" (any case). */
 static bool
 watch_param(gw_arena_t *a, const char *query)
 {
-    const char *v = gw_api__query_first(a, query, "watch");
+    const char *v = gw_query_get(a, query, "watch");
     return v != NULL && strcmp(v, "0") != 0 && !gw_api__ieq(v, strlen(v), "false");
 }
 
@@ -124,7 +132,7 @@ selector_term(gw_arena_t *a, const char *t, size_t len, const char *field, const
 static const char *
 selector_name(gw_arena_t *a, const char *query)
 {
-    const char *sel = gw_api__query_first(a, query, "fieldSelector");
+    const char *sel = gw_query_get(a, query, "fieldSelector");
     const char *name = NULL;
     if (sel == NULL)
         return "";
@@ -184,8 +192,8 @@ gw_reqinfo_parse(gw_arena_t *a, const char *method, const char *raw_path, const 
                  gw_reqinfo_t *out)
 {
     parts_t p;
-    char *path = gw_api__unescape(a, raw_path, strlen(raw_path), false);
-    if (path == NULL || split(a, path, &p) != 0)
+    char *path = gw_arena_alloc(a, strlen(raw_path) + 1);
+    if (!gw_unescape(path, raw_path, strlen(raw_path), false) || split(a, path, &p) != 0)
         return GW_EINVAL;
     *out = (gw_reqinfo_t){
         .verb = lowercase(a, method),

@@ -1,6 +1,7 @@
 /*
- * Streamed answers (watches): a chunked 200 whose body is written piece by piece for as long
- * as the request lasts.
+ * Streamed answers (watches, large lists): a chunked 200 whose body is written piece by piece
+ * for as long as the request lasts. The handlers hand over encoded bytes; this file alone
+ * compresses them, frames them as chunks and tells a producer when to wait for its client.
  *
  * evhttp reports a client that left from inside its connection teardown, and a drained output
  * buffer from inside its write path; neither is a place to run a handler that may end the
@@ -27,6 +28,7 @@
 #include <event2/http.h>
 
 #include "gw_api_int.h"
+#include "gw_gzip.h"
 #include "gw_log.h"
 
 static struct bufferevent *
@@ -154,7 +156,7 @@ exempt(struct bufferevent *bev)
 }
 
 void
-gw_stream_start(gw_req_t *r, const char *content_type, gw_stream_stop_fn stop, void *arg)
+gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop_fn stop, void *arg)
 {
     gw_api__req_t *p = GW_API_REQ(r);
     struct bufferevent *bev;
@@ -163,9 +165,15 @@ gw_stream_start(gw_req_t *r, const char *content_type, gw_stream_stop_fn stop, v
     p->stream_stop = stop;
     p->stream_stop_arg = arg;
     p->stream_wake = event_new(gw_worker_base(r->worker), -1, 0, on_wake, r);
-    if (p->stream_wake == NULL)
+    p->stream_body = evbuffer_new();
+    if (p->stream_wake == NULL || p->stream_body == NULL)
         abort();
     track(p, gw_worker_index(r->worker));
+    if (gzip) {
+        p->stream_gzip = gw_gzip_new();
+        gw_req_set_header(r, "Content-Encoding", "gzip");
+        gw_req_set_header(r, "Vary", "Accept-Encoding");
+    }
     gw_req_set_header(r, "Content-Type", content_type);
     gw_api__default_headers(r);
     gw_server_on_gone(r->http, on_gone, r); /* at once when the client already left */
@@ -180,27 +188,57 @@ gw_stream_start(gw_req_t *r, const char *content_type, gw_stream_stop_fn stop, v
     p->stream_out_cb = evbuffer_add_cb(bufferevent_get_output(bev), on_output, p);
 }
 
+bool
+gw_stream_allowed(gw_req_t *r)
+{
+    return evhttp_request_get_command(r->http) == EVHTTP_REQ_GET;
+}
+
 void
-gw_stream_write(gw_req_t *r, struct evbuffer *data, gw_stream_drained_fn drained, void *arg)
+gw_stream_add(gw_req_t *r, const void *data, size_t len)
 {
     gw_api__req_t *p = GW_API_REQ(r);
 
-    if (drained != NULL) {
-        p->stream_drained = drained;
-        p->stream_drained_arg = arg;
-    }
-    if (conn_bev(r) == NULL) {
-        evbuffer_drain(data, evbuffer_get_length(data));
+    if (conn_bev(r) == NULL)
+        return;
+    if (p->stream_gzip != NULL)
+        gw_gzip_add(p->stream_gzip, data, len, false, p->stream_body);
+    else
+        evbuffer_add(p->stream_body, data, len);
+}
+
+void
+gw_stream_add_ref(gw_req_t *r, const void *data, size_t len, gw_stream_cleanup_fn cleanup,
+                  void *arg)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+
+    if (conn_bev(r) != NULL && p->stream_gzip == NULL) {
+        evbuffer_add_reference(p->stream_body, data, len, cleanup, arg);
         return;
     }
-    if (evbuffer_get_length(data) > 0) {
-        evhttp_send_reply_chunk(r->http, data);
+    gw_stream_add(r, data, len);
+    cleanup(data, len, arg);
+}
+
+bool
+gw_stream_flush(gw_req_t *r, size_t high_water, gw_stream_drained_fn resume, void *arg)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+
+    if (conn_bev(r) == NULL) {
+        evbuffer_drain(p->stream_body, evbuffer_get_length(p->stream_body));
+        return false;
+    }
+    if (evbuffer_get_length(p->stream_body) > 0) {
+        evhttp_send_reply_chunk(r->http, p->stream_body);
         guard(conn_bev(r));
     }
-    if (drained != NULL && gw_stream_queued(r) == 0) {
-        p->drained_due = true;
-        wake(p);
-    }
+    if (resume == NULL || gw_stream_queued(r) <= high_water)
+        return false;
+    p->stream_drained = resume;
+    p->stream_drained_arg = arg;
+    return true;
 }
 
 size_t
@@ -211,15 +249,25 @@ gw_stream_queued(gw_req_t *r)
     return bev != NULL ? evbuffer_get_length(bufferevent_get_output(bev)) : 0;
 }
 
-void
-gw_stream_end(gw_req_t *r)
+/* The end of the stream, `complete` or cut short. */
+static void
+stream_close(gw_req_t *r, bool complete)
 {
     gw_api__req_t *p = GW_API_REQ(r);
-    struct bufferevent *bev = conn_bev(r);
+    struct bufferevent *bev;
 
+    if (complete && p->stream_gzip != NULL && conn_bev(r) != NULL)
+        gw_gzip_add(p->stream_gzip, NULL, 0, true, p->stream_body);
+    if (complete)
+        gw_stream_flush(r, 0, NULL, NULL);
+    gw_gzip_free(p->stream_gzip);
+    p->stream_gzip = NULL;
+    evbuffer_free(p->stream_body); /* lent bytes not sent are released */
+    p->stream_body = NULL;
     untrack(p, gw_worker_index(r->worker));
     event_free(p->stream_wake);
     gw_server_on_gone(r->http, NULL, NULL);
+    bev = conn_bev(r);
     if (bev != NULL) {
         evbuffer_remove_cb_entry(bufferevent_get_output(bev), p->stream_out_cb);
         bufferevent_setwatermark(bev, EV_READ, 0, 0);
@@ -234,6 +282,18 @@ gw_stream_end(gw_req_t *r)
     evhttp_send_reply_end(http);
     if (bev != NULL && chunked)
         guard(bev);
+}
+
+void
+gw_stream_end(gw_req_t *r)
+{
+    stream_close(r, true);
+}
+
+void
+gw_stream_cut(gw_req_t *r)
+{
+    stream_close(r, false);
 }
 
 void

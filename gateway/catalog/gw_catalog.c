@@ -402,6 +402,19 @@ gw_catalog_group(const gw_catalog_t *c, const char *name)
     return NULL;
 }
 
+void
+gw_catalog_bind_strategies(const gw_catalog_t *c, gw_strategy_resolve_fn resolve)
+{
+    const gw_catalog_t *u = c->universe;
+
+    /* The universe's resources are its own process-lifetime allocations, written here once
+     * before the catalog is shared. */
+    for (size_t i = 0; i < u->n_resources; i++) {
+        gw_resource_t *r = (gw_resource_t *)u->resources[i];
+        r->strategy = resolve(r);
+    }
+}
+
 const gw_subresource_t *
 gw_resource_subresource(const gw_resource_t *r, const char *name)
 {

@@ -176,11 +176,16 @@ typedef struct {
     const char *storage_path;  /* relative etcd path (gw_store_resource_path's answer) */
     bool keeps_generation;     /* metadata.generation is maintained (kube's strategies that do) */
     bool virtual_only;         /* not stored: reviews, TokenReview, SelfSubjectReview, ... */
-    const gw_schema_t *list_schema;   /* the list kind's schema, or NULL when there is no list */
-    const char *storage_version_hash; /* discovery's storageVersionHash; NULL when virtual */
-    bool delete_returns_object;       /* a finished delete answers with the object (kube's
-                                         ReturnDeletedObject: pods, services, ...), not a Status */
+    const gw_schema_t *list_schema;     /* the list kind's schema, or NULL when there is no list */
+    const char *storage_version_hash;   /* discovery's storageVersionHash; NULL when virtual */
+    bool delete_returns_object;         /* a finished delete answers with the object (kube's
+                                           ReturnDeletedObject: pods, services, ...), not a Status */
+    const struct gw_strategy *strategy; /* the registry's rules for the kind, opaque here: set
+                                           once at start-up (gw_catalog_bind_strategies) */
 } gw_resource_t;
+
+/** The function that gives a resource its strategy (the registry's gw_strategy_lookup). */
+typedef const struct gw_strategy *(*gw_strategy_resolve_fn)(const gw_resource_t *r);
 
 /** The subresource `name` of r, or NULL. Thread: any. */
 const gw_subresource_t *gw_resource_subresource(const gw_resource_t *r, const char *name);
@@ -253,5 +258,12 @@ const gw_schema_t *gw_catalog_definition(const gw_catalog_t *c, const char *name
  */
 const gw_schema_t *gw_catalog_kind_schema(const gw_catalog_t *c, const char *group,
                                           const char *version, const char *kind);
+
+/**
+ * Set the strategy of every resource of c's universe (the built-in catalog, whose resources
+ * every configured catalog serves) to resolve(resource), so that requests read it without a
+ * lookup. Thread: main, at start-up, before any thread reads a strategy.
+ */
+void gw_catalog_bind_strategies(const gw_catalog_t *c, gw_strategy_resolve_fn resolve);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_buf.h"
 #include "gw_yaml.h"
 
 /* ---- the wire -------------------------------------------------------------------------------
@@ -17,26 +18,14 @@
 enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_BYTES = 2 };
 
 typedef struct {
-    uint8_t *buf;
-    size_t len, cap;
+    gw_buf_t out;
     size_t skipped; /* JSON members without a field */
 } pb_t;
 
 static void
-reserve(pb_t *b, size_t n)
-{
-    if (b->len + n <= b->cap)
-        return;
-    b->cap = (b->len + n) * 2;
-    b->buf = gw_realloc(b->buf, b->cap);
-}
-
-static void
 put(pb_t *b, const void *p, size_t n)
 {
-    reserve(b, n);
-    memcpy(b->buf + b->len, p, n);
-    b->len += n;
+    gw_buf_add(&b->out, p, n);
 }
 
 static size_t
@@ -81,19 +70,18 @@ static size_t
 begin(pb_t *b, int number)
 {
     put_tag(b, number, WIRE_BYTES);
-    return b->len;
+    return b->out.len;
 }
 
 static void
 end(pb_t *b, size_t start)
 {
     uint8_t tmp[10];
-    size_t body = b->len - start, k = varint_bytes(body, tmp);
+    size_t body = b->out.len - start, k = varint_bytes(body, tmp);
 
-    reserve(b, k);
-    memmove(b->buf + start + k, b->buf + start, body);
-    memcpy(b->buf + start, tmp, k);
-    b->len += k;
+    gw_buf_add(&b->out, tmp, k); /* room for the length, which goes in front of the body */
+    memmove(b->out.data + start + k, b->out.data + start, body);
+    memcpy(b->out.data + start, tmp, k);
 }
 
 /* ---- the messages ---------------------------------------------------------------------------
@@ -791,10 +779,8 @@ gw_openapi_proto_encode(const json_t *doc, size_t *len, size_t *skipped)
         encode_msg(&b, doc, &m_document);
     else
         b.skipped++;
-    if (b.buf == NULL)
-        b.buf = gw_malloc(1);
-    *len = b.len;
+    *len = b.out.len;
     if (skipped != NULL)
         *skipped = b.skipped;
-    return b.buf;
+    return (uint8_t *)gw_buf_take(&b.out);
 }

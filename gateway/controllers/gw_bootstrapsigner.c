@@ -1,7 +1,9 @@
 /*
- * The bootstrap signer, as kube's pkg/controller/bootstrap signer: every round lists
- * kube-system's Secrets for the usable signing tokens, then updates cluster-info (a guaranteed
- * update) when its jws-kubeconfig-* entries differ from the ones those tokens give.
+ * The bootstrap signer, as kube's pkg/controller/bootstrap signer: informers on kube-system's
+ * Secrets and on cluster-info queue one key after any change (and once a minute, and when a
+ * signing token expires); processing it takes the usable signing tokens from the Secrets'
+ * cache, then updates cluster-info (a guaranteed update) when its jws-kubeconfig-* entries
+ * differ from the ones those tokens give.
  */
 #include "gw_bootstrapsigner.h"
 
@@ -15,9 +17,11 @@
 #include "authn_bootstrap.h"
 #include "gw_alloc.h"
 #include "gw_ctl_int.h"
-#include "gw_ctl_rounds.h"
 #include "gw_err.h"
+#include "gw_informer.h"
 #include "gw_log.h"
+#include "gw_store.h"
+#include "gw_workqueue.h"
 
 #define SECRETS "secrets/kube-system/"
 #define CLUSTER_INFO "configmaps/kube-public/cluster-info"
@@ -25,18 +29,22 @@
 #define NAME_PREFIX "bootstrap-token-"
 #define SIG_PREFIX "jws-kubeconfig-"
 #define RESYNC_MS 60000
-#define LIST_PAGE 500
+#define RETRY_MS 1000
+#define QUEUE_KEY "cluster-info" /* the only key: there is one thing to sign */
 
 typedef struct {
     char *id, *secret;
 } token_t;
 
 struct gw_bootstrapsigner {
-    gw_ctl_rounds_t *rr;
-    gw_store_t *store; /* the rounds', during a round */
-    token_t *tokens;   /* this round's signing tokens */
+    etcd_conn_t *conn; /* ours: freeing it cancels the update in flight */
+    gw_store_t *store;
+    gw_informer_t *secrets, *cluster_info;
+    gw_workqueue_t *queue;
+    bool stopping;
+    token_t *tokens; /* this pass's signing tokens */
     size_t n_tokens;
-    int64_t next_ms;
+    int64_t next_ms; /* when this pass wants the next */
 };
 
 /* base64url without padding (RFC 7515), a new string. */
@@ -124,11 +132,12 @@ for_signing(const json_t *secret, const char *name, time_t now)
 }
 
 static void
-consider(gw_bootstrapsigner_t *s, const gw_obj_t *obj, time_t now)
+consider(const char *key, const json_t *secret, int64_t mod_revision, void *ctx)
 {
-    json_t *secret = gw_ctl__parse(obj);
-    const char *name = obj->key + strlen(SECRETS);
-    time_t when;
+    gw_bootstrapsigner_t *s = ctx;
+    const char *name = key + strlen(SECRETS);
+    time_t now = time(NULL), when;
+    (void)mod_revision;
 
     if (secret != NULL && for_signing(secret, name, now)) {
         char *id = authn_bootstrap_data(secret, "token-id");
@@ -145,7 +154,6 @@ consider(gw_bootstrapsigner_t *s, const gw_obj_t *obj, time_t now)
         if (authn_bootstrap_expiration(secret, &when) && (when - now) * 1000 < s->next_ms)
             s->next_ms = (when - now) * 1000 + 1000; /* its signature goes once it expired */
     }
-    json_decref(secret);
 }
 
 /* ---- cluster-info -------------------------------------------------------------------------- */
@@ -221,62 +229,60 @@ signed_done(int err, const gw_obj_t *obj, void *ctx)
     gw_bootstrapsigner_t *s = ctx;
     (void)obj;
 
+    if (s->stopping)
+        return;
     if (err == 0)
         gw_log_info(NULL, "bootstrapsigner: cluster-info signed with %zu token(s)", s->n_tokens);
-    else if (err != GW_ENOTFOUND && err != GW_ECANCELED && !gw_ctl_rounds_stopping(s->rr))
+    else if (err != GW_ENOTFOUND && err != GW_ECANCELED)
         gw_log_warn(NULL, "bootstrapsigner: updating cluster-info failed: %s", gw_strerror(err));
     if (err != 0 && err != GW_ENOTFOUND && err != GW_ECANCELED)
-        s->next_ms = 1000;
+        s->next_ms = RETRY_MS;
     clear_tokens(s);
-    gw_ctl_rounds_done(s->rr, s->next_ms);
+    gw_workqueue_add_after(s->queue, QUEUE_KEY, s->next_ms);
+    gw_workqueue_done(s->queue, QUEUE_KEY);
 }
 
-/* ---- rounds ---------------------------------------------------------------------------------- */
+/* ---- the queue ------------------------------------------------------------------------------ */
 
-static void list_page(gw_bootstrapsigner_t *s, const char *start, int64_t rev);
-
+/* Sign with what the Secrets' cache holds, once it holds kube-system's Secrets. */
 static void
-listed(int err, const gw_list_page_t *page, void *arg)
+process(gw_workqueue_t *q, const char *key, void *ctx)
 {
-    gw_bootstrapsigner_t *s = arg;
-    time_t now = time(NULL);
+    gw_bootstrapsigner_t *s = ctx;
 
-    if (err != 0) {
-        if (!gw_ctl_rounds_stopping(s->rr))
-            gw_log_warn(NULL, "bootstrapsigner: listing Secrets failed: %s", gw_strerror(err));
-        clear_tokens(s);
-        gw_ctl_rounds_done(s->rr, 1000);
+    if (!gw_informer_synced(s->secrets)) {
+        gw_workqueue_done(q, key); /* its first list queues the key again */
         return;
     }
-    for (size_t i = 0; i < page->n_items; i++)
-        consider(s, &page->items[i], now);
-    if (page->more) {
-        list_page(s, page->next_key, page->revision);
-        return;
-    }
+    s->next_ms = RESYNC_MS;
+    gw_informer_each(s->secrets, consider, s);
     if (gw_store_guaranteed_update(s->store, CLUSTER_INFO, 0, mutate, signed_done, s) != 0)
         abort(); /* well-formed by construction */
 }
 
 static void
-list_page(gw_bootstrapsigner_t *s, const char *start, int64_t rev)
-{
-    gw_list_req_t req = {
-        .prefix = SECRETS, .start_key = start, .revision = rev, .limit = LIST_PAGE};
-
-    if (gw_store_list(s->store, &req, listed, s) != 0)
-        abort(); /* well-formed by construction */
-}
-
-static void
-round_start(gw_ctl_rounds_t *rr, gw_store_t *store, void *ctx)
+on_event(gw_informer_t *inf, const gw_informer_event_t *ev, void *ctx)
 {
     gw_bootstrapsigner_t *s = ctx;
+    (void)inf, (void)ev;
 
-    s->rr = rr;
-    s->store = store;
-    s->next_ms = RESYNC_MS;
-    list_page(s, NULL, 0);
+    gw_workqueue_add(s->queue, QUEUE_KEY);
+}
+
+static gw_informer_t *
+start_informer(gw_bootstrapsigner_t *s, etcd_client_t *client, struct event_base *base,
+               const char *etcd_prefix, const gw_value_transformer_t *values, const char *prefix)
+{
+    return gw_informer_start(client, base,
+                             &(gw_informer_opts_t){.name = "bootstrapsigner",
+                                                   .etcd_prefix = etcd_prefix,
+                                                   .values = values,
+                                                   .prefix = prefix,
+                                                   .cache = strcmp(prefix, SECRETS) == 0
+                                                                ? GW_INFORMER_JSON
+                                                                : GW_INFORMER_KEYS,
+                                                   .handler = on_event,
+                                                   .ctx = s});
 }
 
 gw_bootstrapsigner_t *
@@ -284,15 +290,12 @@ gw_bootstrapsigner_start(etcd_client_t *client, struct event_base *base, const c
                          const gw_value_transformer_t *values)
 {
     gw_bootstrapsigner_t *s = gw_calloc(1, sizeof(*s));
-    static const char *const watch[] = {SECRETS, CLUSTER_INFO, NULL};
 
-    s->rr = gw_ctl_rounds_start(client, base,
-                                &(gw_ctl_rounds_opts_t){.name = "bootstrapsigner",
-                                                        .etcd_prefix = etcd_prefix,
-                                                        .values = values,
-                                                        .watch = watch,
-                                                        .round = round_start,
-                                                        .ctx = s});
+    s->conn = etcd_conn_new(client, base);
+    s->store = gw_store_new(s->conn, etcd_prefix, values);
+    s->queue = gw_workqueue_new(base, &(gw_workqueue_opts_t){.process = process, .ctx = s});
+    s->secrets = start_informer(s, client, base, etcd_prefix, values, SECRETS);
+    s->cluster_info = start_informer(s, client, base, etcd_prefix, values, CLUSTER_INFO);
     return s;
 }
 
@@ -301,7 +304,13 @@ gw_bootstrapsigner_stop(gw_bootstrapsigner_t *s)
 {
     if (s == NULL)
         return;
-    gw_ctl_rounds_stop(s->rr);
+    s->stopping = true;
+    gw_workqueue_shutdown(s->queue);
+    gw_informer_stop(s->secrets);
+    gw_informer_stop(s->cluster_info);
+    etcd_conn_free(s->conn); /* the update's callback fires now, and sees `stopping` */
+    gw_store_free(s->store);
+    gw_workqueue_free(s->queue);
     clear_tokens(s);
     free(s);
 }

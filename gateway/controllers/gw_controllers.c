@@ -17,7 +17,7 @@
 #include "gw_alloc.h"
 #include "gw_bootstrapsigner.h"
 #include "gw_err.h"
-#include "gw_http.h"
+#include "gw_uuid.h"
 #include "gw_leader.h"
 #include "gw_log.h"
 #include "gw_namespace.h"

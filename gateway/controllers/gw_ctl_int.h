@@ -9,7 +9,9 @@
 
 #include <jansson.h>
 
+#include "gw_json_strings.h"
 #include "gw_store.h"
+#include "gw_time.h"
 
 /** The stored object's JSON if it is an object, else NULL. Caller decrefs. */
 json_t *gw_ctl__parse(const gw_obj_t *obj);
@@ -17,9 +19,6 @@ json_t *gw_ctl__parse(const gw_obj_t *obj);
 /** Compact JSON of `o` as the store keeps it: without metadata.resourceVersion (that is the
  *  key's mod_revision). A new malloc'd buffer (no NUL counted in *len); caller frees. */
 uint8_t *gw_ctl__dump(json_t *o, size_t *len);
-
-/** The current time as kube writes metav1.Time: "2006-01-02T15:04:05Z" (UTC). */
-void gw_ctl__now(char out[32]);
 
 /** The object member `name` of `o`, created (as {}) when missing or not an object. */
 json_t *gw_ctl__child(json_t *o, const char *name);
@@ -32,9 +31,6 @@ json_t *gw_ctl__array(const json_t *o, const char *a, const char *b);
 
 /** The number of entries of the array at o.<a>.<b> (0 when it is missing). */
 size_t gw_ctl__count(const json_t *o, const char *a, const char *b);
-
-/** Whether the string array `arr` (may be NULL) holds `s`. */
-bool gw_ctl__has(const json_t *arr, const char *s);
 
 /** Remove every `s` from the string array at o.<a>.<b>; returns whether any was removed. */
 bool gw_ctl__remove(json_t *o, const char *a, const char *b, const char *s);

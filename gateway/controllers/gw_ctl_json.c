@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gw_alloc.h"
 
@@ -32,16 +31,6 @@ gw_ctl__dump(json_t *o, size_t *len)
         abort(); /* only out of memory: the objects we dump are valid JSON */
     *len = strlen(text);
     return (uint8_t *)text;
-}
-
-void
-gw_ctl__now(char out[32])
-{
-    time_t t = time(NULL);
-    struct tm tm;
-
-    gmtime_r(&t, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 json_t *
@@ -79,17 +68,6 @@ gw_ctl__count(const json_t *o, const char *a, const char *b)
 }
 
 bool
-gw_ctl__has(const json_t *arr, const char *s)
-{
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const char *v = json_string_value(json_array_get(arr, i));
-        if (v != NULL && strcmp(v, s) == 0)
-            return true;
-    }
-    return false;
-}
-
-bool
 gw_ctl__remove(json_t *o, const char *a, const char *b, const char *s)
 {
     json_t *arr = gw_ctl__array(o, a, b);
@@ -115,7 +93,7 @@ gw_ctl__add(json_t *o, const char *a, const char *b, const char *s)
         arr = json_array();
         json_object_set_new(parent, b, arr);
     }
-    if (gw_ctl__has(arr, s))
+    if (gw_json_strings_has(arr, s))
         return false;
     json_array_append_new(arr, json_string(s));
     return true;

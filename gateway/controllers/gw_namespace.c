@@ -1,7 +1,7 @@
 /*
- * Namespace lifecycle around the generic store: initial namespaces and the namespace
- * strategy, as kube-apiserver has them (NamespaceLifecycle admission is an admission plugin). The DELETE semantics are
- * in gw_namespace_delete.c.
+ * The initial namespaces, created as kube-apiserver creates its own. NamespaceLifecycle is an
+ * admission plugin (gateway/admission/); the namespace strategy and DELETE are the registry's
+ * (gateway/registry/gw_strategy_namespace.h).
  */
 #include "gw_namespace.h"
 
@@ -11,7 +11,7 @@
 #include "gw_alloc.h"
 #include "gw_ctl_int.h"
 #include "gw_err.h"
-#include "gw_http.h"
+#include "gw_uuid.h"
 #include "gw_log.h"
 
 const char *const gw_namespace_initial[] = {"default", "kube-system", "kube-public",
@@ -35,7 +35,7 @@ initial_object(const char *name)
     char *text;
 
     gw_uuid_v4(uid);
-    gw_ctl__now(now);
+    gw_time_now(now);
     o = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:{s:s}}, s:{s:[s]}, s:{s:s}}", "apiVersion", "v1",
                   "kind", "Namespace", "metadata", "name", name, "uid", uid, "creationTimestamp",
                   now, "labels", GW_NAMESPACE_NAME_LABEL, name, "spec", "finalizers",
@@ -87,57 +87,4 @@ gw_namespace_ensure_initial(gw_store_t *s, gw_namespace_cb cb, void *ctx)
         return GW_EINVAL;
     }
     return 0;
-}
-
-/* ---- strategy --------------------------------------------------------------------------- */
-
-void
-gw_namespace_prepare(json_t *ns)
-{
-    json_t *meta = json_object_get(ns, "metadata");
-    json_t *name = json_object_get(meta, "name");
-
-    if (!json_is_string(name))
-        return;
-    json_object_set_new(gw_ctl__child(meta, "labels"), GW_NAMESPACE_NAME_LABEL,
-                        json_string(json_string_value(name)));
-}
-
-void
-gw_namespace_prepare_create(json_t *ns)
-{
-    json_object_set_new(ns, "status", json_pack("{s:s}", "phase", "Active"));
-    gw_ctl__add(ns, "spec", "finalizers", GW_NAMESPACE_FINALIZER);
-    gw_namespace_prepare(ns);
-}
-
-/* dst.<name> = a copy of src.<name>, or removed when src has none. */
-static void
-copy_member(json_t *dst, const json_t *src, const char *name)
-{
-    json_t *v = json_object_get(src, name);
-
-    if (v != NULL)
-        json_object_set_new(dst, name, json_deep_copy(v));
-    else
-        json_object_del(dst, name);
-}
-
-void
-gw_namespace_prepare_update(json_t *ns, const json_t *old)
-{
-    copy_member(gw_ctl__child(ns, "spec"), json_object_get(old, "spec"), "finalizers");
-    copy_member(ns, old, "status");
-    gw_namespace_prepare(ns);
-}
-
-bool
-gw_namespace_should_delete_on_update(const json_t *ns, const json_t *old)
-{
-    json_t *grace = json_object_get(json_object_get(old, "metadata"), "deletionGracePeriodSeconds");
-
-    if (gw_ctl__count(ns, "spec", "finalizers") > 0 ||
-        gw_ctl__count(ns, "metadata", "finalizers") > 0 || !gw_ctl__deleting(old))
-        return false;
-    return grace == NULL || json_is_null(grace) || json_integer_value(grace) == 0;
 }

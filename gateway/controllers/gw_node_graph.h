@@ -3,9 +3,9 @@
 
 /*
  * The process's node graph (authz_node.h), kept current from etcd as the RBAC snapshot is
- * (gw_rbac_cache.h): pods and persistentvolumeclaims are watched, and after any change (or
- * every minute) both are read again at one revision and a new graph is published. Runs on
- * every instance whose --authorization-mode holds Node, on one worker's loop.
+ * (gw_rbac_cache.h): informers cache pods and persistentvolumeclaims, and once both are
+ * listed, and after any change, a new graph of the caches is published. Runs on every
+ * instance whose --authorization-mode holds Node, on one worker's loop.
  */
 
 #include "etcd.h"

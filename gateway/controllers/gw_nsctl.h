@@ -6,8 +6,8 @@
  * kgate). Run by one instance at a time: the leader of the "namespace-controller" election
  * (gw_controllers.h starts and stops it).
  *
- * It lists the namespaces and then watches them; every namespace with a deletionTimestamp gets
- * a pass:
+ * A namespace informer (gw_informer.h) queues every namespace with a deletionTimestamp
+ * (gw_workqueue.h); each gets a pass, one at a time:
  *  1. status.phase becomes Terminating if it is not yet;
  *  2. every object in the namespace, for every namespaced resource it was given, is
  *     deleted; an object with metadata.finalizers gets a deletionTimestamp instead and is

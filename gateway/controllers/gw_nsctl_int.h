@@ -1,8 +1,8 @@
 #ifndef GATEWAY_CONTROLLERS_GW_NSCTL_INT_H
 #define GATEWAY_CONTROLLERS_GW_NSCTL_INT_H
 
-/* Internals of the namespace controller, shared by gw_nsctl.c (queue, namespace watch) and
- * gw_nsctl_pass.c (one pass over one namespace). */
+/* Internals of the namespace controller, shared by gw_nsctl.c (the namespace informer and queue)
+ * and gw_nsctl_pass.c (one pass over one namespace). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,22 +10,15 @@
 #include <jansson.h>
 
 #include "etcd.h"
+#include "gw_informer.h"
 #include "gw_nsctl.h"
 #include "gw_store.h"
-
-struct event;
-
-typedef struct gw_nsctl_item gw_nsctl_item_t;
-struct gw_nsctl_item {
-    gw_nsctl_item_t *next;
-    char *name;
-    int64_t due_ms; /* monotonic time from which it may be processed */
-};
+#include "gw_workqueue.h"
 
 typedef struct gw_nsctl_pass gw_nsctl_pass_t;
 
 struct gw_nsctl {
-    etcd_conn_t *conn; /* ours: freeing it cancels every call of the controller */
+    etcd_conn_t *conn; /* ours: freeing it cancels every call of a pass */
     gw_store_t *store;
     gw_nsctl_resource_t *res; /* the resources to empty, one per storage path */
     size_t n_res;
@@ -33,18 +26,13 @@ struct gw_nsctl {
     bool stopping;
     uint64_t removed;
 
-    gw_store_watch_t *watch; /* namespaces, after the list */
-    struct event *relist;    /* list again after the watch ended */
-    gw_nsctl_item_t *queue;  /* namespaces to process, each once */
-    struct event *wake;      /* when the first queued namespace is due */
-    gw_nsctl_pass_t *pass;   /* the pass in progress, or NULL */
+    gw_informer_t *namespaces; /* queues the terminating ones */
+    gw_workqueue_t *queue;     /* namespace names, one pass at a time */
+    gw_nsctl_pass_t *pass;     /* the pass in progress, or NULL */
 };
 
 /** Queue namespace `name` to be processed in delay_ms (sooner if it is queued already). */
 void gw_nsctl__enqueue(gw_nsctl_t *c, const char *name, int64_t delay_ms);
-
-/** Arm the wake timer for the queue's first item, unless a pass is running. */
-void gw_nsctl__schedule(gw_nsctl_t *c);
 
 /** Start a pass over namespace `name` (c->pass must be NULL). */
 void gw_nsctl__pass_start(gw_nsctl_t *c, const char *name);

@@ -263,7 +263,7 @@ edit_mark(json_t *o, gw_nsctl_pass_t *p, const gw_obj_t *cur)
 
     if (gw_ctl__deleting(o) || gw_ctl__count(o, "metadata", "finalizers") == 0)
         return GW_ECONFLICT; /* changed since it was listed: the next pass sees it */
-    gw_ctl__now(now);
+    gw_time_now(now);
     json_object_set_new(meta, "deletionTimestamp", json_string(now));
     json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(0));
     return 0;

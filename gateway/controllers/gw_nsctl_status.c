@@ -113,7 +113,7 @@ condition(const char *type, bool problem, const char *reason, const char *messag
 {
     char now[32];
 
-    gw_ctl__now(now);
+    gw_time_now(now);
     return json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", type, "status",
                      problem ? "True" : "False", "lastTransitionTime", now, "reason", reason,
                      "message", message);

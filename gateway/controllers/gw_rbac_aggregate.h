@@ -4,9 +4,9 @@
 /*
  * ClusterRole aggregation, as kube-controller-manager's clusterrole-aggregation controller:
  * a ClusterRole with aggregationRule.clusterRoleSelectors gets as rules the rules of every
- * other ClusterRole its selectors match (in name order, without repeats). One pass reads all
- * ClusterRoles and rewrites those whose rules differ; the writes start the next pass, so that
- * roles aggregated from aggregated roles (edit into admin) settle.
+ * other ClusterRole its selectors match (in name order, without repeats). One pass looks at
+ * all ClusterRoles (an informer's cache) and rewrites those whose rules differ; the writes
+ * start the next pass, so that roles aggregated from aggregated roles (edit into admin) settle.
  */
 
 #include <jansson.h>
@@ -20,8 +20,10 @@ json_t *gw_rbac_aggregate_rules(const json_t *role, const json_t *all);
 /** Called once when a pass is over: 0 or the first error. */
 typedef void (*gw_rbac_aggregate_done_fn)(int err, void *arg);
 
-/** One pass through `store`. done fires once, from a later event (at once only if the read
- *  cannot even start). Thread: the store's. */
-void gw_rbac_aggregate(gw_store_t *store, gw_rbac_aggregate_done_fn done, void *arg);
+/** One pass over `all` (the ClusterRoles in name order; borrowed for the call), writing through
+ *  `store`. done fires once: from a later event, or at once when nothing is stale. Thread: the
+ *  store's. */
+void gw_rbac_aggregate(gw_store_t *store, const json_t *all, gw_rbac_aggregate_done_fn done,
+                       void *arg);
 
 #endif

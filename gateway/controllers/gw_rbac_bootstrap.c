@@ -9,7 +9,7 @@
 #include "gw_alloc.h"
 #include "gw_ctl_int.h"
 #include "gw_err.h"
-#include "gw_http.h"
+#include "gw_uuid.h"
 #include "gw_log.h"
 
 #define RBAC_API "rbac.authorization.k8s.io"
@@ -229,7 +229,7 @@ mutate(gw_store_update_t *u, const gw_obj_t *cur, void *ctx)
     if (cur == NULL) {
         char uid[GW_UUID_LEN + 1], now[32];
         gw_uuid_v4(uid);
-        gw_ctl__now(now);
+        gw_time_now(now);
         json_object_set_new(gw_ctl__child(o, "metadata"), "uid", json_string(uid));
         json_object_set_new(gw_ctl__child(o, "metadata"), "creationTimestamp", json_string(now));
     } else if (is_protected(o) || !reconcile(o, want)) {

@@ -2,10 +2,10 @@
 #define GATEWAY_CONTROLLERS_GW_RBAC_CACHE_H
 
 /*
- * The process's RBAC snapshot (authz_rbac.h), kept current from etcd: the four RBAC
- * collections are watched, and after any change (or every minute) they are read again at one
- * revision and a new snapshot is published, so that a change is in force on every instance
- * about as soon as etcd reports it. Runs on every instance, on one worker's loop.
+ * The process's RBAC snapshot (authz_rbac.h), kept current from etcd: an informer per RBAC
+ * collection (gw_informer.h) caches its objects, and once all four are listed, and after any
+ * change, a new snapshot of the caches is published, so that a change is in force on every
+ * instance about as soon as etcd reports it. Runs on every instance, on one worker's loop.
  */
 
 #include "etcd.h"

@@ -4,8 +4,8 @@
 /*
  * The RBAC controllers the leader of the "rbac-controllers" election runs: first the bootstrap
  * policy's reconciliation (gw_rbac_bootstrap.h, once per leadership, retried until it
- * succeeds), then ClusterRole aggregation (gw_rbac_aggregate.h) after every change to a
- * ClusterRole and every minute.
+ * succeeds), then ClusterRole aggregation (gw_rbac_aggregate.h) over a ClusterRole informer's
+ * cache after every change to a ClusterRole and every minute.
  */
 
 #include "etcd.h"

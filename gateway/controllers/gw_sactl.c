@@ -1,26 +1,25 @@
 /*
  * The serviceaccount and root-ca-cert-publisher controllers (kube-controller-manager's
  * pkg/controller/serviceaccount and pkg/controller/certificates/rootcacertpublisher) on one
- * event loop: a queue of namespace names, one handled at a time, fed by watches and a
- * periodic full list.
+ * event loop: a queue of namespace names, one handled at a time, fed by informers on
+ * namespaces (resynced every minute), ServiceAccounts and ConfigMaps.
  */
 #include "gw_sactl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "gw_alloc.h"
 #include "gw_ctl_int.h"
 #include "gw_err.h"
-#include "gw_http.h"
+#include "gw_informer.h"
+#include "gw_uuid.h"
 #include "gw_log.h"
 #include "gw_namespace.h"
 #include "gw_store.h"
+#include "gw_workqueue.h"
 
 #define RESYNC_MS 60000
-#define LIST_PAGE 500
 #define DEFAULT_SA "default"
 #define ROOT_CA_CM "kube-root-ca.crt"
 #define DESCRIPTION_KEY "kubernetes.io/description"
@@ -29,11 +28,6 @@
     "Contains a CA bundle that can be used to verify the kube-apiserver when using internal "      \
     "endpoints such as the internal service IP or kubernetes.default.svc. No other usage is "      \
     "guaranteed across distributions of Kubernetes clusters."
-
-typedef struct item {
-    char *ns;
-    struct item *next;
-} item_t;
 
 /* What is watched, and the object name whose changes send its namespace to the queue (NULL:
  * every namespace object). */
@@ -50,47 +44,11 @@ struct gw_sactl {
     etcd_conn_t *conn;
     gw_store_t *store;
     char *root_ca; /* NULL: no ConfigMaps */
-    int64_t resync_ms;
-    gw_store_watch_t *watch[N_WATCHED];
-    struct watch_ctx {
-        gw_sactl_t *c;
-        size_t i;
-    } watch_ctx[N_WATCHED];
-    struct event *wake, *resync;
-    item_t *head, *tail;
-    char *current; /* the namespace being handled */
+    gw_informer_t *informers[N_WATCHED];
+    gw_workqueue_t *queue; /* namespace names */
+    char *current;         /* the namespace being handled */
     bool stopping;
 };
-
-static void list_page(gw_sactl_t *c, const char *start, int64_t rev);
-
-static void
-add_timer(struct event *ev, int64_t ms)
-{
-    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
-
-    evtimer_add(ev, &tv);
-}
-
-/* ---- the queue ----------------------------------------------------------------------------- */
-
-static void
-enqueue(gw_sactl_t *c, const char *ns, size_t len)
-{
-    for (item_t *it = c->head; it != NULL; it = it->next) {
-        if (strlen(it->ns) == len && strncmp(it->ns, ns, len) == 0)
-            return;
-    }
-    item_t *it = gw_calloc(1, sizeof(*it));
-    it->ns = gw_strndup(ns, len);
-    if (c->tail != NULL)
-        c->tail->next = it;
-    else
-        c->head = it;
-    c->tail = it;
-    if (c->current == NULL)
-        event_active(c->wake, 0, 0);
-}
 
 /* The namespace is handled (err: what failed, left to the next resync); on to the next. */
 static void
@@ -101,10 +59,10 @@ done(gw_sactl_t *c, int err, const char *what)
     if (err != 0)
         gw_log_warn(NULL, "serviceaccount controller: %s in namespace %s failed: %s", what,
                     c->current, gw_strerror(err));
-    free(c->current);
+    char *ns = c->current;
     c->current = NULL;
-    if (c->head != NULL)
-        event_active(c->wake, 0, 0);
+    gw_workqueue_done(c->queue, ns);
+    free(ns);
 }
 
 /* ---- one namespace ------------------------------------------------------------------------- */
@@ -115,7 +73,7 @@ new_object(gw_sactl_t *c, const char *kind, const char *name)
 {
     char now[32], uid[GW_UUID_LEN + 1];
 
-    gw_ctl__now(now);
+    gw_time_now(now);
     gw_uuid_v4(uid);
     return json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s}}", "kind", kind, "apiVersion", "v1", "metadata",
                      "name", name, "namespace", c->current, "uid", uid, "creationTimestamp", now);
@@ -229,19 +187,12 @@ got_namespace(int err, const gw_obj_t *obj, void *arg)
 }
 
 static void
-on_wake(evutil_socket_t fd, short what, void *arg)
+process(gw_workqueue_t *q, const char *ns, void *ctx)
 {
-    gw_sactl_t *c = arg;
-    item_t *it = c->head;
+    gw_sactl_t *c = ctx;
+    (void)q;
 
-    (void)fd, (void)what;
-    if (c->current != NULL || it == NULL)
-        return;
-    c->head = it->next;
-    if (c->head == NULL)
-        c->tail = NULL;
-    c->current = it->ns;
-    free(it);
+    c->current = gw_strdup(ns);
     char *key = gw_store_object_key(GW_NAMESPACE_RESOURCE, NULL, c->current);
     int rc = key != NULL ? gw_store_get(c->store, key, 0, got_namespace, c) : GW_EINVAL;
     free(key);
@@ -249,101 +200,38 @@ on_wake(evutil_socket_t fd, short what, void *arg)
         done(c, rc == GW_EINVAL ? 0 : rc, "reading the namespace");
 }
 
-/* ---- watches and lists --------------------------------------------------------------------- */
+/* ---- informers ----------------------------------------------------------------------------- */
 
-/* The namespace of an event on WATCHED[i] that concerns the controllers, queued. */
+/* The namespace of an event on WATCHED[i] that concerns the controllers, queued: any
+ * namespace seen (and every one on resync), the named object's changes and deletions. */
 static void
-consider(gw_sactl_t *c, size_t i, const gw_watch_event_t *ev)
+consider(gw_sactl_t *c, size_t i, const gw_informer_event_t *ev)
 {
-    const char *rel = ev->obj->key + strlen(WATCHED[i].prefix);
+    const char *rel = ev->key + strlen(WATCHED[i].prefix);
     const char *slash = strchr(rel, '/');
 
     if (WATCHED[i].name == NULL) {
-        if (ev->type != GW_WATCH_DELETED)
-            enqueue(c, rel, strlen(rel));
+        if (ev->type == GW_INFORMER_ADDED || ev->type == GW_INFORMER_UPDATED)
+            gw_workqueue_add(c->queue, rel);
         return;
     }
     if (slash != NULL && strcmp(slash + 1, WATCHED[i].name) == 0 &&
-        (ev->type == GW_WATCH_DELETED || ev->type == GW_WATCH_MODIFIED))
-        enqueue(c, rel, (size_t)(slash - rel));
-}
-
-static void
-watched(int err, const gw_watch_event_t *ev, void *arg)
-{
-    struct watch_ctx *w = arg;
-    gw_sactl_t *c = w->c;
-
-    if (err == 0) {
-        if (ev->obj != NULL)
-            consider(c, w->i, ev);
-        return;
+        (ev->type == GW_INFORMER_DELETED || ev->type == GW_INFORMER_UPDATED)) {
+        char *ns = gw_strndup(rel, (size_t)(slash - rel));
+        gw_workqueue_add(c->queue, ns);
+        free(ns);
     }
-    c->watch[w->i] = NULL;
-    if (c->stopping)
-        return;
-    gw_log_info(NULL, "serviceaccount controller: %s watch ended (%s); watching again",
-                WATCHED[w->i].prefix, gw_strerror(err));
-    event_del(c->resync);
-    add_timer(c->resync, 1000); /* a fresh list and watch, as an informer restarts */
 }
 
 static void
-start_watches(gw_sactl_t *c)
+on_event(gw_informer_t *inf, const gw_informer_event_t *ev, void *ctx)
 {
+    gw_sactl_t *c = ctx;
+
     for (size_t i = 0; i < N_WATCHED; i++) {
-        if (c->watch[i] != NULL || (i == 2 && c->root_ca == NULL))
-            continue;
-        /* previous values: a deletion then names its key */
-        gw_watch_req_t req = {.key = WATCHED[i].prefix, .is_prefix = true, .prev_values = true};
-        c->watch_ctx[i] = (struct watch_ctx){.c = c, .i = i};
-        c->watch[i] = gw_store_watch(c->store, &req, watched, &c->watch_ctx[i]);
-        if (c->watch[i] == NULL)
-            abort(); /* well-formed by construction */
+        if (c->informers[i] == inf && ev->key != NULL)
+            consider(c, i, ev);
     }
-}
-
-static void
-listed(int err, const gw_list_page_t *page, void *arg)
-{
-    gw_sactl_t *c = arg;
-    size_t skip = strlen(GW_NAMESPACE_RESOURCE "/");
-
-    if (c->stopping)
-        return;
-    if (err != 0) {
-        gw_log_warn(NULL, "serviceaccount controller: listing namespaces failed: %s",
-                    gw_strerror(err));
-        return; /* the resync timer is armed: the next round lists again */
-    }
-    for (size_t i = 0; i < page->n_items; i++)
-        enqueue(c, page->items[i].key + skip, strlen(page->items[i].key + skip));
-    if (page->more)
-        list_page(c, page->next_key, page->revision);
-}
-
-static void
-list_page(gw_sactl_t *c, const char *start, int64_t rev)
-{
-    gw_list_req_t req = {.prefix = GW_NAMESPACE_RESOURCE "/",
-                         .start_key = start,
-                         .revision = rev,
-                         .limit = LIST_PAGE};
-
-    if (gw_store_list(c->store, &req, listed, c) != 0)
-        abort(); /* well-formed by construction */
-}
-
-/* Watches first (anything after this moment is seen), then every namespace from a list. */
-static void
-on_resync(evutil_socket_t fd, short what, void *arg)
-{
-    gw_sactl_t *c = arg;
-
-    (void)fd, (void)what;
-    start_watches(c);
-    list_page(c, NULL, 0);
-    add_timer(c->resync, c->resync_ms);
 }
 
 /* ---- start and stop ------------------------------------------------------------------------ */
@@ -352,18 +240,28 @@ gw_sactl_t *
 gw_sactl_start(etcd_client_t *client, struct event_base *base, const gw_sactl_opts_t *opts)
 {
     gw_sactl_t *c = gw_calloc(1, sizeof(*c));
+    int64_t resync_ms = opts->resync_ms > 0 ? opts->resync_ms : RESYNC_MS;
 
     c->conn = etcd_conn_new(client, base);
     c->store = gw_store_new(c->conn, opts->etcd_prefix, opts->values);
     c->root_ca = opts->root_ca_pem != NULL && opts->root_ca_pem[0] != '\0'
                      ? gw_strdup(opts->root_ca_pem)
                      : NULL;
-    c->resync_ms = opts->resync_ms > 0 ? opts->resync_ms : RESYNC_MS;
-    c->wake = event_new(base, -1, 0, on_wake, c);
-    c->resync = evtimer_new(base, on_resync, c);
-    if (c->wake == NULL || c->resync == NULL)
-        abort();
-    add_timer(c->resync, 0);
+    c->queue = gw_workqueue_new(base, &(gw_workqueue_opts_t){.process = process, .ctx = c});
+    for (size_t i = 0; i < N_WATCHED; i++) {
+        if (i == 2 && c->root_ca == NULL)
+            continue; /* no ConfigMaps to publish */
+        c->informers[i] = gw_informer_start(
+            client, base,
+            &(gw_informer_opts_t){.name = "serviceaccount controller",
+                                  .etcd_prefix = opts->etcd_prefix,
+                                  .values = opts->values,
+                                  .prefix = WATCHED[i].prefix,
+                                  .cache = GW_INFORMER_KEYS,
+                                  .resync_ms = WATCHED[i].name == NULL ? resync_ms : 0,
+                                  .handler = on_event,
+                                  .ctx = c});
+    }
     return c;
 }
 
@@ -373,21 +271,13 @@ gw_sactl_stop(gw_sactl_t *c)
     if (c == NULL)
         return;
     c->stopping = true;
-    for (size_t i = 0; i < N_WATCHED; i++) {
-        if (c->watch[i] != NULL)
-            gw_store_watch_stop(c->watch[i]);
-    }
+    gw_workqueue_shutdown(c->queue);
+    for (size_t i = 0; i < N_WATCHED; i++)
+        gw_informer_stop(c->informers[i]);
     etcd_conn_free(c->conn); /* every callback fires now, and sees `stopping` */
     gw_store_free(c->store);
-    while (c->head != NULL) {
-        item_t *it = c->head;
-        c->head = it->next;
-        free(it->ns);
-        free(it);
-    }
     free(c->current);
-    event_free(c->wake);
-    event_free(c->resync);
+    gw_workqueue_free(c->queue);
     free(c->root_ca);
     free(c);
 }

@@ -9,11 +9,12 @@
  *  - root-ca-cert-publisher: every such namespace has a ConfigMap "kube-root-ca.crt" whose
  *    data is exactly {"ca.crt": <the root CA bundle>}, with kube's description annotation
  *    (put back when changed or deleted).
- * Namespaces, ServiceAccounts and ConfigMaps are watched; a namespace that appears, or whose
- * default account or CA ConfigMap changes, is looked at again, and every namespace is looked
- * at once a minute (and after a watch ends) in case an event was missed. One namespace is
- * handled at a time, through the controller's own etcd conn on one event_base thread; objects
- * are written straight to etcd (create-if-absent, or updated with a revision precondition).
+ * Informers (gw_informer.h) follow namespaces, ServiceAccounts and ConfigMaps; a namespace
+ * that appears or changes, or whose default account or CA ConfigMap changes or goes, is
+ * queued, and every namespace is queued once a minute (the namespaces' resync). One namespace
+ * is handled at a time (gw_workqueue.h), through the controller's own etcd conn on one
+ * event_base thread; objects are written straight to etcd (create-if-absent, or updated with
+ * a revision precondition).
  */
 
 #include <stdint.h>

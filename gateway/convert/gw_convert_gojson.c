@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "gw_alloc.h"
+#include "gw_buf.h"
 #include "gw_fieldval.h"
 
 /* ---- decoding ---------------------------------------------------------------------------- */
@@ -334,29 +335,6 @@ gw_convert__go_value(const gw_go_field_t *f, const json_t *v, bool untagged)
 
 /* ---- Go's JSON text ---------------------------------------------------------------------- */
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-} gj_buf_t;
-
-static void
-gj_add(gj_buf_t *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->p = gw_realloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void
-gj_adds(gj_buf_t *b, const char *s)
-{
-    gj_add(b, s, strlen(s));
-}
-
 /* The length of the UTF-8 sequence at s (n bytes left), or 0 when it is not valid UTF-8. */
 static size_t
 gj_utf8_len(const unsigned char *s, size_t n)
@@ -373,12 +351,12 @@ gj_utf8_len(const unsigned char *s, size_t n)
 
 /* encoding/json's string escapes with HTML escaping on (json.Marshal's default). */
 static void
-gj_string(gj_buf_t *b, const char *str, size_t n)
+gj_string(gw_buf_t *b, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     static const char hex[] = "0123456789abcdef";
 
-    gj_add(b, "\"", 1);
+    gw_buf_add(b, "\"", 1);
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
         size_t len;
@@ -395,28 +373,28 @@ gj_string(gj_buf_t *b, const char *str, size_t n)
             char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], '\0'};
 
             if (esc != NULL)
-                gj_adds(b, esc);
+                gw_buf_str(b, esc);
             else if (c < 0x20 || c == '<' || c == '>' || c == '&')
-                gj_adds(b, u);
+                gw_buf_str(b, u);
             else
-                gj_add(b, (const char *)&s[i], 1);
+                gw_buf_add(b, (const char *)&s[i], 1);
             i++;
             continue;
         }
         len = gj_utf8_len(s + i, n - i);
         if (len == 0)
-            gj_adds(b, "\\ufffd");
+            gw_buf_str(b, "\\ufffd");
         else if (len == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] & 0xfe) == 0xa8)
-            gj_adds(b, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029");
+            gw_buf_str(b, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029");
         else
-            gj_add(b, (const char *)&s[i], len);
+            gw_buf_add(b, (const char *)&s[i], len);
         i += len ? len : 1;
     }
-    gj_add(b, "\"", 1);
+    gw_buf_add(b, "\"", 1);
 }
 
 static void
-gj_dump(gj_buf_t *b, const json_t *v)
+gj_dump(gw_buf_t *b, const json_t *v)
 {
     char num[40];
     const char *key;
@@ -425,46 +403,46 @@ gj_dump(gj_buf_t *b, const json_t *v)
 
     switch (json_typeof(v)) {
     case JSON_OBJECT:
-        gj_add(b, "{", 1);
+        gw_buf_add(b, "{", 1);
         json_object_foreach((json_t *)v, key, val)
         {
             if (k++ > 0)
-                gj_add(b, ",", 1);
+                gw_buf_add(b, ",", 1);
             gj_string(b, key, strlen(key));
-            gj_add(b, ":", 1);
+            gw_buf_add(b, ":", 1);
             gj_dump(b, val);
         }
-        gj_add(b, "}", 1);
+        gw_buf_add(b, "}", 1);
         return;
     case JSON_ARRAY:
-        gj_add(b, "[", 1);
+        gw_buf_add(b, "[", 1);
         json_array_foreach(v, i, val)
         {
             if (i > 0)
-                gj_add(b, ",", 1);
+                gw_buf_add(b, ",", 1);
             gj_dump(b, val);
         }
-        gj_add(b, "]", 1);
+        gw_buf_add(b, "]", 1);
         return;
     case JSON_STRING:
         gj_string(b, json_string_value(v), json_string_length(v));
         return;
     case JSON_INTEGER:
         snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        gj_adds(b, num);
+        gw_buf_str(b, num);
         return;
     case JSON_REAL:
         snprintf(num, sizeof(num), "%.17g", json_real_value(v));
-        gj_adds(b, num);
+        gw_buf_str(b, num);
         return;
     case JSON_TRUE:
-        gj_adds(b, "true");
+        gw_buf_str(b, "true");
         return;
     case JSON_FALSE:
-        gj_adds(b, "false");
+        gw_buf_str(b, "false");
         return;
     default:
-        gj_adds(b, "null");
+        gw_buf_str(b, "null");
         return;
     }
 }
@@ -472,9 +450,8 @@ gj_dump(gj_buf_t *b, const json_t *v)
 char *
 gw_convert__go_json(const json_t *v)
 {
-    gj_buf_t b = {NULL, 0, 0};
+    gw_buf_t b = {0};
 
-    gj_add(&b, "", 0);
     gj_dump(&b, v);
-    return b.p;
+    return gw_buf_take(&b);
 }

@@ -285,11 +285,11 @@ gw_cbor_encode(const json_t *doc, const gw_schema_t *s, uint8_t **out, size_t *l
     gw_protobuf__put(&e.b, GW_CBOR_SELF_DESCRIBED, GW_CBOR_SELF_DESCRIBED_LEN);
     rc = ce_put_value(&e, doc, s);
     if (rc != 0) {
-        free(e.b.buf);
+        gw_buf_free(&e.b);
         return rc;
     }
-    *out = e.b.buf;
     *len = e.b.len;
+    *out = (uint8_t *)gw_buf_take(&e.b);
     return 0;
 }
 
@@ -306,5 +306,5 @@ gw_cbor_encode_watch_event(const char *type, const uint8_t *object, size_t objec
     ce_put_bytes(&b, "object", 6);
     gw_protobuf__put(&b, object, object_len);
     *len = b.len;
-    return b.buf;
+    return (uint8_t *)gw_buf_take(&b);
 }

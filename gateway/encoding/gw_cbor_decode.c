@@ -331,8 +331,8 @@ cd_string_bytes(cd_dec_t *d, int ai, uint64_t val, uint8_t **out, size_t *n)
         d->off += (size_t)val;
     }
     d->off++;
-    *out = b.buf != NULL ? b.buf : gw_malloc(1);
     *n = b.len;
+    *out = (uint8_t *)gw_buf_take(&b);
 }
 
 static json_t *

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_buf.h"
 
 typedef enum { T_NIL, T_MAP, T_SLICE, T_STRING, T_INT, T_FLOAT, T_BOOL } go_type_t;
 
@@ -52,31 +53,6 @@ go_type_name(const json_t *v)
     return names[go_type(v)];
 }
 
-/* ---- growing strings ------------------------------------------------------------------------ */
-
-typedef struct {
-    char *p;
-    size_t len, cap;
-} str_t;
-
-static void
-put(str_t *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->p = gw_realloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void
-puts_(str_t *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
 /* ---- floats: strconv.FormatFloat(f, 'g', -1, 64) ------------------------------------------- */
 
 /* The shortest decimal digits that read back as f, and the exponent of the first digit. */
@@ -103,13 +79,13 @@ shortest_digits(double f, char *digits, int *exp10)
 }
 
 static void
-put_float(str_t *b, double f)
+put_float(gw_buf_t *b, double f)
 {
     char digits[24], out[64];
     int exp10, nd, n = 0;
 
     if (f == 0) {
-        puts_(b, signbit(f) ? "-0" : "0");
+        gw_buf_str(b, signbit(f) ? "-0" : "0");
         return;
     }
     shortest_digits(fabs(f), digits, &exp10);
@@ -142,7 +118,7 @@ put_float(str_t *b, double f)
         }
     }
     out[n] = '\0';
-    puts_(b, out);
+    gw_buf_str(b, out);
 }
 
 /* ---- %v and %s ------------------------------------------------------------------------------ */
@@ -153,10 +129,10 @@ key_cmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void put_value(str_t *b, const json_t *v, char verb, bool top);
+static void put_value(gw_buf_t *b, const json_t *v, char verb, bool top);
 
 static void
-put_map(str_t *b, const json_t *v, char verb)
+put_map(gw_buf_t *b, const json_t *v, char verb)
 {
     size_t n = json_object_size(v), i = 0;
     const char **keys = gw_malloc((n ? n : 1) * sizeof(*keys));
@@ -165,39 +141,39 @@ put_map(str_t *b, const json_t *v, char verb)
 
     json_object_foreach((json_t *)v, k, x) keys[i++] = k;
     qsort(keys, n, sizeof(*keys), key_cmp);
-    puts_(b, "map[");
+    gw_buf_str(b, "map[");
     for (i = 0; i < n; i++) {
         if (i > 0)
-            puts_(b, " ");
-        puts_(b, keys[i]);
-        puts_(b, ":");
+            gw_buf_str(b, " ");
+        gw_buf_str(b, keys[i]);
+        gw_buf_str(b, ":");
         put_value(b, json_object_get(v, keys[i]), verb, false);
     }
-    puts_(b, "]");
+    gw_buf_str(b, "]");
     free(keys);
 }
 
 static void
-put_scalar(str_t *b, const json_t *v)
+put_scalar(gw_buf_t *b, const json_t *v)
 {
     char num[32];
 
     switch (go_type(v)) {
     case T_STRING:
-        put(b, json_string_value(v), json_string_length(v));
+        gw_buf_add(b, json_string_value(v), json_string_length(v));
         break;
     case T_INT:
         snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-        puts_(b, num);
+        gw_buf_str(b, num);
         break;
     case T_FLOAT:
         put_float(b, json_real_value(v));
         break;
     case T_BOOL:
-        puts_(b, json_is_true(v) ? "true" : "false");
+        gw_buf_str(b, json_is_true(v) ? "true" : "false");
         break;
     default:
-        puts_(b, "<nil>");
+        gw_buf_str(b, "<nil>");
         break;
     }
 }
@@ -205,7 +181,7 @@ put_scalar(str_t *b, const json_t *v)
 /* fmt prints a nil inside a container as <nil> whatever the verb, a top-level nil under %s as
  * %!s(<nil>), and a non-string scalar under %s as %!s(<type>=<value>). */
 static void
-put_value(str_t *b, const json_t *v, char verb, bool top)
+put_value(gw_buf_t *b, const json_t *v, char verb, bool top)
 {
     go_type_t t = go_type(v);
     size_t i;
@@ -214,22 +190,22 @@ put_value(str_t *b, const json_t *v, char verb, bool top)
     if (t == T_MAP) {
         put_map(b, v, verb);
     } else if (t == T_SLICE) {
-        puts_(b, "[");
+        gw_buf_str(b, "[");
         json_array_foreach(v, i, x)
         {
             if (i > 0)
-                puts_(b, " ");
+                gw_buf_str(b, " ");
             put_value(b, x, verb, false);
         }
-        puts_(b, "]");
+        gw_buf_str(b, "]");
     } else if (verb == 's' && t != T_STRING && (t != T_NIL || top)) {
-        puts_(b, "%!s(");
-        puts_(b, go_type_name(v));
+        gw_buf_str(b, "%!s(");
+        gw_buf_str(b, go_type_name(v));
         if (t != T_NIL) {
-            puts_(b, "=");
+            gw_buf_str(b, "=");
             put_scalar(b, v);
         }
-        puts_(b, ")");
+        gw_buf_str(b, ")");
     } else {
         put_scalar(b, v);
     }
@@ -238,19 +214,19 @@ put_value(str_t *b, const json_t *v, char verb, bool top)
 char *
 gw_go_value(const json_t *v)
 {
-    str_t b = {0};
+    gw_buf_t b = {0};
 
     put_value(&b, v, 'v', true);
-    return b.p ? b.p : gw_strdup("");
+    return gw_buf_take(&b);
 }
 
 char *
 gw_go_string(const json_t *v)
 {
-    str_t b = {0};
+    gw_buf_t b = {0};
 
     put_value(&b, v, 's', true);
-    return b.p ? b.p : gw_strdup("");
+    return gw_buf_take(&b);
 }
 
 /* ---- %q ------------------------------------------------------------------------------------- */
@@ -275,10 +251,10 @@ gw_go_quote(const char *s)
 {
     static const char esc[] = "\a\b\f\n\r\t\v", letters[] = "abfnrtv";
     const unsigned char *c = (const unsigned char *)s;
-    str_t b = {0};
+    gw_buf_t b = {0};
     char tmp[8];
 
-    puts_(&b, "\"");
+    gw_buf_str(&b, "\"");
     while (*c) {
         const char *e = *c ? strchr(esc, *c) : NULL;
         size_t n = *c >= 0x80 ? utf8_len(c) : 1;
@@ -290,13 +266,13 @@ gw_go_quote(const char *s)
             snprintf(tmp, sizeof(tmp), "\\x%02x", *c);
             n = 1;
         } else {
-            put(&b, (const char *)c, n);
+            gw_buf_add(&b, (const char *)c, n);
             c += n;
             continue;
         }
-        puts_(&b, tmp);
+        gw_buf_str(&b, tmp);
         c += n;
     }
-    puts_(&b, "\"");
-    return b.p;
+    gw_buf_str(&b, "\"");
+    return b.data;
 }

@@ -465,11 +465,11 @@ static int
 pbe_finish(pbe_t *e, bool ok, uint8_t **out, size_t *len)
 {
     if (!ok) {
-        free(e->out.buf);
+        gw_buf_free(&e->out);
         return GW_EINVAL;
     }
-    *out = e->out.buf ? e->out.buf : gw_malloc(1);
     *len = e->out.len;
+    *out = (uint8_t *)gw_buf_take(&e->out);
     return 0;
 }
 
@@ -544,8 +544,8 @@ gw_protobuf_envelope_head(const char *api_version, const char *kind, size_t raw_
     gw_protobuf__put_tag(&b, 2, GW_PB_BYTES);
     gw_protobuf__put_varint(&b, raw_len);
     n = b.len < GW_PROTOBUF_HEAD_MAX ? b.len : 0;
-    memcpy(out, b.buf, n);
-    free(b.buf);
+    memcpy(out, b.data, n);
+    gw_buf_free(&b);
     return n;
 }
 
@@ -558,8 +558,8 @@ gw_protobuf_field_head(int number, size_t len, uint8_t out[16])
     gw_protobuf__put_tag(&b, number, GW_PB_BYTES);
     gw_protobuf__put_varint(&b, len);
     n = b.len;
-    memcpy(out, b.buf, n);
-    free(b.buf);
+    memcpy(out, b.data, n);
+    gw_buf_free(&b);
     return n;
 }
 
@@ -605,7 +605,7 @@ gw_protobuf_encode_watch_event_as(const gw_catalog_t *c, const gw_schema_t *s, c
     gw_protobuf__end(&e.out, raw);
     gw_protobuf__end(&e.out, event);
     for (int i = 0; i < 4; i++)
-        e.out.buf[i] = (uint8_t)((e.out.len - 4) >> (8 * (3 - i)));
+        e.out.data[i] = (char)(uint8_t)((e.out.len - 4) >> (8 * (3 - i)));
     return pbe_finish(&e, ok, out, len);
 }
 
@@ -621,14 +621,14 @@ gw_protobuf_encode_raw(const gw_catalog_t *c, const gw_schema_t *s, const json_t
     pbe_init(&e, c, err, err_len);
     /* Written as field 1, then the tag and length peeled off: the bare message. */
     ok = pbe_value(&e, 1, s, v, s->ref ? s->ref : "value");
-    r.p = e.out.buf;
-    r.end = e.out.buf + e.out.len;
+    r.p = (const uint8_t *)e.out.data;
+    r.end = r.p + e.out.len;
     if (ok && (!gw_protobuf__varint(&r, &tag) || (tag & 7) != GW_PB_BYTES ||
                !gw_protobuf__varint(&r, &body)))
         ok = pbe_fail(&e, "protobuf: %s is not a message", s->ref ? s->ref : "value");
     if (ok) {
-        e.out.len = (size_t)body;
-        memmove(e.out.buf, r.p, e.out.len);
+        memmove(e.out.data, r.p, (size_t)body);
+        gw_buf_truncate(&e.out, (size_t)body);
     }
     return pbe_finish(&e, ok, out, len);
 }

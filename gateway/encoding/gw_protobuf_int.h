@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "gw_buf.h"
 #include "gw_catalog.h"
 
 /* Wire types. */
@@ -65,12 +66,8 @@ gw_proto_type_t gw_protobuf__wire_type(const gw_schema_t *s);
 /** Read one varint; false when truncated or longer than 10 bytes. */
 bool gw_protobuf__varint(gw_protobuf__reader_t *r, uint64_t *v);
 
-/* A message being written (gw_malloc'd, grown as needed). */
-typedef struct {
-    uint8_t *buf;
-    size_t len;
-    size_t cap;
-} gw_protobuf__buf_t;
+/* A message being written: the base's growable buffer (its bytes are (uint8_t *)data). */
+typedef gw_buf_t gw_protobuf__buf_t;
 
 void gw_protobuf__put(gw_protobuf__buf_t *b, const void *p, size_t n);
 void gw_protobuf__put_varint(gw_protobuf__buf_t *b, uint64_t v);

@@ -154,23 +154,10 @@ gw_protobuf__next(gw_protobuf__reader_t *r, gw_protobuf__field_t *f, const char 
 
 /* ---- writing ------------------------------------------------------------------------------ */
 
-static void
-pb_reserve(gw_protobuf__buf_t *b, size_t n)
-{
-    if (b->cap - b->len >= n)
-        return;
-    b->cap = b->cap * 2 > b->len + n ? b->cap * 2 : b->len + n + 64;
-    b->buf = gw_realloc(b->buf, b->cap);
-}
-
 void
 gw_protobuf__put(gw_protobuf__buf_t *b, const void *p, size_t n)
 {
-    if (n == 0)
-        return;
-    pb_reserve(b, n);
-    memcpy(b->buf + b->len, p, n);
-    b->len += n;
+    gw_buf_add(b, p, n);
 }
 
 static size_t
@@ -224,10 +211,9 @@ gw_protobuf__end(gw_protobuf__buf_t *b, size_t start)
     size_t body = b->len - start, k = pb_varint_bytes(body, tmp);
 
     /* The length goes before a body of unknown size: slide the body over once it is known. */
-    pb_reserve(b, k);
-    memmove(b->buf + start + k, b->buf + start, body);
-    memcpy(b->buf + start, tmp, k);
-    b->len += k;
+    gw_buf_add(b, tmp, k);
+    memmove(b->data + start + k, b->data + start, body);
+    memcpy(b->data + start, tmp, k);
 }
 
 /* ---- base64 and UTF-8 --------------------------------------------------------------------- */
@@ -354,8 +340,8 @@ gw_protobuf__string(const uint8_t *p, size_t n)
             gw_protobuf__put(&b, p + i, k);
         i += k;
     }
-    s = json_stringn((const char *)b.buf, b.len);
-    free(b.buf);
+    s = json_stringn(b.data, b.len);
+    gw_buf_free(&b);
     return s;
 }
 

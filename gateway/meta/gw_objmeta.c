@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
 #include "gw_alloc.h"
 #include "gw_names.h"
@@ -243,29 +242,6 @@ gw_objmeta_generate_name(const char *base)
         out[n + i] = alphabet[rnd[i] % (sizeof(alphabet) - 1)];
     out[n + 5] = '\0';
     return out;
-}
-
-void
-gw_objmeta_uuid(char out[37])
-{
-    unsigned char b[16];
-
-    random_bytes(b, sizeof(b));
-    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-             b[14], b[15]);
-}
-
-void
-gw_objmeta_now(char out[21])
-{
-    time_t t = time(NULL);
-    struct tm tm;
-
-    gmtime_r(&t, &tm);
-    strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 /* ---- preparation ------------------------------------------------------------------------ */

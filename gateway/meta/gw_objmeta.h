@@ -80,12 +80,6 @@ const char *gw_objmeta_check_name(gw_name_rule_t rule, const char *name, bool pr
  *  alphabet "bcdfghjklmnpqrstvwxz2456789". Caller frees. */
 char *gw_objmeta_generate_name(const char *base);
 
-/** A random (version 4) UUID in its 36-character text form, into out[37]. */
-void gw_objmeta_uuid(char out[37]);
-
-/** Now as RFC 3339 in UTC with seconds ("2006-01-02T15:04:05Z"), into out[21]. */
-void gw_objmeta_now(char out[21]);
-
 /* ---- preparation ------------------------------------------------------------------------ */
 
 /** The object's metadata object, created (empty) when missing or not an object. */

@@ -4,7 +4,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "gw_alloc.h"
 #include "gw_table_int.h"
@@ -22,12 +21,9 @@ default_cells(const json_t *obj, long long now, json_t *row)
     json_t *cells = json_object_get(row, "cells");
     char buf[32] = "0001-01-01T00:00:00Z";
     long long t;
-    struct tm tm;
     (void)now;
-    if (gw_table__time(gw_table__str(obj, "metadata.creationTimestamp"), &t)) {
-        time_t tt = (time_t)t;
-        strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&tt, &tm));
-    }
+    if (gw_time_parse(gw_table__str(obj, "metadata.creationTimestamp"), &t))
+        gw_time_format(t, buf);
     gw_table__cell(cells, gw_table__str(obj, "metadata.name"));
     gw_table__cell(cells, buf);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_buf.h"
 
 #define NAME_COLUMN                                                                                \
     {                                                                                              \
@@ -203,9 +204,9 @@ job_duration(const json_t *job, long long now, char *buf, size_t n)
 {
     long long start, end;
     buf[0] = '\0';
-    if (!gw_table__time(gw_table__str(job, "status.startTime"), &start))
+    if (!gw_time_parse(gw_table__str(job, "status.startTime"), &start))
         return;
-    if (!gw_table__time(gw_table__str(job, "status.completionTime"), &end))
+    if (!gw_time_parse(gw_table__str(job, "status.completionTime"), &end))
         end = now;
     gw_table__human_duration(end - start, buf, n);
 }
@@ -272,20 +273,10 @@ static const gw_table__column_t cronjob_columns[] = {
 
 /* ---- role bindings ----------------------------------------------------------------------- */
 
-typedef struct {
-    char *buf;
-    size_t len;
-} join_t;
-
 static void
-join_add(join_t *j, const char *a, const char *sep, const char *b)
+join_add(gw_buf_t *j, const char *a, const char *sep, const char *b)
 {
-    char *s = gw_sprintf("%s%s%s%s", j->len > 0 ? ", " : "", a, sep, b);
-    size_t n = strlen(s);
-    j->buf = gw_realloc(j->buf, j->len + n + 1);
-    memcpy(j->buf + j->len, s, n + 1);
-    j->len += n;
-    free(s);
+    gw_buf_printf(j, "%s%s%s%s", j->len > 0 ? ", " : "", a, sep, b);
 }
 
 /* Users, groups and service accounts ("namespace:name") among the subjects, ", "-joined. */
@@ -293,7 +284,7 @@ static void
 subjects_cells(const json_t *binding, json_t *cells)
 {
     const json_t *subjects = json_object_get(binding, "subjects");
-    join_t users = {gw_strdup(""), 0}, groups = {gw_strdup(""), 0}, sas = {gw_strdup(""), 0};
+    gw_buf_t users = {0}, groups = {0}, sas = {0};
     for (size_t i = 0; i < json_array_size(subjects); i++) {
         const json_t *s = json_array_get(subjects, i);
         const char *kind = gw_table__str(s, "kind"), *name = gw_table__str(s, "name");
@@ -304,12 +295,12 @@ subjects_cells(const json_t *binding, json_t *cells)
         else if (strcmp(kind, "ServiceAccount") == 0)
             join_add(&sas, gw_table__str(s, "namespace"), ":", name);
     }
-    gw_table__cell(cells, users.buf);
-    gw_table__cell(cells, groups.buf);
-    gw_table__cell(cells, sas.buf);
-    free(users.buf);
-    free(groups.buf);
-    free(sas.buf);
+    gw_table__cell(cells, gw_buf_cstr(&users));
+    gw_table__cell(cells, gw_buf_cstr(&groups));
+    gw_table__cell(cells, gw_buf_cstr(&sas));
+    gw_buf_free(&users);
+    gw_buf_free(&groups);
+    gw_buf_free(&sas);
 }
 
 static void
@@ -427,22 +418,20 @@ hpa_targets(const json_t *hpa)
     const json_t *specs = gw_table__get(hpa, "spec.metrics");
     const json_t *statuses = gw_table__get(hpa, "status.currentMetrics");
     size_t n = json_array_size(specs);
-    join_t out = {gw_strdup(""), 0};
+    gw_buf_t out = {0};
     char *more;
 
-    if (n == 0) {
-        free(out.buf);
+    if (n == 0)
         return gw_strdup("<none>");
-    }
     for (size_t i = 0; i < n && i < 2; i++) {
         char *m = hpa_metric(json_array_get(specs, i), json_array_get(statuses, i));
         join_add(&out, m, "", "");
         free(m);
     }
     if (n <= 2)
-        return out.buf;
-    more = gw_sprintf("%s + %zu more...", out.buf, n - 2);
-    free(out.buf);
+        return gw_buf_take(&out);
+    more = gw_sprintf("%s + %zu more...", gw_buf_cstr(&out), n - 2);
+    gw_buf_free(&out);
     return more;
 }
 

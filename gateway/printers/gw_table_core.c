@@ -44,7 +44,7 @@ static void
 note_restart(const json_t *status, long long *last)
 {
     long long t;
-    if (gw_table__time(gw_table__str(status, "lastState.terminated.finishedAt"), &t) && t > *last)
+    if (gw_time_parse(gw_table__str(status, "lastState.terminated.finishedAt"), &t) && t > *last)
         *last = t;
 }
 
@@ -480,9 +480,9 @@ event_cells(const json_t *ev, long long now, json_t *row)
 {
     json_t *cells = json_object_get(row, "cells");
     long long t;
-    bool has_first = gw_table__time(gw_table__str(ev, "firstTimestamp"), &t);
+    bool has_first = gw_time_parse(gw_table__str(ev, "firstTimestamp"), &t);
     json_t *first = gw_table__age(ev, has_first ? "firstTimestamp" : "eventTime", now);
-    bool has_last = gw_table__time(gw_table__str(ev, "lastTimestamp"), &t);
+    bool has_last = gw_time_parse(gw_table__str(ev, "lastTimestamp"), &t);
     json_t *last = has_last ? gw_table__age(ev, "lastTimestamp", now) : json_copy(first);
     json_int_t count = gw_table__int(ev, "count");
     if (gw_table__get(ev, "series") != NULL) {

@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "gw_time.h"
+
 typedef struct {
     const char *name;
     const char *type; /* "string", "integer", "boolean", "date" */
@@ -41,8 +43,6 @@ const char *gw_table__str(const json_t *obj, const char *path);
 /* The integer at path, or 0 */
 json_int_t gw_table__int(const json_t *obj, const char *path);
 
-/* An RFC 3339 time in seconds since the epoch; false when absent or malformed. */
-bool gw_table__time(const char *s, long long *out);
 /* k8s.io/apimachinery's duration.HumanDuration ("5m", "2d3h", "<invalid>"). */
 void gw_table__human_duration(long long seconds, char *buf, size_t n);
 /* kube's translateTimestampSince: the age of the time at path, or "<unknown>". */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "gw_alloc.h"
+#include "gw_buf.h"
 
 const json_t *
 gw_table__get(const json_t *obj, const char *path)
@@ -35,48 +36,6 @@ json_int_t
 gw_table__int(const json_t *obj, const char *path)
 {
     return json_integer_value(gw_table__get(obj, path));
-}
-
-static bool
-digits(const char *s, int n, int *out)
-{
-    *out = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        *out = *out * 10 + (s[i] - '0');
-    }
-    return true;
-}
-
-bool
-gw_table__time(const char *s, long long *out)
-{
-    struct tm tm = {0};
-    int y, mo, d, h, mi, sec, zh = 0, zm = 0, sign = 0;
-    if (s == NULL || strlen(s) < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
-        s[7] != '-' || !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') ||
-        !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
-        !digits(s + 17, 2, &sec))
-        return false;
-    const char *z = s + 19;
-    if (*z == '.')
-        z += 1 + strspn(z + 1, "0123456789");
-    if (*z == '+' || *z == '-') {
-        sign = *z == '-' ? -1 : 1;
-        if (strlen(z) != 6 || !digits(z + 1, 2, &zh) || z[3] != ':' || !digits(z + 4, 2, &zm))
-            return false;
-    } else if (strcmp(z, "Z") != 0 && strcmp(z, "z") != 0) {
-        return false;
-    }
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = sec;
-    *out = (long long)timegm(&tm) - sign * (zh * 3600LL + zm * 60LL);
-    return true;
 }
 
 void
@@ -112,30 +71,13 @@ gw_table__age(const json_t *obj, const char *path, long long now)
 {
     long long t;
     char buf[32];
-    if (!gw_table__time(gw_table__str(obj, path), &t))
+    if (!gw_time_parse(gw_table__str(obj, path), &t))
         return json_string("<unknown>");
     gw_table__human_duration(now - t, buf, sizeof(buf));
     return json_string(buf);
 }
 
 /* ---- labels and selectors ---------------------------------------------------------------- */
-
-typedef struct {
-    char *buf;
-    size_t len, cap;
-} text_t;
-
-static void
-append(text_t *t, const char *s)
-{
-    size_t n = strlen(s);
-    if (t->len + n + 1 > t->cap) {
-        t->cap = (t->len + n + 1) * 2;
-        t->buf = gw_realloc(t->buf, t->cap);
-    }
-    memcpy(t->buf + t->len, s, n + 1);
-    t->len += n;
-}
 
 static int
 str_cmp(const void *a, const void *b)
@@ -160,20 +102,20 @@ sorted_keys(const json_t *map, size_t *n)
 char *
 gw_table__labels(const json_t *map)
 {
-    text_t t = {gw_strdup(""), 0, 1};
+    gw_buf_t t = {0};
     size_t n;
     const char **keys = sorted_keys(map, &n);
     for (size_t i = 0; i < n; i++) {
-        append(&t, i > 0 ? "," : "");
-        append(&t, keys[i]);
-        append(&t, "=");
+        gw_buf_str(&t, i > 0 ? "," : "");
+        gw_buf_str(&t, keys[i]);
+        gw_buf_str(&t, "=");
         const char *v = json_string_value(json_object_get(map, keys[i]));
-        append(&t, v != NULL ? v : "");
+        gw_buf_str(&t, v != NULL ? v : "");
     }
     free(keys);
     if (t.len == 0)
-        append(&t, "<none>");
-    return t.buf;
+        gw_buf_str(&t, "<none>");
+    return gw_buf_take(&t);
 }
 
 typedef struct {
@@ -200,19 +142,19 @@ expression(const json_t *e)
         v[i] = s != NULL ? s : "";
     }
     qsort(v, n, sizeof(*v), str_cmp);
-    text_t t = {gw_strdup(""), 0, 1};
-    append(&t, strcmp(op, "DoesNotExist") == 0 ? "!" : "");
-    append(&t, key);
+    gw_buf_t t = {0};
+    gw_buf_str(&t, strcmp(op, "DoesNotExist") == 0 ? "!" : "");
+    gw_buf_str(&t, key);
     if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) {
-        append(&t, strcmp(op, "In") == 0 ? " in (" : " notin (");
+        gw_buf_str(&t, strcmp(op, "In") == 0 ? " in (" : " notin (");
         for (size_t i = 0; i < n; i++) {
-            append(&t, i > 0 ? "," : "");
-            append(&t, v[i]);
+            gw_buf_str(&t, i > 0 ? "," : "");
+            gw_buf_str(&t, v[i]);
         }
-        append(&t, ")");
+        gw_buf_str(&t, ")");
     }
     free(v);
-    return t.buf;
+    return gw_buf_take(&t);
 }
 
 char *
@@ -231,34 +173,34 @@ gw_table__selector(const json_t *selector, bool none)
         reqs[n] = (req_t){gw_table__str(json_array_get(exprs, i), "key"),
                           expression(json_array_get(exprs, i))};
     qsort(reqs, n, sizeof(*reqs), req_cmp);
-    text_t t = {gw_strdup(""), 0, 1};
+    gw_buf_t t = {0};
     for (size_t i = 0; i < n; i++) {
-        append(&t, i > 0 ? "," : "");
-        append(&t, reqs[i].text);
+        gw_buf_str(&t, i > 0 ? "," : "");
+        gw_buf_str(&t, reqs[i].text);
         free(reqs[i].text);
     }
     if (t.len == 0 && none)
-        append(&t, "<none>");
+        gw_buf_str(&t, "<none>");
     free(reqs);
     free(keys);
-    return t.buf;
+    return gw_buf_take(&t);
 }
 
 void
 gw_table__containers(const json_t *pod_spec, json_t *cells)
 {
     const json_t *containers = json_object_get(pod_spec, "containers");
-    text_t names = {gw_strdup(""), 0, 1}, images = {gw_strdup(""), 0, 1};
+    gw_buf_t names = {0}, images = {0};
     for (size_t i = 0; i < json_array_size(containers); i++) {
-        append(&names, i > 0 ? "," : "");
-        append(&images, i > 0 ? "," : "");
-        append(&names, gw_table__str(json_array_get(containers, i), "name"));
-        append(&images, gw_table__str(json_array_get(containers, i), "image"));
+        gw_buf_str(&names, i > 0 ? "," : "");
+        gw_buf_str(&images, i > 0 ? "," : "");
+        gw_buf_str(&names, gw_table__str(json_array_get(containers, i), "name"));
+        gw_buf_str(&images, gw_table__str(json_array_get(containers, i), "image"));
     }
-    json_array_append_new(cells, json_string(names.buf));
-    json_array_append_new(cells, json_string(images.buf));
-    free(names.buf);
-    free(images.buf);
+    json_array_append_new(cells, json_string(gw_buf_cstr(&names)));
+    json_array_append_new(cells, json_string(gw_buf_cstr(&images)));
+    gw_buf_free(&names);
+    gw_buf_free(&images);
 }
 
 void

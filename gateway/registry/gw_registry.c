@@ -116,10 +116,12 @@ int
 gw_registry_init(etcd_client_t *etcd, const char *etcd_prefix)
 {
     /* Every piece of registry state is per request or in etcd; the shared watches read field
-     * selector values as the kinds define them. */
+     * selector values as the kinds define them; each resource gets its strategy once, here
+     * (every served catalog holds the built-in catalog's resources). */
     (void)etcd;
     (void)etcd_prefix;
     gw_wev_set_field_fn(gw_registry__field_text);
+    gw_strategy_resolve(gw_catalog_builtin());
     return 0;
 }
 

@@ -16,8 +16,8 @@
  *  Replies exactly once, now or later on r's worker. */
 void gw_registry_handle(gw_req_t *r);
 
-/** Start-up work on the main thread before workers serve (e.g. the namespace controller's
- *  state); 0 or a gw_err code. Thread: main. */
+/** Start-up work on the main thread before workers serve (the resources' strategies, the
+ *  shared watches' field values); 0 or a gw_err code. Thread: main. */
 int gw_registry_init(etcd_client_t *etcd, const char *etcd_prefix);
 
 /** The admission chain every write goes through (gw_admission_new's; NULL: none). It must

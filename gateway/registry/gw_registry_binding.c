@@ -144,7 +144,7 @@ assign(bind_t *b, json_t *pod)
     {
         json_object_set(ann, k, v);
     }
-    gw_objmeta_now(now);
+    gw_time_now(now);
     gw_registry__pod_condition(pod, json_pack("{s:s,s:s,s:n,s:s}", "type", "PodScheduled", "status",
                                               "True", "lastProbeTime", "lastTransitionTime", now));
     return true;

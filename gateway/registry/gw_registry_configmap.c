@@ -76,3 +76,15 @@ gw_registry__configmap_validate(const json_t *obj, const json_t *old, gw_field_e
     }
     validate(obj, errs);
 }
+
+/* ---- the strategy ------------------------------------------------------------------------- */
+
+static void
+strategy_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                  gw_field_errors_t *errs)
+{
+    (void)res;
+    gw_registry__configmap_validate(obj, old, errs);
+}
+
+const gw_strategy_t gw_strategy_configmap = {.name = "configmap", .validate = strategy_validate};

@@ -117,8 +117,8 @@ prepare(create_t *c)
     const char *gen = json_string_value(json_object_get(meta, "generateName"));
     char uid[37], now[21];
 
-    gw_objmeta_uuid(uid);
-    gw_objmeta_now(now);
+    gw_uuid_v4(uid);
+    gw_time_now(now);
     gw_objmeta_prepare_create(c->obj, uid, now);
     if (json_string_length(json_object_get(meta, "name")) == 0 && gen != NULL && gen[0]) {
         char *name = gw_objmeta_generate_name(gen);
@@ -127,17 +127,16 @@ prepare(create_t *c)
         c->generated = true;
     }
     c->name = gw_arena_strdup(r->arena, or_empty(gw_objmeta_str(c->obj, "name")));
-    gw_registry__prepare_create(r->resource, c->obj);
-    gw_registry__csr_prepare_create(r, c->obj);
+    gw_registry__prepare_create(r->resource, r->user, c->obj);
     gw_objmeta_validate(c->obj, r->resource->namespaced,
                         gw_registry__strategy(r->resource)->name_rule, &c->req_errs);
     gw_registry__validate_kind(r->resource, c->obj, NULL, &c->req_errs);
-    gw_registry__rbac_validate(r->resource, c->obj, NULL, &c->req_errs);
     if (gw_ferr_count(&c->req_errs) > 0) {
         gw_registry__fail_invalid(r, &c->fail, r->resource->group, r->resource->kind, c->name,
                                   &c->req_errs);
         return false;
     }
+    gw_registry__canonicalize(r->resource, c->obj);
     return true;
 }
 
@@ -156,7 +155,7 @@ write_checked(bool ok, void *arg)
         return;
     }
     if (c->attempts == 1)
-        gw_registry__meta_warnings(r, c->obj);
+        gw_registry__warnings(r, c->obj, NULL);
     gw_registry__track(r, NULL, &c->opts, NULL, c->obj);
     c->key = gw_registry__object_key(r, c->name);
     if (c->opts.dry_run) {
@@ -170,18 +169,22 @@ write_checked(bool ok, void *arg)
         gw_reply_error(r, rc, c->name);
 }
 
-/* The validating plugins passed: RBAC's escalation check, then the write. */
+/* The validating plugins passed: the kind's own check of the write (RBAC's escalation check),
+ * then the write. */
 static void
 validated(gw_admission_err_t *e, void *arg)
 {
     create_t *c = arg;
+    gw_strategy_check_fn check = gw_registry__strategy(c->r->resource)->check_write;
 
     if (e != NULL) {
         gw_registry__fail_admission(c->r, &c->fail, e, c->name);
         gw_registry__reply_fail(c->r, &c->fail);
-        return;
+    } else if (check == NULL) {
+        write_checked(true, c);
+    } else {
+        check(c->r, c->obj, NULL, &c->fail, write_checked, c);
     }
-    gw_registry__rbac_escalation(c->r, c->obj, NULL, &c->fail, write_checked, c);
 }
 
 static void

@@ -51,12 +51,11 @@ spec_of(json_t *obj)
 /* ---- create ------------------------------------------------------------------------------- */
 
 void
-gw_registry__csr_prepare_create(gw_req_t *r, json_t *obj)
+gw_registry__csr_prepare_create(const gw_resource_t *res, const authn_user_t *u, json_t *obj)
 {
-    const authn_user_t *u = r->user;
-    json_t *spec, *groups, *extra;
+    json_t *spec, *extra;
 
-    if (!is_csr(r->resource))
+    if (!is_csr(res))
         return;
     spec = spec_of(obj);
     json_object_del(spec, "username");
@@ -68,20 +67,13 @@ gw_registry__csr_prepare_create(gw_req_t *r, json_t *obj)
             json_object_set_new(spec, "username", json_string(u->name));
         if (u->uid != NULL && u->uid[0] != '\0')
             json_object_set_new(spec, "uid", json_string(u->uid));
-        if (u->n_groups > 0) {
-            groups = json_array();
-            for (size_t i = 0; i < u->n_groups; i++)
-                json_array_append_new(groups, json_string(u->groups[i]));
-            json_object_set_new(spec, "groups", groups);
-        }
+        if (u->n_groups > 0)
+            json_object_set_new(spec, "groups", gw_json_strings(u->groups, u->n_groups));
         if (u->n_extra > 0) {
             extra = json_object();
-            for (size_t i = 0; i < u->n_extra; i++) {
-                json_t *vals = json_array();
-                for (size_t j = 0; j < u->extra[i].n_values; j++)
-                    json_array_append_new(vals, json_string(u->extra[i].values[j]));
-                json_object_set_new(extra, u->extra[i].key, vals);
-            }
+            for (size_t i = 0; i < u->n_extra; i++)
+                json_object_set_new(extra, u->extra[i].key,
+                                    gw_json_strings(u->extra[i].values, u->extra[i].n_values));
             json_object_set_new(spec, "extra", extra);
         }
     }
@@ -150,7 +142,7 @@ populate_timestamps(json_t *obj, const json_t *old)
     size_t i, j;
     char now[21];
 
-    gw_objmeta_now(now);
+    gw_time_now(now);
     json_array_foreach(conditions(obj), i, c)
     {
         if (cond_str(c, "lastUpdateTime")[0] == '\0')
@@ -339,3 +331,50 @@ gw_registry__csr_validate_update(const gw_resource_t *res, const char *sub, cons
     validate_changes(obj, old, &o, errs);
 }
 
+/* ---- the strategy ------------------------------------------------------------------------- */
+
+static void
+main_prepare_update(const gw_resource_t *res, json_t *obj, const json_t *old)
+{
+    gw_registry__csr_prepare_update(res, NULL, obj, old);
+}
+
+static void
+main_validate_update(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                     gw_field_errors_t *errs)
+{
+    gw_registry__csr_validate_update(res, NULL, obj, old, errs);
+}
+
+static void
+sub_prepare_update(gw_upd_t *u, json_t *obj, const json_t *old)
+{
+    gw_registry__csr_prepare_update(u->r->resource, u->sub, obj, old);
+}
+
+static void
+sub_validate_update(gw_upd_t *u, const json_t *obj, const json_t *old, gw_field_errors_t *errs)
+{
+    gw_registry__csr_validate_update(u->r->resource, u->sub, obj, old, errs);
+}
+
+static const gw_subres_strategy_t csr_subresources[] = {
+    {.name = "status",
+     .form = GW_SUBRES_STATUS,
+     .status_write = true,
+     .prepare_update = sub_prepare_update,
+     .validate_update = sub_validate_update},
+    {.name = "approval",
+     .form = GW_SUBRES_STATUS,
+     .prepare_update = sub_prepare_update,
+     .validate_update = sub_validate_update},
+};
+
+const gw_strategy_t gw_strategy_csr = {
+    .name = "certificatesigningrequest",
+    .prepare_create = gw_registry__csr_prepare_create,
+    .prepare_update = main_prepare_update,
+    .validate_update = main_validate_update,
+    .subresources = csr_subresources,
+    .n_subresources = sizeof(csr_subresources) / sizeof(csr_subresources[0]),
+};

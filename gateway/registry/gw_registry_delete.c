@@ -5,9 +5,9 @@
  * for Orphan and Foreground propagation; an object with finalizers is only marked
  * (deletionTimestamp, deletionGracePeriodSeconds 0) and removed when its last finalizer goes;
  * anything else is removed at once, conditional on the revision the decision saw. Namespaces
- * go through their own registry (gw_namespace_begin_delete). deletecollection lists with the
- * request's selectors and deletes each object the same way. A corrupt object's unsafe deletion
- * is gw_registry_unsafe.c's.
+ * go through their own registry (the strategy's on_delete: gw_strategy_namespace.h).
+ * deletecollection lists with the request's selectors and deletes each object the same way. A
+ * corrupt object's unsafe deletion is gw_registry_unsafe.c's.
  */
 #include "gw_registry_int.h"
 
@@ -20,7 +20,6 @@
 
 #include "gw_alloc.h"
 #include "gw_err.h"
-#include "gw_namespace.h"
 
 #define UNSAFE_OPTION "ignoreStoreReadErrorWithClusterBreakingPotential"
 
@@ -230,23 +229,12 @@ preconditions_hold(del_t *d, const json_t *cur)
     return false;
 }
 
-static void
-rfc3339(time_t t, char out[21])
-{
-    struct tm tm;
-
-    gmtime_r(&t, &tm);
-    strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static time_t
+static long long
 parse_time(const char *s)
 {
-    struct tm tm = {0};
+    long long t;
 
-    if (s == NULL || strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm) == NULL)
-        return time(NULL);
-    return timegm(&tm);
+    return gw_time_parse(s, &t) ? t : (long long)time(NULL);
 }
 
 static void
@@ -295,11 +283,11 @@ graceful(del_t *d, json_t *cur, int64_t *grace)
         }
         if (!d->o->has_grace || want >= old)
             return false;
-        rfc3339(parse_time(json_string_value(dt)) - (time_t)old + (time_t)want, when);
+        gw_time_format(parse_time(json_string_value(dt)) - old + want, when);
         *grace = want;
     } else {
         *grace = pod_grace(d, cur);
-        rfc3339(time(NULL) + (time_t)*grace, when);
+        gw_time_format((long long)time(NULL) + *grace, when);
         bump_generation(meta);
     }
     json_object_set_new(meta, "deletionTimestamp", json_string(when));
@@ -364,7 +352,7 @@ mark(json_t *meta)
 
     if (json_object_get(meta, "deletionTimestamp") == NULL) {
         bump_generation(meta);
-        gw_objmeta_now(now);
+        gw_time_now(now);
         json_object_set_new(meta, "deletionTimestamp", json_string(now));
     }
     json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(0));
@@ -528,10 +516,10 @@ del_start(del_t *d)
     }
 }
 
-/* ---- namespaces --------------------------------------------------------------------------- */
+/* ---- kinds with their own delete (namespaces) --------------------------------------------- */
 
 static void
-ns_deleted(int err, const gw_obj_t *obj, bool deleted, void *ctx)
+own_deleted(int err, const gw_obj_t *obj, bool deleted, void *ctx)
 {
     del_t *d = ctx;
     json_t *cur = NULL;
@@ -545,10 +533,11 @@ ns_deleted(int err, const gw_obj_t *obj, bool deleted, void *ctx)
         const char *uid = gw_objmeta_str(cur, "uid"), *rv = gw_objmeta_str(cur, "resourceVersion");
         bool by_uid = d->o->pre_uid != NULL && (uid == NULL || strcmp(d->o->pre_uid, uid) != 0);
         gw_registry__fail(d->r, &d->fail, 409, "Conflict", gw_registry__details(d->r, d->name),
-                          "Operation cannot be fulfilled on namespaces \"%s\": Precondition "
+                          "Operation cannot be fulfilled on %s \"%s\": Precondition "
                           "failed: %s in precondition: %s, %s in object meta: %s",
-                          d->name, by_uid ? "UID" : "ResourceVersion",
-                          by_uid ? d->o->pre_uid : d->o->pre_rv, by_uid ? "UID" : "ResourceVersion",
+                          gw_registry__qualified_resource(d->r), d->name,
+                          by_uid ? "UID" : "ResourceVersion", by_uid ? d->o->pre_uid : d->o->pre_rv,
+                          by_uid ? "UID" : "ResourceVersion",
                           (by_uid ? uid : rv) ? (by_uid ? uid : rv) : "");
     } else if (err != 0) {
         gw_registry__fail_err(d->r, &d->fail, err, d->name);
@@ -559,22 +548,26 @@ ns_deleted(int err, const gw_obj_t *obj, bool deleted, void *ctx)
     d->done(d);
 }
 
+/* The strategy's own delete, after NamespaceLifecycle's check (only namespaces have one). */
 static void
-ns_start(del_t *d)
+own_start(del_t *d)
 {
     int rc;
 
-    rc = gw_namespace_begin_delete(d->r->store, d->name, d->o->doc, ns_deleted, d);
+    rc = gw_registry__strategy(d->r->resource)
+             ->on_delete(d->r->store, d->name, d->o->doc, own_deleted, d);
     if (rc != 0) {
         gw_registry__fail_err(d->r, &d->fail, rc, d->name);
         d->done(d);
     }
 }
 
+/* Whether the kind deletes through its own registry (namespaces), which answers with the
+ * object. */
 static bool
-is_namespaces(const gw_resource_t *res)
+own_delete(const gw_resource_t *res)
 {
-    return res->group[0] == '\0' && strcmp(res->name, "namespaces") == 0;
+    return gw_registry__strategy(res)->on_delete != NULL;
 }
 
 static del_t *
@@ -598,8 +591,8 @@ del_run(del_t *d)
         gw_registry__fail(d->r, &d->fail, 400, "BadRequest", NULL, "Name parameter invalid: %s",
                           d->name);
         d->done(d);
-    } else if (is_namespaces(d->r->resource)) {
-        ns_start(d);
+    } else if (own_delete(d->r->resource)) {
+        own_start(d);
     } else {
         del_start(d);
     }
@@ -621,7 +614,7 @@ reply_deleted(del_t *d)
      * is still there. */
     if (!d->deleted && d->o->orphan == 0)
         code = 202;
-    if (d->deleted && !r->resource->delete_returns_object && !is_namespaces(r->resource)) {
+    if (d->deleted && !r->resource->delete_returns_object && !own_delete(r->resource)) {
         gw_registry__reply_success(r, code, d->name, gw_objmeta_str(d->result, "uid"));
         return;
     }

@@ -197,3 +197,12 @@ gw_registry__event_validate(const gw_resource_t *res, const json_t *obj, const j
     json_decref(ev);
     json_decref(was);
 }
+
+/* ---- the strategy ------------------------------------------------------------------------- */
+
+/* Core and events.k8s.io Events: a PUT creates; each is validated in the core form. */
+const gw_strategy_t gw_strategy_event = {
+    .name = "event",
+    .create_on_update = true,
+    .validate = gw_registry__event_validate,
+};

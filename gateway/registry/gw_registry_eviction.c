@@ -230,7 +230,7 @@ condition_mutate(gw_store_update_t *su, const gw_obj_t *cur, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
-    gw_objmeta_now(now);
+    gw_time_now(now);
     gw_registry__pod_condition(
         pod, json_pack("{s:s,s:s,s:n,s:s,s:s,s:s}", "type", "DisruptionTarget", "status", "True",
                        "lastProbeTime", "lastTransitionTime", now, "reason",
@@ -290,7 +290,7 @@ set_allowed_condition(json_t *status, bool allowed)
     char now[21];
     size_t i;
 
-    gw_objmeta_now(now);
+    gw_time_now(now);
     if (!json_is_array(conds)) {
         conds = json_array();
         json_object_set_new(status, "conditions", conds);
@@ -363,7 +363,7 @@ check_and_decrement(evict_t *e, json_t *pdb)
         dp = json_object();
         json_object_set_new(status, "disruptedPods", dp);
     }
-    gw_objmeta_now(now);
+    gw_time_now(now);
     json_object_set_new(dp, e->name, json_string(now));
     return true;
 }

@@ -10,17 +10,16 @@
 #include <jansson.h>
 
 #include "gw_admission.h"
+#include "gw_buf.h"
+#include "gw_json_strings.h"
 #include "gw_objmeta.h"
 #include "gw_req.h"
 #include "gw_selector.h"
 #include "gw_ssa.h"
+#include "gw_strategy.h"
 #include "gw_table.h"
-
-/** A growable byte buffer (malloc'd; see gw_registry_json.c). */
-typedef struct {
-    char *data;
-    size_t len, cap;
-} gw_buf_t;
+#include "gw_time.h"
+#include "gw_uuid.h"
 
 /* ---- verbs (gw_registry_<verb>.c) --------------------------------------------------------- */
 
@@ -45,29 +44,18 @@ void gw_registry__subresource(gw_req_t *r);
 /** POST of serviceaccounts/token: a TokenRequest (gw_registry_token.c). */
 void gw_registry__token(gw_req_t *r);
 
-/* ---- strategies (gw_registry_strategy.c) -------------------------------------------------- */
+/* ---- the generic store's strategy steps (gw_registry_strategy.c) ------------------------ */
 
-/** What kube-apiserver's per-kind strategy decides beyond the catalog. */
-typedef struct {
-    gw_name_rule_t name_rule;
-    bool create_on_update;          /* AllowCreateOnUpdate: a PUT of a missing object creates it */
-    bool conditional_update;        /* !AllowUnconditionalUpdate: a PUT needs a resourceVersion */
-    bool keep_status_on_create;     /* nodes: status may be set on create */
-    const char *initial_status;     /* status on create as JSON text; NULL: {} */
-    bool graceful;                  /* pods: graceful deletion (grace period, deletionTimestamp) */
-    bool generation_on_annotations; /* deployments: annotation changes bump generation too */
-} gw_strategy_t;
-
-/** The strategy of a resource (a default one for kinds with nothing special). */
+/** The strategy of a resource (gw_strategy_of). */
 const gw_strategy_t *gw_registry__strategy(const gw_resource_t *res);
 
 /** Whether the resource has a status subresource. */
 bool gw_registry__has_status(const gw_resource_t *res);
 
-/** PrepareForCreate: status reset (or the kind's initial status), generation 1 for kinds that
- *  keep one, the namespace strategy, defaults the handlers rely on (spec.replicas); then
- *  gw_registry__complete. */
-void gw_registry__prepare_create(const gw_resource_t *res, json_t *obj);
+/** PrepareForCreate: the defaults, the status reset (or the kind's initial status), the
+ *  strategy's prepare_create (user: who creates; may be NULL), generation 1 for kinds that
+ *  keep one; then gw_registry__complete. */
+void gw_registry__prepare_create(const gw_resource_t *res, const authn_user_t *user, json_t *obj);
 
 /** Give a prepared object of res every field Go's JSON shows though the document lacks it
  *  (gw_gozero.h), as kube-apiserver's decoding into its Go struct does before validation and
@@ -75,16 +63,16 @@ void gw_registry__prepare_create(const gw_resource_t *res, json_t *obj);
 void gw_registry__complete(const gw_resource_t *res, json_t *obj);
 
 /**
- * PrepareForUpdate on the main resource: status kept from `old` for kinds with a status
- * subresource, the namespace strategy, generation bumped when anything outside metadata and
- * status changed (kinds that keep one).
+ * PrepareForUpdate on the main resource: the defaults, the strategy's prepare_update, status
+ * kept from `old` for kinds with a status subresource, generation bumped when anything outside
+ * metadata and status changed (kinds that keep one).
  */
 void gw_registry__prepare_update(const gw_resource_t *res, json_t *obj, const json_t *old);
 
-/** The kind's own validation (a Secret's or ConfigMap's data and, on update, immutability; a
- *  Service's cluster IPs) after the metadata's; old is NULL on a create. Where kube answers
- *  some of these findings alone (a Service's addresses, checked before anything else), errs is
- *  left holding only them. */
+/** The strategy's own validation (a Secret's or ConfigMap's data and, on update, immutability;
+ *  a Service's cluster IPs; a binding's roleRef) after the metadata's; old is NULL on a create.
+ *  Where kube answers some of these findings alone (a Service's addresses, checked before
+ *  anything else), errs is left holding only them. */
 void gw_registry__validate_kind(const gw_resource_t *res, const json_t *obj, const json_t *old,
                                 gw_field_errors_t *errs);
 
@@ -131,15 +119,22 @@ void gw_registry__service_prepare_update(json_t *obj, const json_t *old);
  *  alone (the addresses are checked before the rest of the object). */
 bool gw_registry__service_validate(const json_t *obj, const json_t *old, gw_field_errors_t *errs);
 
-/** Whether this update must delete the object (kube's ShouldDeleteDuringUpdate, and the
- *  namespace variant that also waits for spec.finalizers). */
+/** kube's warnings for a write of obj over old (NULL: a create): the metadata's, then the
+ *  strategy's (once per request). */
+void gw_registry__warnings(gw_req_t *r, const json_t *obj, const json_t *old);
+
+/** The strategy's Canonicalize of a validated object, before it is stored. */
+void gw_registry__canonicalize(const gw_resource_t *res, json_t *obj);
+
+/** Whether this update must delete the object (kube's ShouldDeleteDuringUpdate, or the
+ *  strategy's own, such as the namespace one that also waits for spec.finalizers). */
 bool gw_registry__delete_on_update(const gw_resource_t *res, const json_t *obj, const json_t *old);
 
 /* ---- failures (gw_registry_fail.c) -------------------------------------------------------- */
 
 /** A Status failure prepared where the request cannot be answered yet (inside a guaranteed
  *  update); replied later with gw_registry__reply_fail. */
-typedef struct {
+typedef struct gw_fail {
     int code; /* 0: nothing failed */
     const char *reason;
     json_t *details; /* owned (the arena releases it) */
@@ -169,22 +164,6 @@ const char *gw_registry__qualified_resource(gw_req_t *r);
 
 /** "<Kind>" or "<Kind>.<group>", as kube's Invalid messages name a kind. */
 const char *gw_registry__qualified_kind(gw_req_t *r);
-
-/* ---- RBAC's own rules (gw_registry_rbac.c) ----------------------------------------------- */
-
-/** A binding's roleRef and subjects as kube validates them, and its roleRef unchanged on
- *  update (old != NULL): kube's 422 causes into errs. Nothing for other kinds. */
-void gw_registry__rbac_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
-                                gw_field_errors_t *errs);
-
-typedef void (*gw_registry__rbac_done_fn)(bool ok, void *arg);
-
-/** Escalation prevention on a create (old NULL) or update of an RBAC kind: done(true) when
- *  the writer may, else done(false) with kube's 403 (or 400 for a missing role) recorded in f;
- *  done(true) for other kinds. The `escalate` or `bind` verb is asked of the whole chain, so
- *  done may run later (a webhook), on the request's thread; obj and old must live until then. */
-void gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
-                                  gw_registry__rbac_done_fn done, void *arg);
 
 /* ---- request bodies and options (gw_registry_body.c) -------------------------------------- */
 
@@ -271,12 +250,13 @@ bool gw_registry__retry_future(gw_req_t *r, void (*again)(void *arg), void *arg)
 
 /** The scope of r's managedFields entries for subresource `sub` (NULL: the main resource);
  *  `now` receives the time it names. */
-void gw_registry__ssa_scope(gw_req_t *r, const char *sub, gw_ssa_scope_t *s, char now[21]);
+void gw_registry__ssa_scope(gw_req_t *r, const gw_subres_strategy_t *sub, gw_ssa_scope_t *s,
+                            char now[21]);
 
 /** Record a non-apply write of obj over live (NULL: a create) by o's field manager in obj's
  *  metadata.managedFields. */
-void gw_registry__track(gw_req_t *r, const char *sub, const gw_write_opts_t *o, const json_t *live,
-                        json_t *obj);
+void gw_registry__track(gw_req_t *r, const gw_subres_strategy_t *sub, const gw_write_opts_t *o,
+                        const json_t *live, json_t *obj);
 
 /* ---- the update engine (gw_registry_update.c) --------------------------------------------- */
 
@@ -293,6 +273,8 @@ struct gw_upd {
     const char *name, *key;
     gw_write_opts_t opts;
     const char *sub; /* NULL for the main resource, or "status", "scale", "finalize" */
+    const gw_subres_strategy_t *subres; /* sub's rules (gw_registry__upd_sub); NULL for the main
+                                           resource */
     bool allow_create;
     bool applied; /* derive ran a server-side apply, which recorded managedFields itself */
     /* The object the request asks for, given the current one (with its resourceVersion; NULL
@@ -358,7 +340,8 @@ void gw_registry__pod_condition(json_t *pod, json_t *cond);
 
 /** PrepareForCreate: spec.username, uid, groups and extra from the requesting user (what the
  *  client sent is dropped), status empty. Nothing for other kinds. */
-void gw_registry__csr_prepare_create(gw_req_t *r, json_t *obj);
+void gw_registry__csr_prepare_create(const gw_resource_t *res, const authn_user_t *user,
+                                     json_t *obj);
 
 /** PrepareForUpdate of the main resource (sub NULL), status or approval: what each may change
  *  (spec never; status: certificate and conditions, Approved/Denied kept; approval: the
@@ -396,8 +379,9 @@ bool gw_registry__scale_into(gw_upd_t *u, const json_t *cur, const json_t *scale
 /** `cur` with the status and resourceVersion of `src`: what a status update may change. */
 json_t *gw_registry__status_into(const json_t *cur, const json_t *src);
 
-/** PATCH of the main resource (sub NULL) or of its "status" or "scale" subresource. */
-void gw_registry__patch_target(gw_req_t *r, const char *sub);
+/** PATCH of the main resource (sub NULL) or of a subresource whose writes the update engine
+ *  derives (status, scale, ephemeralcontainers forms). */
+void gw_registry__patch_target(gw_req_t *r, const gw_subres_strategy_t *sub);
 
 /* ---- listing (gw_registry_list.c) --------------------------------------------------------- */
 
@@ -543,8 +527,6 @@ json_t *gw_registry__parse_members(const char *json, size_t len, const char *con
  *  reads); NULL as gw_registry__parse_members. Caller decrefs. Thread: any. */
 json_t *gw_registry__parse_labels(const char *json, size_t len);
 
-void gw_registry__buf_add(gw_buf_t *b, const void *p, size_t n);
-void gw_registry__buf_str(gw_buf_t *b, const char *s);
 /** Append a stored object with its resourceVersion, as gw_registry__parse_stored shows it as
  *  `as` (spliced into the bytes when nothing else changes); false when the bytes are not a JSON
  *  object. */

@@ -65,8 +65,8 @@ add_message(const gw_items_t *it, gw_buf_t *b, int number, const gw_schema_t *s,
         gw_log_error(it->r->audit_id, "cannot encode a list item as protobuf: %s", err);
         return false;
     }
-    gw_registry__buf_add(b, head, gw_protobuf_field_head(number, len, head));
-    gw_registry__buf_add(b, bytes, len);
+    gw_buf_add(b, head, gw_protobuf_field_head(number, len, head));
+    gw_buf_add(b, bytes, len);
     free(bytes);
     return true;
 }
@@ -79,7 +79,7 @@ gw_registry__items_add(const gw_items_t *it, gw_buf_t *b, const gw_obj_t *obj)
     bool ok;
 
     if (!it->protobuf && b->len > 0)
-        gw_registry__buf_add(b, ",", 1);
+        gw_buf_add(b, ",", 1);
     if (!it->protobuf && !it->partial)
         return gw_registry__buf_obj(b, obj, it->r->resource);
     doc = item_doc(it, obj);
@@ -89,7 +89,7 @@ gw_registry__items_add(const gw_items_t *it, gw_buf_t *b, const gw_obj_t *obj)
         ok = add_message(it, b, 2, it->item_schema, doc);
     } else {
         text = json_dumps(doc, JSON_COMPACT);
-        gw_registry__buf_str(b, text);
+        gw_buf_str(b, text);
         free(text);
         ok = true;
     }
@@ -116,21 +116,20 @@ gw_registry__items_head(const gw_items_t *it, gw_buf_t *b, const json_t *meta, s
 
     if (it->protobuf) {
         add_list_meta(it, &lm, meta);
-        gw_registry__buf_add(
-            b, head,
-            gw_protobuf_envelope_head(it->api_version, it->kind, lm.len + items_len, head));
-        gw_registry__buf_add(b, lm.data, lm.len);
+        gw_buf_add(b, head,
+                   gw_protobuf_envelope_head(it->api_version, it->kind, lm.len + items_len, head));
+        gw_buf_add(b, lm.data, lm.len);
         free(lm.data);
         return;
     }
     text = json_dumps(meta, JSON_COMPACT);
-    gw_registry__buf_str(b, "{\"kind\":\"");
-    gw_registry__buf_str(b, it->kind);
-    gw_registry__buf_str(b, "\",\"apiVersion\":\"");
-    gw_registry__buf_str(b, it->api_version);
-    gw_registry__buf_str(b, "\",\"metadata\":");
-    gw_registry__buf_str(b, text);
-    gw_registry__buf_str(b, ",\"items\":[");
+    gw_buf_str(b, "{\"kind\":\"");
+    gw_buf_str(b, it->kind);
+    gw_buf_str(b, "\",\"apiVersion\":\"");
+    gw_buf_str(b, it->api_version);
+    gw_buf_str(b, "\",\"metadata\":");
+    gw_buf_str(b, text);
+    gw_buf_str(b, ",\"items\":[");
     free(text);
 }
 
@@ -138,9 +137,9 @@ void
 gw_registry__items_tail(const gw_items_t *it, gw_buf_t *b)
 {
     if (it->protobuf)
-        gw_registry__buf_add(b, GW_PROTOBUF_ENVELOPE_TAIL, GW_PROTOBUF_ENVELOPE_TAIL_LEN);
+        gw_buf_add(b, GW_PROTOBUF_ENVELOPE_TAIL, GW_PROTOBUF_ENVELOPE_TAIL_LEN);
     else
-        gw_registry__buf_str(b, "]}");
+        gw_buf_str(b, "]}");
 }
 
 const char *

@@ -414,24 +414,6 @@ gw_registry__parse_stored(const char *json, size_t len, int64_t rev, const gw_re
 
 /* ---- output buffers --------------------------------------------------------------------- */
 
-void
-gw_registry__buf_add(gw_buf_t *b, const void *p, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->data = gw_realloc(b->data, b->cap);
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void
-gw_registry__buf_str(gw_buf_t *b, const char *s)
-{
-    gw_registry__buf_add(b, s, strlen(s));
-}
-
 bool
 gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj, const gw_resource_t *as)
 {
@@ -447,9 +429,9 @@ gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj, const gw_resource_t *as)
          completion_schema(t.av, t.av_len, t.kind, t.kind_len) == NULL)) {
         n = (size_t)snprintf(rv, sizeof(rv), "\"resourceVersion\":\"%" PRId64 "\"%s",
                              obj->mod_revision, empty ? "" : ",");
-        gw_registry__buf_add(b, json, at);
-        gw_registry__buf_add(b, rv, n);
-        gw_registry__buf_add(b, json + at, obj->value_len - at);
+        gw_buf_add(b, json, at);
+        gw_buf_add(b, rv, n);
+        gw_buf_add(b, json + at, obj->value_len - at);
         return true;
     }
     doc = gw_registry__parse_stored(json, obj->value_len, obj->mod_revision, as);
@@ -457,7 +439,7 @@ gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj, const gw_resource_t *as)
         return false;
     whole = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(doc);
-    gw_registry__buf_str(b, whole);
+    gw_buf_str(b, whole);
     free(whole);
     return true;
 }

@@ -7,15 +7,16 @@
  *
  * A JSON answer without a limit is streamed once it outgrows STREAM_MIN: its ListMeta (the
  * revision alone then) is known from the first chunk, so the head goes out with the items
- * taken so far, then each chunk's items as they come; with more than STREAM_HIGH_WATER queued
- * on the connection the next chunk is read only once the client has taken it all. It is
- * gzipped on the fly when the client accepts gzip (it is past kube's compression threshold by
- * then), and a pretty answer (curl's) has its items re-encoded one by one. So a list holds one
- * chunk of etcd data and its encoding plus what its connection has queued, whatever the
- * collection's size. A failure once the answer is under way can no longer be a Status: the
- * stream is cut short, and the client's decoder reports the truncated document. Smaller
- * answers, answers with a limit (their continue token is known last), Tables and YAML are
- * built whole and answered with a length.
+ * taken so far, then each chunk's items as they come; with more than GW_STREAM_HIGH_WATER
+ * queued on the connection the next chunk is read only once the client has taken it all. It
+ * is gzipped on the fly when the client accepts gzip (it is past kube's compression threshold
+ * by then; the stream writer, gw_stream_*, compresses and frames what this file encodes), and
+ * a pretty answer (curl's) has its items re-encoded one by one. So a list holds one chunk of
+ * etcd data and its encoding plus what its connection has queued, whatever the collection's
+ * size. A failure once the answer is under way can no longer be a Status: the stream is cut
+ * short, and the client's decoder reports the truncated document. Smaller answers, answers
+ * with a limit (their continue token is known last), Tables and YAML are built whole and
+ * answered with a length.
  *
  * The list verb writes its items in the negotiated form as they are read (gw_registry_items.c):
  * JSON or protobuf, objects or PartialObjectMetadata. A protobuf answer's envelope states its
@@ -30,11 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/buffer.h>
-#include <event2/http.h>
-#include <zlib.h>
-
-#include "gw_alloc.h"
 #include "gw_continue.h"
 #include "gw_err.h"
 #include "gw_log.h"
@@ -46,9 +42,6 @@
 /* Encoded items an unlimited answer may gather before it is streamed: kube-apiserver's
  * compression threshold, so a streamed answer is one kube would have compressed too. */
 #define STREAM_MIN (128 * 1024)
-/* Bytes queued on the connection beyond which the next chunk waits for the client. */
-#define STREAM_HIGH_WATER (256 * 1024)
-#define GZIP_LEVEL 1 /* kube-apiserver's: speed over ratio */
 
 struct gw_lister {
     gw_req_t *r;
@@ -72,11 +65,9 @@ struct gw_lister {
     bool may_stream; /* the list verb's own answer (not deletecollection's) */
     /* a streamed answer */
     bool streaming;
-    bool sent_item;       /* an item went out (the next needs a comma) */
-    bool waiting;         /* for the client to take what is queued */
-    bool no_wait;         /* told to stop: never wait for the client again */
-    struct evbuffer *out; /* what goes out next */
-    z_stream *z;          /* gzip, when the client accepts it */
+    bool sent_item; /* an item went out (the next needs a comma) */
+    bool waiting;   /* for the client to take what is queued */
+    bool no_wait;   /* told to stop: never wait for the client again */
     /* a streamed protobuf answer: the first pass only counts the items' bytes */
     bool sizing;
     size_t sized;      /* the items' bytes counted by the first pass */
@@ -94,11 +85,6 @@ lister_free(void *p)
     json_decref(l->docs);
     json_decref(l->names);
     free(l->token);
-    if (l->out != NULL)
-        evbuffer_free(l->out);
-    if (l->z != NULL)
-        deflateEnd(l->z);
-    free(l->z);
 }
 
 /* ---- field selectors ---------------------------------------------------------------------- */
@@ -379,7 +365,7 @@ finish(gw_lister_t *l)
         return;
     }
     gw_registry__items_head(&l->form, &body, meta, l->items.len);
-    gw_registry__buf_add(&body, l->items.data ? l->items.data : "", l->items.len);
+    gw_buf_add(&body, l->items.data ? l->items.data : "", l->items.len);
     gw_registry__items_tail(&l->form, &body);
     json_decref(meta);
     l->done(l->r, &body, NULL, NULL, l->names, l->arg);
@@ -423,30 +409,6 @@ expired(gw_lister_t *l)
 
 /* ---- streamed answers ---------------------------------------------------------------------- */
 
-/* Queue bytes of the answer, through gzip when it is on (`last`: the answer's end). */
-static void
-stream_put(gw_lister_t *l, const char *data, size_t len, bool last)
-{
-    struct evbuffer_iovec v;
-    int rc;
-
-    if (l->z == NULL) {
-        evbuffer_add(l->out, data, len);
-        return;
-    }
-    l->z->next_in = (Bytef *)data;
-    l->z->avail_in = (uInt)len;
-    do {
-        if (evbuffer_reserve_space(l->out, 64 * 1024, &v, 1) != 1)
-            abort();
-        l->z->next_out = v.iov_base;
-        l->z->avail_out = (uInt)v.iov_len;
-        rc = deflate(l->z, last ? Z_FINISH : Z_NO_FLUSH);
-        v.iov_len -= l->z->avail_out;
-        evbuffer_commit_space(l->out, &v, 1);
-    } while (l->z->avail_out == 0 || (last && rc != Z_STREAM_END));
-}
-
 /* One item of a pretty answer: as the whole document's encoder would lay it out, two spaces a
  * level, the item two levels deep. */
 static void
@@ -455,13 +417,13 @@ stream_pretty_item(gw_lister_t *l, const json_t *item)
     char *text = json_dumps(item, JSON_INDENT(2));
 
     if (l->sent_item)
-        stream_put(l, ",\n    ", 6, false);
+        gw_stream_add(l->r, ",\n    ", 6);
     for (const char *p = text; *p != '\0';) {
         size_t n = strcspn(p, "\n");
-        stream_put(l, p, n, false);
+        gw_stream_add(l->r, p, n);
         p += n;
         if (*p == '\n') {
-            stream_put(l, "\n    ", 5, false);
+            gw_stream_add(l->r, "\n    ", 5);
             p++;
         }
     }
@@ -479,8 +441,8 @@ stream_items(gw_lister_t *l)
 
     if (!l->r->pretty && l->items.len > 0) {
         if (l->sent_item && !l->form.protobuf)
-            stream_put(l, ",", 1, false);
-        stream_put(l, l->items.data, l->items.len, false);
+            gw_stream_add(l->r, ",", 1);
+        gw_stream_add(l->r, l->items.data, l->items.len);
         l->sent_bytes += l->items.len;
         l->sent_item = true;
     }
@@ -504,7 +466,7 @@ stream_cut(gw_lister_t *l, int err)
     if (err != GW_ECANCELED)
         gw_log_warn(l->r->audit_id, "a streamed list of %s was cut short: %s", l->prefix,
                     gw_strerror(err));
-    gw_stream_end(l->r);
+    gw_stream_cut(l->r);
 }
 
 static void
@@ -519,12 +481,11 @@ stream_finish(gw_lister_t *l)
     }
     if (l->form.protobuf) {
         gw_registry__items_tail(&l->form, &tail);
-        stream_put(l, tail.data, tail.len, true);
+        gw_stream_add(l->r, tail.data, tail.len);
         free(tail.data);
     } else {
-        stream_put(l, end, strlen(end), true);
+        gw_stream_add(l->r, end, strlen(end));
     }
-    gw_stream_write(l->r, l->out, NULL, NULL);
     gw_stream_end(l->r);
 }
 
@@ -564,10 +525,8 @@ stream_page(gw_lister_t *l)
         stream_cut(l, GW_EINTERNAL);
         return;
     }
-    gw_stream_write(l->r, l->out, NULL, NULL);
-    if (!l->no_wait && gw_stream_queued(l->r) > STREAM_HIGH_WATER) {
+    if (gw_stream_flush(l->r, GW_STREAM_HIGH_WATER, l->no_wait ? NULL : on_drained, l)) {
         l->waiting = true;
-        gw_stream_write(l->r, l->out, on_drained, l);
         return;
     }
     fetch(l);
@@ -580,7 +539,7 @@ streamable(const gw_lister_t *l)
 {
     return l->may_stream && l->limit == 0 &&
            (l->r->accept == GW_MEDIA_JSON || l->r->accept == GW_MEDIA_PROTOBUF) &&
-           evhttp_request_get_command(l->r->http) == EVHTTP_REQ_GET && l->items.len >= STREAM_MIN;
+           gw_stream_allowed(l->r) && l->items.len >= STREAM_MIN;
 }
 
 /* The head of a pretty answer, as the whole document's encoder would lay it out. */
@@ -591,8 +550,8 @@ add_pretty_head(gw_lister_t *l, gw_buf_t *b, json_t *meta)
                             l->form.api_version, "metadata", meta);
     char *text = json_dumps(doc, JSON_INDENT(2));
 
-    gw_registry__buf_add(b, text, strlen(text) - 2); /* without its closing "\n}" */
-    gw_registry__buf_str(b, ",\n  \"items\": [\n    ");
+    gw_buf_add(b, text, strlen(text) - 2); /* without its closing "\n}" */
+    gw_buf_str(b, ",\n  \"items\": [\n    ");
     free(text);
     json_decref(doc);
 }
@@ -605,22 +564,12 @@ stream_start(gw_lister_t *l)
     gw_buf_t head = {0};
 
     l->streaming = true;
-    l->out = evbuffer_new();
-    if (l->out == NULL)
-        abort();
-    if (l->r->gzip) {
-        l->z = gw_calloc(1, sizeof(*l->z));
-        if (deflateInit2(l->z, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-            abort(); /* only out of memory */
-        gw_req_set_header(l->r, "Content-Encoding", "gzip");
-        gw_req_set_header(l->r, "Vary", "Accept-Encoding");
-    }
-    gw_stream_start(l->r, gw_registry__items_type(&l->form), on_stop, l);
+    gw_stream_start(l->r, gw_registry__items_type(&l->form), l->r->gzip, on_stop, l);
     if (l->r->pretty && !l->form.protobuf)
         add_pretty_head(l, &head, meta);
     else
         gw_registry__items_head(&l->form, &head, meta, l->sized);
-    stream_put(l, head.data, head.len, false);
+    gw_stream_add(l->r, head.data, head.len);
     free(head.data);
     json_decref(meta);
 }

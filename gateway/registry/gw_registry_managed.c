@@ -6,8 +6,6 @@
  */
 #include "gw_registry_int.h"
 
-#include <string.h>
-
 #include "gw_objmeta.h"
 
 /* kube's reset fields: a write to the main resource of a kind with a status subresource
@@ -16,27 +14,28 @@ static const char *const reset_status[] = {"status", NULL};
 static const char *const reset_spec[] = {"spec", NULL};
 
 void
-gw_registry__ssa_scope(gw_req_t *r, const char *sub, gw_ssa_scope_t *s, char now[21])
+gw_registry__ssa_scope(gw_req_t *r, const gw_subres_strategy_t *sub, gw_ssa_scope_t *s,
+                       char now[21])
 {
     const gw_resource_t *res = r->resource;
 
-    gw_objmeta_now(now);
+    gw_time_now(now);
     *s = (gw_ssa_scope_t){
         .schema = res->schema,
         .api_version = gw_registry__api_version(r),
         .kind = res->kind,
-        .subresource = sub,
+        .subresource = sub != NULL ? sub->name : NULL,
         .now = now,
     };
     if (sub == NULL && gw_registry__has_status(res))
         s->reset_fields = reset_status;
-    else if (sub != NULL && strcmp(sub, "status") == 0)
+    else if (sub != NULL && sub->status_write)
         s->reset_fields = reset_spec;
 }
 
 void
-gw_registry__track(gw_req_t *r, const char *sub, const gw_write_opts_t *o, const json_t *live,
-                   json_t *obj)
+gw_registry__track(gw_req_t *r, const gw_subres_strategy_t *sub, const gw_write_opts_t *o,
+                   const json_t *live, json_t *obj)
 {
     gw_ssa_scope_t s;
     char now[21];

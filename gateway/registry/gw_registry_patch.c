@@ -448,7 +448,7 @@ static void
 apply_scope(gw_upd_t *u, const char *av, const char *kind, const gw_schema_t *schema,
             gw_ssa_scope_t *s, char now[21])
 {
-    gw_registry__ssa_scope(u->r, u->sub, s, now);
+    gw_registry__ssa_scope(u->r, u->subres, s, now);
     if (kind != NULL) {
         s->schema = schema;
         s->api_version = av;
@@ -632,7 +632,7 @@ check_apply_options(gw_upd_t *u, const patch_t *p)
 }
 
 void
-gw_registry__patch_target(gw_req_t *r, const char *sub)
+gw_registry__patch_target(gw_req_t *r, const gw_subres_strategy_t *sub)
 {
     gw_upd_t *u = gw_registry__upd_new(r);
     patch_t *p = gw_arena_calloc(r->arena, sizeof(*p));
@@ -645,15 +645,16 @@ gw_registry__patch_target(gw_req_t *r, const char *sub)
         return;
     }
     u->arg = p;
-    u->sub = sub;
+    u->sub = sub != NULL ? sub->name : NULL;
+    u->subres = sub;
     /* An apply records its own ownership (not on the Scale view) and creates what is missing. */
-    u->applied = p->type == PATCH_APPLY && (sub == NULL || strcmp(sub, "status") == 0);
+    u->applied = p->type == PATCH_APPLY && (sub == NULL || sub->status_write);
     u->allow_create = p->type == PATCH_APPLY && sub == NULL;
     if (sub == NULL) {
         u->derive = derive_main;
-    } else if (strcmp(sub, "status") == 0 || strcmp(sub, "approval") == 0) {
+    } else if (sub->form == GW_SUBRES_STATUS) {
         u->derive = derive_status;
-    } else if (strcmp(sub, "ephemeralcontainers") == 0) {
+    } else if (sub->form == GW_SUBRES_EPHEMERAL) {
         u->derive = derive_ephemeral;
     } else {
         u->derive = derive_scale;

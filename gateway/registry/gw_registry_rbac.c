@@ -19,22 +19,8 @@
 #define RBAC_GROUP "rbac.authorization.k8s.io"
 #define PRIVILEGED_GROUP "system:masters"
 
-typedef enum { NOT_RBAC, ROLE, CLUSTER_ROLE, BINDING, CLUSTER_BINDING } rbac_kind_t;
-
-static rbac_kind_t
-kind_of(const gw_resource_t *res)
-{
-    static const char *const names[] = {"roles", "clusterroles", "rolebindings",
-                                        "clusterrolebindings"};
-
-    if (strcmp(res->group, RBAC_GROUP) != 0)
-        return NOT_RBAC;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        if (strcmp(res->name, names[i]) == 0)
-            return (rbac_kind_t)(i + 1);
-    }
-    return NOT_RBAC;
-}
+/* Which of the four kinds a strategy is for (each has its own, below). */
+typedef enum { ROLE, CLUSTER_ROLE, BINDING, CLUSTER_BINDING } rbac_kind_t;
 
 static const char *
 str(const json_t *o, const char *member)
@@ -97,17 +83,15 @@ validate_subject(const json_t *s, size_t i, bool namespaced, gw_field_errors_t *
     }
 }
 
-void
-gw_registry__rbac_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
-                           gw_field_errors_t *errs)
+/* A binding's roleRef and subjects as kube validates them, and its roleRef unchanged on update
+ * (old != NULL). */
+static void
+validate_binding(rbac_kind_t k, const json_t *obj, const json_t *old, gw_field_errors_t *errs)
 {
-    rbac_kind_t k = kind_of(res);
     const json_t *ref = json_object_get(obj, "roleRef");
     size_t i;
     json_t *s;
 
-    if (k != BINDING && k != CLUSTER_BINDING)
-        return;
     validate_role_ref(k, ref, errs);
     json_array_foreach(json_object_get(obj, "subjects"), i, s)
     {
@@ -141,7 +125,7 @@ typedef struct {
     rbac_kind_t kind;
     const json_t *obj;
     gw_fail_t *f;
-    gw_registry__rbac_done_fn done;
+    gw_strategy_done_fn done;
     void *arg;
     bool in_call, answered, allowed;
 } esc_t;
@@ -272,17 +256,19 @@ unchanged(rbac_kind_t k, const json_t *obj, const json_t *old)
     return true;
 }
 
-void
-gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
-                             gw_registry__rbac_done_fn done, void *arg)
+/* Escalation prevention on a create (old NULL) or update of kind k: done(true) when the writer
+ * may, else done(false) with kube's 403 (or 400 for a missing role) recorded in f. The
+ * `escalate` or `bind` verb is asked of the whole chain, so done may run later. */
+static void
+escalation(rbac_kind_t k, gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+           gw_strategy_done_fn done, void *arg)
 {
-    rbac_kind_t k = kind_of(r->resource);
     const json_t *ref = json_object_get(obj, "roleRef");
     const char *ns =
         k == ROLE || k == BINDING ? str(gw_objmeta_get((json_t *)obj), "namespace") : "";
     esc_t *e;
 
-    if (k == NOT_RBAC || privileged(r->user) || unchanged(k, obj, old)) {
+    if (privileged(r->user) || unchanged(k, obj, old)) {
         done(true, arg);
         return;
     }
@@ -294,3 +280,67 @@ gw_registry__rbac_escalation(gw_req_t *r, const json_t *obj, const json_t *old, 
         ask_verb(e, "bind", strcmp(str(ref, "kind"), "Role") == 0 ? "roles" : "clusterroles", ns,
                  str(ref, "name"));
 }
+
+/* ---- the strategies ----------------------------------------------------------------------- */
+
+static void
+validate_rolebinding(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                     gw_field_errors_t *errs)
+{
+    (void)res;
+    validate_binding(BINDING, obj, old, errs);
+}
+
+static void
+validate_clusterrolebinding(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                            gw_field_errors_t *errs)
+{
+    (void)res;
+    validate_binding(CLUSTER_BINDING, obj, old, errs);
+}
+
+static void
+check_role(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+           gw_strategy_done_fn done, void *arg)
+{
+    escalation(ROLE, r, obj, old, f, done, arg);
+}
+
+static void
+check_clusterrole(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+                  gw_strategy_done_fn done, void *arg)
+{
+    escalation(CLUSTER_ROLE, r, obj, old, f, done, arg);
+}
+
+static void
+check_rolebinding(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+                  gw_strategy_done_fn done, void *arg)
+{
+    escalation(BINDING, r, obj, old, f, done, arg);
+}
+
+static void
+check_clusterrolebinding(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+                         gw_strategy_done_fn done, void *arg)
+{
+    escalation(CLUSTER_BINDING, r, obj, old, f, done, arg);
+}
+
+/* Every RBAC kind: names are path segments, a PUT creates, writes pass the escalation check. */
+#define RBAC_STRATEGY .name_rule = GW_NAME_PATH_SEGMENT, .create_on_update = true
+
+const gw_strategy_t gw_strategy_role = {.name = "role", RBAC_STRATEGY, .check_write = check_role};
+
+const gw_strategy_t gw_strategy_clusterrole = {
+    .name = "clusterrole", RBAC_STRATEGY, .check_write = check_clusterrole};
+
+const gw_strategy_t gw_strategy_rolebinding = {.name = "rolebinding",
+                                               RBAC_STRATEGY,
+                                               .validate = validate_rolebinding,
+                                               .check_write = check_rolebinding};
+
+const gw_strategy_t gw_strategy_clusterrolebinding = {.name = "clusterrolebinding",
+                                                      RBAC_STRATEGY,
+                                                      .validate = validate_clusterrolebinding,
+                                                      .check_write = check_clusterrolebinding};

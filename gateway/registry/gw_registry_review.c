@@ -16,21 +16,16 @@
 static json_t *
 user_info(const authn_user_t *u)
 {
-    json_t *info = json_pack("{s:s}", "username", u->name), *groups = json_array();
+    json_t *info = json_pack("{s:s}", "username", u->name);
 
     if (u->uid != NULL && u->uid[0] != '\0')
         json_object_set_new(info, "uid", json_string(u->uid));
-    for (size_t i = 0; i < u->n_groups; i++)
-        json_array_append_new(groups, json_string(u->groups[i]));
-    json_object_set_new(info, "groups", groups);
+    json_object_set_new(info, "groups", gw_json_strings(u->groups, u->n_groups));
     if (u->n_extra > 0) {
         json_t *extra = json_object();
-        for (size_t i = 0; i < u->n_extra; i++) {
-            json_t *vals = json_array();
-            for (size_t j = 0; j < u->extra[i].n_values; j++)
-                json_array_append_new(vals, json_string(u->extra[i].values[j]));
-            json_object_set_new(extra, u->extra[i].key, vals);
-        }
+        for (size_t i = 0; i < u->n_extra; i++)
+            json_object_set_new(extra, u->extra[i].key,
+                                gw_json_strings(u->extra[i].values, u->extra[i].n_values));
         json_object_set_new(info, "extra", extra);
     }
     return info;
@@ -64,7 +59,7 @@ self_subject_review(gw_req_t *r)
 
     if (body == NULL)
         return; /* answered */
-    gw_objmeta_now(now);
+    gw_time_now(now);
     review = json_pack("{s:s,s:s,s:{s:s},s:{s:o}}", "kind", r->resource->kind, "apiVersion",
                        gw_registry__api_version(r), "metadata", "creationTimestamp", now, "status",
                        "userInfo", user_info(r->user));
@@ -113,12 +108,7 @@ review_audiences(gw_req_t *r, const json_t *review)
     json_t *auds = json_array();
 
     for (size_t i = 0; i < n; i++) {
-        bool asked = json_array_size(spec) == 0;
-        for (size_t j = 0; j < json_array_size(spec) && !asked; j++) {
-            const char *a = json_string_value(json_array_get(spec, j));
-            asked = a != NULL && strcmp(api[i], a) == 0;
-        }
-        if (asked)
+        if (json_array_size(spec) == 0 || gw_json_strings_has(spec, api[i]))
             json_array_append_new(auds, json_string(api[i]));
     }
     return auds;

@@ -273,3 +273,37 @@ gw_registry__secret_validate(const json_t *obj, const json_t *old, gw_field_erro
     validate_data(data, errs);
     validate_type(obj, type_of(obj), errs);
 }
+
+/* ---- the strategy ------------------------------------------------------------------------- */
+
+/* Converting a Secret to kube's internal type merges stringData, on every create and update. */
+static void
+strategy_prepare_create(const gw_resource_t *res, const authn_user_t *user, json_t *obj)
+{
+    (void)res;
+    (void)user;
+    gw_registry__secret_prepare(obj);
+}
+
+static void
+strategy_prepare_update(const gw_resource_t *res, json_t *obj, const json_t *old)
+{
+    (void)res;
+    (void)old;
+    gw_registry__secret_prepare(obj);
+}
+
+static void
+strategy_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                  gw_field_errors_t *errs)
+{
+    (void)res;
+    gw_registry__secret_validate(obj, old, errs);
+}
+
+const gw_strategy_t gw_strategy_secret = {
+    .name = "secret",
+    .prepare_create = strategy_prepare_create,
+    .prepare_update = strategy_prepare_update,
+    .validate = strategy_validate,
+};

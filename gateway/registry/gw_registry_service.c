@@ -350,3 +350,43 @@ gw_registry__service_validate(const json_t *obj, const json_t *old, gw_field_err
     }
     return true;
 }
+
+/* ---- the strategy ------------------------------------------------------------------------- */
+
+static void
+strategy_prepare_update(const gw_resource_t *res, json_t *obj, const json_t *old)
+{
+    (void)res;
+    gw_registry__service_prepare_update(obj, old);
+}
+
+/* The cluster IP rules after the metadata's; where kube reports the addresses alone, what the
+ * metadata's validation found is dropped. */
+static void
+strategy_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
+                  gw_field_errors_t *errs)
+{
+    gw_field_errors_t own = {0};
+
+    (void)res;
+    if (gw_registry__service_validate(obj, old, &own)) {
+        if (own.causes != NULL) {
+            if (errs->causes == NULL)
+                errs->causes = json_array();
+            json_array_extend(errs->causes, own.causes);
+        }
+    } else {
+        gw_ferr_clear(errs);
+        errs->causes = json_incref(own.causes);
+    }
+    gw_ferr_clear(&own);
+}
+
+const gw_strategy_t gw_strategy_service = {
+    .name = "service",
+    .name_rule = GW_NAME_DNS1035,
+    .create_on_update = true,
+    .initial_status = "{\"loadBalancer\":{}}",
+    .prepare_update = strategy_prepare_update,
+    .validate = strategy_validate,
+};

@@ -6,7 +6,8 @@
  * finalize: namespaces' PUT that may change spec.finalizers. approval (CertificateSigningRequests)
  * goes as status does, its own rules being gw_registry_csr.c's; ephemeralcontainers (pods) takes
  * spec.ephemeralContainers (gw_registry_ephemeral.c). pods/eviction and pods/binding are POSTs
- * handled by gw_registry_eviction.c and gw_registry_binding.c. The connect subresources (logs,
+ * handled by gw_registry_eviction.c and gw_registry_binding.c. Which of these a subresource is
+ * comes from the kind's strategy (gw_strategy_subresource). The connect subresources (logs,
  * exec, attach, port-forward, proxy) are not served yet.
  */
 #include "gw_registry_int.h"
@@ -142,10 +143,10 @@ derive_finalize(gw_upd_t *u, const json_t *cur, json_t **out)
 }
 
 static void
-put(gw_req_t *r, const char *sub)
+put(gw_req_t *r, const gw_subres_strategy_t *sub)
 {
     gw_upd_t *u = gw_registry__upd_new(r);
-    bool scale = strcmp(sub, "scale") == 0;
+    bool scale = sub->form == GW_SUBRES_SCALE;
     const char *raw;
     json_t *body;
     size_t len;
@@ -167,11 +168,12 @@ put(gw_req_t *r, const char *sub)
     }
     gw_ferr_clear(&u->req_errs);
     u->arg = body;
-    u->sub = sub;
-    u->derive = scale                                     ? derive_scale
-                : strcmp(sub, "finalize") == 0            ? derive_finalize
-                : strcmp(sub, "ephemeralcontainers") == 0 ? derive_ephemeral
-                                                          : derive_status;
+    u->sub = sub->name;
+    u->subres = sub;
+    u->derive = scale                              ? derive_scale
+                : sub->form == GW_SUBRES_FINALIZE  ? derive_finalize
+                : sub->form == GW_SUBRES_EPHEMERAL ? derive_ephemeral
+                                                   : derive_status;
     u->present = scale ? gw_registry__scale_of : NULL;
     gw_registry__upd_run(u);
 }
@@ -209,54 +211,27 @@ get_scale(gw_req_t *r)
         gw_reply_error(r, rc == GW_EINVAL ? GW_ENOTFOUND : rc, u->name);
 }
 
-static bool
-is_pods(const gw_req_t *r)
-{
-    return r->resource->group[0] == '\0' && strcmp(r->resource->name, "pods") == 0;
-}
-
-static bool
-is_csr(const gw_req_t *r)
-{
-    return strcmp(r->resource->group, "certificates.k8s.io") == 0 &&
-           strcmp(r->resource->name, "certificatesigningrequests") == 0;
-}
-
-/* A POST (create) of pods/<sub>; other verbs fall through to 405. */
-static bool
-pods_post(const gw_req_t *r, const char *sub, const char *want)
-{
-    return is_pods(r) && strcmp(sub, want) == 0 && strcmp(r->info.verb, "create") == 0;
-}
-
 void
 gw_registry__subresource(gw_req_t *r)
 {
-    const char *sub = r->subresource->name, *verb = r->info.verb;
-    bool status = strcmp(sub, "status") == 0, scale = strcmp(sub, "scale") == 0;
-    bool finalize = strcmp(sub, "finalize") == 0 && strcmp(r->resource->name, "namespaces") == 0;
+    const char *verb = r->info.verb;
+    const gw_subres_strategy_t *sub = gw_strategy_subresource(r->resource, r->subresource->name);
+    /* GET answers the object itself; writes go through the update engine with the
+     * subresource's rules (gw_registry_csr.c, gw_registry_ephemeral.c, ...). */
+    bool object =
+        sub != NULL && (sub->form == GW_SUBRES_STATUS || sub->form == GW_SUBRES_EPHEMERAL);
+    bool scale = sub != NULL && sub->form == GW_SUBRES_SCALE;
+    bool finalize = sub != NULL && sub->form == GW_SUBRES_FINALIZE;
 
-    if (strcmp(sub, "token") == 0 && strcmp(r->resource->name, "serviceaccounts") == 0) {
-        gw_registry__token(r);
+    if (sub != NULL && sub->form == GW_SUBRES_HANDLER) {
+        sub->handle(r);
         return;
     }
-    if (pods_post(r, sub, "eviction")) {
-        gw_registry__eviction(r);
-        return;
-    }
-    if (pods_post(r, sub, "binding")) {
-        gw_registry__binding(r);
-        return;
-    }
-    /* Subresources whose GET is the object and whose writes go through the update engine with
-     * their own strategy (gw_registry_csr.c, gw_registry_ephemeral.c). */
-    status = status || (strcmp(sub, "approval") == 0 && is_csr(r)) ||
-             (strcmp(sub, "ephemeralcontainers") == 0 && is_pods(r));
-    if ((r->subresource->verbs & gw_verb_bit(verb)) == 0 || !(status || scale || finalize)) {
+    if ((r->subresource->verbs & gw_verb_bit(verb)) == 0 || sub == NULL) {
         gw_registry__reply_not_allowed(r);
         return;
     }
-    if (strcmp(verb, "get") == 0 && status)
+    if (strcmp(verb, "get") == 0 && object)
         gw_registry__get(r);
     else if (strcmp(verb, "get") == 0 && scale)
         get_scale(r);

@@ -95,17 +95,6 @@ not_found(token_t *t, const char *resource, const char *name)
 
 /* ---- the answer ---------------------------------------------------------------------------- */
 
-static const char *
-rfc3339(long long t, char out[21])
-{
-    time_t tt = (time_t)t;
-    struct tm tm;
-
-    gmtime_r(&tt, &tm);
-    strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return out;
-}
-
 /* The audiences of the request as the C array authn takes (in the arena). */
 static const char *const *
 audiences(token_t *t, size_t *n)
@@ -150,7 +139,7 @@ issue(token_t *t)
     }
     json_object_set_new(t->req, "status",
                         json_pack("{s:s,s:s}", "token", token, "expirationTimestamp",
-                                  rfc3339(t->now + seconds, ts)));
+                                  gw_time_format(t->now + seconds, ts)));
     free(token);
     gw_reply_json(t->r, 201, json_incref(t->req)); /* the reply steals one reference */
 }
@@ -274,12 +263,8 @@ validate(token_t *t)
     const char *const *auds = NULL;
     size_t n = authn_sa_api_audiences(t->r->authn, &auds);
 
-    if (json_array_size(json_object_get(sp, "audiences")) == 0) {
-        json_t *list = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(list, json_string(auds[i]));
-        json_object_set_new(sp, "audiences", list);
-    }
+    if (json_array_size(json_object_get(sp, "audiences")) == 0)
+        json_object_set_new(sp, "audiences", gw_json_strings(auds, n));
     if (exp == NULL || json_integer_value(exp) == 0)
         json_object_set_new(sp, "expirationSeconds", json_integer(DEFAULT_EXPIRATION));
     exp = json_object_get(sp, "expirationSeconds");
@@ -309,7 +294,7 @@ got_account(token_t *t, int err, json_t *sa)
     json_t *meta = json_object_get(t->req, "metadata");
     json_object_set_new(meta, "name", json_string(meta_str(sa, "name")));
     json_object_set_new(meta, "namespace", json_string(meta_str(sa, "namespace")));
-    json_object_set_new(meta, "creationTimestamp", json_string(rfc3339(t->now, ts)));
+    json_object_set_new(meta, "creationTimestamp", json_string(gw_time_format(t->now, ts)));
     json_object_del(t->req, "status");
     if (validate(t))
         bind(t);
@@ -381,3 +366,16 @@ gw_registry__token(gw_req_t *r)
     *t = (token_t){.r = r, .req = body, .now = (long long)time(NULL)};
     gw_registry__admit_create(r, body, NULL, admitted, t);
 }
+
+/* ---- the strategy ------------------------------------------------------------------------- */
+
+static const gw_subres_strategy_t sa_subresources[] = {
+    {.name = "token", .form = GW_SUBRES_HANDLER, .handle = gw_registry__token},
+};
+
+/* ServiceAccounts: the generic rules, and serviceaccounts/token (TokenRequest). */
+const gw_strategy_t gw_strategy_serviceaccount = {
+    .name = "serviceaccount",
+    .subresources = sa_subresources,
+    .n_subresources = sizeof(sa_subresources) / sizeof(sa_subresources[0]),
+};

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "gw_err.h"
-#include "gw_namespace.h"
 
 /* A delete-on-update that loses a race to another write starts over this many times. */
 #define DELETE_RETRIES 8
@@ -106,41 +105,37 @@ check_rv(gw_upd_t *u, json_t *obj, int64_t current_rev)
 
 /* ---- preparing and validating ----------------------------------------------------------- */
 
+/* The main resource's PrepareForUpdate, or the subresource's (a scale change is one of the
+ * main resource's spec). */
 static void
 prepare_update(gw_upd_t *u, json_t *obj, const json_t *cur)
 {
     const gw_resource_t *res = u->r->resource;
-    const json_t *status = json_object_get(cur, "status");
 
     gw_objmeta_prepare_update(obj, cur);
-    if (u->sub == NULL || strcmp(u->sub, "scale") == 0) {
+    if (u->subres == NULL || u->subres->main_prepare)
         gw_registry__prepare_update(res, obj, cur);
-    } else if (strcmp(u->sub, "finalize") == 0) {
-        /* namespaces/finalize changes spec.finalizers; status stays. */
-        if (status != NULL)
-            json_object_set_new(obj, "status", json_deep_copy(status));
-        gw_namespace_prepare(obj);
-    }
-    gw_registry__csr_prepare_update(res, u->sub, obj, cur);
-    gw_registry__ephemeral_prepare(u, obj, cur);
+    if (u->subres != NULL && u->subres->prepare_update != NULL)
+        u->subres->prepare_update(u, obj, cur);
     gw_registry__complete(res, obj);
 }
 
+/* Validation of the prepared object (cur NULL: a create); the valid object is canonicalized. */
 static bool
-validate(gw_upd_t *u, const json_t *obj, const json_t *cur)
+validate(gw_upd_t *u, json_t *obj, const json_t *cur)
 {
     const gw_resource_t *res = u->r->resource;
+    const gw_strategy_t *st = gw_registry__strategy(res);
     gw_field_errors_t errs = {0};
 
-    gw_objmeta_validate(obj, res->namespaced, gw_registry__strategy(res)->name_rule, &errs);
+    gw_objmeta_validate(obj, res->namespaced, st->name_rule, &errs);
     if (cur != NULL)
         gw_objmeta_validate_update(obj, cur, &errs);
     gw_registry__validate_kind(res, obj, cur, &errs);
-    gw_registry__rbac_validate(res, obj, cur, &errs);
-    if (cur != NULL) {
-        gw_registry__csr_validate_update(res, u->sub, obj, cur, &errs);
-        gw_registry__ephemeral_validate(u, obj, cur, &errs);
-    }
+    if (cur != NULL && u->subres == NULL && st->validate_update != NULL)
+        st->validate_update(res, obj, cur, &errs);
+    if (cur != NULL && u->subres != NULL && u->subres->validate_update != NULL)
+        u->subres->validate_update(u, obj, cur, &errs);
     if (gw_ferr_count(&u->req_errs) > 0) {
         size_t i;
         json_t *c;
@@ -151,8 +146,10 @@ validate(gw_upd_t *u, const json_t *obj, const json_t *cur)
             json_array_append(errs.causes, c);
         }
     }
-    if (gw_ferr_count(&errs) == 0)
+    if (gw_ferr_count(&errs) == 0) {
+        gw_registry__canonicalize(res, obj);
         return true;
+    }
     gw_registry__fail_invalid(u->r, &u->fail, res->group, res->kind, u->name, &errs);
     return false;
 }
@@ -173,28 +170,32 @@ escalation_checked(bool ok, void *arg)
         return;
     }
     if (!u->applied)
-        gw_registry__track(u->r, u->sub, &u->opts, cur, obj);
+        gw_registry__track(u->r, u->subres, &u->opts, cur, obj);
     u->created = cur == NULL;
     decide(u, obj, cur, u->checked_rev);
 }
 
-/* The validating admission plugins passed: RBAC's turn. */
+/* The validating admission plugins passed: the kind's own check of a main-resource write
+ * (RBAC's escalation check). */
 static void
 validated(gw_admission_err_t *e, void *arg)
 {
     gw_upd_t *u = arg;
+    gw_strategy_check_fn check =
+        u->subres == NULL ? gw_registry__strategy(u->r->resource)->check_write : NULL;
 
     if (e != NULL) {
         gw_registry__fail_admission(u->r, &u->fail, e, u->name);
         gw_store_update_abort(u->su, GW_ECANCELED);
-        return;
+    } else if (check == NULL) {
+        escalation_checked(true, u);
+    } else {
+        check(u->r, u->checked_obj, u->checked_cur, &u->fail, escalation_checked, u);
     }
-    gw_registry__rbac_escalation(u->r, u->checked_obj, u->checked_cur, &u->fail, escalation_checked,
-                                 u);
 }
 
-/* The validated object (cur NULL: a create) past the validating admission plugins and RBAC's
- * escalation check, any of which may wait (on etcd, an authorizer), to decide(). */
+/* The validated object (cur NULL: a create) past the validating admission plugins and the
+ * kind's check, any of which may wait (on etcd, an authorizer), to decide(). */
 static void
 check_escalation(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev)
 {
@@ -214,7 +215,7 @@ decide(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev)
     char *bytes;
 
     if (!u->warned) {
-        gw_registry__meta_warnings(u->r, obj);
+        gw_registry__warnings(u->r, obj, cur);
         u->warned = true;
     }
     if (cur != NULL && gw_registry__delete_on_update(u->r->resource, obj, cur)) {
@@ -246,10 +247,10 @@ create_admitted(gw_admission_err_t *e, void *ctx)
         gw_store_update_abort(u->su, GW_ECANCELED);
         return;
     }
-    gw_objmeta_uuid(uid);
-    gw_objmeta_now(now);
+    gw_uuid_v4(uid);
+    gw_time_now(now);
     gw_objmeta_prepare_create(obj, uid, now);
-    gw_registry__prepare_create(u->r->resource, obj);
+    gw_registry__prepare_create(u->r->resource, u->r->user, obj);
     if (!validate(u, obj, NULL)) {
         gw_store_update_abort(u->su, GW_ECANCELED);
         return;

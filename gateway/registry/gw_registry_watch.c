@@ -22,7 +22,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "gw_alloc.h"
@@ -36,16 +35,14 @@
 #include "gw_table.h"
 #include "gw_watch.h"
 
-#define CHUNK 500                    /* objects per page of the initial list */
-#define LIST_HIGH_WATER (256 * 1024) /* queued bytes before the next page waits */
-#define MIN_REQUEST_TIMEOUT_S 1800   /* kube-apiserver's --min-request-timeout */
-#define SLOW_WAIT_S 10               /* how long a paused watch waits for its client */
+#define CHUNK 500                  /* objects per page of the initial list */
+#define MIN_REQUEST_TIMEOUT_S 1800 /* kube-apiserver's --min-request-timeout */
+#define SLOW_WAIT_S 10             /* how long a paused watch waits for its client */
 #define CONTENT_TYPE "application/json;stream=watch"
 #define PROTOBUF_CONTENT_TYPE GW_PROTOBUF_WATCH_MEDIA_TYPE
 #define CBOR_CONTENT_TYPE "application/cbor-seq"
 #define INITIAL_EVENTS_END "k8s.io/initial-events-end"
-#define BOOKMARK_PERIOD_MS 60000    /* kube's cacher: a bookmark about every minute, */
-#define BOOKMARK_BEFORE_END_MS 2000 /* and one this long before the watch's deadline */
+#define BOOKMARK_BEFORE_END_MS 2000 /* kube's cacher: a bookmark this long before the deadline */
 
 typedef struct {
     gw_req_t *r;
@@ -63,6 +60,8 @@ typedef struct {
     int64_t list_rev;               /* the initial list's revision */
     int64_t after;                  /* where the changes start */
     int64_t sent;                   /* the highest resourceVersion sent */
+    int64_t known;                  /* the newest revision the collection is known to be at */
+    bool mark_is_last;              /* the bookmark timer is the one before the deadline */
     bool table;                     /* events carry Tables */
     gw_table_include_t include;
     bool table_headers; /* a Table with column definitions went out */
@@ -70,7 +69,6 @@ typedef struct {
     bool cbor;          /* events are CBOR data items (application/cbor-seq) */
     bool convert;       /* the resource is another version than the one stored */
     bool partial;       /* objects go out as PartialObjectMetadata */
-    struct evbuffer *out;
     gw_watcher_t *w;
     struct event *timer;
     struct event *slow; /* a paused watch's deadline */
@@ -109,7 +107,6 @@ watch_end(watch_t *st)
         event_free(st->slow);
     if (st->mark != NULL)
         event_free(st->mark);
-    evbuffer_free(st->out);
     gw_stream_end(st->r);
 }
 
@@ -130,10 +127,11 @@ on_timeout(evutil_socket_t fd, short what, void *arg)
 
 /* ---- writing events ----------------------------------------------------------------------- */
 
+/* Send the events added (the stream writer frames them; watches are not compressed). */
 static void
 flush(watch_t *st)
 {
-    gw_stream_write(st->r, st->out, NULL, NULL);
+    gw_stream_flush(st->r, 0, NULL, NULL);
 }
 
 /* The event forms shared through gw_wev_form, one slot each (v1beta1 views are not shared). */
@@ -212,7 +210,7 @@ add_doc(watch_t *st, const char *type, const json_t *doc)
 
     if (bytes == NULL)
         return false;
-    evbuffer_add(st->out, bytes, len);
+    gw_stream_add(st->r, bytes, len);
     free(bytes);
     return true;
 }
@@ -224,9 +222,12 @@ add_line(watch_t *st, const char *type, const char *obj, size_t len)
     bool ok;
 
     if (plain(st)) {
-        evbuffer_add_printf(st->out, "{\"type\":\"%s\",\"object\":", type);
-        evbuffer_add(st->out, obj, len);
-        evbuffer_add(st->out, "}\n", 2);
+        char head[64];
+        int n = snprintf(head, sizeof(head), "{\"type\":\"%s\",\"object\":", type);
+
+        gw_stream_add(st->r, head, (size_t)n);
+        gw_stream_add(st->r, obj, len);
+        gw_stream_add(st->r, "}\n", 2);
         return true;
     }
     doc = json_loadb(obj, len, 0, NULL);
@@ -272,7 +273,7 @@ add_shared(watch_t *st, const gw_wev_t *e)
         bytes = gw_wev_form(ev, slot, make_form, st, &len);
     if (bytes == NULL)
         return false;
-    evbuffer_add_reference(st->out, bytes, len, gw_wev_unref_cleanup, gw_wev_ref(ev));
+    gw_stream_add_ref(st->r, bytes, len, gw_wev_unref_cleanup, gw_wev_ref(ev));
     return true;
 }
 
@@ -463,9 +464,10 @@ on_slow(evutil_socket_t fd, short what, void *arg)
 }
 
 /* More than the queue limit waits on the connection: leave the shared watch (nothing more is
- * queued) and wait for the client to take it all, then subscribe again from the last
- * resourceVersion sent (from the window, or etcd); a client that does not is ended. A burst
- * (a window replayed at once) costs a pause, never unbounded memory. */
+ * queued) while the stream writer waits for the client to take it all (on_resumable), then
+ * subscribe again from the last resourceVersion sent (from the window, or etcd); a client that
+ * does not is ended. A burst (a window replayed at once) costs a pause, never unbounded
+ * memory. */
 static void
 pause_watch(watch_t *st)
 {
@@ -478,7 +480,6 @@ pause_watch(watch_t *st)
     if (st->slow == NULL)
         abort();
     evtimer_add(st->slow, &tv);
-    gw_stream_write(st->r, st->out, on_resumable, st);
 }
 
 static void
@@ -489,8 +490,7 @@ on_event(watch_t *st, const gw_wev_t *e)
         return;
     }
     st->sent = e->rev;
-    flush(st);
-    if (gw_stream_queued(st->r) > gw_watch_queue_limit(st->r->watches))
+    if (gw_stream_flush(st->r, gw_watch_queue_limit(st->r->watches), on_resumable, st))
         pause_watch(st);
 }
 
@@ -502,10 +502,9 @@ on_note(const gw_watcher_note_t *n, void *arg)
     if (n->kind == GW_WATCHER_EVENT) {
         on_event(st, n->ev);
     } else if (n->kind == GW_WATCHER_PROGRESS) {
-        if (st->bookmarks && n->rev > st->sent) {
-            add_bookmark(st, n->rev, false);
-            flush(st);
-        }
+        /* The next bookmark carries it; kube sends bookmarks on each watcher's own schedule. */
+        if (n->rev > st->known)
+            st->known = n->rev;
     } else {
         st->w = NULL;
         if (n->err == GW_ECOMPACTED) {
@@ -531,6 +530,7 @@ subscribe(watch_t *st, int64_t after)
     };
 
     st->after = after;
+    st->known = 0; /* a progress note speaks for the subscription it came on */
     if (st->sent < after)
         st->sent = after;
     st->w = gw_watcher_start(st->r->watches, &q, on_note, st);
@@ -616,11 +616,8 @@ got_page(int err, const gw_list_page_t *page, void *arg)
         return;
     }
     st->list_start = gw_arena_strdup(st->r->arena, page->next_key);
-    flush(st);
-    if (gw_stream_queued(st->r) > LIST_HIGH_WATER)
-        gw_stream_write(st->r, st->out, on_drained, st); /* wait until the client took it */
-    else
-        list_page(st);
+    if (!gw_stream_flush(st->r, GW_STREAM_HIGH_WATER, on_drained, st))
+        list_page(st); /* else once the client took what is queued */
 }
 
 static void
@@ -794,10 +791,11 @@ static void on_mark(evutil_socket_t fd, short what, void *arg);
 static void
 arm_mark(watch_t *st)
 {
-    int64_t now = now_ms(), next = now + BOOKMARK_PERIOD_MS;
+    int64_t now = now_ms(), next = now + gw_watch_bookmark_ms(st->r->watches);
     struct timeval tv;
 
-    if (st->end_ms - BOOKMARK_BEFORE_END_MS < next)
+    st->mark_is_last = st->end_ms - BOOKMARK_BEFORE_END_MS <= next;
+    if (st->mark_is_last)
         next = st->end_ms - BOOKMARK_BEFORE_END_MS;
     if (next < now)
         return;
@@ -812,16 +810,18 @@ arm_mark(watch_t *st)
 
 /* The cacher's bookmark: the newest revision known for the collection (events this watch
  * filtered out included), sent when it is past where the watch started, so that a client
- * resumes from there. */
+ * resumes from there. A periodic one is sent only when it moves the client on; the one before
+ * the deadline always is. */
 static void
 on_mark(evutil_socket_t fd, short what, void *arg)
 {
     watch_t *st = arg;
+    int64_t rev = st->known > st->sent ? st->known : st->sent;
 
     (void)fd;
     (void)what;
-    if (st->w != NULL && st->sent > st->after) {
-        add_bookmark(st, st->sent, false);
+    if (st->w != NULL && rev > st->after && (st->mark_is_last || rev > st->sent)) {
+        add_bookmark(st, rev, false);
         flush(st);
     }
     if (st->end_ms - now_ms() > BOOKMARK_BEFORE_END_MS / 2)
@@ -852,17 +852,15 @@ arm_timer(watch_t *st)
         arm_mark(st);
 }
 
+/* The stream of events, never gzipped (as kgate has always answered watches). */
 static void
 begin(watch_t *st)
 {
-    st->out = evbuffer_new();
-    if (st->out == NULL)
-        abort();
     gw_stream_start(st->r,
                     st->cbor       ? CBOR_CONTENT_TYPE
                     : st->protobuf ? PROTOBUF_CONTENT_TYPE
                                    : CONTENT_TYPE,
-                    on_stop, st);
+                    false, on_stop, st);
     arm_timer(st);
     if (st->initial) {
         list_page(st);

@@ -13,7 +13,7 @@
 
 #include "gw_alloc.h"
 #include "gw_err.h"
-#include "gw_http.h"
+#include "gw_query.h"
 #include "gw_log.h"
 
 #define PROBE_INTERVAL_MS 1000
@@ -193,7 +193,7 @@ excludes_parse(excludes_t *x, const char *query)
     size_t pos = 0;
     char *v;
     memset(x, 0, sizeof(*x));
-    while ((v = gw_query_next(query, "exclude", &pos)) != NULL) {
+    while ((v = gw_query_next(NULL, query, "exclude", &pos)) != NULL) {
         x->names = gw_realloc(x->names, (x->n + 1) * sizeof(*x->names));
         x->used = gw_realloc(x->used, (x->n + 1) * sizeof(*x->used));
         x->names[x->n] = v;
@@ -286,7 +286,7 @@ render_all(const gw_health_t *h, const endpoint_t *ep, const char *query, const 
            struct evbuffer *out)
 {
     size_t pos = 0;
-    char *verbose = gw_query_next(query, "verbose", &pos);
+    char *verbose = gw_query_next(NULL, query, "verbose", &pos);
     excludes_t x;
     excludes_parse(&x, query);
     struct evbuffer *list = evbuffer_new();

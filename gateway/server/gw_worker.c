@@ -13,7 +13,7 @@
 #include <openssl/ssl.h>
 
 #include "gw_alloc.h"
-#include "gw_http.h"
+#include "gw_uuid.h"
 #include "gw_log.h"
 
 #define DRAIN_POLL_US 50000

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_buf.h"
 #include "gw_err.h"
 
 /* ---- duplicate keys in raw JSON ---------------------------------------------------------- */
@@ -15,8 +16,7 @@
 typedef struct {
     const unsigned char *p, *end;
     gw_field_issues_t *out;
-    char *path; /* "spec.containers[0].image" of the value being read */
-    size_t len, cap;
+    gw_buf_t path; /* "spec.containers[0].image" of the value being read */
     int depth;
 } scan_t;
 
@@ -32,24 +32,17 @@ skip_ws(scan_t *s)
 static size_t
 path_push(scan_t *s, const char *seg, size_t n, bool index)
 {
-    size_t saved = s->len;
-    if (s->len + n + 2 > s->cap) {
-        s->cap = (s->len + n + 2) * 2;
-        s->path = gw_realloc(s->path, s->cap);
-    }
-    if (!index && s->len > 0)
-        s->path[s->len++] = '.';
-    memcpy(s->path + s->len, seg, n);
-    s->len += n;
-    s->path[s->len] = '\0';
+    size_t saved = s->path.len;
+    if (!index && s->path.len > 0)
+        gw_buf_char(&s->path, '.');
+    gw_buf_add(&s->path, seg, n);
     return saved;
 }
 
 static void
 path_pop(scan_t *s, size_t saved)
 {
-    s->len = saved;
-    s->path[saved] = '\0';
+    gw_buf_truncate(&s->path, saved);
 }
 
 static int
@@ -261,8 +254,8 @@ scan_member(scan_t *s, json_t *seen)
     s->p++;
     size_t saved = path_push(s, key, klen, false);
     if (json_object_getn(seen, key, klen) != NULL) {
-        char *msg = gw_sprintf("duplicate field \"%s\"", s->path);
-        gw_field_issues_add(s->out, GW_FIELD_DUPLICATE, s->path, msg);
+        char *msg = gw_sprintf("duplicate field \"%s\"", s->path.data);
+        gw_field_issues_add(s->out, GW_FIELD_DUPLICATE, s->path.data, msg);
         free(msg);
     } else {
         json_object_setn_new_nocheck(seen, key, klen, json_null());
@@ -350,19 +343,13 @@ int
 gw_json_find_duplicates(const char *json, size_t len, gw_field_issues_t *out)
 {
     gw_field_issues_t found = {0};
-    scan_t s = {(const unsigned char *)json,
-                (const unsigned char *)json + len,
-                &found,
-                gw_calloc(1, 64),
-                0,
-                64,
-                0};
+    scan_t s = {(const unsigned char *)json, (const unsigned char *)json + len, &found, {0}, 0};
     bool ok = scan_value(&s);
     skip_ws(&s);
     ok = ok && s.p == s.end;
     for (size_t i = 0; ok && i < found.n; i++)
         gw_field_issues_add(out, GW_FIELD_DUPLICATE, found.items[i].path, found.items[i].message);
     gw_field_issues_clear(&found);
-    free(s.path);
+    gw_buf_free(&s.path);
     return ok ? 0 : GW_EINVAL;
 }

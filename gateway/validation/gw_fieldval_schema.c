@@ -11,12 +11,8 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_buf.h"
 #include "gw_fieldval_int.h"
-
-typedef struct {
-    char *buf;
-    size_t len, cap;
-} path_t;
 
 /* Where each member of the document was met, to merge issues found earlier (duplicates) into
  * document order. */
@@ -29,8 +25,8 @@ typedef struct {
 typedef struct {
     gw_field_issues_t *out;
     size_t first_new;   /* issues before this one were in out on entry */
-    path_t path;        /* kube's field path: spec.containers[0].image */
-    path_t gopath;      /* Go's decoder path: spec.containers.image (no indices, no map keys) */
+    gw_buf_t path;      /* kube's field path: spec.containers[0].image */
+    gw_buf_t gopath;    /* Go's decoder path: spec.containers.image (no indices, no map keys) */
     const char *gotype; /* the innermost Go struct ("Container"), NULL without Go types */
     size_t member;      /* pre-order index of the member being walked */
     size_t n_members;
@@ -43,25 +39,19 @@ typedef struct {
 static void walk_value(walk_t *w, json_t *v, const gw_schema_t *s);
 
 static size_t
-path_push(path_t *p, const char *seg, bool index)
+path_push(gw_buf_t *p, const char *seg, bool index)
 {
-    size_t saved = p->len, n = strlen(seg);
-    if (p->len + n + 2 > p->cap) {
-        p->cap = (p->len + n + 2) * 2;
-        p->buf = gw_realloc(p->buf, p->cap);
-    }
+    size_t saved = p->len;
     if (!index && p->len > 0)
-        p->buf[p->len++] = '.';
-    memcpy(p->buf + p->len, seg, n + 1);
-    p->len += n;
+        gw_buf_char(p, '.');
+    gw_buf_str(p, seg);
     return saved;
 }
 
 static void
-path_pop(path_t *p, size_t saved)
+path_pop(gw_buf_t *p, size_t saved)
 {
-    p->len = saved;
-    p->buf[saved] = '\0';
+    gw_buf_truncate(p, saved);
 }
 
 static void add(walk_t *w, gw_field_issue_kind_t kind, const char *fmt, ...)
@@ -75,7 +65,7 @@ add(walk_t *w, gw_field_issue_kind_t kind, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    gw_field_issues_add(w->out, kind, w->path.buf, msg);
+    gw_field_issues_add(w->out, kind, w->path.data, msg);
     size_t i = w->out->n - 1 - w->first_new;
     if ((i & (i + 1)) == 0) /* i + 1 is a power of two: grow */
         w->issue_member = gw_realloc(w->issue_member, (i + 1) * 2 * sizeof(*w->issue_member));
@@ -89,7 +79,7 @@ mark(walk_t *w, bool unknown)
         return;
     if ((w->n_marks & (w->n_marks - 1)) == 0)
         w->marks = gw_realloc(w->marks, (w->n_marks ? w->n_marks * 2 : 1) * sizeof(*w->marks));
-    w->marks[w->n_marks++] = (mark_t){gw_strdup(w->path.buf), w->member, unknown};
+    w->marks[w->n_marks++] = (mark_t){gw_strdup(w->path.data), w->member, unknown};
 }
 
 /* ---- names of types, as the two messages spell them -------------------------------------- */
@@ -206,13 +196,13 @@ type_error(walk_t *w, const json_t *v, const gw_schema_t *s, bool with_number)
     char t[200], val[64];
     if (w->gotype == NULL) {
         add(w, GW_FIELD_INVALID, "Invalid value: \"%s\": %s in body must be of type %s: \"%s\"",
-            oa_type(v), w->path.buf, oa_want(s), oa_type(v));
+            oa_type(v), w->path.data, oa_want(s), oa_type(v));
         return;
     }
     go_type(s, t, sizeof(t));
     go_value(v, with_number, val, sizeof(val));
     add(w, GW_FIELD_DECODE, "json: cannot unmarshal %s into Go struct field %s.%s of type %s", val,
-        w->gotype, w->gopath.buf, t);
+        w->gotype, w->gopath.data, t);
 }
 
 /* A custom decoder's own message (Quantity, Time, IntOrString), or structural validation's. */
@@ -313,7 +303,7 @@ walk_member(walk_t *w, const char *key, json_t *val, const gw_schema_t *fs, bool
     w->member = w->n_members++;
     mark(w, fs == NULL);
     if (fs == NULL)
-        add(w, GW_FIELD_UNKNOWN, "unknown field \"%s\"", w->path.buf);
+        add(w, GW_FIELD_UNKNOWN, "unknown field \"%s\"", w->path.data);
     else
         walk_value(w, val, fs);
     path_pop(&w->path, p);
@@ -458,8 +448,8 @@ void
 gw_fieldval_check(json_t *doc, const gw_schema_t *schema, gw_field_issues_t *out)
 {
     walk_t w = {.out = out, .first_new = out->n, .track = out->n > 0};
-    w.path.buf = gw_calloc(1, w.path.cap = 64);
-    w.gopath.buf = gw_calloc(1, w.gopath.cap = 64);
+    gw_buf_add(&w.path, "", 0); /* "" at the root */
+    gw_buf_add(&w.gopath, "", 0);
     if (json_is_object(doc) && schema != NULL && schema->type == GW_SCHEMA_OBJECT)
         walk_object(&w, doc, schema, true);
     if (w.track)
@@ -468,6 +458,6 @@ gw_fieldval_check(json_t *doc, const gw_schema_t *schema, gw_field_issues_t *out
         free(w.marks[i].path);
     free(w.marks);
     free(w.issue_member);
-    free(w.path.buf);
-    free(w.gopath.buf);
+    gw_buf_free(&w.path);
+    gw_buf_free(&w.gopath);
 }

@@ -163,6 +163,12 @@ gw_watch_queue_limit(const gw_watch_local_t *l)
     return l->svc->cfg.queue_bytes;
 }
 
+int64_t
+gw_watch_bookmark_ms(const gw_watch_local_t *l)
+{
+    return l->svc->cfg.progress_ms;
+}
+
 void
 gw_watch__to_worker(gw_watch_t *s, int i, gw_watch__msg_t *m)
 {

@@ -25,7 +25,7 @@
  *
  * Test knobs (environment, read by gw_watch_new; for tests and benchmarks, not for operators):
  * KGATE_WATCH_WINDOW (events per hub window), KGATE_WATCH_WINDOW_BYTES, KGATE_WATCH_LINGER_MS,
- * KGATE_WATCH_PROGRESS_MS (how often hubs ask etcd for progress, i.e. the bookmark period),
+ * KGATE_WATCH_PROGRESS_MS (how often hubs ask etcd for progress and watchers get bookmarks),
  * KGATE_WATCH_QUEUE_BYTES (a watch connection's output limit, see gw_watch_queue_limit).
  */
 
@@ -178,6 +178,10 @@ void gw_watch_local_free(gw_watch_local_t *l);
 /** The output a watch connection may queue before it is ended as too slow. Thread: the
  *  local's worker. */
 size_t gw_watch_queue_limit(const gw_watch_local_t *l);
+
+/** How often a watcher that asked for bookmarks gets one (kube's minute; the progress period
+ *  knob in tests). Thread: the local's worker. */
+int64_t gw_watch_bookmark_ms(const gw_watch_local_t *l);
 
 /* ---- watchers ----------------------------------------------------------------------------- */
 

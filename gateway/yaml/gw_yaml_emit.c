@@ -11,24 +11,13 @@
 #include <yaml.h>
 
 #include "gw_alloc.h"
+#include "gw_buf.h"
 #include "gw_yaml_int.h"
-
-typedef struct {
-    char *buf;
-    size_t len, cap;
-} out_t;
 
 static int
 write_out(void *data, unsigned char *bytes, size_t size)
 {
-    out_t *o = data;
-    if (o->len + size + 1 > o->cap) {
-        o->cap = (o->len + size + 1) * 2;
-        o->buf = gw_realloc(o->buf, o->cap);
-    }
-    memcpy(o->buf + o->len, bytes, size);
-    o->len += size;
-    o->buf[o->len] = '\0';
+    gw_buf_add(data, bytes, size);
     return 1;
 }
 
@@ -154,7 +143,7 @@ node(yaml_emitter_t *e, const json_t *v)
 char *
 gw_json_to_yaml(const json_t *doc, size_t *len)
 {
-    out_t o = {gw_calloc(1, 64), 0, 64};
+    gw_buf_t o = {0};
     yaml_emitter_t e;
     yaml_event_t ev;
     if (!yaml_emitter_initialize(&e))
@@ -169,5 +158,5 @@ gw_json_to_yaml(const json_t *doc, size_t *len)
     emit(&e, &ev, yaml_stream_end_event_initialize(&ev));
     yaml_emitter_delete(&e);
     *len = o.len;
-    return o.buf;
+    return gw_buf_take(&o);
 }

@@ -34,7 +34,7 @@ t['spec']['containers'][0]['resources'] == {}"
 
 req GET "$APPS/daemonsets"
 start_rv=$(rv_of)
-WATCH_MAX_TIME=600 watch_start ds "$APPS/daemonsets?watch=1&resourceVersion=$start_rv"
+watch_start ds "$APPS/daemonsets?watch=1&resourceVersion=$start_rv"
 
 # ---- each workload kind, created through curl and read back ----------------------------------
 # made NAME PATH BODY CHECK: POST BODY to PATH; the answer, GET and LIST all pass CHECK (a Python

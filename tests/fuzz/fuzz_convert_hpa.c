@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gw_alloc.c"
+#include "gw_buf.c"
 #include "gw_fieldval_scalar.c"
 #include "gw_convert_gojson.c"
 #include "gw_convert_hpa.c"

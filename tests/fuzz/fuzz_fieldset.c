@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gw_alloc.c"
+#include "gw_buf.c"
 #include "gw_err.c"
 #include "gw_fieldset.c"
 #include "gw_gofmt.c"

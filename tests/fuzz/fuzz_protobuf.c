@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gw_alloc.c"
+#include "gw_buf.c"
 #include "gw_arena.c"
 #include "gw_catalog.c"
 #include "gw_catalog_config.c"

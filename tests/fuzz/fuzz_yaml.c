@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gw_alloc.c"
+#include "gw_buf.c"
 #include "gw_field_issues.c"
 #include "gw_yaml.c"
 #include "gw_yaml_emit.c"

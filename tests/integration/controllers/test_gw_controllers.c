@@ -8,6 +8,7 @@
 #include "gw_controllers.h"
 #include "gw_leader.h"
 #include "gw_namespace.h"
+#include "gw_strategy_namespace.h"
 
 #define WAIT_MS 30000
 

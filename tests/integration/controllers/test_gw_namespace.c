@@ -8,6 +8,7 @@
 
 #include "ctl_harness.h"
 #include "gw_namespace.h"
+#include "gw_strategy_namespace.h"
 
 static char prefix[64];
 

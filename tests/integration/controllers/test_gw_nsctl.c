@@ -11,6 +11,7 @@
 #include "gw_catalog.h"
 #include "gw_controllers.h"
 #include "gw_namespace.h"
+#include "gw_strategy_namespace.h"
 #include "gw_nsctl.h"
 
 #define WAIT_MS 30000

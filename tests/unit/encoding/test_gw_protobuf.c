@@ -101,9 +101,9 @@ envelope(uint8_t *out, const char *api_version, const char *kind, const uint8_t 
     gw_protobuf__put_bytes(&b, 2, kind, strlen(kind));
     gw_protobuf__end(&b, start);
     gw_protobuf__put_bytes(&b, 2, raw, raw_len);
-    memcpy(out, b.buf, b.len);
+    memcpy(out, b.data, b.len);
     n = b.len;
-    free(b.buf);
+    gw_buf_free(&b);
     return n;
 }
 
@@ -421,8 +421,8 @@ m_bytes(msg_t *m, int number, const void *p, size_t n)
     gw_protobuf__buf_t b = {0};
 
     gw_protobuf__put_bytes(&b, number, p, n);
-    m_raw(m, b.buf, b.len);
-    free(b.buf);
+    m_raw(m, (const uint8_t *)b.data, b.len);
+    gw_buf_free(&b);
 }
 
 static void
@@ -444,8 +444,8 @@ m_varint(msg_t *m, int number, uint64_t v)
 
     gw_protobuf__put_tag(&b, number, GW_PB_VARINT);
     gw_protobuf__put_varint(&b, v);
-    m_raw(m, b.buf, b.len);
-    free(b.buf);
+    m_raw(m, (const uint8_t *)b.data, b.len);
+    gw_buf_free(&b);
 }
 
 static void

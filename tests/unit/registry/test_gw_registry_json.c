@@ -104,13 +104,13 @@ test_buf(void)
                   .value_len = 15,
                   .mod_revision = 5};
 
-    gw_registry__buf_str(&b, "[");
+    gw_buf_str(&b, "[");
     tap_ok(gw_registry__buf_obj(&b, &o, NULL), "append a stored object");
-    gw_registry__buf_add(&b, ",", 1);
+    gw_buf_add(&b, ",", 1);
     o.value = (const uint8_t *)"{}";
     o.value_len = 2;
     tap_ok(gw_registry__buf_obj(&b, &o, NULL), "append one without metadata");
-    gw_registry__buf_str(&b, "]");
+    gw_buf_str(&b, "]");
     tap_is_str(b.data,
                "[{\"metadata\":{\"resourceVersion\":\"5\"}},{\"metadata\":{\"resourceVersion\":"
                "\"5\"}}]",

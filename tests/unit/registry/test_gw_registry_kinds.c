@@ -85,7 +85,7 @@ test_secret(void)
     json_t *d = doc("{\"data\":{\"a\":\"b2xk\",\"b\":\"a2VlcA==\"},"
                     "\"stringData\":{\"a\":\"new\",\"c\":\"p@ss word\",\"e\":\"\"}}");
 
-    gw_registry__prepare_create(s, d);
+    gw_registry__prepare_create(s, NULL, d);
     tap_ok(member_is(d, "data",
                      "{\"a\":\"bmV3\",\"b\":\"a2VlcA==\",\"c\":\"cEBzcyB3b3Jk\","
                      "\"e\":\"\"}"),
@@ -94,7 +94,7 @@ test_secret(void)
     json_decref(d);
 
     d = doc("{\"stringData\":{\"k\":\"ab\"}}");
-    gw_registry__prepare_create(s, d);
+    gw_registry__prepare_create(s, NULL, d);
     tap_ok(member_is(d, "data", "{\"k\":\"YWI=\"}"), "stringData only: data made");
     json_decref(d);
 
@@ -107,7 +107,7 @@ test_secret(void)
     json_decref(old);
 
     d = doc("{\"stringData\":{}}");
-    gw_registry__prepare_create(s, d);
+    gw_registry__prepare_create(s, NULL, d);
     tap_ok(member_is(d, "stringData", "absent") && member_is(d, "data", "absent"),
            "an empty stringData is only dropped");
     json_decref(d);
@@ -245,7 +245,7 @@ test_service(void)
     json_decref(old);
 
     d = doc("{\"spec\":{\"clusterIP\":\"10.0.0.300\"}}");
-    gw_registry__prepare_create(s, d);
+    gw_registry__prepare_create(s, NULL, d);
     check_validation(s, d, NULL,
                      "spec.clusterIPs[0]: Invalid value: \"10.0.0.300\": must be a valid IP "
                      "address, (e.g. 10.9.8.7 or 2001:db8::ffff)",

@@ -43,7 +43,7 @@ created_member(const gw_resource_t *r, const char *text, const char *path, const
     json_t *d = doc(text), *v = d, *w = json_loads(want, JSON_DECODE_ANY, NULL);
     char part[64];
 
-    gw_registry__prepare_create(r, d);
+    gw_registry__prepare_create(r, NULL, d);
     for (const char *p = path; v != NULL && *p != '\0';) {
         size_t n = strcspn(p, ".");
         snprintf(part, sizeof(part), "%.*s", (int)n, p);

@@ -3,7 +3,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "gw_namespace.h"
+#include "gw_strategy_namespace.h"
 #include "tap.h"
 
 static json_t *

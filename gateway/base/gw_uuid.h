@@ -1,0 +1,16 @@
+#ifndef GATEWAY_BASE_GW_UUID_H
+#define GATEWAY_BASE_GW_UUID_H
+
+/* Random UUIDs, for object uids, Audit-IDs, token ids and leader identities. */
+
+/** Length of a UUID in text form, without the NUL. */
+#define GW_UUID_LEN 36
+
+/**
+ * Write a random (version 4, RFC 4122 variant) UUID in lower-case text and a NUL into out, as
+ * kube's uuid.NewUUID() gives them. Aborts when the kernel has no randomness to give.
+ * Thread: any.
+ */
+void gw_uuid_v4(char out[GW_UUID_LEN + 1]);
+
+#endif
