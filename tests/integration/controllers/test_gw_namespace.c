@@ -1,12 +1,14 @@
 /*
  * Namespace lifecycle against a real etcd: the initial namespaces created exactly once by two
- * instances racing, NamespaceLifecycle's answers for missing / active / terminating
- * namespaces, and the namespace registry's DELETE (first mark, repeats, preconditions, dry
- * run, garbage-collector finalizers, the final removal).
+ * instances racing, the NamespaceLifecycle admission plugin's answers for missing / active /
+ * terminating namespaces, and the namespace registry's DELETE (first mark, repeats, preconditions,
+ * dry run, garbage-collector finalizers, the final removal).
  */
 #include <jansson.h>
 
 #include "ctl_harness.h"
+#include "gw_admission.h"
+#include "gw_arena.h"
 #include "gw_namespace.h"
 #include "gw_strategy_namespace.h"
 
@@ -34,16 +36,42 @@ is_done(void *arg)
     return ((done_t *)arg)->done;
 }
 
-static int
-admit(harness_t *h, const char *ns)
-{
-    done_t d = {0};
-    int rc = gw_namespace_admit_create(h->store, ns, done_cb, &d);
+typedef struct {
+    bool done;
+    int code; /* the refusal's status code, 0 when admitted */
+    char message[256];
+} verdict_t;
 
-    if (rc != 0)
-        return rc;
-    harness_wait(h, &d.done);
-    return d.err;
+static void
+verdict_cb(gw_admission_err_t *e, void *arg)
+{
+    verdict_t *v = arg;
+
+    v->done = true;
+    v->code = e == NULL ? 0 : e->err != 0 ? e->err : e->code;
+    snprintf(v->message, sizeof(v->message), "%s", e && e->message ? e->message : "");
+    json_decref(e ? e->details : NULL);
+}
+
+static const gw_resource_t configmaps = {.group = "", .name = "configmaps", .namespaced = true};
+static const gw_resource_t namespaces = {.group = "", .name = "namespaces"};
+static const gw_resource_t lsars = {
+    .group = "authorization.k8s.io", .name = "localsubjectaccessreviews", .namespaced = true};
+
+/* NamespaceLifecycle's verdict on `op` of object `name` of `res` in namespace `ns`. */
+static verdict_t
+admit(harness_t *h, gw_admission_op_t op, const gw_resource_t *res, const char *ns,
+      const char *name)
+{
+    gw_req_t r = {.arena = gw_arena_new(), .store = h->store};
+    gw_admission_attrs_t a = {
+        .op = op, .req = &r, .resource = res, .subresource = "", .namespace_ = ns, .name = name};
+    verdict_t v = {0};
+
+    gw_admission_namespace_lifecycle.admit(&a, verdict_cb, &v);
+    harness_wait(h, &v.done);
+    gw_arena_free(r.arena);
+    return v;
 }
 
 typedef struct {
@@ -183,33 +211,39 @@ static void
 test_admission(harness_t *h)
 {
     del_result_t d = {0};
+    verdict_t v;
 
-    tap_is_int(admit(h, "default"), 0, "create into an active namespace: admitted");
-    tap_is_int(admit(h, "nowhere"), GW_ENOTFOUND, "into a missing one: ENOTFOUND (404)");
+    tap_is_int(admit(h, GW_ADMISSION_CREATE, &configmaps, "default", "c").code, 0,
+               "create into an active namespace: admitted");
+    v = admit(h, GW_ADMISSION_CREATE, &configmaps, "nowhere", "c");
+    tap_is_int(v.code, 404, "into a missing one: 404");
+    tap_is_str(v.message, "namespaces \"nowhere\" not found", "... in kube's words");
     put_ns(h, "doomed",
            "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"doomed\","
            "\"uid\":\"u-doomed\"},\"spec\":{\"finalizers\":[\"kubernetes\"]},"
            "\"status\":{\"phase\":\"Active\"}}");
-    tap_is_int(admit(h, "doomed"), 0, "doomed is active at first");
+    tap_is_int(admit(h, GW_ADMISSION_CREATE, &configmaps, "doomed", "c").code, 0,
+               "doomed is active at first");
     begin_delete(h, "doomed", NULL, &d);
-    tap_is_int(admit(h, "doomed"), GW_ECONFLICT, "into a terminating one: ECONFLICT (403)");
-    tap_is_int(gw_namespace_admit_create(h->store, "a/b", done_cb, NULL), GW_EINVAL,
-               "a name with '/': EINVAL, no callback");
-    tap_is_int(gw_namespace_admit_create(h->store, "", done_cb, NULL), GW_EINVAL,
-               "an empty name: EINVAL");
-    tap_ok(gw_namespace_admission_applies("", "configmaps", true) &&
-               !gw_namespace_admission_applies("", "namespaces", false) &&
-               !gw_namespace_admission_applies("", "nodes", false) &&
-               !gw_namespace_admission_applies("authorization.k8s.io", "localsubjectaccessreviews",
-                                               true),
-           "which creates the check applies to");
-    tap_ok(gw_namespace_check_delete("default") != 0 &&
-               gw_namespace_check_delete("kube-system") != 0 &&
-               gw_namespace_check_delete("kube-public") != 0,
+    v = admit(h, GW_ADMISSION_CREATE, &configmaps, "doomed", "late");
+    tap_is_int(v.code, 403, "into a terminating one: 403");
+    tap_is_str(v.message,
+               "configmaps \"late\" is forbidden: unable to create new content in namespace "
+               "doomed because it is being terminated",
+               "... in kube's words");
+    tap_is_int(admit(h, GW_ADMISSION_CREATE, &configmaps, "a/b", "c").code, 404,
+               "a namespace that cannot be a name: 404");
+    tap_is_int(admit(h, GW_ADMISSION_CREATE, &lsars, "nowhere", "").code, 0,
+               "an access review never tells whether a namespace exists");
+    tap_is_int(admit(h, GW_ADMISSION_CREATE, &namespaces, "", "doomed").code, 0,
+               "a namespace's own create is not checked");
+    tap_ok(admit(h, GW_ADMISSION_DELETE, &namespaces, "", "default").code == 403 &&
+               admit(h, GW_ADMISSION_DELETE, &namespaces, "", "kube-system").code == 403 &&
+               admit(h, GW_ADMISSION_DELETE, &namespaces, "", "kube-public").code == 403,
            "default, kube-system and kube-public may not be deleted");
-    tap_ok(gw_namespace_check_delete("kube-node-lease") == 0 &&
-               gw_namespace_check_delete("doomed") == 0,
-           "other namespaces may");
+    tap_ok(admit(h, GW_ADMISSION_DELETE, &namespaces, "", "kube-node-lease").code == 0 &&
+               admit(h, GW_ADMISSION_DELETE, &configmaps, "doomed", "c").code == 0,
+           "other namespaces may, and deletes in a terminating one go on");
     result_clear(&d.r);
 }
 

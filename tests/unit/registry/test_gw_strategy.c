@@ -72,8 +72,9 @@ test_resolution(void)
     tap_ok(gw_strategy_of(res("apiextensions.k8s.io", "v1", "customresourcedefinitions"))
                ->conditional_update,
            "CRDs: no unconditional update");
-    tap_ok(gw_strategy_of(res("rbac.authorization.k8s.io", "v1", "clusterroles"))->admit != NULL,
-           "cluster roles: an admission (the escalation check)");
+    tap_ok(gw_strategy_of(res("rbac.authorization.k8s.io", "v1", "clusterroles"))->check_write !=
+               NULL,
+           "cluster roles: a check of the write (the escalation check)");
     tap_ok(gw_strategy_of(res("", "v1", "namespaces"))->on_delete != NULL &&
                gw_strategy_of(res("", "v1", "pods"))->on_delete == NULL,
            "namespaces delete through their own registry, pods through the generic store");
@@ -90,7 +91,7 @@ test_subresources(void)
     tap_ok(s != NULL && s->form == GW_SUBRES_SCALE && s->main_prepare,
            "deployments/scale: the Scale view through the main strategy");
     s = gw_strategy_subresource(res("apps", "v1", "deployments"), "status");
-    tap_ok(s != NULL && s->form == GW_SUBRES_STATUS && s->status_write && s->admit == NULL,
+    tap_ok(s != NULL && s->form == GW_SUBRES_STATUS && s->status_write && s->prepare_update == NULL,
            "deployments/status: the generic status");
     s = gw_strategy_subresource(res("", "v1", "pods"), "ephemeralcontainers");
     tap_ok(s != NULL && s->form == GW_SUBRES_EPHEMERAL && s->validate_update != NULL,
@@ -106,11 +107,13 @@ test_subresources(void)
     tap_ok(s != NULL && s->form == GW_SUBRES_HANDLER, "serviceaccounts/token: its own endpoint");
     s = gw_strategy_subresource(res("certificates.k8s.io", "v1", "certificatesigningrequests"),
                                 "approval");
-    tap_ok(s != NULL && s->form == GW_SUBRES_STATUS && !s->status_write && s->admit != NULL,
-           "CSR approval: written as status, with the approval admission");
+    tap_ok(s != NULL && s->form == GW_SUBRES_STATUS && !s->status_write &&
+               s->validate_update != NULL,
+           "CSR approval: written as status, with its own validation (its check is an admission "
+           "plugin)");
     s = gw_strategy_subresource(res("certificates.k8s.io", "v1", "certificatesigningrequests"),
                                 "status");
-    tap_ok(s != NULL && s->status_write && s->prepare_update != NULL && s->admit != NULL,
+    tap_ok(s != NULL && s->status_write && s->prepare_update != NULL,
            "CSR status: the kind's own status rules, not the generic ones");
 }
 
