@@ -824,7 +824,7 @@ on_mark(evutil_socket_t fd, short what, void *arg)
         add_bookmark(st, rev, false);
         flush(st);
     }
-    if (st->end_ms - now_ms() > BOOKMARK_BEFORE_END_MS / 2)
+    if (!st->mark_is_last)
         arm_mark(st);
 }
 
