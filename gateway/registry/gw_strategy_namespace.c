@@ -56,18 +56,6 @@ count(const json_t *o, const char *a, const char *b)
     return json_array_size(array_at(o, a, b));
 }
 
-/* Whether the array holds the string s. */
-static bool
-has(const json_t *arr, const char *s)
-{
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const char *v = json_string_value(json_array_get(arr, i));
-        if (v != NULL && strcmp(v, s) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* Remove every s from o.<a>.<b>; whether any was there. */
 static bool
 remove_str(json_t *o, const char *a, const char *b, const char *s)
@@ -96,7 +84,7 @@ add_str(json_t *o, const char *a, const char *b, const char *s)
         arr = json_array();
         json_object_set_new(parent, b, arr);
     }
-    if (has(arr, s))
+    if (gw_json_strings_has(arr, s))
         return false;
     json_array_append_new(arr, json_string(s));
     return true;
@@ -230,7 +218,7 @@ finish(del_t *d, int err, const gw_obj_t *obj, bool deleted)
 static bool
 dry_run(const json_t *options)
 {
-    return has(json_object_get(options, "dryRun"), "All");
+    return gw_json_strings_has(json_object_get(options, "dryRun"), "All");
 }
 
 /* A precondition of options that the namespace does not meet. */
@@ -275,7 +263,7 @@ apply_gc_finalizers(json_t *ns, const json_t *options)
     bool changed = false;
 
     for (size_t i = 0; i < sizeof(gc) / sizeof(gc[0]); i++) {
-        bool have = has(array_at(ns, "metadata", "finalizers"), gc[i].name);
+        bool have = gw_json_strings_has(array_at(ns, "metadata", "finalizers"), gc[i].name);
         bool want = wants(options, gc[i].policy, gc[i].orphan_value, have);
         if (want && !have)
             changed |= add_str(ns, "metadata", "finalizers", gc[i].name);
