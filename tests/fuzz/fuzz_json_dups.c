@@ -29,7 +29,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         strstr(e.text, "overflow") == NULL && strstr(e.text, "nesting") == NULL &&
         strstr(e.text, "NUL byte") == NULL)
         abort();
-    if (any != NULL) {
+    /* Jansson also lets a NUL byte after a number through, which the scanner refuses; the
+     * duplicate verdicts are compared only on text both accept */
+    if (any != NULL && rc == 0) {
         json_t *strict = json_loadb((const char *)data, size, flags | JSON_REJECT_DUPLICATES, &e);
         if ((strict == NULL) != (dups.n > 0))
             abort();
