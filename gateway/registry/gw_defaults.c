@@ -210,9 +210,8 @@ typedef struct {
     const char *group, *version, *kind;
     const char *at; /* where `defs` apply ("" is the object itself) */
     const gw_def_t *defs;
-    gw_kind_defaults_fn *fn;                        /* the kind's own rules */
-    void (*fn_old)(json_t *obj, const json_t *old); /* own rules reading the stored object */
-    const char *pod_template;                       /* where its PodTemplateSpec is */
+    gw_kind_defaults_fn *fn;  /* the kind's own rules */
+    const char *pod_template; /* where its PodTemplateSpec is */
 } kind_t;
 
 static const kind_t kinds[] = {
@@ -220,7 +219,7 @@ static const kind_t kinds[] = {
     {"", "v1", "PodTemplate", .pod_template = "template"},
     {"", "v1", "ReplicationController", .fn = gw_defaults__replication_controller,
      .pod_template = "spec.template"},
-    {"", "v1", "Service", .fn_old = gw_defaults__service},
+    {"", "v1", "Service", .fn = gw_defaults__service},
     {"", "v1", "Secret", .at = "", .defs = secret},
     {"", "v1", "Endpoints", .at = "subsets[].ports[]", .defs = protocol_tcp},
     {"", "v1", "PersistentVolume", .fn = gw_defaults__persistent_volume},
@@ -280,8 +279,7 @@ template_node(json_t *tmpl, const void *arg)
 }
 
 void
-gw_defaults_apply(const char *group, const char *version, const char *kind, json_t *obj,
-                  const json_t *old)
+gw_defaults_apply(const char *group, const char *version, const char *kind, json_t *obj)
 {
     const kind_t *k = find_kind(group, version, kind);
 
@@ -291,8 +289,6 @@ gw_defaults_apply(const char *group, const char *version, const char *kind, json
         gw_defaults__fill_at(obj, k->at, k->defs);
     if (k->fn != NULL)
         k->fn(obj);
-    if (k->fn_old != NULL)
-        k->fn_old(obj, old);
     if (k->pod_template != NULL)
         gw_defaults__each(obj, k->pod_template, template_node, NULL);
 }

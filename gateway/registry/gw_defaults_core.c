@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "gw_defaults.h"
+
 /* ---- pods, replication controllers -------------------------------------------------------- */
 
 void
@@ -283,10 +285,9 @@ ip_families(json_t *spec, const json_t *old)
 }
 
 void
-gw_defaults__service(json_t *svc, const json_t *old)
+gw_defaults__service(json_t *svc)
 {
     json_t *spec = gw_defaults__member(svc, "spec");
-    const json_t *old_spec = json_object_get(old, "spec");
     const char *type;
 
     if (spec == NULL)
@@ -302,7 +303,16 @@ gw_defaults__service(json_t *svc, const json_t *old)
         gw_defaults__set_nil(spec, "allocateLoadBalancerNodePorts", json_true());
         gw_defaults__each(svc, "status.loadBalancer.ingress[]", load_balancer_ingress, NULL);
     }
-    if (strcmp(type, "ExternalName") == 0)
+}
+
+void
+gw_defaults_service_addresses(json_t *svc, const json_t *old)
+{
+    json_t *spec = json_object_get(svc, "spec");
+    const json_t *old_spec = json_object_get(old, "spec");
+    const char *type = json_string_value(json_object_get(spec, "type"));
+
+    if (type == NULL || strcmp(type, "ExternalName") == 0)
         return;
     if (old_spec != NULL)
         patch_node_ports(spec, old_spec);

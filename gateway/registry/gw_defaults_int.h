@@ -101,7 +101,7 @@ gw_kind_defaults_fn gw_defaults__pod, gw_defaults__replication_controller,
     gw_defaults__persistent_volume, gw_defaults__limit_range, gw_defaults__node;
 
 /** A Service; `old` is the stored one an update replaces, or NULL (kube's IP field rules). */
-void gw_defaults__service(json_t *svc, const json_t *old);
+void gw_defaults__service(json_t *svc);
 
 gw_kind_defaults_fn gw_defaults__deployment, gw_defaults__stateful_set, gw_defaults__daemon_set,
     gw_defaults__job;

@@ -261,6 +261,7 @@ gw_registry__create(gw_req_t *r)
     }
     if (!read_body(c))
         return;
+    gw_registry__default(r->resource, c->body);
     gw_registry__admission_attrs(
         r, &c->adm, GW_ADMISSION_CREATE, NULL,
         gw_arena_strdup(r->arena, or_empty(gw_objmeta_str(c->body, "name"))), c->body, NULL,

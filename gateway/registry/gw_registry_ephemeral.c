@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "gw_alloc.h"
-#include "gw_defaults.h"
 #include "gw_names.h"
 
 #define SUB "ephemeralcontainers"
@@ -53,15 +52,6 @@ gw_registry__ephemeral_into(const json_t *cur, const json_t *src)
     }
     take(spec, json_object_get(src, "spec"), "ephemeralContainers");
     return out;
-}
-
-void
-gw_registry__ephemeral_prepare(gw_upd_t *u, json_t *obj, const json_t *cur)
-{
-    const gw_resource_t *res = u->r->resource;
-
-    if (applies(u))
-        gw_defaults_apply(res->group, res->version, res->kind, obj, cur);
 }
 
 /* ---- validation --------------------------------------------------------------------------- */

@@ -52,7 +52,11 @@ const gw_strategy_t *gw_registry__strategy(const gw_resource_t *res);
 /** Whether the resource has a status subresource. */
 bool gw_registry__has_status(const gw_resource_t *res);
 
-/** PrepareForCreate: the defaults, the status reset (or the kind's initial status), the
+/** The defaults kube's decoding gives an object of res (a request's body, a patch's result),
+ *  before admission sees it. */
+void gw_registry__default(const gw_resource_t *res, json_t *obj);
+
+/** PrepareForCreate: the status reset (or the kind's initial status), the
  *  strategy's prepare_create (user: who creates; may be NULL), generation 1 for kinds that
  *  keep one; then gw_registry__complete. */
 void gw_registry__prepare_create(const gw_resource_t *res, const authn_user_t *user, json_t *obj);
@@ -63,7 +67,7 @@ void gw_registry__prepare_create(const gw_resource_t *res, const authn_user_t *u
 void gw_registry__complete(const gw_resource_t *res, json_t *obj);
 
 /**
- * PrepareForUpdate on the main resource: the defaults, the strategy's prepare_update, status
+ * PrepareForUpdate on the main resource: the strategy's prepare_update, status
  * kept from `old` for kinds with a status subresource, generation bumped when anything outside
  * metadata and status changed (kinds that keep one).
  */
@@ -361,7 +365,6 @@ json_t *gw_registry__ephemeral_into(const json_t *cur, const json_t *src);
 
 /** Defaults of the ephemeral containers (the subresource's decoding), for u->sub
  *  "ephemeralcontainers" only. */
-void gw_registry__ephemeral_prepare(gw_upd_t *u, json_t *obj, const json_t *cur);
 
 /** ValidatePodEphemeralContainersUpdate's findings into errs (u->sub "ephemeralcontainers"). */
 void gw_registry__ephemeral_validate(gw_upd_t *u, const json_t *obj, const json_t *cur,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_defaults.h"
 #include "gw_gofmt.h"
 
 static const char *
@@ -353,10 +354,21 @@ gw_registry__service_validate(const json_t *obj, const json_t *old, gw_field_err
 
 /* ---- the strategy ------------------------------------------------------------------------- */
 
+/* The storage's address fill comes before the strategy's preparation, as in kube's
+ * beginCreate/beginUpdate. */
+static void
+strategy_prepare_create(const gw_resource_t *res, const authn_user_t *user, json_t *obj)
+{
+    (void)res;
+    (void)user;
+    gw_defaults_service_addresses(obj, NULL);
+}
+
 static void
 strategy_prepare_update(const gw_resource_t *res, json_t *obj, const json_t *old)
 {
     (void)res;
+    gw_defaults_service_addresses(obj, old);
     gw_registry__service_prepare_update(obj, old);
 }
 
@@ -387,6 +399,7 @@ const gw_strategy_t gw_strategy_service = {
     .name_rule = GW_NAME_DNS1035,
     .create_on_update = true,
     .initial_status = "{\"loadBalancer\":{}}",
+    .prepare_create = strategy_prepare_create,
     .prepare_update = strategy_prepare_update,
     .validate = strategy_validate,
 };

@@ -24,12 +24,10 @@ gw_registry__has_status(const gw_resource_t *res)
 
 /* ---- create ------------------------------------------------------------------------------- */
 
-/* kube-apiserver defaults every object it decodes, so on every create and update (and patch);
- * `old` is the stored object an update replaces, NULL on create. */
-static void
-apply_defaults(const gw_resource_t *res, json_t *obj, const json_t *old)
+void
+gw_registry__default(const gw_resource_t *res, json_t *obj)
 {
-    gw_defaults_apply(res->group, res->version, res->kind, obj, old);
+    gw_defaults_apply(res->group, res->version, res->kind, obj);
 }
 
 /* What a client sent as status is dropped on create (kube's status reset), for the kind's
@@ -53,8 +51,6 @@ gw_registry__prepare_create(const gw_resource_t *res, const authn_user_t *user, 
 {
     const gw_strategy_t *st = gw_registry__strategy(res);
 
-    /* Decoding defaults the object before the strategy sees it. */
-    apply_defaults(res, obj, NULL);
     initial_status(res, st, obj);
     if (st->prepare_create != NULL)
         st->prepare_create(res, user, obj);
@@ -136,7 +132,6 @@ gw_registry__prepare_update(const gw_resource_t *res, json_t *obj, const json_t 
     const gw_strategy_t *st = gw_registry__strategy(res);
     const json_t *status = json_object_get(old, "status");
 
-    apply_defaults(res, obj, old);
     if (st->prepare_update != NULL)
         st->prepare_update(res, obj, old);
     /* The main resource never changes status where a status subresource does, whatever the

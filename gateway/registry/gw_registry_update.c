@@ -333,6 +333,7 @@ mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
+    gw_registry__default(u->r->resource, obj);
     if (cur == NULL) {
         create_on_update(u, obj);
         return;

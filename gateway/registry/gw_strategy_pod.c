@@ -97,7 +97,6 @@ post_binding(gw_req_t *r)
 static const gw_subres_strategy_t pod_subresources[] = {
     {.name = "ephemeralcontainers",
      .form = GW_SUBRES_EPHEMERAL,
-     .prepare_update = gw_registry__ephemeral_prepare,
      .validate_update = gw_registry__ephemeral_validate},
     {.name = "eviction", .form = GW_SUBRES_HANDLER, .handle = post_eviction},
     {.name = "binding", .form = GW_SUBRES_HANDLER, .handle = post_binding},

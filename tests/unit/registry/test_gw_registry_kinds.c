@@ -85,6 +85,7 @@ test_secret(void)
     json_t *d = doc("{\"data\":{\"a\":\"b2xk\",\"b\":\"a2VlcA==\"},"
                     "\"stringData\":{\"a\":\"new\",\"c\":\"p@ss word\",\"e\":\"\"}}");
 
+    gw_registry__default(s, d);
     gw_registry__prepare_create(s, NULL, d);
     tap_ok(member_is(d, "data",
                      "{\"a\":\"bmV3\",\"b\":\"a2VlcA==\",\"c\":\"cEBzcyB3b3Jk\","
@@ -94,12 +95,14 @@ test_secret(void)
     json_decref(d);
 
     d = doc("{\"stringData\":{\"k\":\"ab\"}}");
+    gw_registry__default(s, d);
     gw_registry__prepare_create(s, NULL, d);
     tap_ok(member_is(d, "data", "{\"k\":\"YWI=\"}"), "stringData only: data made");
     json_decref(d);
 
     json_t *old = doc("{\"metadata\":{\"name\":\"x\"},\"data\":{\"k\":\"YWI=\"}}");
     d = doc("{\"metadata\":{\"name\":\"x\"},\"stringData\":{\"k\":\"abc\"}}");
+    gw_registry__default(s, d);
     gw_registry__prepare_update(s, d, old);
     tap_ok(member_is(d, "data", "{\"k\":\"YWJj\"}") && member_is(d, "stringData", "absent"),
            "update: stringData merged and dropped");
@@ -107,6 +110,7 @@ test_secret(void)
     json_decref(old);
 
     d = doc("{\"stringData\":{}}");
+    gw_registry__default(s, d);
     gw_registry__prepare_create(s, NULL, d);
     tap_ok(member_is(d, "stringData", "absent") && member_is(d, "data", "absent"),
            "an empty stringData is only dropped");
@@ -137,6 +141,7 @@ svc_update(const char *text, char **summary)
     const gw_resource_t *s = core("services");
     json_t *old = doc(svc_old), *d = doc(text);
 
+    gw_registry__default(s, d);
     gw_registry__prepare_update(s, d, old);
     *summary = validation(s, d, old);
     json_decref(old);
@@ -220,6 +225,7 @@ test_service(void)
                       "\"nodePort\":30081}]}}");
     d = doc("{\"spec\":{\"type\":\"NodePort\",\"ports\":[{\"name\":\"http\",\"port\":80},"
             "{\"name\":\"b\",\"port\":81,\"nodePort\":30080}]}}");
+    gw_registry__default(s, d);
     gw_registry__prepare_update(s, d, old);
     tap_ok(member_is(d, "spec.ports",
                      "[{\"name\":\"http\",\"port\":80,\"protocol\":\"TCP\","
@@ -228,6 +234,7 @@ test_service(void)
            "a node port another port kept is not given back");
     json_decref(d);
     d = doc("{\"spec\":{\"type\":\"NodePort\",\"ports\":[{\"name\":\"http\",\"port\":80}]}}");
+    gw_registry__default(s, d);
     gw_registry__prepare_update(s, d, old);
     tap_ok(member_is(d, "spec.ports",
                      "[{\"name\":\"http\",\"port\":80,\"nodePort\":30080,"
@@ -236,6 +243,7 @@ test_service(void)
     json_decref(d);
     d = doc("{\"spec\":{\"type\":\"ClusterIP\",\"ports\":[{\"name\":\"http\",\"port\":80,"
             "\"nodePort\":30080}]}}");
+    gw_registry__default(s, d);
     gw_registry__prepare_update(s, d, old);
     tap_ok(member_is(d, "spec.ports",
                      "[{\"name\":\"http\",\"port\":80,\"protocol\":\"TCP\","
@@ -245,6 +253,7 @@ test_service(void)
     json_decref(old);
 
     d = doc("{\"spec\":{\"clusterIP\":\"10.0.0.300\"}}");
+    gw_registry__default(s, d);
     gw_registry__prepare_create(s, NULL, d);
     check_validation(s, d, NULL,
                      "spec.clusterIPs[0]: Invalid value: \"10.0.0.300\": must be a valid IP "

@@ -43,6 +43,7 @@ created_member(const gw_resource_t *r, const char *text, const char *path, const
     json_t *d = doc(text), *v = d, *w = json_loads(want, JSON_DECODE_ANY, NULL);
     char part[64];
 
+    gw_registry__default(r, d);
     gw_registry__prepare_create(r, NULL, d);
     for (const char *p = path; v != NULL && *p != '\0';) {
         size_t n = strcspn(p, ".");
@@ -104,7 +105,8 @@ generation_after(const gw_resource_t *r, const char *newer, const char *older)
     json_t *n = doc(newer), *o = doc(older);
     json_int_t g;
 
-    gw_defaults_apply(r->group, r->version, r->kind, o, NULL);
+    gw_defaults_apply(r->group, r->version, r->kind, o);
+    gw_registry__default(r, n);
     gw_registry__prepare_update(r, n, o);
     g = json_integer_value(json_object_get(json_object_get(n, "metadata"), "generation"));
     json_decref(n);
@@ -148,6 +150,7 @@ test_update(void)
 
     n = doc("{\"spec\":{},\"status\":{\"replicas\":9}}");
     o = doc("{\"spec\":{},\"status\":{\"replicas\":1}}");
+    gw_registry__default(deploy, n);
     gw_registry__prepare_update(deploy, n, o);
     tap_ok(json_integer_value(json_object_get(json_object_get(n, "status"), "replicas")) == 1,
            "the main resource keeps the stored status");
