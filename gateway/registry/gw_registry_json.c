@@ -30,20 +30,27 @@ skip_ws(const char *p, const char *end)
 }
 
 /* p at the opening quote; returns just past the closing one. *escaped says whether a
- * backslash occurred (such a key cannot be compared byte for byte). */
+ * backslash occurred (such a key cannot be compared byte for byte). Strings are most of a
+ * stored object's bytes, so the quote is found with memchr, not byte by byte. */
 static const char *
 skip_string(const char *p, const char *end, bool *escaped)
 {
+    const char *q = p + 1;
+
     *escaped = false;
-    for (p++; p < end; p++) {
-        if (*p == '"')
-            return p + 1;
-        if (*p == '\\') {
-            *escaped = true;
-            p++;
-        }
+    for (;;) {
+        const char *quote = memchr(q, '"', (size_t)(end - q)), *bs;
+
+        if (quote == NULL)
+            return NULL;
+        bs = memchr(q, '\\', (size_t)(quote - q));
+        if (bs == NULL)
+            return quote + 1;
+        *escaped = true;
+        if (end - bs < 2)
+            return NULL;
+        q = bs + 2; /* past the escaped character, which may be a quote */
     }
-    return NULL;
 }
 
 /* Any value: strings, nested containers (by depth, strings skipped whole) and literals. */

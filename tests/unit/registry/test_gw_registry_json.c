@@ -149,6 +149,16 @@ test_parse_members(void)
     is_picked(gw_registry__parse_members("{\"metadata\":{", 13, meta_spec, 2), "NULL",
               "truncated bytes are refused");
     is_picked(gw_registry__parse_members("[1]", 3, meta_spec, 2), "NULL", "so is a non-object");
+    static const char *const escapes[][3] = {
+        {"{\"d\":\"a\\\\\",\"spec\":1}", "{\"spec\":1}",
+         "an escaped backslash before a closing quote ends the string"},
+        {"{\"d\":\"\\\"spec\\\"\",\"spec\":2}", "{\"spec\":2}",
+         "escaped quotes inside a string do not end it"},
+        {"{\"d\":\"ab\\", "NULL", "a backslash as the last byte is refused"},
+    };
+    for (size_t i = 0; i < sizeof(escapes) / sizeof(escapes[0]); i++)
+        is_picked(gw_registry__parse_members(escapes[i][0], strlen(escapes[i][0]), meta_spec, 2),
+                  escapes[i][1], escapes[i][2]);
     is_picked(gw_registry__parse_members("{\"metadata\":{\"a\":tru}}", 23, meta_spec, 2), "NULL",
               "and a member that is not JSON");
     is_picked(gw_registry__parse_labels(obj, strlen(obj)),
