@@ -49,7 +49,7 @@ on_namespace(gw_informer_t *inf, const gw_informer_event_t *ev, void *ctx)
     (void)inf;
 
     if ((ev->type == GW_INFORMER_ADDED || ev->type == GW_INFORMER_UPDATED) && ev->obj != NULL &&
-        gw_ctl__deleting(ev->obj))
+        gw_objmeta_deleting(ev->obj))
         gw_nsctl__enqueue(c, ev->key + strlen(GW_NAMESPACE_RESOURCE "/"), 0);
 }
 

@@ -128,11 +128,11 @@ edit_finalize(json_t *ns, gw_nsctl_pass_t *p, const gw_obj_t *cur)
 {
     bool ours;
 
-    if (!gw_ctl__deleting(ns))
+    if (!gw_objmeta_deleting(ns))
         return GW_ENOTFOUND; /* nothing to finalize */
-    ours = gw_ctl__remove(ns, "spec", "finalizers", GW_NAMESPACE_FINALIZER);
-    if (gw_ctl__count(ns, "spec", "finalizers") == 0 &&
-        gw_ctl__count(ns, "metadata", "finalizers") == 0) {
+    ours = gw_json_strings_remove_at(ns, "spec", "finalizers", GW_NAMESPACE_FINALIZER);
+    if (gw_json_strings_count_at(ns, "spec", "finalizers") == 0 &&
+        gw_json_strings_count_at(ns, "metadata", "finalizers") == 0) {
         /* Nothing holds it any more: delete it instead (ShouldDeleteNamespaceDuringUpdate). */
         p->remove = true;
         p->ns_rev = cur->mod_revision;
@@ -257,11 +257,11 @@ object_deleted(int err, const gw_obj_t *obj, void *arg)
 static int
 edit_mark(json_t *o, gw_nsctl_pass_t *p, const gw_obj_t *cur)
 {
-    json_t *meta = gw_ctl__child(o, "metadata");
+    json_t *meta = gw_json_child(o, "metadata");
     char now[32];
     (void)p, (void)cur;
 
-    if (gw_ctl__deleting(o) || gw_ctl__count(o, "metadata", "finalizers") == 0)
+    if (gw_objmeta_deleting(o) || gw_json_strings_count_at(o, "metadata", "finalizers") == 0)
         return GW_ECONFLICT; /* changed since it was listed: the next pass sees it */
     gw_time_now(now);
     json_object_set_new(meta, "deletionTimestamp", json_string(now));
@@ -303,12 +303,12 @@ static void
 handle_object(gw_nsctl_pass_t *p, const gw_obj_t *obj)
 {
     json_t *o = gw_ctl__parse(obj);
-    bool held = o != NULL && gw_ctl__count(o, "metadata", "finalizers") > 0;
-    bool marked = held && gw_ctl__deleting(o);
+    bool held = o != NULL && gw_json_strings_count_at(o, "metadata", "finalizers") > 0;
+    bool marked = held && gw_objmeta_deleting(o);
     int rc;
 
     if (held)
-        count_held(p, gw_ctl__array(o, "metadata", "finalizers"));
+        count_held(p, gw_json_strings_at(o, "metadata", "finalizers"));
     json_decref(o);
     if (marked) /* deleted already: its finalizers' owners finish it */
         return;
@@ -383,7 +383,7 @@ static int
 edit_phase(json_t *ns, gw_nsctl_pass_t *p, const gw_obj_t *cur)
 {
     (void)p, (void)cur;
-    json_object_set_new(gw_ctl__child(ns, "status"), "phase", json_string("Terminating"));
+    json_object_set_new(gw_json_child(ns, "status"), "phase", json_string("Terminating"));
     return 0;
 }
 
@@ -424,7 +424,7 @@ ns_read(int err, const gw_obj_t *obj, void *arg)
     if (p->c->stopping)
         return;
     ns = err == 0 ? gw_ctl__parse(obj) : NULL;
-    if (ns == NULL || !gw_ctl__deleting(ns)) /* gone, or not being deleted: nothing to do */
+    if (ns == NULL || !gw_objmeta_deleting(ns)) /* gone, or not being deleted: nothing to do */
         end(p, err != 0 && err != GW_ENOTFOUND);
     else if (phase_is_terminating(ns))
         next_resource(p);

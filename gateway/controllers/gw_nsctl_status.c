@@ -186,7 +186,7 @@ merge_one(json_t *list, const json_t *want)
 bool
 gw_nsctl__merge_conditions(json_t *ns, const json_t *want)
 {
-    json_t *status = gw_ctl__child(ns, "status");
+    json_t *status = gw_json_child(ns, "status");
     json_t *list = json_object_get(status, "conditions");
     bool changed = false;
 

@@ -115,7 +115,7 @@ gw_rbac_bootstrap_objects(void)
 static bool
 merge_map(json_t *meta, const char *member, const json_t *want)
 {
-    json_t *have = gw_ctl__child(meta, member);
+    json_t *have = gw_json_child(meta, member);
     const char *k;
     json_t *v;
     bool changed = false;
@@ -179,7 +179,7 @@ static bool
 reconcile(json_t *o, const json_t *want)
 {
     const json_t *wmeta = json_object_get(want, "metadata");
-    json_t *meta = gw_ctl__child(o, "metadata");
+    json_t *meta = gw_json_child(o, "metadata");
     bool changed = merge_map(meta, "labels", json_object_get(wmeta, "labels"));
     const json_t *agg = json_object_get(want, "aggregationRule");
 
@@ -187,7 +187,7 @@ reconcile(json_t *o, const json_t *want)
     if (json_object_get(want, "roleRef") != NULL)
         return add_missing(o, "subjects", json_object_get(want, "subjects"), has_equal) || changed;
     if (agg != NULL)
-        return add_missing(gw_ctl__child(o, "aggregationRule"), "clusterRoleSelectors",
+        return add_missing(gw_json_child(o, "aggregationRule"), "clusterRoleSelectors",
                            json_object_get(agg, "clusterRoleSelectors"), has_equal) ||
                changed;
     return add_missing(o, "rules", json_object_get(want, "rules"), rule_held) || changed;
@@ -230,8 +230,8 @@ mutate(gw_store_update_t *u, const gw_obj_t *cur, void *ctx)
         char uid[GW_UUID_LEN + 1], now[32];
         gw_uuid_v4(uid);
         gw_time_now(now);
-        json_object_set_new(gw_ctl__child(o, "metadata"), "uid", json_string(uid));
-        json_object_set_new(gw_ctl__child(o, "metadata"), "creationTimestamp", json_string(now));
+        json_object_set_new(gw_json_child(o, "metadata"), "uid", json_string(uid));
+        json_object_set_new(gw_json_child(o, "metadata"), "creationTimestamp", json_string(now));
     } else if (is_protected(o) || !reconcile(o, want)) {
         json_decref(o);
         gw_store_update_abort(u, UNCHANGED);

@@ -101,7 +101,7 @@ cm_mutate(gw_store_update_t *u, const gw_obj_t *cur, void *arg)
         return;
     }
     data = json_pack("{s:s}", "ca.crt", c->root_ca);
-    notes = gw_ctl__child(gw_ctl__child(cm, "metadata"), "annotations");
+    notes = gw_json_child(gw_json_child(cm, "metadata"), "annotations");
     if (cur != NULL && json_equal(json_object_get(cm, "data"), data) &&
         json_string_length(json_object_get(notes, DESCRIPTION_KEY)) > 0) {
         json_decref(data);
@@ -179,7 +179,8 @@ got_namespace(int err, const gw_obj_t *obj, void *arg)
     }
     ns = gw_ctl__parse(obj);
     phase = json_string_value(json_object_get(json_object_get(ns, "status"), "phase"));
-    if (ns == NULL || gw_ctl__deleting(ns) || (phase != NULL && strcmp(phase, "Terminating") == 0))
+    if (ns == NULL || gw_objmeta_deleting(ns) ||
+        (phase != NULL && strcmp(phase, "Terminating") == 0))
         done(c, 0, NULL);
     else
         ensure_sa(c);

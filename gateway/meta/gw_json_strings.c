@@ -49,3 +49,61 @@ gw_json_strings_dup(const json_t *arr, size_t *n)
     }
     return out;
 }
+
+json_t *
+gw_json_child(json_t *o, const char *name)
+{
+    json_t *c = json_object_get(o, name);
+
+    if (!json_is_object(c)) {
+        c = json_object();
+        json_object_set_new(o, name, c);
+    }
+    return c;
+}
+
+json_t *
+gw_json_strings_at(const json_t *o, const char *a, const char *b)
+{
+    json_t *arr = json_object_get(json_object_get(o, a), b);
+
+    return json_is_array(arr) ? arr : NULL;
+}
+
+size_t
+gw_json_strings_count_at(const json_t *o, const char *a, const char *b)
+{
+    return json_array_size(gw_json_strings_at(o, a, b));
+}
+
+bool
+gw_json_strings_remove_at(json_t *o, const char *a, const char *b, const char *s)
+{
+    json_t *arr = gw_json_strings_at(o, a, b);
+    bool removed = false;
+
+    for (size_t i = json_array_size(arr); i-- > 0;) {
+        json_t *v = json_array_get(arr, i);
+        if (json_is_string(v) && strcmp(json_string_value(v), s) == 0) {
+            json_array_remove(arr, i);
+            removed = true;
+        }
+    }
+    return removed;
+}
+
+bool
+gw_json_strings_add_at(json_t *o, const char *a, const char *b, const char *s)
+{
+    json_t *parent = gw_json_child(o, a);
+    json_t *arr = json_object_get(parent, b);
+
+    if (!json_is_array(arr)) {
+        arr = json_array();
+        json_object_set_new(parent, b, arr);
+    }
+    if (gw_json_strings_has(arr, s))
+        return false;
+    json_array_append_new(arr, json_string(s));
+    return true;
+}

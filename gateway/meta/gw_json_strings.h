@@ -37,4 +37,21 @@ bool gw_json_strings_has(const json_t *arr, const char *s);
  */
 char **gw_json_strings_dup(const json_t *arr, size_t *n);
 
+/** The object member `name` of `o`, created (as {}, replacing what is there) when missing or
+ *  not an object. Borrowed from o. */
+json_t *gw_json_child(json_t *o, const char *name);
+
+/** The array at o.<a>.<b> (e.g. "metadata", "finalizers"), or NULL. Borrowed from o. */
+json_t *gw_json_strings_at(const json_t *o, const char *a, const char *b);
+
+/** The number of entries of the array at o.<a>.<b> (0 when it is missing). */
+size_t gw_json_strings_count_at(const json_t *o, const char *a, const char *b);
+
+/** Remove every `s` from the string array at o.<a>.<b>; returns whether any was removed. */
+bool gw_json_strings_remove_at(json_t *o, const char *a, const char *b, const char *s);
+
+/** Append `s` to the string array at o.<a>.<b> (created when missing) unless it is there;
+ *  returns whether it was added. */
+bool gw_json_strings_add_at(json_t *o, const char *a, const char *b, const char *s);
+
 #endif

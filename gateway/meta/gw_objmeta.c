@@ -539,3 +539,11 @@ gw_objmeta_warnings(const json_t *obj, void (*warn)(const char *text, void *arg)
         free(text);
     }
 }
+
+bool
+gw_objmeta_deleting(const json_t *o)
+{
+    const json_t *ts = json_object_get(json_object_get(o, "metadata"), "deletionTimestamp");
+
+    return ts != NULL && !json_is_null(ts);
+}

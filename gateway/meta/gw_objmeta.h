@@ -124,4 +124,7 @@ void gw_objmeta_validate_update(const json_t *obj, const json_t *old, gw_field_e
  */
 void gw_objmeta_warnings(const json_t *obj, void (*warn)(const char *text, void *arg), void *arg);
 
+/** Whether o's metadata.deletionTimestamp is set (non-null). Thread: any. */
+bool gw_objmeta_deleting(const json_t *o);
+
 #endif

@@ -17,108 +17,6 @@
 #include "gw_objmeta.h"
 #include "gw_registry_int.h"
 
-/* ---- documents ---------------------------------------------------------------------------- */
-
-/* o.<name> as an object, created (replacing a non-object) when missing. */
-static json_t *
-child(json_t *o, const char *name)
-{
-    json_t *c = json_object_get(o, name);
-
-    if (!json_is_object(c)) {
-        c = json_object();
-        json_object_set_new(o, name, c);
-    }
-    return c;
-}
-
-/* Whether o has a (non-null) metadata.deletionTimestamp. */
-static bool
-deleting(const json_t *o)
-{
-    const json_t *ts = json_object_get(json_object_get(o, "metadata"), "deletionTimestamp");
-
-    return ts != NULL && !json_is_null(ts);
-}
-
-/* o.<a>.<b> when it is an array, else NULL. */
-static json_t *
-array_at(const json_t *o, const char *a, const char *b)
-{
-    json_t *arr = json_object_get(json_object_get(o, a), b);
-
-    return json_is_array(arr) ? arr : NULL;
-}
-
-static size_t
-count(const json_t *o, const char *a, const char *b)
-{
-    return json_array_size(array_at(o, a, b));
-}
-
-/* Remove every s from o.<a>.<b>; whether any was there. */
-static bool
-remove_str(json_t *o, const char *a, const char *b, const char *s)
-{
-    json_t *arr = array_at(o, a, b);
-    bool removed = false;
-
-    for (size_t i = json_array_size(arr); i-- > 0;) {
-        json_t *v = json_array_get(arr, i);
-        if (json_is_string(v) && strcmp(json_string_value(v), s) == 0) {
-            json_array_remove(arr, i);
-            removed = true;
-        }
-    }
-    return removed;
-}
-
-/* Append s to o.<a>.<b> (created when missing) unless it is there; whether it was added. */
-static bool
-add_str(json_t *o, const char *a, const char *b, const char *s)
-{
-    json_t *parent = child(o, a);
-    json_t *arr = json_object_get(parent, b);
-
-    if (!json_is_array(arr)) {
-        arr = json_array();
-        json_object_set_new(parent, b, arr);
-    }
-    if (gw_json_strings_has(arr, s))
-        return false;
-    json_array_append_new(arr, json_string(s));
-    return true;
-}
-
-/* A stored namespace as a document; NULL when it is not a JSON object. */
-static json_t *
-parse(const gw_obj_t *obj)
-{
-    json_t *o = json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
-
-    if (o != NULL && !json_is_object(o)) {
-        json_decref(o);
-        o = NULL;
-    }
-    return o;
-}
-
-/* The bytes to store for o (resourceVersion dropped: it is the key's revision). */
-static uint8_t *
-dump(json_t *o, size_t *len)
-{
-    json_t *meta = json_object_get(o, "metadata");
-    char *text;
-
-    if (json_is_object(meta))
-        json_object_del(meta, "resourceVersion");
-    text = json_dumps(o, JSON_COMPACT);
-    if (text == NULL)
-        abort(); /* only out of memory: the objects we dump are valid JSON */
-    *len = strlen(text);
-    return (uint8_t *)text;
-}
-
 /* ---- strategy ----------------------------------------------------------------------------- */
 
 void
@@ -129,7 +27,7 @@ gw_namespace_prepare(json_t *ns)
 
     if (!json_is_string(name))
         return;
-    json_object_set_new(child(meta, "labels"), GW_NAMESPACE_NAME_LABEL,
+    json_object_set_new(gw_json_child(meta, "labels"), GW_NAMESPACE_NAME_LABEL,
                         json_string(json_string_value(name)));
 }
 
@@ -137,7 +35,7 @@ void
 gw_namespace_prepare_create(json_t *ns)
 {
     json_object_set_new(ns, "status", json_pack("{s:s}", "phase", "Active"));
-    add_str(ns, "spec", "finalizers", GW_NAMESPACE_FINALIZER);
+    gw_json_strings_add_at(ns, "spec", "finalizers", GW_NAMESPACE_FINALIZER);
     gw_namespace_prepare(ns);
 }
 
@@ -156,7 +54,7 @@ copy_member(json_t *dst, const json_t *src, const char *name)
 void
 gw_namespace_prepare_update(json_t *ns, const json_t *old)
 {
-    copy_member(child(ns, "spec"), json_object_get(old, "spec"), "finalizers");
+    copy_member(gw_json_child(ns, "spec"), json_object_get(old, "spec"), "finalizers");
     copy_member(ns, old, "status");
     gw_namespace_prepare(ns);
 }
@@ -166,8 +64,8 @@ gw_namespace_should_delete_on_update(const json_t *ns, const json_t *old)
 {
     json_t *grace = json_object_get(json_object_get(old, "metadata"), "deletionGracePeriodSeconds");
 
-    if (count(ns, "spec", "finalizers") > 0 || count(ns, "metadata", "finalizers") > 0 ||
-        !deleting(old))
+    if (gw_json_strings_count_at(ns, "spec", "finalizers") > 0 ||
+        gw_json_strings_count_at(ns, "metadata", "finalizers") > 0 || !gw_objmeta_deleting(old))
         return false;
     return grace == NULL || json_is_null(grace) || json_integer_value(grace) == 0;
 }
@@ -263,12 +161,13 @@ apply_gc_finalizers(json_t *ns, const json_t *options)
     bool changed = false;
 
     for (size_t i = 0; i < sizeof(gc) / sizeof(gc[0]); i++) {
-        bool have = gw_json_strings_has(array_at(ns, "metadata", "finalizers"), gc[i].name);
+        bool have =
+            gw_json_strings_has(gw_json_strings_at(ns, "metadata", "finalizers"), gc[i].name);
         bool want = wants(options, gc[i].policy, gc[i].orphan_value, have);
         if (want && !have)
-            changed |= add_str(ns, "metadata", "finalizers", gc[i].name);
+            changed |= gw_json_strings_add_at(ns, "metadata", "finalizers", gc[i].name);
         else if (!want && have)
-            changed |= remove_str(ns, "metadata", "finalizers", gc[i].name);
+            changed |= gw_json_strings_remove_at(ns, "metadata", "finalizers", gc[i].name);
     }
     return changed;
 }
@@ -280,8 +179,8 @@ mark_terminating(json_t *ns, const json_t *options)
     char now[21];
 
     gw_time_now(now);
-    json_object_set_new(child(ns, "metadata"), "deletionTimestamp", json_string(now));
-    json_object_set_new(child(ns, "status"), "phase", json_string("Terminating"));
+    json_object_set_new(gw_json_child(ns, "metadata"), "deletionTimestamp", json_string(now));
+    json_object_set_new(gw_json_child(ns, "status"), "phase", json_string("Terminating"));
     apply_gc_finalizers(ns, options);
 }
 
@@ -289,17 +188,17 @@ mark_terminating(json_t *ns, const json_t *options)
 static act_t
 decide(json_t *ns, const json_t *options)
 {
-    if (!deleting(ns)) {
+    if (!gw_objmeta_deleting(ns)) {
         mark_terminating(ns, options);
         return ACT_WRITE;
     }
     /* The controller is still emptying it: nothing to do until its finalizer is gone. */
-    if (count(ns, "spec", "finalizers") > 0)
+    if (gw_json_strings_count_at(ns, "spec", "finalizers") > 0)
         return ACT_KEEP;
     /* The generic store's delete of an object already being deleted. */
     if (apply_gc_finalizers(ns, options))
-        return count(ns, "metadata", "finalizers") > 0 ? ACT_WRITE : ACT_DELETE;
-    return count(ns, "metadata", "finalizers") > 0 ? ACT_KEEP : ACT_DELETE;
+        return gw_json_strings_count_at(ns, "metadata", "finalizers") > 0 ? ACT_WRITE : ACT_DELETE;
+    return gw_json_strings_count_at(ns, "metadata", "finalizers") > 0 ? ACT_KEEP : ACT_DELETE;
 }
 
 static void
@@ -315,7 +214,9 @@ static void
 mutate(gw_store_update_t *u, const gw_obj_t *cur, void *arg)
 {
     del_t *d = arg;
-    json_t *ns = cur != NULL ? parse(cur) : NULL;
+    json_t *ns = cur != NULL
+                     ? gw_registry__parse_stored((const char *)cur->value, cur->value_len, 0, NULL)
+                     : NULL;
     int err = cur == NULL ? GW_ENOTFOUND : ns == NULL ? GW_EINTERNAL : 0;
     uint8_t *value;
     size_t len;
@@ -326,7 +227,7 @@ mutate(gw_store_update_t *u, const gw_obj_t *cur, void *arg)
         d->act = precondition_fails(d->options, ns, cur) ? ACT_CONFLICT : decide(ns, d->options);
     }
     if (err == 0 && d->act == ACT_WRITE) {
-        value = dump(ns, &len);
+        value = (uint8_t *)gw_registry__encode(ns, &len);
         json_decref(ns);
         if (!d->dry_run) {
             gw_store_update_commit(u, value, len);

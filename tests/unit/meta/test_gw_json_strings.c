@@ -62,10 +62,37 @@ test_read(void)
     json_decref(a);
 }
 
+/* The lists at o.<a>.<b>, as finalizers are kept. */
+static void
+test_at(void)
+{
+    json_t *o =
+        json_loads("{\"metadata\":{\"finalizers\":[\"a\",\"b\",\"a\"]},\"spec\":7}", 0, NULL);
+    char *text;
+
+    tap_ok(gw_json_strings_count_at(o, "metadata", "finalizers") == 3, "count_at counts the list");
+    tap_ok(gw_json_strings_at(o, "spec", "finalizers") == NULL &&
+               gw_json_strings_count_at(o, "spec", "finalizers") == 0,
+           "a parent that is not an object holds no list");
+    tap_ok(gw_json_strings_remove_at(o, "metadata", "finalizers", "a") &&
+               !gw_json_strings_remove_at(o, "metadata", "finalizers", "a"),
+           "remove_at takes every copy, then finds none");
+    tap_ok(!gw_json_strings_add_at(o, "metadata", "finalizers", "b"), "add_at keeps one copy");
+    tap_ok(gw_json_strings_add_at(o, "spec", "finalizers", "kubernetes"),
+           "add_at makes the parent and the list");
+    text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    tap_is_str(text,
+               "{\"metadata\":{\"finalizers\":[\"b\"]},\"spec\":{\"finalizers\":[\"kubernetes\"]}}",
+               "the document after the edits");
+    free(text);
+    json_decref(o);
+}
+
 int
 main(void)
 {
     test_build();
     test_read();
+    test_at();
     return tap_done();
 }
