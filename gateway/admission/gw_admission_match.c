@@ -13,6 +13,7 @@
 
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_names.h"
 #include "gw_selector.h"
 
 /* ---- compiled documents ----------------------------------------------------------------- */
@@ -221,44 +222,93 @@ go_strings(const json_t *vals, char *out, size_t len)
         snprintf(out + at, len - at, "}");
 }
 
-/* The checks of LabelSelectorAsSelector and labels.NewRequirement that the string form would
-   lose: the operator, and whether it takes values. True when the expressions pass. */
+/* labels.NewRequirement's checks of a key and its values, in its words (the first failing). */
 static bool
-lsel_check_expressions(lsel_t *l, const json_t *exprs)
+lsel_check_requirement(lsel_t *l, const char *key, const json_t *vals)
 {
-    const json_t *e;
+    const char *msg = gw_valid_qualified_name(key);
+    const json_t *v;
     size_t i;
+
+    if (msg != NULL) {
+        lsel_fail(l, "key: Invalid value: \"%s\": %s", key, msg);
+        return false;
+    }
+    json_array_foreach(vals, i, v)
+    {
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+
+        if ((msg = gw_valid_label_value(s)) != NULL) {
+            lsel_fail(l, "values[%zu]: Invalid value: \"%s\": %s", i, s, msg);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* One matchExpressions entry as LabelSelectorAsSelector converts it: a known operator, values
+   for the set operators and none for the existence tests, then the requirement's checks. */
+static bool
+lsel_check_expression(lsel_t *l, const json_t *e)
+{
+    const char *op = json_string_value(json_object_get(e, "operator"));
+    const char *key = json_string_value(json_object_get(e, "key"));
+    const json_t *v = json_object_get(e, "values");
+    bool set = op != NULL && (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0);
+    bool exists = op != NULL && (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0);
     char vals[256];
 
-    json_array_foreach(exprs, i, e)
-    {
-        const char *op = json_string_value(json_object_get(e, "operator"));
-        const json_t *v = json_object_get(e, "values");
-        bool set = op != NULL && (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0);
-        bool exists = op != NULL && (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0);
+    go_strings(v, vals, sizeof(vals));
+    if (!set && !exists)
+        lsel_fail(l, "\"%s\" is not a valid label selector operator", op != NULL ? op : "");
+    else if (!lsel_check_requirement(l, key != NULL ? key : "", NULL))
+        return false;
+    else if (set && json_array_size(v) == 0)
+        lsel_fail(l,
+                  "values: Invalid value: %s: for 'in', 'notin' operators, values set can't be "
+                  "empty",
+                  vals);
+    else if (exists && json_array_size(v) != 0)
+        lsel_fail(l,
+                  "values: Invalid value: %s: values set must be empty for exists and does not "
+                  "exist",
+                  vals);
+    else
+        return lsel_check_requirement(l, key, v);
+    return false;
+}
 
-        go_strings(v, vals, sizeof(vals));
-        if (!set && !exists)
-            lsel_fail(l, "\"%s\" is not a valid label selector operator", op != NULL ? op : "");
-        else if (set && json_array_size(v) == 0)
-            lsel_fail(l,
-                      "values: Invalid value: %s: for 'in', 'notin' operators, values set "
-                      "can't be empty",
-                      vals);
-        else if (exists && json_array_size(v) != 0)
-            lsel_fail(l,
-                      "values: Invalid value: %s: values set must be empty for exists and "
-                      "does not exist",
-                      vals);
-        if (l->err != NULL)
+/* The checks of LabelSelectorAsSelector: matchLabels, then matchExpressions. */
+static bool
+lsel_check(lsel_t *l, const json_t *labels, const json_t *exprs)
+{
+    const char *k;
+    const json_t *v;
+    size_t i;
+
+    json_object_foreach((json_t *)labels, k, v)
+    {
+        json_t *one = json_pack("[O]", v);
+        bool ok = json_is_string(v) && lsel_check_requirement(l, k, one);
+
+        json_decref(one);
+        if (!ok) {
+            if (l->err == NULL)
+                lsel_fail(l, "matchLabels: the value of %s is not a string", k);
+            return false;
+        }
+    }
+    json_array_foreach(exprs, i, v)
+    {
+        if (!lsel_check_expression(l, v))
             return false;
     }
     return true;
 }
 
 /* Compile a LabelSelector document: absent or {} selects everything (kube's policy matcher
-   defaults a nil selector to {}); otherwise its string form through the label selector parser,
-   which checks keys and values as kube's requirements do. */
+   defaults a nil selector to {}); otherwise checked as kube converts it, then parsed from its
+   string form (the parser sorts the requirements and their values as kube's selector does). */
 static void
 lsel_compile(lsel_t *l, const json_t *doc)
 {
@@ -271,7 +321,7 @@ lsel_compile(lsel_t *l, const json_t *doc)
         l->everything = true;
         return;
     }
-    if (!lsel_check_expressions(l, exprs))
+    if (!lsel_check(l, labels, exprs))
         return;
     /* Both members, so that an empty one is not read as a plain label map. */
     both = json_pack("{s:O?,s:O?}", "matchLabels", labels, "matchExpressions", exprs);
