@@ -46,6 +46,7 @@ struct gw_admission_match {
     size_t n_rules, n_excludes;
     lsel_t ns_sel, obj_sel;
     bool equivalent;
+    bool no_rules_no_match; /* a webhook: no rules call it for nothing */
 };
 
 static void
@@ -350,18 +351,34 @@ labels_of(const json_t *obj)
 
 /* ---- building ----------------------------------------------------------------------------- */
 
+static gw_admission_match_t *
+match_new(const json_t *doc, const char *rules_member, const char *excludes_member)
+{
+    gw_admission_match_t *m = gw_calloc(1, sizeof(*m));
+    const char *policy = json_string_value(json_object_get(doc, "matchPolicy"));
+
+    m->rules = rules_compile(json_object_get(doc, rules_member), &m->n_rules);
+    m->excludes = rules_compile(
+        excludes_member != NULL ? json_object_get(doc, excludes_member) : NULL, &m->n_excludes);
+    lsel_compile(&m->ns_sel, json_object_get(doc, "namespaceSelector"));
+    lsel_compile(&m->obj_sel, json_object_get(doc, "objectSelector"));
+    /* kube: "if match policy is undefined or exact, don't perform fuzzy matching". */
+    m->equivalent = policy != NULL && strcmp(policy, "Equivalent") == 0;
+    return m;
+}
+
 gw_admission_match_t *
 gw_admission_match_new(const json_t *mr)
 {
-    gw_admission_match_t *m = gw_calloc(1, sizeof(*m));
-    const char *policy = json_string_value(json_object_get(mr, "matchPolicy"));
+    return match_new(mr, "resourceRules", "excludeResourceRules");
+}
 
-    m->rules = rules_compile(json_object_get(mr, "resourceRules"), &m->n_rules);
-    m->excludes = rules_compile(json_object_get(mr, "excludeResourceRules"), &m->n_excludes);
-    lsel_compile(&m->ns_sel, json_object_get(mr, "namespaceSelector"));
-    lsel_compile(&m->obj_sel, json_object_get(mr, "objectSelector"));
-    /* kube: "if match policy is undefined or exact, don't perform fuzzy matching". */
-    m->equivalent = policy != NULL && strcmp(policy, "Equivalent") == 0;
+gw_admission_match_t *
+gw_admission_match_new_webhook(const json_t *webhook)
+{
+    gw_admission_match_t *m = match_new(webhook, "rules", NULL);
+
+    m->no_rules_no_match = true;
     return m;
 }
 
@@ -685,7 +702,10 @@ gw_admission_match(const gw_admission_match_t *m, const gw_admission_request_t *
     if (rc != 0)
         return rc > 0 ? 0 : rc;
     c.out = &matched;
-    rc = m->n_rules == 0 ? 1 : match_rules(&c, m->rules, m->n_rules, m->equivalent);
+    if (m->n_rules == 0)
+        rc = m->no_rules_no_match ? 0 : 1;
+    else
+        rc = match_rules(&c, m->rules, m->n_rules, m->equivalent);
     if (rc <= 0)
         return rc;
     if (ns_rc < 0 || obj_rc < 0) {

@@ -81,6 +81,15 @@ void gw_admission_request_from_attrs(gw_admission_request_t *rq, const gw_admiss
  */
 gw_admission_match_t *gw_admission_match_new(const json_t *match_resources);
 
+/**
+ * Compile an admission webhook's matching fields (a ValidatingWebhook or MutatingWebhook:
+ * rules, matchPolicy, namespaceSelector, objectSelector) as kube's ShouldCallHook reads them:
+ * the same as gw_admission_match_new except that the rules are `rules` (no resource names,
+ * no exclude rules) and a webhook without rules matches nothing. Its matchConditions are the
+ * caller's. Thread: any.
+ */
+gw_admission_match_t *gw_admission_match_new_webhook(const json_t *webhook);
+
 /** Free a compiled document (NULL is fine). Thread: any. */
 void gw_admission_match_free(gw_admission_match_t *m);
 

@@ -681,6 +681,56 @@ test_no_constraints(void)
     req_clear(&r);
 }
 
+/* ---- webhooks ------------------------------------------------------------------------------ */
+
+static int
+webhook_match(const char *webhook, gw_admission_op_t op, const char *gvr, const char *name,
+              gw_admission_matched_t *out)
+{
+    json_t *j = doc(webhook);
+    gw_admission_match_t *m = gw_admission_match_new_webhook(j);
+    char err[256];
+    req_t r;
+    int rc;
+
+    req_make(&r, op, gvr, "a", name, obj_web, NULL);
+    rc = gw_admission_match(m, &r.rq, NULL, served, out, err, sizeof(err));
+    req_clear(&r);
+    gw_admission_match_free(m);
+    json_decref(j);
+    return rc;
+}
+
+static void
+test_webhook(void)
+{
+    gw_admission_matched_t out;
+
+    tap_is_int(webhook_match("{'name':'w','rules':[{'operations':['CREATE'],'apiGroups':[''],"
+                             "'apiVersions':['v1'],'resources':['pods'],'scope':'*'}]}",
+                             C, "/v1/pods", "p", NULL),
+               1, "webhook: its rules");
+    tap_is_int(webhook_match("{'name':'w','rules':[{'operations':['CREATE'],'apiGroups':[''],"
+                             "'apiVersions':['v1'],'resources':['pods']}]}",
+                             U, "/v1/pods", "p", NULL),
+               0, "webhook: another operation");
+    tap_is_int(webhook_match("{'name':'w'}", C, "/v1/pods", "p", NULL), 0,
+               "webhook: no rules call it for nothing");
+    tap_is_int(webhook_match("{'name':'w','rules':[],'resourceRules':[" ALL_RULE "]}", C,
+                             "/v1/pods", "p", NULL),
+               0, "webhook: only its rules count");
+    tap_is_int(webhook_match("{'name':'w','objectSelector':{'matchLabels':{'app':'db'}},"
+                             "'rules':[" ALL_RULE "]}",
+                             C, "/v1/pods", "p", NULL),
+               0, "webhook: its objectSelector");
+    tap_is_int(webhook_match("{'name':'w','matchPolicy':'Equivalent','rules':[{'operations':['*'],"
+                             "'apiGroups':['autoscaling'],'apiVersions':['v2'],"
+                             "'resources':['horizontalpodautoscalers']}]}",
+                             C, "autoscaling/v1/horizontalpodautoscalers", "h", &out),
+               1, "webhook: Equivalent");
+    tap_is_str(out.resource.version, "v2", "  called as the version its rules name");
+}
+
 int
 main(void)
 {
@@ -698,5 +748,6 @@ main(void)
     for (size_t i = 0; i < sizeof(pcases) / sizeof(pcases[0]); i++)
         check_pcase(&pcases[i]);
     test_no_constraints();
+    test_webhook();
     return tap_done();
 }
