@@ -6,6 +6,7 @@
 #include "gw_vap_eval.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,10 +63,22 @@ dup_or_null(const char *s)
     return s != NULL ? gw_strdup(s) : NULL;
 }
 
-#define ATTR_STRINGS(X)                                                                            \
-    X(sa_namespace)                                                                                \
-    X(sa_name) X(verb) X(path) X(group) X(resource) X(subresource) X(ns) X(name) X(field_selector) \
-        X(label_selector)
+/* The string fields of a check, which the memo copies and compares. */
+static const size_t attr_strings[] = {
+    offsetof(cel_authz_attrs_t, sa_namespace),   offsetof(cel_authz_attrs_t, sa_name),
+    offsetof(cel_authz_attrs_t, verb),           offsetof(cel_authz_attrs_t, path),
+    offsetof(cel_authz_attrs_t, group),          offsetof(cel_authz_attrs_t, resource),
+    offsetof(cel_authz_attrs_t, subresource),    offsetof(cel_authz_attrs_t, ns),
+    offsetof(cel_authz_attrs_t, name),           offsetof(cel_authz_attrs_t, field_selector),
+    offsetof(cel_authz_attrs_t, label_selector),
+};
+#define N_ATTR_STRINGS (sizeof(attr_strings) / sizeof(attr_strings[0]))
+
+static const char **
+attr_string(const cel_authz_attrs_t *at, size_t i)
+{
+    return (const char **)((const char *)at + attr_strings[i]);
+}
 
 void
 gw_vap_memo_free(gw_vap_memo_t *m)
@@ -73,9 +86,8 @@ gw_vap_memo_free(gw_vap_memo_t *m)
     if (m == NULL)
         return;
     for (size_t i = 0; i < m->n; i++) {
-#define FREE_ONE(f) free((char *)m->e[i].attrs.f);
-        ATTR_STRINGS(FREE_ONE)
-#undef FREE_ONE
+        for (size_t k = 0; k < N_ATTR_STRINGS; k++)
+            free((char *)*attr_string(&m->e[i].attrs, k));
         free(m->e[i].reason);
         free(m->e[i].error);
     }
@@ -93,9 +105,12 @@ same_str(const char *x, const char *y)
 static bool
 same_attrs(const cel_authz_attrs_t *x, const cel_authz_attrs_t *y)
 {
-#define SAME_ONE(f) &&same_str(x->f, y->f)
-    return x->resource_request == y->resource_request ATTR_STRINGS(SAME_ONE);
-#undef SAME_ONE
+    if (x->resource_request != y->resource_request)
+        return false;
+    for (size_t k = 0; k < N_ATTR_STRINGS; k++)
+        if (!same_str(*attr_string(x, k), *attr_string(y, k)))
+            return false;
+    return true;
 }
 
 static memo_entry_t *
@@ -112,9 +127,8 @@ memo_find(gw_vap_memo_t *m, const cel_authz_attrs_t *at)
     memo_entry_t *e = &m->e[m->n];
     memset(e, 0, sizeof(*e));
     e->attrs.resource_request = at->resource_request;
-#define DUP_ONE(f) e->attrs.f = dup_or_null(at->f);
-    ATTR_STRINGS(DUP_ONE)
-#undef DUP_ONE
+    for (size_t k = 0; k < N_ATTR_STRINGS; k++)
+        *attr_string(&e->attrs, k) = dup_or_null(*attr_string(at, k));
     m->pending[m->npending++] = m->n++;
     return e;
 }
