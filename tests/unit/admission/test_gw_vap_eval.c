@@ -566,6 +566,74 @@ test_audit_annotations(void)
     tap_ok(r.audits[0].action == GW_VAP_AUDIT_EXCLUDE, "an error under Ignore is left out");
 }
 
+/* ---- typed bindings ------------------------------------------------------------------------ */
+
+static void
+test_typed(void)
+{
+    static const cel_schema_t s_int = CEL_SCHEMA(CEL_SCHEMA_INTEGER);
+    static const cel_schema_t s_str = CEL_SCHEMA(CEL_SCHEMA_STRING);
+    static const char *const set_keys[] = {"name"};
+    static const cel_schema_prop_t port_props[] = {{"name", &s_str, true}};
+    cel_schema_t port = CEL_SCHEMA(CEL_SCHEMA_OBJECT);
+    port.props = port_props;
+    port.nprops = 1;
+    cel_schema_t ports = CEL_SCHEMA(CEL_SCHEMA_ARRAY);
+    ports.items = &port;
+    ports.list_type = CEL_LIST_MAP;
+    ports.list_map_keys = set_keys;
+    ports.nkeys = 1;
+    const cel_schema_prop_t spec_props[] = {{"replicas", &s_int, false}, {"ports", &ports, false}};
+    cel_schema_t spec = CEL_SCHEMA(CEL_SCHEMA_OBJECT);
+    spec.props = spec_props;
+    spec.nprops = 2;
+    const cel_schema_prop_t root_props[] = {{"spec", &spec, false}};
+    cel_schema_t root = CEL_SCHEMA(CEL_SCHEMA_OBJECT);
+    root.props = root_props;
+    root.nprops = 1;
+    gw_vap_schemas_t schemas = {.object = &root, .object_name = "Thing"};
+
+    json_t *p = pol("Fail");
+    add_val(p, "object.spec.replicas == 3", NULL, NULL, NULL);
+    add_val(p, "object.spec.replicas == 'x'", NULL, NULL, NULL);
+    add_val(p, "object.spec.nosuch == 1", NULL, NULL, NULL);
+    add_val(p, "object.spec.ports == oldObject.spec.ports", NULL, NULL, NULL);
+    gw_vap_compiled_t *c = gw_vap_compile(p, &schemas);
+    gw_vap_compiled_t *dyn = gw_vap_compile(p, NULL);
+    json_decref(p);
+    tap_ok(gw_vap_compile_error(c, GW_VAP_VALIDATION, 0) == NULL, "typed: a good expression");
+    tap_ok(gw_vap_compile_error(c, GW_VAP_VALIDATION, 1) != NULL &&
+               strstr(gw_vap_compile_error(c, GW_VAP_VALIDATION, 1),
+                      "found no matching overload for '_==_' applied to '(int, string)'") != NULL,
+           "typed: a type error");
+    tap_ok(gw_vap_compile_error(c, GW_VAP_VALIDATION, 2) != NULL &&
+               strstr(gw_vap_compile_error(c, GW_VAP_VALIDATION, 2), "undefined field 'nosuch'") !=
+                   NULL,
+           "typed: an unknown field");
+    tap_ok(gw_vap_compile_error(dyn, GW_VAP_VALIDATION, 1) == NULL &&
+               gw_vap_compile_error(dyn, GW_VAP_VALIDATION, 2) == NULL,
+           "dynamic (as admission compiles): both compile");
+    json_t *o = json_loads("{\"spec\":{\"replicas\":3,\"ports\":[{\"name\":\"a\"},"
+                           "{\"name\":\"b\"}]}}",
+                           0, NULL);
+    json_t *old = json_loads("{\"spec\":{\"replicas\":3,\"ports\":[{\"name\":\"b\"},"
+                             "{\"name\":\"a\"}]}}",
+                             0, NULL);
+    gw_vap_input_t in = input;
+    in.object = o;
+    in.old_object = old;
+    gw_vap_result_t r;
+    gw_vap_eval(c, &in, NULL, arena, &r);
+    tap_ok(r.decisions[0].action == GW_VAP_ADMIT, "typed: evaluates");
+    tap_ok(r.decisions[3].action == GW_VAP_ADMIT, "typed: map lists compare without order");
+    gw_vap_eval(dyn, &in, NULL, arena, &r);
+    tap_ok(r.decisions[3].action == GW_VAP_DENY, "dynamic: lists compare in order");
+    gw_vap_compiled_free(c);
+    gw_vap_compiled_free(dyn);
+    json_decref(o);
+    json_decref(old);
+}
+
 /* ---- the authorizer memo --------------------------------------------------------------- */
 
 /* A fake asynchronous authorizer: allows "get" and "update", denies everything else. */
@@ -646,6 +714,7 @@ main(void)
     test_messages();
     test_inputs();
     test_audit_annotations();
+    test_typed();
     test_authorizer_memo();
     cel_arena_free(arena);
     for (size_t i = 0; i < nkept; i++)
