@@ -235,18 +235,19 @@ kube_type_name(const char *checked)
  * checked output type (malloc'd) of an expression that compiled. */
 static void
 compile_expr(const cel_env_t *env, const char *src, const char *const *want, gw_vap__expr_t *e,
-             char **type)
+             char **type, bool type_checking)
 {
     cel_check_t chk = {0};
     cel_issue_t issue = {0};
     e->src = gw_strdup(src);
     if (cel_check(env, src, &chk) != 0) {
         gw_buf_t b = {0};
-        gw_buf_str(&b, "compilation failed: ");
+        if (!type_checking)
+            gw_buf_str(&b, "compilation failed: ");
         for (size_t i = 0; i < chk.nissues; i++)
             gw_buf_printf(&b, "%s%s", i ? "\n" : "", chk.issues[i].message);
         e->error = gw_buf_take(&b);
-    } else if (!type_allowed(want, kube_type_name(chk.type))) {
+    } else if (!type_checking && !type_allowed(want, kube_type_name(chk.type))) {
         e->error = return_type_error(want, kube_type_name(chk.type));
     } else if (cel_compile(env, src, &e->prog, &issue) != 0) {
         e->error = gw_sprintf("compilation failed: %s", issue.message);
@@ -275,7 +276,7 @@ compile_variables(gw_vap_compiled_t *c, const json_t *vars, cel_env_t *env, cel_
         const char *name = str_at(v, "name"), *expr = str_at(v, "expression");
         char *type = NULL;
         c->vars[i].name = gw_strdup(name ? name : "");
-        compile_expr(env, expr ? expr : "", NULL, &c->vars[i].expr, &type);
+        compile_expr(env, expr ? expr : "", NULL, &c->vars[i].expr, &type, c->type_checking);
         const char *p = type != NULL ? type : "dyn";
         props[i] = (cel_schema_prop_t){c->vars[i].name, type_schema(a, &p), true};
         free(type);
@@ -287,7 +288,7 @@ compile_variables(gw_vap_compiled_t *c, const json_t *vars, cel_env_t *env, cel_
 }
 
 static gw_vap__named_t *
-compile_named(const json_t *list, const char *key, const char *expr_key, const cel_env_t *env,
+compile_named(const gw_vap_compiled_t *c, const json_t *list, const char *key, const char *expr_key,
               const char *const *want, size_t *n)
 {
     *n = json_array_size(list);
@@ -296,7 +297,7 @@ compile_named(const json_t *list, const char *key, const char *expr_key, const c
         const json_t *m = json_array_get(list, i);
         const char *name = str_at(m, key), *expr = str_at(m, expr_key);
         out[i].name = gw_strdup(name ? name : "");
-        compile_expr(env, expr ? expr : "", want, &out[i].expr, NULL);
+        compile_expr(c->env, expr ? expr : "", want, &out[i].expr, NULL, c->type_checking);
     }
     return out;
 }
@@ -311,9 +312,9 @@ compile_validations(gw_vap_compiled_t *c, const json_t *list, const cel_env_t *e
         const json_t *v = json_array_get(list, i);
         gw_vap__validation_t *out = &c->validations[i];
         const char *expr = str_at(v, "expression"), *mexpr = str_at(v, "messageExpression");
-        compile_expr(env, expr ? expr : "", want_bool, &out->expr, NULL);
+        compile_expr(env, expr ? expr : "", want_bool, &out->expr, NULL, c->type_checking);
         if (mexpr != NULL && *mexpr != '\0')
-            compile_expr(env_msg, mexpr, want_string, &out->message_expr, NULL);
+            compile_expr(env_msg, mexpr, want_string, &out->message_expr, NULL, c->type_checking);
         if (str_at(v, "message") != NULL)
             out->message = gw_strdup(str_at(v, "message"));
         if (str_at(v, "reason") != NULL && *str_at(v, "reason") != '\0')
@@ -331,15 +332,16 @@ gw_vap_compile(const json_t *policy, const gw_vap_schemas_t *schemas)
     c->name = gw_strdup(name ? name : "");
     c->ignore = fp != NULL && strcmp(fp, "Ignore") == 0;
     c->has_params = json_is_object(json_object_get(spec, "paramKind"));
+    c->type_checking = schemas != NULL && schemas->type_checking;
     c->env = new_env(c, schemas, true);
     c->env_msg = new_env(c, schemas, false);
     /* Variables first (each sees the earlier ones), then what uses them, as compilePolicy. */
     compile_variables(c, json_object_get(spec, "variables"), c->env, c->env_msg);
-    c->matches = compile_named(json_object_get(spec, "matchConditions"), "name", "expression",
-                               c->env, want_bool, &c->nmatches);
+    c->matches = compile_named(c, json_object_get(spec, "matchConditions"), "name", "expression",
+                               want_bool, &c->nmatches);
     compile_validations(c, json_object_get(spec, "validations"), c->env, c->env_msg);
-    c->audits = compile_named(json_object_get(spec, "auditAnnotations"), "key", "valueExpression",
-                              c->env, want_audit, &c->naudits);
+    c->audits = compile_named(c, json_object_get(spec, "auditAnnotations"), "key",
+                              "valueExpression", want_audit, &c->naudits);
     return c;
 }
 

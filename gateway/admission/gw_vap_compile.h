@@ -35,6 +35,9 @@ typedef struct {
     const char *object_name;    /* the object type's name, e.g. "io.k8s.api.apps.v1.Deployment" */
     const cel_schema_t *params;
     const char *params_name;
+    /* As kube's type-checking controller compiles (typechecking.go): no return type is
+     * enforced and errors are the checker's issues alone, without "compilation failed: ". */
+    bool type_checking;
 } gw_vap_schemas_t;
 
 /** The expression lists of a policy, for gw_vap_compile_error(). */

@@ -36,8 +36,9 @@ struct gw_vap_compiled {
     char *name;
     bool ignore;
     bool has_params;
-    cel_env_t *env;                                  /* kept: it owns the typed bindings' types */
-    cel_env_t *env_msg;                              /* messageExpressions: no authorizer */
+    bool type_checking; /* compiled as the type-checking controller compiles */
+    cel_env_t *env;     /* kept: it owns the typed bindings' types */
+    cel_env_t *env_msg; /* messageExpressions: no authorizer */
     const cel_decltype_t *object_type, *params_type; /* NULL: dynamic */
     gw_vap__named_t *vars, *matches, *audits;
     size_t nvars, nmatches, naudits;

@@ -630,6 +630,21 @@ test_typed(void)
     tap_ok(r.decisions[3].action == GW_VAP_DENY, "dynamic: lists compare in order");
     gw_vap_compiled_free(c);
     gw_vap_compiled_free(dyn);
+
+    /* The type-checking controller's compile: no return type, the checker's words alone. */
+    schemas.type_checking = true;
+    p = pol("Fail");
+    add_val(p, "object.spec.replicas", NULL, NULL, NULL);
+    add_val(p, "object.spec.nosuch == 1", NULL, NULL, NULL);
+    c = gw_vap_compile(p, &schemas);
+    json_decref(p);
+    tap_ok(gw_vap_compile_error(c, GW_VAP_VALIDATION, 0) == NULL,
+           "type checking: no return type is enforced");
+    tap_is_str(gw_vap_compile_error(c, GW_VAP_VALIDATION, 1),
+               "ERROR: <input>:1:12: undefined field 'nosuch'\n | object.spec.nosuch == 1\n"
+               " | ...........^",
+               "type checking: the checker's issues as kube's warning carries them");
+    gw_vap_compiled_free(c);
     json_decref(o);
     json_decref(old);
 }
