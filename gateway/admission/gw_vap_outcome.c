@@ -174,6 +174,17 @@ annotation_add(gw_vap_annotation_t **list, size_t *n, const char *key, const cha
     (*n)++;
 }
 
+/* attributes.AddAnnotation: a key once set keeps its value (kube refuses an overwrite with
+ * another value, and the dispatcher only logs that). */
+static void
+publish(gw_vap_outcome_t *o, const char *key, const char *value)
+{
+    for (size_t i = 0; i < o->nannotations; i++)
+        if (strcmp(o->annotations[i].key, key) == 0)
+            return;
+    annotation_add(&o->annotations, &o->nannotations, key, value);
+}
+
 static void
 apply_decision(gw_vap_outcome_t *o, const char *policy, const char *binding, const json_t *actions,
                size_t index, const gw_vap_decision_t *d)
@@ -189,7 +200,7 @@ apply_decision(gw_vap_outcome_t *o, const char *policy, const char *binding, con
             o->warnings[o->nwarnings++] = gw_vap_warning_text(policy, binding, d->message);
         } else if (strcmp(act, "Audit") == 0) {
             char *v = gw_vap_validation_failure_json(policy, binding, index, d->message, actions);
-            annotation_add(&o->annotations, &o->nannotations, GW_VAP_VALIDATION_FAILURE_KEY, v);
+            publish(o, GW_VAP_VALIDATION_FAILURE_KEY, v);
             free(v);
         }
     }
@@ -244,7 +255,7 @@ gw_vap_outcome_end_policy(gw_vap_outcome_t *o, const char *policy)
             }
         }
         char *key = gw_sprintf("%s/%s", policy, o->pending[i].key);
-        annotation_add(&o->annotations, &o->nannotations, key, gw_buf_cstr(&b));
+        publish(o, key, gw_buf_cstr(&b));
         free(key);
         gw_buf_free(&b);
     }

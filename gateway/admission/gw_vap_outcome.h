@@ -13,7 +13,9 @@
  * answers: the first denial refuses the request (gw_admission_forbidden's message over
  * `deny_message`, with `deny_reason` and `deny_code` replacing Forbidden and 403, and one
  * cause whose message is `deny_message`); warnings go out as Warning headers on the answer,
- * refused or not; annotations go to the audit event (first writer of a key wins).
+ * refused or not; annotations go to the audit event. A key keeps its first value, as kube's
+ * AddAnnotation refuses an overwrite: of several Audit failures only the first one's
+ * validation_failure value is recorded.
  */
 
 #include <stdbool.h>

@@ -71,7 +71,7 @@ test_actions(void)
     tap_is_str(o.nwarnings > 1 ? o.warnings[1] : NULL,
                "Validation failed for ValidatingAdmissionPolicy 'p1' with binding 'b-warn': second",
                "the warning's text");
-    tap_is_int(o.nannotations, 2, "one audit annotation per failed validation");
+    tap_is_int(o.nannotations, 1, "the first failure's audit annotation (no overwrite)");
     tap_is_str(o.nannotations > 0 ? o.annotations[0].key : NULL,
                "validation.policy.admission.k8s.io/validation_failure", "its key");
     tap_is_str(o.nannotations > 0 ? o.annotations[0].value : NULL,
@@ -79,6 +79,8 @@ test_actions(void)
                "\"expressionIndex\":1,\"validationActions\":[\"Warn\",\"Audit\"]}]",
                "its value names the validation's index");
 
+    gw_vap_outcome_add(&o, "p1", warn_audit, &r);
+    tap_is_int(o.nannotations, 1, "another binding's failure does not overwrite it");
     gw_vap_outcome_add(&o, "p1", deny, &r);
     tap_is_str(o.deny_message,
                "ValidatingAdmissionPolicy 'p1' with binding 'b-deny' denied request: first",
