@@ -2,6 +2,7 @@
  * ValidatingAdmissionPolicy compilation and evaluation, with kube's texts: compile errors,
  * variables, matchConditions, messages, reasons, cost budgets, params, namespaceObject,
  * request, audit annotations and the authorizer's memo. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,15 @@ test_variables(void)
                       "found no matching overload for '_+_' applied to '(int, string)'") != NULL,
            "variables are typed by what they compiled to");
     gw_vap_compiled_free(c);
+
+    p = pol("Fail");
+    add_var(p, "a", "object.spec.replicas");
+    add_val(p, "has(variables.a)", NULL, NULL, NULL);
+    add_val(p, "has(variables.zz)", NULL, NULL, NULL);
+    r = run(p, &input, NULL);
+    tap_ok(r.decisions[0].action == GW_VAP_ADMIT, "has() on variables");
+    tap_ok(r.decisions[1].message != NULL && strstr(r.decisions[1].message, "undefined field 'zz'"),
+           "has() of an unknown variable does not compile (variables is an object type)");
 
     /* Each variable is evaluated at most once per evaluation: a variable of ~700k cost read by
      * fifteen validations stays within the 10M budget; the same expression written out fifteen
@@ -649,6 +659,56 @@ test_typed(void)
     json_decref(old);
 }
 
+/* ---- many workers, one compiled policy -------------------------------------------------- */
+
+typedef struct {
+    const gw_vap_compiled_t *c;
+    int good;
+} worker_t;
+
+static void *
+worker(void *arg)
+{
+    worker_t *w = arg;
+    for (int i = 0; i < 200; i++) {
+        cel_arena_t *a = cel_arena_new();
+        gw_vap_result_t r;
+        gw_vap_eval(w->c, &input, NULL, a, &r);
+        w->good += r.ndecisions == 2 && r.decisions[0].action == GW_VAP_ADMIT &&
+                   r.decisions[1].action == GW_VAP_DENY &&
+                   strcmp(r.decisions[1].message, "replicas 3 of web") == 0 && r.naudits == 1 &&
+                   strcmp(r.audits[0].value, "web") == 0;
+        cel_arena_free(a);
+    }
+    return NULL;
+}
+
+static void
+test_threads(void)
+{
+    json_t *p = pol("Fail");
+    add_var(p, "name", "object.metadata.name");
+    add_val(p, "variables.name == 'web'", NULL, NULL, NULL);
+    add_val(p, "object.spec.replicas > 5", NULL,
+            "'replicas ' + string(object.spec.replicas) + ' of ' + variables.name", NULL);
+    add_audit(p, "name", "string(variables.name)");
+    gw_vap_compiled_t *c = gw_vap_compile(p, NULL);
+    json_decref(p);
+    pthread_t t[4];
+    worker_t w[4];
+    for (int i = 0; i < 4; i++) {
+        w[i] = (worker_t){c, 0};
+        pthread_create(&t[i], NULL, worker, &w[i]);
+    }
+    int good = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        good += w[i].good;
+    }
+    tap_is_int(good, 800, "four threads evaluate one compiled policy at once, each right");
+    gw_vap_compiled_free(c);
+}
+
 /* ---- the authorizer memo --------------------------------------------------------------- */
 
 /* A fake asynchronous authorizer: allows "get" and "update", denies everything else. */
@@ -730,6 +790,7 @@ main(void)
     test_inputs();
     test_audit_annotations();
     test_typed();
+    test_threads();
     test_authorizer_memo();
     cel_arena_free(arena);
     for (size_t i = 0; i < nkept; i++)
