@@ -342,6 +342,9 @@ struct cel_schema {
     cel_list_type_t list_type; /**< arrays: x-kubernetes-list-type */
     const char *const *list_map_keys; /**< arrays with CEL_LIST_MAP: the key properties */
     size_t nkeys;
+    bool verbatim_names; /**< objects: properties are declared as named, not escaped (kube's
+                              hand-built object types, e.g. the admission request's
+                              `namespace`); schemas of resources leave it false */
 };
 
 /** A schema node of `kind` with no bounds set. */
