@@ -135,6 +135,13 @@ void gw_req_warning(gw_req_t *r, const char *fmt, ...) __attribute__((format(pri
 /** Set a response header (e.g. Location, Retry-After, ETag). */
 void gw_req_set_header(gw_req_t *r, const char *name, const char *value);
 
+/**
+ * Add an annotation to the request's audit event, as kube's audit.AddAuditAnnotation: the first
+ * value of a key stays (a later different value is dropped with a log line). A no-op when the
+ * request is not audited (no policy, or level None), so callers need not check.
+ */
+void gw_req_audit_annotate(gw_req_t *r, const char *key, const char *value);
+
 /* ---- answers ---------------------------------------------------------------------------- */
 
 /**
