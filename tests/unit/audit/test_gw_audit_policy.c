@@ -139,8 +139,8 @@ test_selectors(void)
           GW_AUDIT_REQUEST_RESPONSE, "a group without resources: all of its resources");
     check(p, res("admin", masters, 2, "list", "batch", "jobs", "", "a", ""), GW_AUDIT_REQUEST,
           "resources: *");
-    check(p, res("admin", masters, 2, "list", "batch", "jobs", "status", "a", ""),
-          GW_AUDIT_REQUEST, "resources: * also matches subresources");
+    check(p, res("admin", masters, 2, "list", "batch", "jobs", "status", "a", ""), GW_AUDIT_REQUEST,
+          "resources: * also matches subresources");
     check(p, path("admin", "get", "/version"), GW_AUDIT_METADATA, "nonResourceURLs: exact");
     check(p, path("admin", "get", "/apis/apps/v1"), GW_AUDIT_METADATA,
           "nonResourceURLs: a trailing * matches the rest");
