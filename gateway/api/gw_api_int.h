@@ -148,9 +148,6 @@ void gw_api__audit_started(gw_req_t *r, int code);
  *  that had none). From gw_api__req_finish, before r is freed. */
 void gw_api__audit_complete(gw_req_t *r, int code);
 
-/** kube's BasicLongRunningRequestCheck: watch and proxy verbs, the streaming subresources. */
-bool gw_api__long_running(const gw_reqinfo_t *i);
-
 /** Ask every open stream of worker `index` to end (gw_stream.c). */
 void gw_api__streams_stop(gw_api_t *api, int index);
 

@@ -193,7 +193,7 @@ gw_api__audit_filter(gw_req_t *r)
     a->audit = audit;
     a->d = d;
     a->original = r->user;
-    a->long_running = gw_api__long_running(&r->info);
+    a->long_running = gw_reqinfo_long_running(&r->info);
     fill_event(r, a);
     p->audit = a;
     if ((d.omit_stages & GW_AUDIT_STAGE_REQUEST_RECEIVED) == 0)

@@ -330,20 +330,6 @@ f_authz(gw_req_t *r)
 
 /* ---- in-flight limits ----------------------------------------------------------------------- */
 
-bool
-gw_api__long_running(const gw_reqinfo_t *i)
-{
-    static const char *const subresources[] = {"attach", "exec", "proxy", "log", "portforward"};
-    if (!i->is_resource)
-        return false;
-    if (strcmp(i->verb, "watch") == 0 || strcmp(i->verb, "proxy") == 0)
-        return true;
-    for (size_t k = 0; k < sizeof(subresources) / sizeof(subresources[0]); k++) {
-        if (strcmp(i->subresource, subresources[k]) == 0)
-            return true;
-    }
-    return false;
-}
 
 static bool
 privileged(const authn_user_t *u)
@@ -360,7 +346,7 @@ f_inflight(gw_req_t *r)
 {
     gw_api__req_t *p = GW_API_REQ(r);
     const char *v = r->info.verb;
-    r->long_running = gw_api__long_running(&r->info);
+    r->long_running = gw_reqinfo_long_running(&r->info);
     r->mutating = strcmp(v, "get") != 0 && strcmp(v, "list") != 0 && strcmp(v, "watch") != 0;
     if (r->long_running)
         return GW_NEXT;
