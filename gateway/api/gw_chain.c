@@ -330,7 +330,6 @@ f_authz(gw_req_t *r)
 
 /* ---- in-flight limits ----------------------------------------------------------------------- */
 
-
 static bool
 privileged(const authn_user_t *u)
 {

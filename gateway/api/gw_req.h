@@ -5,7 +5,7 @@
  * A request on its way through kgate: the context every filter and handler shares, the filter
  * chain, and the ways to answer.
  *
- * The chain (gw_chain.c, in order): request info -> authentication -> impersonation ->
+ * The chain (gw_chain.c, in order): request info -> authentication -> audit -> impersonation ->
  * authorization -> in-flight limit -> resource resolution -> the resource handler main.c
  * hands in (the registry's gw_registry_handle) or, for non-resource paths, the route table
  * (health, /version, discovery, OpenAPI, /metrics).
