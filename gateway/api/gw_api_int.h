@@ -130,6 +130,10 @@ void gw_api__default_headers(gw_req_t *r);
  *  without auditing. */
 gw_verdict_t gw_api__audit_filter(gw_req_t *r);
 
+/** Authentication failed: the request is audited as kube's failed-authentication audit does it,
+ *  with no user and one event, at ResponseStarted, when its 401 goes out. */
+void gw_api__audit_unauthorized(gw_req_t *r);
+
 /** The request reached its handler: its body is logged as kube's handlers log it. */
 void gw_api__audit_handled(gw_req_t *r);
 

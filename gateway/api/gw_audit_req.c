@@ -25,6 +25,7 @@ struct gw_api__audit {
     bool long_running;            /* kube writes ResponseStarted for these only */
     bool started;                 /* ResponseStarted written */
     bool handled;                 /* the handler ran: it logged the request's body */
+    bool failed_authn;            /* a 401: one event, at ResponseStarted */
 };
 
 /* ---- the event's parts ------------------------------------------------------------------------
@@ -175,8 +176,9 @@ fill_event(gw_req_t *r, struct gw_api__audit *a)
     }
 }
 
-gw_verdict_t
-gw_api__audit_filter(gw_req_t *r)
+/* The request's audit state at the policy's level, or NULL at None (or without auditing). */
+static struct gw_api__audit *
+begin(gw_req_t *r)
 {
     gw_api__req_t *p = GW_API_REQ(r);
     gw_audit_t *audit = p->api->cfg.audit;
@@ -184,11 +186,11 @@ gw_api__audit_filter(gw_req_t *r)
     gw_audit_attrs_t attrs;
     gw_audit_decision_t d;
     if (audit == NULL)
-        return GW_NEXT;
+        return NULL;
     attrs = attrs_of(r);
     d = gw_audit_decide(audit, &attrs);
     if (d.level == GW_AUDIT_NONE)
-        return GW_NEXT;
+        return NULL;
     a = gw_arena_calloc(r->arena, sizeof(*a));
     a->audit = audit;
     a->d = d;
@@ -196,9 +198,24 @@ gw_api__audit_filter(gw_req_t *r)
     a->long_running = gw_reqinfo_long_running(&r->info);
     fill_event(r, a);
     p->audit = a;
-    if ((d.omit_stages & GW_AUDIT_STAGE_REQUEST_RECEIVED) == 0)
-        gw_audit_emit(audit, &a->ev, GW_AUDIT_STAGE_REQUEST_RECEIVED);
+    return a;
+}
+
+gw_verdict_t
+gw_api__audit_filter(gw_req_t *r)
+{
+    struct gw_api__audit *a = begin(r);
+    if (a != NULL && (a->d.omit_stages & GW_AUDIT_STAGE_REQUEST_RECEIVED) == 0)
+        gw_audit_emit(a->audit, &a->ev, GW_AUDIT_STAGE_REQUEST_RECEIVED);
     return GW_NEXT;
+}
+
+void
+gw_api__audit_unauthorized(gw_req_t *r)
+{
+    struct gw_api__audit *a = begin(r);
+    if (a != NULL)
+        a->failed_authn = true;
 }
 
 /* ---- what handlers and replies log ------------------------------------------------------------
@@ -359,6 +376,11 @@ gw_api__audit_complete(gw_req_t *r, int code)
     struct gw_api__audit *a = GW_API_REQ(r)->audit;
     if (a == NULL)
         return;
+    if (a->failed_authn) {
+        a->ev.code = code;
+        emit(a, GW_AUDIT_STAGE_RESPONSE_STARTED);
+        return;
+    }
     log_impersonation(r, a);
     log_request_object(r, a);
     gw_api__audit_started(r, code);

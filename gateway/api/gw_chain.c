@@ -144,6 +144,7 @@ header_at(void *ctx, size_t i, const char **name, const char **value)
 static void
 reply_unauthorized(gw_req_t *r)
 {
+    gw_api__audit_unauthorized(r);
     gw_reply_status(r, 401, "Unauthorized", NULL, "Unauthorized");
 }
 

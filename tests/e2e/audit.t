@@ -184,6 +184,16 @@ if kubectl_ok; then
         "for i in \$(seq 50); do grep -q '\"userAgent\":\"kubectl/v1.32' '$LOG' && exit 0; sleep 0.1; done; exit 1"
 fi
 
+fetch $CORE/configmaps -H "Authorization: Bearer wrong-token"
+ID=$(audit_id)
+check "a wrong token: 401" code_is 401
+for _ in $(seq 50); do grep -qF "\"auditID\":\"$ID\"" "$LOG" && break; sleep 0.1; done
+grep -F "\"auditID\":\"$ID\"" "$LOG" >"$D/events"
+check "failed authentication: one event, at ResponseStarted, without a user" ev \
+    "len(es) == 1 and e['stage'] == 'ResponseStarted' and e['user'] == {} and e['level'] == 'RequestResponse'"
+check "... with the 401 Status" ev \
+    "e['responseStatus']['code'] == 401 and e['responseStatus']['reason'] == 'Unauthorized'"
+
 fetch /metrics "${ADMIN[@]}"
 check "apiserver_audit_event_total counts events" bash -c \
     "grep -E '^apiserver_audit_event_total [1-9]' '$OUT'"
