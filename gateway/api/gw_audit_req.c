@@ -228,6 +228,8 @@ gw_req_audit_annotate(gw_req_t *r, const char *key, const char *value)
     const char *old;
     if (a == NULL)
         return;
+    if (value == NULL)
+        value = "";
     if (a->annotations == NULL) {
         a->annotations = json_object();
         gw_arena_defer(r->arena, (void (*)(void *))json_decref, a->annotations);
@@ -242,7 +244,7 @@ gw_req_audit_annotate(gw_req_t *r, const char *key, const char *value)
                         key, value, r->audit_id, old);
         return;
     }
-    json_object_set_new(a->annotations, key, json_string(value));
+    json_object_set_new(a->annotations, key, json_string_nocheck(value));
 }
 
 void
