@@ -128,3 +128,20 @@ LOG=$KGATE_TEST_TMP/kgate-rbac.log
 start_kgate "$KGATE_BENCH_ETCD" --authorization-mode=RBAC --token-auth-file="$PKI/tokens.csv"
 "$KGATE_BUILD/bench/bench_rbac" "https://127.0.0.1:$PORT" "https://127.0.0.1:$ALLOW_PORT" "$PKI" \
     bench-token bench-user
+echo
+
+# The audit log: a kgate logging every request at RequestResponse into a file beside one
+# without auditing, on the same prefix.
+cat >"$KGATE_TEST_TMP/audit-policy.yaml" <<'YAML'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+rules:
+- level: RequestResponse
+YAML
+restart_kgate "$KGATE_BENCH_ETCD"
+NONE_PORT=$PORT
+LOG=$KGATE_TEST_TMP/kgate-audit.log
+start_kgate "$KGATE_BENCH_ETCD" --audit-policy-file="$KGATE_TEST_TMP/audit-policy.yaml" \
+    --audit-log-path="$KGATE_TEST_TMP/audit/audit.log" --audit-log-maxsize=100 \
+    --audit-log-maxbackup=1
+"$KGATE_BUILD/bench/bench_audit" "https://127.0.0.1:$PORT" "https://127.0.0.1:$NONE_PORT" "$PKI"

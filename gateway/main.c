@@ -41,6 +41,7 @@
 #include "gw_log.h"
 #include "gw_rbac_bootstrap.h"
 #include "gw_admission.h"
+#include "gw_audit.h"
 #include "gw_registry.h"
 #include "gw_sactl.h"
 #include "gw_server.h"
@@ -60,6 +61,7 @@ typedef struct {
     authn_t *authn;
     authz_t *authz;
     gw_admission_t *admission;     /* the admission plugins every write goes through */
+    gw_audit_t *audit;             /* the audit policy and log; NULL: no auditing */
     struct event *authz_reload;    /* worker 0's look at --authorization-config, every second */
     const gw_catalog_t *catalog;   /* the built-in one as --runtime-config shapes it */
     gw_value_transformer_t values; /* --storage-media-type: every store's */
@@ -443,6 +445,24 @@ build_admission(kgate_t *k, char *err, size_t err_len)
     return 0;
 }
 
+/* The audit policy and log of the --audit-* flags; 1 (kube's start-up error) when the policy
+ * has errors or the log cannot be written. */
+static int
+build_audit(kgate_t *k, char *err, size_t err_len)
+{
+    const gw_config_t *cfg = k->cfg;
+    gw_audit_opts_t o = {
+        .policy_file = cfg->audit_policy_file,
+        .log_path = cfg->audit_log_path,
+        .log_format = cfg->audit_log_format,
+        .max_age_days = cfg->audit_log_maxage,
+        .max_backups = cfg->audit_log_maxbackup,
+        .max_size_mb = cfg->audit_log_maxsize,
+        .buffer_size = cfg->audit_log_batch_buffer_size,
+    };
+    return gw_audit_new(&o, &k->audit, err, err_len) == 0 ? 0 : 1;
+}
+
 static int
 start_serving(kgate_t *k, char *err, size_t err_len)
 {
@@ -463,6 +483,7 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .etcd_prefix = cfg->etcd_prefix,
         .values = &k->values,
         .workers = cfg->workers,
+        .audit = k->audit,
         .max_requests_inflight = cfg->max_requests_inflight,
         .max_mutating_requests_inflight = cfg->max_mutating_requests_inflight,
         .compression = feature_enabled(cfg, "APIResponseCompression", true),
@@ -538,6 +559,9 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     code = build_admission(&k, err, sizeof(err));
     if (code != 0)
         goto out;
+    code = build_audit(&k, err, sizeof(err));
+    if (code != 0)
+        goto out;
     build_values(&k);
     code = 1;
     if (gw_tls_ctx_new(cfg, &k.tls, err, sizeof(err)) != 0 ||
@@ -557,6 +581,7 @@ out:
     if (code != 0)
         fprintf(stderr, "kgate: %s\n", err);
     gw_api_free(k.api);
+    gw_audit_free(k.audit); /* after the workers: what they queued is written */
     etcd_client_free(k.etcd);
     gw_health_free(k.health);
     authz_free(k.authz);

@@ -19,6 +19,7 @@
 #include "gw_transformer.h"
 
 struct gw_req;
+struct gw_audit;
 
 typedef struct {
     /* The chain's last step for resource requests whose resource the catalog resolved (the
@@ -31,6 +32,7 @@ typedef struct {
     etcd_client_t *etcd;                  /* borrowed; the shared watches' (NULL: no watches) */
     const char *etcd_prefix;              /* --etcd-prefix */
     const gw_value_transformer_t *values; /* borrowed: every store's (--storage-media-type) */
+    struct gw_audit *audit;               /* borrowed (gw_audit.h); NULL: no auditing */
     int workers;                          /* the server's worker count */
     int max_requests_inflight;            /* 0: unlimited */
     int max_mutating_requests_inflight;

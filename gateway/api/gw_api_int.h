@@ -48,6 +48,7 @@ const gw_api__doc_t *gw_api__docs_find(const gw_api__docs_t *d, const char *key)
 /* ---- the api and a request's private side --------------------------------------------------- */
 
 typedef struct gw_api__req gw_api__req_t;
+struct gw_api__audit;
 
 struct gw_api {
     gw_api_config_t cfg;
@@ -78,8 +79,9 @@ struct gw_api__req {
     const char *metrics_subresource; /* non-resource: the route, when one matched */
     const char *component;           /* metrics component label */
     gw_api__inflight_t inflight;
-    const char *content_type; /* replaces the encoder's Content-Type when set */
-    const char *body;         /* gw_req_body's copy, once made */
+    struct gw_api__audit *audit; /* the request's audit event; NULL when not audited */
+    const char *content_type;    /* replaces the encoder's Content-Type when set */
+    const char *body;            /* gw_req_body's copy, once made */
     size_t body_len;
     /* authorization in progress */
     bool authz_in_filter;
@@ -120,6 +122,35 @@ void gw_api__req_finish(gw_req_t *r, int code);
 
 /** Set kube-apiserver's headers of every response where they are not set yet (gw_req.c). */
 void gw_api__default_headers(gw_req_t *r);
+
+/* ---- auditing (gw_audit_req.c) ----------------------------------------------------------------
+ */
+
+/** The audit filter: the policy's level for the request and its RequestReceived event; a no-op
+ *  without auditing. */
+gw_verdict_t gw_api__audit_filter(gw_req_t *r);
+
+/** Authentication failed: the request is audited as kube's failed-authentication audit does it,
+ *  with no user and one event, at ResponseStarted, when its 401 goes out. */
+void gw_api__audit_unauthorized(gw_req_t *r);
+
+/** The request reached its handler: its body is logged as kube's handlers log it. */
+void gw_api__audit_handled(gw_req_t *r);
+
+/** The answer's document (after its PartialObjectMetadata view): a Status gives the event's
+ *  responseStatus; at RequestResponse it is the responseObject (a reference is taken). */
+void gw_api__audit_response(gw_req_t *r, json_t *doc);
+
+/** The same for an answer of JSON bytes (parsed at RequestResponse only). */
+void gw_api__audit_response_bytes(gw_req_t *r, const char *json, size_t len);
+
+/** The answer's status line went out (a streamed answer): ResponseStarted, for long-running
+ *  requests. */
+void gw_api__audit_started(gw_req_t *r, int code);
+
+/** The answer is complete: ResponseComplete (after ResponseStarted for a long-running request
+ *  that had none). From gw_api__req_finish, before r is freed. */
+void gw_api__audit_complete(gw_req_t *r, int code);
 
 /** Ask every open stream of worker `index` to end (gw_stream.c). */
 void gw_api__streams_stop(gw_api_t *api, int index);

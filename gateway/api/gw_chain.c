@@ -14,6 +14,7 @@
 
 #include "authz.h"
 #include "gw_api_int.h"
+#include "gw_audit.h"
 #include "gw_authn_io.h"
 #include "gw_err.h"
 #include "gw_impersonate.h"
@@ -143,6 +144,7 @@ header_at(void *ctx, size_t i, const char **name, const char **value)
 static void
 reply_unauthorized(gw_req_t *r)
 {
+    gw_api__audit_unauthorized(r);
     gw_reply_status(r, 401, "Unauthorized", NULL, "Unauthorized");
 }
 
@@ -247,6 +249,23 @@ refuse(gw_req_t *r)
         reply_forbidden(r, p->authz_reason);
 }
 
+/* kube's authorization filter's audit annotations: the decision and its reason, or only the
+ * reason "internal error" when an authorizer failed and none allowed. */
+static void
+annotate_decision(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    if (p->authz_allowed) {
+        gw_req_audit_annotate(r, "authorization.k8s.io/decision", "allow");
+        gw_req_audit_annotate(r, "authorization.k8s.io/reason", p->authz_reason);
+    } else if (p->authz_error != NULL) {
+        gw_req_audit_annotate(r, "authorization.k8s.io/reason", "internal error");
+    } else {
+        gw_req_audit_annotate(r, "authorization.k8s.io/decision", "forbid");
+        gw_req_audit_annotate(r, "authorization.k8s.io/reason", p->authz_reason);
+    }
+}
+
 static void
 authz_done(authz_decision_t decision, const char *reason, const char *error, void *ctx)
 {
@@ -256,6 +275,7 @@ authz_done(authz_decision_t decision, const char *reason, const char *error, voi
     p->authz_allowed = decision == AUTHZ_ALLOW;
     p->authz_reason = gw_arena_strdup(r->arena, reason);
     p->authz_error = error != NULL ? gw_arena_strdup(r->arena, error) : NULL;
+    annotate_decision(r);
     if (p->authz_in_filter)
         return; /* f_authz goes on */
     if (p->authz_allowed)
@@ -311,22 +331,6 @@ f_authz(gw_req_t *r)
 
 /* ---- in-flight limits ----------------------------------------------------------------------- */
 
-/* kube's BasicLongRunningRequestCheck: watch and proxy verbs, the streaming subresources. */
-static bool
-long_running(const gw_reqinfo_t *i)
-{
-    static const char *const subresources[] = {"attach", "exec", "proxy", "log", "portforward"};
-    if (!i->is_resource)
-        return false;
-    if (strcmp(i->verb, "watch") == 0 || strcmp(i->verb, "proxy") == 0)
-        return true;
-    for (size_t k = 0; k < sizeof(subresources) / sizeof(subresources[0]); k++) {
-        if (strcmp(i->subresource, subresources[k]) == 0)
-            return true;
-    }
-    return false;
-}
-
 static bool
 privileged(const authn_user_t *u)
 {
@@ -342,7 +346,7 @@ f_inflight(gw_req_t *r)
 {
     gw_api__req_t *p = GW_API_REQ(r);
     const char *v = r->info.verb;
-    r->long_running = long_running(&r->info);
+    r->long_running = gw_reqinfo_long_running(&r->info);
     r->mutating = strcmp(v, "get") != 0 && strcmp(v, "list") != 0 && strcmp(v, "watch") != 0;
     if (r->long_running)
         return GW_NEXT;
@@ -425,6 +429,7 @@ f_serve(gw_req_t *r)
         gw_api__reply_not_acceptable(r);
         return GW_DONE;
     }
+    gw_api__audit_handled(r);
     GW_API_REQ(r)->api->cfg.handle_resource(r);
     return GW_DONE;
 }
@@ -432,6 +437,7 @@ f_serve(gw_req_t *r)
 const gw_filter_t gw_api__filters[] = {
     {.name = "requestinfo", .run = f_info},
     {.name = "authentication", .run = f_authn},
+    {.name = "audit", .run = gw_api__audit_filter},
     {.name = "impersonation", .run = gw_impersonate_filter},
     {.name = "authorization", .run = f_authz},
     {.name = "maxinflight", .run = f_inflight},

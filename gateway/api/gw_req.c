@@ -391,6 +391,7 @@ void
 gw_api__req_finish(gw_req_t *r, int code)
 {
     gw_api__req_t *p = GW_API_REQ(r);
+    gw_api__audit_complete(r, code);
     record_metrics(r, code);
     if (p->inflight == INFLIGHT_READONLY)
         atomic_fetch_sub(&p->api->inflight_readonly, 1);
@@ -586,6 +587,7 @@ gw_reply_json(gw_req_t *r, int code, json_t *doc)
         evbuffer_free(out);
         return;
     }
+    gw_api__audit_response(r, doc);
     type = encode(r, doc, out);
     if (type == NULL) {
         /* A document its protobuf facts (or CBOR's rules) do not take: a defect; answered in
@@ -618,6 +620,7 @@ gw_reply_json_bytes(gw_req_t *r, int code, const char *json, size_t len)
         return;
     }
     struct evbuffer *out = new_buffer();
+    gw_api__audit_response_bytes(r, json, len);
     evbuffer_add(out, json, len);
     if (len == 0 || json[len - 1] != '\n')
         evbuffer_add(out, "\n", 1);

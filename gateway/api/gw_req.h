@@ -5,7 +5,7 @@
  * A request on its way through kgate: the context every filter and handler shares, the filter
  * chain, and the ways to answer.
  *
- * The chain (gw_chain.c, in order): request info -> authentication -> impersonation ->
+ * The chain (gw_chain.c, in order): request info -> authentication -> audit -> impersonation ->
  * authorization -> in-flight limit -> resource resolution -> the resource handler main.c
  * hands in (the registry's gw_registry_handle) or, for non-resource paths, the route table
  * (health, /version, discovery, OpenAPI, /metrics).
@@ -134,6 +134,13 @@ void gw_req_warning(gw_req_t *r, const char *fmt, ...) __attribute__((format(pri
 
 /** Set a response header (e.g. Location, Retry-After, ETag). */
 void gw_req_set_header(gw_req_t *r, const char *name, const char *value);
+
+/**
+ * Add an annotation to the request's audit event, as kube's audit.AddAuditAnnotation: the first
+ * value of a key stays (a later different value is dropped with a log line). A no-op when the
+ * request is not audited (no policy, or level None), so callers need not check.
+ */
+void gw_req_audit_annotate(gw_req_t *r, const char *key, const char *value);
 
 /* ---- answers ---------------------------------------------------------------------------- */
 

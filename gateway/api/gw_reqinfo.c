@@ -218,3 +218,18 @@ gw_reqinfo_parse(gw_arena_t *a, const char *method, const char *raw_path, const 
     out->version = p.v[core ? 1 : 2];
     return parse_resource(a, method, query, &p, core ? 2 : 3, out);
 }
+
+bool
+gw_reqinfo_long_running(const gw_reqinfo_t *i)
+{
+    static const char *const subresources[] = {"attach", "exec", "proxy", "log", "portforward"};
+    if (!i->is_resource)
+        return false;
+    if (strcmp(i->verb, "watch") == 0 || strcmp(i->verb, "proxy") == 0)
+        return true;
+    for (size_t k = 0; k < sizeof(subresources) / sizeof(subresources[0]); k++) {
+        if (strcmp(i->subresource, subresources[k]) == 0)
+            return true;
+    }
+    return false;
+}

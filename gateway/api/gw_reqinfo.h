@@ -41,4 +41,8 @@ typedef struct {
 int gw_reqinfo_parse(gw_arena_t *a, const char *method, const char *raw_path, const char *query,
                      gw_reqinfo_t *out);
 
+/** kube's BasicLongRunningRequestCheck: the watch and proxy verbs and the streaming
+ *  subresources (attach, exec, proxy, log, portforward) of resource requests. Pure. */
+bool gw_reqinfo_long_running(const gw_reqinfo_t *i);
+
 #endif

@@ -10,6 +10,7 @@
 #include <event2/http.h>
 
 #include "authn_sa.h"
+#include "gw_audit.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_health.h"
@@ -294,7 +295,9 @@ serve_metrics(gw_req_t *r)
     char *text = gw_metrics_render(api->metrics, atomic_load(&api->inflight_readonly),
                                    atomic_load(&api->inflight_mutating), &len);
     char *watch = watch_metrics(api);
-    char *all = gw_sprintf("%s%s", text, watch);
+    char *audit = gw_audit_metrics(api->cfg.audit);
+    char *all = gw_sprintf("%s%s%s", text, audit, watch);
+    free(audit);
     gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", all, strlen(all));
     free(all);
     free(watch);

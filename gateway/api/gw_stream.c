@@ -180,6 +180,7 @@ gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop
     bev = conn_bev(r);
     if (bev == NULL)
         return;
+    gw_api__audit_started(r, 200);
     evhttp_send_reply_start(r->http, 200, "OK");
     guard(bev);
     p->stream_chunked =

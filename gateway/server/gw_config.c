@@ -42,6 +42,7 @@ static const char *check_authz_mode(const char *v);
 static const char *check_key_value(const char *v);
 static const char *check_feature_gate(const char *v);
 static const char *check_webhook_version(const char *v);
+static const char *check_audit_format(const char *v);
 
 #define OFF(field) offsetof(gw_config_t, field)
 
@@ -178,9 +179,33 @@ static const flag_t flags[] = {
      "Limit of read-only requests in flight; 0 means no limit."},
     {"max-mutating-requests-inflight", FLAG_INT, OFF(max_mutating_requests_inflight), "200", 0,
      INT_MAX, NULL, "Limit of mutating requests in flight; 0 means no limit."},
+    {"audit-policy-file", FLAG_STR, OFF(audit_policy_file), NULL, 0, 0, NULL,
+     "Audit policy (audit.k8s.io/v1 Policy, YAML or JSON); without it nothing is audited."},
+    {"audit-log-path", FLAG_STR, OFF(audit_log_path), NULL, 0, 0, NULL,
+     "File audit events are written to, one JSON Event a line; '-' is standard output; "
+     "without it nothing is audited."},
+    {"audit-log-format", FLAG_STR, OFF(audit_log_format), "json", 0, 0, check_audit_format,
+     "Format of the audit log: json (kube's legacy format is not written)."},
+    {"audit-log-maxage", FLAG_INT, OFF(audit_log_maxage), "0", INT_MIN, INT_MAX, NULL,
+     "Days an old audit log file is kept (0: no limit)."},
+    {"audit-log-maxbackup", FLAG_INT, OFF(audit_log_maxbackup), "0", INT_MIN, INT_MAX, NULL,
+     "Old audit log files kept (0: no limit)."},
+    {"audit-log-maxsize", FLAG_INT, OFF(audit_log_maxsize), "0", INT_MIN, INT_MAX, NULL,
+     "Megabytes an audit log file grows to before it is rotated (0: 100)."},
+    {"audit-log-batch-buffer-size", FLAG_INT, OFF(audit_log_batch_buffer_size), "10000", 1, INT_MAX,
+     NULL,
+     "Audit events buffered for the log writer; beyond it events are dropped and counted, "
+     "the request never waits."},
 };
 
 #define N_FLAGS (sizeof(flags) / sizeof(flags[0]))
+
+/* kube's log formats are json and legacy; kgate writes json only. */
+static const char *
+check_audit_format(const char *v)
+{
+    return strcmp(v, "json") == 0 ? NULL : "invalid audit log format, allowed formats are \"json\"";
+}
 
 static const char *
 check_webhook_version(const char *v)
@@ -552,6 +577,25 @@ check_storage_media_type(const char *v, char *err, size_t err_len)
     return GW_EINVAL;
 }
 
+/* kube's AuditLogOptions.Validate: the rotation numbers are not negative. */
+static int
+check_audit(const gw_config_t *cfg, char *err, size_t err_len)
+{
+    const struct {
+        const char *flag;
+        int v;
+    } nums[] = {{"audit-log-maxage", cfg->audit_log_maxage},
+                {"audit-log-maxbackup", cfg->audit_log_maxbackup},
+                {"audit-log-maxsize", cfg->audit_log_maxsize}};
+    for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+        if (nums[i].v < 0) {
+            snprintf(err, err_len, "--%s %d can't be a negative number", nums[i].flag, nums[i].v);
+            return GW_EINVAL;
+        }
+    }
+    return 0;
+}
+
 static int
 check_config(const gw_config_t *cfg, char *err, size_t err_len)
 {
@@ -569,6 +613,8 @@ check_config(const gw_config_t *cfg, char *err, size_t err_len)
     if (rc == 0)
         rc = check_pair(cfg->etcd_certfile, "etcd-certfile", cfg->etcd_keyfile, "etcd-keyfile", err,
                         err_len);
+    if (rc == 0)
+        rc = check_audit(cfg, err, err_len);
     if (rc == 0)
         rc = check_requestheader(cfg, err, err_len);
     if (rc == 0)

@@ -82,6 +82,14 @@ typedef struct {
     gw_strlist_t disable_admission_plugins;
     int max_requests_inflight;
     int max_mutating_requests_inflight;
+    /* auditing: off unless both the policy file and the log path are given */
+    char *audit_policy_file;
+    char *audit_log_path; /* "-": standard output */
+    char *audit_log_format;
+    int audit_log_maxage;
+    int audit_log_maxbackup;
+    int audit_log_maxsize; /* MB */
+    int audit_log_batch_buffer_size;
 } gw_config_t;
 
 /**
