@@ -342,6 +342,8 @@ struct cel_schema {
     cel_list_type_t list_type; /**< arrays: x-kubernetes-list-type */
     const char *const *list_map_keys; /**< arrays with CEL_LIST_MAP: the key properties */
     size_t nkeys;
+    bool verbatim_props; /**< objects: properties are selected by their names as written, not
+                              escaped (kube's declared object types: request.namespace) */
 };
 
 /** A schema node of `kind` with no bounds set. */
