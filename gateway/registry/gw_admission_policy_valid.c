@@ -246,6 +246,15 @@ issues_text(const cel_check_t *c)
     return all;
 }
 
+/* A checked type as cel-go's Type.String() names it (null is "null_type"). */
+static const char *
+go_type(const char *t)
+{
+    if (t == NULL)
+        return "dyn";
+    return strcmp(t, "null") == 0 ? "null_type" : t;
+}
+
 /* Whether result type `got` is one of `want` (NULL: any type). */
 static bool
 type_ok(const char *got, const char *const *want)
@@ -290,15 +299,15 @@ compile(const cel_env_t *env, const char *src, const char *const *want, char **t
         char *all = issues_text(&c);
         detail = gw_sprintf("compilation failed: %s", all);
         free(all);
-    } else if (!type_ok(c.type != NULL ? c.type : "dyn", want)) {
-        detail = type_reason(c.type != NULL ? c.type : "dyn", want);
+    } else if (!type_ok(go_type(c.type), want)) {
+        detail = type_reason(go_type(c.type), want);
     } else {
         cel_program_t *p = NULL;
         cel_issue_t issue = {0};
         if (cel_compile(env, src, &p, &issue) != 0)
             detail = gw_sprintf("compilation failed: %s", issue.message ? issue.message : "");
         else
-            *type = gw_strdup(c.type != NULL ? c.type : "dyn");
+            *type = gw_strdup(go_type(c.type));
         cel_issue_clear(&issue);
         cel_program_free(p);
     }
