@@ -2,7 +2,8 @@
 # ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding validation on a real kgate:
 # kube's 422 bodies (message and causes in kube's order) for bad rules, selectors, expressions
 # that fail to compile, bindings' paramRef and validationActions; the status subresource
-# (status read-only on the main resource, its own validation); v1beta1 through
+# (status read-only on the main resource, its own validation); the writer's `get` on a
+# paramKind's objects (kube's paramKind authorization); v1beta1 through
 # --runtime-config validating as v1; and stock kubectl applying a valid policy and binding
 # and showing kube's error for a bad one.
 set -u
@@ -17,8 +18,8 @@ PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
 set_users
 trap stop_all EXIT
-check "kgate starts (admissionregistration v1beta1 on)" api_start vapval --workers=2 \
-    --runtime-config=admissionregistration.k8s.io/v1beta1=true
+check "kgate starts (RBAC, admissionregistration v1beta1 on)" api_start vapval --workers=2 \
+    --runtime-config=admissionregistration.k8s.io/v1beta1=true --authorization-mode=RBAC
 AR=/apis/admissionregistration.k8s.io/v1
 VAP=$AR/validatingadmissionpolicies
 VAPB=$AR/validatingadmissionpolicybindings
@@ -105,6 +106,37 @@ check "a spec change keeps the status and bumps generation" \
 req PATCH $VAP/good '{"spec":{"failurePolicy":"Sometimes"}}' $MERGE
 check "an update is validated too" is_status 422 Invalid \
     "$QK \"good\" is invalid: spec.failurePolicy: Unsupported value: \"Sometimes\": supported values: \"Fail\", \"Ignore\""
+
+# ---- paramKind authorization --------------------------------------------------------------------
+RBAC=/apis/rbac.authorization.k8s.io/v1
+# grant NAME RESOURCE GROUP VERBS-JSON: a ClusterRole on RESOURCE bound to alice.
+grant() {
+    req POST $RBAC/clusterroles "{\"metadata\":{\"name\":\"$1\"},\"rules\":[{\"apiGroups\":[\"$3\"],\
+\"resources\":[\"$2\"],\"verbs\":$4}]}"
+    req POST $RBAC/clusterrolebindings "{\"metadata\":{\"name\":\"$1\"},\"roleRef\":{\
+\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"$1\"},\
+\"subjects\":[{\"kind\":\"User\",\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":\"alice\"}]}"
+}
+# as_alice_until CODE BODY: POST BODY as alice until it answers CODE (up to 10 s: RBAC's
+# snapshot follows its objects).
+as_alice_until() {
+    for _ in $(seq 100); do
+        send POST $VAP "$2" "${ALICE[@]}"
+        [[ $CODE == "$1" ]] && return 0
+        sleep 0.1
+    done
+    diag "got $CODE: $(head -c 400 "$OUT")"
+    return 1
+}
+grant vap-writer validatingadmissionpolicies admissionregistration.k8s.io '["create"]'
+check "alice may create a policy without paramKind" as_alice_until 201 "$(policy alice1 "$RULES,$VALS")"
+send POST $VAP "$(policy alice2 "$RULES,$VALS"',"paramKind":{"apiVersion":"v1","kind":"ConfigMap"}')" "${ALICE[@]}"
+check "one whose paramKind alice cannot get: 422 Forbidden on spec.paramKind" is_status 422 Invalid \
+    "$QK \"alice2\" is invalid: spec.paramKind: Forbidden: user &{alice 1001 [dev ops system:authenticated] map[]} must have \"get\" permission on all objects of the referenced paramKind (kind=ConfigMap, apiVersion=v1)"
+check "... a Forbidden cause" causes_are "[('FieldValueForbidden', 'spec.paramKind', 'Forbidden: user &{alice 1001 [dev ops system:authenticated] map[]} must have \"get\" permission on all objects of the referenced paramKind (kind=ConfigMap, apiVersion=v1)')]"
+grant cm-reader configmaps "" '["get"]'
+check "with get on configmaps, the policy is created" \
+    as_alice_until 201 "$(policy alice2 "$RULES,$VALS"',"paramKind":{"apiVersion":"v1","kind":"ConfigMap"}')"
 
 # ---- bindings ------------------------------------------------------------------------------------
 binding() {
