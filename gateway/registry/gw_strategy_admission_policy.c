@@ -4,8 +4,9 @@
  * conditional updates, the policy's status reset on create and kept on main-resource updates
  * (the generic store's, through the status subresource the catalog serves), Validate on create,
  * ValidateUpdate on main-resource updates, the status subresource's own ValidateUpdate, and
- * the policy's authorization of its paramKind (authz.go: the writer must be able to get every
- * object of the kind). The rules themselves are gw_admission_policy_valid.h's.
+ * the authorization of what they refer to (authz.go: a policy's writer must be able to get every
+ * object of its paramKind, a binding's writer the object its paramRef names). The rules
+ * themselves are gw_admission_policy_valid.h's.
  */
 #include "gw_admission_policy_valid.h"
 #include "gw_registry_int.h"
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_err.h"
 #include "gw_server.h"
 
 #define PRIVILEGED_GROUP "system:masters"
@@ -61,6 +63,7 @@ typedef struct {
     gw_strategy_done_fn done;
     void *arg;
     bool in_call, answered, allowed;
+    bool binding; /* a binding's paramRef, else a policy's paramKind */
 } pk_check_t;
 
 static const char *
@@ -136,10 +139,15 @@ pk_after(pk_check_t *c)
         return;
     }
     who = go_user(c->r->user);
-    msg = gw_sprintf("Forbidden: user %s must have \"get\" permission on all objects of the "
-                     "referenced paramKind (kind=%s, apiVersion=%s)",
-                     who, sor(pk, "kind"), sor(pk, "apiVersion"));
-    gw_ferr_add(&errs, "FieldValueForbidden", "spec.paramKind", msg);
+    if (c->binding)
+        msg = gw_sprintf("Forbidden: user %s does not have \"get\" permission on the object "
+                         "referenced by paramRef",
+                         who);
+    else
+        msg = gw_sprintf("Forbidden: user %s must have \"get\" permission on all objects of the "
+                         "referenced paramKind (kind=%s, apiVersion=%s)",
+                         who, sor(pk, "kind"), sor(pk, "apiVersion"));
+    gw_ferr_add(&errs, "FieldValueForbidden", c->binding ? "spec.paramRef" : "spec.paramKind", msg);
     gw_registry__fail_invalid(c->r, c->f, c->r->resource->group, c->r->resource->kind,
                               sor(json_object_get(c->obj, "metadata"), "name"), &errs);
     free(msg);
@@ -185,6 +193,17 @@ pk_target(gw_req_t *r, const json_t *pk, const char **group, const char **versio
         *resource = res->name;
 }
 
+/* Ask the chain; pk_after follows, now or later. */
+static void
+pk_ask(pk_check_t *c, const authz_attrs_t *a)
+{
+    c->in_call = true;
+    authz_authorize(c->r->authz, a, pk_verdict, c);
+    c->in_call = false;
+    if (c->answered)
+        pk_after(c);
+}
+
 /* authorizeCreate / authorizeUpdate: a paramKind that is new or changed needs `get` on every
  * object of its kind. */
 static void
@@ -211,11 +230,7 @@ check_policy(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
     pk_target(r, pk, &a.api_group, &a.api_version, &a.resource);
     c = gw_arena_calloc(r->arena, sizeof(*c));
     *c = (pk_check_t){.r = r, .obj = obj, .f = f, .done = done, .arg = arg};
-    c->in_call = true;
-    authz_authorize(r->authz, &a, pk_verdict, c);
-    c->in_call = false;
-    if (c->answered)
-        pk_after(c);
+    pk_ask(c, &a);
 }
 
 const gw_strategy_t gw_strategy_validating_admission_policy = {
@@ -238,8 +253,77 @@ binding_validate(const gw_resource_t *res, const json_t *obj, const json_t *old,
     gw_vapb_validate(obj, errs);
 }
 
+/* The binding's policy was read (or not): authorize `get` on the paramRef's object, of the
+ * policy's paramKind when it has one, else of every group, version and resource. */
+static void
+policy_read(int err, const gw_obj_t *obj, void *ctx)
+{
+    pk_check_t *c = ctx;
+    gw_req_t *r = c->r;
+    const json_t *ref = json_object_get(json_object_get(c->obj, "spec"), "paramRef");
+    json_t *policy =
+        err == 0 ? gw_registry__parse_stored((const char *)obj->value, obj->value_len, 0, NULL)
+                 : NULL;
+    const json_t *pk = json_object_get(json_object_get(policy, "spec"), "paramKind");
+    authz_attrs_t a = {.user = r->user,
+                       .verb = "get",
+                       .resource_request = true,
+                       .subresource = "",
+                       .namespace_ = gw_arena_strdup(r->arena, sor(ref, "namespace")),
+                       .name = gw_arena_strdup(r->arena, sor(ref, "name")),
+                       .api_group = "*",
+                       .api_version = "*",
+                       .resource = "*",
+                       .io = gw_worker_base(r->worker)};
+
+    if (json_is_object(pk)) {
+        const char *g, *v, *res;
+        pk_target(r, pk, &g, &v, &res);
+        a.api_group = gw_arena_strdup(r->arena, g);
+        a.api_version = gw_arena_strdup(r->arena, v);
+        a.resource = gw_arena_strdup(r->arena, res);
+    }
+    json_decref(policy);
+    pk_ask(c, &a);
+}
+
+/* The binding's authorizeCreate / authorizeUpdate: a new or changed paramRef (or policy)
+ * needs `get` on the object it refers to. */
+static void
+check_binding(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+              gw_strategy_done_fn done, void *arg)
+{
+    const json_t *spec = json_object_get(obj, "spec"), *ospec = json_object_get(old, "spec");
+    const json_t *ref = json_object_get(spec, "paramRef"),
+                 *oref = json_object_get(ospec, "paramRef");
+    pk_check_t *c;
+    char *path, *key;
+    int rc;
+
+    /* kube compares the ParamRef structs, whose selector and parameterNotFoundAction are
+     * pointers: set, they never compare equal */
+    if (!json_is_object(ref) || privileged(r->user) ||
+        (json_is_object(oref) && json_equal(ref, oref) &&
+         json_object_get(ref, "selector") == NULL &&
+         json_object_get(ref, "parameterNotFoundAction") == NULL &&
+         strcmp(sor(spec, "policyName"), sor(ospec, "policyName")) == 0)) {
+        done(true, arg);
+        return;
+    }
+    c = gw_arena_calloc(r->arena, sizeof(*c));
+    *c = (pk_check_t){.r = r, .obj = obj, .f = f, .done = done, .arg = arg, .binding = true};
+    path = gw_store_resource_path(r->resource->group, "validatingadmissionpolicies", false);
+    key = gw_store_object_key(path, NULL, sor(spec, "policyName"));
+    free(path);
+    rc = key != NULL ? gw_store_get(r->store, key, 0, policy_read, c) : GW_EINVAL;
+    free(key);
+    if (rc != 0)
+        policy_read(rc, NULL, c);
+}
+
 const gw_strategy_t gw_strategy_validating_admission_policy_binding = {
     .name = "validatingadmissionpolicybinding",
     .conditional_update = true,
     .validate = binding_validate,
+    .check_write = check_binding,
 };

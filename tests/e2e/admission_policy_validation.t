@@ -138,6 +138,29 @@ grant cm-reader configmaps "" '["get"]'
 check "with get on configmaps, the policy is created" \
     as_alice_until 201 "$(policy alice2 "$RULES,$VALS"',"paramKind":{"apiVersion":"v1","kind":"ConfigMap"}')"
 
+# as_alice_until_b CODE BODY: as_alice_until for a binding.
+as_alice_until_b() {
+    for _ in $(seq 100); do
+        send POST $VAPB "$2" "${ALICE[@]}"
+        [[ $CODE == "$1" ]] && return 0
+        sleep 0.1
+    done
+    diag "got $CODE: $(head -c 400 "$OUT")"
+    return 1
+}
+bref() { # NAME POLICY: a v1 binding with a paramRef to ConfigMap default/limits
+    echo "{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingAdmissionPolicyBinding\",\
+\"metadata\":{\"name\":\"$1\"},\"spec\":{\"policyName\":\"$2\",\"validationActions\":[\"Deny\"],\
+\"paramRef\":{\"name\":\"limits\",\"namespace\":\"default\",\"parameterNotFoundAction\":\"Deny\"}}}"
+}
+grant vapb-writer validatingadmissionpolicybindings admissionregistration.k8s.io '["create"]'
+check "alice may bind a param of the policy's paramKind she can get" \
+    as_alice_until_b 201 "$(bref alice-good alice2)"
+send POST $VAPB "$(bref alice-any typo)" "${ALICE[@]}"
+check "a policy without paramKind: get on every resource needed, 422 Forbidden on spec.paramRef" \
+    is_status 422 Invalid \
+    "$QB \"alice-any\" is invalid: spec.paramRef: Forbidden: user &{alice 1001 [dev ops system:authenticated] map[]} does not have \"get\" permission on the object referenced by paramRef"
+
 # ---- bindings ------------------------------------------------------------------------------------
 binding() {
     echo "{\"apiVersion\":\"admissionregistration.k8s.io/${3:-v1}\",\"kind\":\"ValidatingAdmissionPolicyBinding\",\
