@@ -28,10 +28,11 @@ str_or_empty(const json_t *v)
 static void
 label_name(const char *name, const char *path, gw_field_errors_t *errs)
 {
-    const char *msg = gw_valid_qualified_name(name);
+    const char *msgs[4];
+    size_t n = gw_valid_qualified_name_all(name, msgs);
 
-    if (msg != NULL)
-        gw_ferr_invalid_str(errs, path, name, msg);
+    for (size_t i = 0; i < n; i++)
+        gw_ferr_invalid_str(errs, path, name, msgs[i]);
 }
 
 static void

@@ -68,6 +68,17 @@ trim(const char *s)
     return gw_sprintf("%.*s", (int)n, s);
 }
 
+/* ValidateQualifiedName: each of IsQualifiedName's messages. */
+static void
+qualified_name(const char *s, const char *path, gw_field_errors_t *errs)
+{
+    const char *msgs[4];
+    size_t n = gw_valid_qualified_name_all(s, msgs);
+
+    for (size_t i = 0; i < n; i++)
+        gw_ferr_invalid_str(errs, path, s, msgs[i]);
+}
+
 static char *
 child(const char *path, const char *member)
 {
@@ -433,7 +444,7 @@ param_kind(const json_t *pk, const char *path, gw_field_errors_t *errs)
 static void
 match_condition(const pctx_t *c, const json_t *mc, const char *path, gw_field_errors_t *errs)
 {
-    const char *src = sor(mc, "expression"), *name = sor(mc, "name"), *m;
+    const char *src = sor(mc, "expression"), *name = sor(mc, "name");
     char *p = child(path, "expression");
 
     if (blank(src)) {
@@ -449,8 +460,8 @@ match_condition(const pctx_t *c, const json_t *mc, const char *path, gw_field_er
     p = child(path, "name");
     if (name[0] == '\0')
         gw_ferr_required(errs, p, NULL);
-    else if ((m = gw_valid_qualified_name(name)) != NULL)
-        gw_ferr_invalid_str(errs, p, name, m);
+    else
+        qualified_name(name, p, errs);
     free(p);
 }
 
@@ -584,13 +595,12 @@ static void
 audit_annotation(const pctx_t *c, const char *policy, const json_t *a, const char *path,
                  gw_field_errors_t *errs)
 {
-    const char *key = sor(a, "key"), *src = sor(a, "valueExpression"), *m;
+    const char *key = sor(a, "key"), *src = sor(a, "valueExpression");
     char *p = child(path, "key"), *t;
 
     if (policy[0] != '\0') {
         char *full = gw_sprintf("%s/%s", policy, key);
-        if ((m = gw_valid_qualified_name(full)) != NULL)
-            gw_ferr_invalid_str(errs, p, full, m);
+        qualified_name(full, p, errs);
         free(full);
     } else {
         gw_ferr_invalid_str(errs, p, key, "requires metadata.name be non-empty");

@@ -328,6 +328,13 @@ test_limits(void)
         "characters, spec.auditAnnotations[3].valueExpression: Required value: "
         "valueExpression is not specified]",
         "audit annotations: result type, unique keys, <policy>/<key> a qualified name");
+    policy(POLICY(MC(RULE) ",\"auditAnnotations\":[{\"key\":\"\",\"valueExpression\":\"'v'\"}]"),
+           "[spec.auditAnnotations[0].key: Invalid value: \"p/\": name part must be non-empty, "
+           "spec.auditAnnotations[0].key: Invalid value: \"p/\": name part must consist of "
+           "alphanumeric characters, '-', '_' or '.', and must start and end with an "
+           "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+           "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]",
+           "an empty audit annotation key: every message of IsQualifiedName");
 }
 
 static void
