@@ -305,9 +305,70 @@ conditions_policy(int n)
     return out;
 }
 
+/* A policy with n audit annotations k0, k1, ... whose values are `value`; *want gets kube's
+ * "more than 20" error when n > 20. */
+static char *
+annotations_policy(int n, const char *value, char **want)
+{
+    char *list = strdup(""), *shown = strdup(""), *out;
+
+    for (int i = 0; i < n; i++) {
+        char *next = NULL, *snext = NULL;
+        if (asprintf(&next, "%s%s{\"key\":\"k%d\",\"valueExpression\":\"%s\"}", list, i ? "," : "",
+                     i, value) < 0 ||
+            asprintf(&snext,
+                     "%s%sadmissionregistration.AuditAnnotation{Key:\"k%d\", "
+                     "ValueExpression:\"%s\"}",
+                     shown, i ? ", " : "", i, value) < 0)
+            abort();
+        free(list);
+        free(shown);
+        list = next;
+        shown = snext;
+    }
+    if (asprintf(&out, POLICY(MC(RULE) ",\"auditAnnotations\":[%s]"), list) < 0 ||
+        asprintf(want,
+                 "spec.auditAnnotations: Invalid value: []admissionregistration.AuditAnnotation{"
+                 "%s}: must not have more than 20 auditAnnotations",
+                 shown) < 0)
+        abort();
+    free(list);
+    free(shown);
+    return out;
+}
+
 static void
 test_limits(void)
 {
+    char *want, *big = malloc(5 * 1024 + 16);
+    char *atext = annotations_policy(20, "'v'", &want);
+
+    policy(atext, "", "20 audit annotations");
+    free(atext);
+    free(want);
+    atext = annotations_policy(21, "'v'", &want);
+    policy(atext, want, "21 audit annotations: kube's Go rendering of the list");
+    free(atext);
+    free(want);
+    /* a string literal of 5119 characters in quotes: 5121 bytes, over 5 KiB */
+    big[0] = '\'';
+    memset(big + 1, 'x', 5 * 1024 - 1);
+    strcpy(big + 5 * 1024, "'");
+    atext = annotations_policy(1, big, &want);
+    policy(atext,
+           "spec.auditAnnotations[0].valueExpression: Required value: must not exceed 5120 bytes "
+           "in length",
+           "a valueExpression over 5 KiB");
+    free(atext);
+    free(want);
+    big[5 * 1024 - 1] = '\'';
+    big[5 * 1024] = '\0';
+    atext = annotations_policy(1, big, &want);
+    policy(atext, "", "a valueExpression of 5 KiB");
+    free(atext);
+    free(want);
+    free(big);
+
     char *text = conditions_policy(64);
     policy(text, "", "64 match conditions");
     free(text);
