@@ -439,9 +439,8 @@ object_schema_type(cel_arena_t *a, const cel_schema_t *s, const char *name)
             schema_type(a, p->schema, child, p->schema != NULL && p->schema->embedded_resource);
         if (ft == NULL)
             continue;
-        const char *esc = s->verbatim_props
-                              ? cel_arena_strndup(a, p->name, strlen(p->name))
-                              : cel_escape_property(a, p->name, strlen(p->name));
+        const char *esc = s->verbatim_props ? cel_arena_strndup(a, p->name, strlen(p->name))
+                                            : cel_escape_property(a, p->name, strlen(p->name));
         if (esc != NULL)
             fields[n++] = (cel__field_t){esc, cel_arena_strndup(a, p->name, strlen(p->name)), ft,
                                          p->required};
