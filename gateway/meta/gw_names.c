@@ -162,6 +162,39 @@ gw_valid_qualified_name(const char *s)
     return match_qname(name, n) ? NULL : "name part " QNAME_RULE;
 }
 
+size_t
+gw_valid_qualified_name_all(const char *s, const char *msgs[4])
+{
+    const char *slash = strchr(s, '/'), *name = s;
+    size_t n = 0, len;
+
+    if (slash != NULL && strchr(slash + 1, '/') != NULL) {
+        msgs[n++] = "a qualified name " QNAME_RULE " with an optional DNS subdomain prefix and '/' "
+                    "(e.g. 'example.com/MyName')";
+        return n;
+    }
+    if (slash != NULL) {
+        size_t pn = (size_t)(slash - s);
+        if (pn == 0) {
+            msgs[n++] = "prefix part must be non-empty";
+        } else {
+            if (pn > 253)
+                msgs[n++] = "prefix part must be no more than 253 characters";
+            if (!match_subdomain(s, pn))
+                msgs[n++] = "prefix part " SUBDOMAIN_MSG;
+        }
+        name = slash + 1;
+    }
+    len = strlen(name);
+    if (len == 0)
+        msgs[n++] = "name part must be non-empty";
+    else if (len > 63)
+        msgs[n++] = "name part must be no more than 63 characters";
+    if (!match_qname(name, len))
+        msgs[n++] = "name part " QNAME_RULE;
+    return n;
+}
+
 const char *
 gw_valid_label_value(const char *s)
 {

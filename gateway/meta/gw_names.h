@@ -22,6 +22,9 @@ const char *gw_valid_dns1035_label(const char *s);
 const char *gw_valid_path_segment_name(const char *s);
 /** A qualified name ([prefix/]name): label keys, annotation keys, finalizers. */
 const char *gw_valid_qualified_name(const char *s);
+/** IsQualifiedName's every message, in kube's order (at most 4), into msgs; their number (0:
+ *  valid). */
+size_t gw_valid_qualified_name_all(const char *s, const char *msgs[4]);
 /** A label value: at most 63 characters, [A-Za-z0-9] at both ends, -_. inside, or empty. */
 const char *gw_valid_label_value(const char *s);
 

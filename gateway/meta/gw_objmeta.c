@@ -145,6 +145,28 @@ gw_ferr_not_supported(gw_field_errors_t *e, const char *field, const char *value
 }
 
 void
+gw_ferr_duplicate(gw_field_errors_t *e, const char *field, const char *value)
+{
+    char *v = quote(value);
+
+    add(e, "FieldValueDuplicate", field, "Duplicate value: %s", v);
+    free(v);
+}
+
+void
+gw_ferr_too_many(gw_field_errors_t *e, const char *field, size_t actual, size_t max)
+{
+    add(e, "FieldValueTooMany", field, "Too many: %zu: must have at most %zu item%s", actual, max,
+        max == 1 ? "" : "s");
+}
+
+char *
+gw_ferr_quote(const char *s)
+{
+    return quote(s);
+}
+
+void
 gw_ferr_too_long(gw_field_errors_t *e, const char *field, size_t max)
 {
     add(e, "FieldValueTooLong", field, "Too long: may not be more than %zu bytes", max);

@@ -51,6 +51,15 @@ void gw_ferr_not_supported(gw_field_errors_t *e, const char *field, const char *
 /** `<field>: Too long: may not be more than <max> bytes`. */
 void gw_ferr_too_long(gw_field_errors_t *e, const char *field, size_t max);
 
+/** `<field>: Duplicate value: "<value>"`. */
+void gw_ferr_duplicate(gw_field_errors_t *e, const char *field, const char *value);
+
+/** `<field>: Too many: <actual>: must have at most <max> items` (field.TooMany). */
+void gw_ferr_too_many(gw_field_errors_t *e, const char *field, size_t actual, size_t max);
+
+/** Go's %q of s (what kube's field errors show of a string), malloc'd; the caller frees it. */
+char *gw_ferr_quote(const char *s);
+
 /** Number of errors recorded. */
 size_t gw_ferr_count(const gw_field_errors_t *e);
 

@@ -121,6 +121,8 @@ extern const gw_strategy_t gw_strategy_rolebinding;
 extern const gw_strategy_t gw_strategy_clusterrolebinding;
 extern const gw_strategy_t gw_strategy_csr;
 extern const gw_strategy_t gw_strategy_serviceaccount;
+extern const gw_strategy_t gw_strategy_validating_admission_policy;
+extern const gw_strategy_t gw_strategy_validating_admission_policy_binding;
 
 /** The strategy kube gives (group, resource): a kind's own, else gw_strategy_generic. Never
  *  NULL. Thread: any. Pure. */

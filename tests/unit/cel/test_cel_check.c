@@ -456,6 +456,33 @@ test_budget(void)
     cel_env_free(env);
 }
 
+/* An object type declared by the host (kube's request) selects its properties as written; a
+ * schema's properties are escaped, as CRD schemas' are. */
+static void
+test_verbatim_names(void)
+{
+    cel_schema_t str = CEL_SCHEMA(CEL_SCHEMA_STRING);
+    cel_schema_prop_t props[] = {{"namespace", &str, false}};
+    cel_schema_t obj = CEL_SCHEMA(CEL_SCHEMA_OBJECT);
+    cel_env_t *env = cel_env_new();
+    cel_check_t c;
+
+    obj.props = props;
+    obj.nprops = 1;
+    obj.verbatim_names = true;
+    cel_env_declare(env, "request", cel_env_schema_type(env, &obj, "Request", false));
+    obj.verbatim_names = false;
+    cel_env_declare(env, "crd", cel_env_schema_type(env, &obj, "Crd", false));
+    tap_is_int(cel_check(env, "request.namespace == 'a' && crd.__namespace__ == 'b'", &c), 0,
+               "verbatim properties: request.namespace; escaped ones: crd.__namespace__");
+    cel_check_clear(&c);
+    cel_check(env, "request.__namespace__ == 'a'", &c);
+    tap_ok(c.nissues == 1 && strstr(c.issues[0].message, "undefined field '__namespace__'"),
+           "verbatim properties are not escaped");
+    cel_check_clear(&c);
+    cel_env_free(env);
+}
+
 int
 main(void)
 {
@@ -464,5 +491,6 @@ main(void)
     test_declarations();
     test_checked_compile();
     test_budget();
+    test_verbatim_names();
     return tap_done();
 }
