@@ -4,7 +4,8 @@
  * serviceaccount and root-ca-cert-publisher controllers when service account tokens are
  * issued (the "serviceaccount-controller" election's leader only); the RBAC snapshot (every
  * instance) and the RBAC controllers (the "rbac-controllers" election's leader only); the Node
- * authorizer's graph (every instance, when that mode is on).
+ * authorizer's graph (every instance, when that mode is on); the admission policy snapshot
+ * (every instance).
  */
 #include "gw_controllers.h"
 
@@ -28,6 +29,7 @@
 #include "gw_sactl.h"
 #include "gw_store.h"
 #include "gw_tokencleaner.h"
+#include "gw_vap_cache.h"
 
 #define ENSURE_EVERY_MS 60000 /* kube's system namespaces controller: once a minute */
 #define ENSURE_RETRY_MS 5000
@@ -62,6 +64,7 @@ struct gw_controllers {
     gw_leader_t *rbac_leader;
     gw_rbac_ctl_t *rbac_ctl;     /* while leading the RBAC election */
     gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
+    gw_vap_cache_t *vap;         /* the process's admission policy snapshot */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
 };
@@ -324,6 +327,7 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->leader = start_election(c, NSCTL_ELECTION, on_elected, on_lost);
     c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
     c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
+    c->vap = gw_vap_cache_start(client, base, etcd_prefix, values, catalog);
     return c;
 }
 
@@ -362,6 +366,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_sactl_stop(c->sactl);
     gw_rbac_ctl_stop(c->rbac_ctl);
     gw_rbac_cache_stop(c->rbac);
+    gw_vap_cache_stop(c->vap);
     gw_node_graph_stop(c->node_graph);
     gw_leader_stop(c->rbac_leader);
     gw_leader_stop(c->leader); /* releases the elections at once */
