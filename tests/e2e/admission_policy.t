@@ -66,7 +66,7 @@ until_code() {
     local want=$1 secs=$2; shift 2
     local end=$(($(date +%s%N) + secs * 1000000000))
     while (($(date +%s%N) < end)); do
-        create "$@" "${4:-default}" "?dryRun=All"
+        create "$1" "$2" "$3" "${4:-default}" "?dryRun=All"
         [[ $CODE == "$want" ]] && return 0
         sleep 0.05
     done
@@ -155,8 +155,8 @@ vapb b-pname p-pname '["Deny"]' '"paramRef":{"name":"limits","namespace":"defaul
 "parameterNotFoundAction":"Deny"}'
 on b
 check "a missing param under Deny refuses" until_code 422 5 n1 pname evil
-check "... with kube's message" denied 422 Invalid n1 \
-    "failed to configure binding: no params found for policy binding with \`Deny\` parameterNotFoundAction"
+check "... with kube's message" denied 422 Invalid n1 "$(vmsg p-pname b-pname \
+    'failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction')"
 req POST $CORE/configmaps "$(cm limits)"
 req PATCH $CORE/configmaps/limits '{"data":{"banned":"evil"}}' application/merge-patch+json
 check "the param by name is used once it exists" until_code 422 5 n2 pname evil
@@ -269,8 +269,8 @@ vap p-ign ign '["CREATE"]' "\"failurePolicy\":\"Ignore\",\"validations\":[{\"exp
 \"object.data.missing == ${Q}x${Q}\"}]"
 vapb b-ign p-ign '["Deny"]'
 L='[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]'
-vap p-cost cost '["CREATE"]' "\"validations\":[{\"expression\":
-\"$L.all(a, $L.all(b, $L.all(c, $L.all(d, $L.all(e, a + b + c + d + e > 0)))))\"}]"
+COST="$L.all(a, $L.all(b, $L.all(c, $L.all(d, $L.all(e, a + b + c + d + e > 0)))))"
+vap p-cost cost '["CREATE"]' "\"validations\":[{\"expression\":\"$COST\"}]"
 vapb b-cost p-cost '["Deny"]'
 on b
 check "a runtime error under Fail denies" until_code 422 5 f1 fail v
@@ -279,7 +279,7 @@ check "... with kube's message" denied 422 Invalid f1 \
 check "... and under Ignore admits" until_code 201 5 f2 ign v
 check "an expression over its cost budget denies" until_code 422 5 k1 cost v
 check "... with kube's message" denied 422 Invalid k1 \
-    "$(vmsg p-cost b-cost 'operation cancelled: actual cost limit exceeded')"
+    "$(vmsg p-cost b-cost "expression '$COST' resulted in error: operation cancelled: actual cost limit exceeded")"
 
 # ---- DELETE: object null, oldObject set ------------------------------------------------------
 on a
