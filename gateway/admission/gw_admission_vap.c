@@ -47,8 +47,7 @@ typedef struct {
     int ns_err;     /* a read error other than not found */
     gw_vap_memo_t *memo;
     gw_vap_outcome_t out;
-    int match_err; /* the first matching error, kept for the end */
-    char *match_msg;
+    bool ns_missing; /* an evaluation needed the namespace and it is gone */
     bool running, again;
 } vap_t;
 
@@ -75,7 +74,6 @@ vap_free(void *p)
     json_decref(v->request_doc);
     json_decref(v->ns);
     json_decref(v->ns_doc);
-    free(v->match_msg);
 }
 
 /* ---- the namespace object ----------------------------------------------------------------- */
@@ -276,15 +274,6 @@ ask_next(vap_t *v)
 /* ---- the steps ---------------------------------------------------------------------------- */
 
 static void
-keep_match_error(vap_t *v, int rc, const char *msg)
-{
-    if (v->match_err != 0)
-        return;
-    v->match_err = rc;
-    v->match_msg = gw_strdup(msg);
-}
-
-static void
 next_policy(vap_t *v)
 {
     const gw_vap_policy_t *p = gw_vap_snap_policy(v->snap, v->pi);
@@ -304,7 +293,8 @@ next_binding(vap_t *v)
     v->bi++;
 }
 
-/* The definition of policy pi against the request; STEP_NEXT either way. */
+/* The definition of policy pi against the request. An error matching it leaves the policy
+ * out, as kube's dispatcher (which overwrites that error) does. */
 static step_t
 enter_policy(vap_t *v, const gw_vap_policy_t *p)
 {
@@ -317,8 +307,6 @@ enter_policy(vap_t *v, const gw_vap_policy_t *p)
     rc = gw_admission_match_definition(p->constraints, &v->rq, v->ns, v->a->req->catalog,
                                        &v->matched, msg, sizeof(msg));
     if (rc <= 0) {
-        if (rc < 0)
-            keep_match_error(v, rc, msg);
         v->pi++;
         return STEP_NEXT;
     }
@@ -342,10 +330,10 @@ enter_binding(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
     char *err = NULL;
     int rc =
         gw_admission_match_binding(b->match, &v->rq, v->ns, v->a->req->catalog, msg, sizeof(msg));
-
+    if (rc < 0) /* kube: a configuration error of the binding */
+        gw_vap_outcome_config_error(&v->out, p->name, b->name,
+                                    gw_vap_compiled_ignores_failures(p->compiled), msg);
     if (rc <= 0) {
-        if (rc < 0)
-            keep_match_error(v, rc, msg);
         v->bi++;
         return STEP_NEXT;
     }
@@ -361,7 +349,8 @@ enter_binding(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
     return STEP_NEXT;
 }
 
-/* One (policy, binding, param) evaluation; STEP_WAIT while the authorizer is asked. */
+/* One (policy, binding, param) evaluation; STEP_WAIT while the authorizer is asked. No
+ * params (none found under Allow) is no evaluation; no paramKind (params NULL) is one. */
 static step_t
 evaluate(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
 {
@@ -370,13 +359,16 @@ evaluate(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
     cel_arena_t *arena;
     gw_vap_result_t res;
     int rc;
-
-    if (v->ki >= (nparams > 0 ? nparams : 1)) {
+    if (v->ki >= (v->params != NULL ? nparams : 1)) {
         next_binding(v);
         return STEP_NEXT;
     }
     if (ns_name != NULL && !namespace_ready(v, ns_name))
         return STEP_WAIT;
+    if (ns_name != NULL && v->ns == NULL && v->ns_err == 0) {
+        v->ns_missing = true; /* kube returns the lookup's NotFound at once */
+        return STEP_DONE;
+    }
     gw_vap_input_t in = {
         .object = v->a->object,
         .old_object = v->a->old_object,
@@ -439,7 +431,11 @@ static gw_admission_err_t *
 refusal(const vap_t *v)
 {
     gw_admission_err_t *e;
-
+    if (v->ns_missing)
+        return gw_admission_error(
+            v->a, 404, "NotFound",
+            json_pack("{s:s,s:s}", "name", v->a->namespace_, "kind", "namespaces"),
+            "namespaces \"%s\" not found", v->a->namespace_);
     if (v->out.deny_message != NULL) {
         e = gw_admission_forbidden(v->a, "%s", v->out.deny_message);
         e->code = v->out.deny_code;
@@ -452,15 +448,6 @@ refusal(const vap_t *v)
         e->err = v->ns_err;
         return e;
     }
-    if (v->match_err == GW_ENOTFOUND) {
-        const char *ns = gw_admission_match_namespace_of(&v->rq);
-        return gw_admission_error(
-            v->a, 404, "NotFound",
-            json_pack("{s:s,s:s}", "name", ns != NULL ? ns : "", "kind", "namespaces"), "%s",
-            v->match_msg);
-    }
-    if (v->match_err != 0)
-        return gw_admission_error(v->a, 500, "InternalError", NULL, "%s", v->match_msg);
     return NULL;
 }
 

@@ -388,13 +388,16 @@ gw_vap_snap_params(const gw_vap_policy_t *p, const gw_vap_binding_t *b, const ch
     *err = NULL;
     if (p->param_resource == NULL)
         return 0;
-    if (b->param_ref == NULL) {
-        *err = gw_sprintf("paramKind kind `%s` is defined but paramRef is nil",
-                          p->param_resource->kind);
-        return -1;
-    }
+    if (b->param_ref == NULL)
+        return 0; /* a binding that does not use the paramKind: null params */
     if (params_namespace(p, b, ns, &where, err) != 0)
         return -1;
+    if (!p->param_resource->namespaced &&
+        json_string_length(json_object_get(b->param_ref, "namespace")) > 0) {
+        *err = gw_strdup("paramRef.namespace must not be provided for a cluster-scoped "
+                         "`paramKind`");
+        return -1;
+    }
     *out = json_array();
     if (name != NULL && name[0] != '\0') {
         char *key = gw_sprintf("%s/%s", where != NULL ? where : "", name);

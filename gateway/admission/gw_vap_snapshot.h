@@ -91,13 +91,13 @@ size_t gw_vap_snap_reused(const gw_vap_snap_t *s);
 
 /**
  * The params one binding of `p` evaluates with, as kube's CollectParams finds them for a
- * request in namespace `ns` ("" for cluster-scoped requests): with no paramKind, *out is NULL
- * (one evaluation, `params` null); otherwise *out is a new array of the param objects (by
- * paramRef name: zero or one; by selector: every one it selects, `{}` all), which is empty
- * when none was found and parameterNotFoundAction is Allow (one evaluation with null params).
- * Returns 0, or -1 with kube's configuration error in *err (malloc'd): no paramRef, a
- * namespaced param kind with no namespace to look in, a bad selector, none found under Deny.
- * Thread: any.
+ * request in namespace `ns` ("" for cluster-scoped requests): with no paramKind, or a binding
+ * without paramRef, *out is NULL (one evaluation, `params` null); otherwise *out is a new array
+ * of the param objects (by paramRef name: zero or one; by selector: every one it selects, `{}`
+ * all), each one evaluation: empty when none was found and parameterNotFoundAction is Allow
+ * (no evaluation at all, as in kube). Returns 0, or -1 with kube's configuration error in *err
+ * (malloc'd): a namespaced param kind with no namespace to look in, paramRef.namespace for a
+ * cluster-scoped param kind, a bad selector, none found under Deny. Thread: any.
  */
 int gw_vap_snap_params(const gw_vap_policy_t *p, const gw_vap_binding_t *b, const char *ns,
                        const gw_catalog_t *cat, json_t **out, char **err);

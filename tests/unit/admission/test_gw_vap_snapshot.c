@@ -81,53 +81,36 @@ params(const gw_vap_policy_t *p, size_t bi, const char *ns)
     return buf;
 }
 
-static const char *cms = "{\"configmaps\":[" CM("default", "limits", "{}") "," CM(
-    "default", "s1",
-    "{\"kind\":\"limit\"}") "," CM("other", "s2",
-                                   "{\"kind\":\"limit\"}") "," CM("other", "limits",
-                                                                  "{\"kind\":\"x\"}") "],"
-                                                                                      "\"prioritycl"
-                                                                                      "asses\":[{"
-                                                                                      "\"metadata\""
-                                                                                      ":{\"name\":"
-                                                                                      "\"high\"}}]"
-                                                                                      "}";
+/* clang-format off */
+static const char *cms =
+    "{\"configmaps\":["
+    CM("default", "limits", "{}") ","
+    CM("default", "s1", "{\"kind\":\"limit\"}") ","
+    CM("other", "s2", "{\"kind\":\"limit\"}") ","
+    CM("other", "limits", "{\"kind\":\"x\"}") "],"
+    "\"priorityclasses\":[{\"metadata\":{\"name\":\"high\"}}]}";
+
+static const char *policies =
+    "[" POLICY("pz", "") "," POLICY("pa", PK_CM) "," POLICY("pc", PK_PC) "]";
+
+static const char *bindings =
+    "[" BINDING("b-none", "pz", "") ","
+    BINDING("b-name", "pa", ",\"paramRef\":{\"name\":\"limits\","
+                            "\"parameterNotFoundAction\":\"Deny\"}") ","
+    BINDING("b-ns", "pa", ",\"paramRef\":{\"name\":\"limits\",\"namespace\":\"other\"}") ","
+    BINDING("b-sel", "pa", ",\"paramRef\":{\"selector\":{\"matchLabels\":{\"kind\":\"limit\"}},"
+                           "\"parameterNotFoundAction\":\"Allow\"}") ","
+    BINDING("b-all", "pa", ",\"paramRef\":{\"selector\":{}}") ","
+    BINDING("b-noref", "pa", "") ","
+    BINDING("b-pc", "pc", ",\"paramRef\":{\"name\":\"high\"}") ","
+    BINDING("b-pcns", "pc", ",\"paramRef\":{\"name\":\"high\",\"namespace\":\"default\"}") ","
+    BINDING("b-other", "nosuch", "") "]";
+/* clang-format on */
 
 static void
 test_bindings_and_params(void)
 {
-    gw_vap_snap_t
-        *s = build("[" POLICY("pz", "") "," POLICY("pa", PK_CM) "," POLICY("pc", PK_PC) "]",
-                   "[" BINDING("b-none", "pz", "") "," BINDING(
-                       "b-name", "pa",
-                       ",\"paramRef\":{\"name\":\"limits\",\"parameterNotFoundAction\":"
-                       "\"Deny\"}") "," BINDING("b-ns", "pa",
-                                                ",\"paramRef\":{\"name\":\"limits\","
-                                                "\"namespace\":\"other\"}") "," BINDING("b-sel",
-                                                                                        "pa",
-                                                                                        ",\"paramRe"
-                                                                                        "f\":{"
-                                                                                        "\"selector"
-                                                                                        "\":{"
-                                                                                        "\"matchLab"
-                                                                                        "els\":{"
-                                                                                        "\"kind\":"
-                                                                                        "\"limit\"}"
-                                                                                        "},"
-                                                                                        "\"paramete"
-                                                                                        "rNotFoundA"
-                                                                                        "ction\":"
-                                                                                        "\"Allow\""
-                                                                                        "}") "," BINDING("b-all",
-                                                                                                         "pa",
-                                                                                                         ",\"paramRef\":{\"selector\":{}}") "," BINDING("b-noref",
-                                                                                                                                                        "pa",
-                                                                                                                                                        "") "," BINDING("b-pc",
-                                                                                                                                                                        "pc",
-                                                                                                                                                                        ",\"paramRef\":{\"name\":\"high\"}") "," BINDING("b-other",
-                                                                                                                                                                                                                         "nosuch",
-                                                                                                                                                                                                                         "") "]",
-                   cms, NULL);
+    gw_vap_snap_t *s = build(policies, bindings, cms, NULL);
     const gw_vap_policy_t *pz = find(s, "pz"), *pa = find(s, "pa"), *pc = find(s, "pc");
 
     tap_is_int((int)gw_vap_snap_count(s), 3, "three policies");
@@ -150,11 +133,13 @@ test_bindings_and_params(void)
     tap_is_str(params(pa, 2, "other"), "s2", "... only there");
     tap_is_str(params(pa, 2, "empty"), "", "none found under Allow: an empty list");
     tap_is_str(params(pa, 3, "other"), "s2,limits", "{} selects them all, in the order given");
-    tap_is_str(params(pa, 4, "default"),
-               "ERR:paramKind kind `ConfigMap` is defined but paramRef is nil",
-               "a paramKind without paramRef");
+    tap_is_str(params(pa, 4, "default"), "NONE",
+               "a binding without paramRef: one evaluation, null params");
     tap_is_str(params(pc, 0, "default"), "high", "a cluster-scoped param kind ignores namespaces");
     tap_is_str(params(pc, 0, ""), "high", "... for cluster-scoped requests too");
+    tap_is_str(params(pc, 1, "default"),
+               "ERR:paramRef.namespace must not be provided for a cluster-scoped `paramKind`",
+               "paramRef.namespace on a cluster-scoped param kind");
     gw_vap_snap_unref(s);
 }
 
