@@ -403,6 +403,10 @@ step(vap_t *v)
     if (v->pi >= gw_vap_snap_count(v->snap))
         return STEP_DONE;
     p = gw_vap_snap_policy(v->snap, v->pi);
+    if (!v->in_policy && !gw_vap_policy_may_match(p, v->rq.resource.resource)) {
+        v->pi++; /* its rules name other resources: no matching, no namespace read */
+        return STEP_NEXT;
+    }
     if (!v->in_policy)
         return enter_policy(v, p);
     if (v->bi >= p->nbindings) {

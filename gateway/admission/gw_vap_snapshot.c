@@ -183,6 +183,46 @@ add_binding(policy_t *p, const json_t *b)
     }
 }
 
+/* The resource names the rules of matchConstraints name, NULL when any resource may match
+ * (a rule on "*", alone or with a subresource, or no rules). Equivalent resources kube's
+ * matchPolicy finds share the name (other versions, the same objects in another group), so
+ * names are a safe filter. */
+static json_t *
+rule_resources(const json_t *mc)
+{
+    const json_t *rules = json_object_get(mc, "resourceRules");
+    json_t *names = json_object();
+    size_t i, j;
+    json_t *r, *res;
+
+    if (json_array_size(rules) == 0)
+        goto any;
+    json_array_foreach(rules, i, r)
+    {
+        json_array_foreach(json_object_get(r, "resources"), j, res)
+        {
+            const char *n = json_string_value(res);
+            size_t len = n != NULL ? strcspn(n, "/") : 0;
+            char *name;
+            if (len == 0 || (len == 1 && n[0] == '*'))
+                goto any;
+            name = gw_sprintf("%.*s", (int)len, n);
+            json_object_set_new(names, name, json_true());
+            free(name);
+        }
+    }
+    return names;
+any:
+    json_decref(names);
+    return NULL;
+}
+
+bool
+gw_vap_policy_may_match(const gw_vap_policy_t *p, const char *resource)
+{
+    return p->resources == NULL || json_object_get(p->resources, resource) != NULL;
+}
+
 static void
 build_policy(gw_vap_snap_t *s, policy_t *p, const json_t *doc, const gw_catalog_t *cat,
              const gw_vap_snap_t *prev)
@@ -202,6 +242,7 @@ build_policy(gw_vap_snap_t *s, policy_t *p, const json_t *doc, const gw_catalog_
     p->pub.compiled = p->box->compiled;
     if (json_is_object(mc))
         p->pub.constraints = gw_admission_match_new(mc);
+    p->pub.resources = rule_resources(mc);
     p->pub.param_resource = gw_vap_param_resource(cat, doc, &named);
     if (named && p->pub.param_resource == NULL)
         p->pub.config_error = param_kind_error(doc);
@@ -261,6 +302,7 @@ policy_clear(policy_t *p)
     }
     free(p->pub.bindings);
     gw_admission_match_free(p->pub.constraints);
+    json_decref(p->pub.resources);
     free((char *)p->pub.config_error);
     box_unref(p->box);
 }

@@ -48,6 +48,8 @@ typedef struct {
     gw_vap_binding_t *bindings;
     size_t nbindings;
     const struct gw_vap_params *params; /* the param objects of param_resource */
+    json_t *resources; /* the resource names its rules name (before any '/'), as an object's
+                          members; NULL when a rule names "*" (any resource may match) */
 } gw_vap_policy_t;
 
 /**
@@ -84,6 +86,10 @@ gw_vap_snap_t *gw_vap_snap_current(void);
 /** The snapshot's policies, ordered by name. Thread: any. */
 size_t gw_vap_snap_count(const gw_vap_snap_t *s);
 const gw_vap_policy_t *gw_vap_snap_policy(const gw_vap_snap_t *s, size_t i);
+
+/** Whether `p`'s rules could select a request on `resource` (its plural name, without the
+ *  subresource): the cheap test before kube's matching, true when unsure. Thread: any. */
+bool gw_vap_policy_may_match(const gw_vap_policy_t *p, const char *resource);
 
 /** How many policies of `s` reuse the compiled form of the snapshot they were built after
  *  (for tests and the log). Thread: any. */

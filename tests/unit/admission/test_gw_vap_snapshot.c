@@ -118,6 +118,8 @@ test_bindings_and_params(void)
     tap_is_int((int)pz->nbindings, 1, "pz has its one binding");
     tap_is_int((int)pa->nbindings, 5, "pa has its five, a binding of a missing policy is nobody's");
     tap_ok(pa->constraints != NULL && pa->compiled != NULL, "constraints and compiled form");
+    tap_ok(gw_vap_policy_may_match(pa, "configmaps"), "its rules' resource may match");
+    tap_ok(!gw_vap_policy_may_match(pa, "secrets"), "... another resource may not");
     tap_is_str(params(pz, 0, "default"), "NONE", "no paramKind: one evaluation, null params");
     tap_is_str(params(pa, 0, "default"), "limits", "by name, in the request's namespace");
     tap_is_str(params(pa, 0, "nowhere"),
@@ -159,6 +161,23 @@ test_unserved_param_kind(void)
 }
 
 static void
+test_may_match(void)
+{
+    gw_vap_snap_t *s =
+        build("[{\"metadata\":{\"name\":\"w\"},\"spec\":{\"matchConstraints\":{\"resourceRules\":"
+              "[{\"resources\":[\"pods/status\"]},{\"resources\":[\"*/scale\"]}]}}},"
+              "{\"metadata\":{\"name\":\"x\"},\"spec\":{\"matchConstraints\":{\"resourceRules\":"
+              "[{\"resources\":[\"pods/*\",\"deployments\"]}]}}}]",
+              "[]", "{}", NULL);
+
+    tap_ok(gw_vap_policy_may_match(find(s, "w"), "anything"), "a */scale rule may match any");
+    tap_ok(gw_vap_policy_may_match(find(s, "x"), "pods"), "pods/* names pods");
+    tap_ok(gw_vap_policy_may_match(find(s, "x"), "deployments"), "... and the other resource");
+    tap_ok(!gw_vap_policy_may_match(find(s, "x"), "services"), "... but not services");
+    gw_vap_snap_unref(s);
+}
+
+static void
 test_reuse(void)
 {
     gw_vap_snap_t *s1 = build("[" POLICY("a", "") "," POLICY("b", "") "]", "[]", "{}", NULL);
@@ -195,6 +214,7 @@ main(void)
     cat = served;
     test_bindings_and_params();
     test_unserved_param_kind();
+    test_may_match();
     test_reuse();
     return tap_done();
 }
