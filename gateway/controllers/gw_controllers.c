@@ -65,6 +65,7 @@ struct gw_controllers {
     gw_rbac_ctl_t *rbac_ctl;     /* while leading the RBAC election */
     gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
     gw_vap_cache_t *vap;         /* the process's admission policy snapshot */
+    bool vap_synced;             /* its first snapshot is published */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
 };
@@ -97,12 +98,22 @@ add_timer(struct event *ev, int64_t ms)
     evtimer_add(ev, &tv);
 }
 
-/* Ready once the initial namespaces are confirmed and the first RBAC snapshot is in. */
+/* Ready once the initial namespaces are confirmed and the first RBAC and admission policy
+ * snapshots are in (kube's policy plugin also waits for its informers before admitting). */
 static void
 maybe_synced(gw_controllers_t *c)
 {
-    if (c->synced && c->rbac_synced && c->on_synced != NULL)
+    if (c->synced && c->rbac_synced && c->vap_synced && c->on_synced != NULL)
         c->on_synced(c->on_synced_arg);
+}
+
+static void
+vap_synced(void *arg)
+{
+    gw_controllers_t *c = arg;
+
+    c->vap_synced = true;
+    maybe_synced(c);
 }
 
 static void
@@ -327,7 +338,7 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->leader = start_election(c, NSCTL_ELECTION, on_elected, on_lost);
     c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
     c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
-    c->vap = gw_vap_cache_start(client, base, etcd_prefix, values, catalog);
+    c->vap = gw_vap_cache_start(client, base, etcd_prefix, values, catalog, vap_synced, c);
     return c;
 }
 

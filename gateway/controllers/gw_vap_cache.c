@@ -29,6 +29,8 @@ struct gw_vap_cache {
     size_t nparams;
     gw_workqueue_t *queue;
     gw_vap_snap_t *last; /* what was published last: the next rebuild reuses its compilations */
+    gw_vap_cache_synced_fn on_synced; /* until the first publish */
+    void *arg;
 };
 
 static void
@@ -149,11 +151,17 @@ rebuild(gw_workqueue_t *q, const char *key, void *ctx)
     gw_log_debug(NULL, "admission policies: %zu published, %zu reused compiled",
                  gw_vap_snap_count(c->last), gw_vap_snap_reused(c->last));
     gw_workqueue_done(q, key);
+    if (c->on_synced != NULL) {
+        gw_vap_cache_synced_fn fn = c->on_synced;
+        c->on_synced = NULL;
+        fn(c->arg);
+    }
 }
 
 gw_vap_cache_t *
 gw_vap_cache_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
-                   const gw_value_transformer_t *values, const gw_catalog_t *catalog)
+                   const gw_value_transformer_t *values, const gw_catalog_t *catalog,
+                   gw_vap_cache_synced_fn synced, void *arg)
 {
     gw_vap_cache_t *c = gw_calloc(1, sizeof(*c));
 
@@ -162,6 +170,8 @@ gw_vap_cache_start(etcd_client_t *client, struct event_base *base, const char *e
     c->prefix = gw_strdup(etcd_prefix);
     c->values = values;
     c->catalog = catalog;
+    c->on_synced = synced;
+    c->arg = arg;
     c->queue = gw_workqueue_new(base, &(gw_workqueue_opts_t){.process = rebuild, .ctx = c});
     c->policies = start_informer(c, "validatingadmissionpolicies/");
     c->bindings = start_informer(c, "validatingadmissionpolicybindings/");

@@ -19,13 +19,18 @@ struct event_base;
 
 typedef struct gw_vap_cache gw_vap_cache_t;
 
+/** Called once, on the cache's thread, when the first snapshot is published. */
+typedef void (*gw_vap_cache_synced_fn)(void *arg);
+
 /**
  * Start on `base` (the calling worker's; it must keep running); client and catalog (the
- * served one, which param kinds are resolved in) must outlive the cache. Thread: base's.
+ * served one, which param kinds are resolved in) must outlive the cache. synced(arg) fires
+ * after the first snapshot (may be NULL). Thread: base's.
  */
 gw_vap_cache_t *gw_vap_cache_start(etcd_client_t *client, struct event_base *base,
                                    const char *etcd_prefix, const gw_value_transformer_t *values,
-                                   const gw_catalog_t *catalog);
+                                   const gw_catalog_t *catalog, gw_vap_cache_synced_fn synced,
+                                   void *arg);
 
 /** Stop and free; the published snapshot stays in force. NULL is fine. Thread: base's. */
 void gw_vap_cache_stop(gw_vap_cache_t *c);
