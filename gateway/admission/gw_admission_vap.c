@@ -256,9 +256,9 @@ ask_next(vap_t *v)
                                    : r->user,
         .verb = c->verb,
         .resource_request = c->resource_request,
-        .path = c->path,
-        .api_group = c->resource_request ? c->group : NULL,
-        .api_version = c->resource_request ? "*" : NULL,
+        .path = c->path != NULL ? c->path : "",
+        .api_group = c->resource_request ? c->group : "",
+        .api_version = c->resource_request ? "*" : "",
         .resource = c->resource,
         .subresource = c->subresource,
         .namespace_ = c->ns,
@@ -337,7 +337,7 @@ enter_binding(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
         v->bi++;
         return STEP_NEXT;
     }
-    if (gw_vap_snap_params(p, b, v->a->namespace_, v->a->req->catalog, &v->params, &err) != 0) {
+    if (gw_vap_snap_params(p, b, v->rq.namespace_, v->a->req->catalog, &v->params, &err) != 0) {
         gw_vap_outcome_config_error(&v->out, p->name, b->name,
                                     gw_vap_compiled_ignores_failures(p->compiled), err);
         free(err);

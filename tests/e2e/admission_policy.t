@@ -104,6 +104,22 @@ req POST $CORE/configmaps "$(cm c3)"
 check "the object selector leaves out unlabelled objects" code_is 201
 req PUT $CORE/configmaps/c2 "$(row c2 deny bad)"
 check "an UPDATE is denied too" denied 422 Invalid c2 "$(vmsg p-deny b-deny 'k must not be bad')"
+if kubectl_ok; then
+    export KUBECONFIG=$KGATE_TEST_TMP/kubeconfig
+    kubeconfig "$KUBECONFIG"
+    row kc1 deny bad >"$KGATE_TEST_TMP/kc1.json"
+    kdeny() {
+        local out
+        out=$(kubectl --request-timeout=20s create -f "$KGATE_TEST_TMP/kc1.json" 2>&1) &&
+            { diag "created: $out"; return 1; }
+        [[ $out == "The configmaps \"kc1\" is invalid: : configmaps \"kc1\" is forbidden: $(vmsg \
+            p-deny b-deny 'k must not be bad')" ]] ||
+            { diag "$out"; return 1; }
+    }
+    check "kubectl create is refused with kube's words" kdeny
+else
+    check "kubectl 1.32 is not here: the kubectl deny row # SKIP" true
+fi
 
 # ---- reasons and their codes ----------------------------------------------------------------
 on a
