@@ -317,6 +317,22 @@ check "a DELETE is matched with a null object and the stored one as oldObject" d
 req DELETE $CORE/configmaps/d2
 check "... and what it allows is deleted" code_is 200
 
+# ---- a paramKind nobody serves: the policy's configuration error under failurePolicy -------
+on a
+UNK='"paramKind":{"apiVersion":"example.com/v1","kind":"Limit"}'
+# the Ignore one first: once the Fail one denies on b, b has both
+vap p-unki unki '["CREATE"]' "$UNK,\"failurePolicy\":\"Ignore\",\"validations\":[{\"expression\":\"true\"}]"
+vapb b-unki p-unki '["Deny"]' '"paramRef":{"name":"x","parameterNotFoundAction":"Allow"}'
+vap p-unk unk '["CREATE"]' "$UNK,\"validations\":[{\"expression\":\"true\"}]"
+vapb b-unk p-unk '["Deny"]' '"paramRef":{"name":"x","parameterNotFoundAction":"Allow"}'
+on b
+check "an unserved paramKind under Fail denies" until_code 422 5 u1 unk v
+check "... with kube's words for the policy" denied 422 Invalid u1 "ValidatingAdmissionPolicy \
+'p-unk' denied request: failed to configure policy: failed to find resource referenced by \
+paramKind: 'example.com/v1, Kind=Limit'"
+create u2 unki v
+check "... and under Ignore admits" code_is 201
+
 # ---- removed through a, no longer enforced on b ----------------------------------------------
 on a
 req DELETE $ARV/validatingadmissionpolicybindings/b-deny
