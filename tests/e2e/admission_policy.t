@@ -156,6 +156,21 @@ warned() {
     return 1
 }
 check "Warn lets the request through with kube's warning header" warned
+on a
+vapb b-deny-warn p-deny '["Warn"]'
+on b
+WANT_DW="299 - \"Validation failed for ValidatingAdmissionPolicy 'p-deny' with binding 'b-deny-warn': k must not be bad\""
+denied_warned() {
+    for _ in $(seq 50); do
+        create dw deny bad default "?dryRun=All"
+        [[ $CODE == 422 && $(warnings) == "$WANT_DW" ]] && return 0
+        sleep 0.1
+    done
+    diag "$CODE: $(warnings)"
+    return 1
+}
+check "a Warn binding's warning rides on another binding's denial" denied_warned
+check "... which is the refusal" denied 422 Invalid dw "$(vmsg p-deny b-deny 'k must not be bad')"
 if kubectl_ok; then
     export KUBECONFIG=$KGATE_TEST_TMP/kubeconfig
     kubeconfig "$KUBECONFIG"
