@@ -417,21 +417,39 @@ params_namespace(const gw_vap_policy_t *p, const gw_vap_binding_t *b, const char
     return 0;
 }
 
+/* The params by paramRef name or selector into `out`; -1 with *err for a bad paramRef. */
+static int
+params_find(const gw_vap_policy_t *p, const gw_vap_binding_t *b, const char *where,
+            const gw_catalog_t *cat, json_t *out, char **err)
+{
+    const char *name = json_string_value(json_object_get(b->param_ref, "name"));
+
+    if (name != NULL && name[0] != '\0') {
+        char *key = gw_sprintf("%s/%s", where != NULL ? where : "", name);
+        json_t *o = p->params != NULL ? json_object_get(p->params->by_key, key) : NULL;
+        free(key);
+        if (o != NULL)
+            json_array_append(out, o);
+        return 0;
+    }
+    if (b->param_sel != NULL)
+        return params_by_selector(p, b, where, cat, out, err);
+    *err = gw_strdup("one of name or selector must be provided");
+    return -1;
+}
+
 int
 gw_vap_snap_params(const gw_vap_policy_t *p, const gw_vap_binding_t *b, const char *ns,
                    const gw_catalog_t *cat, json_t **out, char **err)
 {
-    const char *name = json_string_value(json_object_get(b->param_ref, "name"));
     const char *action =
         json_string_value(json_object_get(b->param_ref, "parameterNotFoundAction"));
     const char *where;
 
     *out = NULL;
     *err = NULL;
-    if (p->param_resource == NULL)
-        return 0;
-    if (b->param_ref == NULL)
-        return 0; /* a binding that does not use the paramKind: null params */
+    if (p->param_resource == NULL || b->param_ref == NULL)
+        return 0; /* no paramKind, or a binding that does not use it: null params */
     if (params_namespace(p, b, ns, &where, err) != 0)
         return -1;
     if (!p->param_resource->namespaced &&
@@ -441,28 +459,12 @@ gw_vap_snap_params(const gw_vap_policy_t *p, const gw_vap_binding_t *b, const ch
         return -1;
     }
     *out = json_array();
-    if (name != NULL && name[0] != '\0') {
-        char *key = gw_sprintf("%s/%s", where != NULL ? where : "", name);
-        json_t *o = p->params != NULL ? json_object_get(p->params->by_key, key) : NULL;
-        free(key);
-        if (o != NULL)
-            json_array_append(*out, o);
-    } else if (b->param_sel != NULL) {
-        if (params_by_selector(p, b, where, cat, *out, err) != 0) {
-            json_decref(*out);
-            *out = NULL;
-            return -1;
-        }
-    } else {
-        json_decref(*out);
-        *out = NULL;
-        *err = gw_strdup("one of name or selector must be provided");
-        return -1;
-    }
-    if (json_array_size(*out) == 0 && action != NULL && strcmp(action, "Deny") == 0) {
-        json_decref(*out);
-        *out = NULL;
+    if (params_find(p, b, where, cat, *out, err) == 0 && json_array_size(*out) == 0 &&
+        action != NULL && strcmp(action, "Deny") == 0)
         *err = gw_strdup("no params found for policy binding with `Deny` parameterNotFoundAction");
+    if (*err != NULL) {
+        json_decref(*out);
+        *out = NULL;
         return -1;
     }
     return 0;
