@@ -52,7 +52,7 @@ static const known_t known[] = {
     {"DenyServiceExternalIPs", false, NULL},
     {"MutatingAdmissionPolicy", true, NULL},
     {"MutatingAdmissionWebhook", true, NULL},
-    {"ValidatingAdmissionPolicy", true, NULL},
+    {"ValidatingAdmissionPolicy", true, &gw_admission_validating_policy},
     {"ValidatingAdmissionWebhook", true, NULL},
     {"ResourceQuota", true, NULL},
     {"AlwaysDeny", false, &gw_admission_always_deny},

@@ -131,5 +131,6 @@ extern const gw_admission_plugin_t gw_admission_namespace_lifecycle;
 extern const gw_admission_plugin_t gw_admission_service_account;
 extern const gw_admission_plugin_t gw_admission_certificate_approval;
 extern const gw_admission_plugin_t gw_admission_certificate_signing;
+extern const gw_admission_plugin_t gw_admission_validating_policy;
 
 #endif

@@ -4,7 +4,8 @@
  * serviceaccount and root-ca-cert-publisher controllers when service account tokens are
  * issued (the "serviceaccount-controller" election's leader only); the RBAC snapshot (every
  * instance) and the RBAC controllers (the "rbac-controllers" election's leader only); the Node
- * authorizer's graph (every instance, when that mode is on).
+ * authorizer's graph (every instance, when that mode is on); the admission policy snapshot
+ * (every instance).
  */
 #include "gw_controllers.h"
 
@@ -28,6 +29,7 @@
 #include "gw_sactl.h"
 #include "gw_store.h"
 #include "gw_tokencleaner.h"
+#include "gw_vap_cache.h"
 
 #define ENSURE_EVERY_MS 60000 /* kube's system namespaces controller: once a minute */
 #define ENSURE_RETRY_MS 5000
@@ -62,6 +64,8 @@ struct gw_controllers {
     gw_leader_t *rbac_leader;
     gw_rbac_ctl_t *rbac_ctl;     /* while leading the RBAC election */
     gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
+    gw_vap_cache_t *vap;         /* the process's admission policy snapshot */
+    bool vap_synced;             /* its first snapshot is published */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
 };
@@ -94,12 +98,22 @@ add_timer(struct event *ev, int64_t ms)
     evtimer_add(ev, &tv);
 }
 
-/* Ready once the initial namespaces are confirmed and the first RBAC snapshot is in. */
+/* Ready once the initial namespaces are confirmed and the first RBAC and admission policy
+ * snapshots are in (kube's policy plugin also waits for its informers before admitting). */
 static void
 maybe_synced(gw_controllers_t *c)
 {
-    if (c->synced && c->rbac_synced && c->on_synced != NULL)
+    if (c->synced && c->rbac_synced && c->vap_synced && c->on_synced != NULL)
         c->on_synced(c->on_synced_arg);
+}
+
+static void
+vap_synced(void *arg)
+{
+    gw_controllers_t *c = arg;
+
+    c->vap_synced = true;
+    maybe_synced(c);
 }
 
 static void
@@ -324,6 +338,7 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->leader = start_election(c, NSCTL_ELECTION, on_elected, on_lost);
     c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
     c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
+    c->vap = gw_vap_cache_start(client, base, etcd_prefix, values, catalog, vap_synced, c);
     return c;
 }
 
@@ -362,6 +377,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_sactl_stop(c->sactl);
     gw_rbac_ctl_stop(c->rbac_ctl);
     gw_rbac_cache_stop(c->rbac);
+    gw_vap_cache_stop(c->vap);
     gw_node_graph_stop(c->node_graph);
     gw_leader_stop(c->rbac_leader);
     gw_leader_stop(c->leader); /* releases the elections at once */

@@ -43,8 +43,9 @@ gw_controllers_t *gw_controllers_start(etcd_client_t *client, struct event_base 
 
 /**
  * Call cb(arg) once, on c's thread, when the start-up state every request relies on (the
- * initial namespaces, and the first RBAC snapshot) has been confirmed in etcd for the first
- * time; at once if it already was. The readiness check informer-sync waits for it. Thread: c's.
+ * initial namespaces, the first RBAC snapshot and the first admission policy snapshot) has
+ * been confirmed in etcd for the first time; at once if it already was. The readiness check
+ * informer-sync waits for it. Thread: c's.
  */
 void gw_controllers_on_synced(gw_controllers_t *c, void (*cb)(void *arg), void *arg);
 

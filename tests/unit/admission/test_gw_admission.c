@@ -20,14 +20,17 @@ test_flags(void)
 
     c = gw_admission_new(NULL, 0, NULL, 0, err, sizeof(err));
     gw_admission_describe(c, names, sizeof(names));
-    tap_is_str(names, "NamespaceLifecycle,ServiceAccount,CertificateApproval,CertificateSigning",
+    tap_is_str(names,
+               "NamespaceLifecycle,ServiceAccount,CertificateApproval,CertificateSigning,"
+               "ValidatingAdmissionPolicy",
                "kube's default-on plugins that kgate implements, in kube's order");
     gw_admission_free(c);
 
     c = gw_admission_new(enable, 2, disable, 1, err, sizeof(err));
     gw_admission_describe(c, names, sizeof(names));
     tap_is_str(names,
-               "AlwaysAdmit,NamespaceLifecycle,CertificateApproval,CertificateSigning,AlwaysDeny",
+               "AlwaysAdmit,NamespaceLifecycle,CertificateApproval,CertificateSigning,"
+               "ValidatingAdmissionPolicy,AlwaysDeny",
                "enabled plugins join the defaults in kube's order, disabled ones leave");
     gw_admission_free(c);
 

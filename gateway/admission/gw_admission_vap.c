@@ -1,0 +1,520 @@
+/*
+ * ValidatingAdmissionPolicy (k8s.io/apiserver/pkg/admission/plugin/policy/validating), a
+ * validating plugin: every policy of the process's snapshot (gw_vap_snapshot.h) whose
+ * matchConstraints select the request is evaluated for each of its bindings that selects it
+ * too, once per param object, and the results become the refusal, the warnings and the audit
+ * annotations kube's dispatcher makes of them (gw_vap_outcome.h).
+ *
+ * The work is a small state machine on the request's worker, since three things may answer
+ * later: the namespace object (read from etcd once, only when a selector or an evaluation
+ * needs it), and each authorizer check an expression asks (gw_vap_eval.h's memo: ask, answer,
+ * evaluate again).
+ */
+#include "gw_admission.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "authz.h"
+#include "gw_admission_match.h"
+#include "gw_alloc.h"
+#include "gw_err.h"
+#include "gw_log.h"
+#include "gw_server.h"
+#include "gw_store.h"
+#include "gw_vap_eval.h"
+#include "gw_vap_outcome.h"
+#include "gw_vap_snapshot.h"
+
+typedef enum { STEP_NEXT, STEP_WAIT, STEP_DONE } step_t;
+typedef enum { NS_NONE, NS_LOADING, NS_LOADED } ns_state_t;
+
+typedef struct {
+    const gw_admission_attrs_t *a;
+    gw_admission_done_fn done;
+    void *arg;
+    gw_vap_snap_t *snap;
+    gw_admission_request_t rq;
+    size_t pi, bi, ki; /* policy, binding, param */
+    bool in_policy;    /* pi's definition matched; its bindings are being run */
+    bool in_binding;   /* bi matched; its params are being evaluated */
+    json_t *params;    /* bi's params (NULL: no paramKind) */
+    gw_admission_matched_t matched;
+    json_t *request_doc; /* for pi's matched resource */
+    ns_state_t ns_state;
+    json_t *ns;     /* the stored namespace, NULL when missing */
+    json_t *ns_doc; /* its namespaceObject form */
+    int ns_err;     /* a read error other than not found */
+    gw_vap_memo_t *memo;
+    gw_vap_outcome_t out;
+    bool ns_missing; /* an evaluation needed the namespace and it is gone */
+    bool running, again;
+} vap_t;
+
+static void drive(vap_t *v);
+
+static const char *const op_names[] = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
+
+static bool
+handles(gw_admission_op_t op)
+{
+    (void)op;
+    return true;
+}
+
+static void
+vap_free(void *p)
+{
+    vap_t *v = p;
+
+    gw_vap_snap_unref(v->snap);
+    gw_vap_memo_free(v->memo);
+    gw_vap_outcome_clear(&v->out);
+    json_decref(v->params);
+    json_decref(v->request_doc);
+    json_decref(v->ns);
+    json_decref(v->ns_doc);
+}
+
+/* ---- the namespace object ----------------------------------------------------------------- */
+
+static void
+namespace_read(int err, const gw_obj_t *obj, void *arg)
+{
+    vap_t *v = arg;
+
+    v->ns_state = NS_LOADED;
+    if (err == 0) {
+        v->ns = json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
+        if (!json_is_object(v->ns)) {
+            json_decref(v->ns);
+            v->ns = NULL;
+        }
+        v->ns_doc = gw_vap_namespace_doc(v->ns);
+    } else if (err != GW_ENOTFOUND) {
+        v->ns_err = err;
+    }
+    drive(v);
+}
+
+/* Read namespace `name` once; true when it is there to use (or known to be missing). */
+static bool
+namespace_ready(vap_t *v, const char *name)
+{
+    char *key;
+    int rc;
+
+    if (v->ns_state == NS_LOADED)
+        return true;
+    if (v->ns_state == NS_LOADING)
+        return false;
+    v->ns_state = NS_LOADING;
+    key = gw_store_object_key("namespaces", NULL, name);
+    if (key == NULL) {
+        namespace_read(GW_ENOTFOUND, NULL, v);
+        return v->ns_state == NS_LOADED;
+    }
+    gw_arena_defer(v->a->req->arena, free, key);
+    rc = gw_store_get(v->a->req->store, key, 0, namespace_read, v);
+    if (rc != 0)
+        namespace_read(rc, NULL, v);
+    return v->ns_state == NS_LOADED;
+}
+
+/* Whether matching policy p may read the namespace. */
+static bool
+policy_wants_namespace(const gw_vap_policy_t *p)
+{
+    if (p->constraints != NULL && gw_admission_match_wants_namespace(p->constraints))
+        return true;
+    for (size_t i = 0; i < p->nbindings; i++)
+        if (p->bindings[i].match != NULL &&
+            gw_admission_match_wants_namespace(p->bindings[i].match))
+            return true;
+    return false;
+}
+
+/* The namespace whose object the evaluation binds as namespaceObject, or NULL. */
+static const char *
+namespace_object_name(const vap_t *v)
+{
+    const gw_resource_t *res = v->a->resource;
+
+    if (res->group[0] == '\0' && strcmp(res->name, "namespaces") == 0)
+        return NULL;
+    return v->a->namespace_[0] != '\0' ? v->a->namespace_ : NULL;
+}
+
+/* ---- the request document ----------------------------------------------------------------- */
+
+static json_t *
+user_extra(const authn_user_t *u)
+{
+    json_t *extra = json_object();
+
+    for (size_t i = 0; u != NULL && i < u->n_extra; i++) {
+        json_t *vals = json_array();
+        for (size_t j = 0; j < u->extra[i].n_values; j++)
+            json_array_append_new(vals, json_string(u->extra[i].values[j]));
+        json_object_set_new(extra, u->extra[i].key, vals);
+    }
+    return extra;
+}
+
+static json_t *
+request_doc(const vap_t *v)
+{
+    const gw_admission_attrs_t *a = v->a;
+    const authn_user_t *u = a->req->user;
+    json_t *extra = user_extra(u);
+    gw_vap_request_t r = {
+        .kind_group = v->matched.kind.group,
+        .kind_version = v->matched.kind.version,
+        .kind = v->matched.kind.kind,
+        .resource_group = v->matched.resource.group,
+        .resource_version = v->matched.resource.version,
+        .resource = v->matched.resource.resource,
+        .subresource = a->subresource,
+        .request_kind_group = v->rq.kind.group,
+        .request_kind_version = v->rq.kind.version,
+        .request_kind = v->rq.kind.kind,
+        .request_resource_group = v->rq.resource.group,
+        .request_resource_version = v->rq.resource.version,
+        .request_resource = v->rq.resource.resource,
+        .request_subresource = a->subresource,
+        .name = a->name,
+        .namespace_ = v->rq.namespace_,
+        .operation = op_names[a->op],
+        .username = u != NULL ? u->name : "",
+        .uid = u != NULL ? u->uid : "",
+        .groups = u != NULL ? (const char *const *)u->groups : NULL,
+        .ngroups = u != NULL ? u->n_groups : 0,
+        .extra = json_object_size(extra) > 0 ? extra : NULL,
+        .dry_run = a->dry_run,
+        .options = a->options,
+    };
+    json_t *doc = gw_vap_request_doc(&r);
+
+    json_decref(extra);
+    return doc;
+}
+
+/* ---- the authorizer ---------------------------------------------------------------------- */
+
+static cel_authz_decision_t
+decision_of(authz_decision_t d)
+{
+    return d == AUTHZ_ALLOW ? CEL_AUTHZ_ALLOW
+                            : (d == AUTHZ_DENY ? CEL_AUTHZ_DENY : CEL_AUTHZ_NO_OPINION);
+}
+
+static void ask_next(vap_t *v);
+
+static void
+answered(authz_decision_t decision, const char *reason, const char *error, void *ctx)
+{
+    vap_t *v = ctx;
+    cel_authz_result_t r = {
+        .decision = decision_of(decision), .reason = reason != NULL ? reason : "", .error = error};
+
+    gw_vap_memo_answer(v->memo, 0, &r);
+    if (gw_vap_memo_pending(v->memo) > 0)
+        ask_next(v);
+    else
+        drive(v);
+}
+
+/* kube's serviceaccount.UserInfo(namespace, name, ""), for authorizer.serviceAccount(). */
+static const authn_user_t *
+service_account_user(gw_arena_t *arena, const char *ns, const char *name)
+{
+    authn_user_t *u = gw_arena_calloc(arena, sizeof(*u));
+
+    u->name = gw_arena_sprintf(arena, "system:serviceaccount:%s:%s", ns, name);
+    u->uid = gw_arena_strdup(arena, "");
+    u->groups = gw_arena_calloc(arena, 2 * sizeof(char *));
+    u->groups[0] = gw_arena_strdup(arena, "system:serviceaccounts");
+    u->groups[1] = gw_arena_sprintf(arena, "system:serviceaccounts:%s", ns);
+    u->n_groups = 2;
+    return u;
+}
+
+static const char *
+or_null(const char *s)
+{
+    return s != NULL && s[0] != '\0' ? s : NULL;
+}
+
+/* Ask the request's authorizers the memo's first waiting check; `answered` follows. */
+static void
+ask_next(vap_t *v)
+{
+    gw_req_t *r = v->a->req;
+    const cel_authz_attrs_t *c = gw_vap_memo_pending_attrs(v->memo, 0);
+    authz_attrs_t attrs = {
+        .user = c->sa_name != NULL ? service_account_user(r->arena, c->sa_namespace, c->sa_name)
+                                   : r->user,
+        .verb = c->verb,
+        .resource_request = c->resource_request,
+        .path = c->path != NULL ? c->path : "",
+        .api_group = c->resource_request ? c->group : "",
+        .api_version = c->resource_request ? "*" : "",
+        .resource = c->resource,
+        .subresource = c->subresource,
+        .namespace_ = c->ns,
+        .name = c->name,
+        .field_selector = or_null(c->field_selector),
+        .label_selector = or_null(c->label_selector),
+        .io = gw_worker_base(r->worker),
+    };
+
+    authz_authorize(r->authz, &attrs, answered, v);
+}
+
+/* ---- the steps ---------------------------------------------------------------------------- */
+
+static void
+next_policy(vap_t *v)
+{
+    const gw_vap_policy_t *p = gw_vap_snap_policy(v->snap, v->pi);
+
+    if (v->in_policy)
+        gw_vap_outcome_end_policy(&v->out, p->name);
+    v->in_policy = false;
+    v->pi++;
+}
+
+static void
+next_binding(vap_t *v)
+{
+    v->in_binding = false;
+    json_decref(v->params);
+    v->params = NULL;
+    v->bi++;
+}
+
+/* The definition of policy pi against the request. An error matching it leaves the policy
+ * out, as kube's dispatcher (which overwrites that error) does. */
+static step_t
+enter_policy(vap_t *v, const gw_vap_policy_t *p)
+{
+    const char *ns_name = gw_admission_match_namespace_of(&v->rq);
+    char msg[512];
+    int rc;
+
+    if (ns_name != NULL && policy_wants_namespace(p) && !namespace_ready(v, ns_name))
+        return STEP_WAIT;
+    rc = gw_admission_match_definition(p->constraints, &v->rq, v->ns, v->a->req->catalog,
+                                       &v->matched, msg, sizeof(msg));
+    if (rc <= 0) {
+        v->pi++;
+        return STEP_NEXT;
+    }
+    if (p->config_error != NULL) {
+        gw_vap_outcome_config_error(&v->out, p->name, NULL,
+                                    gw_vap_compiled_ignores_failures(p->compiled), p->config_error);
+        v->pi++;
+        return STEP_NEXT;
+    }
+    json_decref(v->request_doc);
+    v->request_doc = request_doc(v);
+    v->in_policy = true;
+    v->bi = 0;
+    return STEP_NEXT;
+}
+
+static step_t
+enter_binding(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
+{
+    char msg[512];
+    char *err = NULL;
+    int rc =
+        gw_admission_match_binding(b->match, &v->rq, v->ns, v->a->req->catalog, msg, sizeof(msg));
+    if (rc < 0) /* kube: a configuration error of the binding */
+        gw_vap_outcome_config_error(&v->out, p->name, b->name,
+                                    gw_vap_compiled_ignores_failures(p->compiled), msg);
+    if (rc <= 0) {
+        v->bi++;
+        return STEP_NEXT;
+    }
+    if (gw_vap_snap_params(p, b, v->rq.namespace_, v->a->req->catalog, &v->params, &err) != 0) {
+        gw_vap_outcome_config_error(&v->out, p->name, b->name,
+                                    gw_vap_compiled_ignores_failures(p->compiled), err);
+        free(err);
+        v->bi++;
+        return STEP_NEXT;
+    }
+    v->in_binding = true;
+    v->ki = 0;
+    return STEP_NEXT;
+}
+
+/* One (policy, binding, param) evaluation; STEP_WAIT while the authorizer is asked. No
+ * params (none found under Allow) is no evaluation; no paramKind (params NULL) is one. */
+static step_t
+evaluate(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
+{
+    size_t nparams = v->params != NULL ? json_array_size(v->params) : 0;
+    const char *ns_name = namespace_object_name(v);
+    cel_arena_t *arena;
+    gw_vap_result_t res;
+    int rc;
+    if (v->ki >= (v->params != NULL ? nparams : 1)) {
+        next_binding(v);
+        return STEP_NEXT;
+    }
+    if (ns_name != NULL && !namespace_ready(v, ns_name))
+        return STEP_WAIT;
+    if (ns_name != NULL && v->ns == NULL && v->ns_err == 0) {
+        v->ns_missing = true; /* kube returns the lookup's NotFound at once */
+        return STEP_DONE;
+    }
+    gw_vap_input_t in = {
+        .object = v->a->object,
+        .old_object = v->a->old_object,
+        .request = v->request_doc,
+        .params = nparams > 0 ? json_array_get(v->params, v->ki) : NULL,
+        .namespace_object = ns_name != NULL ? v->ns_doc : NULL,
+        .request_resource = {.resource_request = true,
+                             .group = v->rq.resource.group,
+                             .resource = v->rq.resource.resource,
+                             .subresource = v->a->subresource,
+                             .ns = v->a->namespace_,
+                             .name = v->a->name},
+    };
+    arena = cel_arena_new();
+    rc = gw_vap_eval(p->compiled, &in, v->memo, arena, &res);
+    if (rc == GW_VAP_NEEDS_ANSWERS) {
+        cel_arena_free(arena);
+        ask_next(v);
+        return STEP_WAIT;
+    }
+    gw_vap_outcome_add(&v->out, p->name, b->doc, &res);
+    cel_arena_free(arena);
+    v->ki++;
+    return STEP_NEXT;
+}
+
+static step_t
+step(vap_t *v)
+{
+    const gw_vap_policy_t *p;
+
+    if (v->pi >= gw_vap_snap_count(v->snap))
+        return STEP_DONE;
+    p = gw_vap_snap_policy(v->snap, v->pi);
+    if (!v->in_policy && !gw_vap_policy_may_match(p, v->rq.resource.resource)) {
+        v->pi++; /* its rules name other resources: no matching, no namespace read */
+        return STEP_NEXT;
+    }
+    if (!v->in_policy)
+        return enter_policy(v, p);
+    if (v->bi >= p->nbindings) {
+        next_policy(v);
+        return STEP_NEXT;
+    }
+    if (!v->in_binding)
+        return enter_binding(v, p, &p->bindings[v->bi]);
+    return evaluate(v, p, &p->bindings[v->bi]);
+}
+
+/*
+ * The policies' audit annotations (`<policy>/<key>` and validation_failure) belong to the
+ * request's audit event; kgate has no audit log yet, so they are logged at debug level here,
+ * the one place that will hand them to the audit event when it exists.
+ */
+static void
+record_audit_annotations(const vap_t *v)
+{
+    for (size_t i = 0; i < v->out.nannotations; i++)
+        gw_log_debug(v->a->req->audit_id, "admission policy audit annotation %s=%s",
+                     v->out.annotations[i].key, v->out.annotations[i].value);
+}
+
+static gw_admission_err_t *
+refusal(const vap_t *v)
+{
+    gw_admission_err_t *e;
+    if (v->ns_missing)
+        return gw_admission_error(
+            v->a, 404, "NotFound",
+            json_pack("{s:s,s:s}", "name", v->a->namespace_, "kind", "namespaces"),
+            "namespaces \"%s\" not found", v->a->namespace_);
+    if (v->out.deny_message != NULL) {
+        e = gw_admission_forbidden(v->a, "%s", v->out.deny_message);
+        e->code = v->out.deny_code;
+        e->reason = v->out.deny_reason;
+        json_object_set_new(e->details, "causes", json_pack("[{s:s}]", "message", e->message));
+        return e;
+    }
+    if (v->ns_err != 0) {
+        e = gw_admission_error(v->a, 0, NULL, NULL, "%s", v->a->namespace_);
+        e->err = v->ns_err;
+        return e;
+    }
+    return NULL;
+}
+
+static void
+finish(vap_t *v)
+{
+    for (size_t i = 0; i < v->out.nwarnings; i++)
+        gw_req_warning(v->a->req, "%s", v->out.warnings[i]);
+    record_audit_annotations(v);
+    v->done(refusal(v), v->arg);
+}
+
+/* Run steps until one waits or all are done; an answer that comes back inside a step (a
+ * synchronous authorizer or read) makes the loop go on instead of recursing. */
+static void
+drive(vap_t *v)
+{
+    if (v->running) {
+        v->again = true;
+        return;
+    }
+    v->running = true;
+    for (;;) {
+        step_t s;
+        v->again = false;
+        s = step(v);
+        if (s == STEP_DONE) {
+            v->running = false;
+            finish(v);
+            return;
+        }
+        if (s == STEP_WAIT && !v->again)
+            break;
+    }
+    v->running = false;
+}
+
+static void
+validate(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
+{
+    gw_vap_snap_t *snap = gw_vap_snap_current();
+    vap_t *v;
+
+    if (gw_vap_snap_count(snap) == 0) {
+        gw_vap_snap_unref(snap);
+        done(NULL, arg);
+        return;
+    }
+    v = gw_arena_calloc(a->req->arena, sizeof(*v));
+    v->a = a;
+    v->done = done;
+    v->arg = arg;
+    v->snap = snap;
+    gw_admission_request_from_attrs(&v->rq, a);
+    if (gw_admission_match_exempt(&v->rq)) {
+        gw_vap_snap_unref(snap);
+        done(NULL, arg);
+        return;
+    }
+    v->memo = gw_vap_memo_new();
+    gw_arena_defer(a->req->arena, vap_free, v);
+    drive(v);
+}
+
+const gw_admission_plugin_t gw_admission_validating_policy = {
+    .name = "ValidatingAdmissionPolicy", .handles = handles, .validate = validate};
