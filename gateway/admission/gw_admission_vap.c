@@ -19,7 +19,6 @@
 #include "gw_admission_match.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
-#include "gw_log.h"
 #include "gw_server.h"
 #include "gw_store.h"
 #include "gw_vap_eval.h"
@@ -418,17 +417,13 @@ step(vap_t *v)
     return evaluate(v, p, &p->bindings[v->bi]);
 }
 
-/*
- * The policies' audit annotations (`<policy>/<key>` and validation_failure) belong to the
- * request's audit event; kgate has no audit log yet, so they are logged at debug level here,
- * the one place that will hand them to the audit event when it exists.
- */
+/* The policies' audit annotations (`<policy>/<key>` and validation_failure) go to the
+ * request's audit event. */
 static void
 record_audit_annotations(const vap_t *v)
 {
     for (size_t i = 0; i < v->out.nannotations; i++)
-        gw_log_debug(v->a->req->audit_id, "admission policy audit annotation %s=%s",
-                     v->out.annotations[i].key, v->out.annotations[i].value);
+        gw_req_audit_annotate(v->a->req, v->out.annotations[i].key, v->out.annotations[i].value);
 }
 
 static gw_admission_err_t *

@@ -21,12 +21,15 @@ PREFIX=/registry-vap-$$
 declare -A PID URL LOG
 ARV=/apis/admissionregistration.k8s.io/v1
 
+# start NAME [FLAG...]
 start() {
-    kgate_start "$1" --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="$PREFIX" \
+    local name=$1
+    shift
+    kgate_start "$name" --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="$PREFIX" \
         --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
         --client-ca-file="$PKI/ca.crt" --token-auth-file="$PKI/tokens.csv" \
-        --authorization-mode=RBAC --shutdown-delay-duration=0s --workers=2
-    PID[$1]=$KGATE_PID URL[$1]=$KGATE_URL LOG[$1]=$KGATE_LOG
+        --authorization-mode=RBAC --shutdown-delay-duration=0s --workers=2 "$@"
+    PID[$name]=$KGATE_PID URL[$name]=$KGATE_URL LOG[$name]=$KGATE_LOG
     for _ in $(seq 300); do
         [[ $(http_code /readyz "${ADMIN[@]}") == 200 ]] && return 0
         sleep 0.1
@@ -82,7 +85,11 @@ d['message']}]}"
 vmsg() { echo "ValidatingAdmissionPolicy '$1' with binding '$2' denied request: $3"; }
 
 check "instance a starts" start a
-check "instance b starts" start b
+AUDIT_LOG=$KGATE_TEST_TMP/audit.log
+printf 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n' \
+    >"$KGATE_TEST_TMP/audit.yaml"
+check "instance b starts, with an audit log" start b \
+    --audit-policy-file="$KGATE_TEST_TMP/audit.yaml" --audit-log-path="$AUDIT_LOG"
 
 # ---- through one instance, enforced by the other ---------------------------------------------
 on a
@@ -126,16 +133,15 @@ on a
 Q="'"
 check "a policy with a reason per validation" vap p-reason reason '["CREATE"]' \
     "\"validations\":[{\"expression\":\"object.data.k != ${Q}forbid${Q}\",\"reason\":\"Forbidden\",
-\"message\":\"no forbid\"},{\"expression\":\"object.data.k != ${Q}unauth${Q}\",\"reason\":
-\"Unauthorized\"},{\"expression\":\"object.data.k != ${Q}big${Q}\",\"reason\":
+\"message\":\"no forbid\"},{\"expression\":\"object.data.k != ${Q}plain${Q}\"},{\"expression\":\"object.data.k != ${Q}big${Q}\",\"reason\":
 \"RequestEntityTooLarge\",\"message\":\"too big\"}]"
 vapb b-reason p-reason '["Deny"]'
 on b
 check "Forbidden is 403" until_code 403 5 r1 reason forbid
 check "... with its message" denied 403 Forbidden r1 "$(vmsg p-reason b-reason 'no forbid')"
-create r2 reason unauth
-check "Unauthorized is 401, with kube's message for a validation without one" denied 401 \
-    Unauthorized r2 "$(vmsg p-reason b-reason "failed expression: object.data.k != 'unauth'")"
+create r2 reason plain
+check "no reason is Invalid, 422, with kube's message for a validation without one" denied 422 \
+    Invalid r2 "$(vmsg p-reason b-reason "failed expression: object.data.k != 'plain'")"
 create r3 reason big
 check "RequestEntityTooLarge is 413" denied 413 RequestEntityTooLarge r3 \
     "$(vmsg p-reason b-reason 'too big')"
@@ -360,6 +366,49 @@ check "... with kube's words for the policy" denied 422 Invalid u1 "ValidatingAd
 paramKind: 'example.com/v1, Kind=Limit'"
 create u2 unki v
 check "... and under Ignore admits" code_is 201
+
+# ---- Audit: the failure and the policy's own annotations go to b's audit event ------------
+on a
+check "a policy with an audit annotation" vap p-aud aud '["CREATE"]' '"validations":[{
+"expression":"object.data.k != '"'"'bad'"'"'","message":"k is bad"}],"auditAnnotations":[{
+"key":"seen","valueExpression":"'"'"'k is '"'"' + object.data.k"}]'
+check "... and an Audit binding" vapb b-aud p-aud '["Audit"]'
+on b
+# audited KEY: the annotations of b's last ResponseComplete event holding KEY, as JSON.
+audited() {
+    python3 - "$AUDIT_LOG" "$1" <<'PY'
+import json, sys
+hit = None
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("stage") == "ResponseComplete" and sys.argv[2] in e.get("annotations", {}):
+        hit = e["annotations"]
+print(json.dumps(hit, sort_keys=True) if hit else "")
+PY
+}
+audit_seen() {
+    local end=$(($(date +%s%N) + 5000000000))
+    while (($(date +%s%N) < end)); do
+        create a1 aud bad default "?dryRun=All"
+        [[ -n $(audited p-aud/seen) ]] && return 0
+        sleep 0.1
+    done
+    diag "answer $CODE; the audit log ends: $(tail -2 "$AUDIT_LOG")"
+    return 1
+}
+check "an Audit binding admits and annotates b's audit event" audit_seen
+check "... the request was admitted" code_is 201
+ANN=$(audited p-aud/seen)
+# ann_is PYTHON-TEST: the test holds of a, the annotations found (and f, their failure list).
+ann_is() {
+    python3 -c 'import json, sys
+a = json.loads(sys.argv[1])
+f = json.loads(a.get("validation.policy.admission.k8s.io/validation_failure", "null"))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$ANN" "$1"
+}
+check "... <policy>/<key> holds the valueExpression's result" ann_is 'a["p-aud/seen"] == "k is bad"'
+check "... validation_failure holds kube's JSON list" ann_is 'f == [{"message": "k is bad",
+    "policy": "p-aud", "binding": "b-aud", "expressionIndex": 0, "validationActions": ["Audit"]}]'
 
 # ---- removed through a, no longer enforced on b ----------------------------------------------
 on a
