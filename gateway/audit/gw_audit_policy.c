@@ -12,6 +12,7 @@
 #include "gw_audit_int.h"
 #include "gw_buf.h"
 #include "gw_file.h"
+#include "gw_gojson.h"
 #include "gw_names.h"
 #include "gw_objmeta.h"
 #include "gw_yaml.h"
@@ -73,30 +74,12 @@ typedef struct {
     char *err; /* NULL while none */
 } decode_t;
 
-static const char *
-json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "bool";
-    default:
-        return "number";
-    }
-}
-
 static void
 type_error(decode_t *d, const json_t *v, const char *field, const char *go_type)
 {
     if (d->err == NULL)
         d->err = gw_sprintf("json: cannot unmarshal %s into Go struct field %s of type %s",
-                            json_kind(v), field, go_type);
+                            gw_gojson_kind(v), field, go_type);
 }
 
 /* A string field; "" when absent or null. */

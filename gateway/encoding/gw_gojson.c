@@ -65,7 +65,7 @@ is_hex(unsigned char c)
 }
 
 static bool
-fail(scan_t *s, unsigned char c, const char *context)
+scan_fail(scan_t *s, unsigned char c, const char *context)
 {
     s->state = ST_ERROR;
     s->bad = c;
@@ -77,7 +77,7 @@ static bool
 push(scan_t *s, unsigned char c, uint8_t ps)
 {
     if (s->depth == GW_GOJSON_MAX_DEPTH)
-        return fail(s, c, "exceeded max depth");
+        return scan_fail(s, c, "exceeded max depth");
     s->stack[s->depth++] = ps;
     return true;
 }
@@ -130,14 +130,14 @@ begin_value(scan_t *s, unsigned char c)
             s->state = ST_1;
             return true;
         }
-        return fail(s, c, "looking for beginning of value");
+        return scan_fail(s, c, "looking for beginning of value");
     }
 }
 
 static bool
 end_top(scan_t *s, unsigned char c)
 {
-    return is_space(c) || fail(s, c, "after top-level value");
+    return is_space(c) || scan_fail(s, c, "after top-level value");
 }
 
 /* Go's stateEndValue: a value just ended before c. */
@@ -156,7 +156,7 @@ end_value(scan_t *s, unsigned char c)
     uint8_t *ps = &s->stack[s->depth - 1];
     if (*ps == PS_OBJECT_KEY) {
         if (c != ':')
-            return fail(s, c, "after object key");
+            return scan_fail(s, c, "after object key");
         *ps = PS_OBJECT_VALUE;
         s->state = ST_BEGIN_VALUE;
     } else if (c == ',') {
@@ -165,8 +165,8 @@ end_value(scan_t *s, unsigned char c)
     } else if (c == (*ps == PS_OBJECT_VALUE ? '}' : ']')) {
         pop(s);
     } else {
-        return fail(s, c,
-                    *ps == PS_OBJECT_VALUE ? "after object key:value pair" : "after array element");
+        return scan_fail(
+            s, c, *ps == PS_OBJECT_VALUE ? "after object key:value pair" : "after array element");
     }
     return true;
 }
@@ -179,7 +179,7 @@ in_string(scan_t *s, unsigned char c)
     else if (c == '\\')
         s->state = ST_IN_STRING_ESC;
     else if (c < 0x20)
-        return fail(s, c, "in string literal");
+        return scan_fail(s, c, "in string literal");
     return true;
 }
 
@@ -192,7 +192,7 @@ in_string_esc(scan_t *s, unsigned char c)
         return true;
     }
     if (strchr("bfnrt\\/\"", c) == NULL || c == '\0')
-        return fail(s, c, "in string escape code");
+        return scan_fail(s, c, "in string escape code");
     s->state = ST_IN_STRING;
     return true;
 }
@@ -201,7 +201,7 @@ static bool
 in_literal(scan_t *s, unsigned char c)
 {
     if (c != (unsigned char)s->literal[s->lit_at])
-        return fail(s, c, NULL); /* the message names the literal and the letter expected */
+        return scan_fail(s, c, NULL); /* the message names the literal and the letter expected */
     if (s->literal[++s->lit_at] == '\0')
         s->state = ST_END_VALUE;
     return true;
@@ -232,7 +232,7 @@ step(scan_t *s, unsigned char c)
             if (is_space(c))
                 return true;
             if (c != '"')
-                return fail(s, c, "looking for beginning of object key string");
+                return scan_fail(s, c, "looking for beginning of object key string");
             s->state = ST_IN_STRING;
             return true;
         case ST_END_VALUE:
@@ -245,13 +245,13 @@ step(scan_t *s, unsigned char c)
             return in_string_esc(s, c);
         case ST_IN_STRING_ESC_U:
             if (!is_hex(c))
-                return fail(s, c, "in \\u hexadecimal character escape");
+                return scan_fail(s, c, "in \\u hexadecimal character escape");
             if (--s->hex_left == 0)
                 s->state = ST_IN_STRING;
             return true;
         case ST_NEG:
             if (c < '0' || c > '9')
-                return fail(s, c, "in numeric literal");
+                return scan_fail(s, c, "in numeric literal");
             s->state = c == '0' ? ST_0 : ST_1;
             return true;
         case ST_1:
@@ -277,7 +277,7 @@ step(scan_t *s, unsigned char c)
             return true;
         case ST_DOT:
             if (c < '0' || c > '9')
-                return fail(s, c, "after decimal point in numeric literal");
+                return scan_fail(s, c, "after decimal point in numeric literal");
             s->state = ST_DOT0;
             return true;
         case ST_E:
@@ -287,7 +287,7 @@ step(scan_t *s, unsigned char c)
             continue;
         case ST_E_SIGN:
             if (c < '0' || c > '9')
-                return fail(s, c, "in exponent of numeric literal");
+                return scan_fail(s, c, "in exponent of numeric literal");
             s->state = ST_E0;
             return true;
         case ST_E0:
@@ -548,4 +548,22 @@ gw_gojson_unmarshal_map(const unsigned char *p, size_t n)
     }
     return gw_sprintf("json: cannot unmarshal %s into Go value of type map[string]interface {}",
                       kind);
+}
+
+const char *
+gw_gojson_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "object";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_STRING:
+        return "string";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "bool";
+    default:
+        return "number";
+    }
 }

@@ -38,4 +38,8 @@ json_t *gw_gojson_load(const char *text, size_t len, size_t flags, char *err, si
  *  Go's error text (a syntax error, or the type it cannot store). Caller frees. Thread: any. */
 char *gw_gojson_unmarshal_map(const unsigned char *p, size_t n);
 
+/** encoding/json's name for the type of JSON value v in its UnmarshalTypeError ("object",
+ *  "array", "string", "bool", "number"), as kube's decode errors say it. Static. Thread: any. */
+const char *gw_gojson_kind(const json_t *v);
+
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_gojson.h"
 
 /* kube-apiserver caps the bytes a patch's copy operations may add (JSONPatchMaxCopyBytes),
  * so a short patch cannot double a document ten thousand times. */
@@ -412,25 +413,6 @@ apply_op(patch_t *pt, const json_t *op)
     }
 }
 
-/* encoding/json's name for a JSON value's type, as kube-apiserver's decode errors say it */
-static const char *
-go_type(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "bool";
-    default:
-        return "number";
-    }
-}
-
 /* kube-apiserver decodes the patch into []map[string]RawMessage first: anything else is a
  * 400 with encoding/json's message; null decodes to an empty patch. */
 static bool
@@ -440,7 +422,7 @@ decodes(const json_t *patch, char *err, size_t err_len)
         return true;
     if (!json_is_array(patch)) {
         snprintf(err, err_len, "json: cannot unmarshal %s into Go value of type jsonpatch.Patch",
-                 go_type(patch));
+                 gw_gojson_kind(patch));
         return false;
     }
     for (size_t i = 0; i < json_array_size(patch); i++) {
@@ -448,7 +430,7 @@ decodes(const json_t *patch, char *err, size_t err_len)
         if (!json_is_object(op) && !json_is_null(op)) {
             snprintf(err, err_len,
                      "json: cannot unmarshal %s into Go value of type jsonpatch.Operation",
-                     go_type(op));
+                     gw_gojson_kind(op));
             return false;
         }
     }

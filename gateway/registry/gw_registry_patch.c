@@ -49,17 +49,6 @@ fail_generic_422(gw_upd_t *u, const char *why)
                       "the server rejected our request due to an error in our request");
 }
 
-/* What encoding/json calls a JSON value's type in its UnmarshalTypeError. */
-static const char *
-go_type(const json_t *v)
-{
-    return json_is_object(v)    ? "object"
-           : json_is_array(v)   ? "array"
-           : json_is_string(v)  ? "string"
-           : json_is_boolean(v) ? "bool"
-                                : "number";
-}
-
 /* Why kube's sigs.k8s.io/json refuses to decode a JSON patch into its []jsonPatchOp, or a merge
  * patch into a map (a null is no map, and decodes); NULL when it decodes. */
 static const char *
@@ -70,8 +59,8 @@ strict_type_error(const json_t *patch, patch_type_t type, char *buf, size_t len)
         json_is_null(patch) || (type == PATCH_MERGE ? json_is_object(patch) : json_is_array(patch));
 
     if (!fits) {
-        snprintf(buf, len, "json: cannot unmarshal %s into Go value of type %s", go_type(patch),
-                 go);
+        snprintf(buf, len, "json: cannot unmarshal %s into Go value of type %s",
+                 gw_gojson_kind(patch), go);
         return buf;
     }
     for (size_t i = 0; type == PATCH_JSON && i < json_array_size(patch); i++) {
@@ -79,7 +68,7 @@ strict_type_error(const json_t *patch, patch_type_t type, char *buf, size_t len)
         if (json_is_object(op) || json_is_null(op))
             continue;
         snprintf(buf, len, "json: cannot unmarshal %s into Go value of type handlers.jsonPatchOp",
-                 go_type(op));
+                 gw_gojson_kind(op));
         return buf;
     }
     return NULL;

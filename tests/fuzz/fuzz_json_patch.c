@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gw_alloc.c"
+#include "gw_gojson.c"
 #include "gw_patch.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
