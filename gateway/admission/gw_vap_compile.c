@@ -174,7 +174,8 @@ new_env(gw_vap_compiled_t *c, const gw_vap_schemas_t *s, bool authorizer)
                     cel_env_schema_type(env, &s_namespace, "kubernetes.Namespace", false));
     cel_env_declare(env, "request",
                     cel_env_schema_type(env, &s_request, "kubernetes.AdmissionRequest", false));
-    if (c->has_params)
+    /* The type checker declares `params` only when it found the param kind's schema. */
+    if (c->has_params && (!c->type_checking || params != dyn))
         cel_env_declare(env, "params", params);
     if (authorizer) {
         cel_env_declare(env, "authorizer",
@@ -334,7 +335,8 @@ gw_vap_compile(const json_t *policy, const gw_vap_schemas_t *schemas)
     c->has_params = json_is_object(json_object_get(spec, "paramKind"));
     c->type_checking = schemas != NULL && schemas->type_checking;
     c->env = new_env(c, schemas, true);
-    c->env_msg = new_env(c, schemas, false);
+    /* kube's type checker compiles messageExpressions in the validations' environment. */
+    c->env_msg = new_env(c, schemas, c->type_checking);
     /* Variables first (each sees the earlier ones), then what uses them, as compilePolicy. */
     compile_variables(c, json_object_get(spec, "variables"), c->env, c->env_msg);
     c->matches = compile_named(c, json_object_get(spec, "matchConditions"), "name", "expression",
