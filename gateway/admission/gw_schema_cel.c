@@ -49,8 +49,8 @@ fill_object(conv_t *cv, cel_schema_t *n, const gw_schema_t *s)
         const cel_schema_t *p = convert(cv, s->fields[i].schema);
         if (p == NULL)
             continue;
-        props[np++] = (cel_schema_prop_t){s->fields[i].name, p,
-                                          gw_schema_required(s, s->fields[i].name)};
+        props[np++] =
+            (cel_schema_prop_t){s->fields[i].name, p, gw_schema_required(s, s->fields[i].name)};
     }
     n->props = props;
     n->nprops = np;

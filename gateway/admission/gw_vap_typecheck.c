@@ -31,7 +31,8 @@ rule_strings(const json_t *list, const char *reject_all, const char *skip, size_
     const char **out = gw_calloc(json_array_size(list) + 1, sizeof(*out));
     size_t i, k = 0;
     const json_t *v;
-    json_array_foreach(list, i, v) {
+    json_array_foreach(list, i, v)
+    {
         const char *s = json_string_value(v);
         if (s == NULL)
             continue;
@@ -104,7 +105,8 @@ types_to_check(const json_t *spec, const gw_catalog_t *served, gvks_t *t)
         json_object_get(json_object_get(spec, "matchConstraints"), "resourceRules");
     size_t i;
     const json_t *rule;
-    json_array_foreach(rules, i, rule) {
+    json_array_foreach(rules, i, rule)
+    {
         if (!rule_kinds(t, rule, served))
             break;
     }
@@ -146,8 +148,8 @@ add_warning(json_t *warnings, size_t i, const char *field, gw_buf_t *text)
 {
     if (text->len > 0) {
         char *ref = gw_sprintf("spec.validations[%zu].%s", i, field);
-        json_array_append_new(warnings,
-                              json_pack("{s:s,s:s}", "fieldRef", ref, "warning", gw_buf_cstr(text)));
+        json_array_append_new(
+            warnings, json_pack("{s:s,s:s}", "fieldRef", ref, "warning", gw_buf_cstr(text)));
         free(ref);
     }
     gw_buf_free(text);
@@ -174,8 +176,7 @@ gw_vap_typecheck(const json_t *policy, const gw_catalog_t *served)
         gw_vap_compiled_t *c = gw_vap_compile(policy, &schemas);
         for (size_t i = 0; i < nval; i++) {
             add_issue(&expr[i], &t.items[k], gw_vap_compile_error(c, GW_VAP_VALIDATION, i));
-            add_issue(&msg[i], &t.items[k],
-                      gw_vap_compile_error(c, GW_VAP_MESSAGE_EXPRESSION, i));
+            add_issue(&msg[i], &t.items[k], gw_vap_compile_error(c, GW_VAP_MESSAGE_EXPRESSION, i));
         }
         gw_vap_compiled_free(c);
     }

@@ -26,6 +26,7 @@
 #include "gw_node_graph.h"
 #include "gw_rbac_cache.h"
 #include "gw_rbac_ctl.h"
+#include "gw_vap_status.h"
 #include "gw_sactl.h"
 #include "gw_store.h"
 #include "gw_tokencleaner.h"
@@ -37,6 +38,7 @@
 #define BOOT_ELECTION "bootstrap-token-controllers"
 #define SACTL_ELECTION "serviceaccount-controller"
 #define RBAC_ELECTION "rbac-controllers"
+#define VAP_STATUS_ELECTION "validatingadmissionpolicy-status-controller"
 
 struct gw_controllers {
     etcd_client_t *client;
@@ -66,6 +68,9 @@ struct gw_controllers {
     gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
     gw_vap_cache_t *vap;         /* the process's admission policy snapshot */
     bool vap_synced;             /* its first snapshot is published */
+    const gw_catalog_t *catalog; /* the served one */
+    gw_leader_t *vap_status_leader;
+    gw_vap_status_t *vap_status; /* while leading the policy status election */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
 };
@@ -228,6 +233,27 @@ on_rbac_lost(gw_leader_t *l, void *arg)
     gw_log_info(NULL, "rbac controllers stopped");
 }
 
+static void
+on_vap_status_elected(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    c->vap_status = gw_vap_status_start(c->client, c->base, c->prefix, c->values, c->catalog);
+    gw_log_info(NULL, VAP_STATUS_ELECTION " started");
+}
+
+static void
+on_vap_status_lost(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    gw_vap_status_stop(c->vap_status);
+    c->vap_status = NULL;
+    gw_log_info(NULL, VAP_STATUS_ELECTION " stopped");
+}
+
 /* "<host>_<uuid>", as kube's components name themselves in leader elections. */
 static char *
 identity(void)
@@ -339,6 +365,9 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
     c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
     c->vap = gw_vap_cache_start(client, base, etcd_prefix, values, catalog, vap_synced, c);
+    c->catalog = catalog;
+    c->vap_status_leader =
+        start_election(c, VAP_STATUS_ELECTION, on_vap_status_elected, on_vap_status_lost);
     return c;
 }
 
@@ -376,10 +405,12 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_leader_stop(c->boot_leader);
     gw_sactl_stop(c->sactl);
     gw_rbac_ctl_stop(c->rbac_ctl);
+    gw_vap_status_stop(c->vap_status);
     gw_rbac_cache_stop(c->rbac);
     gw_vap_cache_stop(c->vap);
     gw_node_graph_stop(c->node_graph);
     gw_leader_stop(c->rbac_leader);
+    gw_leader_stop(c->vap_status_leader);
     gw_leader_stop(c->leader); /* releases the elections at once */
     gw_leader_stop(c->sa_leader);
     etcd_conn_free(c->conn);

@@ -57,11 +57,16 @@ static void
 test_one_kind(void)
 {
     const char *const vals[] = {
-        "object.spec.replicas > 1", NULL,                        /* fine */
-        "object.spec.replicass > 1", "'n ' + object.metadata.nam", /* both wrong */
-        "object.spec.strategy.rollingUpdate.maxSurge == 1", NULL,  /* int-or-string: dyn */
-        "object.metadata.creationTimestamp < timestamp('2030-01-01T00:00:00Z')", NULL,
-        "object.spec.template.spec.containers.all(c, c.image != '')", "object.spec.replicas",
+        "object.spec.replicas > 1",
+        NULL, /* fine */
+        "object.spec.replicass > 1",
+        "'n ' + object.metadata.nam", /* both wrong */
+        "object.spec.strategy.rollingUpdate.maxSurge == 1",
+        NULL, /* int-or-string: dyn */
+        "object.metadata.creationTimestamp < timestamp('2030-01-01T00:00:00Z')",
+        NULL,
+        "object.spec.template.spec.containers.all(c, c.image != '')",
+        "object.spec.replicas",
     };
     json_t *w = check(APPS_DEPLOYMENTS, "", vals, 5);
     tap_is_int((int)json_array_size(w), 2, "two warnings");
@@ -117,15 +122,16 @@ static void
 test_params(void)
 {
     const char *const vals[] = {"params.data.x == object.metadata.name", NULL, "params.dta", NULL};
-    json_t *w = check(APPS_DEPLOYMENTS, ",\"paramKind\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"}",
-                      vals, 2);
+    json_t *w = check(APPS_DEPLOYMENTS,
+                      ",\"paramKind\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"}", vals, 2);
     tap_is_int((int)json_array_size(w), 1, "params typed as the ConfigMap");
     tap_ok(at(w, 0, "warning") && strstr(at(w, 0, "warning"), "undefined field 'dta'"),
            "an unknown param field");
     json_decref(w);
     w = check(APPS_DEPLOYMENTS,
               ",\"paramKind\":{\"apiVersion\":\"example.com/v1\",\"kind\":\"Nothing\"}", vals, 1);
-    tap_ok(json_array_size(w) == 1 && strstr(at(w, 0, "warning"), "undeclared reference to 'params'"),
+    tap_ok(json_array_size(w) == 1 &&
+               strstr(at(w, 0, "warning"), "undeclared reference to 'params'"),
            "an unknown param kind leaves params undeclared, as kube's checker does");
     json_decref(w);
 }
@@ -134,9 +140,9 @@ static void
 test_variables_and_recursion(void)
 {
     const char *const vals[] = {"variables.r > 2", NULL, "variables.r.size() > 0", NULL};
-    json_t *w = check(APPS_DEPLOYMENTS,
-                      ",\"variables\":[{\"name\":\"r\",\"expression\":\"object.spec.replicas\"}]",
-                      vals, 2);
+    json_t *w =
+        check(APPS_DEPLOYMENTS,
+              ",\"variables\":[{\"name\":\"r\",\"expression\":\"object.spec.replicas\"}]", vals, 2);
     tap_is_int((int)json_array_size(w), 1, "variables are typed by their expressions");
     tap_is_str(at(w, 0, "fieldRef"), "spec.validations[1].expression", "an int has no size()");
     json_decref(w);
