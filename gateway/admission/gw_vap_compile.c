@@ -183,7 +183,6 @@ new_env(gw_vap_compiled_t *c, const gw_vap_schemas_t *s, bool authorizer)
         cel_env_declare(env, "authorizer.requestResource",
                         cel_env_type(env, "kubernetes.authorization.ResourceCheck"));
     }
-    declare_variables(env, NULL, 0);
     if (authorizer) {
         c->object_type = object != dyn ? object : NULL;
         c->params_type = params != dyn ? params : NULL;
@@ -265,48 +264,103 @@ str_at(const json_t *o, const char *key)
     return json_string_value(json_object_get(o, key));
 }
 
+/* The white space strings.TrimSpace trims (its ASCII part). */
+static const char white[] = " \t\n\v\f\r";
+
+static bool
+blank(const char *s)
+{
+    return s == NULL || s[strspn(s, white)] == '\0';
+}
+
+/* strings.TrimSpace of `s` as a span: where it starts, its length in *len. */
+static const char *
+trim_span(const char *s, size_t *len)
+{
+    s += strspn(s, white);
+    *len = strlen(s);
+    while (*len > 0 && strchr(white, s[*len - 1]) != NULL)
+        (*len)--;
+    return s;
+}
+
+/* Compile variable `src` into `e`; the schema of what it yields (dyn when it does not compile)
+ * is allocated in `a`. */
+static const cel_schema_t *
+compile_variable(const gw_vap_compiled_t *c, cel_arena_t *a, const char *src, gw_vap__expr_t *e)
+{
+    char *type = NULL;
+    compile_expr(c->env, src != NULL ? src : "", NULL, e, &type, c->type_checking);
+    const char *p = type != NULL ? type : "dyn";
+    const cel_schema_t *s = type_schema(a, &p);
+    free(type);
+    return s;
+}
+
+/* The field of `variables` a variable named `name` takes among the `n` declared: kube's
+ * composition keeps its variables by name, so a later one replaces the earlier one's field;
+ * the plugin's compile here appends (its evaluation finds the first of a name). */
+static size_t
+variable_field(const cel_schema_prop_t *props, size_t n, const char *name, bool by_name)
+{
+    for (size_t k = 0; by_name && k < n; k++)
+        if (strcmp(props[k].name, name) == 0)
+            return k;
+    return n;
+}
+
 static void
-compile_variables(gw_vap_compiled_t *c, const json_t *vars, cel_env_t *env, cel_env_t *env_msg)
+compile_variables(gw_vap_compiled_t *c, const json_t *vars, bool validating)
 {
     cel_arena_t *a = cel_arena_new();
+    size_t nfields = 0;
     c->nvars = json_array_size(vars);
     c->vars = gw_calloc(c->nvars + 1, sizeof(*c->vars));
     cel_schema_prop_t *props = gw_calloc(c->nvars + 1, sizeof(*props));
+    declare_variables(c->env, props, 0);
     for (size_t i = 0; i < c->nvars; i++) {
         const json_t *v = json_array_get(vars, i);
         const char *name = str_at(v, "name"), *expr = str_at(v, "expression");
-        char *type = NULL;
         c->vars[i].name = gw_strdup(name ? name : "");
-        compile_expr(env, expr ? expr : "", NULL, &c->vars[i].expr, &type, c->type_checking);
-        const char *p = type != NULL ? type : "dyn";
-        props[i] = (cel_schema_prop_t){c->vars[i].name, type_schema(a, &p), true};
-        free(type);
-        declare_variables(env, props, i + 1);
+        if (validating && blank(expr))
+            continue;
+        const cel_schema_t *s = compile_variable(c, a, expr, &c->vars[i].expr);
+        size_t k = variable_field(props, nfields, c->vars[i].name, validating);
+        props[k] = (cel_schema_prop_t){c->vars[i].name, s, true};
+        nfields += k == nfields;
+        declare_variables(c->env, props, nfields);
     }
-    declare_variables(env_msg, props, c->nvars);
+    declare_variables(c->env_msg, props, nfields);
     free(props);
     cel_arena_free(a);
 }
 
+/* `trim`: the text compiled is strings.TrimSpace's (kube's validation trims some lists). */
 static gw_vap__named_t *
 compile_named(const gw_vap_compiled_t *c, const json_t *list, const char *key, const char *expr_key,
-              const char *const *want, size_t *n)
+              const char *const *want, bool trim, size_t *n)
 {
     *n = json_array_size(list);
     gw_vap__named_t *out = gw_calloc(*n + 1, sizeof(*out));
     for (size_t i = 0; i < *n; i++) {
         const json_t *m = json_array_get(list, i);
         const char *name = str_at(m, key), *expr = str_at(m, expr_key);
+        const char *text = expr != NULL ? expr : "";
+        size_t len = strlen(text);
+        if (trim)
+            text = trim_span(text, &len);
+        char *src = gw_strndup(text, len);
         out[i].name = gw_strdup(name ? name : "");
-        compile_expr(c->env, expr ? expr : "", want, &out[i].expr, NULL, c->type_checking);
+        compile_expr(c->env, src, want, &out[i].expr, NULL, c->type_checking);
+        free(src);
     }
     return out;
 }
 
 static void
-compile_validations(gw_vap_compiled_t *c, const json_t *list, const cel_env_t *env,
-                    const cel_env_t *env_msg)
+compile_validations(gw_vap_compiled_t *c, const json_t *list)
 {
+    const cel_env_t *env = c->env, *env_msg = c->env_msg;
     c->nvalidations = json_array_size(list);
     c->validations = gw_calloc(c->nvalidations + 1, sizeof(*c->validations));
     for (size_t i = 0; i < c->nvalidations; i++) {
@@ -334,16 +388,25 @@ gw_vap_compile(const json_t *policy, const gw_vap_schemas_t *schemas)
     c->ignore = fp != NULL && strcmp(fp, "Ignore") == 0;
     c->has_params = json_is_object(json_object_get(spec, "paramKind"));
     c->type_checking = schemas != NULL && schemas->type_checking;
+    bool validating = schemas != NULL && schemas->validating;
+    const json_t *vars = json_object_get(spec, "variables");
+    const json_t *matches = json_object_get(spec, "matchConditions");
     c->env = new_env(c, schemas, true);
     /* kube's type checker compiles messageExpressions in the validations' environment. */
     c->env_msg = new_env(c, schemas, c->type_checking);
-    /* Variables first (each sees the earlier ones), then what uses them, as compilePolicy. */
-    compile_variables(c, json_object_get(spec, "variables"), c->env, c->env_msg);
-    c->matches = compile_named(c, json_object_get(spec, "matchConditions"), "name", "expression",
-                               want_bool, &c->nmatches);
-    compile_validations(c, json_object_get(spec, "validations"), c->env, c->env_msg);
+    /* kube's validation compiles matchConditions with its stateless compiler: no `variables`. */
+    if (validating)
+        c->matches = compile_named(c, matches, "name", "expression", want_bool, true, &c->nmatches);
+    /* Variables first (each sees the earlier ones), then what uses them, as compilePolicy; kube's
+     * validation composes only a spec that has variables. */
+    if (!validating || json_array_size(vars) > 0)
+        compile_variables(c, vars, validating);
+    if (!validating)
+        c->matches =
+            compile_named(c, matches, "name", "expression", want_bool, false, &c->nmatches);
+    compile_validations(c, json_object_get(spec, "validations"));
     c->audits = compile_named(c, json_object_get(spec, "auditAnnotations"), "key",
-                              "valueExpression", want_audit, &c->naudits);
+                              "valueExpression", want_audit, validating, &c->naudits);
     return c;
 }
 

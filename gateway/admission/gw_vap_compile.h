@@ -38,6 +38,12 @@ typedef struct {
     /* As kube's type-checking controller compiles (typechecking.go): no return type is
      * enforced and errors are the checker's issues alone, without "compilation failed: ". */
     bool type_checking;
+    /* As kube's validation of a created or updated policy compiles it (admissionregistration
+     * validation.go): matchConditions trimmed and without `variables` (its stateless
+     * compiler), `variables` declared only when the spec has some, a variable with a blank
+     * expression neither compiled nor declared, a later variable of a name replacing the
+     * earlier one's field, auditAnnotations' valueExpressions trimmed. */
+    bool validating;
 } gw_vap_schemas_t;
 
 /** The expression lists of a policy, for gw_vap_compile_error(). */
@@ -76,7 +82,8 @@ size_t gw_vap_compiled_count(const gw_vap_compiled_t *c, gw_vap_list_t list);
  * kube's compile error of expression `i` of `list` (the text its CompilationResult.Error
  * prints, e.g. "compilation failed: ERROR: <input>:1:1: undeclared reference to 'x'\n | x\n
  * | ^" or "must evaluate to bool but got int"), or NULL when it compiled (or, for
- * messageExpressions, when the validation has none). Owned by `c`.
+ * messageExpressions, when the validation has none; `validating`, for a variable whose
+ * expression is blank: it is not compiled). Owned by `c`.
  */
 const char *gw_vap_compile_error(const gw_vap_compiled_t *c, gw_vap_list_t list, size_t i);
 

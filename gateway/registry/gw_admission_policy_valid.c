@@ -1,8 +1,9 @@
 /*
  * ValidatingAdmissionPolicy and its bindings: kube's validateValidatingAdmissionPolicySpec,
- * validateValidatingAdmissionPolicyBindingSpec and the status rules, and the CEL compilation
- * kube's validation runs (plugin/cel's CompileCELExpression and the composited compiler of
- * variables) in kube's admission-policy environment.
+ * validateValidatingAdmissionPolicyBindingSpec and the status rules. A policy's expressions
+ * are compiled by the admission plugin's compiler (gw_vap_compile.h) in the mode that compiles
+ * as kube's validation does; here each error becomes a field error at its path, unless the
+ * stored policy already held the expression.
  */
 #include "gw_admission_policy_valid.h"
 
@@ -11,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cel.h"
 #include "gw_admission_rules.h"
 #include "gw_alloc.h"
 #include "gw_metav1_valid.h"
 #include "gw_names.h"
+#include "gw_vap_compile.h"
 
 #define MAX_AUDIT_ANNOTATIONS 20
 #define MAX_VALUE_EXPRESSION_LEN (5 * 1024)
@@ -85,246 +86,14 @@ child(const char *path, const char *member)
     return gw_sprintf("%s.%s", path, member);
 }
 
-/* ---- kube's admission-policy CEL environment ---------------------------------------------- */
+/* ---- the policy's expressions ------------------------------------------------------------ */
 
-#define UNB                                                                                        \
-    .max_length = CEL_SCHEMA_UNBOUNDED, .max_items = CEL_SCHEMA_UNBOUNDED,                         \
-    .max_properties = CEL_SCHEMA_UNBOUNDED
-#define OBJ(P)                                                                                     \
-    {                                                                                              \
-        .type = CEL_SCHEMA_OBJECT, UNB, .props = (P), .nprops = sizeof(P) / sizeof((P)[0]),        \
-        .verbatim_names = true                                                                     \
-    }
-
-static const cel_schema_t s_str = {.type = CEL_SCHEMA_STRING, UNB};
-static const cel_schema_t s_int = {.type = CEL_SCHEMA_INTEGER, UNB};
-static const cel_schema_t s_bool = {.type = CEL_SCHEMA_BOOLEAN, UNB};
-static const cel_schema_t s_time = {.type = CEL_SCHEMA_STRING, UNB, .format = "date-time"};
-static const cel_schema_t s_dyn = {.type = CEL_SCHEMA_INT_OR_STRING, UNB};
-static const cel_schema_t s_strs = {.type = CEL_SCHEMA_ARRAY, UNB, .items = &s_str};
-static const cel_schema_t s_str_map = {
-    .type = CEL_SCHEMA_OBJECT, UNB, .additional_properties = &s_str};
-static const cel_schema_t s_extra = {
-    .type = CEL_SCHEMA_OBJECT, UNB, .additional_properties = &s_strs};
-
-/* BuildRequestType: kubernetes.AdmissionRequest without uid, object and oldObject. */
-static const cel_schema_prop_t p_gvk[] = {
-    {"group", &s_str, true}, {"version", &s_str, true}, {"kind", &s_str, true}};
-static const cel_schema_t s_gvk = OBJ(p_gvk);
-static const cel_schema_prop_t p_gvr[] = {
-    {"group", &s_str, true}, {"version", &s_str, true}, {"resource", &s_str, true}};
-static const cel_schema_t s_gvr = OBJ(p_gvr);
-static const cel_schema_prop_t p_user[] = {{"username", &s_str, false},
-                                           {"uid", &s_str, false},
-                                           {"groups", &s_strs, false},
-                                           {"extra", &s_extra, false}};
-static const cel_schema_t s_user = OBJ(p_user);
-static const cel_schema_prop_t p_request[] = {{"kind", &s_gvk, true},
-                                              {"resource", &s_gvr, true},
-                                              {"subResource", &s_str, false},
-                                              {"requestKind", &s_gvk, true},
-                                              {"requestResource", &s_gvr, true},
-                                              {"requestSubResource", &s_str, false},
-                                              {"name", &s_str, true},
-                                              {"namespace", &s_str, false},
-                                              {"operation", &s_str, true},
-                                              {"userInfo", &s_user, true},
-                                              {"dryRun", &s_bool, false},
-                                              {"options", &s_dyn, false}};
-static const cel_schema_t s_request = OBJ(p_request);
-
-/* BuildNamespaceType. */
-static const cel_schema_prop_t p_ns_spec[] = {{"finalizers", &s_strs, true}};
-static const cel_schema_prop_t p_ns_cond[] = {{"status", &s_str, true},
-                                              {"type", &s_str, true},
-                                              {"lastTransitionTime", &s_time, true},
-                                              {"message", &s_str, true},
-                                              {"reason", &s_str, true}};
-static const cel_schema_t s_ns_cond = OBJ(p_ns_cond);
-static const cel_schema_t s_ns_conds = {.type = CEL_SCHEMA_ARRAY, UNB, .items = &s_ns_cond};
-static const cel_schema_prop_t p_ns_status[] = {{"conditions", &s_ns_conds, true},
-                                                {"phase", &s_str, true}};
-static const cel_schema_prop_t p_ns_meta[] = {{"name", &s_str, true},
-                                              {"generateName", &s_str, true},
-                                              {"namespace", &s_str, true},
-                                              {"labels", &s_str_map, true},
-                                              {"annotations", &s_str_map, true},
-                                              {"UID", &s_str, true},
-                                              {"creationTimestamp", &s_time, true},
-                                              {"deletionGracePeriodSeconds", &s_int, true},
-                                              {"deletionTimestamp", &s_time, true},
-                                              {"generation", &s_int, true},
-                                              {"resourceVersion", &s_str, true},
-                                              {"finalizers", &s_strs, true}};
-static const cel_schema_t s_ns_spec = OBJ(p_ns_spec);
-static const cel_schema_t s_ns_status = OBJ(p_ns_status);
-static const cel_schema_t s_ns_meta = OBJ(p_ns_meta);
-static const cel_schema_prop_t p_namespace[] = {
-    {"metadata", &s_ns_meta, true}, {"spec", &s_ns_spec, true}, {"status", &s_ns_status, true}};
-static const cel_schema_t s_namespace = OBJ(p_namespace);
-
-/* A variable compiled so far: its name and result type (NULL: dyn). */
+/* What one policy's checks share: its expressions compiled as kube's validation compiles them,
+ * and what the old object held. */
 typedef struct {
-    const char *name;
-    char *type;
-} var_t;
-
-/* What one policy's compilations share: its declarations and what the old object held. */
-typedef struct {
-    bool has_params;
-    bool composition; /* the spec has variables: `variables` is declared */
-    var_t *vars;
-    size_t nvars;
+    gw_vap_compiled_t *compiled;
     const json_t *old_spec; /* the stored spec on an update, else NULL */
 } pctx_t;
-
-/* The schema of a variable's result, for the `variables` object (types without a schema form
- * are dyn). */
-static const cel_schema_t *
-type_schema(const char *type)
-{
-    static const cel_schema_t s_double = {.type = CEL_SCHEMA_NUMBER, UNB};
-    static const cel_schema_t s_dur = {.type = CEL_SCHEMA_STRING, UNB, .format = "duration"};
-    static const cel_schema_t s_bytes = {.type = CEL_SCHEMA_STRING, UNB, .format = "byte"};
-
-    if (type == NULL)
-        return &s_dyn;
-    if (strcmp(type, "bool") == 0)
-        return &s_bool;
-    if (strcmp(type, "int") == 0)
-        return &s_int;
-    if (strcmp(type, "string") == 0)
-        return &s_str;
-    if (strcmp(type, "double") == 0)
-        return &s_double;
-    if (strcmp(type, "google.protobuf.Timestamp") == 0)
-        return &s_time;
-    if (strcmp(type, "google.protobuf.Duration") == 0)
-        return &s_dur;
-    if (strcmp(type, "bytes") == 0)
-        return &s_bytes;
-    return &s_dyn;
-}
-
-/* createEnvForOpts for (params, authorizer), plus the composition's `variables`. */
-static cel_env_t *
-policy_env(const pctx_t *c, bool params, bool authorizer)
-{
-    cel_env_t *env = cel_env_new();
-
-    cel_env_declare(env, "object", cel_env_type(env, "dyn"));
-    cel_env_declare(env, "oldObject", cel_env_type(env, "dyn"));
-    cel_env_declare(env, "namespaceObject",
-                    cel_env_schema_type(env, &s_namespace, "kubernetes.Namespace", false));
-    cel_env_declare(env, "request",
-                    cel_env_schema_type(env, &s_request, "kubernetes.AdmissionRequest", false));
-    if (params)
-        cel_env_declare(env, "params", cel_env_type(env, "dyn"));
-    if (authorizer) {
-        cel_env_declare(env, "authorizer",
-                        cel_env_type(env, "kubernetes.authorization.Authorizer"));
-        cel_env_declare(env, "authorizer.requestResource",
-                        cel_env_type(env, "kubernetes.authorization.ResourceCheck"));
-    }
-    if (c != NULL && c->composition) {
-        cel_schema_prop_t *props = gw_calloc(c->nvars + 1, sizeof(*props));
-        for (size_t i = 0; i < c->nvars; i++)
-            props[i] = (cel_schema_prop_t){c->vars[i].name, type_schema(c->vars[i].type), true};
-        cel_schema_t s = {.type = CEL_SCHEMA_OBJECT,
-                          UNB,
-                          .props = props,
-                          .nprops = c->nvars,
-                          .verbatim_names = true};
-        cel_env_declare(env, "variables",
-                        cel_env_schema_type(env, &s, "kubernetes.variables", false));
-        free(props);
-    }
-    cel_env_set_type_check(env, true);
-    return env;
-}
-
-/* The issues of a failed check, joined as cel-go's Issues.String() joins them. */
-static char *
-issues_text(const cel_check_t *c)
-{
-    char *all = gw_strdup("");
-
-    for (size_t i = 0; i < c->nissues; i++) {
-        char *next = gw_sprintf("%s%s%s", all, i > 0 ? "\n" : "", c->issues[i].message);
-        free(all);
-        all = next;
-    }
-    return all;
-}
-
-/* A checked type as cel-go's Type.String() names it (null is "null_type"). */
-static const char *
-go_type(const char *t)
-{
-    if (t == NULL)
-        return "dyn";
-    return strcmp(t, "null") == 0 ? "null_type" : t;
-}
-
-/* Whether result type `got` is one of `want` (NULL: any type). */
-static bool
-type_ok(const char *got, const char *const *want)
-{
-    if (want == NULL)
-        return true;
-    for (size_t i = 0; want[i] != NULL; i++)
-        if (strcmp(got, want[i]) == 0)
-            return true;
-    return false;
-}
-
-/* "must evaluate to bool but got int", "must evaluate to one of [string null_type] but ...". */
-static char *
-type_reason(const char *got, const char *const *want)
-{
-    char *list, *out;
-
-    if (want[1] == NULL)
-        return gw_sprintf("must evaluate to %s but got %s", want[0], got);
-    list = gw_strdup(want[0]);
-    for (size_t i = 1; want[i] != NULL; i++) {
-        char *next = gw_sprintf("%s %s", list, want[i]);
-        free(list);
-        list = next;
-    }
-    out = gw_sprintf("must evaluate to one of [%s] but got %s", list, got);
-    free(list);
-    return out;
-}
-
-/* CompileCELExpression: the detail of its error (malloc'd), or NULL with *type set to the
- * result type (malloc'd). */
-static char *
-compile(const cel_env_t *env, const char *src, const char *const *want, char **type)
-{
-    cel_check_t c;
-    char *detail = NULL;
-
-    *type = NULL;
-    if (cel_check(env, src, &c) != 0) {
-        char *all = issues_text(&c);
-        detail = gw_sprintf("compilation failed: %s", all);
-        free(all);
-    } else if (!type_ok(go_type(c.type), want)) {
-        detail = type_reason(go_type(c.type), want);
-    } else {
-        cel_program_t *p = NULL;
-        cel_issue_t issue = {0};
-        if (cel_compile(env, src, &p, &issue) != 0)
-            detail = gw_sprintf("compilation failed: %s", issue.message ? issue.message : "");
-        else
-            *type = gw_strdup(go_type(c.type));
-        cel_issue_clear(&issue);
-        cel_program_free(p);
-    }
-    cel_check_clear(&c);
-    return detail;
-}
 
 /* Whether the old spec's array `member` has an element whose `key` is `src` (kube's
  * preexisting expressions: compiled in the stored-expressions environment). */
@@ -345,28 +114,20 @@ preexisting(const pctx_t *c, const char *member, const char *key, const char *sr
     return false;
 }
 
-/* validateCELCondition: compile `src` and report an error as Invalid(path, shown, detail). An
- * expression the stored object already held stays valid: kgate has no older environment to
- * compile it in, and it was accepted once. Returns the result type (malloc'd) or NULL. */
-static char *
-check_expr(const pctx_t *c, bool params, bool authorizer, const char *src, const char *shown,
-           const char *const *want, bool stored, const char *path, gw_field_errors_t *errs)
+/* validateCELCondition: the compile error of expression `i` of `list` as Invalid(path, shown,
+ * detail). An expression the stored object already held stays valid: kgate has no older
+ * environment to compile it in, and it was accepted once. */
+static void
+compile_error(const pctx_t *c, gw_vap_list_t list, size_t i, const char *shown, bool stored,
+              const char *path, gw_field_errors_t *errs)
 {
-    cel_env_t *env = policy_env(c, params, authorizer);
-    char *type, *detail = compile(env, src, want, &type);
+    const char *detail = gw_vap_compile_error(c->compiled, list, i);
 
-    cel_env_free(env);
     if (detail != NULL && !stored)
         gw_ferr_invalid_str(errs, path, shown, detail);
-    free(detail);
-    return type;
 }
 
 /* ---- the policy's spec ------------------------------------------------------------------- */
-
-static const char *const want_bool[] = {"bool", NULL};
-static const char *const want_string[] = {"string", NULL};
-static const char *const want_audit[] = {"string", "null_type", NULL};
 
 /* parseGroupVersion's split, or false for more than one '/'. */
 static bool
@@ -442,7 +203,8 @@ param_kind(const json_t *pk, const char *path, gw_field_errors_t *errs)
 }
 
 static void
-match_condition(const pctx_t *c, const json_t *mc, const char *path, gw_field_errors_t *errs)
+match_condition(const pctx_t *c, const json_t *mc, size_t i, const char *path,
+                gw_field_errors_t *errs)
 {
     const char *src = sor(mc, "expression"), *name = sor(mc, "name");
     char *p = child(path, "expression");
@@ -450,10 +212,10 @@ match_condition(const pctx_t *c, const json_t *mc, const char *path, gw_field_er
     if (blank(src)) {
         gw_ferr_required(errs, p, NULL);
     } else {
-        /* kube compiles the trimmed text, without the composition's variables */
+        /* kube compiles, and shows, the trimmed text */
         char *t = trim(src);
         bool stored = preexisting(c, "matchConditions", "expression", t);
-        free(check_expr(NULL, c->has_params, true, t, t, want_bool, stored, p, errs));
+        compile_error(c, GW_VAP_MATCH_CONDITION, i, t, stored, p, errs);
         free(t);
     }
     free(p);
@@ -477,7 +239,7 @@ match_conditions(const pctx_t *c, const json_t *list, const char *path, gw_field
     {
         char *p = gw_sprintf("%s[%zu]", path, i);
         const char *name = sor(mc, "name");
-        match_condition(c, mc, p, errs);
+        match_condition(c, mc, i, p, errs);
         if (name[0] != '\0') {
             for (size_t j = 0; j < i; j++) {
                 if (strcmp(sor(json_array_get(list, j), "name"), name) == 0) {
@@ -512,12 +274,12 @@ cel_identifier(const char *s)
     return true;
 }
 
-/* validateVariable; the composition stores the variable's type for what follows. */
+/* validateVariable. */
 static void
-variable(pctx_t *c, const json_t *v, const char *path, gw_field_errors_t *errs)
+variable(const pctx_t *c, const json_t *v, size_t i, const char *path, gw_field_errors_t *errs)
 {
     const char *name = sor(v, "name"), *src = sor(v, "expression");
-    char *p = child(path, "name"), *type = NULL;
+    char *p = child(path, "name");
 
     if (blank(name))
         gw_ferr_required(errs, p, "name is not specified");
@@ -530,26 +292,13 @@ variable(pctx_t *c, const json_t *v, const char *path, gw_field_errors_t *errs)
     } else {
         /* kube looks a variable up among the stored validations' expressions */
         bool stored = preexisting(c, "validations", "expression", src);
-        type = check_expr(c, c->has_params, true, src, src, NULL, stored, p, errs);
-        size_t k = 0;
-        while (k < c->nvars && strcmp(c->vars[k].name, name) != 0)
-            k++;
-        if (blank(name)) {
-            free(type);
-        } else if (k < c->nvars) {
-            /* a later variable of the same name replaces the field */
-            free(c->vars[k].type);
-            c->vars[k].type = type;
-        } else {
-            c->vars = gw_realloc(c->vars, (c->nvars + 1) * sizeof(*c->vars));
-            c->vars[c->nvars++] = (var_t){name, type};
-        }
+        compile_error(c, GW_VAP_VARIABLE, i, src, stored, p, errs);
     }
     free(p);
 }
 
 static void
-validation(const pctx_t *c, const json_t *v, const char *path, gw_field_errors_t *errs)
+validation(const pctx_t *c, const json_t *v, size_t i, const char *path, gw_field_errors_t *errs)
 {
     static const char *const reasons[] = {"Forbidden", "Invalid", "RequestEntityTooLarge", NULL};
     const char *src = sor(v, "expression"), *msg = sor(v, "message");
@@ -562,7 +311,7 @@ validation(const pctx_t *c, const json_t *v, const char *path, gw_field_errors_t
         gw_ferr_required(errs, p, "expression is not specified");
     } else {
         stored = preexisting(c, "validations", "expression", src);
-        free(check_expr(c, c->has_params, true, src, src, want_bool, stored, p, errs));
+        compile_error(c, GW_VAP_VALIDATION, i, src, stored, p, errs);
     }
     free(p);
     p = child(path, "messageExpression");
@@ -570,7 +319,7 @@ validation(const pctx_t *c, const json_t *v, const char *path, gw_field_errors_t
         gw_ferr_invalid_str(errs, p, mexpr, "must be non-empty if specified");
     } else if (mexpr[0] != '\0') {
         stored = preexisting(c, "validations", "messageExpression", mexpr);
-        free(check_expr(c, c->has_params, false, mexpr, mexpr, want_string, stored, p, errs));
+        compile_error(c, GW_VAP_MESSAGE_EXPRESSION, i, mexpr, stored, p, errs);
     }
     free(p);
     p = child(path, "message");
@@ -592,7 +341,7 @@ validation(const pctx_t *c, const json_t *v, const char *path, gw_field_errors_t
 }
 
 static void
-audit_annotation(const pctx_t *c, const char *policy, const json_t *a, const char *path,
+audit_annotation(const pctx_t *c, const char *policy, const json_t *a, size_t i, const char *path,
                  gw_field_errors_t *errs)
 {
     const char *key = sor(a, "key"), *src = sor(a, "valueExpression");
@@ -613,8 +362,9 @@ audit_annotation(const pctx_t *c, const char *policy, const json_t *a, const cha
     } else if (strlen(t) > MAX_VALUE_EXPRESSION_LEN) {
         gw_ferr_required(errs, p, "must not exceed 5120 bytes in length");
     } else {
+        /* kube compiles the trimmed text and shows the text as written */
         bool stored = preexisting(c, "auditAnnotations", "valueExpression", src);
-        free(check_expr(c, c->has_params, true, t, src, want_audit, stored, p, errs));
+        compile_error(c, GW_VAP_AUDIT_ANNOTATION, i, src, stored, p, errs);
     }
     free(t);
     free(p);
@@ -662,7 +412,7 @@ audit_annotations(const pctx_t *c, const char *policy, const json_t *list, gw_fi
     {
         char *p = gw_sprintf("spec.auditAnnotations[%zu]", i);
         const char *key = sor(a, "key");
-        audit_annotation(c, policy, a, p, errs);
+        audit_annotation(c, policy, a, i, p, errs);
         for (size_t j = 0; j < i; j++) {
             if (strcmp(sor(json_array_get(list, j), "key"), key) == 0) {
                 char *pk = child(p, "key");
@@ -700,8 +450,7 @@ policy_spec(const json_t *obj, const json_t *old, bool check_conditions, gw_fiel
     const json_t *vals = json_object_get(spec, "validations");
     const json_t *auds = json_object_get(spec, "auditAnnotations");
     const char *policy = sor(json_object_get(obj, "metadata"), "name");
-    pctx_t c = {.has_params = pk != NULL,
-                .composition = json_array_size(vars) > 0,
+    pctx_t c = {.compiled = gw_vap_compile(obj, &(gw_vap_schemas_t){.validating = true}),
                 .old_spec = old != NULL ? json_object_get(old, "spec") : NULL};
     size_t i;
     const json_t *e;
@@ -720,7 +469,7 @@ policy_spec(const json_t *obj, const json_t *old, bool check_conditions, gw_fiel
     json_array_foreach(vars, i, e)
     {
         char *p = gw_sprintf("spec.variables[%zu]", i);
-        variable(&c, e, p, errs);
+        variable(&c, e, i, p, errs);
         free(p);
     }
     if (json_array_size(vals) == 0 && json_array_size(auds) == 0) {
@@ -732,14 +481,12 @@ policy_spec(const json_t *obj, const json_t *old, bool check_conditions, gw_fiel
         json_array_foreach(vals, i, e)
         {
             char *p = gw_sprintf("spec.validations[%zu]", i);
-            validation(&c, e, p, errs);
+            validation(&c, e, i, p, errs);
             free(p);
         }
         audit_annotations(&c, policy, auds, errs);
     }
-    for (i = 0; i < c.nvars; i++)
-        free(c.vars[i].type);
-    free(c.vars);
+    gw_vap_compiled_free(c.compiled);
 }
 
 void

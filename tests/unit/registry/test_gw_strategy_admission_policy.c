@@ -285,6 +285,51 @@ test_variables_and_conditions(void)
         "match conditions: trimmed, qualified and unique names, bool results");
 }
 
+/* How kube's validation composes variables, which the plugin's compile does otherwise. */
+static void
+test_composition(void)
+{
+    policy(POLICY(MC(RULE) ",\"variables\":[{\"name\":\"a\",\"expression\":\"1\"},"
+                           "{\"name\":\"a\",\"expression\":\"true\"}],"
+                           "\"validations\":[{\"expression\":\"variables.a\"}]"),
+           "", "a later variable of a name replaces the earlier one's type");
+    policy(POLICY(MC(RULE) ",\"variables\":[{\"name\":\"a\",\"expression\":\" \"},"
+                           "{\"name\":\"b\",\"expression\":\"variables.a\"}]," VALS),
+           "[spec.variables[0].expression: Required value: expression is not specified, "
+           "spec.variables[1].expression: Invalid value: \"variables.a\": compilation failed: "
+           "ERROR: <input>:1:10: undefined field 'a'\n"
+           " | variables.a\n"
+           " | .........^]",
+           "a variable without an expression is not declared");
+    policy(POLICY(MC(RULE) ",\"validations\":[{\"expression\":\"variables.a\"}]"),
+           "spec.validations[0].expression: Invalid value: \"variables.a\": compilation failed: "
+           "ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')\n"
+           " | variables.a\n"
+           " | ^",
+           "without variables, `variables` is not declared");
+    policy(POLICY(MC(RULE) ",\"matchConditions\":[{\"name\":\"c\",\"expression\":\"variables.a\"}],"
+                           "\"variables\":[{\"name\":\"a\",\"expression\":\"true\"}]," VALS),
+           "spec.matchConditions[0].expression: Invalid value: \"variables.a\": compilation "
+           "failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')\n"
+           " | variables.a\n"
+           " | ^",
+           "match conditions do not see the variables");
+    policy(POLICY(MC(RULE) ",\"variables\":[{\"name\":\"l\",\"expression\":\"[1, 2]\"}],"
+                           "\"validations\":[{\"expression\":\"variables.l[0] == 'a'\"}]"),
+           "spec.validations[0].expression: Invalid value: \"variables.l[0] == 'a'\": "
+           "compilation failed: ERROR: <input>:1:16: found no matching overload for '_==_' "
+           "applied to '(int, string)'\n"
+           " | variables.l[0] == 'a'\n"
+           " | ...............^",
+           "a variable's list type is kept");
+    policy(POLICY(MC(RULE) ",\"auditAnnotations\":[{\"key\":\"k\",\"valueExpression\":\"  x\"}]"),
+           "spec.auditAnnotations[0].valueExpression: Invalid value: \"  x\": compilation "
+           "failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n"
+           " | x\n"
+           " | ^",
+           "an audit annotation's value expression is compiled trimmed, shown as written");
+}
+
 /* A policy with n match conditions named c0, c1, ... */
 static char *
 conditions_policy(int n)
@@ -538,6 +583,7 @@ main(void)
     test_spec();
     test_validations();
     test_variables_and_conditions();
+    test_composition();
     test_limits();
     test_binding();
     test_update();
