@@ -3,7 +3,8 @@
 # `Warning: 299 - "<group/version> <Kind> is deprecated in vX.Y+[, unavailable in vX.Y+][; use ...]"`
 # header on every verb its handlers serve (get, list, watch, create, status, a 404 from the
 # handler), none on the GA version, none before the handler (403, an unknown resource), and the
-# audit annotations k8s.io/deprecated and k8s.io/removed-release; a beta
+# audit annotations k8s.io/deprecated and k8s.io/removed-release, the gauge
+# apiserver_requested_deprecated_apis; a beta
 # (admissionregistration.k8s.io/v1beta1), an alpha past its default deprecation
 # (storage.k8s.io/v1alpha1) and one before it (admissionregistration.k8s.io/v1alpha1), the GA
 # ComponentStatus; stock kubectl shows the warning.
@@ -147,6 +148,16 @@ check "... annotated deprecated with no removed-release" annotations "{'k8s.io/d
 
 req GET $CORE/configmaps
 check "a GA kind: no warning" no_warning
+
+req GET /metrics
+check "/metrics has the gauge of each deprecated API requested, with its removal release" grep -qx \
+    'apiserver_requested_deprecated_apis{group="admissionregistration.k8s.io",removed_release="1.34",resource="validatingadmissionpolicies",subresource="",version="v1beta1"} 1' "$OUT"
+check "... the status subresource apart" grep -qx \
+    'apiserver_requested_deprecated_apis{group="admissionregistration.k8s.io",removed_release="1.34",resource="validatingadmissionpolicies",subresource="status",version="v1beta1"} 1' "$OUT"
+check "... ComponentStatus without a removal release" grep -qx \
+    'apiserver_requested_deprecated_apis{group="",removed_release="",resource="componentstatuses",subresource="",version="v1"} 1' "$OUT"
+check "... and none for the kinds not deprecated" bash -c \
+    "! grep -qE 'apiserver_requested_deprecated_apis[{].*resource=\"(mutatingadmissionpolicies|configmaps)\"' '$OUT'"
 
 if kubectl_ok; then
     export KUBECONFIG=$D/kubeconfig

@@ -37,16 +37,16 @@ test_facts(void)
            "v1 ComponentStatus deprecated in 1.19");
     tap_ok(cs != NULL && cs->removed.major == 0 && cs->removed.minor == 0,
            "a GA kind gets no default removal");
-    const gw_lifecycle_t *ctb = kind_lifecycle("certificates.k8s.io", "v1alpha1",
-                                               "ClusterTrustBundle");
+    const gw_lifecycle_t *ctb =
+        kind_lifecycle("certificates.k8s.io", "v1alpha1", "ClusterTrustBundle");
     tap_ok(ctb != NULL && ctb->deprecated.minor == 31 && ctb->removed.minor == 34,
            "a stated deprecation moves the default removal with it");
     tap_ok(kind_lifecycle("apps", "v1", "Deployment") == NULL, "GA kinds have none");
     tap_ok(kind_lifecycle("internal.apiserver.k8s.io", "v1alpha1", "StorageVersion") == NULL,
            "a package without generated lifecycle has none");
 
-    const gw_resource_t *r = gw_catalog_find(universe, "admissionregistration.k8s.io",
-                                             "v1beta1", "validatingadmissionpolicies");
+    const gw_resource_t *r = gw_catalog_find(universe, "admissionregistration.k8s.io", "v1beta1",
+                                             "validatingadmissionpolicies");
     const gw_subresource_t *st = r != NULL ? gw_resource_subresource(r, "status") : NULL;
     tap_ok(st != NULL && st->lifecycle == vap, "status shares its parent kind's lifecycle");
     r = gw_catalog_find(universe, "apps", "v1", "deployments");
@@ -71,12 +71,12 @@ test_deprecated(void)
     l.deprecated = (gw_release_t){2, 1};
     tap_ok(!gw_lifecycle_deprecated(&l, (gw_release_t){1, 40}), "an earlier major");
 
-    const gw_lifecycle_t *mapol = kind_lifecycle("admissionregistration.k8s.io", "v1alpha1",
-                                                 "MutatingAdmissionPolicy");
+    const gw_lifecycle_t *mapol =
+        kind_lifecycle("admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicy");
     tap_ok(mapol != NULL && !gw_lifecycle_deprecated(mapol, now),
            "alpha introduced in 1.32 is not deprecated until 1.35");
-    const gw_lifecycle_t *vac = kind_lifecycle("storage.k8s.io", "v1alpha1",
-                                               "VolumeAttributesClass");
+    const gw_lifecycle_t *vac =
+        kind_lifecycle("storage.k8s.io", "v1alpha1", "VolumeAttributesClass");
     tap_ok(gw_lifecycle_deprecated(vac, now), "alpha introduced in 1.29 is deprecated in 1.32");
 }
 
@@ -96,8 +96,8 @@ test_messages(void)
     tap_is_str(gw_lifecycle_warning(cs, buf, sizeof(buf)),
                "v1 ComponentStatus is deprecated in v1.19+", "core kind, no removal");
     tap_is_str(gw_lifecycle_removed_release(cs, rel, sizeof(rel)), "", "no removed release");
-    const gw_lifecycle_t *vac = kind_lifecycle("storage.k8s.io", "v1alpha1",
-                                               "VolumeAttributesClass");
+    const gw_lifecycle_t *vac =
+        kind_lifecycle("storage.k8s.io", "v1alpha1", "VolumeAttributesClass");
     tap_is_str(gw_lifecycle_warning(vac, buf, sizeof(buf)),
                "storage.k8s.io/v1alpha1 VolumeAttributesClass is deprecated in v1.32+, "
                "unavailable in v1.35+",
