@@ -20,6 +20,10 @@ Output shape:
                (kube's ReturnDeletedObject), read from the delete operation's 200 response.
   definitions  {name: schema}: the OpenAPI schema minus prose; "$ref" holds a bare definition
                name; "x-kgate-type" marks the special types (int-or-string, quantity, time, any).
+  lifecycle    [{group, version, kind, introduced, deprecated, removed, replacement}] sorted by
+               (group, version, kind): the prerelease lifecycle of the served kinds that have one
+               (scripts/api-lifecycle.txt, with the generator's default releases filled in);
+               releases are [major, minor] or null, replacement {group, version, kind} or null.
   protobuf     {messages, types}: the Kubernetes protobuf wire form, present when
                gateway/catalog/proto-fields.json is (scripts/gen-proto-fields.py makes it).
                messages: {definition: [[property, field number path..., flags], ...]},
@@ -37,6 +41,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_INPUT = os.path.join(REPO, '..', 'shared', 'data', 'kubernetes-openapi-v2-v1.32.json')
 DEFAULT_OUTPUT = os.path.join(REPO, 'gateway', 'catalog', 'catalog.json')
 PROTO_FIELDS = os.path.join(REPO, 'gateway', 'catalog', 'proto-fields.json')
+LIFECYCLE = os.path.join(REPO, 'scripts', 'api-lifecycle.txt')
 
 # ---- facts about kube-apiserver v1.32 that the OpenAPI document does not carry -------------
 
@@ -554,6 +559,81 @@ def build_protobuf(definitions):
     }
 
 
+# ---- prerelease lifecycle ------------------------------------------------------------------
+
+def parse_release(text, where):
+    m = re.match(r'^(\d+)\.(\d+)$', text)
+    if not m:
+        sys.exit(f'{LIFECYCLE}: {where}: bad release {text!r}')
+    return [int(m.group(1)), int(m.group(2))]
+
+
+def plus_three(release):
+    return [release[0], release[1] + 3]
+
+
+def lifecycle_entry(fields, where):
+    """One table line as the v1.32 prerelease-lifecycle-gen would derive it."""
+    gv, kind, tags = fields[0], fields[1], fields[2:]
+    group, _, version = gv.rpartition('/')
+    group = '' if group == 'core' else group
+    if tags == ['none']:
+        return None
+    given = {}
+    for tag in tags:
+        key, _, value = tag.partition('=')
+        if key not in ('introduced', 'deprecated', 'removed', 'replacement') or key in given:
+            sys.exit(f'{LIFECYCLE}: {where}: bad tag {tag!r}')
+        given[key] = value
+    if 'introduced' not in given:
+        sys.exit(f'{LIFECYCLE}: {where}: no introduced release')
+    prerelease = VERSION_RE.match(version).group(2) is not None
+    entry = {'group': group, 'version': version, 'kind': kind,
+             'introduced': parse_release(given['introduced'], where),
+             'deprecated': None, 'removed': None, 'replacement': None}
+    if 'deprecated' in given:
+        entry['deprecated'] = parse_release(given['deprecated'], where)
+    elif prerelease:
+        entry['deprecated'] = plus_three(entry['introduced'])
+    if 'removed' in given:
+        entry['removed'] = parse_release(given['removed'], where)
+    elif prerelease:
+        entry['removed'] = plus_three(entry['deprecated'])
+    if 'replacement' in given:
+        parts = given['replacement'].split(',')
+        if len(parts) != 3:
+            sys.exit(f'{LIFECYCLE}: {where}: bad replacement')
+        entry['replacement'] = dict(zip(('group', 'version', 'kind'), parts))
+    return (group, version, kind), entry
+
+
+def build_lifecycle(resources):
+    """The lifecycle table for the served kinds; every prerelease kind must be listed."""
+    served = {(r['group'], r['version'], r['kind']) for r in resources}
+    listed, entries = set(), []
+    with open(LIFECYCLE, encoding='utf-8') as f:
+        for n, line in enumerate(f, 1):
+            fields = line.split()
+            if not fields or fields[0].startswith('#'):
+                continue
+            where = f'line {n}'
+            if len(fields) < 3:
+                sys.exit(f'{LIFECYCLE}: {where}: too few fields')
+            gv, kind = fields[0], fields[1]
+            group, _, version = gv.rpartition('/')
+            key = ('' if group == 'core' else group, version, kind)
+            if key not in served or key in listed:
+                sys.exit(f'{LIFECYCLE}: {where}: {gv} {kind} not served or listed twice')
+            listed.add(key)
+            found = lifecycle_entry(fields, where)
+            if found is not None:
+                entries.append(found)
+    for key in sorted(served - listed):
+        if VERSION_RE.match(key[1]).group(2) is not None:
+            sys.exit(f'{LIFECYCLE}: no line for {key[0]}/{key[1]} {key[2]}')
+    return [e for _, e in sorted(entries, key=lambda x: x[0])]
+
+
 def main(argv):
     source = argv[1] if len(argv) > 1 else DEFAULT_INPUT
     output = argv[2] if len(argv) > 2 else DEFAULT_OUTPUT
@@ -564,6 +644,7 @@ def main(argv):
     catalog = {
         'groups': build_groups(resources),
         'resources': resources,
+        'lifecycle': build_lifecycle(resources),
         'definitions': build_definitions(doc['definitions'], definition_roots(resources)),
     }
     protobuf = build_protobuf(catalog['definitions'])

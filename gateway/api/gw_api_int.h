@@ -88,7 +88,9 @@ struct gw_api__req {
     bool authz_answered;
     bool authz_allowed;
     char *authz_reason;
-    char *authz_error; /* an authorizer's failure, NULL when none */
+    char *authz_error;                /* an authorizer's failure, NULL when none */
+    const gw_lifecycle_t *deprecated; /* the served kind is deprecated: its lifecycle, whose
+                                         audit annotations the finish adds */
     /* warnings already added, to add each text once as kube does */
     char **warnings;
     size_t n_warnings;
@@ -154,6 +156,17 @@ void gw_api__audit_complete(gw_req_t *r, int code);
 
 /** Ask every open stream of worker `index` to end (gw_stream.c). */
 void gw_api__streams_stop(gw_api_t *api, int index);
+
+/* ---- deprecated kinds (gw_deprecation.c) ------------------------------------------------- */
+
+/** The request reached the handler of r->resource (and r->subresource): when the kind is
+ *  deprecated at the server's release, kube's Warning header now and the annotations at the
+ *  finish. */
+void gw_api__deprecation_mark(gw_req_t *r);
+
+/** The request is finishing: a deprecated kind's audit annotations, which kube's handlers add
+ *  when they return. From gw_api__req_finish, before the ResponseComplete event. */
+void gw_api__deprecation_finish(gw_req_t *r);
 
 /** Run the chain from r->filter_index (gw_chain.c). */
 void gw_api__chain_run(gw_req_t *r);

@@ -419,6 +419,7 @@ f_serve(gw_req_t *r)
     }
     if (!resolve(r))
         return GW_DONE;
+    gw_api__deprecation_mark(r);
     /* Kinds without a protobuf form (kube: custom resources) fall back to the client's next
      * clause, or 406. */
     if (r->accept == GW_MEDIA_PROTOBUF && !has_protobuf(r)) {

@@ -17,6 +17,12 @@ static const double buckets[] = {0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.
                                  3,     4,     5,    6,   8,   10,  15,  20,  30,  45,   60};
 #define N_BUCKETS (sizeof(buckets) / sizeof(buckets[0]))
 
+/* apiserver_requested_deprecated_apis' labels, alphabetical: the order its keys hold them. */
+#define N_DEPRECATED_LABELS 5
+static const char *const deprecated_labels[N_DEPRECATED_LABELS] = {
+    "group", "removed_release", "resource", "subresource", "version",
+};
+
 /* Label names in the order the key holds their values. */
 static const char *const label_names[N_LABELS] = {
     "verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component",
@@ -46,6 +52,7 @@ typedef struct {
 typedef struct {
     pthread_mutex_t lock;
     table_t t;
+    table_t deprecated; /* apiserver_requested_deprecated_apis: the keys (DEPRECATED_LABELS) */
 } shard_t;
 
 struct gw_metrics {
@@ -145,28 +152,35 @@ gw_metrics_free(gw_metrics_t *m)
         return;
     for (size_t i = 0; i < m->n_shards; i++) {
         table_free(&m->shards[i].t);
+        table_free(&m->shards[i].deprecated);
         pthread_mutex_destroy(&m->shards[i].lock);
     }
     free(m->shards);
     free(m);
 }
 
-/* The series key: label values joined by SEP (a SEP inside a value becomes '_'). */
+/* A series key: n label values joined by SEP (a SEP inside a value becomes '_'). */
+static char *
+join_key(const char *const *v, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(v[i]) + 1;
+    char *key = gw_malloc(len), *p = key;
+    for (size_t i = 0; i < n; i++) {
+        for (const char *s = v[i]; *s != '\0'; s++)
+            *p++ = *s == SEP ? '_' : *s;
+        *p++ = i + 1 < n ? SEP : '\0';
+    }
+    return key;
+}
+
 static char *
 make_key(const gw_metrics_labels_t *l)
 {
     const char *v[N_LABELS] = {l->verb,     l->dry_run,     l->group, l->version,
                                l->resource, l->subresource, l->scope, l->component};
-    size_t len = 0;
-    for (size_t i = 0; i < N_LABELS; i++)
-        len += strlen(v[i]) + 1;
-    char *key = gw_malloc(len), *p = key;
-    for (size_t i = 0; i < N_LABELS; i++) {
-        for (const char *s = v[i]; *s != '\0'; s++)
-            *p++ = *s == SEP ? '_' : *s;
-        *p++ = i + 1 < N_LABELS ? SEP : '\0';
-    }
-    return key;
+    return join_key(v, N_LABELS);
 }
 
 void
@@ -184,6 +198,19 @@ gw_metrics_observe(gw_metrics_t *m, size_t shard, const gw_metrics_labels_t *l, 
     s->sum += seconds;
     s->count++;
     add_code(s, code, 1);
+    pthread_mutex_unlock(&sh->lock);
+    free(key);
+}
+
+void
+gw_metrics_deprecated(gw_metrics_t *m, size_t shard, const gw_metrics_deprecated_t *d)
+{
+    const char *v[N_DEPRECATED_LABELS] = {d->group, d->removed_release, d->resource, d->subresource,
+                                          d->version};
+    char *key = join_key(v, N_DEPRECATED_LABELS);
+    shard_t *sh = &m->shards[shard];
+    pthread_mutex_lock(&sh->lock);
+    table_get(&sh->deprecated, key);
     pthread_mutex_unlock(&sh->lock);
     free(key);
 }
@@ -320,6 +347,50 @@ print_histogram(FILE *out, series_t **all, size_t n)
     }
 }
 
+/* The gauge of deprecated APIs requested: 1 for each label set any worker recorded. Like
+ * Prometheus' Go client, no HELP or TYPE lines while it has no series. */
+static void
+print_deprecated(FILE *out, gw_metrics_t *m)
+{
+    table_t merged = {0};
+    for (size_t i = 0; i < m->n_shards; i++) {
+        pthread_mutex_lock(&m->shards[i].lock);
+        for (size_t k = 0; k < m->shards[i].deprecated.cap; k++) {
+            if (m->shards[i].deprecated.slots[k] != NULL)
+                table_get(&merged, m->shards[i].deprecated.slots[k]->key);
+        }
+        pthread_mutex_unlock(&m->shards[i].lock);
+    }
+    series_t **all = gw_calloc(merged.n + 1, sizeof(*all));
+    size_t n = 0;
+    for (size_t i = 0; i < merged.cap; i++) {
+        if (merged.slots[i] != NULL)
+            all[n++] = merged.slots[i];
+    }
+    qsort(all, n, sizeof(*all), by_key);
+    if (n > 0)
+        fputs("# HELP apiserver_requested_deprecated_apis Deprecated APIs requested since the "
+              "start, by group, version, resource, subresource and removal release.\n"
+              "# TYPE apiserver_requested_deprecated_apis gauge\n",
+              out);
+    for (size_t i = 0; i < n; i++) {
+        const char *v = all[i]->key;
+        fputs("apiserver_requested_deprecated_apis{", out);
+        for (size_t l = 0; l < N_DEPRECATED_LABELS; l++) {
+            size_t len = strcspn(v, "\x1f");
+            char *value = gw_strndup(v, len);
+            fprintf(out, "%s%s=\"", l > 0 ? "," : "", deprecated_labels[l]);
+            print_escaped(out, value);
+            fputc('"', out);
+            free(value);
+            v += len + (v[len] != '\0');
+        }
+        fputs("} 1\n", out);
+    }
+    free(all);
+    table_free(&merged);
+}
+
 char *
 gw_metrics_render(gw_metrics_t *m, int64_t inflight_readonly, int64_t inflight_mutating,
                   size_t *len)
@@ -349,6 +420,7 @@ gw_metrics_render(gw_metrics_t *m, int64_t inflight_readonly, int64_t inflight_m
             (long long)inflight_mutating, (long long)inflight_readonly);
     print_histogram(out, all, n);
     print_counter(out, all, n);
+    print_deprecated(out, m);
     if (fclose(out) != 0)
         abort();
     free(all);

@@ -5,7 +5,9 @@
  * Request metrics in kube-apiserver's names and labels, served by /metrics in the Prometheus
  * text format: apiserver_request_total (a counter per verb, dry_run, group, version, resource,
  * subresource, scope, component and code), apiserver_request_duration_seconds (a histogram
- * with kube's buckets, same labels without code) and apiserver_current_inflight_requests.
+ * with kube's buckets, same labels without code), apiserver_current_inflight_requests and
+ * apiserver_requested_deprecated_apis (a gauge at 1 for each deprecated API requested: group,
+ * version, resource, subresource, removed_release).
  *
  * Each worker records into its own shard, under that shard's own lock (uncontended but for
  * a scrape), so requests on different workers never share a lock; a scrape merges the shards.
@@ -38,6 +40,19 @@ void gw_metrics_free(gw_metrics_t *m);
 /** Record one finished request into `shard`. Thread: the shard's worker. */
 void gw_metrics_observe(gw_metrics_t *m, size_t shard, const gw_metrics_labels_t *l, int code,
                         double seconds);
+
+/** The labels of a request to a deprecated API (all non-NULL; "" for none). Borrowed. */
+typedef struct {
+    const char *group;
+    const char *version;
+    const char *resource;
+    const char *subresource;
+    const char *removed_release; /* "<major>.<minor>", or "" when no removal is known */
+} gw_metrics_deprecated_t;
+
+/** Record that a deprecated API was requested, into `shard` (kube's gauge is set to 1 for its
+ *  labels). Thread: the shard's worker. */
+void gw_metrics_deprecated(gw_metrics_t *m, size_t shard, const gw_metrics_deprecated_t *d);
 
 /**
  * Render every metric as Prometheus text (series sorted, labels in alphabetical order) into a

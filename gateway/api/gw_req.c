@@ -391,6 +391,7 @@ void
 gw_api__req_finish(gw_req_t *r, int code)
 {
     gw_api__req_t *p = GW_API_REQ(r);
+    gw_api__deprecation_finish(r);
     gw_api__audit_complete(r, code);
     record_metrics(r, code);
     if (p->inflight == INFLIGHT_READONLY)

@@ -120,6 +120,60 @@ named_schema(const gw_catalog_t *u, json_t *o, const char *key, const char *wher
     return s;
 }
 
+/* A [major, minor] release, or {0, 0} for null. */
+static gw_release_t
+parse_release(json_t *a, const char *where)
+{
+    gw_release_t rel = {0, 0};
+
+    if (json_is_null(a))
+        return rel;
+    if (json_array_size(a) != 2 || !json_is_integer(json_array_get(a, 0)) ||
+        !json_is_integer(json_array_get(a, 1)))
+        gw_catalog__corrupt("bad release", where);
+    rel.major = (int)json_integer_value(json_array_get(a, 0));
+    rel.minor = (int)json_integer_value(json_array_get(a, 1));
+    return rel;
+}
+
+static void
+parse_lifecycles(gw_catalog_t *u, json_t *list)
+{
+    size_t i;
+    json_t *j;
+
+    u->lifecycles = gw_catalog__alloc(json_array_size(list) * sizeof(*u->lifecycles));
+    json_array_foreach(list, i, j)
+    {
+        gw_lifecycle_t *l = &u->lifecycles[u->n_lifecycles++];
+        json_t *repl = json_object_get(j, "replacement");
+        l->kind = req_str(j, "kind", "lifecycle");
+        l->group = req_str(j, "group", l->kind);
+        l->version = req_str(j, "version", l->kind);
+        l->introduced = parse_release(json_object_get(j, "introduced"), l->kind);
+        l->deprecated = parse_release(json_object_get(j, "deprecated"), l->kind);
+        l->removed = parse_release(json_object_get(j, "removed"), l->kind);
+        if (!json_is_null(repl)) {
+            l->replacement_group = req_str(repl, "group", l->kind);
+            l->replacement_version = req_str(repl, "version", l->kind);
+            l->replacement_kind = req_str(repl, "kind", l->kind);
+        }
+    }
+}
+
+/* The lifecycle of group/version/kind in the universe, or NULL (a short table: a scan). */
+static const gw_lifecycle_t *
+find_lifecycle(const gw_catalog_t *u, const char *group, const char *version, const char *kind)
+{
+    for (size_t i = 0; i < u->n_lifecycles; i++) {
+        const gw_lifecycle_t *l = &u->lifecycles[i];
+        if (strcmp(l->group, group) == 0 && strcmp(l->version, version) == 0 &&
+            strcmp(l->kind, kind) == 0)
+            return l;
+    }
+    return NULL;
+}
+
 static void
 parse_subresource(const gw_catalog_t *u, gw_subresource_t *s, json_t *j, const char *where)
 {
@@ -130,6 +184,7 @@ parse_subresource(const gw_catalog_t *u, gw_subresource_t *s, json_t *j, const c
     s->verbs = parse_verbs(json_object_get(j, "verbs"), where);
     s->schema = named_schema(u, j, "definition", where);
     s->connect = json_is_true(json_object_get(j, "connect"));
+    s->lifecycle = find_lifecycle(u, s->group, s->version, s->kind);
 }
 
 /* "group/version" for the process's lifetime. */
@@ -172,6 +227,7 @@ parse_resource(const gw_catalog_t *u, gw_resource_t *r, json_t *j)
     r->keeps_generation = json_is_true(json_object_get(j, "keepsGeneration"));
     r->virtual_only = json_is_true(json_object_get(j, "virtual"));
     r->delete_returns_object = json_is_true(json_object_get(j, "deleteReturnsObject"));
+    r->lifecycle = find_lifecycle(u, r->group, r->version, r->kind);
     if (r->schema == NULL)
         gw_catalog__corrupt("resource without a definition", where);
 }
@@ -217,6 +273,7 @@ load_builtin(void)
     gw_catalog__load_definitions(u, json_object_get(u->doc, "definitions"),
                                  json_object_get(u->doc, "protobuf"));
     parse_group_versions(u, json_object_get(u->doc, "groups"));
+    parse_lifecycles(u, json_object_get(u->doc, "lifecycle"));
     resources = json_object_get(u->doc, "resources");
     res = gw_catalog__alloc(json_array_size(resources) * sizeof(*res));
     all = gw_calloc(json_array_size(resources) + 1, sizeof(*all));

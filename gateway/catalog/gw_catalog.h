@@ -145,6 +145,30 @@ enum {
 /** Parse a lowercase verb name ("get", "deletecollection"); 0 when unknown. */
 unsigned gw_verb_bit(const char *verb);
 
+/** A Kubernetes release, major.minor; {0, 0} stands for none. */
+typedef struct {
+    int major;
+    int minor;
+} gw_release_t;
+
+/**
+ * The prerelease lifecycle of a served kind, as kube's generated APILifecycle* methods give it
+ * (k8s.io/api's prerelease-lifecycle-gen tags at v1.32, the generator's defaults filled in by
+ * scripts/gen-catalog.py from scripts/api-lifecycle.txt). gw_lifecycle.h reads it against the
+ * server's release. Storage: the catalog's (process lifetime). Thread: any.
+ */
+typedef struct {
+    const char *group; /* the kind's group ("" for core), version and kind */
+    const char *version;
+    const char *kind;
+    gw_release_t introduced;
+    gw_release_t deprecated;       /* {0, 0}: kube states no deprecation */
+    gw_release_t removed;          /* {0, 0}: no removal release known */
+    const char *replacement_group; /* the kind to use instead; all three NULL when none */
+    const char *replacement_version;
+    const char *replacement_kind;
+} gw_lifecycle_t;
+
 typedef struct {
     const char *name;          /* "status", "scale", "log", "exec", "binding", "eviction", ... */
     const char *group;         /* the subresource's own kind's group ("" for core), e.g. Scale is
@@ -154,6 +178,8 @@ typedef struct {
     unsigned verbs;            /* GW_VERB_* bits (connect verbs map to GET/CREATE as kube's do) */
     const gw_schema_t *schema; /* the request/response body schema, or NULL */
     bool connect; /* a connect subresource (exec, attach, portforward, proxy): no body schema */
+    const gw_lifecycle_t *lifecycle; /* the lifecycle of group/version/kind, or NULL when kube's
+                                        type has none (every GA kind but a few) */
 } gw_subresource_t;
 
 typedef struct {
@@ -182,6 +208,8 @@ typedef struct {
                                            ReturnDeletedObject: pods, services, ...), not a Status */
     const struct gw_strategy *strategy; /* the registry's rules for the kind, opaque here: set
                                            once at start-up (gw_catalog_bind_strategies) */
+    const gw_lifecycle_t *lifecycle;    /* the kind's prerelease lifecycle, or NULL when kube's
+                                           type has none (every GA kind but ComponentStatus) */
 } gw_resource_t;
 
 /** The function that gives a resource its strategy (the registry's gw_strategy_lookup). */

@@ -51,6 +51,8 @@ struct gw_catalog {
     size_t n_gvks;
     gw_catalog__gv_t *gvs; /* in group order, versions preferred first */
     size_t n_gvs;
+    gw_lifecycle_t *lifecycles; /* catalog.json's "lifecycle", sorted by (group, version, kind) */
+    size_t n_lifecycles;
     /* documents built on first use (gw_openapi.c), under docs_lock */
     pthread_mutex_t docs_lock;
     gw_openapi__cache_t *openapi;

@@ -99,6 +99,38 @@ main(void)
     const char *q = p != NULL ? strstr(p, "group=\"apps\"") : NULL;
     const char *s = p != NULL ? strstr(p, "resource=\"pods\"") : NULL;
     tap_ok(q != NULL && s != NULL && q < s, "series are sorted");
+    tap_ok(strstr(text, "apiserver_requested_deprecated_apis") == NULL,
+           "no deprecated API requested: the gauge is not shown at all");
+    free(text);
+
+    static const gw_metrics_deprecated_t vap = {.group = "admissionregistration.k8s.io",
+                                                .version = "v1beta1",
+                                                .resource = "validatingadmissionpolicies",
+                                                .subresource = "",
+                                                .removed_release = "1.34"};
+    static const gw_metrics_deprecated_t cs = {.group = "",
+                                               .version = "v1",
+                                               .resource = "componentstatuses",
+                                               .subresource = "",
+                                               .removed_release = ""};
+    gw_metrics_deprecated(m, 0, &vap);
+    gw_metrics_deprecated(m, 2, &vap);
+    gw_metrics_deprecated(m, 1, &cs);
+    text = gw_metrics_render(m, 0, 0, &len);
+    tap_ok(has_line(text, "# TYPE apiserver_requested_deprecated_apis gauge"), "gauge TYPE line");
+    tap_ok(has_line(text,
+                    "apiserver_requested_deprecated_apis{group=\"admissionregistration.k8s.io\","
+                    "removed_release=\"1.34\",resource=\"validatingadmissionpolicies\","
+                    "subresource=\"\",version=\"v1beta1\"} 1"),
+           "a deprecated API requested on two workers: one series at 1, labels sorted");
+    tap_ok(has_line(text, "apiserver_requested_deprecated_apis{group=\"\",removed_release=\"\","
+                          "resource=\"componentstatuses\",subresource=\"\",version=\"v1\"} 1"),
+           "no removal release: an empty label");
+    p = strstr(text, "apiserver_requested_deprecated_apis{group=\"\"");
+    q = strstr(text, "apiserver_requested_deprecated_apis{group=\"admission");
+    tap_ok(p != NULL && q != NULL && p < q, "its series are sorted");
+    tap_ok(strstr(text, "apiserver_request_total{") < strstr(text, "# HELP apiserver_requested"),
+           "it comes after apiserver_request_total, as families sort");
     free(text);
     gw_metrics_free(m);
     gw_metrics_free(NULL);
