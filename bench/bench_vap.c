@@ -110,6 +110,7 @@ static const char params_json[] =
     "\"registry.example.com/\",\"app\":\"checkout\"}}";
 
 /* The three validations of every policy: each reads the param and the object's spec. */
+#define N_VALIDATIONS 3
 #define VALIDATIONS                                                                                \
     "[{\"expression\":\"object.spec.replicas <= int(params.data.maxReplicas)\",\"message\":"       \
     "\"too many replicas\"},{\"expression\":\"object.spec.template.spec.containers.all(c, "        \
@@ -177,6 +178,12 @@ parse(const char *what, const char *text)
     return doc;
 }
 
+/* The namespace of the requests, as stored. */
+static const char namespace_json[] =
+    "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" NAMESPACE "\","
+    "\"labels\":{\"kubernetes.io/metadata.name\":\"" NAMESPACE "\"}},\"spec\":{\"finalizers\":"
+    "[\"kubernetes\"]},\"status\":{\"phase\":\"Active\"}}";
+
 /* The request document the plugin builds for the admin's create. */
 static json_t *
 request_doc(void)
@@ -207,13 +214,10 @@ request_doc(void)
 static void
 local_init(local_t *l)
 {
-    char *policy = policy_json("bench-match-00", true),
-         *obj = deployment_json("checkout", "", REPLICAS);
+    char *policy = policy_json("bench-match-00", true);
+    char *obj = deployment_json("checkout", "", REPLICAS);
     char *bad = deployment_json("checkout", "", BAD_REPLICAS);
-    json_t *ns = parse("namespace", "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{"
-                                    "\"name\":\"" NAMESPACE "\",\"labels\":{\"kubernetes.io/"
-                                    "metadata.name\":\"" NAMESPACE "\"}},\"status\":{\"phase\":"
-                                    "\"Active\"}}");
+    json_t *ns = parse("namespace", namespace_json);
 
     l->policy = parse("policy", policy);
     l->object = parse("deployment", obj);
@@ -255,7 +259,7 @@ eval_admitted(local_t *l, cel_arena_t *a)
     for (size_t i = 0; i < res.ndecisions; i++)
         n += res.decisions[i].action == GW_VAP_ADMIT &&
              res.decisions[i].evaluation == GW_VAP_EVAL_ADMIT;
-    if (res.ndecisions != 3)
+    if (res.ndecisions != N_VALIDATIONS)
         die("gw_vap_eval: %zu decisions, not one per validation", res.ndecisions);
     return n;
 }
@@ -314,10 +318,10 @@ check_local(local_t *l)
 {
     cel_arena_t *a = cel_arena_new();
 
-    if (eval_admitted(l, a) != 3)
+    if (eval_admitted(l, a) != N_VALIDATIONS)
         die("gw_vap_eval does not admit the Deployment");
     l->in.object = l->bad_object;
-    if (eval_admitted(l, a) != 2)
+    if (eval_admitted(l, a) != N_VALIDATIONS - 1)
         die("gw_vap_eval does not deny a Deployment over the param's limit");
     l->in.object = l->object;
     cel_arena_free(a);
