@@ -231,6 +231,36 @@ parse_timing(timing_t *t)
     t->warmup = fmin(1.0, t->seconds / 5);
 }
 
+/* ---- in-process calls, each timed alone -------------------------------------------------- */
+
+/** What one in-process operation costs: calls per second of the measured duration, and the
+ *  percentiles of one call in microseconds. */
+typedef struct {
+    double ops_s, p50_us, p99_us;
+} figures_t;
+
+/** Run op(ctx) over and over for t's warm-up, then for t's duration with each call timed on
+ *  its own (one clock read included); the figures into *out. Not reentrant (its histogram is
+ *  static): the main thread only. */
+static inline void
+time_calls(void (*op)(void *ctx), void *ctx, const timing_t *t, figures_t *out)
+{
+    static hist_t hist;
+    hist_t *h = memset(&hist, 0, sizeof hist);
+    int64_t from = now_ns() + (int64_t)(t->warmup * 1e9);
+    int64_t until = from + (int64_t)(t->seconds * 1e9), now = 0;
+
+    while (now < until) {
+        int64_t start = now_ns();
+        op(ctx);
+        now = now_ns();
+        if (start >= from)
+            hist_add(h, (uint64_t)(now - start));
+    }
+    *out = (figures_t){(double)h->n / t->seconds, hist_quantile(h, 0.50) / 1e3,
+                       hist_quantile(h, 0.99) / 1e3};
+}
+
 /* ---- drivers whose completions arrive on the main thread's event_base ------------------- */
 
 typedef struct {

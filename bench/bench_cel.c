@@ -241,8 +241,9 @@ env_init(bench_t *b, const json_t *schema_doc)
 }
 
 static void
-op_compile(bench_t *b)
+op_compile(void *ctx)
 {
+    bench_t *b = ctx;
     cel_program_t *prog;
     cel_issue_t issue;
 
@@ -252,8 +253,9 @@ op_compile(bench_t *b)
 }
 
 static void
-op_eval(bench_t *b)
+op_eval(void *ctx)
 {
+    bench_t *b = ctx;
     cel_arena_t *a = cel_arena_new();
     cel_activation_t *act = cel_activation_new(a);
     cel_value_t v;
@@ -266,36 +268,14 @@ op_eval(bench_t *b)
 }
 
 static void
-op_native(bench_t *b)
+op_native(void *ctx)
 {
+    bench_t *b = ctx;
+
     b->result = b->row->native(b->doc);
 }
 
 /* ---- timing ---------------------------------------------------------------------------- */
-
-typedef struct {
-    double ops_s, p50_us, p99_us;
-} figures_t;
-
-/* Run op for t's warm-up, then time each call for t's duration. */
-static void
-measure(void (*op)(bench_t *), bench_t *b, const timing_t *t, figures_t *out)
-{
-    static hist_t hist;
-    hist_t *h = memset(&hist, 0, sizeof hist);
-    int64_t from = now_ns() + (int64_t)(t->warmup * 1e9);
-    int64_t until = from + (int64_t)(t->seconds * 1e9), now = 0;
-
-    while (now < until) {
-        int64_t start = now_ns();
-        op(b);
-        now = now_ns();
-        if (start >= from)
-            hist_add(h, (uint64_t)(now - start));
-    }
-    *out = (figures_t){(double)h->n / t->seconds, hist_quantile(h, 0.50) / 1e3,
-                       hist_quantile(h, 0.99) / 1e3};
-}
 
 /* Nanoseconds one now_ns() takes, as every timed call pays it once. */
 static double
@@ -321,10 +301,10 @@ run_row(bench_t *b, const row_t *row, const timing_t *t)
     if (cel_compile(b->env, row->expr, &b->prog, &issue) != 0)
         die("%s: %s", row->name, issue.message);
     cel_program_estimate(b->prog, &est);
-    measure(op_compile, b, t, &c);
-    measure(op_native, b, t, &n);
+    time_calls(op_compile, b, t, &c);
+    time_calls(op_native, b, t, &n);
     native = b->result;
-    measure(op_eval, b, t, &e);
+    time_calls(op_eval, b, t, &e);
     if (b->result != native || !native)
         die("%s: CEL says %d, the native check %d", row->name, b->result, native);
     printf("%-9s  %10.0f %8.2f %8.2f  %10.0f %8.2f %8.2f  %6" PRIu64 "  %10.0f %8.2f  %8.1f\n",

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
-# bench_api, bench_watch, bench_list, bench_authn and bench_rbac against $KGATE_BUILD/kgate in
-# front of that etcd. The etcd is a throwaway one on free loopback ports unless
-# KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects are
-# removed from it afterwards).
+# bench_api, bench_watch, bench_list, bench_authn, bench_rbac, bench_audit and bench_vap against
+# $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
+# unless KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects
+# are removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -145,3 +145,9 @@ start_kgate "$KGATE_BENCH_ETCD" --audit-policy-file="$KGATE_TEST_TMP/audit-polic
     --audit-log-path="$KGATE_TEST_TMP/audit/audit.log" --audit-log-maxsize=100 \
     --audit-log-maxbackup=1
 "$KGATE_BUILD/bench/bench_audit" "https://127.0.0.1:$PORT" "https://127.0.0.1:$NONE_PORT" "$PKI"
+echo
+
+# Admission policies: in-process, then through a kgate started afresh.
+LOG=$KGATE_TEST_TMP/kgate-vap.log
+restart_kgate "$KGATE_BENCH_ETCD"
+"$KGATE_BUILD/bench/bench_vap" "https://127.0.0.1:$PORT" "$PKI"
