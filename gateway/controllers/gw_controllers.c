@@ -5,7 +5,8 @@
  * issued (the "serviceaccount-controller" election's leader only); the RBAC snapshot (every
  * instance) and the RBAC controllers (the "rbac-controllers" election's leader only); the Node
  * authorizer's graph (every instance, when that mode is on); the admission policy snapshot
- * (every instance).
+ * (every instance) and the policies' status controller (the
+ * "validatingadmissionpolicy-status-controller" election's leader only).
  */
 #include "gw_controllers.h"
 

@@ -14,7 +14,10 @@
  *  - on every instance: the process's RBAC snapshot, from watches of the RBAC kinds
  *    (gw_rbac_cache.h);
  *  - on the leader of the "rbac-controllers" election only: the bootstrap policy's
- *    reconciliation and ClusterRole aggregation (gw_rbac_ctl.h).
+ *    reconciliation and ClusterRole aggregation (gw_rbac_ctl.h);
+ *  - on every instance: the admission policy snapshot (gw_vap_cache.h);
+ *  - on the leader of the "validatingadmissionpolicy-status-controller" election only: the
+ *    policies' type checking written to their status (gw_vap_status.h).
  * Elections and handovers are logged ("<election>: leading as <identity>" / "no longer
  * leading").
  */
