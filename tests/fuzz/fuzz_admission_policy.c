@@ -248,26 +248,27 @@ check_accepted_compile(const gw_field_errors_t *errs, const gw_vap_compiled_t *c
 }
 
 static void
-check_accepted(const json_t *policy, const gw_field_errors_t *errs)
+check_accepted(const gw_vap_compiled_t *c, const gw_field_errors_t *errs)
 {
-    gw_vap_compiled_t *c = gw_vap_compile(policy, NULL);
-
     /* a blank name or a duplicate elsewhere says nothing about the expressions */
     check_accepted_compile(errs, c, GW_VAP_VARIABLE, "variables", "expression");
     check_accepted_compile(errs, c, GW_VAP_MATCH_CONDITION, "matchConditions", "expression");
     check_accepted_compile(errs, c, GW_VAP_VALIDATION, "validations", "expression");
     check_accepted_compile(errs, c, GW_VAP_MESSAGE_EXPRESSION, "validations", "messageExpression");
     check_accepted_compile(errs, c, GW_VAP_AUDIT_ANNOTATION, "auditAnnotations", "valueExpression");
-    gw_vap_compiled_free(c);
 }
 
+/* `c`: the policy compiled for the plugin. */
 static void
-validate_policy(const json_t *policy, const json_t *stored, gw_field_errors_t *create)
+validate_policy(const json_t *policy, const gw_vap_compiled_t *c, gw_field_errors_t *create)
 {
+    static json_t *stored;
     gw_field_errors_t upd = {0}, self = {0};
     size_t i;
-    const json_t *c;
+    const json_t *e;
 
+    if (stored == NULL)
+        stored = load(stored_text);
     gw_vap_validate(policy, create);
     check_causes(create);
     gw_vap_validate_update(policy, stored, &upd);
@@ -276,13 +277,13 @@ validate_policy(const json_t *policy, const json_t *stored, gw_field_errors_t *c
     /* against itself every expression is stored and the match conditions unchanged */
     gw_vap_validate_update(policy, policy, &self);
     check_causes(&self);
-    json_array_foreach(self.causes, i, c)
+    json_array_foreach(self.causes, i, e)
     {
-        if (!has_cause(create, c))
+        if (!has_cause(create, e))
             abort();
     }
     gw_ferr_clear(&self);
-    check_accepted(policy, create);
+    check_accepted(c, create);
 }
 
 /* expressionWarnings: {fieldRef, warning} for a validation that exists, each at most once. */
@@ -372,11 +373,13 @@ fixed_requests(size_t *n)
 static void
 check_match(const json_t *mr, bool valid)
 {
+    static json_t *ns;
     gw_admission_match_t *m = gw_admission_match_new(mr);
-    json_t *ns = load(ns_text);
     size_t n;
     const gw_admission_request_t *rq = fixed_requests(&n);
 
+    if (ns == NULL)
+        ns = load(ns_text);
     for (size_t i = 0; i < n; i++) {
         char err[256] = "";
         gw_admission_matched_t out;
@@ -391,7 +394,6 @@ check_match(const json_t *mr, bool valid)
         if (r == 1 && (out.resource.resource == NULL || out.kind.kind == NULL))
             abort();
     }
-    json_decref(ns);
     gw_admission_match_free(m);
 }
 
@@ -471,35 +473,53 @@ eval_rounds(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t 
     return false;
 }
 
-static void
-evaluate(const json_t *policy)
+/* The documents an evaluation reads, built once. */
+typedef struct {
+    json_t *object, *params, *request, *ns;
+} inputs_t;
+
+static const inputs_t *
+inputs(void)
 {
-    gw_vap_compiled_t *c = gw_vap_compile(policy, NULL);
-    json_t *object = load(object_text), *params = load(params_text), *ns = load(ns_text);
-    gw_vap_request_t req = {.kind_group = "apps",
-                            .kind_version = "v1",
-                            .kind = "Deployment",
-                            .resource_group = "apps",
-                            .resource_version = "v1",
-                            .resource = "deployments",
-                            .request_kind_group = "apps",
-                            .request_kind_version = "v1",
-                            .request_kind = "Deployment",
-                            .request_resource_group = "apps",
-                            .request_resource_version = "v1",
-                            .request_resource = "deployments",
-                            .name = "web",
-                            .namespace_ = "default",
-                            .operation = "UPDATE",
-                            .username = "alice",
-                            .groups = (const char *const[]){"dev"},
-                            .ngroups = 1};
-    json_t *request = gw_vap_request_doc(&req), *nsdoc = gw_vap_namespace_doc(ns);
-    gw_vap_input_t in = {.object = object,
-                         .old_object = object,
-                         .request = request,
-                         .params = gw_vap_compiled_has_params(c) ? params : NULL,
-                         .namespace_object = nsdoc,
+    static inputs_t in;
+    static const char *const groups[] = {"dev"};
+
+    if (in.object == NULL) {
+        gw_vap_request_t r = {.kind_group = "apps",
+                              .kind_version = "v1",
+                              .kind = "Deployment",
+                              .resource_group = "apps",
+                              .resource_version = "v1",
+                              .resource = "deployments",
+                              .request_kind_group = "apps",
+                              .request_kind_version = "v1",
+                              .request_kind = "Deployment",
+                              .request_resource_group = "apps",
+                              .request_resource_version = "v1",
+                              .request_resource = "deployments",
+                              .name = "web",
+                              .namespace_ = "default",
+                              .operation = "UPDATE",
+                              .username = "alice",
+                              .groups = groups,
+                              .ngroups = 1};
+        json_t *ns = load(ns_text);
+        in = (inputs_t){load(object_text), load(params_text), gw_vap_request_doc(&r),
+                        gw_vap_namespace_doc(ns)};
+        json_decref(ns);
+    }
+    return &in;
+}
+
+static void
+evaluate(const gw_vap_compiled_t *c)
+{
+    const inputs_t *d = inputs();
+    gw_vap_input_t in = {.object = d->object,
+                         .old_object = d->object,
+                         .request = d->request,
+                         .params = gw_vap_compiled_has_params(c) ? d->params : NULL,
+                         .namespace_object = d->ns,
                          .request_resource = {.resource_request = true,
                                               .verb = "update",
                                               .group = "apps",
@@ -518,12 +538,6 @@ evaluate(const json_t *policy)
     }
     cel_arena_free(a);
     gw_vap_memo_free(memo);
-    json_decref(request);
-    json_decref(nsdoc);
-    json_decref(ns);
-    json_decref(params);
-    json_decref(object);
-    gw_vap_compiled_free(c);
 }
 
 /* ---- the two kinds ------------------------------------------------------------------------- */
@@ -531,18 +545,17 @@ evaluate(const json_t *policy)
 static void
 policy(const json_t *doc)
 {
-    static json_t *stored;
     gw_field_errors_t errs = {0};
     const json_t *spec = json_object_get(doc, "spec");
+    gw_vap_compiled_t *c = gw_vap_compile(doc, NULL);
 
-    if (stored == NULL)
-        stored = load(stored_text);
-    validate_policy(doc, stored, &errs);
+    validate_policy(doc, c, &errs);
     typecheck(doc);
     if (json_is_object(json_object_get(spec, "matchConstraints")))
         check_match(json_object_get(spec, "matchConstraints"),
                     !has_field(&errs, "spec.matchConstraints", true));
-    evaluate(doc);
+    evaluate(c);
+    gw_vap_compiled_free(c);
     gw_ferr_clear(&errs);
 }
 
