@@ -9,8 +9,8 @@
  * `object`, `oldObject` and `params` dynamic, `request` (kube's AdmissionRequest type),
  * `namespaceObject` (kube's Namespace type), `variables` (the earlier variables, typed by what
  * each compiled to; kube keeps them by name, so a later variable of a name replaces the earlier
- * one, in its type and in evaluation), `authorizer` and `authorizer.requestResource` (not for messageExpressions),
- * with type checking on and kube's return types.
+ * one, in its type and in evaluation), `authorizer` and `authorizer.requestResource` (not for
+ * messageExpressions), with type checking on and kube's return types.
  *
  * An expression that fails to compile is kept with kube's error text: kube stores such
  * policies, and the error is handled per failurePolicy when the policy is evaluated.
