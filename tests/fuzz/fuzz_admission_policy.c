@@ -252,7 +252,10 @@ check_accepted_compile(const gw_field_errors_t *errs, const gw_vap_compiled_t *c
 static void
 check_accepted(const gw_vap_compiled_t *c, const gw_field_errors_t *errs)
 {
-    /* a blank name or a duplicate elsewhere says nothing about the expressions */
+    /* variables the validator refused (a blank one is left out there, and what reads it sees
+     * another type) type the plugin's expressions differently */
+    if (has_field(errs, "spec.variables", true))
+        return;
     check_accepted_compile(errs, c, GW_VAP_VARIABLE, "variables", "expression");
     check_accepted_compile(errs, c, GW_VAP_MATCH_CONDITION, "matchConditions", "expression");
     check_accepted_compile(errs, c, GW_VAP_VALIDATION, "validations", "expression");
