@@ -172,7 +172,9 @@ bench: deps
 
 # Fuzz drivers (tests/fuzz/fuzz_*.c) are built with clang's libFuzzer. `make fuzz` runs each
 # for FUZZ_SECONDS; `make fuzz-smoke` (part of `make test`) replays the corpus plus a fixed
-# number of mutations.
+# number of mutations. tests/fuzz/<driver>.flags, when present, holds libFuzzer flags of that
+# driver (a driver whose runs cover much code can turn off the entropic schedule, whose
+# bookkeeping per covered feature costs it more than its own code).
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 60
@@ -188,14 +190,16 @@ fuzz-smoke: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
 	    n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
 	    echo "fuzz $$n: corpus + 20000 runs"; \
-	    $$f -runs=20000 -seed=1 build/fuzz/corpus-$$n tests/fuzz/corpus/$$n >/dev/null 2>build/fuzz/$$n.log \
+	    $$f $$(cat tests/fuzz/$$n.flags 2>/dev/null) -runs=20000 -seed=1 \
+	        build/fuzz/corpus-$$n tests/fuzz/corpus/$$n >/dev/null 2>build/fuzz/$$n.log \
 	        || { tail -30 build/fuzz/$$n.log; exit 1; }; \
 	done
 
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
 	    n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; \
+	    $$f $$(cat tests/fuzz/$$n.flags 2>/dev/null) -max_total_time=$(FUZZ_SECONDS) \
+	        build/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; \
 	done
 
 format:

@@ -298,12 +298,13 @@ compile_variable(const gw_vap_compiled_t *c, cel_arena_t *a, const char *src, gw
 }
 
 /* The field of `variables` a variable named `name` takes among the `n` declared: kube's
- * composition keeps its variables by name, so a later one replaces the earlier one's field;
- * the plugin's compile here appends (its evaluation finds the first of a name). */
+ * composition keeps its variables by name (the plugin's, the validation's and the type
+ * checker's alike), so a later one replaces the earlier one's field (and its evaluation reads
+ * the last of a name). */
 static size_t
-variable_field(const cel_schema_prop_t *props, size_t n, const char *name, bool by_name)
+variable_field(const cel_schema_prop_t *props, size_t n, const char *name)
 {
-    for (size_t k = 0; by_name && k < n; k++)
+    for (size_t k = 0; k < n; k++)
         if (strcmp(props[k].name, name) == 0)
             return k;
     return n;
@@ -325,7 +326,7 @@ compile_variables(gw_vap_compiled_t *c, const json_t *vars, bool validating)
         if (validating && blank(expr))
             continue;
         const cel_schema_t *s = compile_variable(c, a, expr, &c->vars[i].expr);
-        size_t k = variable_field(props, nfields, c->vars[i].name, validating);
+        size_t k = variable_field(props, nfields, c->vars[i].name);
         props[k] = (cel_schema_prop_t){c->vars[i].name, s, true};
         nfields += k == nfields;
         declare_variables(c->env, props, nfields);

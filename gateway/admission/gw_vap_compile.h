@@ -8,8 +8,9 @@
  * and auditAnnotations of the stored v1 object, each against kube's admission environment:
  * `object`, `oldObject` and `params` dynamic, `request` (kube's AdmissionRequest type),
  * `namespaceObject` (kube's Namespace type), `variables` (the earlier variables, typed by what
- * each compiled to), `authorizer` and `authorizer.requestResource` (not for messageExpressions),
- * with type checking on and kube's return types.
+ * each compiled to; kube keeps them by name, so a later variable of a name replaces the earlier
+ * one, in its type and in evaluation), `authorizer` and `authorizer.requestResource` (not for
+ * messageExpressions), with type checking on and kube's return types.
  *
  * An expression that fails to compile is kept with kube's error text: kube stores such
  * policies, and the error is handled per failurePolicy when the policy is evaluated.
@@ -41,8 +42,7 @@ typedef struct {
     /* As kube's validation of a created or updated policy compiles it (admissionregistration
      * validation.go): matchConditions trimmed and without `variables` (its stateless
      * compiler), `variables` declared only when the spec has some, a variable with a blank
-     * expression neither compiled nor declared, a later variable of a name replacing the
-     * earlier one's field, auditAnnotations' valueExpressions trimmed. */
+     * expression neither compiled nor declared, auditAnnotations' valueExpressions trimmed. */
     bool validating;
 } gw_vap_schemas_t;
 

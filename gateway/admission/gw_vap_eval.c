@@ -211,18 +211,36 @@ var_value(phase_t *p, size_t i)
     return r;
 }
 
-/* `variables` read whole (has(variables.x), variables['x']): every variable, evaluated. */
+/* The variable a name stands for: kube keeps compiled variables by name, so the last of a
+ * name; -1 when none has it. */
+static ptrdiff_t
+var_named(const gw_vap_compiled_t *c, const char *name, size_t len)
+{
+    for (size_t i = c->nvars; i-- > 0;) {
+        const char *v = c->vars[i].name;
+        if (strlen(v) == len && memcmp(v, name, len) == 0)
+            return (ptrdiff_t)i;
+    }
+    return -1;
+}
+
+/* `variables` read whole (has(variables.x), variables['x']): every variable (one per name),
+ * evaluated. */
 static cel_value_t
 all_variables(phase_t *p)
 {
-    size_t n = p->c->nvars;
-    cel_value_t *keys = cel_arena_alloc(p->a, (n + 1) * sizeof(*keys));
-    cel_value_t *vals = cel_arena_alloc(p->a, (n + 1) * sizeof(*vals));
-    for (size_t i = 0; i < n; i++) {
-        keys[i] = cel_string_borrowed(p->c->vars[i].name, strlen(p->c->vars[i].name));
-        vals[i] = var_value(p, i);
-        if (vals[i].kind == CEL_ERROR)
-            return vals[i];
+    size_t n = 0;
+    cel_value_t *keys = cel_arena_alloc(p->a, (p->c->nvars + 1) * sizeof(*keys));
+    cel_value_t *vals = cel_arena_alloc(p->a, (p->c->nvars + 1) * sizeof(*vals));
+    for (size_t i = 0; i < p->c->nvars; i++) {
+        const char *name = p->c->vars[i].name;
+        if (var_named(p->c, name, strlen(name)) != (ptrdiff_t)i)
+            continue;
+        keys[n] = cel_string_borrowed(name, strlen(name));
+        vals[n] = var_value(p, i);
+        if (vals[n].kind == CEL_ERROR)
+            return vals[n];
+        n++;
     }
     return cel_map(p->a, keys, vals, n);
 }
@@ -238,14 +256,11 @@ resolve(void *ctx, const char *name, size_t len, cel_arena_t *a, cel_value_t *ou
     }
     if (len <= 10 || memcmp(name, "variables.", 10) != 0)
         return false;
-    for (size_t i = 0; i < p->c->nvars; i++) {
-        const char *v = p->c->vars[i].name;
-        if (strlen(v) == len - 10 && memcmp(v, name + 10, len - 10) == 0) {
-            *out = var_value(p, i);
-            return true;
-        }
-    }
-    return false;
+    ptrdiff_t i = var_named(p->c, name + 10, len - 10);
+    if (i < 0)
+        return false;
+    *out = var_value(p, (size_t)i);
+    return true;
 }
 
 static void

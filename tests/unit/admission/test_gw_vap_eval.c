@@ -294,6 +294,45 @@ test_variables(void)
     json_decref(big);
 }
 
+/* Two variables of one name: kube's composition keeps its variables by name, so the later one
+ * replaces the earlier one, in the type of `variables` (for what compiles after it) and when
+ * evaluated (the earlier one is never read). */
+static void
+test_variables_same_name(void)
+{
+    json_t *p = pol("Fail");
+    gw_vap_compiled_t *c;
+    add_var(p, "a", "object.spec.replicas");
+    add_var(p, "b", "variables.a + 1");
+    add_var(p, "a", "['x', 'y']");
+    add_val(p, "variables.a.size() == 2", NULL, NULL, NULL);
+    add_val(p, "variables.a[0] == 'x'", NULL, NULL, NULL);
+    add_val(p, "variables.b == 4", NULL, NULL, NULL);
+    gw_vap_result_t r = run(p, &input, &c);
+    tap_ok(gw_vap_compile_error(c, GW_VAP_VALIDATION, 0) == NULL &&
+               gw_vap_compile_error(c, GW_VAP_VALIDATION, 1) == NULL,
+           "a validation compiles against the later variable of a name");
+    tap_ok(gw_vap_compile_error(c, GW_VAP_VARIABLE, 1) == NULL,
+           "a variable between the two compiled against the earlier one");
+    tap_is_int((int)r.ndecisions, 3, "three decisions");
+    tap_ok(r.decisions[0].action == GW_VAP_ADMIT && r.decisions[1].action == GW_VAP_ADMIT,
+           "the later variable of a name is the one evaluated");
+    tap_ok(r.decisions[2].message != NULL &&
+               strstr(r.decisions[2].message,
+                      "expression 'variables.b == 4' resulted in error: composited variable "
+                      "\"b\" fails to evaluate: no such overload") == r.decisions[2].message,
+           "what read the name before the later one reads the later one's value, as in kube");
+    gw_vap_compiled_free(c);
+
+    p = pol("Fail");
+    add_var(p, "a", "1");
+    add_var(p, "a", "'x'");
+    add_val(p, "has(variables.a) && variables.a == 'x'", NULL, NULL, NULL);
+    r = run(p, &input, NULL);
+    tap_ok(r.ndecisions == 1 && r.decisions[0].action == GW_VAP_ADMIT,
+           "`variables` read whole holds the later one");
+}
+
 /* ---- cost ------------------------------------------------------------------------------------ */
 
 static void
@@ -784,6 +823,7 @@ main(void)
     setup();
     test_compile_errors();
     test_variables();
+    test_variables_same_name();
     test_cost();
     test_match_conditions();
     test_messages();
