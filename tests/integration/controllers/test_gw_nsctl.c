@@ -307,13 +307,15 @@ test_finalizer_blocks(void)
 {
     gw_nsctl_t *c = start_ctl();
 
+    /* The content first: a pass that ran between the namespace's write and its content's
+     * would find the namespace empty and remove it. */
+    put_obj("configmaps", "ConfigMap", "held", "plain", NULL);
+    put_obj("configmaps", "ConfigMap", "held", "fin", "[\"example.com/hold\"]");
     /* Deleted through another path: deletionTimestamp set, phase still Active. */
     put("namespaces/held", "{\"kind\":\"Namespace\",\"metadata\":{\"name\":\"held\","
                            "\"deletionTimestamp\":\"2024-01-01T00:00:00Z\"},"
                            "\"spec\":{\"finalizers\":[\"kubernetes\"]},"
                            "\"status\":{\"phase\":\"Active\"}}");
-    put_obj("configmaps", "ConfigMap", "held", "plain", NULL);
-    put_obj("configmaps", "ConfigMap", "held", "fin", "[\"example.com/hold\"]");
     tap_ok(eventually(gone, "configmaps/held/plain"), "the plain object is deleted");
     tap_ok(eventually(is_marked, "configmaps/held/fin"),
            "the one with a finalizer gets a deletionTimestamp");
