@@ -11,6 +11,7 @@ source tests/lib/etcd.sh
 source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
 source tests/e2e/registry_lib.sh
+source tests/e2e/instances_lib.sh
 e2e_require admission_policy
 
 PKI=$KGATE_TEST_TMP/pki
@@ -18,26 +19,7 @@ api_pki "$PKI"
 set_users
 trap stop_all EXIT
 PREFIX=/registry-vap-$$
-declare -A PID URL LOG
 ARV=/apis/admissionregistration.k8s.io/v1
-
-# start NAME [FLAG...]
-start() {
-    local name=$1
-    shift
-    kgate_start "$name" --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="$PREFIX" \
-        --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
-        --client-ca-file="$PKI/ca.crt" --token-auth-file="$PKI/tokens.csv" \
-        --authorization-mode=RBAC --shutdown-delay-duration=0s --workers=2 "$@"
-    PID[$name]=$KGATE_PID URL[$name]=$KGATE_URL LOG[$name]=$KGATE_LOG
-    for _ in $(seq 300); do
-        [[ $(http_code /readyz "${ADMIN[@]}") == 200 ]] && return 0
-        sleep 0.1
-    done
-    diag "$(tail -20 "$KGATE_LOG")"
-    return 1
-}
-on() { KGATE_URL=${URL[$1]} KGATE_PID=${PID[$1]} KGATE_LOG=${LOG[$1]}; }
 
 # vap NAME ROW OPERATIONS SPEC-MEMBERS: a policy on configmaps labelled row=ROW.
 vap() {
