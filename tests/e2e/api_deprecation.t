@@ -14,6 +14,7 @@ source tests/lib/etcd.sh
 source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
 source tests/e2e/registry_lib.sh
+source tests/e2e/audit_lib.sh
 e2e_require deprecation
 
 PKI=$KGATE_TEST_TMP/pki
@@ -31,16 +32,6 @@ rules:
 - level: Metadata
 YAML
 
-# events ID: the log's events of audit ID into $D/events, once its ResponseComplete is there.
-events() {
-    for _ in $(seq 50); do
-        grep -F "\"auditID\":\"$1\"" "$LOG" >"$D/events" 2>/dev/null
-        grep -q '"stage":"ResponseComplete"' "$D/events" && return 0
-        sleep 0.1
-    done
-    diag "no ResponseComplete event of $1"
-    return 1
-}
 # annotations JSON: the last request's ResponseComplete annotations, those named k8s.io/*, are
 # exactly JSON (a Python dict literal).
 annotations() {

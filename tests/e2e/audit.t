@@ -11,6 +11,7 @@ source tests/lib/etcd.sh
 source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
 source tests/e2e/registry_lib.sh
+source tests/e2e/audit_lib.sh
 e2e_require audit
 
 PKI=$KGATE_TEST_TMP/pki
@@ -52,16 +53,6 @@ rules:
   nonResourceURLs: ["/version", "/api*"]
 YAML
 
-# events ID: the log's events of audit ID, one JSON document a line, into $D/events.
-events() {
-    for _ in $(seq 50); do
-        grep -F "\"auditID\":\"$1\"" "$LOG" >"$D/events" 2>/dev/null
-        grep -q '"stage":"ResponseComplete"' "$D/events" && return 0
-        sleep 0.1
-    done
-    diag "no ResponseComplete event of $1"
-    return 1
-}
 # ev EXPR: a Python expression over es (the events, in order) and e (the last one).
 ev() {
     python3 - "$1" "$D/events" <<'PY'
