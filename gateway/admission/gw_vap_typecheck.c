@@ -9,6 +9,7 @@
 #include "gw_buf.h"
 #include "gw_schema_cel.h"
 #include "gw_vap_compile.h"
+#include "gw_vap_snapshot.h"
 
 #define MAX_TYPES 10 /* kube's maxTypesToCheck */
 
@@ -113,25 +114,6 @@ types_to_check(const json_t *spec, const gw_catalog_t *served, gvks_t *t)
     qsort(t->items, t->n, sizeof(t->items[0]), gvk_cmp);
 }
 
-/* The param kind's schema (from the catalog's universe), or NULL. */
-static const gw_schema_t *
-param_schema(const json_t *spec, const gw_catalog_t *served, const char **kind)
-{
-    const json_t *pk = json_object_get(spec, "paramKind");
-    const char *api_version = json_string_value(json_object_get(pk, "apiVersion"));
-    *kind = json_string_value(json_object_get(pk, "kind"));
-    if (api_version == NULL || *kind == NULL)
-        return NULL;
-    const char *slash = strchr(api_version, '/');
-    if (slash != NULL && strchr(slash + 1, '/') != NULL)
-        return NULL;
-    char *group = slash ? gw_strndup(api_version, (size_t)(slash - api_version)) : gw_strdup("");
-    const gw_schema_t *s =
-        gw_catalog_kind_schema(served, group, slash ? slash + 1 : api_version, *kind);
-    free(group);
-    return s;
-}
-
 /* Append "<gvk>: <error>\n" to `out`, a paragraph per kind. */
 static void
 add_issue(gw_buf_t *out, const gvk_t *k, const char *error)
@@ -169,7 +151,12 @@ gw_vap_typecheck(const json_t *policy, const gw_catalog_t *served)
     gw_arena_t *a = gw_arena_new();
     gw_buf_t *expr = gw_calloc(nval, sizeof(*expr)), *msg = gw_calloc(nval, sizeof(*msg));
     gw_vap_schemas_t schemas = {.type_checking = true};
-    schemas.params = gw_schema_cel(a, param_schema(spec, served, &schemas.params_name));
+    bool named;
+    const gw_resource_t *pr = gw_vap_param_resource(served, policy, &named);
+    if (pr != NULL) {
+        schemas.params = gw_schema_cel(a, pr->schema);
+        schemas.params_name = pr->kind;
+    }
     for (size_t k = 0; k < t.n; k++) {
         schemas.object = gw_schema_cel(a, t.items[k].schema);
         schemas.object_name = t.items[k].kind;

@@ -8,8 +8,8 @@
  * or a subresource; at most 10, sorted by group, version and kind) are resolved in the served
  * catalog, and each validation's expression and messageExpression is compiled against each
  * kind's schema (`object` and `oldObject` typed; `params` typed by the paramKind's schema, and
- * undeclared when that kind is unknown), with no return type enforced. Variables take part
- * but are not reported, as in kube.
+ * undeclared when the served catalog lacks that kind), with no return type enforced. Variables
+ * take part but are not reported, as in kube.
  */
 
 #include <jansson.h>
@@ -21,8 +21,8 @@
  * "spec.validations[0].expression", "apps/v1, Kind=Deployment: ERROR: <input>:1:8: undefined
  * field 'x'\n | ...\n | .......^\n"; one paragraph per kind, joined by a blank line), empty when
  * nothing is wrong or no kind could be resolved. `policy` is a stored v1 policy (read only);
- * `served` resolves the matched resources, its universe the param kind. Caller owns the
- * result. Thread: any.
+ * `served` resolves the matched resources and the param kind. Caller owns the result.
+ * Thread: any.
  */
 json_t *gw_vap_typecheck(const json_t *policy, const gw_catalog_t *served);
 

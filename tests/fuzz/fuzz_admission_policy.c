@@ -119,24 +119,14 @@
 #include "gw_vap_eval.c"
 #undef resolve
 #undef trim
+#include "gw_vap_snapshot.c"
 #define gvk_cmp gw_vap_typecheck__gvk_cmp
 #define add_issue gw_vap_typecheck__add_issue
 #include "gw_vap_typecheck.c"
 #undef gvk_cmp
 #undef add_issue
 
-/* What gateway/catalog/gw_catalog_blob.S embeds into the library; make runs clang from the
- * repository root, so the path resolves. */
-__asm__(".section .rodata\n"
-        ".balign 16\n"
-        ".global gw_catalog_blob_start\n"
-        "gw_catalog_blob_start:\n"
-        ".incbin \"gateway/catalog/catalog.json\"\n"
-        ".global gw_catalog_blob_end\n"
-        "gw_catalog_blob_end:\n"
-        ".byte 0\n"
-        ".section .note.GNU-stack,\"\",@progbits\n"
-        ".text\n");
+#include "fuzz_catalog_blob.h"
 
 #define FUZZ_MAX_INPUT 8192
 #define FUZZ_MAX_ROUNDS 8 /* authorizer rounds of one evaluation */

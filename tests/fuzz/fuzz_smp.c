@@ -25,18 +25,7 @@
 #include "gw_smp_list.c"
 #include "gw_smp_order.c"
 
-/* What gateway/catalog/gw_catalog_blob.S embeds into the library; make runs clang from the
- * repository root, so the path resolves. */
-__asm__(".section .rodata\n"
-        ".balign 16\n"
-        ".global gw_catalog_blob_start\n"
-        "gw_catalog_blob_start:\n"
-        ".incbin \"gateway/catalog/catalog.json\"\n"
-        ".global gw_catalog_blob_end\n"
-        "gw_catalog_blob_end:\n"
-        ".byte 0\n"
-        ".section .note.GNU-stack,\"\",@progbits\n"
-        ".text\n");
+#include "fuzz_catalog_blob.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
