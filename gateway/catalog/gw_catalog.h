@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 /* ---- schemas ---------------------------------------------------------------------------- */
 
 typedef enum {
@@ -31,6 +33,10 @@ typedef enum {
 } gw_schema_type_t;
 
 typedef struct gw_schema gw_schema_t;
+
+/* What a CustomResourceDefinition's schema states beyond the structure (formats, enums,
+   bounds, patterns, defaults, CEL rules): apiext's (gateway/apiext/gw_crd_schema.h). */
+struct gw_schema_rules;
 
 typedef struct {
     const char *name;
@@ -182,6 +188,21 @@ typedef struct {
                                         type has none (every GA kind but a few) */
 } gw_subresource_t;
 
+/*
+ * What a custom resource (one served version of a CustomResourceDefinition) adds to its
+ * gw_resource_t: the CRD as stored, from which the documents, Tables and field selectors read
+ * what they need. Storage: the catalog snapshot's (gateway/apiext/gw_crd.h builds it).
+ */
+typedef struct {
+    const char *crd_name;        /* the CRD's metadata.name, "<plural>.<group>" */
+    const char *crd_uid;         /* its metadata.uid */
+    const json_t *crd;           /* the CRD object */
+    const json_t *version;       /* its spec.versions[] entry of this resource's version */
+    const json_t *schema_json;   /* that version's schema.openAPIV3Schema, or NULL */
+    const char *storage_version; /* the version objects are stored in */
+    const struct gw_crd_version *compiled; /* apiext's compiled form, opaque here */
+} gw_custom_t;
+
 typedef struct {
     const char *group; /* "" for the core group */
     const char *version;
@@ -210,6 +231,7 @@ typedef struct {
                                            once at start-up (gw_catalog_bind_strategies) */
     const gw_lifecycle_t *lifecycle;    /* the kind's prerelease lifecycle, or NULL when kube's
                                            type has none (every GA kind but ComponentStatus) */
+    const gw_custom_t *custom;          /* a custom resource's facts; NULL for built-ins */
 } gw_resource_t;
 
 /** The function that gives a resource its strategy (the registry's gw_strategy_lookup). */
