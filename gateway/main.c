@@ -391,7 +391,10 @@ build_policy(kgate_t *k, char *err, size_t err_len)
     char *runtime = join(&cfg->runtime_config);
     rc = gw_catalog_configure(gw_catalog_builtin(), runtime, &k->catalog, err, err_len);
     free(runtime);
-    return rc != 0 ? 2 : 0;
+    if (rc != 0)
+        return 2;
+    gw_catalog_publish(k->catalog);
+    return 0;
 }
 
 /* Every store reads any encoding kube may have written and writes --storage-media-type

@@ -28,7 +28,7 @@ gw_api_new(const gw_api_config_t *cfg)
     }
     atomic_init(&api->inflight_readonly, 0);
     atomic_init(&api->inflight_mutating, 0);
-    gw_api__docs_build(&api->docs, cfg->catalog);
+    pthread_mutex_init(&api->docs_lock, NULL);
     return api;
 }
 
@@ -37,7 +37,8 @@ gw_api_free(gw_api_t *api)
 {
     if (api == NULL)
         return;
-    gw_api__docs_free(&api->docs);
+    gw_api__docs_release(api);
+    pthread_mutex_destroy(&api->docs_lock);
     gw_metrics_free(api->metrics);
     gw_watch_free(api->watch);
     free(api->watch_locals);

@@ -3,6 +3,7 @@
 
 /* Internals shared by the files of gateway/api/. */
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,12 +39,25 @@ typedef struct {
     size_t n;
 } gw_api__docs_t;
 
-/** Build every discovery and version document of catalog c. Thread: main. */
+/** Build every discovery and version document of catalog c. Thread: any. */
 void gw_api__docs_build(gw_api__docs_t *d, const gw_catalog_t *c);
 void gw_api__docs_free(gw_api__docs_t *d);
 
 /** The document under key, or NULL. Thread: any. */
 const gw_api__doc_t *gw_api__docs_find(const gw_api__docs_t *d, const char *key);
+
+/* The documents of one catalog, shared by the requests that hold it (refcounted). */
+typedef struct gw_api__docset gw_api__docset_t;
+
+/**
+ * The documents of r's catalog, valid until r is freed: the api keeps those of the catalog
+ * last asked for and builds them again (a few milliseconds, under the api's lock) when a
+ * request holds another one, i.e. once after each new catalog snapshot. Thread: r's.
+ */
+const gw_api__docs_t *gw_api__docs_of(struct gw_req *r);
+
+/** Drop the api's documents (gw_api_free). */
+void gw_api__docs_release(gw_api_t *api);
 
 /* ---- the api and a request's private side --------------------------------------------------- */
 
@@ -61,7 +75,8 @@ struct gw_api {
     gw_metrics_t *metrics;
     _Atomic int64_t inflight_readonly;
     _Atomic int64_t inflight_mutating;
-    gw_api__docs_t docs;
+    pthread_mutex_t docs_lock;
+    gw_api__docset_t *docs; /* those of the catalog last asked for, under docs_lock */
 };
 
 typedef enum {

@@ -107,3 +107,50 @@ gw_api__docs_find(const gw_api__docs_t *d, const char *key)
     gw_api__doc_t probe = {.key = (char *)key};
     return d->n == 0 ? NULL : bsearch(&probe, d->docs, d->n, sizeof(*d->docs), by_key);
 }
+
+struct gw_api__docset {
+    const gw_catalog_t *catalog; /* referenced */
+    gw_api__docs_t docs;
+    _Atomic long refs;
+};
+
+static void
+docset_unref(void *arg)
+{
+    gw_api__docset_t *s = arg;
+
+    if (s == NULL || atomic_fetch_sub(&s->refs, 1) != 1)
+        return;
+    gw_api__docs_free(&s->docs);
+    gw_catalog_unref(s->catalog);
+    free(s);
+}
+
+const gw_api__docs_t *
+gw_api__docs_of(gw_req_t *r)
+{
+    gw_api_t *api = GW_API_REQ(r)->api;
+    gw_api__docset_t *s;
+
+    pthread_mutex_lock(&api->docs_lock);
+    if (api->docs == NULL || api->docs->catalog != r->catalog) {
+        s = gw_calloc(1, sizeof(*s));
+        s->catalog = gw_catalog_ref(r->catalog);
+        gw_api__docs_build(&s->docs, r->catalog);
+        atomic_init(&s->refs, 1);
+        docset_unref(api->docs);
+        api->docs = s;
+    }
+    s = api->docs;
+    atomic_fetch_add(&s->refs, 1);
+    pthread_mutex_unlock(&api->docs_lock);
+    gw_arena_defer(r->arena, docset_unref, s);
+    return &s->docs;
+}
+
+void
+gw_api__docs_release(gw_api_t *api)
+{
+    docset_unref(api->docs);
+    api->docs = NULL;
+}

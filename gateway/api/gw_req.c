@@ -34,6 +34,12 @@ on_gone(void *arg)
     r->gone = true;
 }
 
+static void
+release_catalog(void *c)
+{
+    gw_catalog_unref(c);
+}
+
 gw_req_t *
 gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, const char *audit_id)
 {
@@ -46,7 +52,11 @@ gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, cons
     r->arena = a;
     r->store = api->stores[gw_worker_index(w)];
     r->watches = api->watch_locals != NULL ? api->watch_locals[gw_worker_index(w)] : NULL;
-    r->catalog = api->cfg.catalog;
+    r->catalog = gw_catalog_current();
+    if (r->catalog != NULL)
+        gw_arena_defer(a, release_catalog, (void *)r->catalog);
+    else
+        r->catalog = api->cfg.catalog;
     r->authn = api->cfg.authn;
     r->authz = api->cfg.authz;
     r->unsafe_delete = api->cfg.unsafe_delete;

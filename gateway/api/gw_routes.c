@@ -109,7 +109,7 @@ restful_not_allowed(gw_req_t *r)
 static void
 serve_doc(gw_req_t *r)
 {
-    const gw_api__doc_t *doc = gw_api__docs_find(&GW_API_REQ(r)->api->docs, r->info.path);
+    const gw_api__doc_t *doc = gw_api__docs_find(gw_api__docs_of(r), r->info.path);
     bool restful = restful_path(r);
     if (doc == NULL) {
         if (restful)
@@ -150,7 +150,7 @@ serve_discovery(gw_req_t *r)
         return;
     }
     const char *key = gw_arena_sprintf(r->arena, "agg:%s:%s", r->info.path, n.version);
-    const gw_api__doc_t *doc = gw_api__docs_find(&GW_API_REQ(r)->api->docs, key);
+    const gw_api__doc_t *doc = gw_api__docs_find(gw_api__docs_of(r), key);
     GW_API_REQ(r)->content_type = gw_arena_sprintf(
         r->arena, "application/json;g=apidiscovery.k8s.io;v=%s;as=APIGroupDiscoveryList",
         n.version);

@@ -38,6 +38,19 @@ gw_catalog__alloc(size_t n)
     return p;
 }
 
+void *
+gw_catalog__alloc_in(const gw_catalog_t *c, size_t n)
+{
+    return c->arena ? gw_arena_calloc(c->arena, n ? n : 1) : gw_catalog__alloc(n);
+}
+
+void
+gw_catalog__keep(const gw_catalog_t *c, char *text)
+{
+    if (c->arena)
+        gw_arena_defer(c->arena, free, text);
+}
+
 char *
 gw_catalog__strdup(const char *s)
 {
@@ -357,13 +370,22 @@ build_groups(gw_catalog_t *c, const gw_catalog_t *u)
 }
 
 static const gw_resource_t **
-sorted_copy(const gw_resource_t **served, size_t n, int (*cmp)(const void *, const void *))
+sorted_copy(const gw_catalog_t *c, int (*cmp)(const void *, const void *))
 {
-    const gw_resource_t **out = gw_catalog__alloc(n * sizeof(*out));
+    size_t n = c->n_resources;
+    const gw_resource_t **out = gw_catalog__alloc_in(c, n * sizeof(*out));
 
-    memcpy(out, served, n * sizeof(*out));
+    memcpy(out, c->resources, n * sizeof(*out));
     qsort(out, n, sizeof(*out), cmp);
     return out;
+}
+
+void
+gw_catalog__index(gw_catalog_t *c)
+{
+    c->by_name = sorted_copy(c, by_name_cmp);
+    c->by_kind = sorted_copy(c, by_kind_cmp);
+    pthread_mutex_init(&c->docs_lock, NULL);
 }
 
 static void
@@ -373,10 +395,8 @@ assemble_into(gw_catalog_t *c, const gw_catalog_t *universe, const gw_resource_t
     c->resources = gw_catalog__alloc(n * sizeof(*c->resources));
     memcpy(c->resources, served, n * sizeof(*c->resources));
     c->n_resources = n;
-    c->by_name = sorted_copy(served, n, by_name_cmp);
-    c->by_kind = sorted_copy(served, n, by_kind_cmp);
+    gw_catalog__index(c);
     build_groups(c, universe);
-    pthread_mutex_init(&c->docs_lock, NULL);
 }
 
 gw_catalog_t *

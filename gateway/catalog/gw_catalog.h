@@ -7,8 +7,9 @@
  * Built-in resources come from a compact description derived (by scripts/gen-catalog.py) from
  * the public Kubernetes v1.32 OpenAPI document and committed as gateway/catalog/catalog.json;
  * the build embeds that file and gw_catalog_builtin() parses it once. A catalog is immutable
- * after it is built and shared by all threads; custom resources will later come as new
- * catalog snapshots (refcounted) layered over the built-in one.
+ * after it is built and shared by all threads. Custom resources come as snapshots (refcounted)
+ * that extend the configured catalog (gw_catalog_extend); the process's current one is
+ * published (gw_catalog_publish) and each request holds the one it started with.
  */
 
 #include <stdbool.h>
@@ -234,6 +235,13 @@ typedef struct {
     const gw_custom_t *custom;          /* a custom resource's facts; NULL for built-ins */
 } gw_resource_t;
 
+/* What a snapshot's custom resources belong to: release(ctx) runs once when the last reference
+   to the snapshot goes, on the thread that drops it. */
+typedef struct {
+    void (*release)(void *ctx);
+    void *ctx;
+} gw_catalog_owner_t;
+
 /** The function that gives a resource its strategy (the registry's gw_strategy_lookup). */
 typedef const struct gw_strategy *(*gw_strategy_resolve_fn)(const gw_resource_t *r);
 
@@ -295,6 +303,43 @@ const gw_group_t *gw_catalog_group(const gw_catalog_t *c, const char *name);
  */
 int gw_catalog_configure(const gw_catalog_t *base, const char *runtime_config,
                          const gw_catalog_t **out, char *err, size_t err_len);
+
+/**
+ * A snapshot serving what base serves plus the custom resources `custom` (n of them, each with
+ * ->custom set; they and everything they point to must stay valid until owner.release runs),
+ * with one reference held by the caller. Custom groups come after base's, by name (kube gives
+ * every CRD group the same low priority); a group's versions in kube's version order (GA before
+ * beta before alpha, higher numbers first, then other names alphabetically). A custom resource
+ * in a group/version base serves joins it. Thread: any; the result is immutable but for its
+ * lazily built documents.
+ */
+const gw_catalog_t *gw_catalog_extend(const gw_catalog_t *base, const gw_resource_t *const *custom,
+                                      size_t n, gw_catalog_owner_t owner);
+
+/** Take a reference to c (a no-op for the catalogs that live forever). Returns c. Thread: any. */
+const gw_catalog_t *gw_catalog_ref(const gw_catalog_t *c);
+
+/** Drop a reference; the last frees a snapshot and releases its owner. NULL is fine. */
+void gw_catalog_unref(const gw_catalog_t *c);
+
+/**
+ * Make c the process's current catalog (taking a reference; the previous one is released).
+ * The server publishes its configured catalog at start-up, and the CRD feed each snapshot.
+ * Thread: any.
+ */
+void gw_catalog_publish(const gw_catalog_t *c);
+
+/** A new reference to the current catalog, or NULL before any was published. Thread: any. */
+const gw_catalog_t *gw_catalog_current(void);
+
+/** The catalog a snapshot extends, or c itself for one that extends nothing. Thread: any. */
+const gw_catalog_t *gw_catalog_base(const gw_catalog_t *c);
+
+/**
+ * kube's ordering of API versions (CompareKubeAwareVersionStrings): negative when a sorts
+ * before b, i.e. has the higher priority. Thread: any. Pure.
+ */
+int gw_catalog_version_cmp(const char *a, const char *b);
 
 /** A named OpenAPI definition ("io.k8s.api.apps.v1.Deployment"), or NULL. */
 const gw_schema_t *gw_catalog_definition(const gw_catalog_t *c, const char *name);

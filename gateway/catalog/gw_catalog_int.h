@@ -4,11 +4,13 @@
 /* Internals shared by the catalog's files (catalog, schemas, runtime-config, documents). */
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
 
+#include "gw_arena.h"
 #include "gw_catalog.h"
 
 /* A named definition: the parsed schema and its compact JSON (for the OpenAPI documents). */
@@ -56,6 +58,11 @@ struct gw_catalog {
     /* documents built on first use (gw_openapi.c), under docs_lock */
     pthread_mutex_t docs_lock;
     gw_openapi__cache_t *openapi;
+    /* a snapshot with custom resources (gw_catalog_custom.c); the others live forever */
+    const gw_catalog_t *base; /* the catalog it extends; NULL for the others */
+    gw_arena_t *arena;        /* its own storage, freed with it */
+    _Atomic long refs;
+    gw_catalog_owner_t owner; /* what its custom resources belong to */
 };
 
 /*
@@ -64,6 +71,15 @@ struct gw_catalog {
  */
 void *gw_catalog__alloc(size_t n);
 char *gw_catalog__strdup(const char *s);
+
+/**
+ * Storage that lives as long as catalog c: a snapshot's arena (the caller is the thread
+ * building it, or holds its docs_lock), else process-lifetime storage. Zeroed. Thread: as said.
+ */
+void *gw_catalog__alloc_in(const gw_catalog_t *c, size_t n);
+
+/** Register text (malloc'd) to be freed with catalog c (never, for the lifetime ones). */
+void gw_catalog__keep(const gw_catalog_t *c, char *text);
 
 /** Report a malformed embedded catalog (a build defect) and abort. */
 _Noreturn void gw_catalog__corrupt(const char *what, const char *name);
@@ -96,6 +112,10 @@ const gw_catalog__def_t *gw_catalog__def(const gw_catalog_t *c, const char *name
  */
 gw_catalog_t *gw_catalog__assemble(const gw_catalog_t *universe, const gw_resource_t **served,
                                    size_t n);
+
+/** Sort c->resources into c->by_name and c->by_kind, in c's storage, and make its docs lock.
+ *  Thread: the one building c. */
+void gw_catalog__index(gw_catalog_t *c);
 
 /* OpenAPI generation state (gw_openapi.c, gw_openapi_paths.c). */
 typedef struct {

@@ -29,15 +29,16 @@ struct gw_openapi__cache {
 
 /* Serialize doc (consumed) into d, with kube-apiserver's ETag: upper-case hex SHA-512. */
 static void
-doc_set(gw_openapi_doc_t *d, json_t *doc)
+doc_set(const gw_catalog_t *c, gw_openapi_doc_t *d, json_t *doc)
 {
     static const char digits[] = "0123456789ABCDEF";
     unsigned char md[SHA512_DIGEST_LENGTH];
     char *text = json_dumps(doc, JSON_COMPACT);
-    char *hash = gw_catalog__alloc(2 * sizeof(md) + 1);
+    char *hash = gw_catalog__alloc_in(c, 2 * sizeof(md) + 1);
 
     if (text == NULL)
         gw_catalog__corrupt("cannot serialize an OpenAPI document", NULL);
+    gw_catalog__keep(c, text);
     SHA512((const unsigned char *)text, strlen(text), md);
     for (size_t i = 0; i < sizeof(md); i++) {
         hash[2 * i] = digits[md[i] >> 4];
@@ -217,15 +218,15 @@ build_all_v3(const gw_catalog_t *c, gw_openapi__cache_t *cache)
 {
     json_t *index = json_object();
 
-    cache->v3 = gw_catalog__alloc(served_versions(c) * sizeof(*cache->v3));
+    cache->v3 = gw_catalog__alloc_in(c, served_versions(c) * sizeof(*cache->v3));
     for (size_t i = 0; i < c->n_groups; i++) {
         const gw_group_t *g = &c->groups[i];
         for (size_t k = 0; k < g->n_versions; k++) {
             v3_doc_t *d = &cache->v3[cache->n_v3++];
             char *path = g->name[0] ? gw_sprintf("apis/%s/%s", g->name, g->versions[k])
                                     : gw_sprintf("api/%s", g->versions[k]);
-            d->path = gw_catalog__strdup(path);
-            doc_set(&d->doc, build_v3(c, g->name, g->versions[k]));
+            d->path = strcpy(gw_catalog__alloc_in(c, strlen(path) + 1), path);
+            doc_set(c, &d->doc, build_v3(c, g->name, g->versions[k]));
             json_object_set_new(
                 index, path,
                 json_pack("{s:o}", "serverRelativeURL",
@@ -233,7 +234,7 @@ build_all_v3(const gw_catalog_t *c, gw_openapi__cache_t *cache)
             free(path);
         }
     }
-    doc_set(&cache->v3_index, json_pack("{s:o}", "paths", index));
+    doc_set(c, &cache->v3_index, json_pack("{s:o}", "paths", index));
 }
 
 /* The catalog's document cache, created on first use; the caller holds docs_lock. */
@@ -245,7 +246,7 @@ lock_cache(const gw_catalog_t *c)
 
     pthread_mutex_lock(&mc->docs_lock);
     if (mc->openapi == NULL)
-        mc->openapi = gw_catalog__alloc(sizeof(*mc->openapi));
+        mc->openapi = gw_catalog__alloc_in(c, sizeof(*mc->openapi));
     return mc->openapi;
 }
 
@@ -266,7 +267,8 @@ lock_v2(const gw_catalog_t *c)
         json_t *doc = build_v2(c);
         size_t len;
         uint8_t *pb = gw_openapi_proto_encode(doc, &len, NULL);
-        doc_set(&cache->v2, doc);
+        doc_set(c, &cache->v2, doc);
+        gw_catalog__keep(c, (char *)pb);
         cache->v2_proto.data = (const char *)pb;
         cache->v2_proto.len = len;
         cache->v2_proto.hash = cache->v2.hash;

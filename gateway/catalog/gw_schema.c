@@ -436,7 +436,12 @@ gw_catalog_kind_schema(const gw_catalog_t *c, const char *group, const char *ver
     const gw_catalog_t *u = c->universe;
     gw_catalog__gvk_t key = {.group = group, .version = version, .kind = kind};
     const gw_catalog__gvk_t *e = bsearch(&key, u->gvks, u->n_gvks, sizeof(key), gvk_cmp);
+    const gw_resource_t *r;
 
+    if (e == NULL && c->base != NULL) {
+        r = gw_catalog_find_kind(c, group, version, kind);
+        return r && r->custom ? r->schema : NULL;
+    }
     return e ? e->schema : NULL;
 }
 
