@@ -17,6 +17,12 @@ gw_api__deprecation_mark(gw_req_t *r)
         r->subresource != NULL ? r->subresource->lifecycle : r->resource->lifecycle;
     char text[512];
 
+    /* A CRD's deprecated version: its warning only, as kube's CR handler adds it. */
+    if (r->resource->custom != NULL) {
+        if (r->resource->custom->deprecation_warning != NULL)
+            gw_req_warning(r, "%s", r->resource->custom->deprecation_warning);
+        return;
+    }
     if (!gw_lifecycle_deprecated(l, gw_lifecycle_server_release()))
         return;
     GW_API_REQ(r)->deprecated = l;

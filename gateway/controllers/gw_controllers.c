@@ -31,6 +31,7 @@
 #include "gw_sactl.h"
 #include "gw_store.h"
 #include "gw_tokencleaner.h"
+#include "gw_crd_feed.h"
 #include "gw_vap_cache.h"
 
 #define ENSURE_EVERY_MS 60000 /* kube's system namespaces controller: once a minute */
@@ -69,6 +70,8 @@ struct gw_controllers {
     gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
     gw_vap_cache_t *vap;         /* the process's admission policy snapshot */
     bool vap_synced;             /* its first snapshot is published */
+    gw_crd_feed_t *crds;         /* the process's catalog of custom resources */
+    bool crds_synced;            /* its first snapshot is published */
     const gw_catalog_t *catalog; /* the served one */
     gw_leader_t *vap_status_leader;
     gw_vap_status_t *vap_status; /* while leading the policy status election */
@@ -104,12 +107,12 @@ add_timer(struct event *ev, int64_t ms)
     evtimer_add(ev, &tv);
 }
 
-/* Ready once the initial namespaces are confirmed and the first RBAC and admission policy
- * snapshots are in (kube's policy plugin also waits for its informers before admitting). */
+/* Ready once the initial namespaces are confirmed and the first RBAC, admission policy and
+ * custom resource snapshots are in (kube's policy plugin also waits for its informers before admitting). */
 static void
 maybe_synced(gw_controllers_t *c)
 {
-    if (c->synced && c->rbac_synced && c->vap_synced && c->on_synced != NULL)
+    if (c->synced && c->rbac_synced && c->vap_synced && c->crds_synced && c->on_synced != NULL)
         c->on_synced(c->on_synced_arg);
 }
 
@@ -119,6 +122,15 @@ vap_synced(void *arg)
     gw_controllers_t *c = arg;
 
     c->vap_synced = true;
+    maybe_synced(c);
+}
+
+static void
+crds_synced(void *arg)
+{
+    gw_controllers_t *c = arg;
+
+    c->crds_synced = true;
     maybe_synced(c);
 }
 
@@ -366,6 +378,7 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
     c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
     c->vap = gw_vap_cache_start(client, base, etcd_prefix, values, catalog, vap_synced, c);
+    c->crds = gw_crd_feed_start(client, base, etcd_prefix, values, catalog, crds_synced, c);
     c->catalog = catalog;
     c->vap_status_leader =
         start_election(c, VAP_STATUS_ELECTION, on_vap_status_elected, on_vap_status_lost);
@@ -409,6 +422,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_vap_status_stop(c->vap_status);
     gw_rbac_cache_stop(c->rbac);
     gw_vap_cache_stop(c->vap);
+    gw_crd_feed_stop(c->crds);
     gw_node_graph_stop(c->node_graph);
     gw_leader_stop(c->rbac_leader);
     gw_leader_stop(c->vap_status_leader);

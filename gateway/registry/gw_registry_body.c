@@ -380,13 +380,35 @@ gw_registry__meta_warnings(gw_req_t *r, const json_t *obj)
 char *
 gw_registry__encode(json_t *obj, size_t *len)
 {
+    return gw_registry__encode_for(NULL, obj, len);
+}
+
+/* A custom object in another version than its CRD's storage version: apiVersion rewritten
+ * (the None conversion). NULL when it is in the storage version. */
+static json_t *
+custom_storage_form(const gw_resource_t *res, const json_t *obj)
+{
+    json_t *stored;
+
+    if (strcmp(res->version, res->custom->storage_version) == 0)
+        return NULL;
+    stored = json_deep_copy(obj);
+    json_object_set_new(stored, "apiVersion",
+                        json_sprintf("%s/%s", res->group, res->custom->storage_version));
+    return stored;
+}
+
+char *
+gw_registry__encode_for(const gw_resource_t *res, json_t *obj, size_t *len)
+{
     json_t *stored;
     char *out;
 
     gw_objmeta_strip_for_storage(obj);
     /* Another version than the kind's storage version: stored converted, obj left as the
      * request's version for the answer. */
-    stored = gw_registry__storage_form(obj);
+    stored = res != NULL && res->custom != NULL ? custom_storage_form(res, obj)
+                                                 : gw_registry__storage_form(obj);
     out = json_dumps(stored != NULL ? stored : obj, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(stored);
     if (out == NULL)

@@ -161,7 +161,7 @@ write_checked(bool ok, void *arg)
     if (c->opts.dry_run) {
         rc = gw_store_get(r->store, c->key, 0, dry_checked, c);
     } else {
-        bytes = gw_registry__encode(c->obj, &len);
+        bytes = gw_registry__encode_for(r->resource, c->obj, &len);
         rc = gw_store_create(r->store, c->key, (const uint8_t *)bytes, len, 0, created, c);
         free(bytes);
     }

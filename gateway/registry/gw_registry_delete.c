@@ -444,7 +444,7 @@ del_plan(del_t *d, gw_store_update_t *su, json_t *cur, int64_t rev)
     char *bytes;
 
     if (p == PLAN_MARK && !d->o->dry_run) {
-        bytes = gw_registry__encode(cur, &len);
+        bytes = gw_registry__encode_for(d->r->resource, cur, &len);
         gw_store_update_commit(su, (uint8_t *)bytes, len);
         return;
     }

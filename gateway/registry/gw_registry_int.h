@@ -243,6 +243,10 @@ void gw_registry__meta_warnings(gw_req_t *r, const json_t *obj);
  *  storage version (obj itself stays in its own). Caller frees. */
 char *gw_registry__encode(json_t *obj, size_t *len);
 
+/** gw_registry__encode of an object of res: a custom resource's is stored in its CRD's storage
+ *  version. */
+char *gw_registry__encode_for(const gw_resource_t *res, json_t *obj, size_t *len);
+
 /* ---- reads of a future resourceVersion (gw_registry_wait.c) ------------------------------ */
 
 /** Arrange for again(arg) to run 100 ms from now, on r's worker, while r is younger than 3 s
@@ -512,6 +516,14 @@ json_t *gw_registry__parse_stored(const char *json, size_t len, int64_t rev,
  *  Go's JSON shows, as a new document; NULL when obj is in its storage version already (or of
  *  a kind with one version). Thread: any. */
 json_t *gw_registry__storage_form(const json_t *obj);
+
+/** Whether a custom resource's stored objects are rewritten when res serves them (another
+ *  version than the storage version, or a schema with defaults); false for built-ins. */
+bool gw_registry__custom_rewrites(const gw_resource_t *res);
+
+/** The value at a simple JSON path (".spec.replicas": dot-separated fields) of obj, or NULL.
+ *  Borrowed. Thread: any. */
+const json_t *gw_registry__custom_path(const json_t *obj, const char *path);
 
 /** A document parsed as stored (gw_registry__parse_stored with NULL) shown as `as` instead:
  *  converted and completed when it is another version. Thread: any. */

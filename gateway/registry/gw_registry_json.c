@@ -16,6 +16,8 @@
 #include "gw_alloc.h"
 #include "gw_catalog.h"
 #include "gw_convert.h"
+#include "gw_crd.h"
+#include "gw_crd_schema.h"
 #include "gw_gozero.h"
 
 /* The scanner trusts nothing: every helper returns NULL when the text runs out or is not JSON
@@ -299,6 +301,47 @@ gw_registry__parse_labels(const char *json, size_t len)
     return picked != NULL ? json_pack("{s:o}", "metadata", picked) : NULL;
 }
 
+/* ---- custom resources -------------------------------------------------------------------- */
+
+bool
+gw_registry__custom_rewrites(const gw_resource_t *res)
+{
+    const gw_crd_version_t *cv = gw_crd_version_of(res);
+
+    return cv != NULL && (cv->has_defaults || strcmp(res->custom->storage_version, res->version));
+}
+
+/* A stored custom object as `as` serves it: in as's version (the None conversion rewrites
+ * apiVersion alone) and defaulted, as kube's storage decoding defaults custom objects. */
+static void
+custom_view(json_t *doc, const gw_resource_t *as)
+{
+    json_object_set_new(doc, "apiVersion", json_string(as->api_version));
+    if (gw_crd_version_of(as)->has_defaults)
+        gw_crd_default(as->schema, doc);
+}
+
+const json_t *
+gw_registry__custom_path(const json_t *obj, const char *path)
+{
+    const char *p = path;
+    const json_t *v = obj;
+
+    while (v != NULL && *p == '.') {
+        const char *end = strchr(p + 1, '.');
+        size_t n = end ? (size_t)(end - p - 1) : strlen(p + 1);
+        char key[256];
+
+        if (n == 0 || n >= sizeof(key))
+            return NULL;
+        memcpy(key, p + 1, n);
+        key[n] = '\0';
+        v = json_object_get(v, key);
+        p += n + 1;
+    }
+    return *p == '\0' ? v : NULL;
+}
+
 /* ---- versions (gw_convert.h) ------------------------------------------------------------- */
 
 /* Whether an object of t's apiVersion and kind is served as `as` only after a conversion (as
@@ -308,6 +351,8 @@ needs_conversion(const top_t *t, const gw_resource_t *as)
 {
     if (t->av == NULL || t->kind == NULL)
         return false;
+    if (as != NULL && as->custom != NULL)
+        return gw_registry__custom_rewrites(as);
     if (as == NULL)
         return gw_convert_is_spoke(t->av, t->av_len, t->kind, t->kind_len);
     return !key_is(t->av, t->av_len, as->api_version) || !key_is(t->kind, t->kind_len, as->kind);
@@ -323,7 +368,9 @@ convert_doc(json_t *doc, const gw_resource_t *as)
 
     if (av == NULL || kind == NULL)
         return;
-    if (as != NULL)
+    if (as != NULL && as->custom != NULL)
+        custom_view(doc, as);
+    else if (as != NULL)
         gw_convert(doc, as->api_version, as->kind);
     else if (gw_convert_hub(av, kind, &av, &kind))
         gw_convert(doc, av, kind);
@@ -389,7 +436,10 @@ gw_registry__serve_as(json_t *doc, const gw_resource_t *as)
 {
     const char *av = json_string_value(json_object_get(doc, "apiVersion"));
 
-    if (av != NULL && strcmp(av, as->api_version) != 0) {
+    if (as->custom != NULL) {
+        if (gw_registry__custom_rewrites(as))
+            custom_view(doc, as);
+    } else if (av != NULL && strcmp(av, as->api_version) != 0) {
         convert_doc(doc, as);
         complete_doc(doc);
     }

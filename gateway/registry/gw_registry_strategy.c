@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "gw_crd_schema.h"
 #include "gw_defaults.h"
 #include "gw_gozero.h"
 
@@ -27,7 +28,10 @@ gw_registry__has_status(const gw_resource_t *res)
 void
 gw_registry__default(const gw_resource_t *res, json_t *obj)
 {
-    gw_defaults_apply(res->group, res->version, res->kind, obj);
+    if (res->custom != NULL)
+        gw_crd_default(res->schema, obj);
+    else
+        gw_defaults_apply(res->group, res->version, res->kind, obj);
 }
 
 /* What a client sent as status is dropped on create (kube's status reset), for the kind's
@@ -117,10 +121,13 @@ bump_generation(const gw_resource_t *res, json_t *obj, const json_t *old)
     const json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
     const json_t *old_ann = json_object_get(json_object_get(old, "metadata"), "annotations");
     json_t *meta = gw_objmeta_get(obj);
-    bool annotations =
-        gw_registry__strategy(res)->generation_on_annotations && !maps_equal(ann, old_ann);
+    const gw_strategy_t *st = gw_registry__strategy(res);
+    bool annotations = st->generation_on_annotations && !maps_equal(ann, old_ann);
+    const json_t *st_new = json_object_get(obj, "status"), *st_old = json_object_get(old, "status");
+    bool status = st->generation_on_status && !gw_registry__has_status(res) &&
+                  (st_new || st_old) && !json_equal(st_new, st_old);
 
-    if (annotations || content_changed(obj, old))
+    if (annotations || status || content_changed(obj, old))
         json_object_set_new(
             meta, "generation",
             json_integer(json_integer_value(json_object_get(meta, "generation")) + 1));

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_crd.h"
 #include "gw_err.h"
 #include "gw_selector.h"
 
@@ -29,20 +30,44 @@ copy_member(json_t *to, const json_t *from, const char *m)
         json_object_set_new(to, m, json_deep_copy(v));
 }
 
+/* A custom resource's Scale: replicas and selector where its CRD's scale paths say (kube's
+ * scaleFromCustomResource; the selector is a string there). */
+static json_t *
+custom_scale(const gw_crd_version_t *cv, const json_t *obj, json_int_t *replicas,
+             char **selector)
+{
+    const json_t *sel = cv->label_selector ? gw_registry__custom_path(obj, cv->label_selector)
+                                           : NULL;
+
+    *replicas = json_integer_value(gw_registry__custom_path(obj, cv->spec_replicas));
+    *selector = json_is_string(sel) ? gw_strdup(json_string_value(sel)) : NULL;
+    return json_pack(
+        "{s:s,s:s,s:{},s:{},s:{s:I}}", "kind", "Scale", "apiVersion", "autoscaling/v1",
+        "metadata", "spec", "status", "replicas",
+        json_integer_value(gw_registry__custom_path(obj, cv->status_replicas)));
+}
+
 json_t *
 gw_registry__scale_of(gw_upd_t *u, const json_t *obj)
 {
     static const char *const meta_members[] = {"name", "namespace", "uid", "resourceVersion",
                                                "creationTimestamp"};
     const json_t *spec = json_object_get(obj, "spec"), *meta = json_object_get(obj, "metadata");
-    json_t *scale =
-        json_pack("{s:s,s:s,s:{},s:{},s:{s:I}}", "kind", "Scale", "apiVersion", "autoscaling/v1",
-                  "metadata", "spec", "status", "replicas",
-                  json_integer_value(json_object_get(json_object_get(obj, "status"), "replicas")));
-    json_int_t replicas = json_integer_value(json_object_get(spec, "replicas"));
-    char *selector = gw_label_selector_string(json_object_get(spec, "selector"));
+    const gw_crd_version_t *cv = gw_crd_version_of(u->r->resource);
+    json_int_t replicas;
+    char *selector;
+    json_t *scale;
 
-    (void)u;
+    if (cv != NULL && cv->has_scale) {
+        scale = custom_scale(cv, obj, &replicas, &selector);
+    } else {
+        scale = json_pack(
+            "{s:s,s:s,s:{},s:{},s:{s:I}}", "kind", "Scale", "apiVersion", "autoscaling/v1",
+            "metadata", "spec", "status", "replicas",
+            json_integer_value(json_object_get(json_object_get(obj, "status"), "replicas")));
+        replicas = json_integer_value(json_object_get(spec, "replicas"));
+        selector = gw_label_selector_string(json_object_get(spec, "selector"));
+    }
     for (size_t i = 0; i < sizeof(meta_members) / sizeof(meta_members[0]); i++)
         copy_member(json_object_get(scale, "metadata"), meta, meta_members[i]);
     /* omitempty, as kube's Scale type writes them */
@@ -52,6 +77,30 @@ gw_registry__scale_of(gw_upd_t *u, const json_t *obj)
         json_object_set_new(json_object_get(scale, "status"), "selector", json_string(selector));
     free(selector);
     return scale;
+}
+
+/* Set the field at a simple path (".spec.replicas") of obj to v (consumed), making the objects
+ * on the way, as unstructured.SetNestedField. */
+static void
+set_path(json_t *obj, const char *path, json_t *v)
+{
+    char *copy = gw_strdup(path[0] == '.' ? path + 1 : path), *save = NULL;
+    char *seg = strtok_r(copy, ".", &save), *next;
+
+    while (seg != NULL && (next = strtok_r(NULL, ".", &save)) != NULL) {
+        json_t *child = json_object_get(obj, seg);
+        if (!json_is_object(child)) {
+            child = json_object();
+            json_object_set_new(obj, seg, child);
+        }
+        obj = child;
+        seg = next;
+    }
+    if (seg != NULL)
+        json_object_set_new(obj, seg, v);
+    else
+        json_decref(v);
+    free(copy);
 }
 
 /* metadata.resourceVersion of `to` taken from `from` (removed when `from` has none). */
@@ -72,6 +121,7 @@ gw_registry__scale_into(gw_upd_t *u, const json_t *cur, const json_t *scale, jso
     const json_t *replicas = json_object_get(json_object_get(scale, "spec"), "replicas");
     const char *uid = gw_objmeta_str(scale, "uid"), *cur_uid = gw_objmeta_str(cur, "uid");
     gw_field_errors_t errs = {0};
+    const gw_crd_version_t *cv;
     json_t *spec;
 
     if (json_integer_value(replicas) < 0) {
@@ -88,12 +138,17 @@ gw_registry__scale_into(gw_upd_t *u, const json_t *cur, const json_t *scale, jso
         return false;
     }
     *out = json_deep_copy(cur);
-    spec = json_object_get(*out, "spec");
-    if (!json_is_object(spec)) {
-        spec = json_object();
-        json_object_set_new(*out, "spec", spec);
+    cv = gw_crd_version_of(u->r->resource);
+    if (cv != NULL && cv->has_scale) {
+        set_path(*out, cv->spec_replicas, json_integer(json_integer_value(replicas)));
+    } else {
+        spec = json_object_get(*out, "spec");
+        if (!json_is_object(spec)) {
+            spec = json_object();
+            json_object_set_new(*out, "spec", spec);
+        }
+        json_object_set_new(spec, "replicas", json_integer(json_integer_value(replicas)));
     }
-    json_object_set_new(spec, "replicas", json_integer(json_integer_value(replicas)));
     take_rv(*out, scale);
     return true;
 }

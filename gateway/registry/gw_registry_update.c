@@ -230,7 +230,7 @@ decide(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev)
         gw_store_update_abort(u->su, GW_ECANCELED);
         return;
     }
-    bytes = gw_registry__encode(obj, &len);
+    bytes = gw_registry__encode_for(u->r->resource, obj, &len);
     gw_store_update_commit(u->su, (uint8_t *)bytes, len);
 }
 

@@ -768,7 +768,8 @@ parse_options(watch_t *st)
     st->protobuf = r->accept == GW_MEDIA_PROTOBUF;
     st->cbor = r->accept == GW_MEDIA_CBOR;
     st->convert = gw_convert_is_spoke(r->resource->api_version, strlen(r->resource->api_version),
-                                      r->resource->kind, strlen(r->resource->kind));
+                                      r->resource->kind, strlen(r->resource->kind)) ||
+                  gw_registry__custom_rewrites(r->resource);
     st->partial = r->as == GW_AS_PARTIAL;
     return parse_include(st);
 }

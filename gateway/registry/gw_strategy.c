@@ -93,9 +93,11 @@ gw_strategy_resolve(const gw_catalog_t *c)
 const gw_strategy_t *
 gw_strategy_of(const gw_resource_t *res)
 {
-    /* Resources of the catalogs the registry serves were resolved at start-up; a resource
-     * built elsewhere (a test's) is looked up. */
-    return res->strategy != NULL ? res->strategy : gw_strategy_lookup(res->group, res->name);
+    /* Resources of the catalogs the registry serves were resolved at start-up; custom
+     * resources all share one; a resource built elsewhere (a test's) is looked up. */
+    if (res->strategy != NULL)
+        return res->strategy;
+    return res->custom != NULL ? &gw_strategy_custom : gw_strategy_lookup(res->group, res->name);
 }
 
 /* ---- subresources ------------------------------------------------------------------------- */

@@ -73,6 +73,8 @@ typedef struct gw_strategy {
     const char *initial_status;     /* status on create as JSON text; NULL: {} */
     bool graceful;                  /* graceful deletion: grace period, deletionTimestamp (pods) */
     bool generation_on_annotations; /* annotation changes bump generation too (deployments) */
+    bool generation_on_status;      /* status changes bump generation too, when no status
+                                       subresource owns it (custom resources) */
     /* ---- create and update ---- */
     /* PrepareForCreate, after the defaults and the status reset (user: who creates). */
     void (*prepare_create)(const gw_resource_t *res, const authn_user_t *user, json_t *obj);
@@ -123,6 +125,7 @@ extern const gw_strategy_t gw_strategy_csr;
 extern const gw_strategy_t gw_strategy_serviceaccount;
 extern const gw_strategy_t gw_strategy_validating_admission_policy;
 extern const gw_strategy_t gw_strategy_validating_admission_policy_binding;
+extern const gw_strategy_t gw_strategy_custom;
 
 /** The strategy kube gives (group, resource): a kind's own, else gw_strategy_generic. Never
  *  NULL. Thread: any. Pure. */

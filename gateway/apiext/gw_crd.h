@@ -1,0 +1,66 @@
+#ifndef GATEWAY_APIEXT_GW_CRD_H
+#define GATEWAY_APIEXT_GW_CRD_H
+
+/*
+ * A CustomResourceDefinition compiled for serving: one gw_resource_t per served version, with
+ * its compiled schema and the facts the registry needs (scale paths, selectable fields), as
+ * kube's crdHandler builds its per-CRD storage. Compiled once per stored revision of the CRD,
+ * immutable, refcounted: a catalog snapshot holds the CRDs it serves, and a request holds its
+ * snapshot, so a CRD's compiled form lives as long as anything still uses it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "gw_catalog.h"
+
+typedef struct gw_crd gw_crd_t;
+
+/* What one served version adds beyond its gw_resource_t (gw_custom_t.compiled). */
+typedef struct gw_crd_version {
+    const gw_crd_t *crd;
+    const char *name;           /* the version */
+    bool has_status;            /* subresources.status */
+    bool has_scale;             /* subresources.scale, with its paths (".spec.replicas") */
+    const char *spec_replicas;  /* specReplicasPath */
+    const char *status_replicas; /* statusReplicasPath */
+    const char *label_selector; /* labelSelectorPath, or NULL */
+    const char *const *selectable; /* selectableFields' jsonPaths without the leading dot */
+    size_t n_selectable;
+    bool has_defaults;               /* the schema has a default somewhere: objects read from
+                                        etcd are defaulted */
+} gw_crd_version_t;
+
+/**
+ * Compile a stored CRD object (any JSON: what etcd holds) for serving, or NULL with a reason
+ * in err when it serves nothing: no accepted names yet (neither NamesAccepted nor Established
+ * is True, as kube's handler requires), no served version, or a schema that does not compile.
+ * revision is its etcd mod_revision (stored objects carry no resourceVersion). builtin is the
+ * built-in catalog (ObjectMeta's and Scale's schemas). Thread: any.
+ */
+gw_crd_t *gw_crd_compile(const json_t *crd, int64_t revision, const gw_catalog_t *builtin,
+                         char *err, size_t err_len);
+
+/** Take a reference. Returns c. Thread: any. */
+gw_crd_t *gw_crd_ref(gw_crd_t *c);
+
+/** Drop a reference; the last frees it. NULL is fine. Thread: any. */
+void gw_crd_unref(gw_crd_t *c);
+
+/** The CRD's served versions as resources (valid while c is). Thread: any. */
+size_t gw_crd_resources(const gw_crd_t *c, const gw_resource_t *const **out);
+
+/** The stored CRD's metadata.uid and the revision it was compiled from. Thread: any. */
+const char *gw_crd_uid(const gw_crd_t *c);
+int64_t gw_crd_revision(const gw_crd_t *c);
+
+/** Whether the CRD is being deleted (kube refuses creates of its objects then). */
+bool gw_crd_terminating(const gw_crd_t *c);
+
+/** The compiled version behind a custom resource, or NULL for a built-in one. Thread: any. */
+const gw_crd_version_t *gw_crd_version_of(const gw_resource_t *r);
+
+#endif
