@@ -116,6 +116,7 @@ struct gw_schema {
     bool go_zero; /* a value of this schema can lack something Go's JSON would show: a field of
                      its message (or of a value nested in it) for which gw_proto_field_shown
                      holds (gateway/encoding/gw_gozero.h fills them in) */
+    const struct gw_schema_rules *rules; /* a CRD schema's value rules; NULL for built-ins */
 };
 
 /** The field `name` of an OBJECT schema, or NULL. Thread: any. */

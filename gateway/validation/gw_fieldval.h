@@ -26,8 +26,10 @@ int gw_json_find_duplicates(const char *json, size_t len, gw_field_issues_t *out
 
 /**
  * Walk doc against schema: append unknown fields (and remove them from doc), type errors and
- * missing required fields, in document order. Embedded resources and preserve-unknown
- * subtrees are not pruned; nulls are fine anywhere (they leave a field unset).
+ * missing required fields, in document order. Preserve-unknown subtrees are not pruned, nor
+ * the apiVersion, kind and metadata of the root and of embedded resources (the rest of an
+ * embedded resource is, as kube's structural pruning does); nulls are fine anywhere (they
+ * leave a field unset).
  *
  * Type errors under a schema with Go types (the built-in kinds: the enclosing object has a
  * ref) are GW_FIELD_DECODE with kube-apiserver's decoder text, e.g. `json: cannot unmarshal

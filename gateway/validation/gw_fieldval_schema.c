@@ -284,14 +284,16 @@ check_scalar(walk_t *w, const json_t *v, const gw_schema_t *s)
 
 /* ---- the walk ---------------------------------------------------------------------------- */
 
-/* Members a schema lets through unpruned: preserved or embedded objects, and the type and
- * object metadata at the root of a schema that does not list them. */
+/* Members a schema lets through unpruned: those of preserved objects, and the type and object
+ * metadata of a resource (the root, an embedded resource) whose schema does not list them, as
+ * kube's structural pruning skips them. */
 static bool
 keeps_unknown(const gw_schema_t *s, bool root, const char *key)
 {
-    return s->preserve_unknown || s->embedded_resource ||
-           (root && (strcmp(key, "apiVersion") == 0 || strcmp(key, "kind") == 0 ||
-                     strcmp(key, "metadata") == 0));
+    return s->preserve_unknown ||
+           ((root || s->embedded_resource) &&
+            (strcmp(key, "apiVersion") == 0 || strcmp(key, "kind") == 0 ||
+             strcmp(key, "metadata") == 0));
 }
 
 /* One member of an object (or entry of a map: `map` keeps the key out of Go's path). */

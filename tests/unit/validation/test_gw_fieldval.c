@@ -299,8 +299,8 @@ test_decode_errors(void)
 static void
 test_custom_resource(void)
 {
-    EXPECT("without Go types: structural validation's messages, preserved and embedded subtrees "
-           "kept",
+    EXPECT("without Go types: structural validation's messages, preserved subtrees kept, an "
+           "embedded resource's type and object metadata kept, the rest of it pruned",
            &cr,
            "{\"apiVersion\":\"x/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\",\"odd\":1},"
            "\"spec\":{\"count\":\"3\",\"name\":7,\"free\":{\"containerPort\":\"x\",\"k\":1},"
@@ -308,8 +308,8 @@ test_custom_resource(void)
            "\"data\":{}},\"ports\":[{\"containerPort\":1.5,\"zz\":0}],\"gone\":1}}",
            "{\"apiVersion\":\"x/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\",\"odd\":1},"
            "\"spec\":{\"count\":\"3\",\"name\":7,\"free\":{\"containerPort\":\"x\",\"k\":1},"
-           "\"embedded\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{},"
-           "\"data\":{}},\"ports\":[{\"containerPort\":1.5}]}}",
+           "\"embedded\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{}},"
+           "\"ports\":[{\"containerPort\":1.5}]}}",
            {GW_FIELD_INVALID, "spec.count",
             "Invalid value: \"string\": spec.count in body must be of type integer: \"string\""},
            {GW_FIELD_INVALID, "spec.name",
@@ -317,6 +317,7 @@ test_custom_resource(void)
            {GW_FIELD_INVALID, "spec.free.containerPort",
             "Invalid value: \"string\": spec.free.containerPort in body must be of type integer: "
             "\"string\""},
+           {GW_FIELD_UNKNOWN, "spec.embedded.data", "unknown field \"spec.embedded.data\""},
            {GW_FIELD_INVALID, "spec.ports[0].containerPort",
             "Invalid value: \"number\": spec.ports[0].containerPort in body must be of type "
             "integer: \"number\""},
