@@ -288,6 +288,9 @@ report_issues(gw_req_t *r, const gw_field_issues_t *is, const char *av, const ch
         const gw_field_issue_t *it = &is->items[i];
         if (it->kind == GW_FIELD_REQUIRED && !required_here(r, it->path))
             continue;
+        if ((it->kind == GW_FIELD_REQUIRED || it->kind == GW_FIELD_INVALID) &&
+            r->resource != NULL && r->resource->custom != NULL)
+            continue; /* a custom resource's schema validation reports these */
         if (it->kind == GW_FIELD_REQUIRED)
             gw_ferr_required(errs, it->path, NULL);
         else if (it->kind == GW_FIELD_INVALID)

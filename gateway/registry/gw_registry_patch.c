@@ -297,6 +297,8 @@ report_strategic(gw_upd_t *u, const json_t *after, const gw_field_issues_t *dups
         gw_req_warning(u->r, "%s", dups->items[i].message);
     for (size_t i = 0; i < walk->n; i++) {
         const gw_field_issue_t *it = &walk->items[i];
+        if (it->kind != GW_FIELD_UNKNOWN && u->r->resource->custom != NULL)
+            continue; /* a custom resource's schema validation reports these */
         if (it->kind == GW_FIELD_REQUIRED)
             gw_ferr_required(&u->req_errs, it->path, NULL);
         else if (it->kind == GW_FIELD_INVALID)
@@ -582,7 +584,8 @@ read_apply(gw_req_t *r, patch_t *p, bool cbor)
 static bool
 read_patch(gw_req_t *r, patch_t *p)
 {
-    gw_body_type_t type = gw_req_patch_type(r, true);
+    /* custom resources have no strategic merge (kube: 415) */
+    gw_body_type_t type = gw_req_patch_type(r, r->resource->custom == NULL);
     char why[256];
 
     if (type == GW_BODY_UNSUPPORTED)

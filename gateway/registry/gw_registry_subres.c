@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_alloc.h"
 #include "gw_crd.h"
 #include "gw_err.h"
 #include "gw_selector.h"

@@ -8,8 +8,10 @@
  */
 #include "gw_registry_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "gw_alloc.h"
 #include "gw_crd.h"
 #include "gw_crd_schema.h"
 
