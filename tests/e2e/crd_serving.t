@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Custom resources served by every instance: a CRD created through one kgate is served by
+# another within a second (discovery, CRUD, watch), with its schema's pruning, defaulting and
+# validation, the status and scale subresources, generation, strategic merge patch refused,
+# protobuf refused unless JSON is acceptable, a second version converted with the None
+# strategy and stored in the storage version, stock kubectl (get, scale, patch), and the
+# CRD's deletion removing its objects and its discovery everywhere.
+set -u
+cd "$(dirname "$0")/../.."
+source tests/lib/etcd.sh
+source tests/e2e/kgate.sh
+source tests/e2e/api_lib.sh
+source tests/e2e/registry_lib.sh
+source tests/e2e/instances_lib.sh
+e2e_require crd_serving
+
+PKI=$KGATE_TEST_TMP/pki
+api_pki "$PKI"
+set_users
+trap stop_all EXIT
+PREFIX=/registry-crd-$$
+CRDS=/apis/apiextensions.k8s.io/v1/customresourcedefinitions
+G=/apis/stable.example.com
+NS=$G/v1/namespaces/default/crontabs
+
+crd() {
+    cat <<'EOF'
+{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+ "metadata":{"name":"crontabs.stable.example.com"},
+ "spec":{"group":"stable.example.com","scope":"Namespaced",
+  "names":{"plural":"crontabs","singular":"crontab","kind":"CronTab","shortNames":["ct"]},
+  "versions":[
+   {"name":"v1beta1","served":true,"storage":false,"deprecated":true,
+    "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}},
+   {"name":"v1","served":true,"storage":true,
+    "subresources":{"status":{},"scale":{"specReplicasPath":".spec.replicas",
+                                         "statusReplicasPath":".status.replicas"}},
+    "schema":{"openAPIV3Schema":{"type":"object","properties":{
+      "spec":{"type":"object","required":["cronSpec"],"properties":{
+        "cronSpec":{"type":"string","pattern":"^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$"},
+        "image":{"type":"string"},
+        "replicas":{"type":"integer","minimum":0,"maximum":10,"default":1}}},
+      "status":{"type":"object","properties":{"replicas":{"type":"integer"}}}}}}}]}}
+EOF
+}
+
+# established: the CRD's Established condition is True on the instance in use.
+established() {
+    req GET "$CRDS/crontabs.stable.example.com"
+    [[ $CODE == 200 ]] &&
+        jpy "any(c['type'] == 'Established' and c['status'] == 'True' for c in d.get('status', {}).get('conditions', []))" >/dev/null
+}
+wait_established() {
+    for _ in $(seq 50); do established && return 0; sleep 0.1; done
+    diag "$(head -c 800 "$OUT")"
+    return 1
+}
+
+check "instance a starts" start a
+check "instance b starts" start b
+
+on a
+req POST "$CRDS" "$(crd)"
+check "the CRD is created through a" code_is 201
+check "the CRD becomes Established" wait_established
+on b
+check "b serves the group within a second" wait_code "$G/v1" 200 1
+check "b's discovery lists crontabs with its short name" \
+    jpy "[(r['name'], r.get('shortNames')) for r in d['resources'] if r['name'] == 'crontabs'] == [('crontabs', ['ct'])]"
+req GET "$G"
+check "the group prefers v1 over v1beta1" \
+    jpy "d['preferredVersion']['version'] == 'v1' and [v['version'] for v in d['versions']] == ['v1', 'v1beta1']"
+
+# create: pruning, defaulting, validation
+req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"a"},"spec":{"cronSpec":"* * * * */5","extra":1},"status":{"replicas":3}}'
+check "a custom object is created through b" code_is 201
+check "its unknown field is warned about" grep -q 'unknown field \\"spec.extra\\"' "$HDR"
+check "the answer is pruned, defaulted, status dropped, generation 1" \
+    jpy "d['spec'] == {'cronSpec': '* * * * */5', 'replicas': 1} and 'status' not in d and d['metadata']['generation'] == 1"
+check "etcd holds it under <prefix>/<group>/<plural>/<ns>/<name>" \
+    bash -c "[[ \$(ETCDCTL_API=3 etcdctl --endpoints=$KGATE_TEST_ETCD get $PREFIX/stable.example.com/crontabs/default/a --print-value-only) == *'\"cronSpec\"'* ]]"
+req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"bad"},"spec":{"cronSpec":"bad","replicas":20,"image":5}}'
+check "a schema violation is 422 Invalid" code_is 422
+check "with kube's causes (type, pattern, maximum)" jpy "sorted(c['field'] for c in d['details']['causes']) == ['spec.cronSpec', 'spec.image', 'spec.replicas'] and any('should match' in c['message'] for c in d['details']['causes']) and any('less than or equal to 10' in c['message'] for c in d['details']['causes'])"
+req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"nospec"},"spec":{}}'
+check "a missing required field is 422" jpy "d['details']['causes'][0]['field'] == 'spec.cronSpec' and d['details']['causes'][0]['reason'] == 'FieldValueRequired'"
+req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"strict"},"spec":{"cronSpec":"* * * * *","x":1,"y":2}}' 
+req POST "$NS?fieldValidation=Strict" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"strict"},"spec":{"cronSpec":"* * * * *","x":1,"y":2}}'
+check "fieldValidation=Strict lists the unknown fields" \
+    bash -c "[[ $CODE == 400 ]] && grep -q 'unknown field' $OUT"
+
+# reads from a: the object and the list
+on a
+req GET "$NS/a"
+check "a reads the object" jpy "d['spec']['replicas'] == 1 and d['kind'] == 'CronTab'"
+req GET "$NS"
+check "a lists them as CronTabList" jpy "d['kind'] == 'CronTabList' and [i['metadata']['name'] for i in d['items']] == ['a']"
+
+# updates: status subresource, generation, strategic merge patch
+req PATCH "$NS/a" '{"spec":{"image":"x"},"status":{"replicas":9}}' application/merge-patch+json
+check "a spec change bumps generation, status stays out" \
+    jpy "d['metadata']['generation'] == 2 and 'status' not in d and d['spec']['image'] == 'x'"
+req PATCH "$NS/a/status" '{"spec":{"image":"y"},"status":{"replicas":2}}' application/merge-patch+json
+check "the status subresource writes status only" \
+    jpy "d['status'] == {'replicas': 2} and d['spec']['image'] == 'x' and d['metadata']['generation'] == 2"
+req PATCH "$NS/a" '{"spec":{"image":"z"}}' application/strategic-merge-patch+json
+check "a strategic merge patch is 415" code_is 415
+check "in kube's words" jpy "d['reason'] == 'UnsupportedMediaType' and 'application/merge-patch+json' in d['message'] and 'strategic' not in d['message']"
+req PATCH "$NS/a" '[{"op":"replace","path":"/spec/image","value":"j"}]' application/json-patch+json
+check "a JSON patch applies" jpy "d['spec']['image'] == 'j'"
+
+# scale
+req GET "$NS/a/scale"
+check "the scale subresource reads the CRD's paths" \
+    jpy "d['kind'] == 'Scale' and d['spec']['replicas'] == 1 and d['status']['replicas'] == 2"
+req PATCH "$NS/a/scale" '{"spec":{"replicas":4}}' application/merge-patch+json
+req GET "$NS/a"
+check "a scale write sets specReplicasPath" jpy "d['spec']['replicas'] == 4"
+
+# media types
+kcurl "${ADMIN[@]}" -o "$OUT" -w '%{http_code}' -H 'Accept: application/vnd.kubernetes.protobuf' "$KGATE_URL$NS/a" >"$KGATE_TEST_TMP/code"
+check "protobuf alone is 406" grep -qx 406 "$KGATE_TEST_TMP/code"
+kcurl "${ADMIN[@]}" -o "$OUT" -D "$HDR" -H 'Accept: application/vnd.kubernetes.protobuf, application/json' "$KGATE_URL$NS/a"
+check "protobuf or JSON answers JSON" bash -c "grep -qi '^content-type: application/json' $HDR"
+
+# a second version: None conversion, stored in the storage version
+req POST "$G/v1beta1/namespaces/default/crontabs" '{"apiVersion":"stable.example.com/v1beta1","kind":"CronTab","metadata":{"name":"old"},"spec":{"cronSpec":"* * * * *","free":{"form":true}}}'
+check "a v1beta1 object is created" code_is 201
+check "with the deprecated version's warning" grep -q 'stable.example.com/v1beta1 CronTab is deprecated; use stable.example.com/v1 CronTab' "$HDR"
+check "and stored as v1" \
+    bash -c "[[ \$(ETCDCTL_API=3 etcdctl --endpoints=$KGATE_TEST_ETCD get $PREFIX/stable.example.com/crontabs/default/old --print-value-only) == *'\"apiVersion\":\"stable.example.com/v1\"'* ]]"
+req GET "$NS/old"
+check "read as v1 it is v1, pruned by v1's schema and defaulted" \
+    jpy "d['apiVersion'] == 'stable.example.com/v1' and d['spec'].get('replicas') == 1"
+req GET "$G/v1beta1/namespaces/default/crontabs"
+check "listed as v1beta1 every item is v1beta1" \
+    jpy "d['apiVersion'] == 'stable.example.com/v1beta1' and {i['apiVersion'] for i in d['items']} == {'stable.example.com/v1beta1'}"
+
+# watch
+kcurl "${ADMIN[@]}" -N --max-time 3 "$KGATE_URL$NS?watch=1&resourceVersion=0" >"$KGATE_TEST_TMP/watch" &
+WATCH=$!
+sleep 0.5
+req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"w"},"spec":{"cronSpec":"* * * * *"}}'
+wait "$WATCH"
+check "a watch sees the objects, defaulted" python3 - "$KGATE_TEST_TMP/watch" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+names = [(e['type'], e['object']['metadata']['name']) for e in ev]
+ok = ('ADDED', 'w') in names and all(e['object']['spec'].get('replicas') is not None for e in ev)
+print("# events: %r" % names) if not ok else None
+sys.exit(0 if ok else 1)
+PY
+
+# kubectl
+if kubectl_ok; then
+    export KUBECONFIG=$KGATE_TEST_TMP/kubeconfig
+    kubeconfig "$KUBECONFIG"
+    check "kubectl get ct lists them" k get ct
+    check "with their names" has "old"
+    check "kubectl scale works" k scale crontab a --replicas=3
+    check "kubectl reads the scaled replicas" k get crontab a -o 'jsonpath={.spec.replicas}'
+    check "as 3" has 3
+    check "kubectl patch (strategic by default) is refused" bash -c "! kubectl patch crontab a -p '{\"spec\":{\"image\":\"k\"}}' 2>&1 | grep -q patched"
+fi
+
+# deleting the CRD removes its objects and its discovery, on every instance
+req DELETE "$CRDS/crontabs.stable.example.com"
+check "the CRD delete is accepted" code_is 200
+gone() {
+    for _ in $(seq 100); do
+        req GET "$CRDS/crontabs.stable.example.com"
+        [[ $CODE == 404 ]] && return 0
+        sleep 0.1
+    done
+    diag "$(head -c 800 "$OUT")"
+    return 1
+}
+check "the CRD goes once its objects are deleted" gone
+check "etcd holds no custom object" \
+    bash -c "[[ -z \$(ETCDCTL_API=3 etcdctl --endpoints=$KGATE_TEST_ETCD get $PREFIX/stable.example.com/ --prefix --keys-only) ]]"
+on b
+check "b stops serving the group" wait_code "$G/v1" 404 2
+on a
+check "a stops serving the group" wait_code "$G/v1" 404 2
+tap_end
