@@ -252,6 +252,7 @@ static const kind_t kinds[] = {
      .fn = gw_defaults__admission_policy},
     {"admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding",
      .fn = gw_defaults__admission_policy_binding},
+    {"apiextensions.k8s.io", "v1", "CustomResourceDefinition", .fn = gw_defaults__crd},
     /* v1beta1 defaults as v1 does (pkg/apis/admissionregistration/v1beta1/defaults.go) */
     {"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicy",
      .fn = gw_defaults__admission_policy},

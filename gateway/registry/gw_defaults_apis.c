@@ -1,8 +1,14 @@
 /*
  * Kinds of the named groups whose defaults are more than a table of fields: kube's defaulters
- * in pkg/apis/networking/v1, rbac/v1, autoscaling/v2, storage/v1 and admissionregistration/v1.
+ * in pkg/apis/networking/v1, rbac/v1, autoscaling/v2, storage/v1 and admissionregistration/v1,
+ * and apiextensions-apiserver's apiextensions/v1.
  */
 #include "gw_defaults_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+#include "gw_alloc.h"
 
 /* ---- networking.k8s.io/v1 ----------------------------------------------------------------- */
 
@@ -189,4 +195,49 @@ void
 gw_defaults__admission_policy_binding(json_t *b)
 {
     gw_defaults__each(b, "spec.matchResources", match_node, NULL);
+}
+
+/* ---- apiextensions.k8s.io/v1 -------------------------------------------------------------- */
+
+static const gw_def_t conversion[] = {GW_NIL_STR("strategy", "None"), GW_DEF_END};
+
+/* SetDefaults_CustomResourceDefinition: singular and listKind from the kind, conversion None,
+ * a conversion service's port 443, and the storage version as the stored one (status is reset
+ * on create and kept on updates, so this shows only where kube's decoding shows it). */
+void
+gw_defaults__crd(json_t *crd)
+{
+    json_t *spec = gw_defaults__member(crd, "spec"), *names, *status, *v;
+    const char *kind;
+    size_t i;
+
+    if (spec == NULL)
+        return;
+    names = gw_defaults__member(spec, "names");
+    kind = json_string_value(json_object_get(names, "kind"));
+    if (names != NULL && gw_defaults__zero(names, "singular") && kind != NULL && kind[0] != '\0') {
+        char *lower = gw_strdup(kind);
+        for (char *c = lower; *c != '\0'; c++)
+            *c = (char)tolower((unsigned char)*c);
+        json_object_set_new(names, "singular", json_string(lower));
+        free(lower);
+    }
+    if (names != NULL && gw_defaults__zero(names, "listKind") && kind != NULL && kind[0] != '\0')
+        json_object_set_new(names, "listKind", json_sprintf("%sList", kind));
+    if (gw_defaults__nil(spec, "conversion"))
+        json_object_set_new(spec, "conversion", json_object());
+    gw_defaults__fill(json_object_get(spec, "conversion"), conversion);
+    gw_defaults__fill_at(spec, "conversion.webhook.clientConfig.service", service_reference);
+    status = gw_defaults__member(crd, "status");
+    if (status == NULL || json_array_size(json_object_get(status, "storedVersions")) > 0)
+        return;
+    json_array_foreach(json_object_get(spec, "versions"), i, v)
+    {
+        if (json_is_true(json_object_get(v, "storage")) &&
+            json_is_string(json_object_get(v, "name"))) {
+            json_object_set_new(status, "storedVersions",
+                                json_pack("[O]", json_object_get(v, "name")));
+            return;
+        }
+    }
 }

@@ -108,6 +108,6 @@ gw_kind_defaults_fn gw_defaults__deployment, gw_defaults__stateful_set, gw_defau
 
 gw_kind_defaults_fn gw_defaults__network_policy, gw_defaults__role_binding, gw_defaults__hpa_v2,
     gw_defaults__csi_driver, gw_defaults__validating_webhooks, gw_defaults__mutating_webhooks,
-    gw_defaults__admission_policy, gw_defaults__admission_policy_binding;
+    gw_defaults__admission_policy, gw_defaults__admission_policy_binding, gw_defaults__crd;
 
 #endif

@@ -54,6 +54,7 @@ struct del {
     int64_t delete_rev;
     bool delete_now;
     bool admission; /* the validating plugins see the object (not for an eviction's delete) */
+    bool single;    /* a DELETE of one object (a kind's first-delete mark applies) */
     gw_admission_attrs_t adm;
     gw_store_update_t *su; /* the attempt waiting on them, with */
     json_t *cur;           /* the object it would delete */
@@ -363,7 +364,14 @@ plan(del_t *d, json_t *cur)
 {
     json_t *meta = gw_objmeta_get(cur);
     int64_t grace = 0;
-    bool is_graceful = gw_registry__strategy(d->r->resource)->graceful, pending;
+    const gw_strategy_t *st = gw_registry__strategy(d->r->resource);
+    bool is_graceful = st->graceful, pending;
+
+    /* A kind that marks its objects on the first DELETE (CRDs) does only that. */
+    if (d->single && st->mark_on_first_delete != NULL && !gw_objmeta_deleting(cur)) {
+        st->mark_on_first_delete(cur);
+        return PLAN_MARK;
+    }
 
     if (is_graceful && !graceful(d, cur, &grace))
         return PLAN_KEEP;
@@ -659,6 +667,7 @@ gw_registry__delete(gw_req_t *r)
     } else if (o != NULL) {
         d = del_new(r, o, r->info.name, reply_deleted, NULL);
         d->admission = true;
+        d->single = true;
         admit_delete(r, o, d->name, &d->adm, delete_admitted, d);
     }
 }

@@ -149,6 +149,8 @@ gw_registry__prepare_update(const gw_resource_t *res, json_t *obj, const json_t 
         else
             json_object_del(obj, "status");
     }
+    if (st->prepare_update_status != NULL)
+        st->prepare_update_status(res, obj, old);
     if (res->keeps_generation)
         bump_generation(res, obj, old);
 }

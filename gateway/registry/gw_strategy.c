@@ -26,7 +26,7 @@ static const gw_strategy_t pending = {.name = "pending",
 /* A Deployment's generation moves with its annotations too (the rollback annotation). */
 static const gw_strategy_t deployment = {.name = "deployment", .generation_on_annotations = true};
 
-/* !AllowUnconditionalUpdate: CRDs and the admission configurations. */
+/* !AllowUnconditionalUpdate: the admission configurations. */
 static const gw_strategy_t conditional = {.name = "conditional", .conditional_update = true};
 
 #define ADMREG "admissionregistration.k8s.io"
@@ -54,7 +54,7 @@ static const struct {
     {ADMREG, "validatingadmissionpolicies", &gw_strategy_validating_admission_policy},
     {ADMREG, "validatingadmissionpolicybindings", &gw_strategy_validating_admission_policy_binding},
     {ADMREG, "validatingwebhookconfigurations", &conditional},
-    {"apiextensions.k8s.io", "customresourcedefinitions", &conditional},
+    {"apiextensions.k8s.io", "customresourcedefinitions", &gw_strategy_crd},
     {"apps", "deployments", &deployment},
     {"certificates.k8s.io", "certificatesigningrequests", &gw_strategy_csr},
     {"coordination.k8s.io", "leases", &create_on_update},

@@ -81,6 +81,9 @@ typedef struct gw_strategy {
     /* PrepareForUpdate of the main resource, after the defaults; the status is kept from old
      * after it, for kinds with a status subresource. */
     void (*prepare_update)(const gw_resource_t *res, json_t *obj, const json_t *old);
+    /* PrepareForUpdate's part that writes the status kept from old (CRDs add their storage
+     * version to status.storedVersions), after it was kept. */
+    void (*prepare_update_status)(const gw_resource_t *res, json_t *obj, const json_t *old);
     /* The kind's own validation after ObjectMeta's (old NULL on a create); runs for every
      * write, subresources included. */
     void (*validate)(const gw_resource_t *res, const json_t *obj, const json_t *old,
@@ -100,6 +103,12 @@ typedef struct gw_strategy {
     /* Whether an update deletes the object (ShouldDeleteDuringUpdate); NULL: no finalizers
      * left on an object being deleted without a grace period. */
     bool (*delete_on_update)(const json_t *obj, const json_t *old);
+    /* The first DELETE of an object not being deleted yet, when the kind marks it instead
+     * (CRDs: deletionTimestamp, a finalizer, a condition): `obj` is changed in place and
+     * written in the delete's guaranteed update (after its preconditions and validating
+     * admission), and the DELETE answers with it; later DELETEs are the generic store's. Not
+     * for deletecollection, which kube's generic store runs itself. */
+    void (*mark_on_first_delete)(json_t *obj);
     /* The kind's own DELETE (namespaces): the same contract as gw_namespace_begin_delete. */
     int (*on_delete)(gw_store_t *s, const char *name, const json_t *options,
                      void (*cb)(int err, const gw_obj_t *obj, bool deleted, void *ctx), void *ctx);
@@ -126,6 +135,7 @@ extern const gw_strategy_t gw_strategy_serviceaccount;
 extern const gw_strategy_t gw_strategy_validating_admission_policy;
 extern const gw_strategy_t gw_strategy_validating_admission_policy_binding;
 extern const gw_strategy_t gw_strategy_custom;
+extern const gw_strategy_t gw_strategy_crd;
 
 /** The strategy kube gives (group, resource): a kind's own, else gw_strategy_generic. Never
  *  NULL. Thread: any. Pure. */
