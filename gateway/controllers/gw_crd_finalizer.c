@@ -4,9 +4,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gw_alloc.h"
+#include "gw_clock.h"
 #include "gw_crd_int.h"
 #include "gw_ctl_int.h"
 #include "gw_err.h"
@@ -48,15 +48,6 @@ struct round {
     bool remove;
     then_fn then;
 };
-
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 end(round_t *r, end_t how)
@@ -175,7 +166,7 @@ counted(int err, const gw_list_page_t *page, void *arg)
             false, then_retry);
     } else if (page->n_items == 0) {
         finish(r, "InstanceDeletionCompleted", "removed all instances");
-    } else if (deadline != NULL && now_ms() < json_integer_value(deadline)) {
+    } else if (deadline != NULL && gw_monotonic_ms() < json_integer_value(deadline)) {
         gw_log_debug(NULL, NAME ": %s waiting for %lld items to be removed", r->name,
                      (long long)(page->n_items + page->remaining));
         end(r, POLL);
@@ -215,7 +206,7 @@ deleted_all(round_t *r)
                     gw_sprintf("could not issue all deletes: %s", gw_strerror(r->failed)), false,
                     then_retry);
     } else {
-        json_object_set_new(r->c->deadlines, r->name, json_integer(now_ms() + WAIT_MS));
+        json_object_set_new(r->c->deadlines, r->name, json_integer(gw_monotonic_ms() + WAIT_MS));
         count(r);
     }
 }
