@@ -6,7 +6,9 @@
  * instance) and the RBAC controllers (the "rbac-controllers" election's leader only); the Node
  * authorizer's graph (every instance, when that mode is on); the admission policy snapshot
  * (every instance) and the policies' status controller (the
- * "validatingadmissionpolicy-status-controller" election's leader only).
+ * "validatingadmissionpolicy-status-controller" election's leader only); the CRD status
+ * controllers: names, establishing and NonStructuralSchema (the "crd-naming-controller"
+ * election's leader only) and the CRD finalizer (the "crd-finalizer-controller" election's).
  */
 #include "gw_controllers.h"
 
@@ -18,6 +20,8 @@
 
 #include "gw_alloc.h"
 #include "gw_bootstrapsigner.h"
+#include "gw_crd_finalizer.h"
+#include "gw_crd_naming.h"
 #include "gw_err.h"
 #include "gw_uuid.h"
 #include "gw_leader.h"
@@ -41,6 +45,8 @@
 #define SACTL_ELECTION "serviceaccount-controller"
 #define RBAC_ELECTION "rbac-controllers"
 #define VAP_STATUS_ELECTION "validatingadmissionpolicy-status-controller"
+#define CRD_NAMING_ELECTION "crd-naming-controller"
+#define CRD_FINALIZER_ELECTION "crd-finalizer-controller"
 
 struct gw_controllers {
     etcd_client_t *client;
@@ -75,6 +81,10 @@ struct gw_controllers {
     const gw_catalog_t *catalog; /* the served one */
     gw_leader_t *vap_status_leader;
     gw_vap_status_t *vap_status; /* while leading the policy status election */
+    gw_leader_t *crd_naming_leader;
+    gw_crd_naming_t *crd_naming; /* while leading the CRD naming election */
+    gw_leader_t *crd_finalizer_leader;
+    gw_crd_finalizer_t *crd_finalizer; /* while leading the CRD finalizer election */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
 };
@@ -267,6 +277,48 @@ on_vap_status_lost(gw_leader_t *l, void *arg)
     gw_log_info(NULL, VAP_STATUS_ELECTION " stopped");
 }
 
+static void
+on_crd_naming_elected(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    c->crd_naming = gw_crd_naming_start(c->client, c->base, c->prefix, c->values, c->catalog);
+    gw_log_info(NULL, CRD_NAMING_ELECTION " started");
+}
+
+static void
+on_crd_naming_lost(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    gw_crd_naming_stop(c->crd_naming);
+    c->crd_naming = NULL;
+    gw_log_info(NULL, CRD_NAMING_ELECTION " stopped");
+}
+
+static void
+on_crd_finalizer_elected(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    c->crd_finalizer = gw_crd_finalizer_start(c->client, c->base, c->prefix, c->values);
+    gw_log_info(NULL, CRD_FINALIZER_ELECTION " started");
+}
+
+static void
+on_crd_finalizer_lost(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    gw_crd_finalizer_stop(c->crd_finalizer);
+    c->crd_finalizer = NULL;
+    gw_log_info(NULL, CRD_FINALIZER_ELECTION " stopped");
+}
+
 /* "<host>_<uuid>", as kube's components name themselves in leader elections. */
 static char *
 identity(void)
@@ -382,6 +434,10 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->catalog = catalog;
     c->vap_status_leader =
         start_election(c, VAP_STATUS_ELECTION, on_vap_status_elected, on_vap_status_lost);
+    c->crd_naming_leader =
+        start_election(c, CRD_NAMING_ELECTION, on_crd_naming_elected, on_crd_naming_lost);
+    c->crd_finalizer_leader =
+        start_election(c, CRD_FINALIZER_ELECTION, on_crd_finalizer_elected, on_crd_finalizer_lost);
     return c;
 }
 
@@ -420,12 +476,16 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_sactl_stop(c->sactl);
     gw_rbac_ctl_stop(c->rbac_ctl);
     gw_vap_status_stop(c->vap_status);
+    gw_crd_naming_stop(c->crd_naming);
+    gw_crd_finalizer_stop(c->crd_finalizer);
     gw_rbac_cache_stop(c->rbac);
     gw_vap_cache_stop(c->vap);
     gw_crd_feed_stop(c->crds);
     gw_node_graph_stop(c->node_graph);
     gw_leader_stop(c->rbac_leader);
     gw_leader_stop(c->vap_status_leader);
+    gw_leader_stop(c->crd_naming_leader);
+    gw_leader_stop(c->crd_finalizer_leader);
     gw_leader_stop(c->leader); /* releases the elections at once */
     gw_leader_stop(c->sa_leader);
     etcd_conn_free(c->conn);

@@ -17,7 +17,11 @@
  *    reconciliation and ClusterRole aggregation (gw_rbac_ctl.h);
  *  - on every instance: the admission policy snapshot (gw_vap_cache.h);
  *  - on the leader of the "validatingadmissionpolicy-status-controller" election only: the
- *    policies' type checking written to their status (gw_vap_status.h).
+ *    policies' type checking written to their status (gw_vap_status.h);
+ *  - on the leader of the "crd-naming-controller" election only: CRDs' accepted names,
+ *    NamesAccepted, Established and NonStructuralSchema (gw_crd_naming.h);
+ *  - on the leader of the "crd-finalizer-controller" election only: the custom objects of a
+ *    deleted CRD, then its cleanup finalizer (gw_crd_finalizer.h).
  * Elections and handovers are logged ("<election>: leading as <identity>" / "no longer
  * leading").
  */
