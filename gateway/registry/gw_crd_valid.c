@@ -842,7 +842,7 @@ validate_spec(const json_t *spec, opts_t o, gw_field_errors_t *e)
 /* ---- status, approval, preserveUnknownFields ---------------------------------------------- */
 
 void
-gw_crd_validate_status(const json_t *crd, gw_field_errors_t *errs)
+gw_crd_definition_validate_status(const json_t *crd, gw_field_errors_t *errs)
 {
     validate_names(MEMBER(MEMBER(crd, "status"), "acceptedNames"), "status.acceptedNames", errs);
 }
@@ -983,7 +983,7 @@ static const opts_t create_opts = {
 };
 
 void
-gw_crd_validate(const json_t *crd, gw_field_errors_t *errs)
+gw_crd_definition_validate(const json_t *crd, gw_field_errors_t *errs)
 {
     const json_t *meta = json_object_get(crd, "metadata"), *spec = MEMBER(crd, "spec");
     const char *name = STR(meta, "name"), *gen = STR(meta, "generateName");
@@ -996,7 +996,7 @@ gw_crd_validate(const json_t *crd, gw_field_errors_t *errs)
         invalid_str(errs, "metadata.name", name, msg);
     free(want);
     validate_spec(spec, create_opts, errs);
-    gw_crd_validate_status(crd, errs);
+    gw_crd_definition_validate_status(crd, errs);
     stored_versions(crd, errs);
     api_approval(crd, NULL, errs);
     preserve_unknown_fields(crd, NULL, errs);
@@ -1065,7 +1065,7 @@ immutable(const json_t *a, const json_t *b, const char *key, const char *field,
 }
 
 void
-gw_crd_validate_update(const json_t *crd, const json_t *old, gw_field_errors_t *errs)
+gw_crd_definition_validate_update(const json_t *crd, const json_t *old, gw_field_errors_t *errs)
 {
     const json_t *spec = MEMBER(crd, "spec"), *old_spec = MEMBER(old, "spec");
     opts_t o = update_opts(old);
@@ -1079,7 +1079,7 @@ gw_crd_validate_update(const json_t *crd, const json_t *old, gw_field_errors_t *
     immutable(spec, old_spec, "group", "spec.group", errs);
     immutable(MEMBER(spec, "names"), MEMBER(old_spec, "names"), "plural", "spec.names.plural",
               errs);
-    gw_crd_validate_status(crd, errs);
+    gw_crd_definition_validate_status(crd, errs);
     stored_versions(crd, errs);
     api_approval(crd, old, errs);
     preserve_unknown_fields(crd, old, errs);

@@ -29,7 +29,7 @@
  * the name `<plural>.<group>`, spec, status.acceptedNames, status.storedVersions, API approval
  * and spec.preserveUnknownFields. Errors are added to errs.
  */
-void gw_crd_validate(const json_t *crd, gw_field_errors_t *errs);
+void gw_crd_definition_validate(const json_t *crd, gw_field_errors_t *errs);
 
 /**
  * ValidateCustomResourceDefinitionUpdate of `crd` replacing the stored `old`: the spec as on
@@ -37,9 +37,9 @@ void gw_crd_validate(const json_t *crd, gw_field_errors_t *errs);
  * established CRD keeps (scope, kind), the group and plural, status, storedVersions, API
  * approval and preserveUnknownFields as their old values allow.
  */
-void gw_crd_validate_update(const json_t *crd, const json_t *old, gw_field_errors_t *errs);
+void gw_crd_definition_validate_update(const json_t *crd, const json_t *old, gw_field_errors_t *errs);
 
 /** ValidateUpdateCustomResourceDefinitionStatus's own part: status.acceptedNames. */
-void gw_crd_validate_status(const json_t *crd, gw_field_errors_t *errs);
+void gw_crd_definition_validate_status(const json_t *crd, gw_field_errors_t *errs);
 
 #endif

@@ -71,7 +71,7 @@ validate(const gw_resource_t *res, const json_t *obj, const json_t *old, gw_fiel
 {
     (void)res;
     if (old == NULL)
-        gw_crd_validate(obj, errs);
+        gw_crd_definition_validate(obj, errs);
 }
 
 static void
@@ -79,7 +79,7 @@ validate_update(const gw_resource_t *res, const json_t *obj, const json_t *old,
                 gw_field_errors_t *errs)
 {
     (void)res;
-    gw_crd_validate_update(obj, old, errs);
+    gw_crd_definition_validate_update(obj, old, errs);
 }
 
 static void
@@ -87,7 +87,7 @@ status_validate_update(gw_upd_t *u, const json_t *obj, const json_t *old, gw_fie
 {
     (void)u;
     (void)old;
-    gw_crd_validate_status(obj, errs);
+    gw_crd_definition_validate_status(obj, errs);
 }
 
 /* ---- delete ------------------------------------------------------------------------------- */

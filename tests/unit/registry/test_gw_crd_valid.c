@@ -98,7 +98,7 @@ create_is(json_t *obj, const char *want, const char *name)
     char *got;
 
     prepare(obj);
-    gw_crd_validate(obj, &errs);
+    gw_crd_definition_validate(obj, &errs);
     got = summary(&errs);
     tap_is_str(got, want, name);
     free(got);
@@ -113,7 +113,7 @@ create_has(json_t *obj, const char *want, const char *name)
     char *got;
 
     prepare(obj);
-    gw_crd_validate(obj, &errs);
+    gw_crd_definition_validate(obj, &errs);
     got = summary(&errs);
     if (!tap_ok(strstr(got, want) != NULL, "%s", name))
         tap_diag("  got \"%s\", want it to contain \"%s\"", got, want);
@@ -127,7 +127,7 @@ update_is(json_t *obj, json_t *old, const char *want, const char *name)
     gw_field_errors_t errs = {0};
     char *got;
 
-    gw_crd_validate_update(obj, old, &errs);
+    gw_crd_definition_validate_update(obj, old, &errs);
     got = summary(&errs);
     tap_is_str(got, want, name);
     free(got);
@@ -658,7 +658,7 @@ test_status_and_strategy(void)
     gw_field_errors_t errs = {0};
     char *got;
 
-    gw_crd_validate_status(o, &errs);
+    gw_crd_definition_validate_status(o, &errs);
     got = summary(&errs);
     tap_is_str(got,
                "[status.acceptedNames.plural: Invalid value: \"Bad\": " DNS1035
