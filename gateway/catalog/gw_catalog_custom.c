@@ -131,12 +131,15 @@ gw_catalog_extend(const gw_catalog_t *base, const gw_resource_t *const *custom, 
     c->universe = base->universe;
     c->owner = owner;
     atomic_init(&c->refs, 1);
-    memcpy(sorted, custom, n * sizeof(*sorted));
-    qsort(sorted, n, sizeof(*sorted), custom_order);
+    if (n > 0) {
+        memcpy(sorted, custom, n * sizeof(*sorted));
+        qsort(sorted, n, sizeof(*sorted), custom_order);
+    }
     c->n_resources = base->n_resources + n;
     c->resources = gw_catalog__alloc_in(c, c->n_resources * sizeof(*c->resources));
     memcpy(c->resources, base->resources, base->n_resources * sizeof(*c->resources));
-    memcpy(c->resources + base->n_resources, sorted, n * sizeof(*c->resources));
+    if (n > 0)
+        memcpy(c->resources + base->n_resources, sorted, n * sizeof(*c->resources));
     gw_catalog__index(c);
     build_groups(c, base, sorted, n);
     free(sorted);

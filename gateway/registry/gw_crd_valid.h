@@ -37,7 +37,8 @@ void gw_crd_definition_validate(const json_t *crd, gw_field_errors_t *errs);
  * established CRD keeps (scope, kind), the group and plural, status, storedVersions, API
  * approval and preserveUnknownFields as their old values allow.
  */
-void gw_crd_definition_validate_update(const json_t *crd, const json_t *old, gw_field_errors_t *errs);
+void gw_crd_definition_validate_update(const json_t *crd, const json_t *old,
+                                       gw_field_errors_t *errs);
 
 /** ValidateUpdateCustomResourceDefinitionStatus's own part: status.acceptedNames. */
 void gw_crd_definition_validate_status(const json_t *crd, gw_field_errors_t *errs);
