@@ -137,28 +137,38 @@ structural(const json_t *in, bool nested)
     return out;
 }
 
-/* A type kube's openapi builder cannot publish makes it publish no schema at all. */
+static bool has_invalid_types(const json_t *s);
+
+static bool
+any_invalid(const json_t *list)
+{
+    json_t *e;
+    size_t i;
+
+    json_array_foreach(list, i, e) if (has_invalid_types(e)) return true;
+    return false;
+}
+
+/* kube's SchemaHasInvalidTypes, over the members that hold schemas: a type outside OpenAPI
+   v3's makes the openapi builder publish no schema at all. */
 static bool
 has_invalid_types(const json_t *s)
 {
-    const char *key, *t = json_string_value(json_object_get(s, "type"));
-    json_t *v, *e;
-    size_t i;
+    const char *t = json_string_value(json_object_get(s, "type")), *name;
+    static const char *const nested[] = {"items", "additionalProperties", "not", NULL};
+    static const char *const lists[] = {"allOf", "anyOf", "oneOf", NULL};
+    json_t *v;
 
+    if (!json_is_object(s))
+        return false;
     if (t != NULL && t[0] != '\0' && !listed(valid_types, t))
         return true;
-    json_object_foreach((json_t *)s, key, v)
-    {
-        if (strcmp(key, "properties") == 0) {
-            const char *name;
-            json_object_foreach(v, name,
-                                e) if (json_is_object(e) && has_invalid_types(e)) return true;
-        } else if (json_is_object(v) && strcmp(key, "default") != 0 && strcmp(key, "enum") != 0 &&
-                   has_invalid_types(v)) {
+    json_object_foreach(json_object_get(s, "properties"), name,
+                        v) if (has_invalid_types(v)) return true;
+    for (int i = 0; nested[i]; i++) {
+        if (has_invalid_types(json_object_get(s, nested[i])) ||
+            any_invalid(json_object_get(s, lists[i])))
             return true;
-        } else if (json_is_array(v) && key[0] != 'e' && key[0] != 'x' && key[0] != 'r') {
-            json_array_foreach(v, i, e) if (json_is_object(e) && has_invalid_types(e)) return true;
-        }
     }
     return false;
 }
