@@ -117,7 +117,19 @@ structural_member(const char *key, const json_t *v, bool nested)
     return json_deep_copy(v);
 }
 
-/* The members of in that kube's structural schema keeps, without Go's empty values. */
+/* Whether kube writes member key with value v: not Go's empty values, but a default that is
+   any JSON but null and an additionalProperties boolean (both held through pointers). */
+static bool
+written(const char *key, const json_t *v)
+{
+    if (strcmp(key, "default") == 0)
+        return !json_is_null(v);
+    if (strcmp(key, "additionalProperties") == 0 && json_is_boolean(v))
+        return true;
+    return !go_empty(v);
+}
+
+/* The members of in that kube's structural schema keeps, as kube writes them. */
 static json_t *
 structural(const json_t *in, bool nested)
 {
@@ -126,10 +138,10 @@ structural(const json_t *in, bool nested)
 
     json_object_foreach((json_t *)in, key, v)
     {
-        if (!listed(structural_keys, key) || go_empty(v))
+        if (!listed(structural_keys, key) || !written(key, v))
             continue;
         m = structural_member(key, v, nested);
-        if (m != NULL && !go_empty(m))
+        if (m != NULL && written(key, m))
             json_object_set_new(out, key, m);
         else
             json_decref(m);

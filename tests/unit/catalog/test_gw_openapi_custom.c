@@ -44,7 +44,8 @@ static const char crontab_crd[] =
     "\"replicas\":{\"type\":\"integer\",\"format\":\"int32\",\"minimum\":1,\"maximum\":10,"
     "\"default\":1},"
     "\"port\":{\"x-kubernetes-int-or-string\":true},"
-    "\"mode\":{\"type\":\"string\",\"enum\":[\"a\",\"b\"]},"
+    "\"mode\":{\"type\":\"string\",\"enum\":[\"a\",\"b\"],\"default\":\"\","
+    "\"uniqueItems\":false,\"title\":\"\",\"minLength\":0},"
     "\"choice\":{\"type\":\"string\",\"oneOf\":[{\"pattern\":\"^a\"},{\"pattern\":\"^b\"}]},"
     "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
     "\"x-kubernetes-list-type\":\"set\"},"
@@ -400,6 +401,10 @@ test_v3(const gw_catalog_t *snap)
                    "{\"type\":\"string\"}]}"),
            "v3: int-or-string unfolded to anyOf");
     tap_ok(is_json(at(p, "replicas", "default", NULL), "1"), "v3: defaults kept");
+    tap_ok(is_json(json_object_get(p, "mode"),
+                   "{\"type\":\"string\",\"enum\":[\"a\",\"b\"],\"default\":\"\","
+                   "\"minLength\":0}"),
+           "v3: an empty default and a zero bound are written, Go's empty values are not");
     tap_ok(is_json(at(p, "choice", "oneOf", NULL), "[{\"pattern\":\"^a\"},{\"pattern\":\"^b\"}]"),
            "v3: oneOf kept");
     tap_ok(is_json(at(p, "raw", "required", NULL), "[\"kind\",\"apiVersion\"]") &&
