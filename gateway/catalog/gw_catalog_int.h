@@ -124,8 +124,21 @@ typedef struct {
     json_t *refs;  /* the set of definition names the paths name (name -> true) */
 } gw_openapi__gen_t;
 
-/** Add r's paths and operations to g->paths, recording the definitions they name. */
+/** Add r's paths and operations to g->paths, recording the definitions they name. A custom
+ *  resource gets apiextensions-apiserver's set (no watch paths; status and scale as its CRD
+ *  version states them). */
 void gw_openapi__resource_paths(gw_openapi__gen_t *g, const gw_resource_t *r);
+
+/** The definition name kube gives a custom kind: the group reversed, version, kind
+ *  ("com.example.stable.v1.CronTab"). Caller frees. Thread: any. */
+char *gw_openapi__custom_name(const char *group, const char *version, const char *kind);
+
+/**
+ * Add the kind and list definitions of custom resource r (r->custom set) to defs, name ->
+ * schema in the catalog's compact form ($ref by bare definition name), as kube publishes them
+ * in OpenAPI v3 or, v3 false, in v2. Thread: any.
+ */
+void gw_openapi__custom_definitions(const gw_resource_t *r, bool v3, json_t *defs);
 
 /** Whether kube-apiserver v1.32 serves group/version by default; false when unknown. */
 bool gw_catalog__gv_default_on(const gw_catalog_t *universe, const char *group,

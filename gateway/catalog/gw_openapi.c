@@ -123,31 +123,64 @@ queue_refs(json_t *schema, json_t *queue)
     }
 }
 
-/* Every definition reachable from `refs`, converted, in name order. */
+/* The compact schema of definition `name`: a custom one of this document, else the catalog's. */
 static json_t *
-definitions(const gw_catalog_t *c, json_t *refs, bool v3)
+definition_json(const gw_catalog_t *c, json_t *custom, const char *name)
 {
-    const gw_catalog_t *u = c->universe;
-    json_t *seen = json_object(), *queue = json_array(), *out = json_object(), *v;
+    const gw_catalog__def_t *d;
+
+    if (json_object_get(custom, name) != NULL)
+        return json_object_get(custom, name);
+    d = gw_catalog__def(c, name);
+    if (d == NULL)
+        gw_catalog__corrupt("reference to a missing definition", name);
+    return d->json;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The definitions in `seen`, converted, in name order (as Go writes the map). */
+static json_t *
+converted(const gw_catalog_t *c, json_t *seen, json_t *custom, bool v3)
+{
+    const char **names = gw_malloc((json_object_size(seen) + 1) * sizeof(*names));
+    json_t *out = json_object(), *v;
+    const char *name;
+    size_t n = 0;
+
+    json_object_foreach(seen, name, v) names[n++] = name;
+    qsort(names, n, sizeof(*names), name_cmp);
+    for (size_t i = 0; i < n; i++)
+        json_object_set_new(out, names[i],
+                            convert_schema(definition_json(c, custom, names[i]), v3));
+    free(names);
+    return out;
+}
+
+/* Every definition reachable from `refs` (in the catalog or among `custom`, name -> compact
+   schema), converted, in name order. */
+static json_t *
+definitions(const gw_catalog_t *c, json_t *refs, json_t *custom, bool v3)
+{
+    json_t *seen = json_object(), *queue = json_array(), *out, *v;
     const char *name;
 
     json_object_foreach(refs, name, v) json_array_append_new(queue, json_string(name));
     while (json_array_size(queue) > 0) {
         json_t *last = json_incref(json_array_get(queue, json_array_size(queue) - 1));
-        const gw_catalog__def_t *d = gw_catalog__def(c, json_string_value(last));
+        name = json_string_value(last);
         json_array_remove(queue, json_array_size(queue) - 1);
-        if (d == NULL)
-            gw_catalog__corrupt("reference to a missing definition", json_string_value(last));
-        if (json_object_get(seen, d->name) == NULL) {
-            json_object_set_new(seen, d->name, json_true());
-            queue_refs(d->json, queue);
+        if (json_object_get(seen, name) == NULL) {
+            json_object_set_new(seen, name, json_true());
+            queue_refs(definition_json(c, custom, name), queue);
         }
         json_decref(last);
     }
-    for (size_t i = 0; i < u->n_defs; i++) {
-        if (json_object_get(seen, u->defs[i].name))
-            json_object_set_new(out, u->defs[i].name, convert_schema(u->defs[i].json, v3));
-    }
+    out = converted(c, seen, custom, v3);
     json_decref(seen);
     json_decref(queue);
     return out;
@@ -162,41 +195,77 @@ bearer_token_scheme(void)
                      "authorization", "in", "header");
 }
 
-/* Paths of the catalog's resources in group/version (NULL group: all of them). */
+static bool
+in_gv(const gw_resource_t *r, const char *group, const char *version)
+{
+    return group == NULL || (strcmp(r->group, group) == 0 && strcmp(r->version, version) == 0);
+}
+
+/* Paths of the catalog's resources in group/version (NULL group: all of them), and the
+   definitions of the custom ones among them into custom. */
 static void
-add_paths(const gw_catalog_t *c, gw_openapi__gen_t *g, const char *group, const char *version)
+add_paths(const gw_catalog_t *c, gw_openapi__gen_t *g, const char *group, const char *version,
+          json_t *custom)
 {
     for (size_t i = 0; i < c->n_resources; i++) {
         const gw_resource_t *r = c->resources[i];
-        if (group == NULL || (strcmp(r->group, group) == 0 && strcmp(r->version, version) == 0))
-            gw_openapi__resource_paths(g, r);
+        if (!in_gv(r, group, version))
+            continue;
+        gw_openapi__resource_paths(g, r);
+        if (r->custom)
+            gw_openapi__custom_definitions(r, g->v3, custom);
     }
+}
+
+/* Whether group/version serves custom resources only (true) or any built-in one. */
+static bool
+custom_only(const gw_catalog_t *c, const char *group, const char *version)
+{
+    for (size_t i = 0; i < c->n_resources; i++) {
+        if (in_gv(c->resources[i], group, version) && c->resources[i]->custom == NULL)
+            return false;
+    }
+    return true;
 }
 
 static json_t *
 build_v2(const gw_catalog_t *c)
 {
     gw_openapi__gen_t g = {.v3 = false, .paths = json_object(), .refs = json_object()};
-    json_t *defs;
+    json_t *defs, *custom = json_object();
 
-    add_paths(c, &g, NULL, NULL);
-    defs = definitions(c, g.refs, false);
+    add_paths(c, &g, NULL, NULL, custom);
+    defs = definitions(c, g.refs, custom, false);
     json_decref(g.refs);
+    json_decref(custom);
     return json_pack("{s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:[{s:[]}]}", "swagger", "2.0", "info",
                      "title", "Kubernetes", "version", GW_KUBE_GIT_VERSION, "paths", g.paths,
                      "definitions", defs, "securityDefinitions", bearer_token_scheme(), "security",
                      "BearerToken");
 }
 
+/* A group/version of custom resources only is kube's merge of its CRDs' documents: the
+   openapi builder's info, and no security. */
+static json_t *
+build_v3_custom(json_t *paths, json_t *defs)
+{
+    return json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:o}}", "openapi", "3.0.0", "info", "title",
+                     "Kubernetes CRD Swagger", "version", "v0.1.0", "paths", paths, "components",
+                     "schemas", defs);
+}
+
 static json_t *
 build_v3(const gw_catalog_t *c, const char *group, const char *version)
 {
     gw_openapi__gen_t g = {.v3 = true, .paths = json_object(), .refs = json_object()};
-    json_t *defs;
+    json_t *defs, *custom = json_object();
 
-    add_paths(c, &g, group, version);
-    defs = definitions(c, g.refs, true);
+    add_paths(c, &g, group, version, custom);
+    defs = definitions(c, g.refs, custom, true);
     json_decref(g.refs);
+    json_decref(custom);
+    if (c->base != NULL && custom_only(c, group, version))
+        return build_v3_custom(g.paths, defs);
     return json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:o, s:o}, s:[{s:[]}]}", "openapi", "3.0.0",
                      "info", "title", "Kubernetes", "version", GW_KUBE_GIT_VERSION, "paths",
                      g.paths, "components", "schemas", defs, "securitySchemes",
@@ -213,27 +282,72 @@ served_versions(const gw_catalog_t *c)
     return n;
 }
 
+static gw_openapi__cache_t *lock_v3(const gw_catalog_t *c);
+static void unlock_cache(const gw_catalog_t *c);
+
+static bool
+serves_custom(const gw_catalog_t *c, const char *group, const char *version)
+{
+    for (size_t i = 0; i < c->n_resources; i++) {
+        if (c->resources[i]->custom != NULL && in_gv(c->resources[i], group, version))
+            return true;
+    }
+    return false;
+}
+
+/* The base's document at path, which a snapshot shares when the group/version has no custom
+   resource: the same bytes and hash, kept by a catalog that outlives the snapshot. */
+static const v3_doc_t *
+base_doc(const gw_openapi__cache_t *base, const char *path)
+{
+    for (size_t i = 0; base != NULL && i < base->n_v3; i++) {
+        if (strcmp(base->v3[i].path, path) == 0)
+            return &base->v3[i];
+    }
+    return NULL;
+}
+
+/* group/version's document into d: the base's when a snapshot adds nothing to it. */
+static void
+v3_doc(const gw_catalog_t *c, const gw_openapi__cache_t *base, const gw_group_t *g,
+       const char *version, v3_doc_t *d)
+{
+    char *path =
+        g->name[0] ? gw_sprintf("apis/%s/%s", g->name, version) : gw_sprintf("api/%s", version);
+    const v3_doc_t *shared = serves_custom(c, g->name, version) ? NULL : base_doc(base, path);
+
+    if (shared != NULL) {
+        *d = *shared;
+    } else {
+        d->path = strcpy(gw_catalog__alloc_in(c, strlen(path) + 1), path);
+        doc_set(c, &d->doc, build_v3(c, g->name, version));
+    }
+    free(path);
+}
+
 static void
 build_all_v3(const gw_catalog_t *c, gw_openapi__cache_t *cache)
 {
     json_t *index = json_object();
+    /* the base's lock is taken inside the snapshot's, never the other way round */
+    const gw_openapi__cache_t *base = c->base ? lock_v3(c->base) : NULL;
 
     cache->v3 = gw_catalog__alloc_in(c, served_versions(c) * sizeof(*cache->v3));
     for (size_t i = 0; i < c->n_groups; i++) {
         const gw_group_t *g = &c->groups[i];
         for (size_t k = 0; k < g->n_versions; k++) {
             v3_doc_t *d = &cache->v3[cache->n_v3++];
-            char *path = g->name[0] ? gw_sprintf("apis/%s/%s", g->name, g->versions[k])
-                                    : gw_sprintf("api/%s", g->versions[k]);
-            d->path = strcpy(gw_catalog__alloc_in(c, strlen(path) + 1), path);
-            doc_set(c, &d->doc, build_v3(c, g->name, g->versions[k]));
+            const char *path;
+            v3_doc(c, base, g, g->versions[k], d);
+            path = d->path;
             json_object_set_new(
                 index, path,
                 json_pack("{s:o}", "serverRelativeURL",
                           json_sprintf("/openapi/v3/%s?hash=%s", path, d->doc.hash)));
-            free(path);
         }
     }
+    if (c->base != NULL)
+        unlock_cache(c->base);
     doc_set(c, &cache->v3_index, json_pack("{s:o}", "paths", index));
 }
 

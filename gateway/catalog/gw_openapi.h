@@ -11,6 +11,15 @@
  * The documents are large, so each is built once per catalog, on first use, and kept as
  * serialized bytes with their hash: the HTTP side sends the bytes as they are, uses the hash
  * as the ETag (quoted) and in the v3 index's "?hash=" links.
+ *
+ * A snapshot with custom resources (gw_catalog_extend) publishes them as kube-apiserver's
+ * apiextensions-apiserver does: definitions named "<reversed group>.<version>.<Kind>" and
+ * "...<ListKind>" built from each CRD version's openAPIV3Schema, its collection, object, status
+ * and scale paths with the openapi builder's operations, in /openapi/v2 and in its group/version's
+ * v3 document. The snapshot builds its own v2 document and the v3 documents of the
+ * group/versions it serves custom resources in; those of the others are the base catalog's
+ * (the same bytes and hash), so a CRD change moves only the ETags it concerns. A snapshot's
+ * documents live as long as it does.
  */
 
 #include <stddef.h>
@@ -24,7 +33,8 @@ typedef struct {
 } gw_openapi_doc_t;
 
 /**
- * /openapi/v2. Fills *out with bytes that live as long as the catalog (the process). The
+ * /openapi/v2. Fills *out with bytes that live as long as the catalog (the process, or the
+ * snapshot: the caller holds a reference while it uses them). The
  * first call for a catalog builds the document under the catalog's lock (tens of
  * milliseconds); later calls return at once. Returns 0. Thread: any.
  */

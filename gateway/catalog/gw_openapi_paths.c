@@ -125,8 +125,10 @@ typedef struct {
     const char *action; /* x-kubernetes-action */
     char *id;           /* operationId, owned */
     const param_t *params;
-    const char *body; /* request body definition, or NULL for none */
-    bool patch;       /* the body is a patch document */
+    const char *body;            /* request body definition, or NULL for none */
+    bool patch;                  /* the body is a patch document */
+    bool body_optional;          /* kube's Required(false) on the body */
+    const char *const *consumes; /* request media types; NULL: by `patch`, as built-ins */
     const char *response;
     const char *codes; /* response codes: "200", "200 201", "200 201 202", "200 202" */
     produce_t produce;
@@ -229,12 +231,34 @@ parameters(gw_openapi__gen_t *g, const op_t *op)
 {
     json_t *ps = json_array();
 
-    if (op->body && !g->v3)
-        json_array_append_new(ps, json_pack("{s:s, s:s, s:b, s:o}", "name", "body", "in", "body",
-                                            "required", true, "schema", ref(g, op->body)));
+    if (op->body && !g->v3) {
+        json_t *body = json_pack("{s:s, s:s}", "name", "body", "in", "body");
+        if (!op->body_optional)
+            json_object_set_new(body, "required", json_true());
+        json_object_set_new(body, "schema", ref(g, op->body));
+        json_array_append_new(ps, body);
+    }
     for (const param_t *p = op->params; p->name; p++)
         json_array_append_new(ps, param(g->v3, p->name, "query", p->type, false));
     return ps;
+}
+
+static const char *const *
+consumes(const op_t *op)
+{
+    if (op->consumes)
+        return op->consumes;
+    return op->patch ? consume_patch : consume_any;
+}
+
+static json_t *
+request_body(gw_openapi__gen_t *g, const op_t *op)
+{
+    json_t *b = json_pack("{s:o}", "content", content(g, consumes(op), op->body));
+
+    if (!op->body_optional)
+        json_object_set_new(b, "required", json_true());
+    return b;
 }
 
 static json_t *
@@ -243,7 +267,7 @@ operation(gw_openapi__gen_t *g, const char *tag, const op_t *op)
     json_t *o = json_object();
 
     if (!g->v3) {
-        json_object_set_new(o, "consumes", strings(op->patch ? consume_patch : consume_any));
+        json_object_set_new(o, "consumes", strings(consumes(op)));
         json_object_set_new(o, "produces", strings(produces[op->produce]));
         json_object_set_new(o, "schemes", json_pack("[s]", "https"));
     }
@@ -251,10 +275,7 @@ operation(gw_openapi__gen_t *g, const char *tag, const op_t *op)
     json_object_set_new(o, "operationId", json_string(op->id));
     json_object_set_new(o, "parameters", parameters(g, op));
     if (op->body && g->v3)
-        json_object_set_new(o, "requestBody",
-                            json_pack("{s:o, s:b}", "content",
-                                      content(g, op->patch ? consume_patch : consume_any, op->body),
-                                      "required", true));
+        json_object_set_new(o, "requestBody", request_body(g, op));
     json_object_set_new(o, "responses", responses(g, op));
     json_object_set_new(o, "x-kubernetes-action", json_string(op->action));
     json_object_set_new(
@@ -302,39 +323,56 @@ capitalized(const char *s)
     return out;
 }
 
+/* kube's ToValidOperationID: letters, '_' and (not first) digits kept, anything else dropped
+   and the next letter capitalized ("stable.example.com" -> "stableExampleCom"). */
+static char *
+op_word(const char *s, size_t len, bool capitalize)
+{
+    char *out = gw_malloc(len + 1), *w = out;
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (isalpha(c) || c == '_' || (i != 0 && isdigit(c))) {
+            *w++ = capitalize ? (char)toupper(c) : (char)c;
+            capitalize = false;
+        } else {
+            capitalize = true;
+        }
+    }
+    *w = '\0';
+    return out;
+}
+
 /* "rbac.authorization.k8s.io" -> "rbacAuthorization"; "" -> "core" (kube's tag names). */
 static char *
 group_word(const char *group)
 {
     size_t len = strlen(group);
-    char *out, *w;
 
     if (len == 0)
         return gw_strdup("core");
     if (len > 7 && strcmp(group + len - 7, ".k8s.io") == 0)
         len -= 7;
-    out = gw_strndup(group, len);
-    for (w = out; (w = strchr(w, '.')) != NULL;) {
-        memmove(w, w + 1, strlen(w));
-        *w = (char)toupper((unsigned char)*w);
-    }
-    return out;
+    return op_word(group, len, false);
 }
 
 static void
 res_init(res_t *rs, gw_openapi__gen_t *g, const gw_resource_t *r)
 {
-    char *word = group_word(r->group), *cw = capitalized(word), *cv = capitalized(r->version);
+    char *word = group_word(r->group), *cw = capitalized(word);
+    char *cv = op_word(r->version, strlen(r->version), true);
+    char *v = op_word(r->version, strlen(r->version), false);
 
     rs->g = g;
     rs->r = r;
     rs->base = r->group[0] ? gw_sprintf("/apis/%s/%s", r->group, r->version)
                            : gw_sprintf("/api/%s", r->version);
-    rs->tag = gw_sprintf("%s_%s", word, r->version);
+    rs->tag = gw_sprintf("%s_%s", word, v);
     rs->prefix = gw_sprintf("%s%s", cw, cv);
     free(word);
     free(cw);
     free(cv);
+    free(v);
 }
 
 static void
@@ -605,6 +643,135 @@ subresource_paths(res_t *rs, const gw_subresource_t *s, const char *item, unsign
     free(sub);
 }
 
+/* ---- custom resources --------------------------------------------------------------------- */
+
+/* apiextensions-apiserver's openapi builder: its own routes, media types and option structs
+   (a get takes GetOptions, a deletecollection ListOptions), every op marked with the custom
+   kind's group-version-kind, scale included. */
+static const param_t get_params[] = {{"resourceVersion", "string"}, {NULL, NULL}};
+static const char *const consume_custom[] = {"application/json", "application/yaml", NULL};
+static const char *const consume_custom_patch[] = {"application/json-patch+json",
+                                                   "application/merge-patch+json",
+                                                   "application/apply-patch+yaml", NULL};
+
+typedef struct {
+    const char *method, *action, *id_verb, *id_infix;
+    const param_t *params;
+    ref_t body, response;
+    const char *codes;
+} custom_spec_t;
+
+static const custom_spec_t custom_collection[] = {
+    {"get", "list", "list", "", list_params, S_NONE, S_LIST, "200"},
+    {"post", "post", "create", "", write_params, S_KIND, S_KIND, "200 201 202"},
+    {"delete", "deletecollection", "delete", "Collection", list_params, S_NONE, S_STATUS, "200"},
+};
+
+/* An object's path; a subresource's has the get, put and patch (the first, second and last). */
+static const custom_spec_t custom_item[] = {
+    {"get", "get", "read", "", get_params, S_NONE, S_KIND, "200"},
+    {"put", "put", "replace", "", write_params, S_KIND, S_KIND, "200 201"},
+    {"delete", "delete", "delete", "", delete_params, S_DELETE_OPTIONS, S_STATUS, "200 202"},
+    {"patch", "patch", "patch", "", patch_params, S_PATCH, S_KIND, "200"},
+};
+
+/* kube's operation id: the verb, the group/version prefix, then the rest made a valid id. */
+static char *
+custom_op_id(const res_t *rs, const char *verb, const char *infix, bool namespaced,
+             const char *suffix)
+{
+    char *tail = gw_sprintf("%s%s%s%s", infix, namespaced ? "Namespaced" : "", rs->r->kind, suffix);
+    char *word = op_word(tail, strlen(tail), true);
+    char *id = gw_sprintf("%s%s%s", verb, rs->prefix, word);
+
+    free(tail);
+    free(word);
+    return id;
+}
+
+static void
+custom_emit(res_t *rs, const custom_spec_t *s, const target_t *t, const char *path, unsigned pp)
+{
+    op_t op = {
+        .method = s->method,
+        .action = s->action,
+        .params = s->params,
+        .body = ref_name(t, s->body),
+        .patch = s->body == S_PATCH,
+        .body_optional = s->body == S_DELETE_OPTIONS,
+        .consumes = s->body == S_PATCH ? consume_custom_patch : consume_custom,
+        .response = ref_name(t, s->response),
+        .codes = s->codes,
+        .produce = PRODUCE_OBJECT,
+        .group = t->group,
+        .version = t->version,
+        .kind = t->kind,
+    };
+
+    op.id = custom_op_id(rs, s->id_verb, s->id_infix, t->namespaced, t->suffix);
+    emit(rs, path, pp, &op);
+}
+
+/* The status or scale subresource at item/<name>, when the CRD version has it. */
+static void
+custom_subresource(res_t *rs, const target_t *t, const char *item, unsigned pp, const char *name)
+{
+    const json_t *subs = json_object_get(rs->r->custom->version, "subresources");
+    char *path = gw_sprintf("%s/%s", item, name), *sub = capitalized(name);
+    target_t st = *t;
+
+    if (json_object_get(subs, name) != NULL) {
+        st.suffix = sub;
+        if (strcmp(name, "scale") == 0)
+            st.kind_def = "io.k8s.api.autoscaling.v1.Scale";
+        custom_emit(rs, &custom_item[0], &st, path, pp);
+        custom_emit(rs, &custom_item[1], &st, path, pp);
+        custom_emit(rs, &custom_item[3], &st, path, pp);
+    }
+    free(path);
+    free(sub);
+}
+
+static void
+custom_paths(gw_openapi__gen_t *g, const gw_resource_t *r)
+{
+    char *kind_def = gw_openapi__custom_name(r->group, r->version, r->kind);
+    char *list_def = gw_openapi__custom_name(r->group, r->version, r->list_kind);
+    target_t t = {.namespaced = r->namespaced,
+                  .kind_def = kind_def,
+                  .list_def = list_def,
+                  .group = r->group,
+                  .version = r->version,
+                  .kind = r->kind,
+                  .suffix = ""};
+    target_t all = t;
+    unsigned pp = r->namespaced ? PP_NAMESPACE : 0;
+    char *coll, *item;
+    res_t rs;
+
+    res_init(&rs, g, r);
+    coll = gw_sprintf("%s/%s", rs.base, r->name);
+    if (r->namespaced) {
+        all.namespaced = false;
+        all.suffix = "ForAllNamespaces";
+        custom_emit(&rs, &custom_collection[0], &all, coll, 0);
+        free(coll);
+        coll = gw_sprintf("%s/namespaces/{namespace}/%s", rs.base, r->name);
+    }
+    item = gw_sprintf("%s/{name}", coll);
+    for (size_t i = 0; i < N_SPECS(custom_collection); i++)
+        custom_emit(&rs, &custom_collection[i], &t, coll, pp);
+    for (size_t i = 0; i < N_SPECS(custom_item); i++)
+        custom_emit(&rs, &custom_item[i], &t, item, pp | PP_NAME);
+    custom_subresource(&rs, &t, item, pp | PP_NAME, "status");
+    custom_subresource(&rs, &t, item, pp | PP_NAME, "scale");
+    free(coll);
+    free(item);
+    free(kind_def);
+    free(list_def);
+    res_free(&rs);
+}
+
 void
 gw_openapi__resource_paths(gw_openapi__gen_t *g, const gw_resource_t *r)
 {
@@ -613,6 +780,10 @@ gw_openapi__resource_paths(gw_openapi__gen_t *g, const gw_resource_t *r)
     char *coll, *item;
     res_t rs;
 
+    if (r->custom) {
+        custom_paths(g, r);
+        return;
+    }
     res_init(&rs, g, r);
     coll = r->namespaced ? gw_sprintf("%s/namespaces/{namespace}/%s", rs.base, r->name)
                          : gw_sprintf("%s/%s", rs.base, r->name);

@@ -205,6 +205,16 @@ put_repeated(pb_t *b, const field_t *f, const json_t *v)
     }
 }
 
+/* An integer, or a real with an integral value: a CRD author's `maxLength: 5.0` is the int64 5
+ * that kube's JSONSchemaProps decodes it to. */
+static bool
+integral(const json_t *v)
+{
+    double d = json_real_value(v);
+
+    return json_is_integer(v) || (json_is_real(v) && d == floor(d) && fabs(d) < 9.2e18);
+}
+
 /* Proto3 scalars: a zero value is not written. */
 static void
 put_scalar(pb_t *b, const field_t *f, const json_t *v)
@@ -217,10 +227,11 @@ put_scalar(pb_t *b, const field_t *f, const json_t *v)
             put_tag(b, f->number, WIRE_VARINT);
             put_varint(b, 1);
         }
-    } else if (f->kind == K_INT64 && json_is_integer(v)) {
-        if (json_integer_value(v) != 0) {
+    } else if (f->kind == K_INT64 && integral(v)) {
+        json_int_t n = json_is_integer(v) ? json_integer_value(v) : (json_int_t)json_real_value(v);
+        if (n != 0) {
             put_tag(b, f->number, WIRE_VARINT);
-            put_varint(b, (uint64_t)json_integer_value(v));
+            put_varint(b, (uint64_t)n);
         }
     } else if (f->kind == K_DOUBLE && json_is_number(v)) {
         double d = json_number_value(v);
