@@ -67,6 +67,12 @@ on b
 check "b serves the group within a second" wait_code "$G/v1" 200 1
 check "b's discovery lists crontabs with its short name" \
     jpy "[(r['name'], r.get('shortNames')) for r in d['resources'] if r['name'] == 'crontabs'] == [('crontabs', ['ct'])]"
+req GET /openapi/v3
+check "b's OpenAPI v3 index lists both versions" \
+    jpy "'apis/stable.example.com/v1' in d['paths'] and 'apis/stable.example.com/v1beta1' in d['paths']"
+req GET /openapi/v3/apis/stable.example.com/v1
+check "whose document has the kind's schema" \
+    jpy "d['components']['schemas']['com.example.stable.v1.CronTab']['properties']['spec']['properties']['replicas']['maximum'] == 10"
 req GET "$G"
 check "the group prefers v1 over v1beta1" \
     jpy "d['preferredVersion']['version'] == 'v1' and [v['version'] for v in d['versions']] == ['v1', 'v1beta1']"
@@ -159,6 +165,8 @@ if kubectl_ok; then
     check "kubectl scale works" k scale crontab a --replicas=3
     check "kubectl reads the scaled replicas" k get crontab a -o 'jsonpath={.spec.replicas}'
     check "as 3" has 3
+    check "kubectl explain reads the schema" k explain crontab.spec.replicas
+    check "with its type" has "FIELD: replicas <integer>"
     check "kubectl patch (strategic by default) is refused" bash -c "! kubectl patch crontab a -p '{\"spec\":{\"image\":\"k\"}}' 2>&1 | grep -q patched"
 fi
 
