@@ -4,7 +4,8 @@
 # kind gets kube's KindConflict and is not established until the first is deleted; a CRD written
 # into etcd with a type-less schema node gets NonStructuralSchema, lost when the schema is fixed;
 # the finalizer deletes a CRD's custom objects (objects with finalizers get a deletionTimestamp
-# and stay, keeping the CRD Terminating with kube's message), then the CRD itself.
+# and stay, keeping the CRD Terminating with kube's message, and after a minute its
+# InstanceDeletionCheck), then the CRD itself.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -144,6 +145,13 @@ etcdctl_ put "$W/default/w3" "$(widget default w3 3 '"finalizers":["example.com/
 etcdctl_ put "$PREFIX/example.com/gadgets/default/g1" "$(widget default g1 4)" >/dev/null
 
 on b
+# Every state the CRD goes through from here on (kube's InstanceDeletionCheck lasts as long as
+# the write of the next round takes).
+req GET "$CRDS/widgets.example.com"
+RV=$(jget "d['metadata']['resourceVersion']")
+kcurl --max-time 80 "${ADMIN[@]}" -o "$KGATE_TEST_TMP/watch" \
+    "$KGATE_URL$CRDS?watch=1&resourceVersion=$RV&timeoutSeconds=75" &
+WATCH=$!
 req DELETE "$CRDS/widgets.example.com"
 check "the CRD is deleted: its finalizer keeps it, with a deletionTimestamp" jpy \
     "d['metadata'].get('deletionTimestamp') is not None"
@@ -166,6 +174,27 @@ sleep 2
 check "the held object keeps the CRD, Terminating with kube's message" until_crd widgets.example.com \
     "$(cond Terminating) == ('True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress')
  and '$CLEANUP' in d['metadata']['finalizers']"
+# kube waits a minute for the instances, then says so and starts a new round.
+waited() {
+    for _ in $(seq 750); do
+        grep -q 'could not confirm zero CustomResources remaining: context deadline exceeded' \
+            "$KGATE_TEST_TMP/watch" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "after a minute the CRD says InstanceDeletionCheck with kube's message" waited
+check "... and the next round says InstanceDeletionInProgress again" until_crd widgets.example.com \
+    "$(cond Terminating) == ('True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress')"
+check "the watch saw the Check condition with Terminating's status true" python3 -c "
+import json, sys
+for line in open(sys.argv[1]):
+    for c in json.loads(line)['object'].get('status', {}).get('conditions', []):
+        if c['type'] == 'Terminating' and c['reason'] == 'InstanceDeletionCheck':
+            sys.exit(0 if c['status'] == 'True' else 1)
+sys.exit(1)" "$KGATE_TEST_TMP/watch"
+kill "$WATCH" 2>/dev/null
+wait "$WATCH" 2>/dev/null
 # The holder removes its finalizer: the generic store removes an object being deleted with the
 # update that drops its last finalizer.
 etcdctl_ del "$W/default/w3" >/dev/null
