@@ -152,11 +152,12 @@ structural_step(job_t *j, json_t *crd, const char *now)
     json_t *want = msg != NULL ? json_pack("{s:s,s:s,s:s,s:s}", "type", "NonStructuralSchema",
                                            "status", "True", "reason", "Violations", "message", msg)
                                : NULL;
-    if (want == NULL && old != NULL)
+    bool change = want == NULL ? old != NULL : !same_condition(want, old);
+    if (change && want == NULL)
         gw_crd__remove_condition(crd, "NonStructuralSchema");
-    else if (want != NULL && !same_condition(want, old))
+    else if (change)
         gw_crd__set_condition(crd, "NonStructuralSchema", "True", "Violations", msg, now);
-    if ((want == NULL) != (old == NULL) || (want != NULL && !same_condition(want, old)))
+    if (change)
         j->structural_gen = gen;
     json_decref(want);
     free(msg);
