@@ -131,10 +131,16 @@ names_step(job_t *j, json_t *crd, const char *now)
     json_decref(kinds);
 }
 
+/* kube's establishing controller, without its wait (see gw_crd_naming.h). */
 static void
 establish_step(json_t *crd, const char *now)
 {
-    if (gw_crd__condition_true(crd, "NamesAccepted") && !gw_crd__condition_true(crd, "Established"))
+    if (!gw_crd__condition_true(crd, "NamesAccepted") || gw_crd__condition_true(crd, "Established"))
+        return;
+    if (!gw_crd__ca_bundle_ok(crd))
+        gw_crd__set_condition(crd, "Established", "False", "InvalidCABundle",
+                              "The conversion webhook CABundle is invalid", now);
+    else
         gw_crd__set_condition(crd, "Established", "True", "InitialNamesAccepted",
                               "the initial names have been accepted", now);
 }

@@ -3,6 +3,7 @@
 # NamesAccepted and Established within a second; a second CRD of the group asking for the same
 # kind gets kube's KindConflict and is not established until the first is deleted; a CRD written
 # into etcd with a type-less schema node gets NonStructuralSchema, lost when the schema is fixed;
+# a CRD whose conversion webhook CA bundle holds no certificate is not established;
 # the finalizer deletes a CRD's custom objects (objects with finalizers get a deletionTimestamp
 # and stay, keeping the CRD Terminating with kube's message, and after a minute its
 # InstanceDeletionCheck), then the CRD itself.
@@ -121,6 +122,20 @@ d['status'] = json.loads(sys.argv[1])
 print(json.dumps(d))" "$STATUS")" >/dev/null
 check "its next generation, structural, loses the condition" until_crd gadgets.example.com \
     "$(cond NonStructuralSchema) is None and $(cond Established)[0] == 'True'"
+
+# A CRD whose conversion webhook has a CA bundle with no certificate (only etcd holds such a
+# new CRD: the validation refuses it) gets its names but is not established, as in kube.
+etcdctl_ put "$PREFIX/apiextensions.k8s.io/customresourcedefinitions/doodads.example.com" "$(
+    gadget 1 '{"type":"object"}' | sed 's/gadget/doodad/g; s/Gadget/Doodad/g' | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+d['metadata']['uid'] = '3f0c4e36-0000-4000-8000-000000000002'
+d['spec']['conversion'] = {'strategy': 'Webhook', 'webhook': {'conversionReviewVersions': ['v1'],
+    'clientConfig': {'url': 'https://example.com/convert', 'caBundle': 'Zm9v'}}}
+print(json.dumps(d))")" >/dev/null
+check "a conversion webhook CA bundle without a certificate: kube's InvalidCABundle" until_crd \
+    doodads.example.com "$(cond NamesAccepted)[0] == 'True' and
+ $(cond Established) == ('False', 'InvalidCABundle', 'The conversion webhook CABundle is invalid')"
 
 on a
 req DELETE "$CRDS/foos.example.com"
