@@ -233,6 +233,14 @@ check "once deleted, it loses only the cleanup finalizer" until_crd things.examp
 $(cond Terminating) == ('False', 'InstanceDeletionCompleted', 'removed all instances') and
  d['metadata']['finalizers'] == ['example.com/keep']"
 
+req POST $CRDS "$(crd quxes qux Foo QuxList "\"finalizers\":[\"$CLEANUP\",\"example.com/keep\"]")"
+check "a CRD that never gets its names" code_is 201
+check "is not established" until_crd quxes.example.com "$(cond NamesAccepted)[1] == 'KindConflict'"
+req DELETE "$CRDS/quxes.example.com"
+check "deleted, it has nothing to clean up: kube's NeverEstablished" until_crd quxes.example.com "
+$(cond Terminating) == ('False', 'NeverEstablished', 'resource was never established') and
+ d['metadata']['finalizers'] == ['example.com/keep']"
+
 check "no instance logged a status write failure" bash -c "! grep -q 'status of' \
     '${LOG[a]}' '${LOG[b]}'"
 check "a exits cleanly" eval 'on a; clean_exit'
