@@ -43,6 +43,13 @@ void gw_crd__remove_condition(json_t *crd, const char *type);
 char *gw_crd__nonstructural(const json_t *crd);
 
 /**
+ * Whether the CRD's conversion webhook CA bundle (spec.conversion.webhook.clientConfig.caBundle,
+ * base64) is one kube's establishing controller accepts: none, or PEM holding at least one
+ * certificate that parses (client-go's TLS config for it builds). Thread: any.
+ */
+bool gw_crd__ca_bundle_ok(const json_t *crd);
+
+/**
  * Edit one CRD as a read-modify-write (called with the current object, parsed; it edits it in
  * place). Return 0 to write what it left (nothing is written when it changed nothing), or a
  * negative GW_E* code to stop (handed to the done callback as is).

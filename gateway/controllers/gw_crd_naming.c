@@ -131,10 +131,16 @@ names_step(job_t *j, json_t *crd, const char *now)
     json_decref(kinds);
 }
 
+/* kube's establishing controller, without its wait (see gw_crd_naming.h). */
 static void
 establish_step(json_t *crd, const char *now)
 {
-    if (gw_crd__condition_true(crd, "NamesAccepted") && !gw_crd__condition_true(crd, "Established"))
+    if (!gw_crd__condition_true(crd, "NamesAccepted") || gw_crd__condition_true(crd, "Established"))
+        return;
+    if (!gw_crd__ca_bundle_ok(crd))
+        gw_crd__set_condition(crd, "Established", "False", "InvalidCABundle",
+                              "The conversion webhook CABundle is invalid", now);
+    else
         gw_crd__set_condition(crd, "Established", "True", "InitialNamesAccepted",
                               "the initial names have been accepted", now);
 }
@@ -152,11 +158,12 @@ structural_step(job_t *j, json_t *crd, const char *now)
     json_t *want = msg != NULL ? json_pack("{s:s,s:s,s:s,s:s}", "type", "NonStructuralSchema",
                                            "status", "True", "reason", "Violations", "message", msg)
                                : NULL;
-    if (want == NULL && old != NULL)
+    bool change = want == NULL ? old != NULL : !same_condition(want, old);
+    if (change && want == NULL)
         gw_crd__remove_condition(crd, "NonStructuralSchema");
-    else if (want != NULL && !same_condition(want, old))
+    else if (change)
         gw_crd__set_condition(crd, "NonStructuralSchema", "True", "Violations", msg, now);
-    if ((want == NULL) != (old == NULL) || (want != NULL && !same_condition(want, old)))
+    if (change)
         j->structural_gen = gen;
     json_decref(want);
     free(msg);

@@ -13,7 +13,9 @@
  *    CRD is deleted, the group's other CRDs are looked at again;
  *  - establishing (kube's EstablishingController): Established=True, InitialNamesAccepted, once
  *    NamesAccepted is true, at once: kube waits 5 s so that every server of an HA cluster serves
- *    the names first, while every kgate instance serves a CRD from etcd as soon as it is there;
+ *    the names first, while every kgate instance serves a CRD from etcd as soon as it is there
+ *    (Established=False InvalidCABundle instead while a conversion webhook's caBundle holds no
+ *    certificate);
  *  - NonStructuralSchema (kube's ConditionController): set for a schema node without a type
  *    (gw_crd_int.h's check), removed once the schema is structural again.
  * Writes are status writes: only the status changes, under the resourceVersion precondition,

@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
 #include "gw_alloc.h"
 #include "gw_ctl_int.h"
 #include "gw_err.h"
@@ -73,6 +78,42 @@ gw_crd__remove_condition(json_t *crd, const char *type)
         else
             i++;
     }
+}
+
+/* x509.CertPool's AppendCertsFromPEM: true when some CERTIFICATE block parses. */
+static bool
+pem_has_certificate(const unsigned char *pem, int len)
+{
+    BIO *bio = BIO_new_mem_buf(pem, len);
+    STACK_OF(X509_INFO) *infos = PEM_X509_INFO_read_bio(bio, NULL, NULL, NULL);
+    bool found = false;
+
+    for (int i = 0; infos != NULL && i < sk_X509_INFO_num(infos) && !found; i++)
+        found = sk_X509_INFO_value(infos, i)->x509 != NULL;
+    sk_X509_INFO_pop_free(infos, X509_INFO_free);
+    BIO_free(bio);
+    return found;
+}
+
+bool
+gw_crd__ca_bundle_ok(const json_t *crd)
+{
+    const json_t *conv = json_object_get(json_object_get(crd, "spec"), "conversion");
+    const json_t *cc = json_object_get(json_object_get(conv, "webhook"), "clientConfig");
+    const char *b64 = json_string_value(json_object_get(cc, "caBundle"));
+    size_t len = b64 != NULL ? strlen(b64) : 0;
+
+    if (len == 0)
+        return true; /* no CA data: the system's roots, which is fine */
+    if (len % 4 != 0 || len > 1 << 24)
+        return false;
+    unsigned char *pem = gw_malloc(len / 4 * 3 + 1);
+    int n = EVP_DecodeBlock(pem, (const unsigned char *)b64, (int)len);
+    n -= (b64[len - 1] == '=') + (len > 1 && b64[len - 2] == '='); /* the padding's zeros */
+    bool ok = n > 0 && pem_has_certificate(pem, n);
+    free(pem);
+    ERR_clear_error(); /* the PEM reader's complaints are not this thread's TLS state */
+    return ok;
 }
 
 /* ---- the write ---------------------------------------------------------------------------- */

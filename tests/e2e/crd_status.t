@@ -3,8 +3,10 @@
 # NamesAccepted and Established within a second; a second CRD of the group asking for the same
 # kind gets kube's KindConflict and is not established until the first is deleted; a CRD written
 # into etcd with a type-less schema node gets NonStructuralSchema, lost when the schema is fixed;
+# a CRD whose conversion webhook CA bundle holds no certificate is not established;
 # the finalizer deletes a CRD's custom objects (objects with finalizers get a deletionTimestamp
-# and stay, keeping the CRD Terminating with kube's message), then the CRD itself.
+# and stay, keeping the CRD Terminating with kube's message, and after a minute its
+# InstanceDeletionCheck), then the CRD itself.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -121,6 +123,20 @@ print(json.dumps(d))" "$STATUS")" >/dev/null
 check "its next generation, structural, loses the condition" until_crd gadgets.example.com \
     "$(cond NonStructuralSchema) is None and $(cond Established)[0] == 'True'"
 
+# A CRD whose conversion webhook has a CA bundle with no certificate (only etcd holds such a
+# new CRD: the validation refuses it) gets its names but is not established, as in kube.
+etcdctl_ put "$PREFIX/apiextensions.k8s.io/customresourcedefinitions/doodads.example.com" "$(
+    gadget 1 '{"type":"object"}' | sed 's/gadget/doodad/g; s/Gadget/Doodad/g' | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+d['metadata']['uid'] = '3f0c4e36-0000-4000-8000-000000000002'
+d['spec']['conversion'] = {'strategy': 'Webhook', 'webhook': {'conversionReviewVersions': ['v1'],
+    'clientConfig': {'url': 'https://example.com/convert', 'caBundle': 'Zm9v'}}}
+print(json.dumps(d))")" >/dev/null
+check "a conversion webhook CA bundle without a certificate: kube's InvalidCABundle" until_crd \
+    doodads.example.com "$(cond NamesAccepted)[0] == 'True' and
+ $(cond Established) == ('False', 'InvalidCABundle', 'The conversion webhook CABundle is invalid')"
+
 on a
 req DELETE "$CRDS/foos.example.com"
 check "the first CRD is deleted" code_is 200
@@ -144,6 +160,13 @@ etcdctl_ put "$W/default/w3" "$(widget default w3 3 '"finalizers":["example.com/
 etcdctl_ put "$PREFIX/example.com/gadgets/default/g1" "$(widget default g1 4)" >/dev/null
 
 on b
+# Every state the CRD goes through from here on (kube's InstanceDeletionCheck lasts as long as
+# the write of the next round takes).
+req GET "$CRDS/widgets.example.com"
+RV=$(jget "d['metadata']['resourceVersion']")
+kcurl --max-time 80 "${ADMIN[@]}" -o "$KGATE_TEST_TMP/watch" \
+    "$KGATE_URL$CRDS?watch=1&resourceVersion=$RV&timeoutSeconds=75" &
+WATCH=$!
 req DELETE "$CRDS/widgets.example.com"
 check "the CRD is deleted: its finalizer keeps it, with a deletionTimestamp" jpy \
     "d['metadata'].get('deletionTimestamp') is not None"
@@ -166,6 +189,27 @@ sleep 2
 check "the held object keeps the CRD, Terminating with kube's message" until_crd widgets.example.com \
     "$(cond Terminating) == ('True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress')
  and '$CLEANUP' in d['metadata']['finalizers']"
+# kube waits a minute for the instances, then says so and starts a new round.
+waited() {
+    for _ in $(seq 750); do
+        grep -q 'could not confirm zero CustomResources remaining: context deadline exceeded' \
+            "$KGATE_TEST_TMP/watch" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "after a minute the CRD says InstanceDeletionCheck with kube's message" waited
+check "... and the next round says InstanceDeletionInProgress again" until_crd widgets.example.com \
+    "$(cond Terminating) == ('True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress')"
+check "the watch saw the Check condition with Terminating's status true" python3 -c "
+import json, sys
+for line in open(sys.argv[1]):
+    for c in json.loads(line)['object'].get('status', {}).get('conditions', []):
+        if c['type'] == 'Terminating' and c['reason'] == 'InstanceDeletionCheck':
+            sys.exit(0 if c['status'] == 'True' else 1)
+sys.exit(1)" "$KGATE_TEST_TMP/watch"
+kill "$WATCH" 2>/dev/null
+wait "$WATCH" 2>/dev/null
 # The holder removes its finalizer: the generic store removes an object being deleted with the
 # update that drops its last finalizer.
 etcdctl_ del "$W/default/w3" >/dev/null
@@ -187,6 +231,14 @@ check "it is established" until_crd things.example.com "$(cond Established)[0] =
 req DELETE "$CRDS/things.example.com"
 check "once deleted, it loses only the cleanup finalizer" until_crd things.example.com "
 $(cond Terminating) == ('False', 'InstanceDeletionCompleted', 'removed all instances') and
+ d['metadata']['finalizers'] == ['example.com/keep']"
+
+req POST $CRDS "$(crd quxes qux Foo QuxList "\"finalizers\":[\"$CLEANUP\",\"example.com/keep\"]")"
+check "a CRD that never gets its names" code_is 201
+check "is not established" until_crd quxes.example.com "$(cond NamesAccepted)[1] == 'KindConflict'"
+req DELETE "$CRDS/quxes.example.com"
+check "deleted, it has nothing to clean up: kube's NeverEstablished" until_crd quxes.example.com "
+$(cond Terminating) == ('False', 'NeverEstablished', 'resource was never established') and
  d['metadata']['finalizers'] == ['example.com/keep']"
 
 check "no instance logged a status write failure" bash -c "! grep -q 'status of' \

@@ -366,6 +366,49 @@ test_structural(void)
                "at the root]");
 }
 
+/* A self-signed CA certificate's PEM, base64 as a CRD's caBundle holds it. */
+static const char ca_b64[] =
+    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJjRENDQVJXZ0F3SUJBZ0lVYXN3UVBsRDdiWWUr"
+    "TzFCY2QyazJZU1VnUG13d0NnWUlLb1pJemowRUF3SXcKRFRFTE1Ba0dBMVVFQXd3Q1kyRXdIaGNOTWpZ"
+    "eE1USTVNRFEwTmpJeVdoY05Nell4TVRJMk1EUTBOakl5V2pBTgpNUXN3Q1FZRFZRUUREQUpqWVRCWk1C"
+    "TUdCeXFHU000OUFnRUdDQ3FHU000OUF3RUhBMElBQk9KYnh1TzFEMHE5CnNQVitTS2Ira2VPQXdwNlhR"
+    "NVBWMW8zYmZPR1BtVm8zTGVzMkY4VXEvQnc3ejYvdzFnb0x0OC9BSVhldWFReksKN0VNaWV1bVJvdVNq"
+    "VXpCUk1CMEdBMVVkRGdRV0JCUWVzeTExa2ZLSEdFcEZndFJMOGhWT0JaMkp1REFmQmdOVgpIU01FR0RB"
+    "V2dCUWVzeTExa2ZLSEdFcEZndFJMOGhWT0JaMkp1REFQQmdOVkhSTUJBZjhFQlRBREFRSC9NQW9HCkND"
+    "cUdTTTQ5QkFNQ0Ewa0FNRVlDSVFEZGIrNENhUVdWUm83L1IzMGxPODJFMVp4Skh3YUVwRVFSczJyRDB6"
+    "UUQKeFFJaEFMUTE4cGdYZUlRWDJhdlRuVTEvTnhuenRmOGZhcEJDNmRseVozTmFKdStQCi0tLS0tRU5E"
+    "IENFUlRJRklDQVRFLS0tLS0K";
+
+static bool
+ca_ok(const char *bundle)
+{
+    json_t *c = json_pack("{s:{s:{s:s,s:{s:{}}}}}", "spec", "conversion", "strategy", "Webhook",
+                          "webhook", "clientConfig");
+    if (bundle != NULL)
+        json_object_set_new(
+            json_object_get(
+                json_object_get(json_object_get(json_object_get(c, "spec"), "conversion"),
+                                "webhook"),
+                "clientConfig"),
+            "caBundle", json_string(bundle));
+    bool ok = gw_crd__ca_bundle_ok(c);
+    json_decref(c);
+    return ok;
+}
+
+static void
+test_ca_bundle(void)
+{
+    tap_ok(ca_ok(NULL), "a conversion webhook without a CA bundle may be established");
+    tap_ok(ca_ok(ca_b64), "a CA bundle holding a certificate is valid");
+    tap_ok(!ca_ok("Zm9v"), "a CA bundle without PEM is invalid");
+    /* "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n" */
+    tap_ok(
+        !ca_ok("LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkFBQUEKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="),
+        "a CA bundle whose certificate does not parse is invalid");
+    tap_ok(!ca_ok("Zm9"), "a CA bundle that is not base64 is invalid");
+}
+
 int
 main(void)
 {
@@ -377,5 +420,6 @@ main(void)
     test_settled();
     test_set_condition();
     test_structural();
+    test_ca_bundle();
     return tap_done();
 }
