@@ -697,7 +697,7 @@ parse_filter(parser_t *p, gw_jp__node_t *cur)
 {
     bool begin = false, end = false;
     long pair = 0;
-    size_t n, op, op_len;
+    size_t n, op = 0, op_len = 0;
     p->pos += 3;
     skip_token(p);
     for (;;) {
