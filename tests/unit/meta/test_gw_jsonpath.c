@@ -2,6 +2,7 @@
  * cases that apply to JSON documents (kube's struct inputs rewritten as the objects they
  * encode to), with kube's outputs and error messages; the node trees the parser builds; and
  * the text of values as PrintResults writes them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,8 +383,10 @@ test_parse_errors(void)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char err[256] = "";
         gw_jsonpath_t *p = gw_jsonpath_parse(cases[i].text, err, sizeof(err));
+        char name[64];
+        snprintf(name, sizeof(name), "parse error %zu: kube's message", i);
         tap_ok(p == NULL, "parse error %zu does not parse", i);
-        tap_is_str(err, cases[i].want, cases[i].want);
+        tap_is_str(err, cases[i].want, name);
         gw_jsonpath_free(p);
     }
 }
