@@ -8,13 +8,15 @@
  * action is a chain of fields (.a, .a\.b, ['a.b']), array indexes and slices ([0], [-1],
  * [1:3], [::2], [*]), unions ([0,2], ['a','b']), wildcards (.*), recursive descent (..name),
  * filters ([?(@.type=="Ready")], with ==, !=, <, >, <=, >= and existence [?(@.x)]) and
- * literals ("text", 1, 1.5, true). A template is parsed once into a gw_jsonpath_t, immutable
- * after, and evaluated any number of times from any thread.
+ * literals ("text", 1, 1.5, true); {range <path>}...{end} loops over what a path finds.
+ * A template is parsed once into a gw_jsonpath_t, immutable after, and evaluated any number
+ * of times from any thread.
  *
- * Not kube: `range` and `end` are parsed but their evaluation is an error (kube's loops keep
- * their state in the evaluator, and no column uses them); a wildcard or recursive descent
- * over a string yields no bytes (kube yields them as uint8 values); an object's members come
- * in the document's order (kube's map iteration is random).
+ * Not kube: a wildcard or recursive descent over a string yields no bytes (kube yields them
+ * as uint8 values), an object's members come in the document's order (kube's map iteration is
+ * random), a range that finds nothing runs the parts after it over a JSON null (kube: over
+ * no value), and every evaluation starts afresh (kube's evaluator keeps its loop state, and
+ * the parts after the last range, for its next run).
  */
 
 #include <stdbool.h>
@@ -38,21 +40,22 @@ gw_jsonpath_t *gw_jsonpath_parse(const char *text, char *err, size_t err_len);
 /** Free a template (NULL is fine). */
 void gw_jsonpath_free(gw_jsonpath_t *p);
 
-/** How many parts (texts and actions, in order) the template has; FindResults gives each its
- *  list of results. Thread: any. */
+/** How many parts (texts and actions, in order) the template has. Thread: any. */
 size_t gw_jsonpath_parts(const gw_jsonpath_t *p);
 
 /*
- * The results of one evaluation: part i's values are values[start(i) .. end[i]), start(0) = 0
- * and start(i) = end[i - 1]. A value is borrowed from the data evaluated or, for a literal
- * (a text part, "x", 1, true), from the template: valid while both live. Zero-initialize;
- * gw_jsonpath_results_free releases the arrays (a results struct can be reused).
+ * The results of one evaluation, FindResults' lists in order: one per part of the template,
+ * and for a part that opens a range, the lists of the parts after it once per value it found.
+ * List i's values are values[start(i) .. end[i]), start(0) = 0 and start(i) = end[i - 1]. A
+ * value is borrowed from the data evaluated or, for a literal (a text part, "x", 1, true),
+ * from the template: valid while both live. Zero-initialize; gw_jsonpath_results_free
+ * releases the arrays (a results struct can be reused).
  */
 typedef struct {
     const json_t **values;
     size_t n_values, cap_values;
     size_t *end;
-    size_t n_parts;
+    size_t n_parts, cap_parts;
 } gw_jsonpath_results_t;
 
 /**

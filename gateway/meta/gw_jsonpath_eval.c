@@ -18,10 +18,14 @@ typedef struct {
     size_t n, cap;
 } vals_t;
 
+/* One evaluation: its options, and the loop state kube keeps in its evaluator for range and
+   end (ranges opened and not ended, ends met, and the slot of the last end met). */
 typedef struct {
     bool allow_missing;
     char *err;
     size_t err_len;
+    int begin_range, in_range, end_range;
+    gw_jp__node_t *const *last_end;
 } ev_t;
 
 static void
@@ -374,14 +378,23 @@ eval_union(ev_t *ev, const vals_t *in, const gw_jp__node_t *n, vals_t *out)
     return 0;
 }
 
+/* range opens a loop over what its path finds; end closes the innermost one. */
 static int
 eval_identifier(ev_t *ev, const vals_t *in, const gw_jp__node_t *n, vals_t *out)
 {
     char msg[160];
-    if (strcmp(n->name, "range") == 0 || strcmp(n->name, "end") == 0)
-        snprintf(msg, sizeof(msg), "%s is not supported", n->name);
-    else
-        snprintf(msg, sizeof(msg), "unrecognized identifier %s", n->name);
+    if (strcmp(n->name, "range") == 0) {
+        ev->begin_range++;
+        vals_append(out, in);
+        return 0;
+    }
+    if (strcmp(n->name, "end") == 0) {
+        if (ev->in_range == 0)
+            return fail(ev, "not in range, nothing to end");
+        ev->end_range++;
+        return 0;
+    }
+    snprintf(msg, sizeof(msg), "unrecognized identifier %s", n->name);
     return fail_input(ev, in, out, msg);
 }
 
@@ -442,7 +455,68 @@ results_add(gw_jsonpath_results_t *r, const vals_t *part)
         }
         r->values[r->n_values++] = part->v[i];
     }
+    if (r->n_parts == r->cap_parts) {
+        r->cap_parts = r->cap_parts ? r->cap_parts * 2 : 8;
+        r->end = gw_realloc(r->end, r->cap_parts * sizeof(*r->end));
+    }
     r->end[r->n_parts++] = r->n_values;
+}
+
+static int find(ev_t *ev, gw_jp__node_t *const *nodes, size_t n, const json_t *data,
+                gw_jsonpath_results_t *out);
+
+/* The loop a range opened at nodes[i]: the nodes after it once per value found (once over
+   nothing, its results dropped, when it found none, to reach its end), then on past the last
+   end met. Returns the index to go on after. */
+static int
+run_range(ev_t *ev, gw_jp__node_t *const *nodes, size_t n, size_t *i, const vals_t *found,
+          gw_jsonpath_results_t *out)
+{
+    int rc = 0;
+    ev->begin_range--;
+    ev->in_range++;
+    for (size_t k = 0; k < found->n && rc == 0; k++)
+        rc = find(ev, nodes + *i + 1, n - *i - 1, found->v[k], out);
+    if (rc == 0 && found->n == 0) {
+        gw_jsonpath_results_t dropped = {0};
+        rc = find(ev, nodes + *i + 1, n - *i - 1, json_null(), &dropped);
+        gw_jsonpath_results_free(&dropped);
+    }
+    ev->in_range--;
+    for (size_t k = *i + 1; k < n && rc == 0; k++) {
+        if (nodes + k == ev->last_end) {
+            *i = k;
+            break;
+        }
+    }
+    return rc;
+}
+
+/* FindResults over nodes[0..n) with `data` as the current value. */
+static int
+find(ev_t *ev, gw_jp__node_t *const *nodes, size_t n, const json_t *data,
+     gw_jsonpath_results_t *out)
+{
+    vals_t cur = {0};
+    int rc = 0;
+    push(&cur, data);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        vals_t res = {0};
+        rc = walk(ev, &cur, nodes[i], &res);
+        if (rc == 0 && ev->end_range > 0 && ev->end_range <= ev->in_range) {
+            ev->end_range--;
+            ev->last_end = nodes + i;
+            vals_free(&res);
+            break;
+        }
+        if (rc == 0 && ev->begin_range > 0)
+            rc = run_range(ev, nodes, n, &i, &res, out);
+        else if (rc == 0)
+            results_add(out, &res);
+        vals_free(&res);
+    }
+    vals_free(&cur);
+    return rc;
 }
 
 int
@@ -450,25 +524,13 @@ gw_jsonpath_find(const gw_jsonpath_t *p, const json_t *data, bool allow_missing,
                  gw_jsonpath_results_t *out, char *err, size_t err_len)
 {
     char scratch[256];
-    ev_t ev = {allow_missing, err != NULL && err_len > 0 ? err : scratch,
-               err != NULL && err_len > 0 ? err_len : sizeof(scratch)};
-    vals_t cur = {0};
+    ev_t ev = {.allow_missing = allow_missing,
+               .err = err != NULL && err_len > 0 ? err : scratch,
+               .err_len = err != NULL && err_len > 0 ? err_len : sizeof(scratch)};
     ev.err[0] = '\0';
     out->n_values = out->n_parts = 0;
-    out->end = gw_realloc(out->end, (p->root->n_nodes + 1) * sizeof(*out->end));
-    push(&cur, data);
-    for (size_t i = 0; i < p->root->n_nodes; i++) {
-        vals_t part = {0};
-        int rc = walk(&ev, &cur, p->root->nodes[i], &part);
-        if (rc == 0)
-            results_add(out, &part);
-        vals_free(&part);
-        if (rc != 0) {
-            out->n_values = out->n_parts = 0;
-            vals_free(&cur);
-            return rc;
-        }
-    }
-    vals_free(&cur);
-    return 0;
+    int rc = find(&ev, p->root->nodes, p->root->n_nodes, data, out);
+    if (rc != 0)
+        out->n_values = out->n_parts = 0;
+    return rc;
 }

@@ -177,7 +177,14 @@ test_store(void)
          "incompatible types for comparison", true},
         {"float against float", "{.Book[?(@.Price<10.0)].Title}", s,
          "Sayings of the Centurey Moby Dick", false},
-        {"range is not evaluated", "{range .Bicycle[*]}{.Color}{end}", s, NULL, true},
+        {"allfields", "{range .Bicycle[*]}{ \"{\" }{ @.* }{ \"} \" }{end}", s,
+         "{red 19.95 true} {green 20.01 false} ", false},
+        {"allstructs", "{range .Bicycle[*]}{ @ }{ \" \" }{end}", s,
+         "{\"Color\":\"red\",\"IsNew\":true,\"Price\":19.95} "
+         "{\"Color\":\"green\",\"IsNew\":false,\"Price\":20.01} ",
+         false},
+        {"redundant end", "{range .Labels.*}{@}{end}{end}", s, "not in range, nothing to end",
+         true},
     };
     RUN(cases, false);
     const jp_case_t missing[] = {{"nonexistent field allowed", "{.hello}", s, "", false}};
@@ -204,6 +211,14 @@ test_kubernetes(void)
     const char *n = nodes_json;
     const jp_case_t cases[] = {
         {"exists filter", "{[?(@.z)].id}", pts, "i2 i5", false},
+        {"range item", "{range .items[*]}{.metadata.name}, {end}{.kind}", n,
+         "127.0.0.1, 127.0.0.2, List", false},
+        {"range item with quote", "{range .items[*]}{.metadata.name}{\"\\t\"}{end}", n,
+         "127.0.0.1\t127.0.0.2\t", false},
+        {"double range", "{range .items[*]}{range .status.addresses[*]}{.address}, {end}{end}", n,
+         "127.0.0.1, 127.0.0.2, 127.0.0.3, ", false},
+        {"range nodes capacity", "{range .items[*]}[{.metadata.name}, {.status.capacity}] {end}", n,
+         "[127.0.0.1, {\"cpu\":\"4\"}] [127.0.0.2, {\"cpu\":\"8\"}] ", false},
         {"bracket key", "{[0]['id']}", pts, "i1", false},
         {"range addresss", "{.items[*].status.addresses[*].address}", n,
          "127.0.0.1 127.0.0.2 127.0.0.3", false},
@@ -219,6 +234,41 @@ test_kubernetes(void)
         {"recursive name", "{..name}", n, "127.0.0.1 127.0.0.2 myself e2e", false},
         {"text between actions", "{.kind}: {.items[1].metadata.name}", n, "List: 127.0.0.2", false},
     };
+    RUN(cases, false);
+}
+
+/* TestEmptyRange and TestNestedRanges */
+static void
+test_ranges(void)
+{
+    const char *nested =
+        "{\"items\":[{\"metadata\":{\"name\":\"pod1\"},\"spec\":{\"containers\":["
+        "{\"name\":\"foo\",\"another\":[{\"name\":\"value1\"},{\"name\":\"value2\"}]},"
+        "{\"name\":\"bar\",\"another\":[{\"name\":\"value1\"},{\"name\":\"value2\"}]}]}},"
+        "{\"metadata\":{\"name\":\"pod2\"},\"spec\":{\"containers\":[{\"name\":\"baz\","
+        "\"another\":[{\"name\":\"value1\"},{\"name\":\"value2\"}]}]}}]}";
+    const jp_case_t empty[] = {
+        {"empty range", "{range .items[*]}{.metadata.name}{end}", "{\"items\":[]}", "", false},
+        {"empty nested range",
+         "{range .items[*]}{.metadata.name}{\":\"}{range @.spec.containers[*]}{.name}{\",\"}"
+         "{end}{\"+\"}{end}",
+         "{\"items\":[]}", "", false},
+    };
+    const jp_case_t cases[] = {
+        {"nested range with a trailing newline",
+         "{range .items[*]}{.metadata.name}{\":\"}{range @.spec.containers[*]}{.name}{\",\"}"
+         "{end}{\"+\"}{end}",
+         nested, "pod1:foo,bar,+pod2:baz,+", false},
+        {"nested range within another nested range",
+         "{range .items[*]}{.metadata.name}{\"~\"}{range @.spec.containers[*]}{.name}{\":\"}"
+         "{range @.another[*]}{.name}{\",\"}{end}{\"+\"}{end}{\"#\"}{end}",
+         nested, "pod1~foo:value1,value2,+bar:value1,value2,+#pod2~baz:value1,value2,+#", false},
+        {"two nested ranges at the same level",
+         "{range .items[*]}{.metadata.name}{\"\\t\"}{range @.spec.containers[*]}{.name}{\" \"}"
+         "{end}{\"\\t\"}{range @.spec.containers[*]}{.name}{\" \"}{end}{\"\\n\"}{end}",
+         nested, "pod1\tfoo bar \tfoo bar \npod2\tbaz \tbaz \n", false},
+    };
+    RUN(empty, true);
     RUN(cases, false);
 }
 
@@ -547,6 +597,7 @@ main(void)
     test_types();
     test_store();
     test_kubernetes();
+    test_ranges();
     test_partial_filter();
     test_indexes();
     test_filters();
