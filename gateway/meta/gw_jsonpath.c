@@ -71,6 +71,8 @@ text_node(const char *s, size_t n)
 
 /* ---- the scanner ------------------------------------------------------------------------ */
 
+static int fail(parser_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static int
 fail(parser_t *p, const char *fmt, ...)
 {
@@ -720,11 +722,11 @@ parse_filter(parser_t *p, gw_jp__node_t *cur)
     node_append(cur, f);
     bool cmp = split_filter(s, n, &op, &op_len);
     int rc = parse_sub(p, s, cmp ? op : n, &left);
-    if (rc == 0 && cmp)
-        rc = parse_sub(p, s + op + op_len, n - op - op_len, &right);
     if (rc != 0)
         return rc;
     node_append(f, left);
+    if (cmp && (rc = parse_sub(p, s + op + op_len, n - op - op_len, &right)) != 0)
+        return rc;
     node_append(f, right != NULL ? right : node_new(GW_JP_LIST));
     f->name = cmp ? gw_strndup(s + op, op_len) : gw_strdup("exists");
     return 0;
