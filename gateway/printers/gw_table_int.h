@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "gw_catalog.h"
 #include "gw_time.h"
 
 typedef struct {
@@ -35,6 +36,23 @@ extern const gw_table__printer_t gw_table__core_printers[];
 extern const size_t gw_table__n_core_printers;
 extern const gw_table__printer_t gw_table__apps_printers[];
 extern const size_t gw_table__n_apps_printers;
+
+/* The descriptions of the Name and creation time columns every table shares. */
+#define GW_TABLE__NAME_DESCRIPTION "Name of the object, unique in its namespace."
+#define GW_TABLE__CREATED_DESCRIPTION "When the object was created."
+
+/* A custom resource's compiled printer columns (gw_table_custom.c). */
+typedef struct gw_table__custom gw_table__custom_t;
+
+/* Compile the columns of a custom resource's version: Name, then its additionalPrinterColumns
+   (or kube's default Age column), up to the first whose path does not parse. Caller frees. */
+gw_table__custom_t *gw_table__custom_compile(const gw_custom_t *custom);
+void gw_table__custom_free(gw_table__custom_t *c);
+/* The columnDefinitions (a new array). */
+json_t *gw_table__custom_columns(const gw_table__custom_t *c);
+/* Appends one object's cells to row.cells. */
+void gw_table__custom_cells(const gw_table__custom_t *c, const json_t *obj, long long now,
+                            json_t *row);
 
 /* The value at a dotted path ("spec.template.spec.containers"), or NULL. */
 const json_t *gw_table__get(const json_t *obj, const char *path);
