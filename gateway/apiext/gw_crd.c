@@ -108,22 +108,25 @@ default_warning(gw_arena_t *a, const json_t *spec, const char *deprecated)
                             group, best, kind);
 }
 
-/* The selectable fields' paths, without their leading dot (the field selector's labels). */
+/* The field selector's labels: kube's two metadata fields, then the selectable fields' paths
+ * without their leading dot. */
 static void
-selectable_fields(gw_arena_t *a, gw_crd_version_t *cv, const json_t *version)
+field_labels(gw_arena_t *a, gw_crd_version_t *cv, const json_t *version)
 {
     const json_t *arr = json_object_get(version, "selectableFields");
-    const char **out = gw_arena_calloc(a, (json_array_size(arr) + 1) * sizeof(*out));
-    size_t i;
+    const char **out = gw_arena_calloc(a, (json_array_size(arr) + 3) * sizeof(*out));
+    size_t i, n = 0;
     json_t *f;
 
+    out[n++] = "metadata.name";
+    out[n++] = "metadata.namespace";
     json_array_foreach(arr, i, f)
     {
         const char *p = str_at(f, "jsonPath");
-        if (*p == '.')
-            out[cv->n_selectable++] = p + 1;
+        if (*p == '.' && p[1] != '\0')
+            out[n++] = p + 1;
     }
-    cv->selectable = out;
+    cv->field_labels = out;
 }
 
 static void
@@ -140,7 +143,7 @@ compile_version_facts(gw_arena_t *a, gw_crd_version_t *cv, const json_t *version
         cv->status_replicas = str_at(scale, "statusReplicasPath");
         cv->label_selector = json_string_value(json_object_get(scale, "labelSelectorPath"));
     }
-    selectable_fields(a, cv, version);
+    field_labels(a, cv, version);
 }
 
 /* The CRD's warning for a deprecated version, or kube's default text. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_crd.h"
 
 typedef enum {
     V_STR,    /* the string (or number, boolean) at path, else alt; "" when absent */
@@ -198,7 +199,10 @@ kind_of_labels(const char *const *labels)
 const char *const *
 gw_registry__selectable_fields(const gw_resource_t *res)
 {
-    return kind_of(res)->labels;
+    const gw_crd_version_t *cv = gw_crd_version_of(res);
+
+    /* a custom resource's: its metadata and its CRD's selectableFields, read as paths */
+    return cv != NULL ? cv->field_labels : kind_of(res)->labels;
 }
 
 bool
@@ -206,7 +210,7 @@ gw_registry__field_supported(const gw_resource_t *res, const char *label, char *
 {
     const kind_fields_t *k = kind_of(res);
 
-    for (const char *const *f = k->labels; *f != NULL; f++) {
+    for (const char *const *f = gw_registry__selectable_fields(res); *f != NULL; f++) {
         if (strcmp(*f, label) == 0)
             return true;
     }

@@ -33,6 +33,7 @@ crd() {
    {"name":"v1beta1","served":true,"storage":false,"deprecated":true,
     "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}},
    {"name":"v1","served":true,"storage":true,
+    "selectableFields":[{"jsonPath":".spec.image"}],
     "subresources":{"status":{},"scale":{"specReplicasPath":".spec.replicas",
                                          "statusReplicasPath":".status.replicas"}},
     "schema":{"openAPIV3Schema":{"type":"object","properties":{
@@ -113,6 +114,17 @@ check "a strategic merge patch is 415" code_is 415
 check "in kube's words" jpy "d['reason'] == 'UnsupportedMediaType' and 'application/merge-patch+json' in d['message'] and 'strategic' not in d['message']"
 req PATCH "$NS/a" '[{"op":"replace","path":"/spec/image","value":"j"}]' application/json-patch+json
 check "a JSON patch applies" jpy "d['spec']['image'] == 'j'"
+
+# field selectors: metadata and the CRD's selectableFields
+req GET "$NS?fieldSelector=spec.image%3Dj"
+check "a selectable field selects" jpy "[i['metadata']['name'] for i in d['items']] == ['a']"
+req GET "$NS?fieldSelector=spec.image%3Dnone"
+check "and deselects" jpy "d['items'] == []"
+req GET "$NS?fieldSelector=metadata.name%3Da"
+check "metadata.name is selectable" jpy "[i['metadata']['name'] for i in d['items']] == ['a']"
+req GET "$NS?fieldSelector=spec.cronSpec%3Dx"
+check "another field is 400 in kube's words" \
+    jpy "d['code'] == 400 and 'field label not supported: spec.cronSpec' in d['message']"
 
 # scale
 req GET "$NS/a/scale"
