@@ -73,6 +73,8 @@ typedef struct gw_strategy {
     const char *initial_status;     /* status on create as JSON text; NULL: {} */
     bool graceful;                  /* graceful deletion: grace period, deletionTimestamp (pods) */
     bool generation_on_annotations; /* annotation changes bump generation too (deployments) */
+    bool own_required;              /* the kind's validation says what is required, at its own
+                                       paths (CRDs: the internal form's), not the schema */
     /* ---- create and update ---- */
     /* PrepareForCreate, after the defaults and the status reset (user: who creates). */
     void (*prepare_create)(const gw_resource_t *res, const authn_user_t *user, json_t *obj);
