@@ -141,6 +141,9 @@ any_schema(const json_t *spec, bool (*pred)(const json_t *))
 
 /* ---- Go's %#v of spec.versions, as kube shows it in its versions errors ------------------- */
 
+/* Pointers print as addresses in Go; a fixed one stands for any set pointer here. Column and
+ * selectable field lists that are set print as `{...}` instead of their members. */
+
 static char *
 go_version(const json_t *v)
 {
@@ -180,7 +183,11 @@ invalid_versions(gw_field_errors_t *e, const json_t *versions, const char *detai
         free(out);
         out = next;
     }
-    m = gw_sprintf("Invalid value: %s}: %s", out, detail);
+    if (versions == NULL) /* absent: a nil slice */
+        m = gw_sprintf("Invalid value: []apiextensions.CustomResourceDefinitionVersion(nil): %s",
+                       detail);
+    else
+        m = gw_sprintf("Invalid value: %s}: %s", out, detail);
     gw_ferr_add(e, "FieldValueInvalid", "spec.versions", m);
     free(out);
     free(m);

@@ -473,6 +473,16 @@ YAML
     check "... kubectl reads it back with its storage version" \
         k get crd certificates.cert-manager.io -o 'jsonpath={.status.storedVersions}'
     check "... [\"v1\"]" has '["v1"]'
+    sed 's/      - certs$/      - certs\n      - crt/' "$M/certificates.yaml" >"$M/applied.yaml"
+    check "kubectl apply of a changed CRD (a strategic merge patch)" k apply -f "$M/applied.yaml"
+    check "... the change is there" \
+        k get crd certificates.cert-manager.io -o 'jsonpath={.spec.names.shortNames}'
+    check "... [cert certs crt]" has '["cert","certs","crt"]'
+    check "kubectl apply --server-side of it" \
+        k apply --server-side --force-conflicts -f "$M/certificates.yaml"
+    check "... the shortName dropped again, generation moved" \
+        k get crd certificates.cert-manager.io -o 'jsonpath={.spec.names.shortNames} {.metadata.generation}'
+    check "... [cert certs] 3" has '["cert","certs"] 3'
     sed 's/name: certificates.cert-manager.io/name: certs.cert-manager.io/' \
         "$M/certificates.yaml" >"$M/bad.yaml"
     check "kubectl create -f a CRD whose name is not <plural>.<group> fails" \

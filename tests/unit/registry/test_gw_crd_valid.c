@@ -278,6 +278,11 @@ test_names_and_group(void)
                "spec.names.listKind: Required value, status.storedVersions: Invalid value: "
                "[]string(nil): must have at least one stored version",
                "an empty spec: kube's required fields in its order");
+    create_has(
+        doc("{\"metadata\":{\"name\":\"x\"},\"spec\":{}}"),
+        "spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion(nil): "
+        "must have exactly one version marked as storage version",
+        "absent versions are a nil slice");
     o = doc("{\"metadata\":{\"name\":\"plural.k8s.io\"},\"spec\":{\"group\":\"k8s.io\",\"scope\":"
             "\"Cluster\",\"names\":{\"plural\":\"plural\",\"kind\":\"Plural\"},\"versions\":" ONE(
                 OBJ) "}}");
