@@ -989,20 +989,57 @@ static const opts_t create_opts = {
     .require_recognized_review = true,
 };
 
-void
-gw_crd_validate(const json_t *crd, gw_field_errors_t *errs)
+/* Where a name error of `field` goes among the metadata errors already in errs: after the
+ * last one of that field, else after `floor` (kube's nameFn messages follow its own checks of
+ * the same field; generateName's come before name's). */
+static size_t
+after_field(const gw_field_errors_t *errs, const char *field, size_t floor)
+{
+    size_t i, at = floor;
+    json_t *c;
+
+    json_array_foreach(errs->causes, i, c)
+    {
+        if (strcmp(STR(c, "field"), field) == 0)
+            at = i + 1;
+    }
+    return at;
+}
+
+/* The name check of the CRD's nameFn (the generic one is ObjectMeta's): <plural>.<group>. */
+static void
+name_rule(const json_t *crd, gw_field_errors_t *errs)
 {
     const json_t *meta = json_object_get(crd, "metadata"), *spec = MEMBER(crd, "spec");
     const char *name = STR(meta, "name"), *gen = STR(meta, "generateName");
     char *want = gw_sprintf("%s.%s", STR(MEMBER(spec, "names"), "plural"), STR(spec, "group"));
     const char *msg = "must be spec.names.plural+\".\"+spec.group";
+    gw_field_errors_t one = {0};
+    size_t at = after_field(errs, "metadata.generateName", 0);
 
-    if (gen[0] != '\0' && strcmp(gen, want) != 0)
-        invalid_str(errs, "metadata.generateName", gen, msg);
-    if (name[0] != '\0' && strcmp(name, want) != 0)
-        invalid_str(errs, "metadata.name", name, msg);
+    if (errs->causes == NULL)
+        errs->causes = json_array();
+    if (gen[0] != '\0' && strcmp(gen, want) != 0) {
+        invalid_str(&one, "metadata.generateName", gen, msg);
+        json_array_insert(errs->causes, at++, json_array_get(one.causes, 0));
+        gw_ferr_clear(&one);
+    }
+    if (name[0] != '\0' && strcmp(name, want) != 0) {
+        invalid_str(&one, "metadata.name", name, msg);
+        json_array_insert(errs->causes, after_field(errs, "metadata.name", at),
+                          json_array_get(one.causes, 0));
+        gw_ferr_clear(&one);
+    }
+    if (json_array_size(errs->causes) == 0)
+        gw_ferr_clear(errs);
     free(want);
-    validate_spec(spec, create_opts, errs);
+}
+
+void
+gw_crd_validate(const json_t *crd, gw_field_errors_t *errs)
+{
+    name_rule(crd, errs);
+    validate_spec(MEMBER(crd, "spec"), create_opts, errs);
     gw_crd_validate_status(crd, errs);
     stored_versions(crd, errs);
     api_approval(crd, NULL, errs);
