@@ -141,6 +141,13 @@ check "status: 200, the spec kept" \
     jpy "d['status']['acceptedNames']['plural'] == 'widgets' and d['spec']['group'] == 'example.com' and d['metadata']['generation'] == 3"
 
 # ---- delete --------------------------------------------------------------------------------
+req GET $W
+UID_W=$(jget "d['metadata']['uid']")
+req DELETE $W '{"preconditions":{"uid":"nope"}}'
+check "a DELETE with another UID: 409 in the CRD registry's words" is_status 409 Conflict \
+    "Operation cannot be fulfilled on customresourcedefinitions.apiextensions.k8s.io \"widgets.example.com\": Precondition failed: UID in precondition: nope, UID in object meta: $UID_W"
+check "... the details name the resource" \
+    jpy "d['details'] == {'name': 'widgets.example.com', 'group': 'apiextensions.k8s.io', 'kind': 'customresourcedefinitions'}"
 req DELETE "$W?dryRun=All"
 check "a dry-run DELETE answers the marked CRD" \
     jpy "'deletionTimestamp' in d['metadata'] and d['metadata']['finalizers'] == ['customresourcecleanup.apiextensions.k8s.io']"
