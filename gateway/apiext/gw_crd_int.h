@@ -6,6 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
+#include "gw_catalog.h"
+#include "gw_objmeta.h"
+
 /* The format kube keeps for a node of `type` (formats.go: strings and untyped nodes keep the
    supported string formats, integers int32/int64, numbers float/double, other types none):
    format itself, or NULL when kube strips it. */
@@ -20,5 +25,13 @@ void gw_crd__go_float(double v, char *buf, size_t n);
 
 /* Go's encoding/json text of a float64 (1e+21, 0.000001, 1e-7). */
 void gw_crd__go_json_float(double v, char *buf, size_t n);
+
+/* A value as kube's field errors print it (strings %q, numbers and booleans %v, null, else
+   JSON). Caller frees. */
+char *gw_crd__show(const json_t *v);
+
+/* kube's ValidateListSetsAndMaps: Duplicate value for a set's repeated items and a map's
+   repeated keys, Invalid for a map's item that is no object. */
+void gw_crd__validate_lists(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs);
 
 #endif

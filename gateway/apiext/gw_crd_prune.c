@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_alloc.h"
 #include "gw_crd_schema.h"
 #include "gw_fieldval.h"
 
@@ -20,29 +21,26 @@ in_metadata(const char *path)
 }
 
 /* kube reports the pruned paths sorted, then those ObjectMeta's decoding dropped from the
-   root's metadata. */
+   root's metadata; type errors are validation's to report. */
 static void
 report(gw_field_issues_t *found, gw_field_issues_t *issues)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < found->n; i++)
-        if (found->items[i].kind == GW_FIELD_UNKNOWN && !in_metadata(found->items[i].path))
-            found->items[n++] = found->items[i];
-        else if (found->items[i].kind != GW_FIELD_UNKNOWN) /* type errors: validation's */
-            free(found->items[i].path), free(found->items[i].message);
-    size_t sorted = n;
-    for (size_t i = 0; i < found->n; i++)
-        if (found->items[i].kind == GW_FIELD_UNKNOWN && in_metadata(found->items[i].path))
-            found->items[n++] = found->items[i];
-    qsort(found->items, sorted, sizeof(*found->items), path_cmp);
-    for (size_t i = 0; i < n; i++) {
-        if (issues != NULL)
-            gw_field_issues_add(issues, GW_FIELD_UNKNOWN, found->items[i].path,
-                                found->items[i].message);
-        free(found->items[i].path);
-        free(found->items[i].message);
+    gw_field_issue_t *order = gw_calloc(found->n + 1, sizeof(*order));
+    size_t n = 0, sorted;
+    for (int meta = 0; meta < 2; meta++) {
+        for (size_t i = 0; i < found->n; i++)
+            if (found->items[i].kind == GW_FIELD_UNKNOWN &&
+                in_metadata(found->items[i].path) == (meta == 1))
+                order[n++] = found->items[i];
+        if (meta == 0)
+            sorted = n;
     }
-    free(found->items);
+    if (sorted > 1)
+        qsort(order, sorted, sizeof(*order), path_cmp);
+    for (size_t i = 0; issues != NULL && i < n; i++)
+        gw_field_issues_add(issues, GW_FIELD_UNKNOWN, order[i].path, order[i].message);
+    free(order);
+    gw_field_issues_clear(found);
 }
 
 void

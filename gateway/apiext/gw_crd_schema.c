@@ -31,7 +31,7 @@ static const gw_schema_t any_node = {.type = GW_SCHEMA_ANY};
 static gw_schema_t *compile_node(compiler_t *c, const json_t *j);
 
 static const char *
-opt_str(const json_t *j, const char *key)
+member_str(const json_t *j, const char *key)
 {
     return json_string_value(json_object_get(j, key));
 }
@@ -127,9 +127,10 @@ compile_rules(compiler_t *c, const json_t *j)
 {
     struct gw_schema_rules *r = gw_arena_calloc(c->a, sizeof(*r));
     const json_t *v;
-    const char *type = opt_str(j, "type"), *pattern = opt_str(j, "pattern");
+    const char *type = member_str(j, "type"), *pattern = member_str(j, "pattern");
     r->type = type != NULL && type[0] != '\0' ? gw_arena_strdup(c->a, type) : NULL;
-    r->format = gw_crd__supported_format(type, opt_str(j, "format"));
+    const char *format = gw_crd__supported_format(type, member_str(j, "format"));
+    r->format = format != NULL ? gw_arena_strdup(c->a, format) : NULL;
     compile_bounds(r, j);
     if (json_is_array(v = json_object_get(j, "enum")))
         r->enum_values = keep(c, v);
@@ -150,7 +151,7 @@ compile_rules(compiler_t *c, const json_t *j)
 /* ---- structure ---------------------------------------------------------------------------- */
 
 static int
-field_cmp(const void *x, const void *y)
+by_name(const void *x, const void *y)
 {
     return strcmp(((const gw_schema_field_t *)x)->name, ((const gw_schema_field_t *)y)->name);
 }
@@ -168,7 +169,7 @@ compile_fields(compiler_t *c, gw_schema_t *s, const json_t *props)
         fields[n].name = gw_arena_strdup(c->a, name);
         fields[n++].schema = compile_node(c, v);
     }
-    qsort(fields, n, sizeof(*fields), field_cmp);
+    qsort(fields, n, sizeof(*fields), by_name);
     s->fields = fields;
     s->n_fields = n;
 }
@@ -198,7 +199,7 @@ add_type_meta(compiler_t *c, gw_schema_t *s)
             fields[n++] = s->fields[i];
     for (size_t i = 0; i < 3; i++)
         fields[n++] = (gw_schema_field_t){names[i], i < 2 ? &string_node : c->objmeta};
-    qsort(fields, n, sizeof(*fields), field_cmp);
+    qsort(fields, n, sizeof(*fields), by_name);
     s->fields = fields;
     s->n_fields = n;
 }
@@ -214,7 +215,7 @@ compile_child(compiler_t *c, const json_t *j)
 static void
 compile_shape(compiler_t *c, gw_schema_t *s, const json_t *j)
 {
-    const char *type = opt_str(j, "type");
+    const char *type = member_str(j, "type");
     const json_t *props = json_object_get(j, "properties");
     const json_t *addl = json_object_get(j, "additionalProperties");
     bool object = type != NULL ? strcmp(type, "object") == 0 : json_is_object(props);
@@ -245,11 +246,11 @@ static void
 compile_markers(compiler_t *c, gw_schema_t *s, const json_t *j)
 {
     const char *v;
-    if ((v = opt_str(j, "format")) != NULL)
+    if ((v = member_str(j, "format")) != NULL)
         s->format = gw_arena_strdup(c->a, v);
-    if ((v = opt_str(j, "x-kubernetes-list-type")) != NULL)
+    if ((v = member_str(j, "x-kubernetes-list-type")) != NULL)
         s->list_type = gw_arena_strdup(c->a, v);
-    if ((v = opt_str(j, "x-kubernetes-map-type")) != NULL)
+    if ((v = member_str(j, "x-kubernetes-map-type")) != NULL)
         s->map_type = gw_arena_strdup(c->a, v);
     s->list_map_keys =
         compile_strings(c, json_object_get(j, "x-kubernetes-list-map-keys"), &s->n_list_map_keys);
@@ -268,8 +269,9 @@ compile_node(compiler_t *c, const json_t *j)
             snprintf(c->err, c->err_len, "schema nesting exceeds %d levels", MAX_DEPTH);
         c->failed = true;
     }
-    if (c->failed || !json_is_object(j)) {
+    if (c->failed || !json_is_object(j)) { /* a node kube would refuse: no rules but none */
         s->type = GW_SCHEMA_ANY;
+        s->rules = compile_rules(c, NULL);
         c->depth--;
         return s;
     }
@@ -278,7 +280,8 @@ compile_node(compiler_t *c, const json_t *j)
     if (s->embedded_resource) {
         if (s->type != GW_SCHEMA_OBJECT) /* kube requires type object; keep the shape safe */
             *s = (gw_schema_t){.type = GW_SCHEMA_OBJECT, .embedded_resource = true,
-                               .preserve_unknown = s->preserve_unknown, .nullable = s->nullable};
+                               .preserve_unknown = s->preserve_unknown, .nullable = s->nullable,
+                               .required = s->required, .n_required = s->n_required};
         add_type_meta(c, s);
     }
     s->rules = compile_rules(c, j);

@@ -67,8 +67,8 @@ go_json(const json_t *v)
 }
 
 /* A bad value as field.Error prints it: strings %q, numbers and booleans %v, null, else JSON. */
-static char *
-show(const json_t *v)
+char *
+gw_crd__show(const json_t *v)
 {
     char buf[64];
     if (v == NULL || json_is_null(v))
@@ -97,7 +97,7 @@ show_bound(double bound, bool as_int, char *buf, size_t n)
 static void
 invalid(gw_field_errors_t *out, const char *path, const json_t *value, const char *what)
 {
-    char *v = show(value);
+    char *v = gw_crd__show(value);
     emit(out, "FieldValueInvalid", path, "Invalid value: %s: %s in body %s", v, path, what);
     free(v);
 }
@@ -210,7 +210,7 @@ pattern_matches(const struct gw_schema_rules *r, const char *s, size_t len)
 
 /* stringValidator: the first of maxLength, minLength, pattern that fails. */
 static void
-check_string(const json_t *v, const struct gw_schema_rules *r, const char *path,
+string_checks(const json_t *v, const struct gw_schema_rules *r, const char *path,
              gw_field_errors_t *out)
 {
     const char *s = json_string_value(v);
@@ -347,7 +347,7 @@ check_enum(const json_t *v, const struct gw_schema_rules *r, const char *path,
         return;
     json_array_foreach(r->enum_values, i, e) if (v != NULL && !json_is_null(v) &&
                                                  enum_equal(v, e)) return;
-    char *val = show(v), *list = gw_strdup("");
+    char *val = gw_crd__show(v), *list = gw_strdup("");
     json_array_foreach(r->enum_values, i, e)
     {
         char *text = json_is_string(e) ? gw_strdup(json_string_value(e)) : go_json(e);
@@ -610,7 +610,7 @@ validate_node(const json_t *v, const gw_schema_t *s, const char *path, gw_field_
         count += check_type(v, s, path, out) + 1;
     count += check_props(v, r, path, out) + 1;
     if (json_is_string(v)) {
-        check_string(v, r, path, out);
+        string_checks(v, r, path, out);
         count++;
         if (format_applies(r) && !gw_crd__format_ok(r->format, json_string_value(v)))
             type_invalid(out, path, r->format, json_string_value(v));
@@ -632,6 +632,8 @@ validate_node(const json_t *v, const gw_schema_t *s, const char *path, gw_field_
 void
 gw_crd_validate(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs)
 {
-    if (root != NULL && obj != NULL)
-        validate_node(obj, root, "", errs);
+    if (root == NULL || obj == NULL)
+        return;
+    validate_node(obj, root, "", errs);
+    gw_crd__validate_lists(root, obj, errs);
 }
