@@ -17,10 +17,10 @@
 
 /* formats.go's supported string formats, as go-openapi normalizes names (dashes removed) */
 static const char *const string_formats[] = {
-    "bsonobjectid", "uri",      "email",   "hostname", "ipv4",     "ipv6",       "cidr",
-    "mac",          "uuid",     "uuid3",   "uuid4",    "uuid5",    "isbn",       "isbn10",
-    "isbn13",       "creditcard", "ssn",   "hexcolor", "rgbcolor", "byte",       "password",
-    "date",         "duration", "datetime", "quantity",
+    "bsonobjectid", "uri",        "email",    "hostname", "ipv4",     "ipv6", "cidr",
+    "mac",          "uuid",       "uuid3",    "uuid4",    "uuid5",    "isbn", "isbn10",
+    "isbn13",       "creditcard", "ssn",      "hexcolor", "rgbcolor", "byte", "password",
+    "date",         "duration",   "datetime", "quantity",
 };
 
 static void
@@ -162,7 +162,9 @@ cidr_ok(const char *s)
         return false;
     memcpy(addr, s, (size_t)(slash - s));
     addr[slash - s] = '\0';
-    int bits = inet_pton(AF_INET, addr, buf) == 1 ? 32 : inet_pton(AF_INET6, addr, buf) == 1 ? 128 : 0;
+    int bits = inet_pton(AF_INET, addr, buf) == 1    ? 32
+               : inet_pton(AF_INET6, addr, buf) == 1 ? 128
+                                                     : 0;
     int n = 0;
     for (const char *p = slash + 1; *p != '\0'; p++) {
         if (!isdigit((unsigned char)*p))
@@ -295,9 +297,22 @@ go_duration_ok(const char *s)
 static bool
 duration_ok(const char *s)
 {
-    static const char *const units[] = {"ns", "us", "ms", "s",  "m",    "h",     "d",  "w",
-                                        "nanoseconds", "microseconds", "milliseconds",
-                                        "seconds", "minutes", "hours", "days", "weeks"};
+    static const char *const units[] = {"ns",
+                                        "us",
+                                        "ms",
+                                        "s",
+                                        "m",
+                                        "h",
+                                        "d",
+                                        "w",
+                                        "nanoseconds",
+                                        "microseconds",
+                                        "milliseconds",
+                                        "seconds",
+                                        "minutes",
+                                        "hours",
+                                        "days",
+                                        "weeks"};
     if (go_duration_ok(s))
         return true;
     for (const char *p = s; *p != '\0'; p++) {
@@ -507,16 +522,16 @@ gw_crd__format_ok(const char *format, const char *s)
         return strlen(s) == 24 && all_hex(s, 24);
     if (strncmp(f, "uuid", 4) == 0)
         return uuid_ok(s, f[4]);
-    return strcmp(f, "uri") == 0        ? uri_ok(s)
-           : strcmp(f, "email") == 0    ? email_ok(s)
-           : strcmp(f, "hostname") == 0 ? hostname_ok(s)
-           : strcmp(f, "ipv4") == 0     ? ip_ok(s, AF_INET)
-           : strcmp(f, "ipv6") == 0     ? ip_ok(s, AF_INET6)
-           : strcmp(f, "cidr") == 0     ? cidr_ok(s)
-           : strcmp(f, "mac") == 0      ? mac_ok(s)
-           : strcmp(f, "isbn") == 0     ? isbn_ok(s, 10) || isbn_ok(s, 13)
-           : strcmp(f, "isbn10") == 0   ? isbn_ok(s, 10)
-           : strcmp(f, "isbn13") == 0   ? isbn_ok(s, 13)
+    return strcmp(f, "uri") == 0          ? uri_ok(s)
+           : strcmp(f, "email") == 0      ? email_ok(s)
+           : strcmp(f, "hostname") == 0   ? hostname_ok(s)
+           : strcmp(f, "ipv4") == 0       ? ip_ok(s, AF_INET)
+           : strcmp(f, "ipv6") == 0       ? ip_ok(s, AF_INET6)
+           : strcmp(f, "cidr") == 0       ? cidr_ok(s)
+           : strcmp(f, "mac") == 0        ? mac_ok(s)
+           : strcmp(f, "isbn") == 0       ? isbn_ok(s, 10) || isbn_ok(s, 13)
+           : strcmp(f, "isbn10") == 0     ? isbn_ok(s, 10)
+           : strcmp(f, "isbn13") == 0     ? isbn_ok(s, 13)
            : strcmp(f, "creditcard") == 0 ? creditcard_ok(s)
            : strcmp(f, "ssn") == 0        ? ssn_ok(s)
            : strcmp(f, "hexcolor") == 0   ? hexcolor_ok(s)

@@ -52,11 +52,12 @@ item_key(const json_t *item, const gw_schema_t *s)
         const char *name = s->list_map_keys[k];
         const json_t *v = json_object_get(item, name);
         const gw_schema_field_t *f = s->items != NULL ? gw_schema_field(s->items, name) : NULL;
-        const json_t *d = f != NULL && f->schema->rules != NULL ? f->schema->rules->default_value
-                                                                 : NULL;
-        json_object_set_new(key, name, v != NULL ? json_deep_copy(v)
-                                       : d != NULL ? json_deep_copy(d)
-                                                   : json_object());
+        const json_t *d =
+            f != NULL && f->schema->rules != NULL ? f->schema->rules->default_value : NULL;
+        json_object_set_new(key, name,
+                            v != NULL   ? json_deep_copy(v)
+                            : d != NULL ? json_deep_copy(d)
+                                        : json_object());
     }
     return key;
 }

@@ -79,8 +79,8 @@ compile_pattern(compiler_t *c, struct gw_schema_rules *r, const char *pattern)
 {
     int rc;
     PCRE2_SIZE off;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &rc,
-                                   &off, NULL);
+    pcre2_code *re =
+        pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &rc, &off, NULL);
     r->pattern = gw_arena_strdup(c->a, pattern);
     if (re == NULL) {
         PCRE2_UCHAR msg[160];
@@ -162,8 +162,8 @@ compile_fields(compiler_t *c, gw_schema_t *s, const json_t *props)
     const char *name;
     const json_t *v;
     size_t n = 0;
-    gw_schema_field_t *fields = gw_arena_calloc(c->a, (json_object_size(props) + 1) *
-                                                          sizeof(*fields));
+    gw_schema_field_t *fields =
+        gw_arena_calloc(c->a, (json_object_size(props) + 1) * sizeof(*fields));
     json_object_foreach((json_t *)props, name, v)
     {
         fields[n].name = gw_arena_strdup(c->a, name);
@@ -194,8 +194,8 @@ add_type_meta(compiler_t *c, gw_schema_t *s)
     gw_schema_field_t *fields = gw_arena_calloc(c->a, (s->n_fields + 3) * sizeof(*fields));
     size_t n = 0;
     for (size_t i = 0; i < s->n_fields; i++)
-        if (strcmp(s->fields[i].name, "apiVersion") != 0 && strcmp(s->fields[i].name, "kind") != 0 &&
-            strcmp(s->fields[i].name, "metadata") != 0)
+        if (strcmp(s->fields[i].name, "apiVersion") != 0 &&
+            strcmp(s->fields[i].name, "kind") != 0 && strcmp(s->fields[i].name, "metadata") != 0)
             fields[n++] = s->fields[i];
     for (size_t i = 0; i < 3; i++)
         fields[n++] = (gw_schema_field_t){names[i], i < 2 ? &string_node : c->objmeta};
@@ -233,12 +233,12 @@ compile_shape(compiler_t *c, gw_schema_t *s, const json_t *j)
         s->type = GW_SCHEMA_ARRAY;
         s->items = compile_child(c, json_object_get(j, "items"));
     } else {
-        s->type = type == NULL                       ? GW_SCHEMA_ANY
-                  : strcmp(type, "string") == 0      ? GW_SCHEMA_STRING
-                  : strcmp(type, "integer") == 0     ? GW_SCHEMA_INTEGER
-                  : strcmp(type, "number") == 0      ? GW_SCHEMA_NUMBER
-                  : strcmp(type, "boolean") == 0     ? GW_SCHEMA_BOOLEAN
-                                                     : GW_SCHEMA_ANY;
+        s->type = type == NULL                   ? GW_SCHEMA_ANY
+                  : strcmp(type, "string") == 0  ? GW_SCHEMA_STRING
+                  : strcmp(type, "integer") == 0 ? GW_SCHEMA_INTEGER
+                  : strcmp(type, "number") == 0  ? GW_SCHEMA_NUMBER
+                  : strcmp(type, "boolean") == 0 ? GW_SCHEMA_BOOLEAN
+                                                 : GW_SCHEMA_ANY;
     }
 }
 
@@ -279,9 +279,12 @@ compile_node(compiler_t *c, const json_t *j)
     compile_markers(c, s, j);
     if (s->embedded_resource) {
         if (s->type != GW_SCHEMA_OBJECT) /* kube requires type object; keep the shape safe */
-            *s = (gw_schema_t){.type = GW_SCHEMA_OBJECT, .embedded_resource = true,
-                               .preserve_unknown = s->preserve_unknown, .nullable = s->nullable,
-                               .required = s->required, .n_required = s->n_required};
+            *s = (gw_schema_t){.type = GW_SCHEMA_OBJECT,
+                               .embedded_resource = true,
+                               .preserve_unknown = s->preserve_unknown,
+                               .nullable = s->nullable,
+                               .required = s->required,
+                               .n_required = s->n_required};
         add_type_meta(c, s);
     }
     s->rules = compile_rules(c, j);
@@ -311,8 +314,10 @@ gw_crd_schema_compile(gw_arena_t *a, const json_t *props, const gw_schema_t *obj
     if (root->type != GW_SCHEMA_OBJECT) { /* a root map, or a schema without shape */
         const gw_schema_t *values = root->type == GW_SCHEMA_MAP ? root->values : NULL;
         gw_schema_t copy = *root;
-        *root = (gw_schema_t){.values = values, .preserve_unknown = copy.preserve_unknown,
-                              .required = copy.required, .n_required = copy.n_required,
+        *root = (gw_schema_t){.values = values,
+                              .preserve_unknown = copy.preserve_unknown,
+                              .required = copy.required,
+                              .n_required = copy.n_required,
                               .rules = copy.rules};
         root->type = GW_SCHEMA_OBJECT;
     }

@@ -32,8 +32,8 @@ struct pcre2_real_code_8;
  * oneOf and not; built-in nodes (metadata's ObjectMeta) have none.
  */
 struct gw_schema_rules {
-    const char *type;   /* the declared type ("object", "string", ...), NULL when none */
-    const char *format; /* the format kube validates (unsupported ones dropped), or NULL */
+    const char *type;          /* the declared type ("object", "string", ...), NULL when none */
+    const char *format;        /* the format kube validates (unsupported ones dropped), or NULL */
     const json_t *enum_values; /* the enum array, or NULL */
     const char *pattern;       /* the pattern as written, or NULL */
     const struct pcre2_real_code_8 *pattern_re; /* compiled; NULL when it does not compile */
@@ -53,8 +53,8 @@ struct gw_schema_rules {
     size_t n_any_of;
     const gw_schema_t *const *one_of;
     size_t n_one_of;
-    const gw_schema_t *not_schema;  /* not, or NULL */
-    const json_t *validations;      /* x-kubernetes-validations, kept raw for a CEL compile */
+    const gw_schema_t *not_schema; /* not, or NULL */
+    const json_t *validations;     /* x-kubernetes-validations, kept raw for a CEL compile */
 };
 
 /* Shapes beyond the catalog's: an OBJECT may also have `values` (additionalProperties beside

@@ -25,8 +25,8 @@ typedef struct {
 static size_t validate_node(const json_t *v, const gw_schema_t *s, const char *path,
                             gw_field_errors_t *out);
 
-static void emit(gw_field_errors_t *out, const char *reason, const char *path, const char *fmt,
-                 ...) __attribute__((format(printf, 4, 5)));
+static void emit(gw_field_errors_t *out, const char *reason, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* A field error on path (kube's field path of the validator's name; "<nil>" at the root). */
 static void
@@ -88,7 +88,9 @@ show_bound(double bound, bool as_int, char *buf, size_t n)
 {
     if (as_int)
         snprintf(buf, n, "%" PRId64,
-                 bound >= 9.2e18 ? INT64_MAX : bound <= -9.2e18 ? INT64_MIN : (int64_t)bound);
+                 bound >= 9.2e18    ? INT64_MAX
+                 : bound <= -9.2e18 ? INT64_MIN
+                                    : (int64_t)bound);
     else
         gw_crd__go_float(bound, buf, n);
 }
@@ -169,8 +171,8 @@ check_type(const json_t *v, const gw_schema_t *s, const char *path, gw_field_err
     const char *format, *st = data_type(v, &format);
     bool str_or_slice = json_is_string(v) || json_is_array(v);
     bool number = strcmp(type, "number") == 0 || strcmp(type, "integer") == 0;
-    bool float_int = json_is_real(v) && json_integral(json_real_value(v)) &&
-                     strcmp(type, "integer") == 0;
+    bool float_int =
+        json_is_real(v) && json_integral(json_real_value(v)) && strcmp(type, "integer") == 0;
     bool int_float = json_is_integer(v) && strcmp(type, "number") == 0;
     bool same = strcmp(type, st) == 0;
     if (!str_or_slice && tf[0] != '\0' &&
@@ -211,7 +213,7 @@ pattern_matches(const struct gw_schema_rules *r, const char *s, size_t len)
 /* stringValidator: the first of maxLength, minLength, pattern that fails. */
 static void
 string_checks(const json_t *v, const struct gw_schema_rules *r, const char *path,
-             gw_field_errors_t *out)
+              gw_field_errors_t *out)
 {
     const char *s = json_string_value(v);
     size_t runes = utf8_runes(s);
@@ -345,8 +347,8 @@ check_enum(const json_t *v, const struct gw_schema_rules *r, const char *path,
     const json_t *e;
     if (json_array_size(r->enum_values) == 0)
         return;
-    json_array_foreach(r->enum_values, i, e) if (v != NULL && !json_is_null(v) &&
-                                                 enum_equal(v, e)) return;
+    json_array_foreach(r->enum_values, i,
+                       e) if (v != NULL && !json_is_null(v) && enum_equal(v, e)) return;
     char *val = gw_crd__show(v), *list = gw_strdup("");
     json_array_foreach(r->enum_values, i, e)
     {
@@ -449,7 +451,8 @@ check_object(const json_t *v, const gw_schema_t *s, const char *path, gw_field_e
     return count;
 }
 
-/* ---- allOf, anyOf, oneOf, not ------------------------------------------------------------------ */
+/* ---- allOf, anyOf, oneOf, not ------------------------------------------------------------------
+ */
 
 static void
 run(const json_t *v, const gw_schema_t *s, const char *path, result_t *r)

@@ -28,11 +28,10 @@ test_defaults(void)
 {
     expect("missing scalars get their defaults", scalars, "{\"a\":\"x\"}",
            "{\"a\":\"x\",\"b\":42,\"c\":true,\"n\":\"N\"}");
-    expect("a non-nullable null with a default becomes the default; a nullable null stays",
-           scalars, "{\"a\":null,\"n\":null}",
-           "{\"a\":\"A\",\"b\":42,\"c\":true,\"n\":null}");
-    expect("a non-nullable null without default is removed", scalars,
-           "{\"a\":\"x\",\"d\":null}", "{\"a\":\"x\",\"b\":42,\"c\":true,\"n\":\"N\"}");
+    expect("a non-nullable null with a default becomes the default; a nullable null stays", scalars,
+           "{\"a\":null,\"n\":null}", "{\"a\":\"A\",\"b\":42,\"c\":true,\"n\":null}");
+    expect("a non-nullable null without default is removed", scalars, "{\"a\":\"x\",\"d\":null}",
+           "{\"a\":\"x\",\"b\":42,\"c\":true,\"n\":\"N\"}");
     const char *items = "{\"type\":\"object\",\"properties\":{\"l\":{\"type\":\"array\",\"items\":"
                         "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\","
                         "\"default\":\"x\"},\"b\":{\"type\":\"string\"}}}}}}";
@@ -55,8 +54,7 @@ test_defaults(void)
            "\"object\",\"default\":{\"q\":1},\"properties\":{\"q\":{\"type\":\"integer\"},"
            "\"r\":{\"type\":\"integer\",\"default\":2}}}}}}}",
            "{}", "{\"foo\":{\"bar\":\"B\",\"baz\":{\"q\":1,\"r\":2}}}");
-    expect("present values are left alone", scalars,
-           "{\"a\":\"\",\"b\":0,\"c\":false,\"n\":\"x\"}",
+    expect("present values are left alone", scalars, "{\"a\":\"\",\"b\":0,\"c\":false,\"n\":\"x\"}",
            "{\"a\":\"\",\"b\":0,\"c\":false,\"n\":\"x\"}");
     expect("metadata is not the schema's to default or prune",
            "{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"default\":{}}}}",

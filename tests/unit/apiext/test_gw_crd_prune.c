@@ -36,9 +36,8 @@ static void
 test_prune(void)
 {
     expect("empty", "{\"type\":\"object\"}", "{}", "{}", "");
-    expect("scalars of an object without properties",
-           "{\"type\":\"object\"}", "{\"b\":42,\"a\":\"a\",\"d\":null,\"c\":true}", "{}",
-           "a b c d");
+    expect("scalars of an object without properties", "{\"type\":\"object\"}",
+           "{\"b\":42,\"a\":\"a\",\"d\":null,\"c\":true}", "{}", "a b c d");
     expect("type and object metadata at the root are kept; metadata keeps ObjectMeta's fields",
            "{\"type\":\"object\"}",
            "{\"apiVersion\":\"x/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"n\",\"odd\":1,"
@@ -85,8 +84,8 @@ test_prune(void)
            "{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"object\"}}}",
            "{\"z\":1,\"b\":{\"y\":1,\"a\":2},\"a\":3}", "{\"b\":{}}", "a b.a b.y z");
     expect("type errors are validation's, not pruning's",
-           "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}",
-           "{\"n\":\"x\"}", "{\"n\":\"x\"}", "");
+           "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}", "{\"n\":\"x\"}",
+           "{\"n\":\"x\"}", "");
 
     json_t *o = parse("{\"a\":1,\"spec\":{}}");
     gw_crd_prune(compile(arena, "{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":"

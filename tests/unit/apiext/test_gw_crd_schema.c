@@ -14,17 +14,17 @@ child(const gw_schema_t *s, const char *name)
 static void
 test_shapes(gw_arena_t *a)
 {
-    const gw_schema_t *root = compile(
-        a, "{\"type\":\"object\",\"required\":[\"spec\"],\"properties\":{"
-           "\"spec\":{\"type\":\"object\",\"required\":[\"b\",\"a\"],\"properties\":{"
-           "\"z\":{\"type\":\"string\"},\"b\":{\"type\":\"integer\",\"format\":\"int32\"},"
-           "\"a\":{\"type\":\"number\"},\"on\":{\"type\":\"boolean\"},"
-           "\"m\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-           "\"l\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-           "\"n\":{\"type\":\"string\"}}}},"
-           "\"ios\":{\"x-kubernetes-int-or-string\":true},"
-           "\"free\":{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true},"
-           "\"raw\":{\"x-kubernetes-preserve-unknown-fields\":true}}}}}");
+    const gw_schema_t *root =
+        compile(a, "{\"type\":\"object\",\"required\":[\"spec\"],\"properties\":{"
+                   "\"spec\":{\"type\":\"object\",\"required\":[\"b\",\"a\"],\"properties\":{"
+                   "\"z\":{\"type\":\"string\"},\"b\":{\"type\":\"integer\",\"format\":\"int32\"},"
+                   "\"a\":{\"type\":\"number\"},\"on\":{\"type\":\"boolean\"},"
+                   "\"m\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
+                   "\"l\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+                   "\"n\":{\"type\":\"string\"}}}},"
+                   "\"ios\":{\"x-kubernetes-int-or-string\":true},"
+                   "\"free\":{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true},"
+                   "\"raw\":{\"x-kubernetes-preserve-unknown-fields\":true}}}}}");
     const gw_schema_t *spec = child(root, "spec");
     tap_ok(root->type == GW_SCHEMA_OBJECT && root->rules != NULL, "the root is an object");
     tap_ok(root->n_required == 1 && strcmp(root->required[0], "spec") == 0, "its required");
@@ -34,9 +34,9 @@ test_shapes(gw_arena_t *a)
     for (size_t i = 1; spec != NULL && i < spec->n_fields; i++)
         sorted &= strcmp(spec->fields[i - 1].name, spec->fields[i].name) < 0;
     tap_ok(sorted, "sorted by name, for gw_schema_field's search");
-    tap_ok(spec->n_required == 2 && strcmp(spec->required[0], "b") == 0,
-           "required as written");
-    tap_ok(child(spec, "z")->type == GW_SCHEMA_STRING && child(spec, "a")->type == GW_SCHEMA_NUMBER &&
+    tap_ok(spec->n_required == 2 && strcmp(spec->required[0], "b") == 0, "required as written");
+    tap_ok(child(spec, "z")->type == GW_SCHEMA_STRING &&
+               child(spec, "a")->type == GW_SCHEMA_NUMBER &&
                child(spec, "on")->type == GW_SCHEMA_BOOLEAN,
            "scalars");
     tap_ok(child(spec, "b")->type == GW_SCHEMA_INTEGER &&

@@ -64,8 +64,10 @@ test_types(void)
     field("format int32 on an integer: a fraction is reported by its Go type",
           "{\"type\":\"integer\",\"format\":\"int32\"}", "1.5",
           "field: Invalid value: \"float64\": field in body must be of type int32: \"float64\"");
-    field("an unsupported format on an integer is dropped", "{\"type\":\"integer\",\"format\":"
-          "\"uuid\"}", "1.5",
+    field("an unsupported format on an integer is dropped",
+          "{\"type\":\"integer\",\"format\":"
+          "\"uuid\"}",
+          "1.5",
           "field: Invalid value: \"number\": field in body must be of type integer: \"number\"");
 }
 
@@ -82,18 +84,23 @@ test_strings(void)
           "field: Invalid value: \"A1\": field in body should match '^[a-z]+$'");
     field("pattern is a search, not a full match", "{\"type\":\"string\",\"pattern\":\"b\"}",
           "\"abc\"", "");
-    field("the first string failure only", "{\"type\":\"string\",\"maxLength\":1,"
-          "\"pattern\":\"^x$\"}", "\"ab\"", "field: Too long: may not be more than 1 byte");
+    field("the first string failure only",
+          "{\"type\":\"string\",\"maxLength\":1,"
+          "\"pattern\":\"^x$\"}",
+          "\"ab\"", "field: Too long: may not be more than 1 byte");
     field("enum", "{\"type\":\"string\",\"enum\":[\"a\",\"b\"]}", "\"c\"",
           "field: Unsupported value: \"c\": supported values: \"a\", \"b\"");
     field("enum with numbers", "{\"type\":\"integer\",\"enum\":[1,2.5]}", "3",
           "field: Unsupported value: 3: supported values: \"1\", \"2.5\"");
     field("enum: 1.0 converts to the enum's 1", "{\"type\":\"number\",\"enum\":[1]}", "1.0", "");
-    field("enum: a nullable null must be in the enum", "{\"type\":\"string\",\"nullable\":true,"
-          "\"enum\":[\"a\"]}", "null", "field: Unsupported value: null: supported values: \"a\"");
+    field("enum: a nullable null must be in the enum",
+          "{\"type\":\"string\",\"nullable\":true,"
+          "\"enum\":[\"a\"]}",
+          "null", "field: Unsupported value: null: supported values: \"a\"");
     field("string checks, then enum", "{\"type\":\"string\",\"maxLength\":1,\"enum\":[\"a\"]}",
-          "\"bc\"", "field: Too long: may not be more than 1 byte\n"
-                    "field: Unsupported value: \"bc\": supported values: \"a\"");
+          "\"bc\"",
+          "field: Too long: may not be more than 1 byte\n"
+          "field: Unsupported value: \"bc\": supported values: \"a\"");
 }
 
 static void
@@ -103,7 +110,8 @@ test_formats(void)
         const char *format, *good, *bad;
     } cases[] = {
         {"uuid", "\"8ba1d2f2-6c5e-4b0b-8d1c-2c6b3f1d9a10\"", "\"abc\""},
-        {"uuid4", "\"8ba1d2f26c5e4b0b8d1c2c6b3f1d9a10\"", "\"8ba1d2f2-6c5e-3b0b-8d1c-2c6b3f1d9a10\""},
+        {"uuid4", "\"8ba1d2f26c5e4b0b8d1c2c6b3f1d9a10\"",
+         "\"8ba1d2f2-6c5e-3b0b-8d1c-2c6b3f1d9a10\""},
         {"date-time", "\"2020-01-01T10:00:00Z\"", "\"2020-13-01T10:00:00Z\""},
         {"date", "\"2024-02-29\"", "\"2023-02-29\""},
         {"ipv4", "\"10.1.2.3\"", "\"10.1.2\""},
@@ -172,29 +180,37 @@ test_numbers(void)
 static void
 test_arrays_objects(void)
 {
-    field("items, then maxItems", "{\"type\":\"array\",\"maxItems\":2,\"items\":{\"type\":"
-          "\"integer\"}}", "[1,\"a\",3]",
+    field("items, then maxItems",
+          "{\"type\":\"array\",\"maxItems\":2,\"items\":{\"type\":"
+          "\"integer\"}}",
+          "[1,\"a\",3]",
           "field[1]: Invalid value: \"string\": field[1] in body must be of type integer: "
           "\"string\"\nfield: Too many: 3: must have at most 2 items");
-    field("minItems", "{\"type\":\"array\",\"minItems\":2,\"items\":{\"type\":\"integer\"}}",
-          "[1]", "field: Invalid value: 1: field in body should have at least 2 items");
-    field("uniqueItems", "{\"type\":\"array\",\"uniqueItems\":true,\"items\":{\"type\":"
-          "\"integer\"}}", "[1,2,1]",
-          "field: Invalid value: \"\": field in body shouldn't contain duplicates");
-    field("maxProperties", "{\"type\":\"object\",\"maxProperties\":1,"
-          "\"additionalProperties\":{\"type\":\"integer\"}}", "{\"a\":1,\"b\":\"x\"}",
-          "field: Too many: 2: must have at most 1 item");
-    field("minProperties", "{\"type\":\"object\",\"minProperties\":2,"
-          "\"additionalProperties\":{\"type\":\"integer\"}}", "{\"a\":1}",
-          "field: Invalid value: 1: field in body should have at least 2 properties");
-    field("additionalProperties: each value", "{\"type\":\"object\",\"additionalProperties\":"
-          "{\"type\":\"integer\"}}", "{\"a\":1,\"b\":\"x\"}",
+    field("minItems", "{\"type\":\"array\",\"minItems\":2,\"items\":{\"type\":\"integer\"}}", "[1]",
+          "field: Invalid value: 1: field in body should have at least 2 items");
+    field("uniqueItems",
+          "{\"type\":\"array\",\"uniqueItems\":true,\"items\":{\"type\":"
+          "\"integer\"}}",
+          "[1,2,1]", "field: Invalid value: \"\": field in body shouldn't contain duplicates");
+    field("maxProperties",
+          "{\"type\":\"object\",\"maxProperties\":1,"
+          "\"additionalProperties\":{\"type\":\"integer\"}}",
+          "{\"a\":1,\"b\":\"x\"}", "field: Too many: 2: must have at most 1 item");
+    field("minProperties",
+          "{\"type\":\"object\",\"minProperties\":2,"
+          "\"additionalProperties\":{\"type\":\"integer\"}}",
+          "{\"a\":1}", "field: Invalid value: 1: field in body should have at least 2 properties");
+    field("additionalProperties: each value",
+          "{\"type\":\"object\",\"additionalProperties\":"
+          "{\"type\":\"integer\"}}",
+          "{\"a\":1,\"b\":\"x\"}",
           "field.b: Invalid value: \"string\": field.b in body must be of type integer: "
           "\"string\"");
-    field("deep paths", "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":"
+    field("deep paths",
+          "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":"
           "{\"a\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\","
-          "\"maxLength\":1}}}}}", "[{},{\"a\":{\"k\":\"xy\"}}]",
-          "field[1].a.k: Too long: may not be more than 1 byte");
+          "\"maxLength\":1}}}}}",
+          "[{},{\"a\":{\"k\":\"xy\"}}]", "field[1].a.k: Too long: may not be more than 1 byte");
     expect("required: missing fields at the root and below, null counts as given",
            "{\"type\":\"object\",\"required\":[\"spec\",\"status\"],\"properties\":{\"spec\":"
            "{\"type\":\"object\",\"required\":[\"a\",\"b\"],\"properties\":{\"a\":{\"type\":"
@@ -221,15 +237,15 @@ test_composition(void)
                       "{\"type\":\"string\"}]}";
     field("int-or-string: an integer", ios, "5", "");
     field("int-or-string: a string", ios, "\"5%\"", "");
-    field("int-or-string: a boolean fails anyOf, with the first alternative's error", ios,
-          "true",
+    field("int-or-string: a boolean fails anyOf, with the first alternative's error", ios, "true",
           "<nil>: Invalid value: \"\": \"field\" must validate at least one schema (anyOf)\n"
           "field: Invalid value: \"boolean\": field in body must be of type integer: \"boolean\"");
-    field("anyOf reports the failure that matched most",
-          "{\"type\":\"string\",\"anyOf\":[{\"maxLength\":1},{\"maxLength\":2,\"pattern\":\"^x\"}]}",
-          "\"abc\"",
-          "<nil>: Invalid value: \"\": \"field\" must validate at least one schema (anyOf)\n"
-          "field: Too long: may not be more than 1 byte");
+    field(
+        "anyOf reports the failure that matched most",
+        "{\"type\":\"string\",\"anyOf\":[{\"maxLength\":1},{\"maxLength\":2,\"pattern\":\"^x\"}]}",
+        "\"abc\"",
+        "<nil>: Invalid value: \"\": \"field\" must validate at least one schema (anyOf)\n"
+        "field: Too long: may not be more than 1 byte");
     field("oneOf: two alternatives hold",
           "{\"type\":\"integer\",\"oneOf\":[{\"minimum\":1},{\"maximum\":10}]}", "5",
           "<nil>: Invalid value: \"\": \"field\" must validate one and only one schema (oneOf). "
@@ -273,12 +289,13 @@ test_lists(void)
     field("listType set: 1 and 1.0 differ, as in kube's map of values",
           "{\"type\":\"array\",\"x-kubernetes-list-type\":\"set\",\"items\":{\"type\":\"number\"}}",
           "[1,1.0]", "");
-    field("listType map: each later item with the same keys",
-          "{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":"
-          "[\"name\"],\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
-          "\"string\"},\"v\":{\"type\":\"integer\"}}}}",
-          "[{\"name\":\"a\",\"v\":1},{\"name\":\"b\"},{\"name\":\"a\",\"v\":2},{\"name\":\"a\"}]",
-          "field[2]: Duplicate value: {\"name\":\"a\"}\nfield[3]: Duplicate value: {\"name\":\"a\"}");
+    field(
+        "listType map: each later item with the same keys",
+        "{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":"
+        "[\"name\"],\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
+        "\"string\"},\"v\":{\"type\":\"integer\"}}}}",
+        "[{\"name\":\"a\",\"v\":1},{\"name\":\"b\"},{\"name\":\"a\",\"v\":2},{\"name\":\"a\"}]",
+        "field[2]: Duplicate value: {\"name\":\"a\"}\nfield[3]: Duplicate value: {\"name\":\"a\"}");
     field("listType map: two keys, one defaulted",
           "{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":"
           "[\"port\",\"protocol\"],\"items\":{\"type\":\"object\",\"required\":[\"port\"],"
