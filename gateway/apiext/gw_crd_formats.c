@@ -15,12 +15,13 @@
 #include "gw_crd_int.h"
 #include "gw_fieldval.h"
 
-/* formats.go's supported string formats, as go-openapi normalizes names (dashes removed) */
-static const char *const string_formats[] = {
-    "bsonobjectid", "uri",        "email",    "hostname", "ipv4",     "ipv6", "cidr",
-    "mac",          "uuid",       "uuid3",    "uuid4",    "uuid5",    "isbn", "isbn10",
-    "isbn13",       "creditcard", "ssn",      "hexcolor", "rgbcolor", "byte", "password",
-    "date",         "duration",   "datetime", "quantity",
+/* formats.go's supported formats, as go-openapi normalizes names (dashes removed); kube keeps
+   them whatever the node's type, and strips every other format */
+static const char *const supported_formats[] = {
+    "bsonobjectid", "uri",    "email",    "hostname",   "ipv4",     "ipv6",
+    "cidr",         "mac",    "uuid",     "uuid3",      "uuid4",    "uuid5",
+    "isbn",         "isbn10", "isbn13",   "creditcard", "ssn",      "hexcolor",
+    "rgbcolor",     "byte",   "password", "date",       "duration", "datetime",
 };
 
 static void
@@ -34,22 +35,15 @@ normalize(const char *format, char *out, size_t n)
 }
 
 const char *
-gw_crd__supported_format(const char *type, const char *format)
+gw_crd__supported_format(const char *format)
 {
     char norm[64];
     if (format == NULL || format[0] == '\0' || strlen(format) >= sizeof(norm))
         return NULL;
-    if (type == NULL || type[0] == '\0' || strcmp(type, "string") == 0) {
-        normalize(format, norm, sizeof(norm));
-        for (size_t i = 0; i < sizeof(string_formats) / sizeof(string_formats[0]); i++)
-            if (strcmp(norm, string_formats[i]) == 0)
-                return format;
-        return NULL;
-    }
-    if (strcmp(type, "integer") == 0)
-        return strcmp(format, "int32") == 0 || strcmp(format, "int64") == 0 ? format : NULL;
-    if (strcmp(type, "number") == 0)
-        return strcmp(format, "float") == 0 || strcmp(format, "double") == 0 ? format : NULL;
+    normalize(format, norm, sizeof(norm));
+    for (size_t i = 0; i < sizeof(supported_formats) / sizeof(supported_formats[0]); i++)
+        if (strcmp(norm, supported_formats[i]) == 0)
+            return format;
     return NULL;
 }
 

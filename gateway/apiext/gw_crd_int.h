@@ -11,13 +11,12 @@
 #include "gw_catalog.h"
 #include "gw_objmeta.h"
 
-/* The format kube keeps for a node of `type` (formats.go: strings and untyped nodes keep the
-   supported string formats, integers int32/int64, numbers float/double, other types none):
-   format itself, or NULL when kube strips it. */
-const char *gw_crd__supported_format(const char *type, const char *format);
+/* The format kube keeps (formats.go's StripUnsupportedFormatsPostProcess: a supported one,
+   whatever the node's type): format itself, or NULL when kube strips it. */
+const char *gw_crd__supported_format(const char *format);
 
-/* Whether s is valid in `format` (kube-openapi's strfmt registry); formats the registry does
-   not check (password, int32, ...) accept anything. */
+/* Whether s is valid in the supported `format`, as kube-openapi's strfmt registry checks it
+   (password accepts anything). */
 bool gw_crd__format_ok(const char *format, const char *s);
 
 /* Go's fmt %v of a float64 (strconv 'g' with the shortest digits: 1e+06, 0.5, 1.5e-05). */

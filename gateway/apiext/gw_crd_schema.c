@@ -129,7 +129,9 @@ compile_rules(compiler_t *c, const json_t *j)
     const json_t *v;
     const char *type = member_str(j, "type"), *pattern = member_str(j, "pattern");
     r->type = type != NULL && type[0] != '\0' ? gw_arena_strdup(c->a, type) : NULL;
-    const char *format = gw_crd__supported_format(type, member_str(j, "format"));
+    if (json_is_true(json_object_get(j, "x-kubernetes-int-or-string")))
+        r->type = "integer,string"; /* as convert.go states it for the validator */
+    const char *format = gw_crd__supported_format(member_str(j, "format"));
     r->format = format != NULL ? gw_arena_strdup(c->a, format) : NULL;
     compile_bounds(r, j);
     if (json_is_array(v = json_object_get(j, "enum")))

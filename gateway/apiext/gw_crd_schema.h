@@ -32,10 +32,11 @@ struct pcre2_real_code_8;
  * oneOf and not; built-in nodes (metadata's ObjectMeta) have none.
  */
 struct gw_schema_rules {
-    const char *type;          /* the declared type ("object", "string", ...), NULL when none */
-    const char *format;        /* the format kube validates (unsupported ones dropped), or NULL */
-    const json_t *enum_values; /* the enum array, or NULL */
-    const char *pattern;       /* the pattern as written, or NULL */
+    const char *type;   /* the declared type ("object", ...; "integer,string" for int-or-string,
+                           as the validator reads it), NULL when none */
+    const char *format; /* the format kube validates (unsupported ones dropped), or NULL */
+    const json_t *enum_values;                  /* the enum array, or NULL */
+    const char *pattern;                        /* the pattern as written, or NULL */
     const struct pcre2_real_code_8 *pattern_re; /* compiled; NULL when it does not compile */
     const char *pattern_error;                  /* then PCRE2's reason */
     bool has_maximum, exclusive_maximum;

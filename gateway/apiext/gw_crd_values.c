@@ -162,6 +162,17 @@ json_integral(double f)
     return diff / fmin(fabs(f) + fabs(g), 1.7976931348623157e308) < 1e-9;
 }
 
+/* spec.StringOrArray.Contains over the comma-joined types */
+static bool
+has_type(const char *types, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = types; p != NULL; p = strchr(p, ','), p = p != NULL ? p + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 /* kube-openapi's typeValidator: 1 when it passes, 0 on an error. */
 static size_t
 check_type(const json_t *v, const gw_schema_t *s, const char *path, gw_field_errors_t *out)
@@ -170,11 +181,11 @@ check_type(const json_t *v, const gw_schema_t *s, const char *path, gw_field_err
     const char *type = r->type != NULL ? r->type : "", *tf = r->format != NULL ? r->format : "";
     const char *format, *st = data_type(v, &format);
     bool str_or_slice = json_is_string(v) || json_is_array(v);
-    bool number = strcmp(type, "number") == 0 || strcmp(type, "integer") == 0;
+    bool number = has_type(type, "number") || has_type(type, "integer");
     bool float_int =
-        json_is_real(v) && json_integral(json_real_value(v)) && strcmp(type, "integer") == 0;
-    bool int_float = json_is_integer(v) && strcmp(type, "number") == 0;
-    bool same = strcmp(type, st) == 0;
+        json_is_real(v) && json_integral(json_real_value(v)) && has_type(type, "integer");
+    bool int_float = json_is_integer(v) && has_type(type, "number");
+    bool same = has_type(type, st);
     if (!str_or_slice && tf[0] != '\0' &&
         !(same || strcmp(format, tf) == 0 || float_int || int_float)) {
         type_invalid(out, path, tf, format);
@@ -578,12 +589,11 @@ check_props(const json_t *v, const struct gw_schema_rules *rl, const char *path,
 
 /* ---- one node ------------------------------------------------------------------------------- */
 
+/* the strfmt registry knows every format kube keeps */
 static bool
 format_applies(const struct gw_schema_rules *r)
 {
-    /* the strfmt registry knows every supported string format but quantity */
-    return r->format != NULL && strcmp(r->format, "quantity") != 0 &&
-           gw_crd__supported_format("string", r->format) != NULL;
+    return r->format != NULL;
 }
 
 /* SchemaValidator.Validate for a null: the type (unless nullable) and the enum only. */
@@ -592,7 +602,7 @@ validate_null(const gw_schema_t *s, const char *path, gw_field_errors_t *out)
 {
     const struct gw_schema_rules *r = s->rules;
     size_t count = 1;
-    if (r->type != NULL && !s->nullable && strcmp(r->type, "null") != 0) {
+    if (r->type != NULL && !s->nullable && !has_type(r->type, "null")) {
         type_invalid(out, path, r->type, "null");
         count = 0;
     }

@@ -58,17 +58,23 @@ test_types(void)
     field("nullable: null is fine", "{\"type\":\"object\",\"nullable\":true}", "null", "");
     field("no type: anything goes", "{\"x-kubernetes-preserve-unknown-fields\":true}",
           "[1,{\"a\":null}]", "");
-    field("format int32 on an integer: a boolean fails the format first",
+    field("int32 is no format kube keeps: a boolean is an integer field's type error",
           "{\"type\":\"integer\",\"format\":\"int32\"}", "true",
-          "field: Invalid value: \"\": field in body must be of type int32: \"\"");
-    field("format int32 on an integer: a fraction is reported by its Go type",
-          "{\"type\":\"integer\",\"format\":\"int32\"}", "1.5",
-          "field: Invalid value: \"float64\": field in body must be of type int32: \"float64\"");
-    field("an unsupported format on an integer is dropped",
-          "{\"type\":\"integer\",\"format\":"
-          "\"uuid\"}",
-          "1.5",
-          "field: Invalid value: \"number\": field in body must be of type integer: \"number\"");
+          "field: Invalid value: \"boolean\": field in body must be of type integer: "
+          "\"boolean\"");
+    field("a kept format on an integer: a boolean fails the format first",
+          "{\"type\":\"integer\",\"format\":\"uuid\"}", "true",
+          "field: Invalid value: \"\": field in body must be of type uuid: \"\"");
+    field("a kept format on an integer: a fraction is named by its Go type",
+          "{\"type\":\"integer\",\"format\":\"uuid\"}", "1.5",
+          "field: Invalid value: \"float64\": field in body must be of type uuid: \"float64\"");
+    field("int-or-string: its types are integer and string",
+          "{\"x-kubernetes-int-or-string\":true}", "1.5",
+          "field: Invalid value: \"number\": field in body must be of type integer,string: "
+          "\"number\"");
+    field("int-or-string: null", "{\"x-kubernetes-int-or-string\":true}", "null",
+          "field: Invalid value: \"null\": field in body must be of type integer,string: "
+          "\"null\"");
 }
 
 static void
@@ -237,7 +243,11 @@ test_composition(void)
                       "{\"type\":\"string\"}]}";
     field("int-or-string: an integer", ios, "5", "");
     field("int-or-string: a string", ios, "\"5%\"", "");
-    field("int-or-string: a boolean fails anyOf, with the first alternative's error", ios, "true",
+    field("int-or-string: a boolean fails its types, then anyOf, with the first alternative's "
+          "error",
+          ios, "true",
+          "field: Invalid value: \"boolean\": field in body must be of type integer,string: "
+          "\"boolean\"\n"
           "<nil>: Invalid value: \"\": \"field\" must validate at least one schema (anyOf)\n"
           "field: Invalid value: \"boolean\": field in body must be of type integer: \"boolean\"");
     field(
