@@ -122,7 +122,7 @@ compile_bounds(struct gw_schema_rules *r, const json_t *j)
     r->unique_items = json_is_true(json_object_get(j, "uniqueItems"));
 }
 
-static const struct gw_schema_rules *
+static struct gw_schema_rules *
 compile_rules(compiler_t *c, const json_t *j)
 {
     struct gw_schema_rules *r = gw_arena_calloc(c->a, sizeof(*r));
@@ -279,6 +279,11 @@ compile_node(compiler_t *c, const json_t *j)
     }
     compile_shape(c, s, j);
     compile_markers(c, s, j);
+    struct gw_schema_rules *r = compile_rules(c, j);
+    const gw_schema_field_t *own = gw_schema_field(s, "metadata");
+    if ((c->depth == 1 || s->embedded_resource) && own != NULL) /* a resource */
+        r->metadata = own->schema;
+    s->rules = r;
     if (s->embedded_resource) {
         if (s->type != GW_SCHEMA_OBJECT) /* kube requires type object; keep the shape safe */
             *s = (gw_schema_t){.type = GW_SCHEMA_OBJECT,
@@ -286,10 +291,10 @@ compile_node(compiler_t *c, const json_t *j)
                                .preserve_unknown = s->preserve_unknown,
                                .nullable = s->nullable,
                                .required = s->required,
-                               .n_required = s->n_required};
+                               .n_required = s->n_required,
+                               .rules = s->rules};
         add_type_meta(c, s);
     }
-    s->rules = compile_rules(c, j);
     c->depth--;
     return s;
 }

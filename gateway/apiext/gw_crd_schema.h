@@ -56,6 +56,10 @@ struct gw_schema_rules {
     size_t n_one_of;
     const gw_schema_t *not_schema; /* not, or NULL */
     const json_t *validations;     /* x-kubernetes-validations, kept raw for a CEL compile */
+    const gw_schema_t *metadata;   /* a resource's (the root's, an embedded one's) own metadata
+                                      schema (value validations of name and generateName),
+                                      which validation applies where the tree has ObjectMeta;
+                                      NULL when the schema states none */
 };
 
 /* Shapes beyond the catalog's: an OBJECT may also have `values` (additionalProperties beside

@@ -446,10 +446,13 @@ check_object(const json_t *v, const gw_schema_t *s, const char *path, gw_field_e
         free(p);
     }
     for (size_t i = 0; i < s->n_fields; i++) {
+        const gw_schema_t *fs = s->fields[i].schema;
         if ((val = json_object_get(v, s->fields[i].name)) == NULL)
             continue;
+        if (r->metadata != NULL && strcmp(s->fields[i].name, "metadata") == 0)
+            fs = r->metadata; /* the CRD's own rules for name and generateName */
         char *p = child_path(path, s->fields[i].name);
-        count += validate_node(val, s->fields[i].schema, p, out);
+        count += validate_node(val, fs, p, out);
         free(p);
     }
     for (size_t i = 0; i < s->n_required; i++) {

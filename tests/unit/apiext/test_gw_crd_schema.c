@@ -73,6 +73,10 @@ test_metadata(gw_arena_t *a)
                child(root, "kind")->type == GW_SCHEMA_STRING,
            "apiVersion and kind are strings");
     tap_is_int(root->n_fields, 4, "apiVersion, kind, metadata and spec");
+    tap_ok(root->rules->metadata != NULL && root->rules->metadata->rules != NULL &&
+               root->rules->metadata->rules->max_length == -1 &&
+               gw_schema_field(root->rules->metadata, "name")->schema->rules->max_length == 3,
+           "the schema's own metadata rules are kept for validation");
     const gw_schema_t *t = child(child(root, "spec"), "template");
     tap_ok(t->embedded_resource && t->preserve_unknown && child(t, "metadata") == objmeta() &&
                child(t, "kind") != NULL && child(t, "apiVersion") != NULL,

@@ -230,10 +230,19 @@ test_arrays_objects(void)
            "{\"b\":1,\"a\":2}",
            "a: Invalid value: \"integer\": a in body must be of type string: \"integer\"\n"
            "b: Invalid value: \"integer\": b in body must be of type string: \"integer\"");
-    expect("metadata is ObjectMeta's to validate",
+    expect("metadata: the CRD's rules for name apply, the rest is ObjectMeta's to validate",
            "{\"type\":\"object\",\"properties\":{\"metadata\":{\"type\":\"object\",\"properties\":"
            "{\"name\":{\"type\":\"string\",\"maxLength\":2}}}}}",
-           "{\"metadata\":{\"name\":\"long-name\",\"labels\":5}}", "");
+           "{\"metadata\":{\"name\":\"long-name\",\"labels\":5}}",
+           "metadata.name: Too long: may not be more than 2 bytes");
+    expect("metadata without CRD rules: ObjectMeta's only", "{\"type\":\"object\"}",
+           "{\"metadata\":{\"name\":5,\"labels\":5}}", "");
+    expect("an embedded resource's metadata rules",
+           "{\"type\":\"object\",\"properties\":{\"t\":{\"type\":\"object\","
+           "\"x-kubernetes-embedded-resource\":true,\"properties\":{\"metadata\":{\"type\":"
+           "\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"pattern\":\"^a\"}}}}}}}",
+           "{\"t\":{\"metadata\":{\"name\":\"b\"}}}",
+           "t.metadata.name: Invalid value: \"b\": t.metadata.name in body should match '^a'");
 }
 
 static void
