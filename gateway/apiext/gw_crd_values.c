@@ -414,15 +414,12 @@ check_array(const json_t *v, const gw_schema_t *s, const char *path, gw_field_er
     return count + 1;
 }
 
-/* objectValidator: property counts (which end it), additional properties, properties in name
-   order, then required. Its result is its children's count. */
-static size_t
-check_object(const json_t *v, const gw_schema_t *s, const char *path, gw_field_errors_t *out)
+/* objectValidator's property counts: false when one fails (which ends the object's checks). */
+static bool
+property_counts(const json_t *v, const struct gw_schema_rules *r, const char *path,
+                gw_field_errors_t *out)
 {
-    const struct gw_schema_rules *r = s->rules;
-    size_t n = json_object_size(v), count = 0;
-    const char *key;
-    const json_t *val;
+    size_t n = json_object_size(v);
     char what[96];
     if (r->min_properties >= 0 && n < (size_t)r->min_properties) {
         json_t *size = json_integer((json_int_t)n);
@@ -430,13 +427,27 @@ check_object(const json_t *v, const gw_schema_t *s, const char *path, gw_field_e
                  r->min_properties);
         invalid(out, path, size, what);
         json_decref(size);
-        return 0;
+        return false;
     }
     if (r->max_properties >= 0 && n > (size_t)r->max_properties) {
         emit(out, "FieldValueTooMany", path, "Too many: %zu: must have at most %" PRId64 " item%s",
              n, r->max_properties, r->max_properties == 1 ? "" : "s");
-        return 0;
+        return false;
     }
+    return true;
+}
+
+/* objectValidator: property counts (which end it), additional properties, properties in name
+   order, then required. Its result is its children's count. */
+static size_t
+check_object(const json_t *v, const gw_schema_t *s, const char *path, gw_field_errors_t *out)
+{
+    const struct gw_schema_rules *r = s->rules;
+    size_t count = 0;
+    const char *key;
+    const json_t *val;
+    if (!property_counts(v, r, path, out))
+        return 0;
     json_object_foreach((json_t *)v, key, val)
     {
         if (s->values == NULL || gw_schema_field(s, key) != NULL)
