@@ -29,6 +29,10 @@ void gw_crd__go_json_float(double v, char *buf, size_t n);
    JSON). Caller frees. */
 char *gw_crd__show(const json_t *v);
 
+/* kube's objectmeta Validate of embedded resources: apiVersion and kind present, strings, not
+   empty, a group/version; metadata an ObjectMeta that passes ObjectMeta's validation. */
+void gw_crd__validate_embedded(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs);
+
 /* kube's ValidateListSetsAndMaps: Duplicate value for a set's repeated items and a map's
    repeated keys, Invalid for a map's item that is no object. */
 void gw_crd__validate_lists(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs);

@@ -79,10 +79,12 @@ int gw_crd_schema_compile(gw_arena_t *a, const json_t *props, const gw_schema_t 
                           const gw_schema_t **out, char *err, size_t err_len);
 
 /**
- * kube's ValidateCustomResource: obj against root, appending to errs kube's field errors (paths,
- * reasons and messages of kube-openapi's validator as apiextensions-apiserver converts them),
- * in kube's order (properties in name order where kube's is a map's). Nodes without rules
- * (metadata) are left to ObjectMeta's own validation. Thread: any.
+ * A custom object's validation by its schema, as kube's custom resource strategy runs it:
+ * ValidateCustomResource (kube-openapi's validator, with apiextensions-apiserver's field
+ * errors: paths, reasons and messages, in kube's order, properties in name order where kube's
+ * is a map's), then embedded resources' type and object metadata (schema/objectmeta), then the
+ * list-type invariants (`Duplicate value`). The root's metadata is left to ObjectMeta's own
+ * validation, but for the schema's rules on name and generateName. Thread: any.
  */
 void gw_crd_validate(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs);
 

@@ -662,5 +662,6 @@ gw_crd_validate(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *e
     if (root == NULL || obj == NULL)
         return;
     validate_node(obj, root, "", errs);
+    gw_crd__validate_embedded(root, obj, errs);
     gw_crd__validate_lists(root, obj, errs);
 }

@@ -31,6 +31,7 @@
 #include "gw_fieldval_scalar.c"
 #include "gw_fieldval_schema.c"
 #include "gw_crd_default.c"
+#include "gw_crd_embedded.c"
 #include "gw_crd_formats.c"
 #include "gw_crd_lists.c"
 #include "gw_crd_prune.c"

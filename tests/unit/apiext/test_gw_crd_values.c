@@ -241,7 +241,7 @@ test_arrays_objects(void)
            "{\"type\":\"object\",\"properties\":{\"t\":{\"type\":\"object\","
            "\"x-kubernetes-embedded-resource\":true,\"properties\":{\"metadata\":{\"type\":"
            "\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"pattern\":\"^a\"}}}}}}}",
-           "{\"t\":{\"metadata\":{\"name\":\"b\"}}}",
+           "{\"t\":{\"apiVersion\":\"v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"b\"}}}",
            "t.metadata.name: Invalid value: \"b\": t.metadata.name in body should match '^a'");
 }
 
@@ -332,6 +332,40 @@ test_lists(void)
           "map");
 }
 
+static void
+test_embedded(void)
+{
+    const char *schema = "{\"type\":\"object\",\"properties\":{\"t\":{\"type\":\"object\","
+                         "\"x-kubernetes-embedded-resource\":true,"
+                         "\"x-kubernetes-preserve-unknown-fields\":true},\"l\":{\"type\":"
+                         "\"array\",\"items\":{\"type\":\"object\","
+                         "\"x-kubernetes-embedded-resource\":true,"
+                         "\"x-kubernetes-preserve-unknown-fields\":true}}}}";
+    expect("an embedded resource: a complete one", schema,
+           "{\"t\":{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{}}}", "");
+    expect("an embedded resource needs apiVersion and kind", schema, "{\"t\":{\"metadata\":{}}}",
+           "t.apiVersion: Required value: must not be empty\n"
+           "t.kind: Required value: must not be empty");
+    expect("an embedded resource's apiVersion and kind: strings, not empty, a group/version",
+           schema,
+           "{\"l\":[{\"apiVersion\":5,\"kind\":\"\"},{\"apiVersion\":\"a/b/c\",\"kind\":\"K\"}]}",
+           "l[0].apiVersion: Invalid value: 5: must be a string\n"
+           "l[0].kind: Invalid value: \"\": must not be empty\n"
+           "l[1].apiVersion: Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c");
+    expect("an embedded resource's metadata must decode as ObjectMeta", schema,
+           "{\"t\":{\"apiVersion\":\"v1\",\"kind\":\"K\",\"metadata\":{\"labels\":5}}}",
+           "t.metadata: Invalid value: {\"labels\":5}: json: cannot unmarshal number into Go "
+           "struct field ObjectMeta.labels of type map[string]string");
+    expect("an embedded resource's metadata passes ObjectMeta's validation", schema,
+           "{\"t\":{\"apiVersion\":\"v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"a/b\","
+           "\"labels\":{\"-x\":\"y\"}}}}",
+           "t.metadata.name: Invalid value: \"a/b\": may not contain '/'\n"
+           "t.metadata.labels: Invalid value: \"-x\": name part must consist of alphanumeric "
+           "characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+           "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+           "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+}
+
 int
 main(void)
 {
@@ -343,6 +377,7 @@ main(void)
     test_arrays_objects();
     test_composition();
     test_lists();
+    test_embedded();
     gw_arena_free(arena);
     return tap_done();
 }
