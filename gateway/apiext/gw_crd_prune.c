@@ -14,14 +14,19 @@ path_cmp(const void *x, const void *y)
     return strcmp(((const gw_field_issue_t *)x)->path, ((const gw_field_issue_t *)y)->path);
 }
 
+/* Whether path lies in a resource's metadata (the root's, an embedded one's): those members
+   kube's ObjectMeta coercion drops, after pruning. */
 static bool
 in_metadata(const char *path)
 {
-    return strncmp(path, "metadata.", 9) == 0;
+    for (const char *p = strstr(path, "metadata."); p != NULL; p = strstr(p + 1, "metadata."))
+        if (p == path || p[-1] == '.' || p[-1] == ']')
+            return true;
+    return false;
 }
 
-/* kube reports the pruned paths sorted, then those ObjectMeta's decoding dropped from the
-   root's metadata; type errors are validation's to report. */
+/* kube reports the pruned paths sorted, then (sorted too) those its ObjectMeta coercion
+   dropped from the root's and embedded resources' metadata; type errors are validation's. */
 static void
 report(gw_field_issues_t *found, gw_field_issues_t *issues)
 {
@@ -37,6 +42,8 @@ report(gw_field_issues_t *found, gw_field_issues_t *issues)
     }
     if (sorted > 1)
         qsort(order, sorted, sizeof(*order), path_cmp);
+    if (n - sorted > 1)
+        qsort(order + sorted, n - sorted, sizeof(*order), path_cmp);
     for (size_t i = 0; issues != NULL && i < n; i++)
         gw_field_issues_add(issues, GW_FIELD_UNKNOWN, order[i].path, order[i].message);
     free(order);

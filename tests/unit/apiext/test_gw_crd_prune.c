@@ -79,7 +79,14 @@ test_prune(void)
            "\"spec\":{\"x\":1},\"bar\":1}}",
            "{\"t\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},"
            "\"spec\":{}}}",
-           "t.bar t.metadata.foo t.spec.x");
+           "t.bar t.spec.x t.metadata.foo");
+    expect("metadata's dropped members come after the pruned paths, each group sorted",
+           "{\"type\":\"object\",\"properties\":{\"l\":{\"type\":\"array\",\"items\":{"
+           "\"type\":\"object\",\"x-kubernetes-embedded-resource\":true}}}}",
+           "{\"metadata\":{\"z\":1,\"name\":\"n\"},\"zz\":1,\"l\":[{\"metadata\":{\"b\":1},"
+           "\"a\":1}]}",
+           "{\"l\":[{\"metadata\":{}}],\"metadata\":{\"name\":\"n\"}}",
+           "l[0].a zz l[0].metadata.b metadata.z");
     expect("paths come sorted, as kube sorts them",
            "{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"object\"}}}",
            "{\"z\":1,\"b\":{\"y\":1,\"a\":2},\"a\":3}", "{\"b\":{}}", "a b.a b.y z");
