@@ -25,25 +25,28 @@ in_metadata(const char *path)
     return false;
 }
 
+/* The unknown-field issues in or out of metadata, sorted by path. */
+static size_t
+collect(const gw_field_issues_t *found, bool metadata, gw_field_issue_t *into)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < found->n; i++)
+        if (found->items[i].kind == GW_FIELD_UNKNOWN &&
+            in_metadata(found->items[i].path) == metadata)
+            into[n++] = found->items[i];
+    if (n > 1)
+        qsort(into, n, sizeof(*into), path_cmp);
+    return n;
+}
+
 /* kube reports the pruned paths sorted, then (sorted too) those its ObjectMeta coercion
    dropped from the root's and embedded resources' metadata; type errors are validation's. */
 static void
 report(gw_field_issues_t *found, gw_field_issues_t *issues)
 {
     gw_field_issue_t *order = gw_calloc(found->n + 1, sizeof(*order));
-    size_t n = 0, sorted;
-    for (int meta = 0; meta < 2; meta++) {
-        for (size_t i = 0; i < found->n; i++)
-            if (found->items[i].kind == GW_FIELD_UNKNOWN &&
-                in_metadata(found->items[i].path) == (meta == 1))
-                order[n++] = found->items[i];
-        if (meta == 0)
-            sorted = n;
-    }
-    if (sorted > 1)
-        qsort(order, sorted, sizeof(*order), path_cmp);
-    if (n - sorted > 1)
-        qsort(order + sorted, n - sorted, sizeof(*order), path_cmp);
+    size_t n = collect(found, false, order);
+    n += collect(found, true, order + n);
     for (size_t i = 0; issues != NULL && i < n; i++)
         gw_field_issues_add(issues, GW_FIELD_UNKNOWN, order[i].path, order[i].message);
     free(order);
