@@ -287,48 +287,70 @@ go_duration_ok(const char *s)
     return true;
 }
 
-/* strfmt.ParseDuration: Go's syntax, else any "<digits> <unit>" inside */
+/* Go's regexp \s: ASCII space, \t \n \f \r */
 static bool
-duration_ok(const char *s)
+go_space(char c)
 {
-    static const char *const units[] = {"ns",
-                                        "us",
-                                        "ms",
-                                        "s",
-                                        "m",
-                                        "h",
-                                        "d",
-                                        "w",
-                                        "nanoseconds",
-                                        "microseconds",
-                                        "milliseconds",
-                                        "seconds",
-                                        "minutes",
-                                        "hours",
-                                        "days",
-                                        "weeks"};
-    if (go_duration_ok(s))
-        return true;
-    for (const char *p = s; *p != '\0'; p++) {
-        if (!isdigit((unsigned char)*p) || (p > s && isdigit((unsigned char)p[-1])))
-            continue;
-        const char *q = p;
-        while (isdigit((unsigned char)*q))
-            q++;
-        while (isspace((unsigned char)*q))
-            q++;
-        char unit[32];
-        size_t k = 0;
-        while (isalpha((unsigned char)q[k]) && k + 1 < sizeof(unit)) {
-            unit[k] = (char)tolower((unsigned char)q[k]);
-            k++;
-        }
-        unit[k] = '\0';
-        for (size_t i = 0; k > 0 && i < sizeof(units) / sizeof(units[0]); i++)
-            if (strcmp(unit, units[i]) == 0)
+    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/* One of strfmt's unit words: a variant, or a word starting with a list's last variant. */
+static bool
+duration_unit(const char *u, size_t n)
+{
+    static const char *const units[][4] = {
+        {"ns", "nano"}, {"us", "\xc2\xb5s", "micro"}, {"ms", "milli"}, {"s", "sec"},
+        {"m", "min"},   {"h", "hr", "hour"},          {"d", "day"},    {"w", "wk", "week"},
+    };
+    char low[32];
+    if (n >= sizeof(low))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)tolower((unsigned char)u[i]);
+    low[n] = '\0';
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        size_t last = 0;
+        while (last + 1 < 4 && units[i][last + 1] != NULL)
+            last++;
+        for (size_t k = 0; k <= last; k++)
+            if (strcmp(low, units[i][k]) == 0 ||
+                (k == last && strncmp(low, units[i][k], strlen(units[i][k])) == 0))
                 return true;
     }
     return false;
+}
+
+/* strfmt.ParseDuration: Go's syntax, else ^\s*(\d+\s*[A-Za-zµ]+\s*)+$ with every number an
+   int and some unit one it knows */
+static bool
+duration_ok(const char *s)
+{
+    bool known = false, any = false;
+    if (go_duration_ok(s))
+        return true;
+    while (go_space(*s))
+        s++;
+    while (*s != '\0') {
+        const char *start = s, *digits, *unit;
+        while (*s == '0')
+            s++;
+        for (digits = s; isdigit((unsigned char)*s);)
+            s++;
+        if (s == start || s - digits > 19 ||
+            (s - digits == 19 && strncmp(digits, "9223372036854775807", 19) > 0))
+            return false; /* strconv.Atoi fails beyond an int64 */
+        while (go_space(*s))
+            s++;
+        for (unit = s; isalpha((unsigned char)*s) || strncmp(s, "\xc2\xb5", 2) == 0;)
+            s += isalpha((unsigned char)*s) ? 1 : 2;
+        if (s == unit)
+            return false;
+        known |= duration_unit(unit, (size_t)(s - unit));
+        any = true;
+        while (go_space(*s))
+            s++;
+    }
+    return any && known;
 }
 
 /* RFC 5322 atext */

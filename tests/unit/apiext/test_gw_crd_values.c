@@ -150,6 +150,24 @@ test_formats(void)
         free(want);
         free(schema);
     }
+    static const char *const durations[][2] = {
+        {"\"3 days\"", ""},
+        {"\" 10 Minutes 3s \"", ""},
+        {"\"5 fortnights\"", "\"5 fortnights\""},
+        {"\"99999999999999999999 s\"", "\"99999999999999999999 s\""},
+        {"\"-1.5h\"", ""},
+    };
+    for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
+        char *want = durations[i][1][0] == '\0'
+                         ? gw_strdup("")
+                         : gw_sprintf("field: Invalid value: %s: field in body must be of type "
+                                      "duration: %s",
+                                      durations[i][1], durations[i][1]);
+        char *name = gw_sprintf("duration: %s, as strfmt reads it", durations[i][0]);
+        field(name, "{\"type\":\"string\",\"format\":\"duration\"}", durations[i][0], want);
+        free(name);
+        free(want);
+    }
     field("an unknown format is ignored", "{\"type\":\"string\",\"format\":\"colour\"}",
           "\"anything\"", "");
     field("a format on an array value: kube's type check lets it through",
