@@ -457,7 +457,7 @@ isbn_ok(const char *s, int version)
     char d[32];
     size_t n = 0;
     for (; *s != '\0'; s++) {
-        if (isspace((unsigned char)*s) || *s == '-')
+        if (go_space(*s) || *s == '-')
             continue;
         if (n + 1 >= sizeof(d))
             return false;
@@ -485,16 +485,20 @@ isbn_ok(const char *s, int version)
     return false;
 }
 
-/* govalidator.IsCreditCard: the digits (anything else dropped) match a card's number and the
-   Luhn sum */
+/* govalidator.IsCreditCard: without its spaces and dashes, a card's number with a good Luhn
+   sum */
 static bool
 creditcard_ok(const char *s)
 {
     char d[64];
     size_t n = 0;
-    for (; *s != '\0'; s++)
-        if (isdigit((unsigned char)*s) && n + 1 < sizeof(d))
-            d[n++] = *s;
+    for (; *s != '\0'; s++) {
+        if (go_space(*s) || *s == '-')
+            continue;
+        if (n + 1 >= sizeof(d))
+            return false;
+        d[n++] = *s;
+    }
     d[n] = '\0';
     if (!rx_match(RX_CREDITCARD, d))
         return false;

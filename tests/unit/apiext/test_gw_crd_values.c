@@ -136,6 +136,7 @@ test_formats(void)
         {"isbn13", "\"978-0321751041\"", "\"978-0321751042\""},
         {"ssn", "\"111-22-3333\"", "\"111223333\""},
         {"creditcard", "\"4111 1111 1111 1111\"", "\"4111 1111 1111 1112\""},
+        {"creditcard", "\"4111-1111-1111-1111\"", "\"4111.1111.1111.1111\""},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *schema = gw_sprintf("{\"type\":\"string\",\"format\":\"%s\"}", cases[i].format);
