@@ -74,8 +74,8 @@ rx_init(void)
     int rc;
     PCRE2_SIZE off;
     for (int i = 0; i < RX_N; i++)
-        rx[i] = pcre2_compile((PCRE2_SPTR)rx_src[i], PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP,
-                              &rc, &off, NULL);
+        rx[i] = pcre2_compile((PCRE2_SPTR)rx_src[i], PCRE2_ZERO_TERMINATED,
+                              PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY, &rc, &off, NULL);
 }
 
 static bool

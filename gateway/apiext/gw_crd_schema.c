@@ -79,8 +79,8 @@ compile_pattern(compiler_t *c, struct gw_schema_rules *r, const char *pattern)
 {
     int rc;
     PCRE2_SIZE off;
-    pcre2_code *re =
-        pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &rc, &off, NULL);
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                                   PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &rc, &off, NULL);
     r->pattern = gw_arena_strdup(c->a, pattern);
     if (re == NULL) {
         PCRE2_UCHAR msg[160];

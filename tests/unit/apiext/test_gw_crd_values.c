@@ -88,6 +88,10 @@ test_strings(void)
           "field: Invalid value: \"ab\": field in body should be at least 3 chars long");
     field("pattern", "{\"type\":\"string\",\"pattern\":\"^[a-z]+$\"}", "\"A1\"",
           "field: Invalid value: \"A1\": field in body should match '^[a-z]+$'");
+    field("pattern: $ is the end of the text, as in Go",
+          "{\"type\":\"string\",\"pattern\":"
+          "\"^a$\"}",
+          "\"a\\n\"", "field: Invalid value: \"a\\n\": field in body should match '^a$'");
     field("pattern is a search, not a full match", "{\"type\":\"string\",\"pattern\":\"b\"}",
           "\"abc\"", "");
     field("the first string failure only",
