@@ -75,7 +75,7 @@ rx_init(void)
     PCRE2_SIZE off;
     for (int i = 0; i < RX_N; i++)
         rx[i] = pcre2_compile((PCRE2_SPTR)rx_src[i], PCRE2_ZERO_TERMINATED,
-                              PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY, &rc, &off, NULL);
+                              PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &rc, &off, NULL);
 }
 
 static bool
