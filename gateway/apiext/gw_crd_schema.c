@@ -271,7 +271,7 @@ compile_node(compiler_t *c, const json_t *j)
             snprintf(c->err, c->err_len, "schema nesting exceeds %d levels", MAX_DEPTH);
         c->failed = true;
     }
-    if (c->failed || !json_is_object(j)) { /* a node kube would refuse: no rules but none */
+    if (c->failed || !json_is_object(j)) { /* a node kube would refuse: no rules */
         s->type = GW_SCHEMA_ANY;
         s->rules = compile_rules(c, NULL);
         c->depth--;
