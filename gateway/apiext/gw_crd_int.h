@@ -6,13 +6,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The format kube keeps for a node of `type` (formats.go: strings and untyped nodes keep the
-   supported string formats, integers int32/int64, numbers float/double, other types none):
-   format itself, or NULL when kube strips it. */
-const char *gw_crd__supported_format(const char *type, const char *format);
+#include <jansson.h>
 
-/* Whether s is valid in `format` (kube-openapi's strfmt registry); formats the registry does
-   not check (password, int32, ...) accept anything. */
+#include "gw_catalog.h"
+#include "gw_objmeta.h"
+
+/* The format kube keeps (formats.go's StripUnsupportedFormatsPostProcess: a supported one,
+   whatever the node's type): format itself, or NULL when kube strips it. */
+const char *gw_crd__supported_format(const char *format);
+
+/* Whether s is valid in the supported `format`, as kube-openapi's strfmt registry checks it
+   (password accepts anything). */
 bool gw_crd__format_ok(const char *format, const char *s);
 
 /* Go's fmt %v of a float64 (strconv 'g' with the shortest digits: 1e+06, 0.5, 1.5e-05). */
@@ -20,5 +24,17 @@ void gw_crd__go_float(double v, char *buf, size_t n);
 
 /* Go's encoding/json text of a float64 (1e+21, 0.000001, 1e-7). */
 void gw_crd__go_json_float(double v, char *buf, size_t n);
+
+/* A value as kube's field errors print it (strings %q, numbers and booleans %v, null, else
+   JSON). Caller frees. */
+char *gw_crd__show(const json_t *v);
+
+/* kube's objectmeta Validate of embedded resources: apiVersion and kind present, strings, not
+   empty, a group/version; metadata an ObjectMeta that passes ObjectMeta's validation. */
+void gw_crd__validate_embedded(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs);
+
+/* kube's ValidateListSetsAndMaps: Duplicate value for a set's repeated items and a map's
+   repeated keys, Invalid for a map's item that is no object. */
+void gw_crd__validate_lists(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs);
 
 #endif
