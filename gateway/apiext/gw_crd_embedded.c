@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
-#include "gw_crd_int.h"
+#include "gw_crd_schema_int.h"
 #include "gw_crd_schema.h"
 #include "gw_fieldval.h"
 

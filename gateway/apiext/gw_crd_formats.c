@@ -12,7 +12,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "gw_crd_int.h"
+#include "gw_crd_schema_int.h"
 #include "gw_fieldval.h"
 
 /* formats.go's supported formats, as go-openapi normalizes names (dashes removed); kube keeps

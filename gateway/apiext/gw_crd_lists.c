@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
-#include "gw_crd_int.h"
+#include "gw_crd_schema_int.h"
 #include "gw_crd_schema.h"
 
 static void lists_node(const json_t *v, const gw_schema_t *s, const char *path,

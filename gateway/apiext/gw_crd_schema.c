@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gw_crd_int.h"
+#include "gw_crd_schema_int.h"
 #include "gw_err.h"
 
 /* Deeper schemas than this are refused (kube's JSON decoding stops far below recursion

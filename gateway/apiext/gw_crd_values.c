@@ -12,7 +12,7 @@
 #include <pcre2.h>
 
 #include "gw_alloc.h"
-#include "gw_crd_int.h"
+#include "gw_crd_schema_int.h"
 #include "gw_crd_schema.h"
 
 /* A result of kube-openapi: the errors, and how many checks applied (its MatchCount, which

@@ -1,5 +1,5 @@
-#ifndef GATEWAY_APIEXT_GW_CRD_INT_H
-#define GATEWAY_APIEXT_GW_CRD_INT_H
+#ifndef GATEWAY_APIEXT_GW_CRD_SCHEMA_INT_H
+#define GATEWAY_APIEXT_GW_CRD_SCHEMA_INT_H
 
 /* What the CRD schema modules share: formats and Go's number texts. */
 
