@@ -118,7 +118,8 @@ add_timer(struct event *ev, int64_t ms)
 }
 
 /* Ready once the initial namespaces are confirmed and the first RBAC, admission policy and
- * custom resource snapshots are in (kube's policy plugin also waits for its informers before admitting). */
+ * custom resource snapshots are in (kube's policy plugin also waits for its informers before
+ * admitting). */
 static void
 maybe_synced(gw_controllers_t *c)
 {

@@ -25,8 +25,7 @@ typedef struct gw_crd_feed gw_crd_feed_t;
  */
 gw_crd_feed_t *gw_crd_feed_start(etcd_client_t *client, struct event_base *base,
                                  const char *etcd_prefix, const gw_value_transformer_t *values,
-                                 const gw_catalog_t *catalog, void (*synced)(void *arg),
-                                 void *arg);
+                                 const gw_catalog_t *catalog, void (*synced)(void *arg), void *arg);
 
 /** Stop and free; the published snapshot stays in force. NULL is fine. Thread: base's. */
 void gw_crd_feed_stop(gw_crd_feed_t *f);

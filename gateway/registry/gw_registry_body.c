@@ -411,7 +411,7 @@ gw_registry__encode_for(const gw_resource_t *res, json_t *obj, size_t *len)
     /* Another version than the kind's storage version: stored converted, obj left as the
      * request's version for the answer. */
     stored = res != NULL && res->custom != NULL ? custom_storage_form(res, obj)
-                                                 : gw_registry__storage_form(obj);
+                                                : gw_registry__storage_form(obj);
     out = json_dumps(stored != NULL ? stored : obj, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(stored);
     if (out == NULL)
