@@ -182,6 +182,15 @@ if kubectl_ok; then
     check "kubectl patch (strategic by default) is refused" bash -c "! kubectl patch crontab a -p '{\"spec\":{\"image\":\"k\"}}' 2>&1 | grep -q patched"
 fi
 
+# a namespace's deletion empties its custom resources too
+req POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}'
+req POST "$G/v1/namespaces/team/crontabs" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"t"},"spec":{"cronSpec":"* * * * *"}}'
+check "a custom object is created in namespace team" code_is 201
+req DELETE /api/v1/namespaces/team
+check "the namespace deletion removes it, then the namespace" wait_code /api/v1/namespaces/team 404 20
+check "... and etcd holds nothing of team's" \
+    bash -c "[[ -z \$(ETCDCTL_API=3 etcdctl --endpoints=$KGATE_TEST_ETCD get $PREFIX/stable.example.com/crontabs/team/ --prefix --keys-only) ]]"
+
 # deleting the CRD removes its objects and its discovery, on every instance
 req DELETE "$CRDS/crontabs.stable.example.com"
 check "the CRD delete is accepted" code_is 200
