@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_crd.h"
 #include "gw_err.h"
 
 /* kube retries a create whose generated name collides, each time with a new name. */
@@ -248,11 +249,28 @@ read_body(create_t *c)
     return true;
 }
 
+/* kube's CR handler refuses creates once the CRD is being deleted (its finalizer is emptying
+ * the collection). */
+static bool
+crd_terminating(gw_req_t *r)
+{
+    const gw_crd_version_t *cv = gw_crd_version_of(r->resource);
+
+    if (cv == NULL || !gw_crd_terminating(cv->crd))
+        return false;
+    gw_reply_status(r, 405, "MethodNotAllowed",
+                    json_pack("{s:s,s:s}", "group", r->resource->group, "kind", r->resource->name),
+                    "create not allowed while custom resource definition is terminating");
+    return true;
+}
+
 void
 gw_registry__create(gw_req_t *r)
 {
     create_t *c = gw_arena_calloc(r->arena, sizeof(*c));
 
+    if (crd_terminating(r))
+        return;
     c->r = r;
     gw_arena_defer(r->arena, (void (*)(void *))gw_ferr_clear, &c->req_errs);
     if (!gw_registry__write_opts(r, "CreateOptions", &c->opts, &c->fail)) {

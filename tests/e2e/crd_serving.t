@@ -223,8 +223,21 @@ check "... and etcd holds nothing of team's" \
     bash -c "[[ -z \$(ETCDCTL_API=3 etcdctl --endpoints=$KGATE_TEST_ETCD get $PREFIX/stable.example.com/crontabs/team/ --prefix --keys-only) ]]"
 
 # deleting the CRD removes its objects and its discovery, on every instance
+req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"held","finalizers":["example.com/hold"]},"spec":{"cronSpec":"* * * * *"}}'
 req DELETE "$CRDS/crontabs.stable.example.com"
 check "the CRD delete is accepted" code_is 200
+refused() {
+    for _ in $(seq 50); do
+        req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"late"},"spec":{"cronSpec":"* * * * *"}}'
+        [[ $CODE == 405 ]] && return 0
+        sleep 0.1
+    done
+    diag "$(head -c 600 "$OUT")"
+    return 1
+}
+check "while an object's finalizer holds the CRD, creates are 405" refused
+check "in kube's words" is_status 405 MethodNotAllowed "create not allowed while custom resource definition is terminating"
+req PATCH "$NS/held" '{"metadata":{"finalizers":null}}' application/merge-patch+json
 gone() {
     for _ in $(seq 100); do
         req GET "$CRDS/crontabs.stable.example.com"
