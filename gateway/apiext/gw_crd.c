@@ -184,18 +184,28 @@ subresources(gw_arena_t *a, const gw_resource_t *r, const gw_crd_version_t *cv,
     return subs;
 }
 
+/* An accepted name, or the spec's while the status lacks it. */
+static const char *
+name_at(const json_t *accepted, const json_t *names, const char *key)
+{
+    const char *s = str_at(accepted, key);
+
+    return *s ? s : str_at(names, key);
+}
+
 /* The names a served version answers to: the URL's plural from spec, the rest as accepted. */
 static void
 fill_names(gw_arena_t *a, gw_resource_t *r, const json_t *crd)
 {
     const json_t *spec = json_object_get(crd, "spec");
+    const json_t *names = json_object_get(spec, "names");
     const json_t *acc = json_object_get(json_object_get(crd, "status"), "acceptedNames");
 
     r->group = str_at(spec, "group");
-    r->name = str_at(json_object_get(spec, "names"), "plural");
-    r->singular = str_at(acc, "singular");
-    r->kind = str_at(acc, "kind");
-    r->list_kind = str_at(acc, "listKind");
+    r->name = str_at(names, "plural");
+    r->singular = name_at(acc, names, "singular");
+    r->kind = name_at(acc, names, "kind");
+    r->list_kind = name_at(acc, names, "listKind");
     r->namespaced = strcmp(str_at(spec, "scope"), "Namespaced") == 0;
     r->short_names = names_at(a, acc, "shortNames", &r->n_short_names);
     r->categories = names_at(a, acc, "categories", &r->n_categories);
@@ -300,11 +310,16 @@ gw_crd_t *
 gw_crd_compile(const json_t *crd, int64_t revision, const gw_catalog_t *builtin, char *err,
                size_t err_len)
 {
+    const json_t *spec = json_object_get(crd, "spec"), *meta;
     gw_crd_t *c;
-    const json_t *meta = json_object_get(crd, "metadata");
 
     if (!condition_true(crd, "NamesAccepted") && !condition_true(crd, "Established")) {
         snprintf(err, err_len, "its names are not accepted yet");
+        return NULL;
+    }
+    if (!*str_at(spec, "group") || !*str_at(json_object_get(spec, "names"), "plural") ||
+        !*str_at(json_object_get(spec, "names"), "kind")) {
+        snprintf(err, err_len, "it names no group, plural or kind");
         return NULL;
     }
     c = gw_calloc(1, sizeof(*c));
