@@ -117,6 +117,18 @@ cel_env_schema_type(cel_env_t *env, const cel_schema_t *s, const char *name, boo
     return cel__ty_from_schema(env->arena, s, name, resource_root);
 }
 
+const cel_decltype_t *
+cel_env_optional_type(cel_env_t *env, const cel_decltype_t *t)
+{
+    return t == NULL ? NULL : cel__ty_new(env->arena, CEL__TK_OPTIONAL, t, NULL);
+}
+
+int64_t
+cel_decltype_min_size(const cel_decltype_t *t)
+{
+    return t != NULL && t->bounded ? t->min_size : 0;
+}
+
 int
 cel_env_declare(cel_env_t *env, const char *name, const cel_decltype_t *t)
 {
