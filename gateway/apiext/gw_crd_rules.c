@@ -195,9 +195,9 @@ compile_rule(gw_arena_t *a, gw_crd__rule_t *r, const gw_schema_t *s, cel_env_t *
         return;
     r->uses_old_self = uses_old_self(envs[0], r->rule);
     if (r->message_expr[0] != '\0')
-        r->msg_error = compile_expr(env, r->message_expr, "string",
-                                    "messageExpression compilation failed: ", &r->msg_prog,
-                                    &r->msg_cost);
+        r->msg_error =
+            compile_expr(env, r->message_expr, "string",
+                         "messageExpression compilation failed: ", &r->msg_prog, &r->msg_cost);
     if (r->field_path[0] != '\0')
         r->norm_path = normalize_path(s, r->field_path);
 }
@@ -227,13 +227,14 @@ gw_crd__rules_node(gw_arena_t *a, const gw_schema_t *s, bool resource_root, gw_c
 char *
 gw_crd__rule_gostring(const gw_crd__rule_t *r)
 {
-    char *q[4] = {gw_ferr_quote(r->rule), gw_ferr_quote(r->message),
-                  gw_ferr_quote(r->message_expr), gw_ferr_quote(r->field_path)};
-    char *out = gw_sprintf("apiextensions.ValidationRule{Rule:%s, Message:%s, MessageExpression:%s, "
-                           "Reason:(*apiextensions.FieldValueErrorReason)(%s), FieldPath:%s, "
-                           "OptionalOldSelf:(*bool)(%s)}",
-                           q[0], q[1], q[2], r->has_reason ? "0xc000010000" : "nil", q[3],
-                           r->has_optional ? "0xc000010008" : "nil");
+    char *q[4] = {gw_ferr_quote(r->rule), gw_ferr_quote(r->message), gw_ferr_quote(r->message_expr),
+                  gw_ferr_quote(r->field_path)};
+    char *out =
+        gw_sprintf("apiextensions.ValidationRule{Rule:%s, Message:%s, MessageExpression:%s, "
+                   "Reason:(*apiextensions.FieldValueErrorReason)(%s), FieldPath:%s, "
+                   "OptionalOldSelf:(*bool)(%s)}",
+                   q[0], q[1], q[2], r->has_reason ? "0xc000010000" : "nil", q[3],
+                   r->has_optional ? "0xc000010008" : "nil");
     for (int i = 0; i < 4; i++)
         free(q[i]);
     return out;
@@ -378,11 +379,11 @@ eval_message(eval_t *e, const gw_crd__rule_t *r, const cel_activation_t *act, co
     int rc = cel_eval(r->msg_prog, act, e->ca, GW_CRD_RULE_CALL_LIMIT, &v, &cost);
     if ((int64_t)cost > e->run->budget || rc == CEL_ECOST) {
         char *q = gw_ferr_quote(r->message_expr);
-        char *d = (int64_t)cost > e->run->budget
-                      ? gw_strdup("messageExpression evaluation failed due to running out of cost "
-                                  "budget, no further validation rules will be run")
-                      : gw_sprintf("'%s': call cost exceeds limit for messageExpression: %s",
-                                   v.v.err, q);
+        char *d =
+            (int64_t)cost > e->run->budget
+                ? gw_strdup("messageExpression evaluation failed due to running out of cost "
+                            "budget, no further validation rules will be run")
+                : gw_sprintf("'%s': call cost exceeds limit for messageExpression: %s", v.v.err, q);
         invalid(e, path, d);
         free(d);
         free(q);
@@ -457,8 +458,9 @@ run_rule(eval_t *e, const gw_crd__rule_t *r)
         return true;
     rc = cel_eval(r->prog, act, e->ca, GW_CRD_RULE_CALL_LIMIT, &v, &cost);
     if ((int64_t)cost > e->run->budget) {
-        invalid(e, e->path, "validation failed due to running out of cost budget, no further "
-                            "validation rules will be run");
+        invalid(e, e->path,
+                "validation failed due to running out of cost budget, no further "
+                "validation rules will be run");
         return false;
     }
     e->run->budget -= (int64_t)cost;
@@ -559,7 +561,7 @@ walk_object(run_t *run, const gw_schema_t *s, const json_t *obj, const json_t *o
             const gw_schema_t *sub = pass == 0 ? s->values : f != NULL ? f->schema : NULL;
             if (sub == NULL)
                 continue;
-            char *p = pass == 0 ? gw_sprintf("%s[%s]", path, keys[i])
+            char *p = pass == 0         ? gw_sprintf("%s[%s]", path, keys[i])
                       : path[0] == '\0' ? gw_strdup(keys[i])
                                         : gw_sprintf("%s.%s", path, keys[i]);
             walk(run, sub, json_object_get(obj, keys[i]), json_object_get(old, keys[i]), p);

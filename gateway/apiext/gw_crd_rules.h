@@ -24,10 +24,10 @@
 struct gw_crd_version;
 
 /* kube's limits (apiextensions validation and k8s.io/apiserver pkg/apis/cel/config.go). */
-#define GW_CRD_RULE_COST_LIMIT 10000000ULL       /* StaticEstimatedCostLimit */
+#define GW_CRD_RULE_COST_LIMIT 10000000ULL         /* StaticEstimatedCostLimit */
 #define GW_CRD_RULES_TOTAL_COST_LIMIT 100000000ULL /* StaticEstimatedCRDCostLimit */
-#define GW_CRD_RULES_RUNTIME_BUDGET 10000000LL    /* RuntimeCELCostBudget, per object */
-#define GW_CRD_RULE_CALL_LIMIT 1000000ULL         /* PerCallLimit, per evaluation */
+#define GW_CRD_RULES_RUNTIME_BUDGET 10000000LL     /* RuntimeCELCostBudget, per object */
+#define GW_CRD_RULE_CALL_LIMIT 1000000ULL          /* PerCallLimit, per evaluation */
 
 /** The compiled rules of one schema tree (opaque; immutable once built). */
 typedef struct gw_crd_rules gw_crd_rules_t;

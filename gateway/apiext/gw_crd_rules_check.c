@@ -184,8 +184,8 @@ walk_children(check_t *c, const gw_schema_t *s, const char *path, card_t card,
     for (size_t i = 0; i < s->n_fields; i++) {
         const gw_schema_t *f = s->fields[i].schema;
         char *p = gw_sprintf("%s.properties[%s]", path, s->fields[i].name);
-        card_t cc = s->values != NULL ? child_card(card, r->max_properties >= 0, r->max_properties)
-                                      : card;
+        card_t cc =
+            s->values != NULL ? child_card(card, r->max_properties >= 0, r->max_properties) : card;
         walk(c, f, f->embedded_resource, p, cc, uncorrelatable, depth + 1);
         free(p);
     }

@@ -89,13 +89,15 @@ check(const char *schema)
     "{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"properties\":{"          \
     "\"replicas\":{\"type\":\"integer\"},\"minReplicas\":{\"type\":\"integer\"},"                  \
     "\"name\":{\"type\":\"string\",\"maxLength\":64}},\"x-kubernetes-validations\":" rules "}}}"
-#define OBJ(spec) "{\"apiVersion\":\"g/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"n\"},\"spec\":" spec "}"
+#define OBJ(spec)                                                                                  \
+    "{\"apiVersion\":\"g/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"n\"},\"spec\":" spec "}"
 
 static void
 test_self(void)
 {
-    const char *s = SPEC("[{\"rule\":\"self.minReplicas <= self.replicas\","
-                         "\"message\":\"replicas should be greater than or equal to minReplicas\"}]");
+    const char *s =
+        SPEC("[{\"rule\":\"self.minReplicas <= self.replicas\","
+             "\"message\":\"replicas should be greater than or equal to minReplicas\"}]");
     IS(run(s, OBJ("{\"replicas\":3,\"minReplicas\":1}"), NULL), "", "a rule that holds");
     IS(run(s, OBJ("{\"replicas\":1,\"minReplicas\":3}"), NULL),
        "spec: Invalid value: \"object\": replicas should be greater than or equal to minReplicas",
@@ -167,8 +169,7 @@ test_reason_path(void)
 
 #define NAME_RULE(extra)                                                                           \
     "{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"properties\":{"          \
-    "\"name\":{\"type\":\"string\",\"maxLength\":64,\"x-kubernetes-validations\":[" extra          \
-    "]}}}}}"
+    "\"name\":{\"type\":\"string\",\"maxLength\":64,\"x-kubernetes-validations\":[" extra "]}}}}}"
 
 static void
 test_transition(void)
@@ -178,8 +179,7 @@ test_transition(void)
     IS(run(s, OBJ("{\"name\":\"a\"}"), OBJ("{\"name\":\"a\"}")), "", "unchanged: it holds");
     IS(run(s, OBJ("{\"name\":\"b\"}"), OBJ("{\"name\":\"a\"}")),
        "spec.name: Invalid value: \"string\": Value is immutable", "changed: it fails");
-    IS(run(s, OBJ("{\"name\":\"b\"}"), OBJ("{}")), "",
-       "no old value at the node: it does not run");
+    IS(run(s, OBJ("{\"name\":\"b\"}"), OBJ("{}")), "", "no old value at the node: it does not run");
     s = NAME_RULE("{\"rule\":\"oldSelf.hasValue()\",\"optionalOldSelf\":true,\"message\":\"new\"}");
     IS(run(s, OBJ("{\"name\":\"a\"}"), NULL), "spec.name: Invalid value: \"string\": new",
        "optionalOldSelf: it runs on create, oldSelf none");
@@ -211,8 +211,7 @@ test_correlation(void)
     IS(run(s, "{\"items\":[{\"name\":\"b\",\"value\":2},{\"name\":\"a\",\"value\":4}]}", old),
        "items[1]: Invalid value: \"object\": failed rule: self.value >= oldSelf.value",
        "a decrease of a correlated item fails, at the item's index");
-    IS(run(s, "{\"items\":[{\"name\":\"c\",\"value\":0}]}", old), "",
-       "a new key has no old value");
+    IS(run(s, "{\"items\":[{\"name\":\"c\",\"value\":0}]}", old), "", "a new key has no old value");
     s = "{\"type\":\"object\",\"properties\":{\"m\":{\"type\":\"object\",\"maxProperties\":5,"
         "\"additionalProperties\":{\"type\":\"integer\",\"x-kubernetes-validations\":[{\"rule\":"
         "\"self >= oldSelf\"}]}}}}";
