@@ -92,6 +92,10 @@ check "a messageExpression that fails at runtime gives the default message" is_s
 req POST "$NS" "$(widget both '{"replicas":200,"minReplicas":300}')"
 check "both rules fail: both errors, in order" causes spec=FieldValueInvalid spec.replicas=FieldValueForbidden
 
+req POST "$NS" "$(widget typed '{"replicas":"x","minReplicas":3}')"
+check "a schema type error keeps the rules from running" causes spec.replicas=FieldValueTypeInvalid '<nil>=FieldValueInvalid'
+check "in kube's words" jpy "d['details']['causes'][1]['message'] == 'Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'"
+
 # a transition rule: the create went through; the update is refused, an unchanged one is not
 req PATCH "$NS/ok" '{"spec":{"name":"b"}}' application/merge-patch+json
 check "changing an immutable name is 422" is_status 422 Invalid \
