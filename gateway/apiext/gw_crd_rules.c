@@ -39,6 +39,27 @@ blank(const char *s)
     return s[strspn(s, " \t\n\v\f\r")] == '\0';
 }
 
+/* What the CEL library has beyond kube 1.32's environment for new CRD rules (its base
+ * environment at compatibility version 1.31): cel-go's ext lists, math and encoders, string
+ * reverse, two-variable comprehensions' map building, the semver library and string() of a
+ * quantity. */
+static const char *const not_in_kube[] = {"string_reverse",
+                                          "list_slice",
+                                          "list_flatten",
+                                          "list_distinct",
+                                          "lists_range",
+                                          "list_reverse",
+                                          "list_sort",
+                                          "math_",
+                                          "base64_",
+                                          "string_to_semver",
+                                          "string_bool_to_semver",
+                                          "is_semver",
+                                          "semver_",
+                                          "@mapInsert",
+                                          "quantity_to_string",
+                                          NULL};
+
 /* Environments of a node: [0] self, [1] self and oldSelf, [2] self and optional oldSelf. */
 static void
 node_envs(gw_arena_t *a, const cel_schema_t *cs, bool root, cel_env_t **envs,
@@ -49,6 +70,7 @@ node_envs(gw_arena_t *a, const cel_schema_t *cs, bool root, cel_env_t **envs,
         cel_env_t *env = cel_env_new();
         gw_arena_defer(a, (void (*)(void *))cel_env_free, env);
         cel_env_set_type_check(env, true);
+        cel_env_hide_overloads(env, not_in_kube);
         const cel_decltype_t *t = cs != NULL ? cel_env_schema_type(env, cs, SELF_TYPE, root) : NULL;
         envs[i] = env;
         if (t == NULL)

@@ -302,6 +302,35 @@ test_check_compile(void)
        "metadata shows only name and generateName");
 }
 
+/* A rule on spec.name (a string of at most 64). */
+#define ON_NAME(rule)                                                                              \
+    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"maxLength\":64,"         \
+    "\"x-kubernetes-validations\":[{\"rule\":\"" rule "\"}]}}}"
+
+static void
+test_check_libraries(void)
+{
+    IS(check(ON_NAME("self.lowerAscii().split('-').size() < 3 && [1, 2].sum() == 3 && "
+                     "sets.contains([self], [self])")),
+       "", "kube's libraries: ext strings v2, Kubernetes lists, sets");
+    IS(check(ON_NAME("self.matches('^a') && isURL(self) && !isIP(self) && !isQuantity(self)")), "",
+       "kube's libraries: regex, URL, IP, quantity");
+    IS(check(ON_NAME("self.reverse() == self")),
+       V ".properties[name].x-kubernetes-validations[0].rule: Invalid value: " RULE_V(
+           "self.reverse() == self") ": compilation failed: ERROR: <input>:1:13: undeclared "
+                                     "reference to 'reverse' (in container '')\n"
+                                     " | self.reverse() == self\n"
+                                     " | ............^",
+       "string reverse (ext strings v3) is not in kube 1.32");
+    IS(check(ON_NAME("self.split('-').sort() == ['a']")),
+       V ".properties[name].x-kubernetes-validations[0].rule: Invalid value: " RULE_V(
+           "self.split('-').sort() == ['a']") ": compilation failed: ERROR: <input>:1:21: "
+                                              "undeclared reference to 'sort' (in container '')\n"
+                                              " | self.split('-').sort() == ['a']\n"
+                                              " | ....................^",
+       "ext lists are not in kube 1.32");
+}
+
 static void
 test_check_transition(void)
 {
@@ -343,6 +372,7 @@ main(void)
     test_budget();
     test_blocking();
     test_check_compile();
+    test_check_libraries();
     test_check_transition();
     test_check_cost();
     return tap_done();
