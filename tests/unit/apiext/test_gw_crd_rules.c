@@ -240,7 +240,27 @@ test_budget(void)
        "self.all(y, x == y))",
        "one evaluation over the per-call limit stops the rules");
     gw_buf_free(&b);
+    b = (gw_buf_t){0};
     IS(run(PAIRS(""), "{\"l\":[\"a\",\"a\"]}", NULL), "", "a small list passes");
+    /* eleven evaluations of about 962,000 each: the eleventh is over the object's 10,000,000 */
+    gw_buf_str(&b, "{\"z\":1,\"ll\":[");
+    for (int k = 0; k < 11; k++) {
+        gw_buf_str(&b, k ? ",[" : "[");
+        for (int i = 0; i < 400; i++)
+            gw_buf_str(&b, i ? ",\"a\"" : "\"a\"");
+        gw_buf_str(&b, "]");
+    }
+    gw_buf_str(&b, "]}");
+    IS(run("{\"type\":\"object\",\"properties\":{\"z\":{\"type\":\"integer\","
+           "\"x-kubernetes-validations\":[{\"rule\":\"self > 100\"}]},\"ll\":{\"type\":"
+           "\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"string\","
+           "\"maxLength\":10},\"x-kubernetes-validations\":[{\"rule\":"
+           "\"self.all(x, self.all(y, x == y))\"}]}}}}",
+           gw_buf_cstr(&b), NULL),
+       "ll[10]: Invalid value: \"array\": validation failed due to running out of cost budget, no "
+       "further validation rules will be run",
+       "the object's budget: the evaluation that exhausts it stops every further rule");
+    gw_buf_free(&b);
 }
 
 static void
