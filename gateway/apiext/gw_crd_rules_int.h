@@ -1,8 +1,8 @@
 #ifndef GATEWAY_APIEXT_GW_CRD_RULES_INT_H
 #define GATEWAY_APIEXT_GW_CRD_RULES_INT_H
 
-/* What gw_crd_rules.c (compiling, evaluating) and gw_crd_rules_check.c (the CRD's checks)
-   share: the compiled form of one node's rules (kube's CompilationResult). */
+/* What gw_crd_rules.c (compiling), gw_crd_rules_eval.c (running) and gw_crd_rules_check.c
+   (the CRD's checks) share: the compiled form of one node's rules (kube's CompilationResult). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,6 +30,15 @@ typedef struct {
     gw_crd__rule_t *rules;
     size_t n_rules;
 } gw_crd__node_t;
+
+/* The compiled rules of a tree: its nodes with rules, sorted by schema address. */
+struct gw_crd_rules {
+    gw_crd__node_t *nodes;
+    size_t n;
+};
+
+/** The compiled node of schema `s`, or NULL when it has no rule. */
+const gw_crd__node_t *gw_crd__node_find(const gw_crd_rules_t *rules, const gw_schema_t *s);
 
 /** Compile the rules of node `s` (resource_root: the CRD's root or an embedded resource) into
  *  `out`, environments and programs released with `a`. */
