@@ -376,6 +376,20 @@ const cel_decltype_t *cel_env_type(cel_env_t *env, const char *spec);
 const cel_decltype_t *cel_env_schema_type(cel_env_t *env, const cel_schema_t *s, const char *name,
                                           bool resource_root);
 
+/** Leave out of type checking every overload whose id starts with one of `prefixes` (a
+ *  NULL-terminated array in static storage, borrowed), as an environment without the library
+ *  that declares it: kube-apiserver's environments enable fewer libraries than this one has.
+ *  A call with no overload left is an undeclared reference. Needs type checking to matter. */
+void cel_env_hide_overloads(cel_env_t *env, const char *const *prefixes);
+
+/** optional_type(`t`), owned by `env` (how a schema type becomes kube's optional oldSelf).
+ *  NULL for a NULL `t`. The thread configuring `env`. */
+const cel_decltype_t *cel_env_optional_type(cel_env_t *env, const cel_decltype_t *t);
+
+/** The smallest JSON size of a value of `t` (kube's DeclType MinSerializedSize) for a type
+ *  made by cel_env_schema_type(); 0 for other types. Any thread. */
+int64_t cel_decltype_min_size(const cel_decltype_t *t);
+
 /** Declare variable `name` (a dotted name, e.g. "authorizer.requestResource") of type `t` for
  *  type checking and cost estimation. A later declaration of the same name replaces it.
  *  CEL_EINVAL for a malformed name. */

@@ -564,7 +564,7 @@ resolve_overload(checker_t *c, cel__node_t *n, const cel_decltype_t **args, int 
     const cel__overload_t *ovs = cel__decl_overloads(c->a, n->u.call.name, &nov);
     const cel_decltype_t *result = NULL;
     for (int i = 0; i < nov; i++) {
-        if (ovs[i].member != member || ovs[i].nargs != nargs)
+        if (ovs[i].member != member || ovs[i].nargs != nargs || cel__env_hidden(c->env, ovs[i].id))
             continue;
         inst_t in = {.n = 0};
         const cel_decltype_t *want[MAX_PARAMS];
@@ -599,6 +599,20 @@ check_opt_select(checker_t *c, cel__node_t *n)
     return set_type(c, n, substitute(c, r, false));
 }
 
+/* Every overload of `name` is hidden: the function is not in this environment. */
+static bool
+all_hidden(checker_t *c, const char *name)
+{
+    int nov;
+    if (!cel__env_hidden(c->env, NULL))
+        return false;
+    const cel__overload_t *ovs = cel__decl_overloads(c->a, name, &nov);
+    for (int i = 0; i < nov; i++)
+        if (!cel__env_hidden(c->env, ovs[i].id))
+            return false;
+    return true;
+}
+
 static const cel_decltype_t *
 check_call(checker_t *c, cel__node_t *n)
 {
@@ -613,7 +627,7 @@ check_call(checker_t *c, cel__node_t *n)
         args[i + member] = check(c, n->u.call.args[i]);
     if (member)
         args[0] = check(c, n->u.call.target);
-    if (!cel__decl_known(name)) {
+    if (!cel__decl_known(name) || all_hidden(c, name)) {
         issue(c, n, "undeclared reference to '%s' (in container '%s')", name,
               cel__env_container(c->env));
         return set_type(c, n, &cel__t_error);

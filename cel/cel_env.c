@@ -24,6 +24,7 @@ struct cel_env {
     cel_limits_t limits;
     cel_arena_t *arena; /* declared types */
     cel__decl_t *decls;
+    const char *const *hidden; /* overload id prefixes left out of type checking, or NULL */
 };
 
 cel_env_t *
@@ -115,6 +116,35 @@ const cel_decltype_t *
 cel_env_schema_type(cel_env_t *env, const cel_schema_t *s, const char *name, bool resource_root)
 {
     return cel__ty_from_schema(env->arena, s, name, resource_root);
+}
+
+void
+cel_env_hide_overloads(cel_env_t *env, const char *const *prefixes)
+{
+    env->hidden = prefixes;
+}
+
+bool
+cel__env_hidden(const cel_env_t *env, const char *id)
+{
+    if (id == NULL)
+        return env->hidden != NULL && env->hidden[0] != NULL;
+    for (size_t i = 0; env->hidden != NULL && env->hidden[i] != NULL; i++)
+        if (strncmp(id, env->hidden[i], strlen(env->hidden[i])) == 0)
+            return true;
+    return false;
+}
+
+const cel_decltype_t *
+cel_env_optional_type(cel_env_t *env, const cel_decltype_t *t)
+{
+    return t == NULL ? NULL : cel__ty_new(env->arena, CEL__TK_OPTIONAL, t, NULL);
+}
+
+int64_t
+cel_decltype_min_size(const cel_decltype_t *t)
+{
+    return t != NULL && t->bounded ? t->min_size : 0;
 }
 
 int

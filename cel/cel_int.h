@@ -495,6 +495,9 @@ int cel__check_tree(const cel_env_t *env, const char *src, cel__node_t *root, ce
 /** The variable declarations of an environment, newest first. */
 const cel__decl_t *cel__env_decls(const cel_env_t *env);
 const char *cel__env_container(const cel_env_t *env);
+/** Whether overload `id` is left out of env's type checking (cel_env_hide_overloads()); for a
+ *  NULL `id`, whether anything is. */
+bool cel__env_hidden(const cel_env_t *env, const char *id);
 
 /* ---- Costs (cel_cost.c) ------------------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
 
 #include "gw_alloc.h"
 #include "gw_arena.h"
+#include "gw_crd_rules.h"
 #include "gw_crd_schema.h"
 #include "gw_err.h"
 
@@ -260,6 +261,8 @@ compile_version(gw_crd_t *c, const json_t *version, const gw_catalog_t *builtin,
     cv->crd = c;
     compile_version_facts(a, cv, version);
     cv->has_defaults = has_defaults(r->schema, 0);
+    cv->schema = r->schema;
+    cv->rules = gw_crd_rules_compile(a, r->schema);
     cu->crd_name = str_at(json_object_get(c->obj, "metadata"), "name");
     cu->crd_uid = c->uid;
     cu->crd = c->obj;

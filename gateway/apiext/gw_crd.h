@@ -18,6 +18,7 @@
 #include "gw_catalog.h"
 
 typedef struct gw_crd gw_crd_t;
+struct gw_crd_rules;
 
 /* What one served version adds beyond its gw_resource_t (gw_custom_t.compiled). */
 typedef struct gw_crd_version {
@@ -33,6 +34,8 @@ typedef struct gw_crd_version {
                                         without their leading dot; NULL-terminated */
     bool has_defaults;               /* the schema has a default somewhere: objects read from
                                         etcd are defaulted */
+    const gw_schema_t *schema;        /* the compiled schema (the resource's) */
+    const struct gw_crd_rules *rules; /* its x-kubernetes-validations (gw_crd_rules.h), or NULL */
 } gw_crd_version_t;
 
 /**

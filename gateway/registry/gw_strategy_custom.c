@@ -13,6 +13,7 @@
 
 #include "gw_alloc.h"
 #include "gw_crd.h"
+#include "gw_crd_rules.h"
 #include "gw_crd_schema.h"
 
 /* A create cannot set status when a status subresource owns it. */
@@ -70,10 +71,10 @@ validate_scale(const gw_resource_t *res, const json_t *obj, gw_field_errors_t *e
 static void
 validate(const gw_resource_t *res, const json_t *obj, const json_t *old, gw_field_errors_t *errs)
 {
-    (void)old;
     validate_type(res, obj, errs);
     gw_crd_validate(res->schema, obj, errs);
     validate_scale(res, obj, errs);
+    gw_crd_rules_validate(gw_crd_version_of(res), obj, old, errs);
 }
 
 const gw_strategy_t gw_strategy_custom = {

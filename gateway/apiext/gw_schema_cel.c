@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_crd_schema.h"
 
 #define JSON_DEF "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON"
 
@@ -18,6 +19,7 @@ typedef struct {
     gw_arena_t *a;
     seen_t *seen;
     size_t n, cap;
+    const gw_schema_t *resource_root; /* CRD conversions: the node converted as a resource */
 } conv_t;
 
 static const cel_schema_t *convert(conv_t *cv, const gw_schema_t *s);
@@ -40,12 +42,25 @@ list_type(const char *t)
     return CEL_LIST_ATOMIC;
 }
 
+/* A resource's apiVersion, kind and metadata in a CRD schema: left out, so that CEL gives
+ * them as kube does (apiVersion, kind, metadata.name and metadata.generateName only). */
+static bool
+resource_meta(const conv_t *cv, const gw_schema_t *s, const char *name)
+{
+    if (s->rules == NULL || (s != cv->resource_root && !s->embedded_resource))
+        return false;
+    return strcmp(name, "apiVersion") == 0 || strcmp(name, "kind") == 0 ||
+           strcmp(name, "metadata") == 0;
+}
+
 static void
 fill_object(conv_t *cv, cel_schema_t *n, const gw_schema_t *s)
 {
     cel_schema_prop_t *props = gw_arena_calloc(cv->a, (s->n_fields + 1) * sizeof(*props));
     size_t np = 0;
     for (size_t i = 0; i < s->n_fields; i++) {
+        if (resource_meta(cv, s, s->fields[i].name))
+            continue;
         const cel_schema_t *p = convert(cv, s->fields[i].schema);
         if (p == NULL)
             continue;
@@ -56,13 +71,34 @@ fill_object(conv_t *cv, cel_schema_t *n, const gw_schema_t *s)
     n->nprops = np;
 }
 
+/* A CRD node's value rules that bound CEL's estimates: maxLength, maxItems, maxProperties,
+ * enum, default. */
+static void
+crd_bounds(conv_t *cv, cel_schema_t *n, const struct gw_schema_rules *r)
+{
+    size_t ne = json_array_size(r->enum_values), k = 0;
+    n->max_length = r->max_length < 0 ? CEL_SCHEMA_UNBOUNDED : r->max_length;
+    n->max_items = r->max_items < 0 ? CEL_SCHEMA_UNBOUNDED : r->max_items;
+    n->max_properties = r->max_properties < 0 ? CEL_SCHEMA_UNBOUNDED : r->max_properties;
+    n->has_default = r->default_value != NULL;
+    if (ne > 0 && n->type == CEL_SCHEMA_STRING) {
+        const char **vals = gw_arena_calloc(cv->a, ne * sizeof(*vals));
+        for (size_t i = 0; i < ne; i++)
+            if (json_is_string(json_array_get(r->enum_values, i)))
+                vals[k++] = json_string_value(json_array_get(r->enum_values, i));
+        n->enum_values = vals;
+        n->nenum = k;
+    }
+}
+
 static const cel_schema_t *
 convert_node(conv_t *cv, const gw_schema_t *s)
 {
     cel_schema_t *n;
     switch (s->type) {
     case GW_SCHEMA_ANY:
-        if (s->ref != NULL && strcmp(s->ref, JSON_DEF) == 0)
+        /* a CRD node without a type is invisible to rules (kube's SchemaDeclType) */
+        if (s->rules != NULL || (s->ref != NULL && strcmp(s->ref, JSON_DEF) == 0))
             return NULL;
         return node(cv, CEL_SCHEMA_OBJECT);
     case GW_SCHEMA_OBJECT:
@@ -111,6 +147,8 @@ convert_node(conv_t *cv, const gw_schema_t *s)
         return NULL;
     }
     n->embedded_resource = s->embedded_resource;
+    if (s->rules != NULL)
+        crd_bounds(cv, n, s->rules);
     return n;
 }
 
@@ -152,6 +190,15 @@ const cel_schema_t *
 gw_schema_cel(gw_arena_t *a, const gw_schema_t *s)
 {
     conv_t cv = {.a = a};
+    const cel_schema_t *out = convert(&cv, s);
+    free(cv.seen);
+    return out;
+}
+
+const cel_schema_t *
+gw_schema_cel_resource(gw_arena_t *a, const gw_schema_t *s)
+{
+    conv_t cv = {.a = a, .resource_root = s};
     const cel_schema_t *out = convert(&cv, s);
     free(cv.seen);
     return out;
