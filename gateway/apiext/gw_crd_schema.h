@@ -89,6 +89,14 @@ int gw_crd_schema_compile(gw_arena_t *a, const json_t *props, const gw_schema_t 
 void gw_crd_validate(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs);
 
 /**
+ * kube's validation ratcheting on an update: drop from errs (the schema errors of obj, as
+ * gw_crd_validate gives them) those about a value that old holds unchanged at the same path
+ * (for a missing required field: its parent unchanged). old NULL (a create) drops nothing.
+ * Thread: any.
+ */
+void gw_crd_ratchet(const json_t *obj, const json_t *old, gw_field_errors_t *errs);
+
+/**
  * Structural pruning: fields the schema does not know are removed from obj (metadata at the
  * root and in embedded resources keeps only ObjectMeta's fields; preserve-unknown-fields
  * subtrees are kept). When issues is not NULL, each removal is appended as a GW_FIELD_UNKNOWN

@@ -71,8 +71,18 @@ validate_scale(const gw_resource_t *res, const json_t *obj, gw_field_errors_t *e
 static void
 validate(const gw_resource_t *res, const json_t *obj, const json_t *old, gw_field_errors_t *errs)
 {
+    gw_field_errors_t schema_errs = {0};
+
     validate_type(res, obj, errs);
-    gw_crd_validate(res->schema, obj, errs);
+    /* what an update leaves as it was may stay invalid (kube's ratcheting) */
+    gw_crd_validate(res->schema, obj, &schema_errs);
+    gw_crd_ratchet(obj, old, &schema_errs);
+    if (schema_errs.causes != NULL) {
+        if (errs->causes == NULL)
+            errs->causes = json_array();
+        json_array_extend(errs->causes, schema_errs.causes);
+        gw_ferr_clear(&schema_errs);
+    }
     validate_scale(res, obj, errs);
     gw_crd_rules_validate(gw_crd_version_of(res), obj, old, errs);
 }

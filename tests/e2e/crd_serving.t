@@ -223,6 +223,25 @@ check "... and etcd holds nothing of team's" \
     bash -c "[[ -z \$(ETCDCTL_API=3 etcdctl --endpoints=$KGATE_TEST_ETCD get $PREFIX/stable.example.com/crontabs/team/ --prefix --keys-only) ]]"
 
 # deleting the CRD removes its objects and its discovery, on every instance
+# validation ratcheting: a value the schema no longer allows may stay while it is unchanged
+req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"r"},"spec":{"cronSpec":"* * * * *","replicas":8}}'
+req PATCH "$CRDS/crontabs.stable.example.com" '[{"op":"replace","path":"/spec/versions/1/schema/openAPIV3Schema/properties/spec/properties/replicas/maximum","value":5}]' application/json-patch+json
+check "the CRD's maximum is lowered to 5" code_is 200
+stricter() {
+    for _ in $(seq 50); do
+        req POST "$NS?dryRun=All" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"probe"},"spec":{"cronSpec":"* * * * *","replicas":6}}'
+        [[ $CODE == 422 ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "new objects get the new maximum" stricter
+req PATCH "$NS/r" '{"spec":{"image":"new"}}' application/merge-patch+json
+check "an update leaving replicas 8 unchanged is accepted" code_is 200
+req PATCH "$NS/r" '{"spec":{"replicas":9}}' application/merge-patch+json
+check "changing it to another invalid value is 422" \
+    jpy "d['code'] == 422 and d['details']['causes'][0]['field'] == 'spec.replicas'"
+
 req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"held","finalizers":["example.com/hold"]},"spec":{"cronSpec":"* * * * *"}}'
 req DELETE "$CRDS/crontabs.stable.example.com"
 check "the CRD delete is accepted" code_is 200
