@@ -395,6 +395,37 @@ no_sel() { ! kb get widgets --field-selector spec.replicas=1; }
 check "a field that is not selectable is refused" no_sel
 check "... 400 in kube's words" has 'Error from server (BadRequest): Unable to find "example.com/v1, Resource=widgets" that match label selector "", field selector "spec.replicas=1": field label not supported: spec.replicas'
 
+# the Table watch kubectl prints by default: rows with the printer columns, then each change
+KUBECONFIG=$KGATE_TEST_TMP/a.kubeconfig timeout 15 kubectl get widgets -w \
+    >"$KGATE_TEST_TMP/watch-table.out" 2>&1 &
+WATCH=$!
+check "kubectl get -w (a table) prints the rows" wait_for_line '^w3 ' "$KGATE_TEST_TMP/watch-table.out"
+check "a change through b" kb patch widget w1 --type=merge -p '{"spec":{"replicas":7}}'
+check "... comes as a row with the printer columns" \
+    wait_for_line '^w1 *True *7 *[0-9]*s$' "$KGATE_TEST_TMP/watch-table.out"
+kill "$WATCH" 2>/dev/null
+wait "$WATCH" 2>/dev/null
+
+# client-side apply of an existing object: a three-way merge from the last-applied annotation
+sed -i 's/replicas: 1}/replicas: 2, ports: [{name: a, port: 1}]}/' "$M/w3.yaml"
+diff_shows() { ! ka diff -f "$M/w3.yaml"; }
+check "kubectl diff of the changed manifest shows a difference (server dry run)" diff_shows
+check "... the new replicas" has "+  replicas: 2"
+check "kubectl apply -f of the changed manifest (b)" kb apply -f "$M/w3.yaml"
+check "... configured" has "widget.example.com/w3 configured"
+sed -i 's/, ports: \[{name: a, port: 1}\]//' "$M/w3.yaml"
+check "kubectl apply -f without the ports (a)" ka apply -f "$M/w3.yaml"
+check "... the field the manifest dropped is removed" \
+    ka get widget w3 -o 'jsonpath={.spec.replicas}/{.spec.ports}'
+check "... replicas kept" test "$KOUT" = "2/"
+check "kubectl label (a merge patch for a custom kind)" kb label widget w3 tier=gold
+check "kubectl get -l tier=gold" ka get widgets -l tier=gold -o name
+check "... w3" test "$KOUT" = "widget.example.com/w3"
+check "kubectl get --sort-by=.spec.replicas" ka get widgets --sort-by=.spec.replicas -o name
+check "... w3 (2) before w1 (7)" test "$KOUT" = $'widget.example.com/w3\nwidget.example.com/w1'
+check "kubectl api-resources --api-group=example.com" kb api-resources --api-group=example.com
+check "... lists widgets with its short name" has_line "widgets wd example.com/v1 true Widget"
+
 # server-side apply of a listType=map list by two managers
 cat >"$M/w2-alice.yaml" <<'YAML'
 apiVersion: example.com/v1
