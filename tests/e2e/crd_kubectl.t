@@ -465,6 +465,57 @@ bob_conflict() { ! kb apply --server-side --field-manager=bob -f "$M/w2-bob.yaml
 check "bob applying alice's colour conflicts" bob_conflict
 check "... with kube's message" has 'Apply failed with 1 conflict: conflict with "alice": .spec.color'
 
+# the same with a composite key whose member has a schema default (ports: containerPort and
+# protocol, protocol defaulting to TCP), nested in a list map, as prometheus-operator's users do
+cat >"$M/p2-m1.yaml" <<'YAML'
+apiVersion: monitoring.example.com/v1
+kind: Prometheus
+metadata: {name: p2, namespace: default}
+spec:
+  replicas: 1
+  containers:
+  - name: prometheus
+    image: prom:v1
+    ports:
+    - {containerPort: 9090, name: web}
+YAML
+cat >"$M/p2-m2.yaml" <<'YAML'
+apiVersion: monitoring.example.com/v1
+kind: Prometheus
+metadata: {name: p2, namespace: default}
+spec:
+  containers:
+  - name: prometheus
+    ports:
+    - {containerPort: 9091, name: extra, protocol: UDP}
+  - name: sidecar
+    image: side:v1
+YAML
+check "m1 applies a Prometheus with one port (a)" \
+    ka apply --server-side --field-manager=m1 -f "$M/p2-m1.yaml"
+check "m1 applies it again unchanged" ka apply --server-side --field-manager=m1 -f "$M/p2-m1.yaml"
+check "m2 applies another port and a sidecar (b)" \
+    kb apply --server-side --field-manager=m2 -f "$M/p2-m2.yaml"
+ka get prometheus p2 -o json --show-managed-fields
+check "the ports merge by their composite key, m1's key holding the defaulted protocol" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+own = {m["manager"]: m["fieldsV1"]["f:spec"]["f:containers"] for m in d["metadata"]["managedFields"]}
+c = d["spec"]["containers"]
+ok = ([x["name"] for x in c] == ["prometheus", "sidecar"]
+      and c[0]["ports"] == [{"containerPort": 9090, "name": "web", "protocol": "TCP"},
+                            {"containerPort": 9091, "name": "extra", "protocol": "UDP"}]
+      and list(own["m1"]["k:{\"name\":\"prometheus\"}"]["f:ports"]) == ["k:{\"containerPort\":9090,\"protocol\":\"TCP\"}"]
+      and list(own["m2"]["k:{\"name\":\"prometheus\"}"]["f:ports"]) == ["k:{\"containerPort\":9091,\"protocol\":\"UDP\"}"]
+      and d["metadata"]["generation"] == 2)
+print("# " + json.dumps([c, d["metadata"]["managedFields"]])) if not ok else None
+sys.exit(0 if ok else 1)' "$KOUT"
+sed -i '/ports:/d; /containerPort: 9090/d' "$M/p2-m1.yaml"
+check "m1 applies without its port" ka apply --server-side --field-manager=m1 -f "$M/p2-m1.yaml"
+check "... its port goes, m2's stays" \
+    kb get prometheus p2 -o 'jsonpath={.spec.containers[*].ports[*].containerPort}/{.spec.containers[1].name}'
+check "... 9091, sidecar" test "$KOUT" = "9091/sidecar"
+
 # delete in a server dry run, replace, explain
 check "kubectl delete --dry-run=server (b)" kb delete widget w1 --dry-run=server
 check "... says so" has 'widget.example.com "w1" deleted (server dry run)'
