@@ -3,10 +3,13 @@
 # client, on two kgate instances: a prometheus-operator-sized CRD (about 300 KiB) applied
 # server-side and re-applied changed, refused client-side (its last-applied annotation passes
 # kube's 256 KiB limit), a second CRD applied client-side; custom objects created, listed with
-# their printer columns (and the default ones), watched, selected by a selectable field,
-# applied server-side by two managers merging a listType=map list, deleted in a server dry run,
-# replaced, explained, deleted with --all; RBAC on the custom resource; the Python dynamic
-# client, typed CRD reads and CustomObjectsApi's deletecollection.
+# their printer columns (and the default ones), watched (JSON and Table), selected by a
+# selectable field, diffed, applied client-side (three-way merge), labelled, sorted, applied
+# server-side by two managers merging list maps (one with a composite key holding a defaulted
+# member), deleted in a server dry run, replaced, explained, deleted with --all; RBAC on the
+# custom resource (a Role, and an operator's aggregate-to-view ClusterRole); the Python dynamic
+# client (create, list, patch, watch, delete, deletecollection by label), typed CRD reads and
+# CustomObjectsApi.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -318,6 +321,7 @@ check "... created" has "customresourcedefinition.apiextensions.k8s.io/widgets.e
 check "it is Established (a)" \
     ka wait --for=condition=Established crd/widgets.example.com --timeout=20s
 check "kubectl get crd lists both" ka get crd
+check "... under the CRD table's columns" has_line "NAME CREATED AT"
 check "... the Prometheus one" has "$PROM"
 check "... and the widgets" has "widgets.example.com"
 
@@ -550,6 +554,29 @@ check "... all three" test "$(wc -l <<<"$KOUT")" = 3
 bob_lists() { ! KUBECONFIG=$KGATE_TEST_TMP/bob.kubeconfig k get widgets; }
 check "bob cannot" bob_lists
 check "... 403 in kube's words" has 'Error from server (Forbidden): widgets.example.com is forbidden: User "bob" cannot list resource "widgets" in API group "example.com" in the namespace "default"'
+# an operator's ClusterRole labelled aggregate-to-view: bob, bound to view, may then list
+cat >"$M/widgets-view.yaml" <<'YAML'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: widgets-view
+  labels: {rbac.authorization.k8s.io/aggregate-to-view: "true"}
+rules:
+- apiGroups: [example.com]
+  resources: [widgets]
+  verbs: [get, list, watch]
+YAML
+check "an aggregate-to-view ClusterRole for widgets (a)" ka apply -f "$M/widgets-view.yaml"
+check "bob bound to view in default" ka create rolebinding bob-view --clusterrole=view --user=bob
+bob_may() {
+    for _ in $(seq 50); do
+        KUBECONFIG=$KGATE_TEST_TMP/bob.kubeconfig kubectl get widgets -o name >/dev/null 2>&1 &&
+            return 0
+        sleep 0.2
+    done
+    return 1
+}
+check "bob now lists widgets through the aggregated view (b)" bob_may
 jane_writes() { ! KUBECONFIG=$KGATE_TEST_TMP/jane.kubeconfig k delete widget w1; }
 check "jane cannot delete" jane_writes
 check "... forbidden" has 'User "jane" cannot delete resource "widgets" in API group "example.com" in the namespace "default"'
@@ -616,6 +643,15 @@ try:
     expect("dynamic delete", False)
 except NotFoundError:
     pass
+
+# a watch from the list's resourceVersion sees a create made through the other instance
+rv = widgets.get(namespace="default").metadata.resourceVersion
+widgets.create(body=dict(body, metadata={"name": "watched"}), namespace="default")
+seen = [(e["type"], e["object"].metadata.name)
+        for e in dynamic.DynamicClient(b).resources.get(api_version="example.com/v1", kind="Widget")
+        .watch(namespace="default", resource_version=rv, timeout=2)]
+expect("dynamic watch", seen == [("ADDED", "watched")])
+widgets.delete(name="watched", namespace="default")
 
 # CustomObjectsApi creates three; the dynamic client deletes two by label (deletecollection with
 # a selector), then CustomObjectsApi's deletecollection takes the last.
