@@ -341,9 +341,25 @@ YAML
 check "kubectl apply -f creates a Widget (a)" ka apply -f "$M/w1.yaml"
 check "... created" has "widget.example.com/w1 created"
 check "and another" ka apply -f "$M/w3.yaml"
+cat >"$M/bogus.yaml" <<'YAML'
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: bogus, namespace: default}
+spec: {color: red, bogus: 1}
+YAML
+strict_refused() { ! ka create -f "$M/bogus.yaml"; }
+check "kubectl create (--validate=strict, kubectl's default) refuses an unknown field" strict_refused
+check "... with kube's strict decoding error" \
+    has 'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"'
+check "... nothing was created" ka get widgets -o name
+check "... only w1 and w3" test "$KOUT" = $'widget.example.com/w1\nwidget.example.com/w3'
 check "kubectl patch --subresource=status sets its Ready condition (b)" \
     kb patch widget w1 --subresource=status --type=merge \
     -p '{"status":{"conditions":[{"type":"Synced","status":"False"},{"type":"Ready","status":"True"}]}}'
+check "kubectl wait --for=condition=Ready on the custom object (a)" \
+    ka wait --for=condition=Ready widget/w1 --timeout=10s
+check "kubectl wait --for=jsonpath on its spec (b)" \
+    kb wait --for=jsonpath='{.spec.replicas}'=3 widget/w1 --timeout=10s
 check "kubectl get widgets (a)" ka get widgets
 check "... prints the printer columns' header" has_line "NAME READY REPLICAS AGE"
 check "... w1 Ready True with 3 replicas and an age" has_line "w1 True 3 [0-9]+s"
