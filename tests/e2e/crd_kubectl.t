@@ -691,6 +691,24 @@ sys.exit(1 if bad else 0)
 PY
 fi
 
+# kubectl delete of a CRD with objects waits until the finalizer has deleted them and the CRD
+check "kubectl delete crd of the Prometheus CRD, objects and all, waits for its end (a)" \
+    timeout 60 env KUBECONFIG="$KGATE_TEST_TMP/a.kubeconfig" kubectl delete crd "$PROM"
+no_prom() {
+    for _ in $(seq 50); do
+        KUBECONFIG=$KGATE_TEST_TMP/b.kubeconfig kubectl get prometheuses >/dev/null 2>&1 || break
+        sleep 0.2
+    done
+    # (a fresh discovery cache: kubectl's own would still list the kind, and answer NotFound)
+    ! KUBECACHEDIR=$KGATE_TEST_TMP/fresh-cache kb get prometheuses
+}
+check "b no longer knows the kind" no_prom
+check "... in kubectl's words" has 'error: the server doesn'"'"'t have a resource type "prometheuses"'
+req GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions
+check "only the widgets CRD is left" jpy "[i['metadata']['name'] for i in d['items']] == ['widgets.example.com']"
+check "etcd holds no Prometheus object" \
+    bash -c "[[ -z \$(ETCDCTL_API=3 etcdctl --endpoints=$KGATE_TEST_ETCD get $PREFIX/monitoring.example.com/ --prefix --keys-only) ]]"
+
 for i in a b; do
     on "$i"
     check "instance $i stops cleanly" clean_exit
