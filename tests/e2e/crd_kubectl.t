@@ -241,19 +241,19 @@ kb get crd "$PROM" -o json --show-managed-fields
 check "its managedFields name kubectl's apply manager" jpy \
     "('kubectl', 'Apply', None) in [(m['manager'], m['operation'], m.get('subresource')) for m in d['metadata']['managedFields']]" \
     <(echo "$KOUT")
-check "re-applying it changed (spec.walCompression added) is conflict-free" \
-    ka apply --server-side -f "$M/prometheus-crd-v2.json"
+check "re-applying it changed (spec.walCompression added) through b is conflict-free" \
+    kb apply --server-side -f "$M/prometheus-crd-v2.json"
 check "... serverside-applied" has "serverside-applied"
 wal_explained() {
     for _ in $(seq 50); do
-        KUBECONFIG=$KGATE_TEST_TMP/b.kubeconfig kubectl explain prometheus.spec.walCompression \
+        KUBECONFIG=$KGATE_TEST_TMP/a.kubeconfig kubectl explain prometheus.spec.walCompression \
             >/dev/null 2>&1 && return 0
         sleep 0.2
     done
     false
 }
-check "b explains the new field" wal_explained
-kb explain prometheus.spec.walCompression
+check "a explains the new field" wal_explained
+ka explain prometheus.spec.walCompression
 check "... with its type and description" has "FIELD: walCompression <boolean>"
 check "... and description" has "Configures compression of the write-ahead log."
 refuse_csa() { ! ka apply -f "$M/prometheus-crd-v2.json"; }
