@@ -29,8 +29,9 @@ typedef struct gw_crd_version {
     const char *status_replicas; /* statusReplicasPath */
     const char *label_selector; /* labelSelectorPath, or NULL */
     const char *const *field_labels; /* what a field selector may name: metadata.name,
-                                        metadata.namespace and the selectableFields' paths
-                                        without their leading dot; NULL-terminated */
+                                        metadata.namespace (a namespaced kind's only) and the
+                                        selectableFields' paths without their leading dot;
+                                        NULL-terminated */
     bool has_defaults;               /* the schema has a default somewhere: objects read from
                                         etcd are defaulted */
 } gw_crd_version_t;
