@@ -365,6 +365,9 @@ check "... prints the printer columns' header" has_line "NAME READY REPLICAS AGE
 check "... w1 Ready True with 3 replicas and an age" has_line "w1 True 3 [0-9]+s"
 # (a cell whose path finds nothing is null: kubectl leaves it blank)
 check "... w3 with no Ready condition and 1 replica" has_line "w3 1 [0-9]+s"
+check "kubectl get widgets -A lists across namespaces (b)" kb get widgets -A
+check "... with the namespace column" has_line "NAMESPACE NAME READY REPLICAS AGE"
+check "... and the rows" has_line "default w1 True 3 [0-9]+s"
 check "kubectl get wd -o wide (short name, b)" kb get wd w1 -o wide
 check "... the same columns" has_line "w1 True 3 [0-9]+s"
 
@@ -602,6 +605,64 @@ check "... deletes the three" test "$(grep -c 'deleted' <<<"$KOUT")" = 3
 check "none left (b)" kb get widgets -o name
 check "... empty" test -z "$KOUT"
 
+# a cluster-scoped CRD, as cert-manager's ClusterIssuer
+cat >"$M/gates.yaml" <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gates.example.com}
+spec:
+  group: example.com
+  scope: Cluster
+  names: {plural: gates, singular: gate, kind: Gate}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    selectableFields: [{jsonPath: .spec.zone}]
+    additionalPrinterColumns:
+    - {name: Zone, type: string, jsonPath: .spec.zone}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              zone: {type: string}
+---
+apiVersion: example.com/v1
+kind: Gate
+metadata: {name: north}
+spec: {zone: north-1}
+---
+apiVersion: example.com/v1
+kind: Gate
+metadata: {name: south}
+spec: {zone: south-1}
+YAML
+gates_applied() {
+    # (the objects of a CRD applied in the same file need its kind served: kubectl retries
+    # nothing, so a second pass creates them, as users run it)
+    for _ in $(seq 20); do
+        KUBECONFIG=$KGATE_TEST_TMP/a.kubeconfig kubectl apply -f "$M/gates.yaml" >/dev/null 2>&1 &&
+            return 0
+        sleep 0.3
+    done
+    ka apply -f "$M/gates.yaml"
+}
+check "kubectl apply of a cluster-scoped CRD and two of its objects in one file (a)" gates_applied
+check "kubectl get gates (b): no namespace, the Zone column" kb get gates
+check "... the header" has_line "NAME ZONE"
+check "... a row" has_line "south south-1"
+check "kubectl get gates --field-selector spec.zone=north-1 (b)" \
+    kb get gates --field-selector spec.zone=north-1 -o name
+check "... north" test "$KOUT" = "gate.example.com/north"
+no_ns_sel() { ! kb get gates --field-selector metadata.namespace=default; }
+check "metadata.namespace is no field of a cluster-scoped kind" no_ns_sel
+check "... kube's message" has "field label not supported: metadata.namespace"
+check "kubectl delete gate south (b)" kb delete gate south
+check "... deleted" has 'gate.example.com "south" deleted'
+
 # --- the Python client (Debian's python3-kubernetes) ------------------------------------------
 if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
     check "Python: typed CRD reads, dynamic create/list/patch/delete, deletecollection (a, b)" \
@@ -635,7 +696,7 @@ expect("typed CRD int-or-string",
 expect("typed CRD conditions", any(c.type == "Established" and c.status == "True"
                                    for c in crd.status.conditions))
 names = [c.metadata.name for c in client.ApiextensionsV1Api(a).list_custom_resource_definition().items]
-expect("typed CRD list", sorted(names) == [sys.argv[3], "widgets.example.com"])
+expect("typed CRD list", sorted(names) == ["gates.example.com", sys.argv[3], "widgets.example.com"])
 
 dyn = dynamic.DynamicClient(a)
 widgets = dyn.resources.get(api_version="example.com/v1", kind="Widget")
@@ -705,7 +766,8 @@ no_prom() {
 check "b no longer knows the kind" no_prom
 check "... in kubectl's words" has 'error: the server doesn'"'"'t have a resource type "prometheuses"'
 req GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions
-check "only the widgets CRD is left" jpy "[i['metadata']['name'] for i in d['items']] == ['widgets.example.com']"
+check "only the gates and widgets CRDs are left" \
+    jpy "[i['metadata']['name'] for i in d['items']] == ['gates.example.com', 'widgets.example.com']"
 check "etcd holds no Prometheus object" \
     bash -c "[[ -z \$(ETCDCTL_API=3 etcdctl --endpoints=$KGATE_TEST_ETCD get $PREFIX/monitoring.example.com/ --prefix --keys-only) ]]"
 
