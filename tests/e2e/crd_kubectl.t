@@ -7,7 +7,8 @@
 # selectable field, diffed, applied client-side (three-way merge), labelled, sorted, applied
 # server-side by two managers merging list maps (one with a composite key holding a defaulted
 # member), deleted in a server dry run, replaced, explained, deleted with --all; RBAC on the
-# custom resource (a Role, and an operator's aggregate-to-view ClusterRole); the Python dynamic
+# custom resource (a Role, and an operator's aggregate-to-view ClusterRole); a cluster-scoped
+# CRD applied with its objects; the big CRD deleted with kubectl; the Python dynamic
 # client (create, list, patch, watch, delete, deletecollection by label), typed CRD reads and
 # CustomObjectsApi.
 set -u
