@@ -554,6 +554,14 @@ check "... green" test "$KOUT" = green
 stale() { ! ka replace -f "$M/w1-edit.json"; }
 check "replacing the stale copy again is a conflict" stale
 check "... in kube's words" has 'Operation cannot be fulfilled on widgets.example.com "w1": the object has been modified; please apply your changes to the latest version and try again'
+check "kubectl edit (an editor that changes the colour, a)" \
+    env EDITOR="sed -i s/color:\ green/color:\ red/" KUBECONFIG="$KGATE_TEST_TMP/a.kubeconfig" \
+    kubectl edit widget w1
+check "... b reads the edited colour" kb get widget w1 -o 'jsonpath={.spec.color}'
+check "... red" test "$KOUT" = red
+check "kubectl get --chunk-size=1 pages through continue tokens (b)" \
+    kb get widgets --chunk-size=1 -o name
+check "... every object once" test "$KOUT" = $'widget.example.com/w1\nwidget.example.com/w2\nwidget.example.com/w3'
 check "kubectl explain widget.spec.ports (b)" kb explain widget.spec.ports
 check "... its type" has "FIELD: ports <[]Object>"
 check "... its description" has "Ports the widget listens on, keyed by name."
