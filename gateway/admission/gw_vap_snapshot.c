@@ -38,6 +38,7 @@ struct gw_vap_snap {
     struct gw_vap_params *params;
     size_t nparams;
     size_t reused;
+    const gw_catalog_t *catalog; /* held: the param kinds' resources point into it */
 };
 
 static pthread_mutex_t current_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -271,6 +272,7 @@ gw_vap_snap_new(const gw_catalog_t *cat, json_t *policies, json_t *bindings, jso
     json_t *o;
 
     atomic_init(&s->refs, 1);
+    s->catalog = gw_catalog_ref(cat);
     s->policies = json_is_array(policies) ? json_incref(policies) : json_array();
     s->bindings = json_is_array(bindings) ? json_incref(bindings) : json_array();
     s->params_doc = json_is_object(params) ? json_incref(params) : json_object();
@@ -323,6 +325,7 @@ gw_vap_snap_unref(gw_vap_snap_t *s)
     json_decref(s->policies);
     json_decref(s->bindings);
     json_decref(s->params_doc);
+    gw_catalog_unref(s->catalog);
     free(s);
 }
 

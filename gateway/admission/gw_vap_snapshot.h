@@ -64,7 +64,8 @@ const gw_resource_t *gw_vap_param_resource(const gw_catalog_t *cat, const json_t
  * Build a snapshot from the stored policies and bindings (JSON arrays of objects, read and
  * referenced, not copied) and `params`, an object whose members are the storage paths of the
  * param kinds' resources (gw_resource_t.storage_path) and whose values are arrays of their
- * stored objects. `prev` (may be NULL) lends the compiled form of unchanged policies.
+ * stored objects. `prev` (may be NULL) lends the compiled form of unchanged policies. The
+ * snapshot holds a reference to cat (a catalog snapshot's param kinds are custom resources).
  * Returns a snapshot with one reference (gw_vap_snap_unref). Thread: any.
  */
 gw_vap_snap_t *gw_vap_snap_new(const gw_catalog_t *cat, json_t *policies, json_t *bindings,

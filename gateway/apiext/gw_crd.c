@@ -234,8 +234,8 @@ has_defaults(const gw_schema_t *s, int depth)
 }
 
 static int
-compile_version(gw_crd_t *c, const json_t *version, const gw_catalog_t *builtin,
-                gw_resource_t *r, char *err, size_t err_len)
+compile_version(gw_crd_t *c, const json_t *version, const gw_catalog_t *builtin, gw_resource_t *r,
+                char *err, size_t err_len)
 {
     gw_arena_t *a = c->arena;
     const json_t *spec = json_object_get(c->obj, "spec");
@@ -264,8 +264,8 @@ compile_version(gw_crd_t *c, const json_t *version, const gw_catalog_t *builtin,
     r->verbs = GW_VERB_GET | GW_VERB_LIST | GW_VERB_WATCH | GW_VERB_CREATE | GW_VERB_UPDATE |
                GW_VERB_PATCH | GW_VERB_DELETE | GW_VERB_DELETECOLLECTION;
     r->keeps_generation = true;
-    r->storage_version_hash = storage_version_hash(
-        a, r->group, cu->storage_version, str_at(json_object_get(spec, "names"), "kind"));
+    r->storage_version_hash = storage_version_hash(a, r->group, cu->storage_version,
+                                                   str_at(json_object_get(spec, "names"), "kind"));
     r->subresources = subresources(a, r, cv, builtin, &r->n_subresources);
     r->custom = cu;
     return 0;
@@ -282,7 +282,8 @@ compile_versions(gw_crd_t *c, const gw_catalog_t *builtin, char *err, size_t err
     json_array_foreach(versions, i, v)
     {
         gw_resource_t *r;
-        if (!json_is_true(json_object_get(v, "served")) || !json_is_string(json_object_get(v, "name")))
+        if (!json_is_true(json_object_get(v, "served")) ||
+            !json_is_string(json_object_get(v, "name")))
             continue;
         r = gw_arena_calloc(c->arena, sizeof(*r));
         if (compile_version(c, v, builtin, r, err, err_len) != 0)

@@ -22,12 +22,12 @@ typedef struct gw_crd gw_crd_t;
 /* What one served version adds beyond its gw_resource_t (gw_custom_t.compiled). */
 typedef struct gw_crd_version {
     const gw_crd_t *crd;
-    const char *name;           /* the version */
-    bool has_status;            /* subresources.status */
-    bool has_scale;             /* subresources.scale, with its paths (".spec.replicas") */
-    const char *spec_replicas;  /* specReplicasPath */
-    const char *status_replicas; /* statusReplicasPath */
-    const char *label_selector; /* labelSelectorPath, or NULL */
+    const char *name;                /* the version */
+    bool has_status;                 /* subresources.status */
+    bool has_scale;                  /* subresources.scale, with its paths (".spec.replicas") */
+    const char *spec_replicas;       /* specReplicasPath */
+    const char *status_replicas;     /* statusReplicasPath */
+    const char *label_selector;      /* labelSelectorPath, or NULL */
     const char *const *field_labels; /* what a field selector may name: metadata.name,
                                         metadata.namespace (a namespaced kind's only) and the
                                         selectableFields' paths without their leading dot;

@@ -12,15 +12,16 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "gw_crd_int.h"
+#include "gw_crd_schema_int.h"
 #include "gw_fieldval.h"
 
-/* formats.go's supported string formats, as go-openapi normalizes names (dashes removed) */
-static const char *const string_formats[] = {
-    "bsonobjectid", "uri",      "email",   "hostname", "ipv4",     "ipv6",       "cidr",
-    "mac",          "uuid",     "uuid3",   "uuid4",    "uuid5",    "isbn",       "isbn10",
-    "isbn13",       "creditcard", "ssn",   "hexcolor", "rgbcolor", "byte",       "password",
-    "date",         "duration", "datetime", "quantity",
+/* formats.go's supported formats, as go-openapi normalizes names (dashes removed); kube keeps
+   them whatever the node's type, and strips every other format */
+static const char *const supported_formats[] = {
+    "bsonobjectid", "uri",    "email",    "hostname",   "ipv4",     "ipv6",
+    "cidr",         "mac",    "uuid",     "uuid3",      "uuid4",    "uuid5",
+    "isbn",         "isbn10", "isbn13",   "creditcard", "ssn",      "hexcolor",
+    "rgbcolor",     "byte",   "password", "date",       "duration", "datetime",
 };
 
 static void
@@ -34,22 +35,15 @@ normalize(const char *format, char *out, size_t n)
 }
 
 const char *
-gw_crd__supported_format(const char *type, const char *format)
+gw_crd__supported_format(const char *format)
 {
     char norm[64];
     if (format == NULL || format[0] == '\0' || strlen(format) >= sizeof(norm))
         return NULL;
-    if (type == NULL || type[0] == '\0' || strcmp(type, "string") == 0) {
-        normalize(format, norm, sizeof(norm));
-        for (size_t i = 0; i < sizeof(string_formats) / sizeof(string_formats[0]); i++)
-            if (strcmp(norm, string_formats[i]) == 0)
-                return format;
-        return NULL;
-    }
-    if (strcmp(type, "integer") == 0)
-        return strcmp(format, "int32") == 0 || strcmp(format, "int64") == 0 ? format : NULL;
-    if (strcmp(type, "number") == 0)
-        return strcmp(format, "float") == 0 || strcmp(format, "double") == 0 ? format : NULL;
+    normalize(format, norm, sizeof(norm));
+    for (size_t i = 0; i < sizeof(supported_formats) / sizeof(supported_formats[0]); i++)
+        if (strcmp(norm, supported_formats[i]) == 0)
+            return format;
     return NULL;
 }
 
@@ -80,8 +74,8 @@ rx_init(void)
     int rc;
     PCRE2_SIZE off;
     for (int i = 0; i < RX_N; i++)
-        rx[i] = pcre2_compile((PCRE2_SPTR)rx_src[i], PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP,
-                              &rc, &off, NULL);
+        rx[i] = pcre2_compile((PCRE2_SPTR)rx_src[i], PCRE2_ZERO_TERMINATED,
+                              PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &rc, &off, NULL);
 }
 
 static bool
@@ -162,7 +156,9 @@ cidr_ok(const char *s)
         return false;
     memcpy(addr, s, (size_t)(slash - s));
     addr[slash - s] = '\0';
-    int bits = inet_pton(AF_INET, addr, buf) == 1 ? 32 : inet_pton(AF_INET6, addr, buf) == 1 ? 128 : 0;
+    int bits = inet_pton(AF_INET, addr, buf) == 1    ? 32
+               : inet_pton(AF_INET6, addr, buf) == 1 ? 128
+                                                     : 0;
     int n = 0;
     for (const char *p = slash + 1; *p != '\0'; p++) {
         if (!isdigit((unsigned char)*p))
@@ -291,35 +287,70 @@ go_duration_ok(const char *s)
     return true;
 }
 
-/* strfmt.ParseDuration: Go's syntax, else any "<digits> <unit>" inside */
+/* Go's regexp \s: ASCII space, \t \n \f \r */
 static bool
-duration_ok(const char *s)
+go_space(char c)
 {
-    static const char *const units[] = {"ns", "us", "ms", "s",  "m",    "h",     "d",  "w",
-                                        "nanoseconds", "microseconds", "milliseconds",
-                                        "seconds", "minutes", "hours", "days", "weeks"};
-    if (go_duration_ok(s))
-        return true;
-    for (const char *p = s; *p != '\0'; p++) {
-        if (!isdigit((unsigned char)*p) || (p > s && isdigit((unsigned char)p[-1])))
-            continue;
-        const char *q = p;
-        while (isdigit((unsigned char)*q))
-            q++;
-        while (isspace((unsigned char)*q))
-            q++;
-        char unit[32];
-        size_t k = 0;
-        while (isalpha((unsigned char)q[k]) && k + 1 < sizeof(unit)) {
-            unit[k] = (char)tolower((unsigned char)q[k]);
-            k++;
-        }
-        unit[k] = '\0';
-        for (size_t i = 0; k > 0 && i < sizeof(units) / sizeof(units[0]); i++)
-            if (strcmp(unit, units[i]) == 0)
+    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/* One of strfmt's unit words: a variant, or a word starting with a list's last variant. */
+static bool
+duration_unit(const char *u, size_t n)
+{
+    static const char *const units[][4] = {
+        {"ns", "nano"}, {"us", "\xc2\xb5s", "micro"}, {"ms", "milli"}, {"s", "sec"},
+        {"m", "min"},   {"h", "hr", "hour"},          {"d", "day"},    {"w", "wk", "week"},
+    };
+    char low[32];
+    if (n >= sizeof(low))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)tolower((unsigned char)u[i]);
+    low[n] = '\0';
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        size_t last = 0;
+        while (last + 1 < 4 && units[i][last + 1] != NULL)
+            last++;
+        for (size_t k = 0; k <= last; k++)
+            if (strcmp(low, units[i][k]) == 0 ||
+                (k == last && strncmp(low, units[i][k], strlen(units[i][k])) == 0))
                 return true;
     }
     return false;
+}
+
+/* strfmt.ParseDuration: Go's syntax, else ^\s*(\d+\s*[A-Za-zµ]+\s*)+$ with every number an
+   int and some unit one it knows */
+static bool
+duration_ok(const char *s)
+{
+    bool known = false, any = false;
+    if (go_duration_ok(s))
+        return true;
+    while (go_space(*s))
+        s++;
+    while (*s != '\0') {
+        const char *start = s, *digits, *unit;
+        while (*s == '0')
+            s++;
+        for (digits = s; isdigit((unsigned char)*s);)
+            s++;
+        if (s == start || s - digits > 19 ||
+            (s - digits == 19 && strncmp(digits, "9223372036854775807", 19) > 0))
+            return false; /* strconv.Atoi fails beyond an int64 */
+        while (go_space(*s))
+            s++;
+        for (unit = s; isalpha((unsigned char)*s) || strncmp(s, "\xc2\xb5", 2) == 0;)
+            s += isalpha((unsigned char)*s) ? 1 : 2;
+        if (s == unit)
+            return false;
+        known |= duration_unit(unit, (size_t)(s - unit));
+        any = true;
+        while (go_space(*s))
+            s++;
+    }
+    return any && known;
 }
 
 /* RFC 5322 atext */
@@ -426,7 +457,7 @@ isbn_ok(const char *s, int version)
     char d[32];
     size_t n = 0;
     for (; *s != '\0'; s++) {
-        if (isspace((unsigned char)*s) || *s == '-')
+        if (go_space(*s) || *s == '-')
             continue;
         if (n + 1 >= sizeof(d))
             return false;
@@ -454,16 +485,20 @@ isbn_ok(const char *s, int version)
     return false;
 }
 
-/* govalidator.IsCreditCard: the digits (anything else dropped) match a card's number and the
-   Luhn sum */
+/* govalidator.IsCreditCard: without its spaces and dashes, a card's number with a good Luhn
+   sum */
 static bool
 creditcard_ok(const char *s)
 {
     char d[64];
     size_t n = 0;
-    for (; *s != '\0'; s++)
-        if (isdigit((unsigned char)*s) && n + 1 < sizeof(d))
-            d[n++] = *s;
+    for (; *s != '\0'; s++) {
+        if (go_space(*s) || *s == '-')
+            continue;
+        if (n + 1 >= sizeof(d))
+            return false;
+        d[n++] = *s;
+    }
     d[n] = '\0';
     if (!rx_match(RX_CREDITCARD, d))
         return false;
@@ -507,16 +542,16 @@ gw_crd__format_ok(const char *format, const char *s)
         return strlen(s) == 24 && all_hex(s, 24);
     if (strncmp(f, "uuid", 4) == 0)
         return uuid_ok(s, f[4]);
-    return strcmp(f, "uri") == 0        ? uri_ok(s)
-           : strcmp(f, "email") == 0    ? email_ok(s)
-           : strcmp(f, "hostname") == 0 ? hostname_ok(s)
-           : strcmp(f, "ipv4") == 0     ? ip_ok(s, AF_INET)
-           : strcmp(f, "ipv6") == 0     ? ip_ok(s, AF_INET6)
-           : strcmp(f, "cidr") == 0     ? cidr_ok(s)
-           : strcmp(f, "mac") == 0      ? mac_ok(s)
-           : strcmp(f, "isbn") == 0     ? isbn_ok(s, 10) || isbn_ok(s, 13)
-           : strcmp(f, "isbn10") == 0   ? isbn_ok(s, 10)
-           : strcmp(f, "isbn13") == 0   ? isbn_ok(s, 13)
+    return strcmp(f, "uri") == 0          ? uri_ok(s)
+           : strcmp(f, "email") == 0      ? email_ok(s)
+           : strcmp(f, "hostname") == 0   ? hostname_ok(s)
+           : strcmp(f, "ipv4") == 0       ? ip_ok(s, AF_INET)
+           : strcmp(f, "ipv6") == 0       ? ip_ok(s, AF_INET6)
+           : strcmp(f, "cidr") == 0       ? cidr_ok(s)
+           : strcmp(f, "mac") == 0        ? mac_ok(s)
+           : strcmp(f, "isbn") == 0       ? isbn_ok(s, 10) || isbn_ok(s, 13)
+           : strcmp(f, "isbn10") == 0     ? isbn_ok(s, 10)
+           : strcmp(f, "isbn13") == 0     ? isbn_ok(s, 13)
            : strcmp(f, "creditcard") == 0 ? creditcard_ok(s)
            : strcmp(f, "ssn") == 0        ? ssn_ok(s)
            : strcmp(f, "hexcolor") == 0   ? hexcolor_ok(s)

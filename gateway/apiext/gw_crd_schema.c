@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gw_crd_int.h"
+#include "gw_crd_schema_int.h"
 #include "gw_err.h"
 
 /* Deeper schemas than this are refused (kube's JSON decoding stops far below recursion
@@ -31,7 +31,7 @@ static const gw_schema_t any_node = {.type = GW_SCHEMA_ANY};
 static gw_schema_t *compile_node(compiler_t *c, const json_t *j);
 
 static const char *
-opt_str(const json_t *j, const char *key)
+member_str(const json_t *j, const char *key)
 {
     return json_string_value(json_object_get(j, key));
 }
@@ -79,8 +79,8 @@ compile_pattern(compiler_t *c, struct gw_schema_rules *r, const char *pattern)
 {
     int rc;
     PCRE2_SIZE off;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &rc,
-                                   &off, NULL);
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                                   PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &rc, &off, NULL);
     r->pattern = gw_arena_strdup(c->a, pattern);
     if (re == NULL) {
         PCRE2_UCHAR msg[160];
@@ -122,14 +122,17 @@ compile_bounds(struct gw_schema_rules *r, const json_t *j)
     r->unique_items = json_is_true(json_object_get(j, "uniqueItems"));
 }
 
-static const struct gw_schema_rules *
+static struct gw_schema_rules *
 compile_rules(compiler_t *c, const json_t *j)
 {
     struct gw_schema_rules *r = gw_arena_calloc(c->a, sizeof(*r));
     const json_t *v;
-    const char *type = opt_str(j, "type"), *pattern = opt_str(j, "pattern");
+    const char *type = member_str(j, "type"), *pattern = member_str(j, "pattern");
     r->type = type != NULL && type[0] != '\0' ? gw_arena_strdup(c->a, type) : NULL;
-    r->format = gw_crd__supported_format(type, opt_str(j, "format"));
+    if (json_is_true(json_object_get(j, "x-kubernetes-int-or-string")))
+        r->type = "integer,string"; /* as convert.go states it for the validator */
+    const char *format = gw_crd__supported_format(member_str(j, "format"));
+    r->format = format != NULL ? gw_arena_strdup(c->a, format) : NULL;
     compile_bounds(r, j);
     if (json_is_array(v = json_object_get(j, "enum")))
         r->enum_values = keep(c, v);
@@ -150,7 +153,7 @@ compile_rules(compiler_t *c, const json_t *j)
 /* ---- structure ---------------------------------------------------------------------------- */
 
 static int
-field_cmp(const void *x, const void *y)
+by_name(const void *x, const void *y)
 {
     return strcmp(((const gw_schema_field_t *)x)->name, ((const gw_schema_field_t *)y)->name);
 }
@@ -161,14 +164,14 @@ compile_fields(compiler_t *c, gw_schema_t *s, const json_t *props)
     const char *name;
     const json_t *v;
     size_t n = 0;
-    gw_schema_field_t *fields = gw_arena_calloc(c->a, (json_object_size(props) + 1) *
-                                                          sizeof(*fields));
+    gw_schema_field_t *fields =
+        gw_arena_calloc(c->a, (json_object_size(props) + 1) * sizeof(*fields));
     json_object_foreach((json_t *)props, name, v)
     {
         fields[n].name = gw_arena_strdup(c->a, name);
         fields[n++].schema = compile_node(c, v);
     }
-    qsort(fields, n, sizeof(*fields), field_cmp);
+    qsort(fields, n, sizeof(*fields), by_name);
     s->fields = fields;
     s->n_fields = n;
 }
@@ -193,12 +196,12 @@ add_type_meta(compiler_t *c, gw_schema_t *s)
     gw_schema_field_t *fields = gw_arena_calloc(c->a, (s->n_fields + 3) * sizeof(*fields));
     size_t n = 0;
     for (size_t i = 0; i < s->n_fields; i++)
-        if (strcmp(s->fields[i].name, "apiVersion") != 0 && strcmp(s->fields[i].name, "kind") != 0 &&
-            strcmp(s->fields[i].name, "metadata") != 0)
+        if (strcmp(s->fields[i].name, "apiVersion") != 0 &&
+            strcmp(s->fields[i].name, "kind") != 0 && strcmp(s->fields[i].name, "metadata") != 0)
             fields[n++] = s->fields[i];
     for (size_t i = 0; i < 3; i++)
         fields[n++] = (gw_schema_field_t){names[i], i < 2 ? &string_node : c->objmeta};
-    qsort(fields, n, sizeof(*fields), field_cmp);
+    qsort(fields, n, sizeof(*fields), by_name);
     s->fields = fields;
     s->n_fields = n;
 }
@@ -214,7 +217,7 @@ compile_child(compiler_t *c, const json_t *j)
 static void
 compile_shape(compiler_t *c, gw_schema_t *s, const json_t *j)
 {
-    const char *type = opt_str(j, "type");
+    const char *type = member_str(j, "type");
     const json_t *props = json_object_get(j, "properties");
     const json_t *addl = json_object_get(j, "additionalProperties");
     bool object = type != NULL ? strcmp(type, "object") == 0 : json_is_object(props);
@@ -232,12 +235,12 @@ compile_shape(compiler_t *c, gw_schema_t *s, const json_t *j)
         s->type = GW_SCHEMA_ARRAY;
         s->items = compile_child(c, json_object_get(j, "items"));
     } else {
-        s->type = type == NULL                       ? GW_SCHEMA_ANY
-                  : strcmp(type, "string") == 0      ? GW_SCHEMA_STRING
-                  : strcmp(type, "integer") == 0     ? GW_SCHEMA_INTEGER
-                  : strcmp(type, "number") == 0      ? GW_SCHEMA_NUMBER
-                  : strcmp(type, "boolean") == 0     ? GW_SCHEMA_BOOLEAN
-                                                     : GW_SCHEMA_ANY;
+        s->type = type == NULL                   ? GW_SCHEMA_ANY
+                  : strcmp(type, "string") == 0  ? GW_SCHEMA_STRING
+                  : strcmp(type, "integer") == 0 ? GW_SCHEMA_INTEGER
+                  : strcmp(type, "number") == 0  ? GW_SCHEMA_NUMBER
+                  : strcmp(type, "boolean") == 0 ? GW_SCHEMA_BOOLEAN
+                                                 : GW_SCHEMA_ANY;
     }
 }
 
@@ -245,11 +248,11 @@ static void
 compile_markers(compiler_t *c, gw_schema_t *s, const json_t *j)
 {
     const char *v;
-    if ((v = opt_str(j, "format")) != NULL)
+    if ((v = member_str(j, "format")) != NULL)
         s->format = gw_arena_strdup(c->a, v);
-    if ((v = opt_str(j, "x-kubernetes-list-type")) != NULL)
+    if ((v = member_str(j, "x-kubernetes-list-type")) != NULL)
         s->list_type = gw_arena_strdup(c->a, v);
-    if ((v = opt_str(j, "x-kubernetes-map-type")) != NULL)
+    if ((v = member_str(j, "x-kubernetes-map-type")) != NULL)
         s->map_type = gw_arena_strdup(c->a, v);
     s->list_map_keys =
         compile_strings(c, json_object_get(j, "x-kubernetes-list-map-keys"), &s->n_list_map_keys);
@@ -268,20 +271,30 @@ compile_node(compiler_t *c, const json_t *j)
             snprintf(c->err, c->err_len, "schema nesting exceeds %d levels", MAX_DEPTH);
         c->failed = true;
     }
-    if (c->failed || !json_is_object(j)) {
+    if (c->failed || !json_is_object(j)) { /* a node kube would refuse: no rules */
         s->type = GW_SCHEMA_ANY;
+        s->rules = compile_rules(c, NULL);
         c->depth--;
         return s;
     }
     compile_shape(c, s, j);
     compile_markers(c, s, j);
+    struct gw_schema_rules *r = compile_rules(c, j);
+    const gw_schema_field_t *own = gw_schema_field(s, "metadata");
+    if ((c->depth == 1 || s->embedded_resource) && own != NULL) /* a resource */
+        r->metadata = own->schema;
+    s->rules = r;
     if (s->embedded_resource) {
         if (s->type != GW_SCHEMA_OBJECT) /* kube requires type object; keep the shape safe */
-            *s = (gw_schema_t){.type = GW_SCHEMA_OBJECT, .embedded_resource = true,
-                               .preserve_unknown = s->preserve_unknown, .nullable = s->nullable};
+            *s = (gw_schema_t){.type = GW_SCHEMA_OBJECT,
+                               .embedded_resource = true,
+                               .preserve_unknown = s->preserve_unknown,
+                               .nullable = s->nullable,
+                               .required = s->required,
+                               .n_required = s->n_required,
+                               .rules = s->rules};
         add_type_meta(c, s);
     }
-    s->rules = compile_rules(c, j);
     c->depth--;
     return s;
 }
@@ -308,8 +321,10 @@ gw_crd_schema_compile(gw_arena_t *a, const json_t *props, const gw_schema_t *obj
     if (root->type != GW_SCHEMA_OBJECT) { /* a root map, or a schema without shape */
         const gw_schema_t *values = root->type == GW_SCHEMA_MAP ? root->values : NULL;
         gw_schema_t copy = *root;
-        *root = (gw_schema_t){.values = values, .preserve_unknown = copy.preserve_unknown,
-                              .required = copy.required, .n_required = copy.n_required,
+        *root = (gw_schema_t){.values = values,
+                              .preserve_unknown = copy.preserve_unknown,
+                              .required = copy.required,
+                              .n_required = copy.n_required,
                               .rules = copy.rules};
         root->type = GW_SCHEMA_OBJECT;
     }

@@ -32,10 +32,11 @@ struct pcre2_real_code_8;
  * oneOf and not; built-in nodes (metadata's ObjectMeta) have none.
  */
 struct gw_schema_rules {
-    const char *type;   /* the declared type ("object", "string", ...), NULL when none */
+    const char *type;   /* the declared type ("object", ...; "integer,string" for int-or-string,
+                           as the validator reads it), NULL when none */
     const char *format; /* the format kube validates (unsupported ones dropped), or NULL */
-    const json_t *enum_values; /* the enum array, or NULL */
-    const char *pattern;       /* the pattern as written, or NULL */
+    const json_t *enum_values;                  /* the enum array, or NULL */
+    const char *pattern;                        /* the pattern as written, or NULL */
     const struct pcre2_real_code_8 *pattern_re; /* compiled; NULL when it does not compile */
     const char *pattern_error;                  /* then PCRE2's reason */
     bool has_maximum, exclusive_maximum;
@@ -53,8 +54,12 @@ struct gw_schema_rules {
     size_t n_any_of;
     const gw_schema_t *const *one_of;
     size_t n_one_of;
-    const gw_schema_t *not_schema;  /* not, or NULL */
-    const json_t *validations;      /* x-kubernetes-validations, kept raw for a CEL compile */
+    const gw_schema_t *not_schema; /* not, or NULL */
+    const json_t *validations;     /* x-kubernetes-validations, kept raw for a CEL compile */
+    const gw_schema_t *metadata;   /* a resource's (the root's, an embedded one's) own metadata
+                                      schema (value validations of name and generateName),
+                                      which validation applies where the tree has ObjectMeta;
+                                      NULL when the schema states none */
 };
 
 /* Shapes beyond the catalog's: an OBJECT may also have `values` (additionalProperties beside
@@ -74,10 +79,12 @@ int gw_crd_schema_compile(gw_arena_t *a, const json_t *props, const gw_schema_t 
                           const gw_schema_t **out, char *err, size_t err_len);
 
 /**
- * kube's ValidateCustomResource: obj against root, appending to errs kube's field errors (paths,
- * reasons and messages of kube-openapi's validator as apiextensions-apiserver converts them),
- * in kube's order (properties in name order where kube's is a map's). Nodes without rules
- * (metadata) are left to ObjectMeta's own validation. Thread: any.
+ * A custom object's validation by its schema, as kube's custom resource strategy runs it:
+ * ValidateCustomResource (kube-openapi's validator, with apiextensions-apiserver's field
+ * errors: paths, reasons and messages, in kube's order, properties in name order where kube's
+ * is a map's), then embedded resources' type and object metadata (schema/objectmeta), then the
+ * list-type invariants (`Duplicate value`). The root's metadata is left to ObjectMeta's own
+ * validation, but for the schema's rules on name and generateName. Thread: any.
  */
 void gw_crd_validate(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs);
 

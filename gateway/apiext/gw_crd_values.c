@@ -12,7 +12,7 @@
 #include <pcre2.h>
 
 #include "gw_alloc.h"
-#include "gw_crd_int.h"
+#include "gw_crd_schema_int.h"
 #include "gw_crd_schema.h"
 
 /* A result of kube-openapi: the errors, and how many checks applied (its MatchCount, which
@@ -25,8 +25,8 @@ typedef struct {
 static size_t validate_node(const json_t *v, const gw_schema_t *s, const char *path,
                             gw_field_errors_t *out);
 
-static void emit(gw_field_errors_t *out, const char *reason, const char *path, const char *fmt,
-                 ...) __attribute__((format(printf, 4, 5)));
+static void emit(gw_field_errors_t *out, const char *reason, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* A field error on path (kube's field path of the validator's name; "<nil>" at the root). */
 static void
@@ -67,8 +67,8 @@ go_json(const json_t *v)
 }
 
 /* A bad value as field.Error prints it: strings %q, numbers and booleans %v, null, else JSON. */
-static char *
-show(const json_t *v)
+char *
+gw_crd__show(const json_t *v)
 {
     char buf[64];
     if (v == NULL || json_is_null(v))
@@ -88,7 +88,9 @@ show_bound(double bound, bool as_int, char *buf, size_t n)
 {
     if (as_int)
         snprintf(buf, n, "%" PRId64,
-                 bound >= 9.2e18 ? INT64_MAX : bound <= -9.2e18 ? INT64_MIN : (int64_t)bound);
+                 bound >= 9.2e18    ? INT64_MAX
+                 : bound <= -9.2e18 ? INT64_MIN
+                                    : (int64_t)bound);
     else
         gw_crd__go_float(bound, buf, n);
 }
@@ -97,7 +99,7 @@ show_bound(double bound, bool as_int, char *buf, size_t n)
 static void
 invalid(gw_field_errors_t *out, const char *path, const json_t *value, const char *what)
 {
-    char *v = show(value);
+    char *v = gw_crd__show(value);
     emit(out, "FieldValueInvalid", path, "Invalid value: %s: %s in body %s", v, path, what);
     free(v);
 }
@@ -160,6 +162,17 @@ json_integral(double f)
     return diff / fmin(fabs(f) + fabs(g), 1.7976931348623157e308) < 1e-9;
 }
 
+/* spec.StringOrArray.Contains over the comma-joined types */
+static bool
+has_type(const char *types, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = types; p != NULL; p = strchr(p, ','), p = p != NULL ? p + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 /* kube-openapi's typeValidator: 1 when it passes, 0 on an error. */
 static size_t
 check_type(const json_t *v, const gw_schema_t *s, const char *path, gw_field_errors_t *out)
@@ -168,11 +181,11 @@ check_type(const json_t *v, const gw_schema_t *s, const char *path, gw_field_err
     const char *type = r->type != NULL ? r->type : "", *tf = r->format != NULL ? r->format : "";
     const char *format, *st = data_type(v, &format);
     bool str_or_slice = json_is_string(v) || json_is_array(v);
-    bool number = strcmp(type, "number") == 0 || strcmp(type, "integer") == 0;
-    bool float_int = json_is_real(v) && json_integral(json_real_value(v)) &&
-                     strcmp(type, "integer") == 0;
-    bool int_float = json_is_integer(v) && strcmp(type, "number") == 0;
-    bool same = strcmp(type, st) == 0;
+    bool number = has_type(type, "number") || has_type(type, "integer");
+    bool float_int =
+        json_is_real(v) && json_integral(json_real_value(v)) && has_type(type, "integer");
+    bool int_float = json_is_integer(v) && has_type(type, "number");
+    bool same = has_type(type, st);
     if (!str_or_slice && tf[0] != '\0' &&
         !(same || strcmp(format, tf) == 0 || float_int || int_float)) {
         type_invalid(out, path, tf, format);
@@ -210,8 +223,8 @@ pattern_matches(const struct gw_schema_rules *r, const char *s, size_t len)
 
 /* stringValidator: the first of maxLength, minLength, pattern that fails. */
 static void
-check_string(const json_t *v, const struct gw_schema_rules *r, const char *path,
-             gw_field_errors_t *out)
+string_checks(const json_t *v, const struct gw_schema_rules *r, const char *path,
+              gw_field_errors_t *out)
 {
     const char *s = json_string_value(v);
     size_t runes = utf8_runes(s);
@@ -345,9 +358,9 @@ check_enum(const json_t *v, const struct gw_schema_rules *r, const char *path,
     const json_t *e;
     if (json_array_size(r->enum_values) == 0)
         return;
-    json_array_foreach(r->enum_values, i, e) if (v != NULL && !json_is_null(v) &&
-                                                 enum_equal(v, e)) return;
-    char *val = show(v), *list = gw_strdup("");
+    json_array_foreach(r->enum_values, i,
+                       e) if (v != NULL && !json_is_null(v) && enum_equal(v, e)) return;
+    char *val = gw_crd__show(v), *list = gw_strdup("");
     json_array_foreach(r->enum_values, i, e)
     {
         char *text = json_is_string(e) ? gw_strdup(json_string_value(e)) : go_json(e);
@@ -401,15 +414,12 @@ check_array(const json_t *v, const gw_schema_t *s, const char *path, gw_field_er
     return count + 1;
 }
 
-/* objectValidator: property counts (which end it), additional properties, properties in name
-   order, then required. Its result is its children's count. */
-static size_t
-check_object(const json_t *v, const gw_schema_t *s, const char *path, gw_field_errors_t *out)
+/* objectValidator's property counts: false when one fails (which ends the object's checks). */
+static bool
+property_counts(const json_t *v, const struct gw_schema_rules *r, const char *path,
+                gw_field_errors_t *out)
 {
-    const struct gw_schema_rules *r = s->rules;
-    size_t n = json_object_size(v), count = 0;
-    const char *key;
-    const json_t *val;
+    size_t n = json_object_size(v);
     char what[96];
     if (r->min_properties >= 0 && n < (size_t)r->min_properties) {
         json_t *size = json_integer((json_int_t)n);
@@ -417,13 +427,27 @@ check_object(const json_t *v, const gw_schema_t *s, const char *path, gw_field_e
                  r->min_properties);
         invalid(out, path, size, what);
         json_decref(size);
-        return 0;
+        return false;
     }
     if (r->max_properties >= 0 && n > (size_t)r->max_properties) {
         emit(out, "FieldValueTooMany", path, "Too many: %zu: must have at most %" PRId64 " item%s",
              n, r->max_properties, r->max_properties == 1 ? "" : "s");
-        return 0;
+        return false;
     }
+    return true;
+}
+
+/* objectValidator: property counts (which end it), additional properties, properties in name
+   order, then required. Its result is its children's count. */
+static size_t
+check_object(const json_t *v, const gw_schema_t *s, const char *path, gw_field_errors_t *out)
+{
+    const struct gw_schema_rules *r = s->rules;
+    size_t count = 0;
+    const char *key;
+    const json_t *val;
+    if (!property_counts(v, r, path, out))
+        return 0;
     json_object_foreach((json_t *)v, key, val)
     {
         if (s->values == NULL || gw_schema_field(s, key) != NULL)
@@ -433,10 +457,13 @@ check_object(const json_t *v, const gw_schema_t *s, const char *path, gw_field_e
         free(p);
     }
     for (size_t i = 0; i < s->n_fields; i++) {
+        const gw_schema_t *fs = s->fields[i].schema;
         if ((val = json_object_get(v, s->fields[i].name)) == NULL)
             continue;
+        if (r->metadata != NULL && strcmp(s->fields[i].name, "metadata") == 0)
+            fs = r->metadata; /* the CRD's own rules for name and generateName */
         char *p = child_path(path, s->fields[i].name);
-        count += validate_node(val, s->fields[i].schema, p, out);
+        count += validate_node(val, fs, p, out);
         free(p);
     }
     for (size_t i = 0; i < s->n_required; i++) {
@@ -449,7 +476,8 @@ check_object(const json_t *v, const gw_schema_t *s, const char *path, gw_field_e
     return count;
 }
 
-/* ---- allOf, anyOf, oneOf, not ------------------------------------------------------------------ */
+/* ---- allOf, anyOf, oneOf, not ------------------------------------------------------------------
+ */
 
 static void
 run(const json_t *v, const gw_schema_t *s, const char *path, result_t *r)
@@ -575,12 +603,11 @@ check_props(const json_t *v, const struct gw_schema_rules *rl, const char *path,
 
 /* ---- one node ------------------------------------------------------------------------------- */
 
+/* the strfmt registry knows every format kube keeps */
 static bool
 format_applies(const struct gw_schema_rules *r)
 {
-    /* the strfmt registry knows every supported string format but quantity */
-    return r->format != NULL && strcmp(r->format, "quantity") != 0 &&
-           gw_crd__supported_format("string", r->format) != NULL;
+    return r->format != NULL;
 }
 
 /* SchemaValidator.Validate for a null: the type (unless nullable) and the enum only. */
@@ -589,7 +616,7 @@ validate_null(const gw_schema_t *s, const char *path, gw_field_errors_t *out)
 {
     const struct gw_schema_rules *r = s->rules;
     size_t count = 1;
-    if (r->type != NULL && !s->nullable && strcmp(r->type, "null") != 0) {
+    if (r->type != NULL && !s->nullable && !has_type(r->type, "null")) {
         type_invalid(out, path, r->type, "null");
         count = 0;
     }
@@ -610,7 +637,7 @@ validate_node(const json_t *v, const gw_schema_t *s, const char *path, gw_field_
         count += check_type(v, s, path, out) + 1;
     count += check_props(v, r, path, out) + 1;
     if (json_is_string(v)) {
-        check_string(v, r, path, out);
+        string_checks(v, r, path, out);
         count++;
         if (format_applies(r) && !gw_crd__format_ok(r->format, json_string_value(v)))
             type_invalid(out, path, r->format, json_string_value(v));
@@ -632,6 +659,9 @@ validate_node(const json_t *v, const gw_schema_t *s, const char *path, gw_field_
 void
 gw_crd_validate(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs)
 {
-    if (root != NULL && obj != NULL)
-        validate_node(obj, root, "", errs);
+    if (root == NULL || obj == NULL)
+        return;
+    validate_node(obj, root, "", errs);
+    gw_crd__validate_embedded(root, obj, errs);
+    gw_crd__validate_lists(root, obj, errs);
 }

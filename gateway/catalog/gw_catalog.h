@@ -196,12 +196,12 @@ typedef struct {
  * what they need. Storage: the catalog snapshot's (gateway/apiext/gw_crd.h builds it).
  */
 typedef struct {
-    const char *crd_name;        /* the CRD's metadata.name, "<plural>.<group>" */
-    const char *crd_uid;         /* its metadata.uid */
-    const json_t *crd;           /* the CRD object */
-    const json_t *version;       /* its spec.versions[] entry of this resource's version */
-    const json_t *schema_json;   /* that version's schema.openAPIV3Schema, or NULL */
-    const char *storage_version; /* the version objects are stored in */
+    const char *crd_name;            /* the CRD's metadata.name, "<plural>.<group>" */
+    const char *crd_uid;             /* its metadata.uid */
+    const json_t *crd;               /* the CRD object */
+    const json_t *version;           /* its spec.versions[] entry of this resource's version */
+    const json_t *schema_json;       /* that version's schema.openAPIV3Schema, or NULL */
+    const char *storage_version;     /* the version objects are stored in */
     const char *deprecation_warning; /* a deprecated version's Warning text, else NULL */
     const struct gw_crd_version *compiled; /* apiext's compiled form, opaque here */
 } gw_custom_t;

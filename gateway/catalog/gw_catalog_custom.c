@@ -98,10 +98,9 @@ build_groups(gw_catalog_t *c, const gw_catalog_t *base, const gw_resource_t **cu
     c->groups = gw_catalog__alloc_in(c, (base->n_groups + n) * sizeof(*c->groups));
     for (size_t i = 0; i < base->n_groups; i++) {
         gw_group_t *g = &c->groups[c->n_groups++];
-        const char **versions = gw_catalog__alloc_in(c, (base->groups[i].n_versions + n) *
-                                                            sizeof(*versions));
-        memcpy(versions, base->groups[i].versions,
-               base->groups[i].n_versions * sizeof(*versions));
+        const char **versions =
+            gw_catalog__alloc_in(c, (base->groups[i].n_versions + n) * sizeof(*versions));
+        memcpy(versions, base->groups[i].versions, base->groups[i].n_versions * sizeof(*versions));
         *g = base->groups[i];
         g->versions = versions;
     }

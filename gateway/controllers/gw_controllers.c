@@ -118,7 +118,8 @@ add_timer(struct event *ev, int64_t ms)
 }
 
 /* Ready once the initial namespaces are confirmed and the first RBAC, admission policy and
- * custom resource snapshots are in (kube's policy plugin also waits for its informers before admitting). */
+ * custom resource snapshots are in (kube's policy plugin also waits for its informers before
+ * admitting). */
 static void
 maybe_synced(gw_controllers_t *c)
 {
@@ -135,11 +136,15 @@ vap_synced(void *arg)
     maybe_synced(c);
 }
 
+/* A new catalog: ready after the first; param kinds of admission policies may have changed. */
 static void
-crds_synced(void *arg)
+crds_published(void *arg)
 {
     gw_controllers_t *c = arg;
 
+    gw_vap_cache_resync(c->vap);
+    if (c->crds_synced)
+        return;
     c->crds_synced = true;
     maybe_synced(c);
 }
@@ -430,7 +435,7 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
     c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
     c->vap = gw_vap_cache_start(client, base, etcd_prefix, values, catalog, vap_synced, c);
-    c->crds = gw_crd_feed_start(client, base, etcd_prefix, values, catalog, crds_synced, c);
+    c->crds = gw_crd_feed_start(client, base, etcd_prefix, values, catalog, crds_published, c);
     c->catalog = catalog;
     c->vap_status_leader =
         start_election(c, VAP_STATUS_ELECTION, on_vap_status_elected, on_vap_status_lost);

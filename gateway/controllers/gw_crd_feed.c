@@ -23,7 +23,7 @@ struct gw_crd_feed {
     gw_informer_t *crds;
     gw_workqueue_t *queue;
     crd_set_t *last; /* the set published last, referenced: the next rebuild reuses it */
-    void (*on_synced)(void *arg);
+    void (*on_published)(void *arg);
     void *arg;
 };
 
@@ -156,22 +156,19 @@ rebuild(gw_workqueue_t *q, const char *key, void *ctx)
     set_free(f->last);
     f->last = set;
     gw_workqueue_done(q, key);
-    if (f->on_synced != NULL) {
-        void (*fn)(void *) = f->on_synced;
-        f->on_synced = NULL;
-        fn(f->arg);
-    }
+    if (f->on_published != NULL)
+        f->on_published(f->arg);
 }
 
 gw_crd_feed_t *
 gw_crd_feed_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
                   const gw_value_transformer_t *values, const gw_catalog_t *catalog,
-                  void (*synced)(void *arg), void *arg)
+                  void (*published)(void *arg), void *arg)
 {
     gw_crd_feed_t *f = gw_calloc(1, sizeof(*f));
 
     f->catalog = catalog;
-    f->on_synced = synced;
+    f->on_published = published;
     f->arg = arg;
     f->queue = gw_workqueue_new(base, &(gw_workqueue_opts_t){.process = rebuild, .ctx = f});
     f->crds = gw_informer_start(

@@ -20,12 +20,12 @@ typedef struct gw_crd_feed gw_crd_feed_t;
 
 /**
  * Start on `base` (the calling worker's); client, values and catalog (the configured one, which
- * every snapshot extends) must outlive the feed. synced(arg) fires once, after the first
- * snapshot is published (may be NULL). Thread: base's.
+ * every snapshot extends) must outlive the feed. published(arg) fires after each snapshot is
+ * published, the first time once the CRDs were listed (may be NULL). Thread: base's.
  */
 gw_crd_feed_t *gw_crd_feed_start(etcd_client_t *client, struct event_base *base,
                                  const char *etcd_prefix, const gw_value_transformer_t *values,
-                                 const gw_catalog_t *catalog, void (*synced)(void *arg),
+                                 const gw_catalog_t *catalog, void (*published)(void *arg),
                                  void *arg);
 
 /** Stop and free; the published snapshot stays in force. NULL is fine. Thread: base's. */

@@ -55,18 +55,36 @@ on_namespace(gw_informer_t *inf, const gw_informer_event_t *ev, void *ctx)
 
 /* ---- start and stop ----------------------------------------------------------------------- */
 
-/* The resources, one per storage path (several versions of one resource share it). */
+/* Add r unless its storage path is there already (several versions of one resource share
+ * it); c->res has room. */
 static void
-set_resources(gw_nsctl_t *c, const gw_nsctl_resource_t *res, size_t n)
+add_resource(gw_nsctl_t *c, gw_nsctl_resource_t r)
 {
-    c->res = gw_calloc(n > 0 ? n : 1, sizeof(*c->res));
-    for (size_t i = 0; i < n; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < c->n_res && !seen; j++)
-            seen = strcmp(c->res[j].path, res[i].path) == 0;
-        if (!seen)
-            c->res[c->n_res++] = res[i];
+    for (size_t j = 0; j < c->n_res; j++) {
+        if (strcmp(c->res[j].path, r.path) == 0)
+            return;
     }
+    c->res[c->n_res++] = r;
+}
+
+void
+gw_nsctl__refresh_resources(gw_nsctl_t *c)
+{
+    const gw_catalog_t *cat = gw_catalog_current();
+    size_t n = cat ? gw_catalog_count(cat) : 0;
+
+    free(c->res);
+    c->res = gw_calloc(c->n_base + n + 1, sizeof(*c->res));
+    c->n_res = 0;
+    for (size_t i = 0; i < c->n_base; i++)
+        add_resource(c, c->base_res[i]);
+    for (size_t i = 0; i < n; i++) {
+        const gw_resource_t *r = gw_catalog_at(cat, i);
+        if (r->custom != NULL && r->namespaced)
+            add_resource(c, (gw_nsctl_resource_t){r->storage_path, r->group, r->name});
+    }
+    gw_catalog_unref(c->catalog); /* the strings of the previous pass's custom resources */
+    c->catalog = cat;
 }
 
 gw_nsctl_t *
@@ -81,7 +99,11 @@ gw_nsctl_start(etcd_client_t *client, struct event_base *base, const gw_nsctl_op
     c->conn = etcd_conn_new(client, base);
     c->store = gw_store_new(c->conn, opts->etcd_prefix, opts->values);
     c->recheck_ms = opts->recheck_ms > 0 ? opts->recheck_ms : GW_NSCTL_RECHECK_MS;
-    set_resources(c, opts->resources, opts->n_resources);
+    c->base_res = gw_calloc(opts->n_resources + 1, sizeof(*c->base_res));
+    if (opts->n_resources > 0)
+        memcpy(c->base_res, opts->resources, opts->n_resources * sizeof(*c->base_res));
+    c->n_base = opts->n_resources;
+    gw_nsctl__refresh_resources(c);
     c->queue = gw_workqueue_new(base, &(gw_workqueue_opts_t){.process = process, .ctx = c});
     c->namespaces = gw_informer_start(client, base,
                                       &(gw_informer_opts_t){.name = "namespace controller",
@@ -113,5 +135,7 @@ gw_nsctl_stop(gw_nsctl_t *c)
     gw_store_free(c->store);
     gw_workqueue_free(c->queue);
     free(c->res);
+    free(c->base_res);
+    gw_catalog_unref(c->catalog);
     free(c);
 }

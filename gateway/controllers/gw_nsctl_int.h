@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "etcd.h"
+#include "gw_catalog.h"
 #include "gw_informer.h"
 #include "gw_nsctl.h"
 #include "gw_store.h"
@@ -20,8 +21,12 @@ typedef struct gw_nsctl_pass gw_nsctl_pass_t;
 struct gw_nsctl {
     etcd_conn_t *conn; /* ours: freeing it cancels every call of a pass */
     gw_store_t *store;
-    gw_nsctl_resource_t *res; /* the resources to empty, one per storage path */
+    gw_nsctl_resource_t *base_res; /* the configured resources */
+    size_t n_base;
+    gw_nsctl_resource_t *res; /* the resources to empty, one per storage path: the configured
+                                 ones and the current catalog's custom ones */
     size_t n_res;
+    const gw_catalog_t *catalog; /* held: the custom resources' strings */
     int64_t recheck_ms;
     bool stopping;
     uint64_t removed;
@@ -33,6 +38,10 @@ struct gw_nsctl {
 
 /** Queue namespace `name` to be processed in delay_ms (sooner if it is queued already). */
 void gw_nsctl__enqueue(gw_nsctl_t *c, const char *name, int64_t delay_ms);
+
+/** Take the resources a pass empties afresh (at each pass's start: custom resources come and
+ *  go): the configured ones, then the current catalog's namespaced custom resources. */
+void gw_nsctl__refresh_resources(gw_nsctl_t *c);
 
 /** Start a pass over namespace `name` (c->pass must be NULL). */
 void gw_nsctl__pass_start(gw_nsctl_t *c, const char *name);

@@ -438,6 +438,7 @@ gw_nsctl__pass_start(gw_nsctl_t *c, const char *name)
 {
     gw_nsctl_pass_t *p = gw_calloc(1, sizeof(*p));
 
+    gw_nsctl__refresh_resources(c);
     p->c = c;
     p->name = gw_strdup(name);
     p->key = gw_store_object_key(GW_NAMESPACE_RESOURCE, NULL, name);

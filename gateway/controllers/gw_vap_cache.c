@@ -65,7 +65,7 @@ wanted(const json_t *paths, const char *path)
 /* Start informers for the param kinds the policies name and stop the others; the paths
  * wanted are the members of the object returned (the caller decrefs). */
 static json_t *
-sync_param_informers(gw_vap_cache_t *c, const json_t *policies)
+sync_param_informers(gw_vap_cache_t *c, const gw_catalog_t *cat, const json_t *policies)
 {
     json_t *paths = json_object();
     size_t i, kept = 0;
@@ -75,7 +75,7 @@ sync_param_informers(gw_vap_cache_t *c, const json_t *policies)
     json_array_foreach(policies, i, p)
     {
         bool named;
-        const gw_resource_t *r = gw_vap_param_resource(c->catalog, p, &named);
+        const gw_resource_t *r = gw_vap_param_resource(cat, p, &named);
         if (r != NULL && r->storage_path != NULL && !r->virtual_only)
             json_object_set_new(paths, r->storage_path, json_true());
     }
@@ -126,22 +126,29 @@ rebuild(gw_workqueue_t *q, const char *key, void *ctx)
 {
     gw_vap_cache_t *c = ctx;
     json_t *policies, *bindings, *params;
+    const gw_catalog_t *cat;
     gw_vap_snap_t *s;
 
     if (!gw_informer_synced(c->policies) || !gw_informer_synced(c->bindings)) {
         gw_workqueue_done(q, key);
         return;
     }
+    /* param kinds may be custom resources: the current catalog has them */
+    cat = gw_catalog_current();
+    if (cat == NULL)
+        cat = c->catalog;
     policies = gw_informer_list(c->policies);
-    json_decref(sync_param_informers(c, policies));
+    json_decref(sync_param_informers(c, cat, policies));
     params = param_objects(c);
     if (params == NULL) {
+        gw_catalog_unref(cat);
         json_decref(policies);
         gw_workqueue_done(q, key);
         return;
     }
     bindings = gw_informer_list(c->bindings);
-    s = gw_vap_snap_new(c->catalog, policies, bindings, params, c->last);
+    s = gw_vap_snap_new(cat, policies, bindings, params, c->last);
+    gw_catalog_unref(cat);
     json_decref(policies);
     json_decref(bindings);
     json_decref(params);
@@ -176,6 +183,13 @@ gw_vap_cache_start(etcd_client_t *client, struct event_base *base, const char *e
     c->policies = start_informer(c, "validatingadmissionpolicies/");
     c->bindings = start_informer(c, "validatingadmissionpolicybindings/");
     return c;
+}
+
+void
+gw_vap_cache_resync(gw_vap_cache_t *c)
+{
+    if (c != NULL)
+        gw_workqueue_add(c->queue, SNAPSHOT_KEY);
 }
 
 void

@@ -32,6 +32,10 @@ gw_vap_cache_t *gw_vap_cache_start(etcd_client_t *client, struct event_base *bas
                                    const gw_catalog_t *catalog, gw_vap_cache_synced_fn synced,
                                    void *arg);
 
+/** Rebuild soon: the catalog changed (a param kind may have come or gone). NULL is fine.
+ *  Thread: the cache's. */
+void gw_vap_cache_resync(gw_vap_cache_t *c);
+
 /** Stop and free; the published snapshot stays in force. NULL is fine. Thread: base's. */
 void gw_vap_cache_stop(gw_vap_cache_t *c);
 

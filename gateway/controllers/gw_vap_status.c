@@ -147,7 +147,10 @@ process(gw_workqueue_t *q, const char *name, void *ctx)
         return;
     }
     write_t *w = gw_calloc(1, sizeof(*w));
-    *w = (write_t){c, gw_strdup(name), gen, gw_vap_typecheck(p, c->catalog)};
+    const gw_catalog_t *cat = gw_catalog_current(); /* custom kinds are checked too */
+
+    *w = (write_t){c, gw_strdup(name), gen, gw_vap_typecheck(p, cat ? cat : c->catalog)};
+    gw_catalog_unref(cat);
     char *key = gw_store_object_key(RESOURCE, NULL, name);
     int rc =
         key != NULL ? gw_store_guaranteed_update(c->store, key, 0, mutate, written, w) : GW_EINVAL;

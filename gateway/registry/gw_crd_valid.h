@@ -27,7 +27,8 @@
 /**
  * ValidateCustomResourceDefinition of a prepared create (status reset, storedVersions set):
  * the name `<plural>.<group>`, spec, status.acceptedNames, status.storedVersions, API approval
- * and spec.preserveUnknownFields. Errors are added to errs.
+ * and spec.preserveUnknownFields. Errors are added to errs, which may hold ObjectMeta's: the
+ * name errors join them where kube's nameFn puts them (after that field's own errors).
  */
 void gw_crd_definition_validate(const json_t *crd, gw_field_errors_t *errs);
 

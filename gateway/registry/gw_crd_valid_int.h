@@ -35,6 +35,10 @@ const char *gw_crd__str(const json_t *o, const char *key);
  */
 char *gw_crd__go_strings(const json_t *arr);
 
+/** An Invalid error whose value kube prints with Go's %#v of a []string (`arr`). */
+void gw_crd__invalid_strings(gw_field_errors_t *e, const char *field, const json_t *arr,
+                             const char *detail);
+
 /**
  * kube's validateCustomResourceDefinitionValidation of one CustomResourceValidation
  * (`validation`, the object holding openAPIV3Schema; NULL: nothing to check) at `path`
@@ -50,6 +54,20 @@ void gw_crd__validate_validation(const json_t *validation, bool status_enabled,
  */
 void gw_crd__validate_selectable(const json_t *fields, const json_t *schema, const char *path,
                                  gw_field_errors_t *errs);
+
+/**
+ * validateCustomResourceConversion of the v1 spec's conversion (gw_crd_valid_conversion.c);
+ * `require_recognized`: the review versions must include v1 or v1beta1.
+ */
+void gw_crd__validate_conversion(const json_t *spec, bool require_recognized,
+                                 gw_field_errors_t *errs);
+
+/** Whether v is a ConversionReview version kube understands (v1, v1beta1). */
+bool gw_crd__accepted_review_version(const char *v);
+
+/** Whether s parses as Go's url.ParseRequestURI does, with a scheme and a host (an approval
+ *  annotation's URL). */
+bool gw_crd__request_uri_with_host(const char *s);
 
 /** Predicates of SchemaHas over one schema and everything nested in it. */
 bool gw_crd__has_defaults(const json_t *schema);

@@ -330,12 +330,9 @@ static void
 list_keys_invalid(walk_t *w, const json_t *keys, const char *path, const char *detail)
 {
     char *p = gw_sprintf("%s.x-kubernetes-list-map-keys", path);
-    char *v = gw_crd__go_strings(keys), *m = gw_sprintf("Invalid value: %s: %s", v, detail);
 
-    gw_ferr_add(w->errs, "FieldValueInvalid", p, m);
+    gw_crd__invalid_strings(w->errs, p, keys, detail);
     free(p);
-    free(v);
-    free(m);
 }
 
 /* The keys of a map list name scalar properties of its items, once each. */

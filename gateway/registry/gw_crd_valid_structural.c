@@ -69,6 +69,17 @@ in_list(const char *s, const char *const *list)
     return false;
 }
 
+void
+gw_crd__invalid_strings(gw_field_errors_t *e, const char *field, const json_t *arr,
+                        const char *detail)
+{
+    char *v = gw_crd__go_strings(arr), *m = gw_sprintf("Invalid value: %s: %s", v, detail);
+
+    gw_ferr_add(e, "FieldValueInvalid", field, m);
+    free(v);
+    free(m);
+}
+
 /* ---- SchemaHas ---------------------------------------------------------------------------- */
 
 static bool schema_has(const json_t *s, bool (*pred)(const json_t *s));

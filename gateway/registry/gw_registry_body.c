@@ -246,11 +246,11 @@ find_duplicates(gw_req_t *r, const char *raw, size_t len, gw_field_issues_t *is)
  * decodes a status into Go's zeros and checks its ranges, never its presence, so what a write
  * leaves out of it is completed, not refused), nor an events.k8s.io Event's eventTime outside
  * a create (ValidateEventUpdate only keeps it unchanged: events written through core v1 have
- * none). */
+ * none), nor in a kind whose validation reports what it requires itself (CRDs). */
 static bool
 required_here(gw_req_t *r, const char *path)
 {
-    if (strncmp(path, "status.", 7) == 0)
+    if (strncmp(path, "status.", 7) == 0 || gw_registry__strategy(r->resource)->own_required)
         return false;
     return strcmp(path, "eventTime") != 0 || strcmp(r->info.verb, "create") == 0 ||
            strcmp(r->resource->group, "events.k8s.io") != 0;
@@ -411,7 +411,7 @@ gw_registry__encode_for(const gw_resource_t *res, json_t *obj, size_t *len)
     /* Another version than the kind's storage version: stored converted, obj left as the
      * request's version for the answer. */
     stored = res != NULL && res->custom != NULL ? custom_storage_form(res, obj)
-                                                 : gw_registry__storage_form(obj);
+                                                : gw_registry__storage_form(obj);
     out = json_dumps(stored != NULL ? stored : obj, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(stored);
     if (out == NULL)

@@ -219,6 +219,15 @@ preconditions_hold(del_t *d, const json_t *cur)
     }
     if (what == NULL)
         return true;
+    if (d->single && gw_registry__strategy(r->resource)->mark_on_first_delete != NULL) {
+        /* The kind's own REST Delete checks them first, in its words (CRDs' etcd.go). */
+        gw_registry__fail(r, &d->fail, 409, "Conflict", gw_registry__details(r, d->name),
+                          "Operation cannot be fulfilled on %s \"%s\": Precondition failed: %s in "
+                          "precondition: %s, %s in object meta: %s",
+                          gw_registry__qualified_resource(r), d->name, what, want, what,
+                          have ? have : "");
+        return false;
+    }
     /* kube names the kind here (a GroupResource built from the kind). */
     json_t *details = gw_registry__details(r, d->name);
     json_object_set_new(details, "kind", json_string(r->resource->kind));

@@ -297,6 +297,8 @@ report_strategic(gw_upd_t *u, const json_t *after, const gw_field_issues_t *dups
         gw_req_warning(u->r, "%s", dups->items[i].message);
     for (size_t i = 0; i < walk->n; i++) {
         const gw_field_issue_t *it = &walk->items[i];
+        if (it->kind == GW_FIELD_REQUIRED && gw_registry__strategy(u->r->resource)->own_required)
+            continue;
         if (it->kind != GW_FIELD_UNKNOWN && u->r->resource->custom != NULL)
             continue; /* a custom resource's schema validation reports these */
         if (it->kind == GW_FIELD_REQUIRED)

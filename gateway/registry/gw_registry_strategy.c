@@ -124,8 +124,8 @@ bump_generation(const gw_resource_t *res, json_t *obj, const json_t *old)
     const gw_strategy_t *st = gw_registry__strategy(res);
     bool annotations = st->generation_on_annotations && !maps_equal(ann, old_ann);
     const json_t *st_new = json_object_get(obj, "status"), *st_old = json_object_get(old, "status");
-    bool status = st->generation_on_status && !gw_registry__has_status(res) &&
-                  (st_new || st_old) && !json_equal(st_new, st_old);
+    bool status = st->generation_on_status && !gw_registry__has_status(res) && (st_new || st_old) &&
+                  !json_equal(st_new, st_old);
 
     if (annotations || status || content_changed(obj, old))
         json_object_set_new(

@@ -34,18 +34,16 @@ copy_member(json_t *to, const json_t *from, const char *m)
 /* A custom resource's Scale: replicas and selector where its CRD's scale paths say (kube's
  * scaleFromCustomResource; the selector is a string there). */
 static json_t *
-custom_scale(const gw_crd_version_t *cv, const json_t *obj, json_int_t *replicas,
-             char **selector)
+custom_scale(const gw_crd_version_t *cv, const json_t *obj, json_int_t *replicas, char **selector)
 {
-    const json_t *sel = cv->label_selector ? gw_registry__custom_path(obj, cv->label_selector)
-                                           : NULL;
+    const json_t *sel =
+        cv->label_selector ? gw_registry__custom_path(obj, cv->label_selector) : NULL;
 
     *replicas = json_integer_value(gw_registry__custom_path(obj, cv->spec_replicas));
     *selector = json_is_string(sel) ? gw_strdup(json_string_value(sel)) : NULL;
-    return json_pack(
-        "{s:s,s:s,s:{},s:{},s:{s:I}}", "kind", "Scale", "apiVersion", "autoscaling/v1",
-        "metadata", "spec", "status", "replicas",
-        json_integer_value(gw_registry__custom_path(obj, cv->status_replicas)));
+    return json_pack("{s:s,s:s,s:{},s:{},s:{s:I}}", "kind", "Scale", "apiVersion", "autoscaling/v1",
+                     "metadata", "spec", "status", "replicas",
+                     json_integer_value(gw_registry__custom_path(obj, cv->status_replicas)));
 }
 
 json_t *

@@ -75,6 +75,8 @@ typedef struct gw_strategy {
     bool generation_on_annotations; /* annotation changes bump generation too (deployments) */
     bool generation_on_status;      /* status changes bump generation too, when no status
                                        subresource owns it (custom resources) */
+    bool own_required;              /* the kind's validation says what is required, at its own
+                                       paths (CRDs: the internal form's), not the schema */
     /* ---- create and update ---- */
     /* PrepareForCreate, after the defaults and the status reset (user: who creates). */
     void (*prepare_create)(const gw_resource_t *res, const authn_user_t *user, json_t *obj);

@@ -151,6 +151,7 @@ static const gw_subres_strategy_t crd_subresources[] = {
 const gw_strategy_t gw_strategy_crd = {
     .name = "customresourcedefinition",
     .conditional_update = true,
+    .own_required = true,
     .prepare_create = prepare_create,
     .prepare_update_status = prepare_update_status,
     .validate = validate,

@@ -290,10 +290,9 @@ check_scalar(walk_t *w, const json_t *v, const gw_schema_t *s)
 static bool
 keeps_unknown(const gw_schema_t *s, bool root, const char *key)
 {
-    return s->preserve_unknown ||
-           ((root || s->embedded_resource) &&
-            (strcmp(key, "apiVersion") == 0 || strcmp(key, "kind") == 0 ||
-             strcmp(key, "metadata") == 0));
+    return s->preserve_unknown || ((root || s->embedded_resource) &&
+                                   (strcmp(key, "apiVersion") == 0 || strcmp(key, "kind") == 0 ||
+                                    strcmp(key, "metadata") == 0));
 }
 
 /* One member of an object (or entry of a map: `map` keeps the key out of Go's path). */

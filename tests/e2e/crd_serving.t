@@ -182,6 +182,46 @@ if kubectl_ok; then
     check "kubectl patch (strategic by default) is refused" bash -c "! kubectl patch crontab a -p '{\"spec\":{\"image\":\"k\"}}' 2>&1 | grep -q patched"
 fi
 
+# admission policies match custom resources and type-check against their schema
+ADM=/apis/admissionregistration.k8s.io/v1
+req POST $ADM/validatingadmissionpolicies '{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"few"},"spec":{"failurePolicy":"Fail","matchConstraints":{"resourceRules":[{"apiGroups":["stable.example.com"],"apiVersions":["v1"],"operations":["CREATE","UPDATE"],"resources":["crontabs"]}]},"validations":[{"expression":"object.spec.replicas <= 5","message":"too many"},{"expression":"object.spec.replicass > 0"}]}}'
+check "a policy on crontabs is created" code_is 201
+req POST $ADM/validatingadmissionpolicybindings '{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"few-b"},"spec":{"policyName":"few","validationActions":["Deny"]}}'
+typechecked() {
+    for _ in $(seq 100); do
+        req GET $ADM/validatingadmissionpolicies/few
+        jpy "d.get('status', {}).get('observedGeneration') == 1" >/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "the policy is type-checked" typechecked
+check "against the CRD's schema: the misspelt field is warned about" \
+    jpy "d['status']['typeChecking']['expressionWarnings'][0]['fieldRef'] == 'spec.validations[1].expression' and \"undefined field 'replicass'\" in d['status']['typeChecking']['expressionWarnings'][0]['warning'] and 'stable.example.com/v1, Kind=CronTab' in d['status']['typeChecking']['expressionWarnings'][0]['warning']"
+denied() {
+    for _ in $(seq 50); do
+        req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"many"},"spec":{"cronSpec":"* * * * *","replicas":7}}'
+        [[ $CODE == 422 ]] && return 0
+        req DELETE "$NS/many"
+        sleep 0.1
+    done
+    return 1
+}
+check "a custom object the policy denies is 422" denied
+check "in the policy's words" is_status 422 Invalid \
+    "crontabs.stable.example.com \"many\" is forbidden: ValidatingAdmissionPolicy 'few' with binding 'few-b' denied request: too many"
+req DELETE $ADM/validatingadmissionpolicybindings/few-b
+req DELETE $ADM/validatingadmissionpolicies/few
+
+# a namespace's deletion empties its custom resources too
+req POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}'
+req POST "$G/v1/namespaces/team/crontabs" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"t"},"spec":{"cronSpec":"* * * * *"}}'
+check "a custom object is created in namespace team" code_is 201
+req DELETE /api/v1/namespaces/team
+check "the namespace deletion removes it, then the namespace" wait_code /api/v1/namespaces/team 404 20
+check "... and etcd holds nothing of team's" \
+    bash -c "[[ -z \$(ETCDCTL_API=3 etcdctl --endpoints=$KGATE_TEST_ETCD get $PREFIX/stable.example.com/crontabs/team/ --prefix --keys-only) ]]"
+
 # deleting the CRD removes its objects and its discovery, on every instance
 req DELETE "$CRDS/crontabs.stable.example.com"
 check "the CRD delete is accepted" code_is 200

@@ -237,6 +237,25 @@ test_names_and_group(void)
               "metadata.name: Invalid value: \"other.group.com\": must be "
               "spec.names.plural+\".\"+spec.group",
               "the name is <plural>.<group>");
+    {
+        gw_field_errors_t errs = {0};
+        char *got;
+        o = crd(ONE(OBJ), "");
+        json_object_set_new(json_object_get(o, "metadata"), "name", json_string("Other"));
+        json_object_set_new(json_object_get(o, "metadata"), "labels", json_pack("{s:s}", "a", "%"));
+        prepare(o);
+        gw_objmeta_validate(o, false, GW_NAME_SUBDOMAIN, &errs);
+        gw_crd_definition_validate(o, &errs);
+        got = summary(&errs);
+        tap_ok(
+            strstr(got, "[metadata.name: Invalid value: \"Other\": a lowercase RFC 1123 "
+                        "subdomain") == got &&
+                strstr(got, "'), metadata.name: Invalid value: \"Other\": must be "
+                            "spec.names.plural+\".\"+spec.group, metadata.labels: ") != NULL,
+            "the name rule follows ObjectMeta's name errors, before its labels' (kube's nameFn)");
+        free(got);
+        json_decref(o);
+    }
     o = crd(ONE(OBJ), "");
     json_object_set_new(json_object_get(o, "spec"), "group", json_string("group"));
     json_object_set_new(json_object_get(o, "metadata"), "name", json_string("plural.group"));
@@ -278,6 +297,11 @@ test_names_and_group(void)
                "spec.names.listKind: Required value, status.storedVersions: Invalid value: "
                "[]string(nil): must have at least one stored version",
                "an empty spec: kube's required fields in its order");
+    create_has(
+        doc("{\"metadata\":{\"name\":\"x\"},\"spec\":{}}"),
+        "spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion(nil): "
+        "must have exactly one version marked as storage version",
+        "absent versions are a nil slice");
     o = doc("{\"metadata\":{\"name\":\"plural.k8s.io\"},\"spec\":{\"group\":\"k8s.io\",\"scope\":"
             "\"Cluster\",\"names\":{\"plural\":\"plural\",\"kind\":\"Plural\"},\"versions\":" ONE(
                 OBJ) "}}");
