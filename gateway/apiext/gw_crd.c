@@ -109,10 +109,10 @@ default_warning(gw_arena_t *a, const json_t *spec, const char *deprecated)
                             group, best, kind);
 }
 
-/* The field selector's labels: kube's two metadata fields, then the selectable fields' paths
- * without their leading dot. */
+/* The field selector's labels: kube's metadata fields (metadata.namespace only for a namespaced
+ * kind, as kube's crConverter), then the selectable fields' paths without their leading dot. */
 static void
-field_labels(gw_arena_t *a, gw_crd_version_t *cv, const json_t *version)
+field_labels(gw_arena_t *a, gw_crd_version_t *cv, const json_t *version, bool namespaced)
 {
     const json_t *arr = json_object_get(version, "selectableFields");
     const char **out = gw_arena_calloc(a, (json_array_size(arr) + 3) * sizeof(*out));
@@ -120,7 +120,8 @@ field_labels(gw_arena_t *a, gw_crd_version_t *cv, const json_t *version)
     json_t *f;
 
     out[n++] = "metadata.name";
-    out[n++] = "metadata.namespace";
+    if (namespaced)
+        out[n++] = "metadata.namespace";
     json_array_foreach(arr, i, f)
     {
         const char *p = str_at(f, "jsonPath");
@@ -131,7 +132,7 @@ field_labels(gw_arena_t *a, gw_crd_version_t *cv, const json_t *version)
 }
 
 static void
-compile_version_facts(gw_arena_t *a, gw_crd_version_t *cv, const json_t *version)
+compile_version_facts(gw_arena_t *a, gw_crd_version_t *cv, const json_t *version, bool namespaced)
 {
     const json_t *subs = json_object_get(version, "subresources");
     const json_t *scale = json_object_get(subs, "scale");
@@ -144,7 +145,7 @@ compile_version_facts(gw_arena_t *a, gw_crd_version_t *cv, const json_t *version
         cv->status_replicas = str_at(scale, "statusReplicasPath");
         cv->label_selector = json_string_value(json_object_get(scale, "labelSelectorPath"));
     }
-    field_labels(a, cv, version);
+    field_labels(a, cv, version, namespaced);
 }
 
 /* The CRD's warning for a deprecated version, or kube's default text. */
@@ -259,7 +260,7 @@ compile_version(gw_crd_t *c, const json_t *version, const gw_catalog_t *builtin,
         return GW_EINVAL;
     fill_names(a, r, c->obj);
     cv->crd = c;
-    compile_version_facts(a, cv, version);
+    compile_version_facts(a, cv, version, r->namespaced);
     cv->has_defaults = has_defaults(r->schema, 0);
     cv->schema = r->schema;
     cv->rules = gw_crd_rules_compile(a, r->schema);
