@@ -23,7 +23,6 @@ struct gw_crd_rules;
 /* What one served version adds beyond its gw_resource_t (gw_custom_t.compiled). */
 typedef struct gw_crd_version {
     const gw_crd_t *crd;
-<<<<<<< HEAD
     const char *name;                 /* the version */
     bool has_status;                  /* subresources.status */
     bool has_scale;                   /* subresources.scale, with its paths (".spec.replicas") */
@@ -31,26 +30,13 @@ typedef struct gw_crd_version {
     const char *status_replicas;      /* statusReplicasPath */
     const char *label_selector;       /* labelSelectorPath, or NULL */
     const char *const *field_labels;  /* what a field selector may name: metadata.name,
-                                         metadata.namespace and the selectableFields' paths
-                                         without their leading dot; NULL-terminated */
+                                         metadata.namespace (a namespaced kind's only) and the
+                                         selectableFields' paths without their leading dot;
+                                         NULL-terminated */
     bool has_defaults;                /* the schema has a default somewhere: objects read from
                                          etcd are defaulted */
     const gw_schema_t *schema;        /* the compiled schema (the resource's) */
     const struct gw_crd_rules *rules; /* its x-kubernetes-validations (gw_crd_rules.h), or NULL */
-=======
-    const char *name;                /* the version */
-    bool has_status;                 /* subresources.status */
-    bool has_scale;                  /* subresources.scale, with its paths (".spec.replicas") */
-    const char *spec_replicas;       /* specReplicasPath */
-    const char *status_replicas;     /* statusReplicasPath */
-    const char *label_selector;      /* labelSelectorPath, or NULL */
-    const char *const *field_labels; /* what a field selector may name: metadata.name,
-                                        metadata.namespace (a namespaced kind's only) and the
-                                        selectableFields' paths without their leading dot;
-                                        NULL-terminated */
-    bool has_defaults;               /* the schema has a default somewhere: objects read from
-                                        etcd are defaulted */
->>>>>>> wt-crdtests
 } gw_crd_version_t;
 
 /**
