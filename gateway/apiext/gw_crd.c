@@ -11,6 +11,7 @@
 
 #include "gw_alloc.h"
 #include "gw_arena.h"
+#include "gw_crd_conversion.h"
 #include "gw_crd_schema.h"
 #include "gw_err.h"
 
@@ -26,6 +27,7 @@ struct gw_crd {
     bool terminating;
     const gw_resource_t **resources;
     size_t n_resources;
+    const gw_crd_webhook_t *webhook; /* NULL: the None strategy */
 };
 
 static const char *
@@ -230,8 +232,8 @@ has_defaults(const gw_schema_t *s, int depth)
 }
 
 static int
-compile_version(gw_crd_t *c, const json_t *version, const gw_catalog_t *builtin,
-                gw_resource_t *r, char *err, size_t err_len)
+compile_version(gw_crd_t *c, const json_t *version, const gw_catalog_t *builtin, gw_resource_t *r,
+                char *err, size_t err_len)
 {
     gw_arena_t *a = c->arena;
     const json_t *spec = json_object_get(c->obj, "spec");
@@ -260,8 +262,8 @@ compile_version(gw_crd_t *c, const json_t *version, const gw_catalog_t *builtin,
     r->verbs = GW_VERB_GET | GW_VERB_LIST | GW_VERB_WATCH | GW_VERB_CREATE | GW_VERB_UPDATE |
                GW_VERB_PATCH | GW_VERB_DELETE | GW_VERB_DELETECOLLECTION;
     r->keeps_generation = true;
-    r->storage_version_hash = storage_version_hash(
-        a, r->group, cu->storage_version, str_at(json_object_get(spec, "names"), "kind"));
+    r->storage_version_hash = storage_version_hash(a, r->group, cu->storage_version,
+                                                   str_at(json_object_get(spec, "names"), "kind"));
     r->subresources = subresources(a, r, cv, builtin, &r->n_subresources);
     r->custom = cu;
     return 0;
@@ -278,7 +280,8 @@ compile_versions(gw_crd_t *c, const gw_catalog_t *builtin, char *err, size_t err
     json_array_foreach(versions, i, v)
     {
         gw_resource_t *r;
-        if (!json_is_true(json_object_get(v, "served")) || !json_is_string(json_object_get(v, "name")))
+        if (!json_is_true(json_object_get(v, "served")) ||
+            !json_is_string(json_object_get(v, "name")))
             continue;
         r = gw_arena_calloc(c->arena, sizeof(*r));
         if (compile_version(c, v, builtin, r, err, err_len) != 0)
@@ -290,6 +293,49 @@ compile_versions(gw_crd_t *c, const gw_catalog_t *builtin, char *err, size_t err
         return GW_EINVAL;
     }
     return 0;
+}
+
+/* caBundle's base64 decoded into PEM text (NUL-terminated), or NULL when absent or unreadable. */
+static const char *
+ca_bundle(gw_arena_t *a, const json_t *cc)
+{
+    const char *b64 = json_string_value(json_object_get(cc, "caBundle"));
+    size_t n = b64 != NULL ? strlen(b64) : 0;
+    unsigned char *pem;
+    int got;
+
+    if (n == 0)
+        return NULL;
+    pem = gw_arena_calloc(a, n / 4 * 3 + 4);
+    got = EVP_DecodeBlock(pem, (const unsigned char *)b64, (int)n);
+    return got > 0 ? (const char *)pem : NULL;
+}
+
+/* spec.conversion's Webhook strategy, compiled (kube's webhookClientConfigForCRD). */
+static const gw_crd_webhook_t *
+compile_webhook(gw_arena_t *a, const json_t *crd)
+{
+    const json_t *conv = json_object_get(json_object_get(crd, "spec"), "conversion");
+    const json_t *wh = json_object_get(conv, "webhook");
+    const json_t *cc = json_object_get(wh, "clientConfig");
+    const json_t *svc = json_object_get(cc, "service"), *port;
+    gw_crd_webhook_t *w;
+
+    if (strcmp(str_at(conv, "strategy"), "Webhook") != 0)
+        return NULL;
+    w = gw_arena_calloc(a, sizeof(*w));
+    w->crd_name = str_at(json_object_get(crd, "metadata"), "name");
+    w->url = json_string_value(json_object_get(cc, "url"));
+    if (json_is_object(svc)) {
+        port = json_object_get(svc, "port");
+        w->svc_namespace = str_at(svc, "namespace");
+        w->svc_name = str_at(svc, "name");
+        w->svc_path = str_at(svc, "path");
+        w->svc_port = json_is_integer(port) ? (int)json_integer_value(port) : 443;
+    }
+    w->ca_pem = ca_bundle(a, cc);
+    w->review_version = gw_crd_review_version(json_object_get(wh, "conversionReviewVersions"));
+    return w;
 }
 
 gw_crd_t *
@@ -312,6 +358,7 @@ gw_crd_compile(const json_t *crd, int64_t revision, const gw_catalog_t *builtin,
     c->uid = str_at(meta, "uid");
     c->revision = revision;
     c->terminating = json_object_get(meta, "deletionTimestamp") != NULL;
+    c->webhook = compile_webhook(c->arena, c->obj);
     if (compile_versions(c, builtin, err, err_len) != 0) {
         gw_crd_unref(c);
         return NULL;
@@ -359,6 +406,12 @@ bool
 gw_crd_terminating(const gw_crd_t *c)
 {
     return c->terminating;
+}
+
+const gw_crd_webhook_t *
+gw_crd_webhook(const gw_crd_t *c)
+{
+    return c->webhook;
 }
 
 const gw_crd_version_t *

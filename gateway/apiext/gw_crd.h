@@ -22,17 +22,31 @@ typedef struct gw_crd gw_crd_t;
 /* What one served version adds beyond its gw_resource_t (gw_custom_t.compiled). */
 typedef struct gw_crd_version {
     const gw_crd_t *crd;
-    const char *name;           /* the version */
-    bool has_status;            /* subresources.status */
-    bool has_scale;             /* subresources.scale, with its paths (".spec.replicas") */
-    const char *spec_replicas;  /* specReplicasPath */
-    const char *status_replicas; /* statusReplicasPath */
-    const char *label_selector; /* labelSelectorPath, or NULL */
+    const char *name;              /* the version */
+    bool has_status;               /* subresources.status */
+    bool has_scale;                /* subresources.scale, with its paths (".spec.replicas") */
+    const char *spec_replicas;     /* specReplicasPath */
+    const char *status_replicas;   /* statusReplicasPath */
+    const char *label_selector;    /* labelSelectorPath, or NULL */
     const char *const *selectable; /* selectableFields' jsonPaths without the leading dot */
     size_t n_selectable;
-    bool has_defaults;               /* the schema has a default somewhere: objects read from
-                                        etcd are defaulted */
+    bool has_defaults; /* the schema has a default somewhere: objects read from
+                          etcd are defaulted */
 } gw_crd_version_t;
+
+/* A CRD's `Webhook` conversion (spec.conversion.webhook), as its webhook is called. */
+typedef struct {
+    const char *crd_name;      /* metadata.name: the webhook's name is kube's
+                                  "conversion_webhook_for_<crd_name>" */
+    const char *url;           /* clientConfig.url, or NULL for a service */
+    const char *svc_namespace; /* clientConfig.service: namespace, name, path ("" for none), */
+    const char *svc_name;      /*   port (443 unless set) */
+    const char *svc_path;
+    int svc_port;
+    const char *ca_pem;         /* caBundle decoded (PEM), or NULL: the system's CAs */
+    const char *review_version; /* the ConversionReview version spoken, or NULL: none kgate
+                                   knows (every conversion fails) */
+} gw_crd_webhook_t;
 
 /**
  * Compile a stored CRD object (any JSON: what etcd holds) for serving, or NULL with a reason
@@ -59,6 +73,10 @@ int64_t gw_crd_revision(const gw_crd_t *c);
 
 /** Whether the CRD is being deleted (kube refuses creates of its objects then). */
 bool gw_crd_terminating(const gw_crd_t *c);
+
+/** The CRD's conversion webhook, or NULL when its strategy is None (valid while c is). Thread:
+ *  any. */
+const gw_crd_webhook_t *gw_crd_webhook(const gw_crd_t *c);
 
 /** The compiled version behind a custom resource, or NULL for a built-in one. Thread: any. */
 const gw_crd_version_t *gw_crd_version_of(const gw_resource_t *r);
