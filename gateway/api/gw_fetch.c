@@ -235,7 +235,12 @@ connect_tls(struct event_base *base, const struct evhttp_uri *uri, const gw_fetc
                                            BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
         /* An answer that ends with the connection is complete even without close_notify. */
         bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
-        conn = evhttp_connection_base_bufferevent_new(base, NULL, bev, bare, port > 0 ? port : 443);
+        if (q->connect_host != NULL)
+            conn = evhttp_connection_base_bufferevent_new(base, NULL, bev, q->connect_host,
+                                                          q->connect_port);
+        else
+            conn = evhttp_connection_base_bufferevent_new(base, NULL, bev, bare,
+                                                          port > 0 ? port : 443);
     }
     free(bare);
     return conn;

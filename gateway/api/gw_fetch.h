@@ -25,6 +25,10 @@ typedef struct {
     const char *bearer_token; /* sent as Authorization: Bearer, or NULL */
     int timeout_ms;           /* per connect/read/write step; 0: 10 s */
     size_t max_body;          /* the largest answer accepted; 0: 4 MiB */
+    const char *connect_host; /* where to connect instead of the URL's host (an address that
+                                 serves it, e.g. a service's endpoint), or NULL; the
+                                 certificate must still name the URL's host */
+    int connect_port;         /* the port there (with connect_host) */
 } gw_fetch_req_t;
 
 /**
