@@ -165,31 +165,30 @@ service_read(int err, const gw_obj_t *obj, void *ctx)
     call_t *c = ctx;
     json_t *svc = err == 0 ? json_loadb((const char *)obj->value, obj->value_len, 0, NULL) : NULL;
     const char *type = NULL, *name = svc != NULL ? service_port(svc, c->t.svc_port, &type) : NULL;
-    char *key;
+    char *bad_type = NULL, *key;
     int rc;
 
     if (name != NULL)
         c->port_name = gw_strdup(name);
+    if (type != NULL && strcmp(type, "ClusterIP") && strcmp(type, "LoadBalancer") &&
+        strcmp(type, "NodePort"))
+        bad_type = gw_strdup(type);
     json_decref(svc);
     if (err != 0) {
         fail(c, GW_EUNAVAILABLE, "services \"%s\" not found", c->t.svc_name);
-        return;
-    }
-    if (type != NULL && strcmp(type, "ClusterIP") && strcmp(type, "LoadBalancer") &&
-        strcmp(type, "NodePort")) {
-        fail(c, GW_EUNAVAILABLE, "unsupported service type \"%s\"", type);
-        return;
-    }
-    if (c->port_name == NULL) {
+    } else if (bad_type != NULL) {
+        fail(c, GW_EUNAVAILABLE, "unsupported service type \"%s\"", bad_type);
+    } else if (c->port_name == NULL) {
         fail(c, GW_EUNAVAILABLE, "no service port %d found for service \"%s\"", c->t.svc_port,
              c->t.svc_name);
-        return;
+    } else {
+        key = gw_store_object_key("services/endpoints", c->t.svc_namespace, c->t.svc_name);
+        rc = gw_store_get(c->store, key, 0, endpoints_read, c);
+        free(key);
+        if (rc != 0)
+            fail(c, rc, "no endpoints available for service \"%s\"", c->t.svc_name);
     }
-    key = gw_store_object_key("services/endpoints", c->t.svc_namespace, c->t.svc_name);
-    rc = gw_store_get(c->store, key, 0, endpoints_read, c);
-    free(key);
-    if (rc != 0)
-        fail(c, rc, "no endpoints available for service \"%s\"", c->t.svc_name);
+    free(bad_type);
 }
 
 /* ---- the call ---------------------------------------------------------------------------- */

@@ -430,6 +430,10 @@ void gw_registry__items_init(gw_items_t *it, gw_req_t *r, bool negotiated);
  *  false when its bytes cannot be read or encoded. Thread: r's worker. */
 bool gw_registry__items_add(const gw_items_t *it, gw_buf_t *b, const gw_obj_t *obj);
 
+/** gw_registry__items_add of an object already parsed (and converted), with its
+ *  resourceVersion. Thread: r's worker. */
+bool gw_registry__items_add_doc(const gw_items_t *it, gw_buf_t *b, const json_t *doc);
+
 /** Append the answer's head: JSON up to "items":[; protobuf the envelope's head, whose raw
  *  length counts the ListMeta and items_len bytes of items, then the ListMeta. */
 void gw_registry__items_head(const gw_items_t *it, gw_buf_t *b, const json_t *meta,
