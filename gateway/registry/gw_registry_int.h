@@ -574,6 +574,10 @@ typedef void (*gw_registry_converted_fn)(gw_req_t *r, const char *err, void *arg
 void gw_registry__webhook_convert(gw_req_t *r, json_t *objs, const char *to, bool list,
                                   gw_registry_converted_fn done, void *arg);
 
+/** gw_registry__reply_doc of an object of r's kind that may be in another version (a stored
+ *  one): converted first by the CRD's webhook when it must be. doc is borrowed. */
+void gw_registry__reply_doc_as(gw_req_t *r, int code, json_t *doc);
+
 /** Answer a failed conversion as kube's handlers answer its plain error: 500, no reason. */
 void gw_registry__reply_conversion_error(gw_req_t *r, const char *err);
 

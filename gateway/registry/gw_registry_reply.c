@@ -117,6 +117,21 @@ converted(gw_req_t *r, const char *err, void *arg)
     json_decref(objs);
 }
 
+void
+gw_registry__reply_doc_as(gw_req_t *r, int code, json_t *doc)
+{
+    converting_t *cv;
+
+    if (!gw_registry__webhook_needed(r->resource, doc, r->resource->api_version)) {
+        gw_registry__reply_doc(r, code, doc);
+        return;
+    }
+    cv = gw_arena_calloc(r->arena, sizeof(*cv));
+    cv->code = code;
+    cv->objs = json_pack("[O]", doc);
+    gw_registry__webhook_convert(r, cv->objs, r->resource->api_version, false, converted, cv);
+}
+
 /* Whether the stored object needs the webhook to be served as r's version; then the answer
  * follows its conversion. */
 static bool

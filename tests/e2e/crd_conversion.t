@@ -183,6 +183,33 @@ check "a PUT through v2" code_is 200
 req GET "$V1/a"
 check "stored in v1" jpy "d['spec'] == {'host': 'd.example', 'port': 9}"
 
+# ---- watch in v2, delete through v2 -----------------------------------------------------------
+req GET "$V2"
+rv=$(jget "d['metadata']['resourceVersion']")
+kcurl "${ADMIN[@]}" -sN "$KGATE_URL$V2?watch=1&resourceVersion=$rv&timeoutSeconds=4" \
+    >"$KGATE_TEST_TMP/watch.out" &
+WATCH_PID=$!
+sleep 0.5
+req POST "$V1" '{"apiVersion":"conv.example.com/v1","kind":"Proxy","metadata":{"name":"w"},"spec":{"host":"w.example","port":5}}'
+check "create w in v1" code_is 201
+req PATCH "$V1/w" '{"spec":{"port":6}}' application/merge-patch+json
+check "patch w in v1" code_is 200
+req DELETE "$V2/w"
+check "delete w through v2" code_is 200
+check "answered with the object in v2" jpy "d['apiVersion'] == 'conv.example.com/v2' and d['spec'] == {'hostPort': 'w.example:6'}"
+wait "$WATCH_PID"
+OUT=$KGATE_TEST_TMP/watch.out
+check "the watch in v2 saw every change converted, in order" python3 - "$OUT" <<'PY'
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+got = [(e["type"], e["object"]["apiVersion"], e["object"]["spec"]) for e in evs]
+want = [(t, "conv.example.com/v2", {"hostPort": hp}) for t, hp in
+        [("ADDED", "w.example:5"), ("MODIFIED", "w.example:6"), ("DELETED", "w.example:6")]]
+if got != want:
+    print("# got %r" % got)
+    sys.exit(1)
+PY
+
 # ---- a webhook that answers garbage, then one that is down ----------------------------------
 echo garbage >"$HOOK_MODE"
 req GET "$V2/a"
