@@ -305,7 +305,7 @@ struct gw_upd {
     bool created, delete_now;
     int64_t delete_rev;
     int deletes;
-    json_t *converting;         /* [an object] on its way through the conversion webhook */
+    json_t *converting;           /* [an object] on its way through the conversion webhook */
     const gw_obj_t *conv_current; /* the current object while it is converted */
 };
 
