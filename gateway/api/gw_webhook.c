@@ -29,6 +29,7 @@ typedef struct {
     size_t len;
     char *ca_pem;
     char *port_name; /* a service's port's name, for its Endpoints */
+    char *name;      /* the webhook's name, for its kept-alive connection */
     gw_webhook_cb cb;
     void *ctx;
 } call_t;
@@ -41,6 +42,7 @@ call_free(call_t *c)
     free(c->body);
     free(c->ca_pem);
     free(c->port_name);
+    free(c->name);
     free((char *)c->t.svc_namespace);
     free((char *)c->t.svc_name);
     free(c);
@@ -90,7 +92,8 @@ post(call_t *c, const char *connect_host, int connect_port)
                         .timeout_ms = c->t.timeout_ms > 0 ? c->t.timeout_ms : DEFAULT_TIMEOUT_MS,
                         .max_body = 0,
                         .connect_host = connect_host,
-                        .connect_port = connect_port};
+                        .connect_port = connect_port,
+                        .reuse = c->name};
 
     gw_fetch(c->base, &q, fetched, c);
 }
@@ -234,6 +237,7 @@ gw_webhook_post(struct event_base *base, gw_store_t *store, const gw_webhook_tar
     c->t.url = NULL;
     c->t.ca_pem = NULL;
     c->ca_pem = t->ca_pem != NULL ? gw_strdup(t->ca_pem) : NULL;
+    c->name = t->name != NULL ? gw_strdup(t->name) : NULL;
     c->body = gw_memdup(body, len);
     c->len = len;
     c->cb = cb;

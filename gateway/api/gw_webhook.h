@@ -7,7 +7,8 @@
  * over HTTPS with a 30 s timeout. A service is reached at a ready address of its Endpoints
  * (kube-apiserver with --enable-aggregator-routing=true), the certificate checked against
  * "<service>.<namespace>.svc". Conversion webhooks use it; admission webhooks are meant to.
- * Everything runs on the calling worker's event loop (store reads, then gw_fetch).
+ * Everything runs on the calling worker's event loop (store reads, then gw_fetch); the
+ * connection to a named webhook is kept alive and reused by its next call on that loop.
  */
 
 #include <stddef.h>
@@ -25,6 +26,8 @@ typedef struct {
     int svc_port;       /* its port (kube's default 443) */
     const char *ca_pem; /* the CA bundle (PEM), or NULL: the system's CAs */
     int timeout_ms;     /* 0: kube's 30 s */
+    const char *name;   /* the webhook's name: calls of one name reuse a kept-alive connection
+                           (kube's client per webhook); NULL: none kept */
 } gw_webhook_target_t;
 
 /**

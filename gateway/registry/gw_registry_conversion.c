@@ -156,7 +156,7 @@ gw_registry__webhook_convert(gw_req_t *r, json_t *objs, const char *to, bool lis
     conv_t *c = gw_calloc(1, sizeof(*c));
     gw_webhook_target_t t;
     size_t len;
-    char *body, msg[512];
+    char *body, *name, msg[512];
 
     c->r = r;
     c->wh = webhook_of(r->resource);
@@ -180,6 +180,7 @@ gw_registry__webhook_convert(gw_req_t *r, json_t *objs, const char *to, bool lis
         return;
     }
     gw_uuid_v4(c->uid);
+    name = gw_sprintf("conversion_webhook_for_%s", c->wh->crd_name);
     body = gw_crd_review_request(&(gw_crd_review_t){.review_version = c->wh->review_version,
                                                     .uid = c->uid,
                                                     .desired = c->desired,
@@ -190,9 +191,11 @@ gw_registry__webhook_convert(gw_req_t *r, json_t *objs, const char *to, bool lis
                               .svc_name = c->wh->svc_name,
                               .svc_path = c->wh->svc_path,
                               .svc_port = c->wh->svc_port,
-                              .ca_pem = c->wh->ca_pem};
+                              .ca_pem = c->wh->ca_pem,
+                              .name = name};
     gw_webhook_post(gw_worker_base(r->worker), r->store, &t, body, len, answered, c);
     free(body);
+    free(name);
 }
 
 bool

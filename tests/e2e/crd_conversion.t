@@ -54,6 +54,8 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         req = review["request"]
+        with open(log + ".conn", "a") as f:
+            f.write("%d\n" % self.client_address[1])
         with open(log, "a") as f:
             f.write("%s %s %d %s\n" % (self.path.split("?")[0], req["desiredAPIVersion"], len(req["objects"]),
                     ",".join(o["apiVersion"] for o in req["objects"])))
@@ -165,6 +167,8 @@ check "every item in v2" \
     jpy "[(i['apiVersion'], i['spec']) for i in d['items']] == [('conv.example.com/v2', {'hostPort': 'a.example:80'}), ('conv.example.com/v2', {'hostPort': 'b.example:443'})]"
 check "the page converted in one review" test "$(reviews)" = $((n + 1))
 check "of both objects" test "$(last_review)" = "/convert conv.example.com/v2 2 conv.example.com/v1,conv.example.com/v1"
+check "the reviews so far came over kept-alive connections (one per worker at most)" \
+    test "$(sort -u "$HOOK_LOG.conn" | wc -l)" -le 2 -a "$(reviews)" -ge 4
 n=$(reviews)
 req GET "$V1"
 check "list in v1 without a review" \
