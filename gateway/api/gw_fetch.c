@@ -7,7 +7,10 @@
 #include "gw_clock.h"
 #include "gw_fetch.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,6 +32,7 @@
 #define DEFAULT_TIMEOUT_MS 10000
 #define DEFAULT_MAX_BODY (4u << 20)
 #define MAX_HEADERS (64u << 10)
+#define IDLE_MAX 32 /* kept-alive connections waiting for their next exchange, all loops */
 
 typedef struct {
     gw_fetch_cb cb;
@@ -36,8 +40,158 @@ typedef struct {
     int err; /* a refusal before the exchange, or what evhttp's error callback said */
     struct event_base *base;
     struct evhttp_connection *conn;
-    int64_t deadline_ms; /* monotonic: a failure past it is a timeout */
+    int64_t deadline_ms;  /* monotonic: a failure past it is a timeout */
+    char *reuse_key;      /* a kept-alive exchange: where its connection goes back */
+    bool reused;          /* the connection served an exchange before */
+    gw_fetch_req_t again; /* a reused connection's exchange, copied to retry it on a new one */
 } fetch_t;
+
+/* ---- kept-alive connections ---------------------------------------------------------------- */
+
+/* Idle connections, each owned by the loop it was made on. A global table (not per thread)
+ * so that what is idle at exit stays reachable. */
+typedef struct {
+    char *key;
+    struct event_base *base;
+    struct evhttp_connection *conn;
+} idle_t;
+
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static idle_t idle[IDLE_MAX];
+
+static void
+free_conn(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    evhttp_connection_free(arg);
+}
+
+static void
+free_conn_later(struct event_base *base, struct evhttp_connection *conn)
+{
+    static const struct timeval now = {0, 0};
+
+    if (event_base_once(base, -1, EV_TIMEOUT, free_conn, conn, &now) != 0)
+        abort(); /* only fails for lack of memory */
+}
+
+/* Remove conn from the table; whether it was there. */
+static bool
+idle_remove(struct evhttp_connection *conn)
+{
+    bool found = false;
+
+    pthread_mutex_lock(&idle_lock);
+    for (size_t i = 0; i < IDLE_MAX && !found; i++) {
+        if (idle[i].conn == conn) {
+            free(idle[i].key);
+            idle[i] = (idle_t){0};
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&idle_lock);
+    return found;
+}
+
+/* An idle connection closed by its server: gone from the table, freed outside evhttp. */
+static void
+idle_closed(struct evhttp_connection *conn, void *arg)
+{
+    (void)arg;
+    if (idle_remove(conn)) {
+        evhttp_connection_set_closecb(conn, NULL, NULL);
+        free_conn_later(evhttp_connection_get_base(conn), conn);
+    }
+}
+
+static struct evhttp_connection *
+idle_take(struct event_base *base, const char *key)
+{
+    struct evhttp_connection *conn = NULL;
+
+    pthread_mutex_lock(&idle_lock);
+    for (size_t i = 0; i < IDLE_MAX && conn == NULL; i++) {
+        if (idle[i].conn != NULL && idle[i].base == base && strcmp(idle[i].key, key) == 0) {
+            conn = idle[i].conn;
+            free(idle[i].key);
+            idle[i] = (idle_t){0};
+        }
+    }
+    pthread_mutex_unlock(&idle_lock);
+    if (conn != NULL)
+        evhttp_connection_set_closecb(conn, NULL, NULL);
+    return conn;
+}
+
+/* A connection done with its exchange: kept for the next one, or freed when the table is
+ * full. */
+static void
+idle_put(struct event_base *base, const char *key, struct evhttp_connection *conn)
+{
+    size_t i;
+
+    pthread_mutex_lock(&idle_lock);
+    for (i = 0; i < IDLE_MAX && idle[i].conn != NULL; i++)
+        ;
+    if (i < IDLE_MAX)
+        idle[i] = (idle_t){.key = gw_strdup(key), .base = base, .conn = conn};
+    pthread_mutex_unlock(&idle_lock);
+    if (i == IDLE_MAX)
+        free_conn_later(base, conn);
+    else
+        evhttp_connection_set_closecb(conn, idle_closed, NULL);
+}
+
+/* What a kept-alive connection is for: the name, the place and the CAs. */
+static char *
+reuse_key(const gw_fetch_req_t *q, const struct evhttp_uri *uri)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a of the CAs */
+
+    for (const char *p = q->ca_pem ? q->ca_pem : ""; *p != '\0'; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211u;
+    return gw_sprintf("%s|%s:%d|%s:%d|%016llx", q->reuse, evhttp_uri_get_host(uri),
+                      evhttp_uri_get_port(uri), q->connect_host ? q->connect_host : "",
+                      q->connect_port, (unsigned long long)h);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+    return s != NULL ? gw_strdup(s) : NULL;
+}
+
+/* The exchange kept to retry it (strings copied). */
+static void
+keep_request(fetch_t *f, const gw_fetch_req_t *q)
+{
+    f->again = *q;
+    f->again.method = gw_strdup(q->method);
+    f->again.url = gw_strdup(q->url);
+    f->again.body = q->body != NULL ? gw_memdup(q->body, q->body_len) : NULL;
+    f->again.ca_pem = dup_or_null(q->ca_pem);
+    f->again.cert_pem = dup_or_null(q->cert_pem);
+    f->again.key_pem = dup_or_null(q->key_pem);
+    f->again.bearer_token = dup_or_null(q->bearer_token);
+    f->again.connect_host = dup_or_null(q->connect_host);
+    f->again.reuse = NULL; /* the retry takes a new connection */
+}
+
+static void
+fetch_free(fetch_t *f)
+{
+    free(f->reuse_key);
+    free((char *)f->again.method);
+    free((char *)f->again.url);
+    free((char *)f->again.body);
+    free((char *)f->again.ca_pem);
+    free((char *)f->again.cert_pem);
+    free((char *)f->again.key_pem);
+    free((char *)f->again.bearer_token);
+    free((char *)f->again.connect_host);
+    free(f);
+}
 
 static void
 refused(evutil_socket_t fd, short what, void *arg)
@@ -47,7 +201,7 @@ refused(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     f->cb(f->err, 0, NULL, 0, f->ctx);
-    free(f);
+    fetch_free(f);
 }
 
 /* The callback of a request that never started, from the loop as promised. */
@@ -156,25 +310,28 @@ request_error(enum evhttp_request_error e, void *arg)
                                              : GW_EUNAVAILABLE;
 }
 
-static void
-free_conn(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    evhttp_connection_free(arg);
-}
-
 /* evhttp's request callback: once per request, req NULL when it failed. The connection goes
  * once evhttp is done with it (its own auto-free misses failed connects). */
 static void
 request_done(struct evhttp_request *req, void *arg)
 {
-    static const struct timeval now = {0, 0};
     fetch_t *f = arg;
     int status = req != NULL ? evhttp_request_get_response_code(req) : 0;
+    const char *conn_hdr =
+        req != NULL ? evhttp_find_header(evhttp_request_get_input_headers(req), "Connection")
+                    : NULL;
 
-    if (event_base_once(f->base, -1, EV_TIMEOUT, free_conn, f->conn, &now) != 0)
-        abort(); /* only fails for lack of memory */
+    if (status != 0 && f->reuse_key != NULL &&
+        (conn_hdr == NULL || evutil_ascii_strcasecmp(conn_hdr, "close") != 0))
+        idle_put(f->base, f->reuse_key, f->conn);
+    else
+        free_conn_later(f->base, f->conn);
+    if (status == 0 && f->reused && gw_monotonic_ms() < f->deadline_ms) {
+        /* the server may have closed the kept-alive connection as it was reused */
+        gw_fetch(f->base, &f->again, f->cb, f->ctx);
+        fetch_free(f);
+        return;
+    }
 
     if (status == 0) {
         /* evhttp reports a connect or handshake that timed out as a bare failure */
@@ -190,7 +347,7 @@ request_done(struct evhttp_request *req, void *arg)
         f->cb(0, status, body, len, f->ctx);
         free(body);
     }
-    free(f);
+    fetch_free(f);
 }
 
 static void
@@ -205,7 +362,8 @@ add_headers(struct evhttp_request *req, const struct evhttp_uri *uri, const gw_f
     free(host);
     evhttp_add_header(h, "Accept", "application/json");
     evhttp_add_header(h, "User-Agent", "kgate");
-    evhttp_add_header(h, "Connection", "close");
+    if (q->reuse == NULL)
+        evhttp_add_header(h, "Connection", "close");
     if (q->bearer_token != NULL) {
         char *auth = gw_sprintf("Bearer %s", q->bearer_token);
         evhttp_add_header(h, "Authorization", auth);
@@ -235,7 +393,12 @@ connect_tls(struct event_base *base, const struct evhttp_uri *uri, const gw_fetc
                                            BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
         /* An answer that ends with the connection is complete even without close_notify. */
         bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
-        conn = evhttp_connection_base_bufferevent_new(base, NULL, bev, bare, port > 0 ? port : 443);
+        if (q->connect_host != NULL)
+            conn = evhttp_connection_base_bufferevent_new(base, NULL, bev, q->connect_host,
+                                                          q->connect_port);
+        else
+            conn = evhttp_connection_base_bufferevent_new(base, NULL, bev, bare,
+                                                          port > 0 ? port : 443);
     }
     free(bare);
     return conn;
@@ -279,8 +442,17 @@ gw_fetch(struct event_base *base, const gw_fetch_req_t *q, gw_fetch_cb cb, void 
     f->ctx = ctx;
     f->base = base;
     if (scheme != NULL && strcmp(scheme, "https") == 0 && evhttp_uri_get_host(uri) != NULL &&
-        evhttp_uri_get_host(uri)[0] != '\0' && (post || strcmp(q->method, "GET") == 0))
-        conn = connect_tls(base, uri, q);
+        evhttp_uri_get_host(uri)[0] != '\0' && (post || strcmp(q->method, "GET") == 0)) {
+        if (q->reuse != NULL) {
+            f->reuse_key = reuse_key(q, uri);
+            conn = idle_take(base, f->reuse_key);
+            f->reused = conn != NULL;
+            if (f->reused)
+                keep_request(f, q);
+        }
+        if (conn == NULL)
+            conn = connect_tls(base, uri, q);
+    }
     if (conn == NULL) {
         refuse(base, f, GW_EINVAL);
         goto out;

@@ -3,10 +3,11 @@
 
 /*
  * One HTTPS exchange on a worker's event loop: what the authenticators ask of the outside
- * world (an identity provider's discovery document and keys, a TokenReview webhook). HTTP/1.1
- * through libevent's evhttp client over an OpenSSL bufferevent, one connection per exchange
- * (Connection: close). The server's certificate must chain to the given CAs (or the system's)
- * and name the URL's host (an IP address or a DNS name).
+ * world (an identity provider's discovery document and keys, a TokenReview webhook) and the
+ * webhooks the registry calls. HTTP/1.1 through libevent's evhttp client over an OpenSSL
+ * bufferevent, one connection per exchange (Connection: close), or kept alive and reused by
+ * the exchanges that name the same `reuse`. The server's certificate must chain to the given CAs
+ * (or the system's) and name the URL's host (an IP address or a DNS name).
  */
 
 #include <stddef.h>
@@ -25,6 +26,14 @@ typedef struct {
     const char *bearer_token; /* sent as Authorization: Bearer, or NULL */
     int timeout_ms;           /* per connect/read/write step; 0: 10 s */
     size_t max_body;          /* the largest answer accepted; 0: 4 MiB */
+    const char *connect_host; /* where to connect instead of the URL's host (an address that
+                                 serves it, e.g. a service's endpoint), or NULL; the
+                                 certificate must still name the URL's host */
+    int connect_port;         /* the port there (with connect_host) */
+    const char *reuse;        /* non-NULL: the connection is kept alive after the answer and
+                                 reused by the next exchange of the same `reuse` name to the
+                                 same place with the same CAs on the same loop (a reused one
+                                 that fails is retried once on a new connection) */
 } gw_fetch_req_t;
 
 /**

@@ -11,6 +11,7 @@
 
 #include "gw_alloc.h"
 #include "gw_arena.h"
+#include "gw_crd_conversion.h"
 #include "gw_crd_rules.h"
 #include "gw_crd_schema.h"
 #include "gw_err.h"
@@ -27,6 +28,7 @@ struct gw_crd {
     bool terminating;
     const gw_resource_t **resources;
     size_t n_resources;
+    const gw_crd_webhook_t *webhook; /* NULL: the None strategy */
 };
 
 static const char *
@@ -310,6 +312,49 @@ compile_versions(gw_crd_t *c, const gw_catalog_t *builtin, char *err, size_t err
     return 0;
 }
 
+/* caBundle's base64 decoded into PEM text (NUL-terminated), or NULL when absent or unreadable. */
+static const char *
+ca_bundle(gw_arena_t *a, const json_t *cc)
+{
+    const char *b64 = json_string_value(json_object_get(cc, "caBundle"));
+    size_t n = b64 != NULL ? strlen(b64) : 0;
+    unsigned char *pem;
+    int got;
+
+    if (n == 0)
+        return NULL;
+    pem = gw_arena_calloc(a, n / 4 * 3 + 4);
+    got = EVP_DecodeBlock(pem, (const unsigned char *)b64, (int)n);
+    return got > 0 ? (const char *)pem : NULL;
+}
+
+/* spec.conversion's Webhook strategy, compiled (kube's webhookClientConfigForCRD). */
+static const gw_crd_webhook_t *
+compile_webhook(gw_arena_t *a, const json_t *crd)
+{
+    const json_t *conv = json_object_get(json_object_get(crd, "spec"), "conversion");
+    const json_t *wh = json_object_get(conv, "webhook");
+    const json_t *cc = json_object_get(wh, "clientConfig");
+    const json_t *svc = json_object_get(cc, "service"), *port;
+    gw_crd_webhook_t *w;
+
+    if (strcmp(str_at(conv, "strategy"), "Webhook") != 0)
+        return NULL;
+    w = gw_arena_calloc(a, sizeof(*w));
+    w->crd_name = str_at(json_object_get(crd, "metadata"), "name");
+    w->url = json_string_value(json_object_get(cc, "url"));
+    if (json_is_object(svc)) {
+        port = json_object_get(svc, "port");
+        w->svc_namespace = str_at(svc, "namespace");
+        w->svc_name = str_at(svc, "name");
+        w->svc_path = str_at(svc, "path");
+        w->svc_port = json_is_integer(port) ? (int)json_integer_value(port) : 443;
+    }
+    w->ca_pem = ca_bundle(a, cc);
+    w->review_version = gw_crd_review_version(json_object_get(wh, "conversionReviewVersions"));
+    return w;
+}
+
 gw_crd_t *
 gw_crd_compile(const json_t *crd, int64_t revision, const gw_catalog_t *builtin, char *err,
                size_t err_len)
@@ -335,6 +380,7 @@ gw_crd_compile(const json_t *crd, int64_t revision, const gw_catalog_t *builtin,
     c->uid = str_at(meta, "uid");
     c->revision = revision;
     c->terminating = json_object_get(meta, "deletionTimestamp") != NULL;
+    c->webhook = compile_webhook(c->arena, c->obj);
     if (compile_versions(c, builtin, err, err_len) != 0) {
         gw_crd_unref(c);
         return NULL;
@@ -382,6 +428,12 @@ bool
 gw_crd_terminating(const gw_crd_t *c)
 {
     return c->terminating;
+}
+
+const gw_crd_webhook_t *
+gw_crd_webhook(const gw_crd_t *c)
+{
+    return c->webhook;
 }
 
 const gw_crd_version_t *

@@ -39,6 +39,20 @@ typedef struct gw_crd_version {
     const struct gw_crd_rules *rules; /* its x-kubernetes-validations (gw_crd_rules.h), or NULL */
 } gw_crd_version_t;
 
+/* A CRD's `Webhook` conversion (spec.conversion.webhook), as its webhook is called. */
+typedef struct {
+    const char *crd_name;      /* metadata.name: the webhook's name is kube's
+                                  "conversion_webhook_for_<crd_name>" */
+    const char *url;           /* clientConfig.url, or NULL for a service */
+    const char *svc_namespace; /* clientConfig.service: namespace, name, path ("" for none), */
+    const char *svc_name;      /*   port (443 unless set) */
+    const char *svc_path;
+    int svc_port;
+    const char *ca_pem;         /* caBundle decoded (PEM), or NULL: the system's CAs */
+    const char *review_version; /* the ConversionReview version spoken, or NULL: none kgate
+                                   knows (every conversion fails) */
+} gw_crd_webhook_t;
+
 /**
  * Compile a stored CRD object (any JSON: what etcd holds) for serving, or NULL with a reason
  * in err when it serves nothing: no accepted names yet (neither NamesAccepted nor Established
@@ -64,6 +78,10 @@ int64_t gw_crd_revision(const gw_crd_t *c);
 
 /** Whether the CRD is being deleted (kube refuses creates of its objects then). */
 bool gw_crd_terminating(const gw_crd_t *c);
+
+/** The CRD's conversion webhook, or NULL when its strategy is None (valid while c is). Thread:
+ *  any. */
+const gw_crd_webhook_t *gw_crd_webhook(const gw_crd_t *c);
 
 /** The compiled version behind a custom resource, or NULL for a built-in one. Thread: any. */
 const gw_crd_version_t *gw_crd_version_of(const gw_resource_t *r);

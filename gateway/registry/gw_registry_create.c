@@ -27,6 +27,7 @@ typedef struct {
     int attempts;
     gw_admission_attrs_t adm;
     gw_fail_t fail;
+    json_t *converting; /* [c->obj in the storage version], through the conversion webhook */
 } create_t;
 
 static void attempt(create_t *c);
@@ -141,14 +142,35 @@ prepare(create_t *c)
     return true;
 }
 
+static void
+store(create_t *c, json_t *obj)
+{
+    size_t len;
+    char *bytes = gw_registry__encode_for(c->r->resource, obj, &len);
+    int rc = gw_store_create(c->r->store, c->key, (const uint8_t *)bytes, len, 0, created, c);
+
+    free(bytes);
+    if (rc != 0)
+        gw_reply_error(c->r, rc, c->name);
+}
+
+static void
+store_converted(gw_req_t *r, const char *err, void *arg)
+{
+    create_t *c = arg;
+
+    if (err != NULL)
+        gw_registry__reply_conversion_error(r, err);
+    else
+        store(c, json_array_get(c->converting, 0));
+}
+
 /* The validated object is written (or, for a dry run, checked against what is stored). */
 static void
 write_checked(bool ok, void *arg)
 {
     create_t *c = arg;
     gw_req_t *r = c->r;
-    size_t len;
-    char *bytes;
     int rc;
 
     if (!ok) {
@@ -161,13 +183,19 @@ write_checked(bool ok, void *arg)
     c->key = gw_registry__object_key(r, c->name);
     if (c->opts.dry_run) {
         rc = gw_store_get(r->store, c->key, 0, dry_checked, c);
-    } else {
-        bytes = gw_registry__encode_for(r->resource, c->obj, &len);
-        rc = gw_store_create(r->store, c->key, (const uint8_t *)bytes, len, 0, created, c);
-        free(bytes);
+        if (rc != 0)
+            gw_reply_error(r, rc, c->name);
+        return;
     }
-    if (rc != 0)
-        gw_reply_error(r, rc, c->name);
+    if (gw_registry__webhook_needed(r->resource, c->obj, gw_registry__storage_api_version(r))) {
+        /* stored in the storage version, which only the CRD's webhook reaches */
+        c->converting = json_pack("[O]", c->obj);
+        keep(r, c->converting);
+        gw_registry__webhook_convert(r, c->converting, gw_registry__storage_api_version(r), false,
+                                     store_converted, c);
+        return;
+    }
+    store(c, c->obj);
 }
 
 /* The validating plugins passed: the kind's own check of the write (RBAC's escalation check),

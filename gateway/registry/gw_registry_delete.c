@@ -635,7 +635,7 @@ reply_deleted(del_t *d)
         gw_registry__reply_success(r, code, d->name, gw_objmeta_str(d->result, "uid"));
         return;
     }
-    gw_registry__reply_doc(r, code, d->result);
+    gw_registry__reply_doc_as(r, code, d->result);
 }
 
 /* The mutating plugins passed the DELETE. */

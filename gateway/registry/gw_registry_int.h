@@ -305,6 +305,8 @@ struct gw_upd {
     bool created, delete_now;
     int64_t delete_rev;
     int deletes;
+    json_t *converting;           /* [an object] on its way through the conversion webhook */
+    const gw_obj_t *conv_current; /* the current object while it is converted */
 };
 
 /** A new engine for the request's object r->info.name (allocated in the arena). */
@@ -428,6 +430,10 @@ void gw_registry__items_init(gw_items_t *it, gw_req_t *r, bool negotiated);
  *  false when its bytes cannot be read or encoded. Thread: r's worker. */
 bool gw_registry__items_add(const gw_items_t *it, gw_buf_t *b, const gw_obj_t *obj);
 
+/** gw_registry__items_add of an object already parsed (and converted), with its
+ *  resourceVersion. Thread: r's worker. */
+bool gw_registry__items_add_doc(const gw_items_t *it, gw_buf_t *b, const json_t *doc);
+
 /** Append the answer's head: JSON up to "items":[; protobuf the envelope's head, whose raw
  *  length counts the ListMeta and items_len bytes of items, then the ListMeta. */
 void gw_registry__items_head(const gw_items_t *it, gw_buf_t *b, const json_t *meta,
@@ -546,6 +552,38 @@ json_t *gw_registry__parse_labels(const char *json, size_t len);
  *  `as` (spliced into the bytes when nothing else changes); false when the bytes are not a JSON
  *  object. */
 bool gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj, const gw_resource_t *as);
+
+/* ---- conversion webhooks (gw_registry_conversion.c) ------------------------------------ */
+
+/** Whether res is a custom resource whose CRD converts through a webhook. Thread: any. */
+bool gw_registry__converts_by_webhook(const gw_resource_t *res);
+
+/** Whether obj (an object of r's kind) must go through the webhook to be in apiVersion `to`. */
+bool gw_registry__webhook_needed(const gw_resource_t *res, const json_t *obj, const char *to);
+
+/** Where a conversion ends: err NULL with the objects converted in place, or kube's message. */
+typedef void (*gw_registry_converted_fn)(gw_req_t *r, const char *err, void *arg);
+
+/**
+ * Convert the objects of the array objs (of r->resource's kind) that are not in apiVersion
+ * `to` through the CRD's webhook, in one ConversionReview (list: a page of a list, named by
+ * its list kind in errors); the converted objects replace them in objs, defaulted by the
+ * served version's schema. done fires exactly once, maybe at once (nothing to convert), else
+ * later on r's worker; objs must live until then. Thread: r's worker.
+ */
+void gw_registry__webhook_convert(gw_req_t *r, json_t *objs, const char *to, bool list,
+                                  gw_registry_converted_fn done, void *arg);
+
+/** gw_registry__reply_doc of an object of r's kind that may be in another version (a stored
+ *  one): converted first by the CRD's webhook when it must be. doc is borrowed. */
+void gw_registry__reply_doc_as(gw_req_t *r, int code, json_t *doc);
+
+/** Answer a failed conversion as kube's handlers answer its plain error: 500, no reason. */
+void gw_registry__reply_conversion_error(gw_req_t *r, const char *err);
+
+/** The apiVersion objects of a custom resource are stored in (in r's arena); NULL for a
+ *  built-in one. */
+const char *gw_registry__storage_api_version(gw_req_t *r);
 
 /* ---- replies (gw_registry_reply.c) -------------------------------------------------------- */
 

@@ -97,6 +97,21 @@ gw_registry__items_add(const gw_items_t *it, gw_buf_t *b, const gw_obj_t *obj)
     return ok;
 }
 
+bool
+gw_registry__items_add_doc(const gw_items_t *it, gw_buf_t *b, const json_t *doc)
+{
+    char *text;
+
+    if (it->protobuf)
+        return add_message(it, b, 2, it->item_schema, doc);
+    if (b->len > 0)
+        gw_buf_add(b, ",", 1);
+    text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+    gw_buf_str(b, text);
+    free(text);
+    return true;
+}
+
 /* The ListMeta as protobuf field 1: a message kube always writes, empty or not. */
 static void
 add_list_meta(const gw_items_t *it, gw_buf_t *b, const json_t *meta)

@@ -316,6 +316,11 @@ gw_registry__custom_rewrites(const gw_resource_t *res)
 static void
 custom_view(json_t *doc, const gw_resource_t *as)
 {
+    const char *av = json_string_value(json_object_get(doc, "apiVersion"));
+
+    /* a webhook converts what is in another version: the caller asks it, then defaults */
+    if (gw_registry__converts_by_webhook(as) && (av == NULL || strcmp(av, as->api_version)))
+        return;
     json_object_set_new(doc, "apiVersion", json_string(as->api_version));
     if (gw_crd_version_of(as)->has_defaults)
         gw_crd_default(as->schema, doc);

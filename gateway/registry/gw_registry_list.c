@@ -72,6 +72,12 @@ struct gw_lister {
     bool sizing;
     size_t sized;      /* the items' bytes counted by the first pass */
     size_t sent_bytes; /* the items' bytes the second pass sent */
+    /* a CRD whose webhook converts the items: a page's matches go out in one review */
+    bool convert;
+    json_t *pending; /* this page's matching items, in the storage version */
+    int after;       /* what follows the page (page_end's `what`) */
+    const char *after_key;
+    int64_t after_remaining;
 };
 
 static void
@@ -84,6 +90,7 @@ lister_free(void *p)
     free(l->items.data);
     json_decref(l->docs);
     json_decref(l->names);
+    json_decref(l->pending);
     free(l->token);
 }
 
@@ -304,7 +311,16 @@ take(gw_lister_t *l, const gw_obj_t *obj)
     l->count++;
     if (l->names != NULL)
         json_array_append_new(l->names, json_string(gw_objmeta_str(doc, "name")));
-    if (l->docs != NULL) {
+    if (l->convert) {
+        /* held whole (a selector's view is partial) until the page's review answers */
+        json_t *full = l->docs != NULL
+                           ? json_incref(doc)
+                           : gw_registry__parse_stored((const char *)obj->value, obj->value_len,
+                                                       obj->mod_revision, NULL);
+        ok = full != NULL;
+        if (ok)
+            json_array_append_new(l->pending, full);
+    } else if (l->docs != NULL) {
         gw_registry__serve_as(doc, l->r->resource); /* selectors read the stored version */
         json_array_append(l->docs, doc);
     } else
@@ -609,6 +625,64 @@ next_page(gw_lister_t *l, const char *next_key)
         fetch(l);
 }
 
+enum { AFTER_FINISH, AFTER_STOP, AFTER_NEXT };
+
+static void
+go_on(gw_lister_t *l, int what, const char *key, int64_t remaining)
+{
+    if (what == AFTER_FINISH)
+        finish(l);
+    else if (what == AFTER_STOP)
+        stop_at(l, key, remaining);
+    else
+        next_page(l, key);
+}
+
+/* The page's review answered: its items are taken in the request's version. */
+static void
+page_converted(gw_req_t *r, const char *err, void *arg)
+{
+    gw_lister_t *l = arg;
+    size_t i;
+    json_t *doc;
+
+    if (err != NULL) {
+        if (l->streaming) {
+            gw_log_error(r->audit_id, "%s", err);
+            stream_cut(l, GW_EINTERNAL);
+        } else {
+            gw_registry__reply_conversion_error(r, err);
+        }
+        return;
+    }
+    json_array_foreach(l->pending, i, doc)
+    {
+        if (l->docs != NULL)
+            json_array_append(l->docs, doc);
+        else if (!gw_registry__items_add_doc(&l->form, &l->items, doc)) {
+            list_fail(l, GW_EINTERNAL);
+            return;
+        }
+    }
+    json_array_clear(l->pending);
+    go_on(l, l->after, l->after_key, l->after_remaining);
+}
+
+/* The page is read: what follows waits for its items' conversion, if any. */
+static void
+page_end(gw_lister_t *l, int what, const char *key, int64_t remaining)
+{
+    if (!l->convert || json_array_size(l->pending) == 0) {
+        go_on(l, what, key, remaining);
+        return;
+    }
+    l->after = what;
+    l->after_key = key != NULL ? gw_arena_strdup(l->r->arena, key) : NULL;
+    l->after_remaining = remaining;
+    gw_registry__webhook_convert(l->r, l->pending, l->r->resource->api_version, true,
+                                 page_converted, l);
+}
+
 /* The first page again, after a wait for the store to reach min_rv. */
 static void
 fetch_again(void *arg)
@@ -635,7 +709,8 @@ got_page(int err, const gw_list_page_t *page, void *arg)
     l->rev = page->revision;
     for (size_t i = 0; i < page->n_items; i++) {
         if (l->limit > 0 && l->count == l->limit) {
-            stop_at(l, page->items[i].key, (int64_t)(page->n_items - i) + page->remaining);
+            page_end(l, AFTER_STOP, page->items[i].key,
+                     (int64_t)(page->n_items - i) + page->remaining);
             return;
         }
         if (!take(l, &page->items[i])) {
@@ -644,11 +719,11 @@ got_page(int err, const gw_list_page_t *page, void *arg)
         }
     }
     if (!page->more)
-        finish(l);
+        page_end(l, AFTER_FINISH, NULL, 0);
     else if (l->limit > 0 && l->count == l->limit)
-        stop_at(l, page->next_key, page->remaining);
+        page_end(l, AFTER_STOP, page->next_key, page->remaining);
     else
-        next_page(l, page->next_key);
+        page_end(l, AFTER_NEXT, page->next_key, 0);
 }
 
 static void
@@ -700,6 +775,9 @@ list_start(gw_req_t *r, bool table, bool names, bool may_stream, gw_list_done_fn
     l->docs = table ? json_array() : NULL;
     l->names = names ? json_array() : NULL;
     gw_registry__items_init(&l->form, r, may_stream);
+    l->convert = gw_registry__converts_by_webhook(r->resource) && !l->form.partial &&
+                 strcmp(r->resource->version, r->resource->custom->storage_version) != 0;
+    l->pending = l->convert ? json_array() : NULL;
     gw_arena_defer(r->arena, lister_free, l);
     if (!parse_selectors(l))
         return;

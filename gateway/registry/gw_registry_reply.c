@@ -98,12 +98,71 @@ gw_registry__reply_doc(gw_req_t *r, int code, json_t *doc)
         gw_reply_json(r, code, table);
 }
 
+/* A stored object on its way through the conversion webhook to the request's version. */
+typedef struct {
+    int code;
+    json_t *objs; /* [the object] */
+} converting_t;
+
+static void
+converted(gw_req_t *r, const char *err, void *arg)
+{
+    converting_t *cv = arg;
+    json_t *objs = cv->objs; /* cv is in the arena, which the answer frees */
+
+    if (err != NULL)
+        gw_registry__reply_conversion_error(r, err);
+    else
+        gw_registry__reply_doc(r, cv->code, json_array_get(objs, 0));
+    json_decref(objs);
+}
+
+void
+gw_registry__reply_doc_as(gw_req_t *r, int code, json_t *doc)
+{
+    converting_t *cv;
+
+    if (!gw_registry__webhook_needed(r->resource, doc, r->resource->api_version)) {
+        gw_registry__reply_doc(r, code, doc);
+        return;
+    }
+    cv = gw_arena_calloc(r->arena, sizeof(*cv));
+    cv->code = code;
+    cv->objs = json_pack("[O]", doc);
+    gw_registry__webhook_convert(r, cv->objs, r->resource->api_version, false, converted, cv);
+}
+
+/* Whether the stored object needs the webhook to be served as r's version; then the answer
+ * follows its conversion. */
+static bool
+reply_converted(gw_req_t *r, int code, const gw_obj_t *obj)
+{
+    converting_t *cv;
+    json_t *doc;
+
+    if (!gw_registry__converts_by_webhook(r->resource))
+        return false;
+    doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision,
+                                    r->resource);
+    if (doc == NULL || !gw_registry__webhook_needed(r->resource, doc, r->resource->api_version)) {
+        json_decref(doc);
+        return false;
+    }
+    cv = gw_arena_calloc(r->arena, sizeof(*cv));
+    cv->code = code;
+    cv->objs = json_pack("[o]", doc);
+    gw_registry__webhook_convert(r, cv->objs, r->resource->api_version, false, converted, cv);
+    return true;
+}
+
 void
 gw_registry__reply_obj(gw_req_t *r, int code, const gw_obj_t *obj)
 {
     gw_buf_t b = {0};
     json_t *doc;
 
+    if (reply_converted(r, code, obj))
+        return;
     if (r->accept == GW_MEDIA_TABLE) {
         doc = gw_registry__parse_stored((const char *)obj->value, obj->value_len, obj->mod_revision,
                                         r->resource);

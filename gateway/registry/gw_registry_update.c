@@ -207,13 +207,39 @@ check_escalation(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_re
     gw_admission_validate(gw_registry__admission(), &u->adm, validated, u);
 }
 
+static void
+commit(gw_upd_t *u, json_t *obj)
+{
+    size_t len;
+    char *bytes = gw_registry__encode_for(u->r->resource, obj, &len);
+
+    gw_store_update_commit(u->su, (uint8_t *)bytes, len);
+}
+
+/* A failed conversion ends the update with kube's 500. */
+static void
+conversion_failed(gw_upd_t *u, const char *err)
+{
+    gw_registry__fail(u->r, &u->fail, 500, "", NULL, "%s", err);
+    gw_store_update_abort(u->su, GW_ECANCELED);
+}
+
+static void
+stored_converted(gw_req_t *r, const char *err, void *arg)
+{
+    gw_upd_t *u = arg;
+
+    (void)r;
+    if (err != NULL)
+        conversion_failed(u, err);
+    else
+        commit(u, json_array_get(u->converting, 0));
+}
+
 /* The object is ready: delete it, answer it (dry run), or write it. */
 static void
 decide(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev)
 {
-    size_t len;
-    char *bytes;
-
     if (!u->warned) {
         gw_registry__warnings(u->r, obj, cur);
         u->warned = true;
@@ -230,8 +256,15 @@ decide(gw_upd_t *u, json_t *obj, const json_t *cur, int64_t current_rev)
         gw_store_update_abort(u->su, GW_ECANCELED);
         return;
     }
-    bytes = gw_registry__encode_for(u->r->resource, obj, &len);
-    gw_store_update_commit(u->su, (uint8_t *)bytes, len);
+    if (gw_registry__webhook_needed(u->r->resource, obj, gw_registry__storage_api_version(u->r))) {
+        /* stored in the storage version, which only the CRD's webhook reaches */
+        u->converting = json_pack("[O]", obj);
+        keep(u, u->converting);
+        gw_registry__webhook_convert(u->r, u->converting, gw_registry__storage_api_version(u->r),
+                                     false, stored_converted, u);
+        return;
+    }
+    commit(u, obj);
 }
 
 static void
@@ -317,16 +350,54 @@ current_doc(gw_upd_t *u, const gw_obj_t *current, json_t **cur)
     return true;
 }
 
+static void mutate_with(gw_upd_t *u, const gw_obj_t *current, json_t *cur);
+
+static void
+current_converted(gw_req_t *r, const char *err, void *arg)
+{
+    gw_upd_t *u = arg;
+
+    (void)r;
+    if (err != NULL)
+        conversion_failed(u, err);
+    else
+        mutate_with(u, u->conv_current, json_array_get(u->converting, 0));
+}
+
 static void
 mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
 {
     gw_upd_t *u = ctx;
-    json_t *cur, *obj = NULL;
-    bool ok;
+    json_t *cur;
 
     u->su = su;
     gw_ferr_clear(&u->req_errs);
-    ok = current_doc(u, current, &cur) && u->derive(u, cur, &obj);
+    if (!current_doc(u, current, &cur)) {
+        gw_store_update_abort(su, GW_ECANCELED);
+        return;
+    }
+    if (cur != NULL &&
+        gw_registry__webhook_needed(u->r->resource, cur, u->r->resource->api_version)) {
+        /* the request's version of the current object comes from the CRD's webhook */
+        u->conv_current = current;
+        u->converting = json_pack("[O]", cur);
+        keep(u, u->converting);
+        gw_registry__webhook_convert(u->r, u->converting, u->r->resource->api_version, false,
+                                     current_converted, u);
+        return;
+    }
+    mutate_with(u, current, cur);
+}
+
+/* An attempt with the current object in the request's version. */
+static void
+mutate_with(gw_upd_t *u, const gw_obj_t *current, json_t *cur)
+{
+    gw_store_update_t *su = u->su;
+    json_t *obj = NULL;
+    bool ok;
+
+    ok = u->derive(u, cur, &obj);
     if (obj != NULL)
         keep(u, obj); /* also what a failed check left behind */
     if (!ok) {

@@ -76,6 +76,11 @@ typedef struct {
     int64_t end_ms;     /* when the watch times out (monotonic) */
     bool page_pending;  /* an etcd page is on its way: ending waits for it */
     bool ended;
+    /* a CRD whose webhook converts the objects: events wait, in order, for their reviews */
+    bool webhook;
+    json_t *queue;       /* [{"t": type, "o": object, "c": to convert, "table": as a Table}] */
+    size_t in_review;    /* the queue's first entries, whose review is in flight */
+    json_t *review_objs; /* the objects of that review, converted in place */
 } watch_t;
 
 static void list_page(watch_t *st);
@@ -89,6 +94,8 @@ watch_free(void *arg)
 
     gw_selector_clear(&st->labels);
     gw_selector_clear(&st->fields);
+    json_decref(st->queue);
+    json_decref(st->review_objs);
 }
 
 /* End the stream once nothing is pending; the request is gone after that. */
@@ -96,7 +103,7 @@ static void
 watch_end(watch_t *st)
 {
     st->ended = true;
-    if (st->page_pending)
+    if (st->page_pending || st->in_review > 0)
         return;
     if (st->w != NULL)
         gw_watcher_stop(st->w);
@@ -203,7 +210,7 @@ plain(const watch_t *st)
 }
 
 static bool
-add_doc(watch_t *st, const char *type, const json_t *doc)
+emit_doc(watch_t *st, const char *type, const json_t *doc)
 {
     size_t len;
     char *bytes = encode_event(st, type, doc, &len);
@@ -213,6 +220,97 @@ add_doc(watch_t *st, const char *type, const json_t *doc)
     gw_stream_add(st->r, bytes, len);
     free(bytes);
     return true;
+}
+
+/* ---- a CRD's conversion webhook ------------------------------------------------------------ */
+
+static bool table_event(watch_t *st, const char *type, json_t *doc);
+static void pump(watch_t *st);
+
+/* Whether the event waits in the queue: an object the webhook must convert, or anything
+ * behind one. */
+static bool
+queued(watch_t *st, const char *type, const json_t *doc, bool table)
+{
+    bool needs = st->webhook && !st->partial &&
+                 gw_registry__webhook_needed(st->r->resource, doc, st->r->resource->api_version);
+
+    if (!needs && json_array_size(st->queue) == 0)
+        return false;
+    json_array_append_new(
+        st->queue, json_pack("{s:s,s:O,s:b,s:b}", "t", type, "o", doc, "c", needs, "table", table));
+    if (st->in_review == 0)
+        pump(st);
+    return true;
+}
+
+/* The review answered: the events it held go out in order (converted objects in place of
+ * the stored ones), then the next review. */
+static void
+reviewed(gw_req_t *r, const char *err, void *arg)
+{
+    watch_t *st = arg;
+    json_t *objs = st->review_objs, *e;
+    size_t n = st->in_review, i, j = 0;
+    bool ok = err == NULL;
+
+    (void)r;
+    st->review_objs = NULL;
+    if (err != NULL)
+        gw_log_error(st->r->audit_id, "unable to encode watch object: %s", err);
+    for (i = 0; ok && i < n; i++) {
+        e = json_array_get(st->queue, i);
+        const char *type = json_string_value(json_object_get(e, "t"));
+        json_t *doc = json_object_get(e, "o");
+        if (json_is_true(json_object_get(e, "c")))
+            doc = json_array_get(objs, j++);
+        ok = json_is_true(json_object_get(e, "table")) ? table_event(st, type, json_incref(doc))
+                                                       : emit_doc(st, type, doc);
+    }
+    json_decref(objs);
+    for (i = 0; i < n; i++)
+        json_array_remove(st->queue, 0);
+    st->in_review = 0;
+    if (!ok) { /* kube ends a watch whose object it cannot encode */
+        json_array_clear(st->queue);
+        watch_end(st);
+        return;
+    }
+    flush(st);
+    if (st->ended)
+        watch_end(st);
+    else if (json_array_size(st->queue) > 0)
+        pump(st);
+}
+
+/* One review for every queued object to convert. */
+static void
+pump(watch_t *st)
+{
+    size_t i;
+    json_t *e;
+
+    st->review_objs = json_array();
+    json_array_foreach(st->queue, i, e)
+    {
+        if (json_is_true(json_object_get(e, "c")))
+            json_array_append(st->review_objs, json_object_get(e, "o"));
+    }
+    st->in_review = json_array_size(st->queue);
+    gw_registry__webhook_convert(st->r, st->review_objs, st->r->resource->api_version, false,
+                                 reviewed, st);
+}
+
+/* An event built here (a bookmark, an error, an object): after those queued, if any. */
+static bool
+add_doc(watch_t *st, const char *type, const json_t *doc)
+{
+    if (st->webhook && json_array_size(st->queue) > 0) {
+        json_array_append_new(
+            st->queue, json_pack("{s:s,s:O,s:b,s:b}", "t", type, "o", doc, "c", 0, "table", 0));
+        return true;
+    }
+    return emit_doc(st, type, doc);
 }
 
 static bool
@@ -233,6 +331,10 @@ add_line(watch_t *st, const char *type, const char *obj, size_t len)
     doc = json_loadb(obj, len, 0, NULL);
     if (doc != NULL && !st->partial) /* a metadata view: kube's shows the stored metadata */
         gw_registry__serve_as(doc, st->r->resource);
+    if (doc != NULL && queued(st, type, doc, false)) {
+        json_decref(doc);
+        return true;
+    }
     ok = doc != NULL && add_doc(st, type, doc);
     json_decref(doc);
     return ok;
@@ -281,12 +383,25 @@ add_shared(watch_t *st, const gw_wev_t *e)
 static bool
 add_table(watch_t *st, const char *type, const char *obj, size_t len)
 {
-    json_t *doc = json_loadb(obj, len, 0, NULL), *items, *meta, *table;
-    bool ok;
+    json_t *doc = json_loadb(obj, len, 0, NULL);
 
     if (doc == NULL)
         return false;
     gw_registry__serve_as(doc, st->r->resource);
+    if (queued(st, type, doc, true)) {
+        json_decref(doc);
+        return true;
+    }
+    return table_event(st, type, doc);
+}
+
+/* A Table event of doc (stolen). */
+static bool
+table_event(watch_t *st, const char *type, json_t *doc)
+{
+    json_t *items, *meta, *table;
+    bool ok;
+
     items = json_pack("[o]", doc);
     meta = json_pack("{s:O?}", "resourceVersion",
                      json_object_get(json_object_get(doc, "metadata"), "resourceVersion"));
@@ -771,6 +886,8 @@ parse_options(watch_t *st)
                                       r->resource->kind, strlen(r->resource->kind)) ||
                   gw_registry__custom_rewrites(r->resource);
     st->partial = r->as == GW_AS_PARTIAL;
+    st->webhook = gw_registry__converts_by_webhook(r->resource) && st->convert;
+    st->queue = st->webhook ? json_array() : NULL;
     return parse_include(st);
 }
 
