@@ -93,7 +93,7 @@ add_version(gw_group_t *g, const char *version)
 
 /* base's groups, each with room for every custom version, then the custom groups. */
 static void
-build_groups(gw_catalog_t *c, const gw_catalog_t *base, const gw_resource_t **custom, size_t n)
+extend_groups(gw_catalog_t *c, const gw_catalog_t *base, const gw_resource_t **custom, size_t n)
 {
     c->groups = gw_catalog__alloc_in(c, (base->n_groups + n) * sizeof(*c->groups));
     for (size_t i = 0; i < base->n_groups; i++) {
@@ -140,7 +140,7 @@ gw_catalog_extend(const gw_catalog_t *base, const gw_resource_t *const *custom, 
     if (n > 0)
         memcpy(c->resources + base->n_resources, sorted, n * sizeof(*c->resources));
     gw_catalog__index(c);
-    build_groups(c, base, sorted, n);
+    extend_groups(c, base, sorted, n);
     free(sorted);
     return c;
 }
@@ -173,10 +173,10 @@ gw_catalog_base(const gw_catalog_t *c)
     return c->base ? c->base : c;
 }
 
-/* ---- the process's current catalog -------------------------------------------------------- */
+/* ---- the process's published catalog -------------------------------------------------------- */
 
-static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
-static const gw_catalog_t *current;
+static pthread_mutex_t published_lock = PTHREAD_MUTEX_INITIALIZER;
+static const gw_catalog_t *published;
 
 void
 gw_catalog_publish(const gw_catalog_t *c)
@@ -184,10 +184,10 @@ gw_catalog_publish(const gw_catalog_t *c)
     const gw_catalog_t *old;
 
     gw_catalog_ref(c);
-    pthread_mutex_lock(&current_lock);
-    old = current;
-    current = c;
-    pthread_mutex_unlock(&current_lock);
+    pthread_mutex_lock(&published_lock);
+    old = published;
+    published = c;
+    pthread_mutex_unlock(&published_lock);
     gw_catalog_unref(old);
 }
 
@@ -196,8 +196,8 @@ gw_catalog_current(void)
 {
     const gw_catalog_t *c;
 
-    pthread_mutex_lock(&current_lock);
-    c = gw_catalog_ref(current);
-    pthread_mutex_unlock(&current_lock);
+    pthread_mutex_lock(&published_lock);
+    c = gw_catalog_ref(published);
+    pthread_mutex_unlock(&published_lock);
     return c;
 }

@@ -84,6 +84,7 @@
 #include "gw_buf.c"
 #define lookup gw_catalog__lookup
 #include "gw_catalog.c"
+#include "gw_catalog_custom.c"
 #undef lookup
 #include "gw_err.c"
 #include "gw_log.c"
