@@ -264,6 +264,7 @@ compile_version(gw_crd_t *c, const json_t *version, const gw_catalog_t *builtin,
     cv->crd = c;
     compile_version_facts(a, cv, version, r->namespaced);
     cv->has_defaults = has_defaults(r->schema, 0);
+    cv->several_versions = json_array_size(json_object_get(spec, "versions")) > 1;
     cv->schema = r->schema;
     cv->rules = gw_crd_rules_compile(a, r->schema);
     cu->crd_name = str_at(json_object_get(c->obj, "metadata"), "name");

@@ -35,6 +35,8 @@ typedef struct gw_crd_version {
                                          NULL-terminated */
     bool has_defaults;                /* the schema has a default somewhere: objects read from
                                          etcd are defaulted */
+    bool several_versions;            /* the CRD lists more than one version: a stored object
+                                         may be in any of them (an older storage version) */
     const gw_schema_t *schema;        /* the compiled schema (the resource's) */
     const struct gw_crd_rules *rules; /* its x-kubernetes-validations (gw_crd_rules.h), or NULL */
 } gw_crd_version_t;

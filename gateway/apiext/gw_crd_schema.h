@@ -89,6 +89,14 @@ int gw_crd_schema_compile(gw_arena_t *a, const json_t *props, const gw_schema_t 
 void gw_crd_validate(const gw_schema_t *root, const json_t *obj, gw_field_errors_t *errs);
 
 /**
+ * The CRD validation's check of the `default` values in openAPIV3Schema `schema` (any JSON):
+ * each must be pruned already (`must not have unknown fields`) and valid against the schema it
+ * sits in, its errors appended to errs under "<path>.default" (path: where the schema is,
+ * "spec.versions[0].schema.openAPIV3Schema"). Thread: any.
+ */
+void gw_crd_defaults_check(const json_t *schema, const char *path, gw_field_errors_t *errs);
+
+/**
  * kube's validation ratcheting on an update: drop from errs (the schema errors of obj, as
  * gw_crd_validate gives them) those about a value that old holds unchanged at the same path
  * (for a missing required field: its parent unchanged). old NULL (a create) drops nothing.

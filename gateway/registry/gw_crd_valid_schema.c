@@ -6,8 +6,8 @@
  * support, the x-kubernetes-* extensions' consistency, and the static shape of
  * x-kubernetes-validations rules; the structural rules are gw_crd_valid_structural.c's. Over the
  * v1 JSON; properties are visited in sorted order (kube ranges over a Go map, so any order is
- * its order); the rules' CEL is checked by gateway/apiext (gw_crd_rules_check). Not done: the
- * defaults' validation against their schema (it needs the schema compiler).
+ * its order); the defaults and the rules' CEL are checked by gateway/apiext
+ * (gw_crd_defaults_check, gw_crd_rules_check).
  */
 #include "gw_crd_valid_int.h"
 
@@ -16,6 +16,7 @@
 
 #include "gw_alloc.h"
 #include "gw_crd_rules.h"
+#include "gw_crd_schema.h"
 
 /* specStandardValidatorV3's state along the walk. */
 typedef struct {
@@ -665,8 +666,10 @@ gw_crd__validate_validation(const json_t *validation, bool status_enabled, const
     }
     walk(&w, schema, p, &v, true);
     /* the rules' CEL only over a structural schema without errors (kube's CELSchemaContext) */
-    if (o->require_structural && init_err == NULL && gw_ferr_count(errs) == before)
+    if (o->require_structural && init_err == NULL && gw_ferr_count(errs) == before) {
+        gw_crd_defaults_check(schema, p, errs);
         gw_crd_rules_check(schema, p, errs);
+    }
     if (init_err != NULL && gw_ferr_count(errs) == before) {
         char *m = gw_sprintf("Invalid value: \"\": %s", init_err);
         gw_ferr_add(errs, "FieldValueInvalid", p, m);

@@ -523,8 +523,9 @@ json_t *gw_registry__parse_stored(const char *json, size_t len, int64_t rev,
  *  a kind with one version). Thread: any. */
 json_t *gw_registry__storage_form(const json_t *obj);
 
-/** Whether a custom resource's stored objects are rewritten when res serves them (another
- *  version than the storage version, or a schema with defaults); false for built-ins. */
+/** Whether a custom resource's stored objects are rewritten when res serves them (its CRD has
+ *  several versions, so an object may be stored in any, or its schema has defaults); false for
+ *  built-ins. */
 bool gw_registry__custom_rewrites(const gw_resource_t *res);
 
 /** The value at a simple JSON path (".spec.replicas": dot-separated fields) of obj, or NULL.

@@ -308,7 +308,8 @@ gw_registry__custom_rewrites(const gw_resource_t *res)
 {
     const gw_crd_version_t *cv = gw_crd_version_of(res);
 
-    return cv != NULL && (cv->has_defaults || strcmp(res->custom->storage_version, res->version));
+    /* an object may be stored in another version than the current storage version */
+    return cv != NULL && (cv->has_defaults || cv->several_versions);
 }
 
 /* A stored custom object as `as` serves it: in as's version (the None conversion rewrites

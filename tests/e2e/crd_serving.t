@@ -61,6 +61,11 @@ check "instance a starts" start a
 check "instance b starts" start b
 
 on a
+req POST "$CRDS" "$(crd | sed 's/"default":1}/"default":20}/')"
+check "a CRD whose default breaks its own schema is 422" \
+    jpy "d['code'] == 422 and d['details']['causes'][0]['field'] == 'spec.versions[1].schema.openAPIV3Schema.properties[spec].properties[replicas].default' and 'less than or equal to 10' in d['details']['causes'][0]['message']"
+req GET "$G/v1"
+check "... and leaves nothing served" code_is 404
 req POST "$CRDS" "$(crd)"
 check "the CRD is created through a" code_is 201
 check "the CRD becomes Established" wait_established
@@ -152,6 +157,36 @@ check "read as v1 it is v1, pruned by v1's schema and defaulted" \
 req GET "$G/v1beta1/namespaces/default/crontabs"
 check "listed as v1beta1 every item is v1beta1" \
     jpy "d['apiVersion'] == 'stable.example.com/v1beta1' and {i['apiVersion'] for i in d['items']} == {'stable.example.com/v1beta1'}"
+
+# an object stored in an older storage version is served in the version asked for
+storage_is() {
+    req PATCH "$CRDS/crontabs.stable.example.com" "[{\"op\":\"replace\",\"path\":\"/spec/versions/0/storage\",\"value\":$1},{\"op\":\"replace\",\"path\":\"/spec/versions/1/storage\",\"value\":$2}]" application/json-patch+json
+}
+storage_is true false
+check "the storage version moves to v1beta1" jpy "d['status']['storedVersions'] == ['v1', 'v1beta1']"
+stored_beta() {
+    for _ in $(seq 50); do
+        req DELETE "$NS/s"
+        req POST "$NS" '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"s"},"spec":{"cronSpec":"* * * * *"}}'
+        [[ $(ETCDCTL_API=3 etcdctl --endpoints=$KGATE_TEST_ETCD get $PREFIX/stable.example.com/crontabs/default/s --print-value-only) == *'"apiVersion":"stable.example.com/v1beta1"'* ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "an object is then stored as v1beta1" stored_beta
+storage_is false true
+check "and back to v1" code_is 200
+served_v1() {
+    for _ in $(seq 50); do
+        req GET "$NS/s"
+        jpy "d['apiVersion'] == 'stable.example.com/v1'" >/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "the v1beta1-stored object reads as v1" served_v1
+req GET "$NS"
+check "and lists as v1" jpy "{i['apiVersion'] for i in d['items']} == {'stable.example.com/v1'}"
 
 # watch
 kcurl "${ADMIN[@]}" -N --max-time 3 "$KGATE_URL$NS?watch=1&resourceVersion=0" >"$KGATE_TEST_TMP/watch" &
