@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gw_err.h"
+#include "gw_gotype.h"
 #include "gw_names.h"
 
 #define REVIEW_GROUP "apiextensions.k8s.io"
@@ -53,29 +54,6 @@ gw_crd_review_request(const gw_crd_review_t *rv, size_t *len)
 }
 
 /* ---- Go's words -------------------------------------------------------------------------- */
-
-/* fmt's %T of a value decoded into interface{} (unstructured's numbers are int64 or float64) */
-static const char *
-go_type(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "map[string]interface {}";
-    case JSON_ARRAY:
-        return "[]interface {}";
-    case JSON_STRING:
-        return "string";
-    case JSON_INTEGER:
-        return "int64";
-    case JSON_REAL:
-        return "float64";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "bool";
-    default:
-        return "<nil>";
-    }
-}
 
 /* fmt's %q of a plain string (control characters as \xNN, which UIDs and names never hold) */
 static void
@@ -393,7 +371,7 @@ restore_field(ck_t *c, size_t index, const char *fld, const json_t *conv_meta, j
     }
     if (!json_is_object(got))
         return invalid_meta(c, index, "invalid metadata.%s of type %s in converted object", fld,
-                            go_type(got));
+                            gw_json_go_type(got));
     changed = json_object_size(got) != (json_is_object(was) ? json_object_size(was) : 0);
     json_object_foreach((json_t *)got, k, v)
     {
@@ -401,7 +379,7 @@ restore_field(ck_t *c, size_t index, const char *fld, const json_t *conv_meta, j
             return invalid_meta(c, index,
                                 "metadata.%s[%s] must be a string, but is %s in "
                                 "converted object",
-                                fld, k, go_type(v));
+                                fld, k, gw_json_go_type(v));
         if (!json_equal(v, json_object_get(was, k)))
             changed = true;
     }
@@ -424,9 +402,10 @@ restore_meta(ck_t *c, size_t index, const json_t *orig, json_t *conv)
         return invalid_meta(c, index, "missing metadata in converted object");
     if (!json_is_object(cm))
         return invalid_meta(c, index, "invalid metadata of type %s in converted object",
-                            go_type(cm));
+                            gw_json_go_type(cm));
     if (om != NULL && !json_is_object(om))
-        return invalid_meta(c, index, "invalid metadata of type %s in input object", go_type(om));
+        return invalid_meta(c, index, "invalid metadata of type %s in input object",
+                            gw_json_go_type(om));
     keep = json_incref((json_t *)cm); /* conv's metadata is replaced below */
     meta = om != NULL ? json_deep_copy(om) : json_object();
     json_object_set_new(conv, "metadata", meta);

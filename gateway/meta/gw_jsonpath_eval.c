@@ -10,6 +10,7 @@
 
 #include "gw_alloc.h"
 #include "gw_buf.h"
+#include "gw_gotype.h"
 #include "gw_err.h"
 #include "gw_jsonpath_int.h"
 
@@ -159,7 +160,7 @@ eval_array(ev_t *ev, const vals_t *in, const gw_jp__node_t *n, vals_t *out)
         if (json_is_null(v))
             continue;
         if (!json_is_array(v)) {
-            snprintf(msg, sizeof(msg), "%s is not array or slice", gw_jp__go_type(v));
+            snprintf(msg, sizeof(msg), "%s is not array or slice", gw_json_go_type(v));
             return fail_input(ev, in, out, msg);
         }
         if (slice_one(ev, v, n->params, out, &done) != 0)

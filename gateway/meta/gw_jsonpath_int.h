@@ -57,7 +57,4 @@ void gw_jp__node_free(gw_jp__node_t *n);
 /* Go's %v of a decoded JSON value: map[a:1 b:[x y]], <nil>, floats as the shortest %g. */
 void gw_jp__go_value(gw_buf_t *b, const json_t *v);
 
-/* The type Go's reflection names for a decoded JSON value ("map[string]interface {}"). */
-const char *gw_jp__go_type(const json_t *v);
-
 #endif

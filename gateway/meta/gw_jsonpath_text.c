@@ -164,28 +164,6 @@ gw_jp__go_value(gw_buf_t *b, const json_t *v)
     }
 }
 
-const char *
-gw_jp__go_type(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "map[string]interface {}";
-    case JSON_ARRAY:
-        return "[]interface {}";
-    case JSON_STRING:
-        return "string";
-    case JSON_INTEGER:
-        return "int64";
-    case JSON_REAL:
-        return "float64";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "bool";
-    default:
-        return "<nil>";
-    }
-}
-
 /* ---- encoding/json's Marshal ------------------------------------------------------------- */
 
 /* A JSON string as Go writes it: HTML characters and the line and paragraph separators

@@ -12,6 +12,7 @@
 
 #include "gw_names.c"
 #include "gw_crd_conversion.c"
+#include "gw_gotype.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,6 +15,7 @@
 #include "gw_buf.c"
 #include "gw_jsonpath.c"
 #define fail eval_fail
+#include "gw_gotype.c"
 #include "gw_jsonpath_eval.c"
 #undef fail
 #include "gw_jsonpath_text.c"
