@@ -79,6 +79,27 @@ go_quote(char *out, size_t n, const char *s)
     out[o] = '\0';
 }
 
+/* Go's quoteChar: the byte (as the rune Go makes of it) in single quotes, escaped as
+ * strconv.Quote escapes it. out holds 16 bytes. */
+static const char *
+go_quote_char(unsigned char c, char *out)
+{
+    static const char letters[] = "abfnrtv", chars[] = "\a\b\f\n\r\t\v";
+    const char *at = c != '\0' ? strchr(chars, c) : NULL;
+
+    if (at != NULL)
+        snprintf(out, 16, "'\\%c'", letters[at - chars]);
+    else if (c == '\\' || c == '\'')
+        snprintf(out, 16, "'\\%c'", c);
+    else if (c < 0x20 || c == 0x7f)
+        snprintf(out, 16, "'\\x%02x'", c);
+    else if (c >= 0x80)
+        snprintf(out, 16, "'\\u%04x'", c);
+    else
+        snprintf(out, 16, "'%c'", c);
+    return out;
+}
+
 /* encoding/json's error for text that is not JSON, as far as its first bad byte shows it:
  * garbage at the start (the usual non-JSON answer: HTML, plain text) in Go's words, anything
  * subtler as "unexpected end of JSON input" or a syntax error at the right character. */
@@ -87,6 +108,7 @@ go_json_error(const char *body, size_t len, char *out, size_t n)
 {
     size_t i = 0;
     static const char *const literals[] = {"true", "false", "null"};
+    char q[16];
 
     while (i < len && isspace((unsigned char)body[i]))
         i++;
@@ -104,8 +126,8 @@ go_json_error(const char *body, size_t len, char *out, size_t n)
                 return;
             }
             if (body[i + k] != lit[k]) {
-                snprintf(out, n, "invalid character '%c' in literal %s (expecting '%c')",
-                         body[i + k], lit, lit[k]);
+                snprintf(out, n, "invalid character %s in literal %s (expecting '%c')",
+                         go_quote_char((unsigned char)body[i + k], q), lit, lit[k]);
                 return;
             }
         }
@@ -117,7 +139,8 @@ go_json_error(const char *body, size_t len, char *out, size_t n)
         return;
     }
     if (strchr("{[\"-0123456789", body[i]) == NULL) {
-        snprintf(out, n, "invalid character '%c' looking for beginning of value", body[i]);
+        snprintf(out, n, "invalid character %s looking for beginning of value",
+                 go_quote_char((unsigned char)body[i], q));
         return;
     }
     snprintf(out, n, "unexpected end of JSON input");
