@@ -285,11 +285,13 @@ meta_str(const json_t *o, const char *key)
     return s != NULL ? s : "";
 }
 
-static bool invalid_object(ck_t *c, size_t index, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static bool invalid(ck_t *c, size_t index, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
+/* kube's "returned invalid <what> at index N: <why>" (what: "converted object" or "metadata in
+ * object"); false, for the caller to return. */
 static bool
-invalid_object(ck_t *c, size_t index, const char *fmt, ...)
+invalid(ck_t *c, size_t index, const char *what, const char *fmt, ...)
 {
     char why[1024];
     va_list ap;
@@ -297,9 +299,8 @@ invalid_object(ck_t *c, size_t index, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
-    snprintf(c->err, c->err_len,
-             "conversion for %s returned invalid converted object at index %zu: %s",
-             c->rv->from_gvk, index, why);
+    snprintf(c->err, c->err_len, "conversion for %s returned invalid %s at index %zu: %s",
+             c->rv->from_gvk, what, index, why);
     return false;
 }
 
@@ -317,35 +318,18 @@ check_identity(ck_t *c, size_t index, const json_t *orig, const json_t *conv)
 
     group_version(av != NULL ? av : "", gv, sizeof(gv));
     if (strcmp(gv, c->rv->desired) != 0)
-        return invalid_object(c, index, "invalid groupVersion (expected %s, received %s)",
-                              c->rv->desired, gv);
+        return invalid(c, index, "converted object",
+                       "invalid groupVersion (expected %s, received %s)", c->rv->desired, gv);
     if (strcmp(ok ? ok : "", ck ? ck : "") != 0)
-        return invalid_object(c, index, "invalid kind (expected %s, received %s)", ok ? ok : "",
-                              ck ? ck : "");
+        return invalid(c, index, "converted object", "invalid kind (expected %s, received %s)",
+                       ok ? ok : "", ck ? ck : "");
     for (size_t k = 0; k < 3; k++) {
         const char *a = meta_str(orig, keys[k]), *b = meta_str(conv, keys[k]);
         if (strcmp(a, b) != 0)
-            return invalid_object(c, index, "must have the same %s: %s != %s", words[k], a, b);
+            return invalid(c, index, "converted object", "must have the same %s: %s != %s",
+                           words[k], a, b);
     }
     return true;
-}
-
-static bool invalid_meta(ck_t *c, size_t index, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static bool
-invalid_meta(ck_t *c, size_t index, const char *fmt, ...)
-{
-    char why[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
-    va_end(ap);
-    snprintf(c->err, c->err_len,
-             "conversion for %s returned invalid metadata in object at index %zu: %s",
-             c->rv->from_gvk, index, why);
-    return false;
 }
 
 /* A changed labels or annotations map is validated as kube validates it (labels' keys and
@@ -368,12 +352,14 @@ valid_map(ck_t *c, size_t index, const char *fld, const json_t *m)
         msg = gw_valid_qualified_name(labels ? k : lower);
         if (msg != NULL) {
             go_quote(q, sizeof(q), k);
-            return invalid_meta(c, index, "%s: Invalid value: %s: %s", path, q, msg);
+            return invalid(c, index, "metadata in object", "%s: Invalid value: %s: %s", path, q,
+                           msg);
         }
         msg = labels ? gw_valid_label_value(json_string_value(v)) : NULL;
         if (msg != NULL) {
             go_quote(q, sizeof(q), json_string_value(v));
-            return invalid_meta(c, index, "%s: Invalid value: %s: %s", path, q, msg);
+            return invalid(c, index, "metadata in object", "%s: Invalid value: %s: %s", path, q,
+                           msg);
         }
     }
     return true;
@@ -393,16 +379,17 @@ restore_field(ck_t *c, size_t index, const char *fld, const json_t *conv_meta, j
         return true;
     }
     if (!json_is_object(got))
-        return invalid_meta(c, index, "invalid metadata.%s of type %s in converted object", fld,
-                            gw_json_go_type(got));
+        return invalid(c, index, "metadata in object",
+                       "invalid metadata.%s of type %s in converted object", fld,
+                       gw_json_go_type(got));
     changed = json_object_size(got) != (json_is_object(was) ? json_object_size(was) : 0);
     json_object_foreach((json_t *)got, k, v)
     {
         if (!json_is_string(v))
-            return invalid_meta(c, index,
-                                "metadata.%s[%s] must be a string, but is %s in "
-                                "converted object",
-                                fld, k, gw_json_go_type(v));
+            return invalid(c, index, "metadata in object",
+                           "metadata.%s[%s] must be a string, but is %s in "
+                           "converted object",
+                           fld, k, gw_json_go_type(v));
         if (!json_equal(v, json_object_get(was, k)))
             changed = true;
     }
@@ -422,13 +409,13 @@ restore_meta(ck_t *c, size_t index, const json_t *orig, json_t *conv)
     if (cm == NULL && om == NULL)
         return true;
     if (cm == NULL)
-        return invalid_meta(c, index, "missing metadata in converted object");
+        return invalid(c, index, "metadata in object", "missing metadata in converted object");
     if (!json_is_object(cm))
-        return invalid_meta(c, index, "invalid metadata of type %s in converted object",
-                            gw_json_go_type(cm));
+        return invalid(c, index, "metadata in object",
+                       "invalid metadata of type %s in converted object", gw_json_go_type(cm));
     if (om != NULL && !json_is_object(om))
-        return invalid_meta(c, index, "invalid metadata of type %s in input object",
-                            gw_json_go_type(om));
+        return invalid(c, index, "metadata in object",
+                       "invalid metadata of type %s in input object", gw_json_go_type(om));
     keep = json_incref((json_t *)cm); /* conv's metadata is replaced below */
     meta = om != NULL ? json_deep_copy(om) : json_object();
     json_object_set_new(conv, "metadata", meta);

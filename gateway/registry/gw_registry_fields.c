@@ -234,8 +234,8 @@ gw_registry__fields_whole(const gw_resource_t *res)
 
 /* ---- values ------------------------------------------------------------------------------- */
 
-static const json_t *
-at_path(const json_t *doc, const char *path)
+const json_t *
+gw_registry__field_at(const json_t *doc, const char *path)
 {
     const json_t *v = doc;
     char part[128];
@@ -266,7 +266,7 @@ static char *
 first_string(const json_t *doc, const char *const *paths, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        const char *s = json_string_value(at_path(doc, paths[i]));
+        const char *s = json_string_value(gw_registry__field_at(doc, paths[i]));
         if (s != NULL && s[0] != '\0')
             return gw_strdup(s);
     }
@@ -286,19 +286,20 @@ def_value(const field_def_t *d, const json_t *doc)
     case V_NONE:
         return NULL;
     case V_BOOL:
-        return gw_strdup(json_is_true(at_path(doc, d->path)) ? "true" : "false");
+        return gw_strdup(json_is_true(gw_registry__field_at(doc, d->path)) ? "true" : "false");
     case V_INT:
-        return gw_sprintf("%" JSON_INTEGER_FORMAT, json_integer_value(at_path(doc, d->path)));
+        return gw_sprintf("%" JSON_INTEGER_FORMAT,
+                          json_integer_value(gw_registry__field_at(doc, d->path)));
     case V_POD_IP:
-        v = json_object_get(json_array_get(at_path(doc, ip[0]), 0), "ip");
+        v = json_object_get(json_array_get(gw_registry__field_at(doc, ip[0]), 0), "ip");
         return json_is_string(v) ? gw_strdup(json_string_value(v)) : first_string(doc, ip + 1, 1);
     case V_SOURCE:
         return first_string(doc, source, 4);
     case V_STR:
     default:
-        s = scalar(at_path(doc, d->path));
+        s = scalar(gw_registry__field_at(doc, d->path));
         if (s == NULL && d->alt != NULL)
-            s = scalar(at_path(doc, d->alt));
+            s = scalar(gw_registry__field_at(doc, d->alt));
         return s != NULL ? s : gw_strdup("");
     }
 }
@@ -312,5 +313,5 @@ gw_registry__field_text(const char *const *labels, const char *label, const json
         if (strcmp(d->label, label) == 0)
             return def_value(d, doc);
     }
-    return scalar(at_path(doc, label));
+    return scalar(gw_registry__field_at(doc, label));
 }

@@ -465,6 +465,9 @@ bool gw_registry__field_supported(const gw_resource_t *res, const char *label, c
  *  field set has no such field (it compares as ""). Thread: any. Pure. */
 char *gw_registry__field_text(const char *const *labels, const char *label, const json_t *doc);
 
+/** The value at a dotted field path ("spec.replicas") of doc, or NULL. Borrowed. Thread: any. */
+const json_t *gw_registry__field_at(const json_t *doc, const char *path);
+
 /** Whether the kind's field values need the whole object (renamed or derived fields), not only
  *  the members named by the labels' first segments. */
 bool gw_registry__fields_whole(const gw_resource_t *res);

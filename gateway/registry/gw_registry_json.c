@@ -330,22 +330,7 @@ custom_view(json_t *doc, const gw_resource_t *as)
 const json_t *
 gw_registry__custom_path(const json_t *obj, const char *path)
 {
-    const char *p = path;
-    const json_t *v = obj;
-
-    while (v != NULL && *p == '.') {
-        const char *end = strchr(p + 1, '.');
-        size_t n = end ? (size_t)(end - p - 1) : strlen(p + 1);
-        char key[256];
-
-        if (n == 0 || n >= sizeof(key))
-            return NULL;
-        memcpy(key, p + 1, n);
-        key[n] = '\0';
-        v = json_object_get(v, key);
-        p += n + 1;
-    }
-    return *p == '\0' ? v : NULL;
+    return path[0] == '.' ? gw_registry__field_at(obj, path + 1) : NULL;
 }
 
 /* ---- versions (gw_convert.h) ------------------------------------------------------------- */
