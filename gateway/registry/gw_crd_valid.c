@@ -16,6 +16,7 @@
 #include "gw_crd_valid_int.h"
 #include "gw_json_strings.h"
 #include "gw_names.h"
+#include "gw_webhook_client_valid.h"
 
 /* Everything kube's validationOptions carry for one validation. */
 typedef struct {
@@ -623,7 +624,7 @@ approval(const json_t *crd)
         return APPROVAL_MISSING;
     if (strncmp(a, "unapproved", 10) == 0)
         return APPROVAL_BYPASSED;
-    return gw_crd__request_uri_with_host(a) ? APPROVED : APPROVAL_INVALID;
+    return gw_webhook_request_uri_with_host(a) ? APPROVED : APPROVAL_INVALID;
 }
 
 static bool

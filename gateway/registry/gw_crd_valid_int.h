@@ -65,9 +65,6 @@ void gw_crd__validate_conversion(const json_t *spec, bool require_recognized,
 /** Whether v is a ConversionReview version kube understands (v1, v1beta1). */
 bool gw_crd__accepted_review_version(const char *v);
 
-/** Whether s parses as Go's url.ParseRequestURI does, with a scheme and a host (an approval
- *  annotation's URL). */
-bool gw_crd__request_uri_with_host(const char *s);
 
 /** Predicates of SchemaHas over one schema and everything nested in it. */
 bool gw_crd__has_defaults(const json_t *schema);

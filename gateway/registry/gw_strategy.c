@@ -26,7 +26,7 @@ static const gw_strategy_t pending = {.name = "pending",
 /* A Deployment's generation moves with its annotations too (the rollback annotation). */
 static const gw_strategy_t deployment = {.name = "deployment", .generation_on_annotations = true};
 
-/* !AllowUnconditionalUpdate: the admission configurations. */
+/* !AllowUnconditionalUpdate: the admission configurations without rules of their own here. */
 static const gw_strategy_t conditional = {.name = "conditional", .conditional_update = true};
 
 #define ADMREG "admissionregistration.k8s.io"
@@ -50,10 +50,10 @@ static const struct {
     {"", "services", &gw_strategy_service},
     {ADMREG, "mutatingadmissionpolicies", &conditional},
     {ADMREG, "mutatingadmissionpolicybindings", &conditional},
-    {ADMREG, "mutatingwebhookconfigurations", &conditional},
+    {ADMREG, "mutatingwebhookconfigurations", &gw_strategy_mutating_webhook_configuration},
     {ADMREG, "validatingadmissionpolicies", &gw_strategy_validating_admission_policy},
     {ADMREG, "validatingadmissionpolicybindings", &gw_strategy_validating_admission_policy_binding},
-    {ADMREG, "validatingwebhookconfigurations", &conditional},
+    {ADMREG, "validatingwebhookconfigurations", &gw_strategy_validating_webhook_configuration},
     {"apiextensions.k8s.io", "customresourcedefinitions", &gw_strategy_crd},
     {"apps", "deployments", &deployment},
     {"certificates.k8s.io", "certificatesigningrequests", &gw_strategy_csr},
