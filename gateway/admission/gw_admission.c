@@ -41,7 +41,7 @@ static const known_t known[] = {
     {"ExtendedResourceToleration", false, NULL},
     {"DefaultStorageClass", true, NULL},
     {"StorageObjectInUseProtection", true, NULL},
-    {"OwnerReferencesPermissionEnforcement", false, NULL},
+    {"OwnerReferencesPermissionEnforcement", false, &gw_admission_owner_references},
     {"PersistentVolumeClaimResize", true, NULL},
     {"RuntimeClass", true, NULL},
     {"CertificateApproval", true, &gw_admission_certificate_approval},

@@ -2,12 +2,12 @@
  * DELETE, as kube-apiserver's generic store runs it (store.go Delete, rest.BeforeDelete):
  * DeleteOptions from the body or else the query; preconditions; graceful deletion for pods
  * (deletionTimestamp in the future, the kubelet finishes); the garbage collector's finalizers
- * for Orphan and Foreground propagation; an object with finalizers is only marked
- * (deletionTimestamp, deletionGracePeriodSeconds 0) and removed when its last finalizer goes;
- * anything else is removed at once, conditional on the revision the decision saw. Namespaces
- * go through their own registry (the strategy's on_delete: gw_strategy_namespace.h).
- * deletecollection lists with the request's selectors and deletes each object the same way. A
- * corrupt object's unsafe deletion is gw_registry_unsafe.c's.
+ * for Orphan and Foreground propagation and the kinds' defaults (gw_registry_gc.c); an object with
+ * finalizers is only marked (deletionTimestamp, deletionGracePeriodSeconds 0) and removed when its
+ * last finalizer goes; anything else is removed at once, conditional on the revision the decision
+ * saw. Namespaces go through their own registry (the strategy's on_delete:
+ * gw_strategy_namespace.h). deletecollection lists with the request's selectors and deletes each
+ * object the same way. A corrupt object's unsafe deletion is gw_registry_unsafe.c's.
  */
 #include "gw_registry_int.h"
 
@@ -305,53 +305,13 @@ graceful(del_t *d, json_t *cur, int64_t *grace)
     return true;
 }
 
-static bool
-has_finalizer(const json_t *list, const char *name)
-{
-    size_t i;
-    json_t *f;
-
-    json_array_foreach(list, i, f)
-    {
-        if (json_is_string(f) && strcmp(json_string_value(f), name) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* The garbage collector's finalizers as the options ask (deletionFinalizersForGarbageCollection),
- * explicit requests only: kgate runs no garbage collector to honour a default. */
+/* The garbage collector's finalizers as the options, the object and the kind's default ask
+ * (deletionFinalizersForGarbageCollection). */
 static void
 gc_finalizers(del_t *d, json_t *meta)
 {
-    json_t *old = json_object_get(meta, "finalizers"), *out = json_array(), *f;
-    const char *p = d->o->propagation;
-    bool orphan = has_finalizer(old, "orphan"), fg = has_finalizer(old, "foregroundDeletion");
-    size_t i;
-
-    if (d->o->orphan >= 0) {
-        orphan = d->o->orphan == 1;
-        fg = false;
-    } else if (p != NULL) {
-        orphan = strcmp(p, "Orphan") == 0;
-        fg = strcmp(p, "Foreground") == 0;
-    }
-    json_array_foreach(old, i, f)
-    {
-        const char *s = json_string_value(f);
-        if (s == NULL || (strcmp(s, "orphan") != 0 && strcmp(s, "foregroundDeletion") != 0))
-            json_array_append(out, f);
-    }
-    if (orphan)
-        json_array_append_new(out, json_string("orphan"));
-    if (fg)
-        json_array_append_new(out, json_string("foregroundDeletion"));
-    if (json_array_size(out) > 0)
-        json_object_set_new(meta, "finalizers", out);
-    else {
-        json_decref(out);
-        json_object_del(meta, "finalizers");
-    }
+    gw_registry__gc_finalizers(gw_registry__gc_policy(d->r->resource), d->o->propagation,
+                               d->o->orphan, meta);
 }
 
 /* markAsDeleting: deletionTimestamp now (once), grace period 0, generation moved once. */
@@ -649,6 +609,7 @@ delete_admitted(gw_admission_err_t *e, void *arg)
         d->done(d);
         return;
     }
+    gw_registry__gc_warn(d->r, d->o->propagation, d->o->orphan);
     del_run(d);
 }
 
@@ -784,6 +745,7 @@ coll_admitted(gw_admission_err_t *e, void *arg)
         gw_registry__reply_fail(c->r, &f);
         return;
     }
+    gw_registry__gc_warn(c->r, c->o->propagation, c->o->orphan);
     gw_registry__list_run(c->r, false, true, coll_listed, c);
 }
 

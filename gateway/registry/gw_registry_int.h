@@ -32,6 +32,28 @@ void gw_registry__update(gw_req_t *r);
 void gw_registry__patch(gw_req_t *r);
 void gw_registry__delete(gw_req_t *r);
 void gw_registry__deletecollection(gw_req_t *r);
+
+/* ---- garbage collection (gw_registry_gc.c) ---- */
+
+/** A kind's DefaultGarbageCollectionPolicy through the version it is requested in. */
+typedef enum {
+    GW_GC_DELETE_DEPENDENTS, /* background: no finalizer unless asked for */
+    GW_GC_ORPHAN,            /* `orphan` unless asked otherwise (rc in v1, jobs in batch/v1) */
+    GW_GC_UNSUPPORTED,       /* never a garbage collector's finalizer (events) */
+} gw_gc_policy_t;
+
+/** The policy of res (its group, version and resource). Pure; thread: any. */
+gw_gc_policy_t gw_registry__gc_policy(const gw_resource_t *res);
+
+/** deletionFinalizersForGarbageCollection: set meta's finalizers (the object's metadata,
+ *  changed in place) for a delete with `propagation` (NULL: unset) and orphanDependents (-1
+ *  unset, 0, 1) under `policy`. Pure; thread: any. */
+void gw_registry__gc_finalizers(gw_gc_policy_t policy, const char *propagation,
+                                int orphan_dependents, json_t *meta);
+
+/** The Job registry's warning on a DELETE or deletecollection of jobs that leaves the
+ *  propagation to batch/v1's orphaning default. Thread: r's worker. */
+void gw_registry__gc_warn(gw_req_t *r, const char *propagation, int orphan_dependents);
 /** DELETE of an object that cannot be read, once the options allow it
  *  (gw_registry_unsafe.c): authorizes the extra verb, refuses a readable object, answers. */
 void gw_registry__unsafe_delete(gw_req_t *r, const char *name);
