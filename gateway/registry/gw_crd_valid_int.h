@@ -65,7 +65,6 @@ void gw_crd__validate_conversion(const json_t *spec, bool require_recognized,
 /** Whether v is a ConversionReview version kube understands (v1, v1beta1). */
 bool gw_crd__accepted_review_version(const char *v);
 
-
 /** Predicates of SchemaHas over one schema and everything nested in it. */
 bool gw_crd__has_defaults(const json_t *schema);
 bool gw_crd__has_extensions(const json_t *schema); /* any x-kubernetes-* but map-type */
