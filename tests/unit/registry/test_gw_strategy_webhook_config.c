@@ -3,6 +3,7 @@
  * gw_webhook_client_valid.c and gw_admission_rules.c): bad webhooks with kube's aggregate 422
  * message (paths, messages, order), the match conditions' compilation in the webhook
  * environment, and the update's relaxed options. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,10 @@ test_client_config(void)
                   "{\"name\":\"s\",\"namespace\":\"n\",\"port\":443}}}"),
            CCP ": Required value: exactly one of url or service is required",
            "url and service together are refused");
+    create(VWC, CONFIG("{" NAME "," SE "," ARV ",\"clientConfig\":{\"url\":\":x\"}}"),
+           CCP ".url: Required value: url must be a valid URL: parse \":x\": missing protocol "
+               "scheme; desired format: https://host[/path]",
+           "a URL Go cannot parse");
     create(VWC,
            CONFIG("{" NAME "," SE "," ARV ",\"clientConfig\":{\"service\":{\"name\":\"s\","
                   "\"port\":0,\"path\":\"/a//B\"}}}"),
@@ -188,6 +193,25 @@ test_client_config(void)
 }
 
 #define MC0 "webhooks[0].matchConditions"
+
+/* A configuration whose one webhook has n match conditions named c0, c1, ... */
+static char *
+many_conditions(size_t n)
+{
+    json_t *obj = json_loads(CONFIG(HOOK("")), 0, NULL), *list = json_array();
+    char *text;
+
+    for (size_t i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "c%zu", i);
+        json_array_append_new(list, json_pack("{s:s,s:s}", "name", name, "expression", "true"));
+    }
+    json_object_set_new(json_array_get(json_object_get(obj, "webhooks"), 0), "matchConditions",
+                        list);
+    text = json_dumps(obj, JSON_COMPACT);
+    json_decref(obj);
+    return text;
+}
 
 static void
 test_match_conditions(void)
@@ -214,6 +238,12 @@ test_match_conditions(void)
            "and '/' (e.g. 'example.com/MyName'), " MC0 "[3].expression: Required value, " MC0
            "[3].name: Required value]",
            "no params or variables, bool results, qualified unique names");
+    char *text = many_conditions(64);
+    create(VWC, text, "", "64 match conditions are allowed");
+    free(text);
+    text = many_conditions(65);
+    create(VWC, text, MC0 ": Too many: 65: must have at most 64 items", "65 are too many");
+    free(text);
 }
 
 /* A stored configuration that breaks what newer rules ask. */
