@@ -13,8 +13,12 @@
 static const char *const want_object[] = {"Object", NULL};
 static const char *const want_json_patch[] = {"list(JSONPatch)", NULL};
 
+/* The white space Go's strings.TrimSpace trims (its ASCII part). */
+static const char white[] = " \t\n\v\f\r";
+
+/* `trim`: compile strings.TrimSpace of the expression, as kube's validation does. */
 static void
-compile_mutation(gw_map_compiled_t *c, const json_t *m, gw_map__mutation_t *out)
+compile_mutation(gw_map_compiled_t *c, const json_t *m, bool trim, gw_map__mutation_t *out)
 {
     const char *type = json_string_value(json_object_get(m, "patchType"));
     const json_t *body = NULL;
@@ -33,8 +37,17 @@ compile_mutation(gw_map_compiled_t *c, const json_t *m, gw_map__mutation_t *out)
         return;
     }
     const char *src = json_string_value(json_object_get(body, "expression"));
-    gw_vap__compile_expr(c->base->env, src != NULL ? src : "", want, &out->expr, NULL,
-                         c->base->type_checking);
+    src = src != NULL ? src : "";
+    size_t len = strlen(src);
+    if (trim) {
+        src += strspn(src, white);
+        len = strlen(src);
+        while (len > 0 && strchr(white, src[len - 1]) != NULL)
+            len--;
+    }
+    char *text = gw_strndup(src, len);
+    gw_vap__compile_expr(c->base->env, text, want, &out->expr, NULL, c->base->type_checking);
+    free(text);
 }
 
 gw_map_compiled_t *
@@ -52,7 +65,8 @@ gw_map_compile(const json_t *policy, const gw_vap_schemas_t *schemas)
     c->nmutations = json_array_size(list);
     c->mutations = gw_calloc(c->nmutations + 1, sizeof(*c->mutations));
     for (size_t i = 0; i < c->nmutations; i++)
-        compile_mutation(c, json_array_get(list, i), &c->mutations[i]);
+        compile_mutation(c, json_array_get(list, i), schemas != NULL && schemas->validating,
+                         &c->mutations[i]);
     return c;
 }
 
