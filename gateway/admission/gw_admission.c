@@ -50,7 +50,7 @@ static const known_t known[] = {
     {"CertificateSubjectRestriction", true, NULL},
     {"DefaultIngressClass", true, NULL},
     {"DenyServiceExternalIPs", false, NULL},
-    {"MutatingAdmissionPolicy", true, NULL},
+    {"MutatingAdmissionPolicy", true, &gw_admission_mutating_policy},
     {"MutatingAdmissionWebhook", true, NULL},
     {"ValidatingAdmissionPolicy", true, &gw_admission_validating_policy},
     {"ValidatingAdmissionWebhook", true, NULL},

@@ -132,5 +132,6 @@ extern const gw_admission_plugin_t gw_admission_service_account;
 extern const gw_admission_plugin_t gw_admission_certificate_approval;
 extern const gw_admission_plugin_t gw_admission_certificate_signing;
 extern const gw_admission_plugin_t gw_admission_validating_policy;
+extern const gw_admission_plugin_t gw_admission_mutating_policy;
 
 #endif

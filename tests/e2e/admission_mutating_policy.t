@@ -102,5 +102,128 @@ req POST $AR/mutatingadmissionpolicybindings '{"apiVersion":"admissionregistrati
 check "a binding needs its policy and parameterNotFoundAction" binvalid b2 "[spec.policyName: \
 Required value, spec.paramRef.parameterNotFoundAction: Required value]"
 
+# ---- the plugin ------------------------------------------------------------------------------
+CORE=/api/v1/namespaces/default
+Q="'"
+# cmrow NAME ROW [DATA-MEMBERS]: a ConfigMap labelled row=ROW.
+cmrow() {
+    echo "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",
+\"labels\":{\"row\":\"$2\"}},\"data\":{${3:-\"k\":\"v\"}}}"
+}
+# until_label NAME ROW KEY VALUE: dry-run creates until the answer carries label KEY=VALUE
+# (the instance's snapshot has the policy and its binding).
+until_label() {
+    for _ in $(seq 100); do
+        req POST "$CORE/configmaps?dryRun=All" "$(cmrow "$1" "$2")"
+        [[ $CODE == 201 ]] && jpy "d['metadata']['labels'].get('$3') == '$4'" >/dev/null && return 0
+        sleep 0.1
+    done
+    diag "got $CODE: $(head -c 400 "$OUT")"
+    return 1
+}
+check "an ApplyConfiguration policy sets a label on a dry run" until_label m1 plain team a
+req GET $CORE/configmaps/m1
+check "... a dry run stores nothing" code_is 404
+req POST $CORE/configmaps "$(cmrow m1 plain)"
+check "... a create is mutated" jpy "d['metadata']['labels'] == {'row': 'plain', 'team': 'a'}"
+req GET $CORE/configmaps/m1
+check "... and stored mutated" jpy "d['metadata']['labels'] == {'row': 'plain', 'team': 'a'}"
+
+# a JSONPatch policy with a param: data.tier defaults to the param's value
+req POST $CORE/configmaps '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"tier-param"},
+"data":{"tier":"gold"}}'
+check "the param exists" code_is 201
+req POST $AR/mutatingadmissionpolicies "$(policy p-tier '"matchConstraints":{"resourceRules":[{
+"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"]}],
+"objectSelector":{"matchLabels":{"row":"tier"}}},"paramKind":{"apiVersion":"v1","kind":"ConfigMap"},
+"reinvocationPolicy":"Never","mutations":[{"patchType":"JSONPatch","jsonPatch":{"expression":
+"has(object.data) && has(object.data.tier) ? [] : [JSONPatch{op: \"add\", path: \"/data/tier\", value: params.data.tier}, JSONPatch{op: \"add\", path: \"/metadata/labels/\" + jsonpatch.escapeKey(\"example.com/tiered\"), value: \"true\"}]"}}]')"
+check "a JSONPatch policy with a paramKind" code_is 201
+req POST $AR/mutatingadmissionpolicybindings '{"apiVersion":"admissionregistration.k8s.io/v1alpha1",
+"kind":"MutatingAdmissionPolicyBinding","metadata":{"name":"b-tier"},"spec":{"policyName":"p-tier",
+"paramRef":{"name":"tier-param","namespace":"default","parameterNotFoundAction":"Deny"}}}'
+check "... and its binding to the param" code_is 201
+check "the JSONPatch adds the escaped label" until_label t1 tier example.com/tiered true
+check "... and the param's default" jpy "d['data'] == {'k': 'v', 'tier': 'gold'} and \
+d['metadata']['labels']['team'] == 'a'"
+req POST "$CORE/configmaps?dryRun=All" "$(cmrow t2 tier '"tier":"silver"')"
+check "an object with its own value keeps it" jpy "d['data'] == {'tier': 'silver'} and \
+'example.com/tiered' not in d['metadata']['labels']"
+
+# a Deployment's replicas set by an apply configuration
+req POST $AR/mutatingadmissionpolicies "$(policy p-deploy '"matchConstraints":{"resourceRules":[{
+"apiGroups":["apps"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["deployments"]}]},
+"reinvocationPolicy":"Never","mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{
+"expression":"Object{spec: Object.spec{replicas: 3, template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: \"c\", imagePullPolicy: \"Always\"}]}}}}"}}]')"
+check "a policy on deployments" code_is 201
+req POST $AR/mutatingadmissionpolicybindings '{"apiVersion":"admissionregistration.k8s.io/v1alpha1",
+"kind":"MutatingAdmissionPolicyBinding","metadata":{"name":"b-deploy"},"spec":{"policyName":"p-deploy"}}'
+until_deploy() {
+    for _ in $(seq 100); do
+        req POST "$APPS/deployments?dryRun=All" "$(deploy d1)"
+        [[ $CODE == 201 ]] && jpy "d['spec']['replicas'] == 3" >/dev/null && return 0
+        sleep 0.1
+    done
+    diag "got $CODE: $(head -c 400 "$OUT")"
+    return 1
+}
+check "a Deployment's replicas are set" until_deploy
+check "... its container merged by name, defaults kept" jpy "d['spec']['template']['spec']\
+['containers'][0]['imagePullPolicy'] == 'Always' and d['spec']['template']['spec']['containers'][0]\
+['image'] == 'nginx' and len(d['spec']['template']['spec']['containers']) == 1"
+
+# failurePolicy
+fpolicy() {
+    req POST $AR/mutatingadmissionpolicies "$(policy "$1" '"failurePolicy":"'"$2"'",
+"matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],
+"resources":["configmaps"]}],"objectSelector":{"matchLabels":{"row":"'"$3"'"}}},
+"reinvocationPolicy":"Never","mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{
+"expression":"Object{metadata: Object.metadata{labels: {\"x\": string(1 / (size(object.data) - 1))}}}"}},
+'"$AC_LABEL"']')"
+    code_is 201 || return 1
+    req POST $AR/mutatingadmissionpolicybindings '{"apiVersion":"admissionregistration.k8s.io/v1alpha1",
+"kind":"MutatingAdmissionPolicyBinding","metadata":{"name":"b-'"$1"'"},"spec":{"policyName":"'"$1"'"}}'
+    code_is 201
+}
+check "a failing policy under Fail" fpolicy p-fail Fail fail
+until_code() {
+    for _ in $(seq 100); do
+        req POST "$CORE/configmaps?dryRun=All" "$(cmrow "$2" "$3")"
+        [[ $CODE == "$1" ]] && return 0
+        sleep 0.1
+    done
+    diag "got $CODE: $(head -c 400 "$OUT")"
+    return 1
+}
+check "... refuses the request (403)" until_code 403 f1 fail
+MSG="policy 'p-fail' with binding 'b-p-fail' denied request: expression 'Object{metadata: \
+Object.metadata{labels: {\"x\": string(1 / (size(object.data) - 1))}}}' resulted in error: division by zero"
+check "... with kube's words, reason Invalid (the whole message is the failure's)" \
+    is_status 403 Invalid "$MSG"
+check "... every failure a cause" jpy "d['details']['causes'] == [{'message': d['message']}] and \
+d['details']['kind'] == 'configmaps' and d['details']['name'] == 'f1'"
+check "the same policy under Ignore" fpolicy p-ignore Ignore ignore
+until_ignored() {
+    for _ in $(seq 100); do
+        req POST "$CORE/configmaps?dryRun=All" "$(cmrow i1 ignore)"
+        [[ $CODE == 201 ]] && jpy "d['metadata']['labels'].get('team') == 'a' and 'x' not in \
+d['metadata']['labels']" >/dev/null && return 0
+        sleep 0.1
+    done
+    diag "got $CODE: $(head -c 400 "$OUT")"
+    return 1
+}
+check "... admits, its failed mutation left out, the next one applied" until_ignored
+
+# the mutated object is validated
+req POST $AR/mutatingadmissionpolicies "$(policy p-bad '"matchConstraints":{"resourceRules":[{
+"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"]}],
+"objectSelector":{"matchLabels":{"row":"bad"}}},"reinvocationPolicy":"Never","mutations":[{
+"patchType":"JSONPatch","jsonPatch":{"expression":"[JSONPatch{op: \"add\", path: \"/metadata/labels/bad\", value: \"not a value!\"}]"}}]')"
+req POST $AR/mutatingadmissionpolicybindings '{"apiVersion":"admissionregistration.k8s.io/v1alpha1",
+"kind":"MutatingAdmissionPolicyBinding","metadata":{"name":"b-bad"},"spec":{"policyName":"p-bad"}}'
+check "a mutation that makes the object invalid is refused by validation" until_code 422 v1 bad
+check "... in kube's words" jpy "'metadata.labels: Invalid value: \"not a value!\"' in d['message']"
+
 check "kgate exits cleanly" clean_exit
 tap_end

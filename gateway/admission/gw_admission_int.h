@@ -1,0 +1,49 @@
+#ifndef GATEWAY_ADMISSION_GW_ADMISSION_INT_H
+#define GATEWAY_ADMISSION_GW_ADMISSION_INT_H
+
+/*
+ * What the admission policy plugins share (folder-internal): the ValidatingAdmissionPolicy
+ * plugin's walk over a snapshot's policies, bindings and params (gw_admission_vap.c: matching,
+ * the namespace read, the request document, the authorizer's memo) runs MutatingAdmissionPolicy
+ * too, with gw_admission_map.c's pieces for what differs: evaluating a mutating policy, writing
+ * its result into the request's object and kube's words for its failures.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "gw_admission.h"
+#include "gw_map_eval.h"
+
+/** Walk the policies of the current snapshot of their kind (`mutating`: MutatingAdmission-
+ *  Policies, gw_map_snap_current) for request `a`; done(err, arg) ends it. Thread: the
+ *  request's worker. */
+void gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg,
+                            bool mutating);
+
+/** kube's failures of mutating policies, in order (kube's PolicyError): each message and its
+ *  reason ("Invalid" for an evaluation's, NULL for a configuration error). */
+typedef struct {
+    json_t *errors; /* [{"message": ..., "reason": ...}] */
+} gw_admission__map_errors_t;
+
+/** Record a configuration error of `policy` (and `binding`, NULL for the policy's own) unless
+ *  the policy ignores failures: "policy '<p>' with binding '<b>' denied request: <msg>", or
+ *  `policy "<p>" denied request: <msg>`. */
+void gw_admission__map_config_error(gw_admission__map_errors_t *e, const char *policy,
+                                    const char *binding, bool ignore, const char *msg);
+
+/** Take an evaluation's result: the mutated object replaces `a->object`'s contents, and its
+ *  errors are recorded (unless the policy ignores failures). */
+void gw_admission__map_result(gw_admission__map_errors_t *e, const gw_admission_attrs_t *a,
+                              const char *policy, const char *binding, bool ignore,
+                              gw_map_result_t *res);
+
+/** The refusal kube's dispatcher makes of the recorded errors (403, the first error's message
+ *  and reason, every message a cause), or NULL when there are none. */
+gw_admission_err_t *gw_admission__map_refusal(const gw_admission__map_errors_t *e,
+                                              const gw_admission_attrs_t *a);
+
+#endif
