@@ -46,4 +46,44 @@ void gw_admission__map_result(gw_admission__map_errors_t *e, const gw_admission_
 gw_admission_err_t *gw_admission__map_refusal(const gw_admission__map_errors_t *e,
                                               const gw_admission_attrs_t *a);
 
+/**
+ * kube's policyReinvokeContext, one per request (MutatingAdmissionPolicy's reinvocation
+ * bookkeeping): the invocations (policy, binding, param) of policies with reinvocationPolicy
+ * IfNeeded, which of them a reinvocation round runs again, the object as the last round left
+ * it, and whether a policy changed the object (the chain's SetShouldReinvoke). Zero it to
+ * start; gw_admission__map_reinvoke_clear() releases it. Thread: the request's worker.
+ */
+typedef struct {
+    json_t *previously_invoked; /* keys (as members) of the IfNeeded invocations run */
+    json_t *reinvoke;           /* keys a reinvocation round runs again */
+    json_t *last_output;        /* the object after the last round, or NULL */
+    bool should_reinvoke;       /* a policy changed the object: the chain should run again */
+} gw_admission__map_reinvoke_t;
+
+/** A round of the plugin starts on `object`; `reinvoking`: the chain's second round. When the
+ *  object changed since the plugin's last round (another plugin mutated it), every IfNeeded
+ *  invocation runs again. */
+void gw_admission__map_round_begin(gw_admission__map_reinvoke_t *r, const json_t *object,
+                                   bool reinvoking);
+
+/** Whether invocation `key` runs in this round (always in the first; in a reinvocation, only
+ *  those marked to run again). */
+bool gw_admission__map_should_run(const gw_admission__map_reinvoke_t *r, const char *key,
+                                  bool reinvoking);
+
+/** Invocation `key` ran: `changed` the object or not; `if_needed`: its policy's
+ *  reinvocationPolicy is IfNeeded. */
+void gw_admission__map_invoked(gw_admission__map_reinvoke_t *r, const char *key, bool changed,
+                               bool if_needed);
+
+/** The round ends on `object` (copied). */
+void gw_admission__map_round_end(gw_admission__map_reinvoke_t *r, const json_t *object);
+
+/** The key of an invocation: policy, binding and the param's namespace and name (kube's
+ *  key{PolicyUID, BindingUID, ParamUID}). Malloc'd. */
+char *gw_admission__map_key(const char *policy, const char *binding, const json_t *param);
+
+/** Release what `r` holds and zero it. */
+void gw_admission__map_reinvoke_clear(gw_admission__map_reinvoke_t *r);
+
 #endif

@@ -10,11 +10,14 @@
  *
  * Reinvocation: kube's dispatcher keeps, per request, the policies invoked with
  * reinvocationPolicy IfNeeded and whether the object changed since, so that a later round of
- * the mutating chain runs them again (policyReinvokeContext). The chain here runs once; the
- * hook this plugin needs is the admission attributes' reinvocation context: a per-plugin slot
- * for that bookkeeping (the keys (policy, binding, param) of the IfNeeded invocations and the
- * object as the last invocation left it), IsReinvoke() to skip the others on a second round,
- * and SetShouldReinvoke() when a policy changed the object.
+ * the mutating chain runs them again (policyReinvokeContext). That bookkeeping is here
+ * (gw_admission__map_reinvoke_t, kept by the walk for its request); the chain runs its plugins
+ * once today, so every round is a first one. HOOK for the chain's reinvocation context (kube's
+ * admission.ReinvocationContext on gw_admission_attrs_t): the walk needs (1) a per-plugin slot
+ * that outlives a round, to hold its gw_admission__map_reinvoke_t instead of the walk's own,
+ * (2) IsReinvoke(), passed as `reinvoking` to gw_admission__map_round_begin and
+ * gw_admission__map_should_run, and (3) SetShouldReinvoke(), called when `should_reinvoke` is
+ * set after a round.
  */
 #include "gw_admission_int.h"
 
@@ -82,6 +85,78 @@ gw_admission__map_refusal(const gw_admission__map_errors_t *e, const gw_admissio
         causes, json_pack("{s:O}", "message", json_object_get(err, "message")));
     json_object_set_new(r->details, "causes", causes);
     return r;
+}
+
+/* ---- reinvocation (kube's policyReinvokeContext) ------------------------------------------- */
+
+/* RequireReinvokingPreviouslyInvokedPlugins: what ran so far runs again on reinvocation. */
+static void
+require_reinvoking(gw_admission__map_reinvoke_t *r)
+{
+    if (json_object_size(r->previously_invoked) == 0)
+        return;
+    if (r->reinvoke == NULL)
+        r->reinvoke = json_object();
+    json_object_update(r->reinvoke, r->previously_invoked);
+    json_object_clear(r->previously_invoked);
+}
+
+void
+gw_admission__map_round_begin(gw_admission__map_reinvoke_t *r, const json_t *object,
+                              bool reinvoking)
+{
+    if (reinvoking && r->last_output != NULL && !json_equal(r->last_output, object))
+        require_reinvoking(r);
+}
+
+bool
+gw_admission__map_should_run(const gw_admission__map_reinvoke_t *r, const char *key,
+                             bool reinvoking)
+{
+    return !reinvoking || json_object_get(r->reinvoke, key) != NULL;
+}
+
+void
+gw_admission__map_invoked(gw_admission__map_reinvoke_t *r, const char *key, bool changed,
+                          bool if_needed)
+{
+    if (changed) {
+        require_reinvoking(r);
+        r->should_reinvoke = true;
+    }
+    if (if_needed) {
+        if (r->previously_invoked == NULL)
+            r->previously_invoked = json_object();
+        json_object_set_new(r->previously_invoked, key, json_true());
+    }
+}
+
+void
+gw_admission__map_round_end(gw_admission__map_reinvoke_t *r, const json_t *object)
+{
+    json_decref(r->last_output);
+    r->last_output = object != NULL ? json_deep_copy(object) : NULL;
+}
+
+char *
+gw_admission__map_key(const char *policy, const char *binding, const json_t *param)
+{
+    const json_t *meta = json_object_get(param, "metadata");
+    const char *ns = json_string_value(json_object_get(meta, "namespace"));
+    const char *name = json_string_value(json_object_get(meta, "name"));
+
+    /* "/" never appears in these names: the parts stay apart */
+    return gw_sprintf("%s/%s/%s/%s", policy, binding, ns != NULL ? ns : "",
+                      name != NULL ? name : "");
+}
+
+void
+gw_admission__map_reinvoke_clear(gw_admission__map_reinvoke_t *r)
+{
+    json_decref(r->previously_invoked);
+    json_decref(r->reinvoke);
+    json_decref(r->last_output);
+    memset(r, 0, sizeof(*r));
 }
 
 static bool

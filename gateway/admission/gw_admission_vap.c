@@ -54,6 +54,8 @@ typedef struct {
     bool running, again;
     bool mutating;                  /* MutatingAdmissionPolicy's walk */
     gw_admission__map_errors_t map; /* its failures */
+    /* its reinvocation bookkeeping (gw_admission_map.c says what the chain's hook needs) */
+    gw_admission__map_reinvoke_t reinvoke;
 } vap_t;
 
 static void drive(vap_t *v);
@@ -80,6 +82,7 @@ vap_free(void *p)
     json_decref(v->ns);
     json_decref(v->ns_doc);
     json_decref(v->map.errors);
+    gw_admission__map_reinvoke_clear(&v->reinvoke);
 }
 
 /* ---- the namespace object ----------------------------------------------------------------- */
@@ -400,12 +403,23 @@ evaluate(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
     arena = cel_arena_new();
     if (v->mutating) {
         gw_map_result_t mres;
+        char *key = gw_admission__map_key(p->name, b->name, in.params);
+        if (!gw_admission__map_should_run(&v->reinvoke, key, false)) {
+            free(key);
+            cel_arena_free(arena);
+            v->ki++;
+            return STEP_NEXT;
+        }
         /* each evaluation sees the object as the ones before it left it */
         in.object = v->a->object;
         rc = gw_map_eval(p->mutating, &in, v->a->resource->schema, v->memo, arena, &mres);
-        if (rc == 0)
+        if (rc == 0) {
+            gw_admission__map_invoked(&v->reinvoke, key, mres.object != NULL,
+                                      gw_map_compiled_reinvokes(p->mutating));
             gw_admission__map_result(&v->map, v->a, p->name, b->name,
                                      gw_vap_compiled_ignores_failures(p->compiled), &mres);
+        }
+        free(key);
         gw_map_result_clear(&mres);
     } else {
         rc = gw_vap_eval(p->compiled, &in, v->memo, arena, &res);
@@ -482,6 +496,8 @@ refusal(const vap_t *v)
 static void
 finish(vap_t *v)
 {
+    if (v->mutating)
+        gw_admission__map_round_end(&v->reinvoke, v->a->object);
     for (size_t i = 0; i < v->out.nwarnings; i++)
         gw_req_warning(v->a->req, "%s", v->out.warnings[i]);
     record_audit_annotations(v);
@@ -539,6 +555,8 @@ gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn done,
     }
     v->memo = gw_vap_memo_new();
     gw_arena_defer(a->req->arena, vap_free, v);
+    if (mutating)
+        gw_admission__map_round_begin(&v->reinvoke, a->object, false);
     drive(v);
 }
 
