@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "gw_objmeta.h"
+#include "gw_registry_int.h"
 #include "gw_vap_compile.h"
 
 /** What one policy's checks share: its variables' and matchConditions' compile errors (compiled
@@ -38,6 +39,17 @@ void gw_policy__variable(const gw_policy__ctx_t *c, const json_t *v, size_t i, c
 
 /** validateParamRef at spec.paramRef (NULL: nothing to check). */
 void gw_policy__param_ref(const json_t *pr, gw_field_errors_t *errs);
+
+/** kube's authorizeCreate / authorizeUpdate of a policy (gw_strategy_t.check_write): a new or
+ *  changed paramKind needs `get` on every object of the kind (gw_strategy_admission_policy.c;
+ *  validating and mutating policies alike). */
+void gw_policy__check_param_kind(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+                                 gw_strategy_done_fn done, void *arg);
+
+/** The same for a binding: a new or changed paramRef needs `get` on the object it names, of
+ *  its policy's paramKind (the policy of the binding's own kind, read from etcd). */
+void gw_policy__check_param_ref(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+                                gw_strategy_done_fn done, void *arg);
 
 /** JSON equality with absent and null equal (Go's nil pointer or slice). */
 bool gw_policy__same(const json_t *a, const json_t *b);

@@ -2,7 +2,11 @@
 # MutatingAdmissionPolicy (admissionregistration.k8s.io/v1alpha1) end to end: served only with
 # the MutatingAdmissionPolicy feature gate and the group version enabled by --runtime-config;
 # kube's defaults (failurePolicy Fail, the match resources'); bad policies and bindings refused
-# with 422 in kube's words (the patchType union, return types, compile errors, operations).
+# with 422 in kube's words (the patchType union, return types, compile errors, operations);
+# the plugin: an ApplyConfiguration label and a JSONPatch default from a param on ConfigMaps,
+# a Deployment's replicas and container merged by key, dry runs, failurePolicy Fail (403 with
+# kube's PolicyError) and Ignore, the mutated object validated; paramKind and paramRef
+# authorization under RBAC.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -224,6 +228,50 @@ req POST $AR/mutatingadmissionpolicybindings '{"apiVersion":"admissionregistrati
 "kind":"MutatingAdmissionPolicyBinding","metadata":{"name":"b-bad"},"spec":{"policyName":"p-bad"}}'
 check "a mutation that makes the object invalid is refused by validation" until_code 422 v1 bad
 check "... in kube's words" jpy "'metadata.labels: Invalid value: \"not a value!\"' in d['message']"
+
+# ---- paramKind and paramRef authorization, under RBAC ------------------------------------------
+check "kgate starts with RBAC" api_start rbac "$RC" --feature-gates=MutatingAdmissionPolicy=true \
+    --authorization-mode=RBAC
+RBAC=/apis/rbac.authorization.k8s.io/v1
+grant() { # NAME RESOURCE GROUP VERBS-JSON: a ClusterRole on RESOURCE bound to alice
+    req POST $RBAC/clusterroles "{\"metadata\":{\"name\":\"$1\"},\"rules\":[{\"apiGroups\":[\"$3\"],\
+\"resources\":[\"$2\"],\"verbs\":$4}]}"
+    req POST $RBAC/clusterrolebindings "{\"metadata\":{\"name\":\"$1\"},\"roleRef\":{\
+\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"$1\"},\
+\"subjects\":[{\"kind\":\"User\",\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":\"alice\"}]}"
+}
+as_alice_until() { # CODE PATH BODY
+    for _ in $(seq 100); do
+        send POST "$2" "$3" "${ALICE[@]}"
+        [[ $CODE == "$1" ]] && return 0
+        sleep 0.1
+    done
+    diag "got $CODE: $(head -c 400 "$OUT")"
+    return 1
+}
+grant map-writer mutatingadmissionpolicies admissionregistration.k8s.io '["create"]'
+PK='"paramKind":{"apiVersion":"v1","kind":"ConfigMap"}'
+check "alice may create a policy without paramKind" as_alice_until 201 \
+    $AR/mutatingadmissionpolicies "$(policy a1 "$RULES,\"reinvocationPolicy\":\"Never\",\"mutations\":[$AC_LABEL]")"
+send POST $AR/mutatingadmissionpolicies "$(policy a2 "$RULES,$PK,\"reinvocationPolicy\":\"Never\",\"mutations\":[$AC_LABEL]")" "${ALICE[@]}"
+check "one whose paramKind alice cannot get: 422 Forbidden on spec.paramKind" invalid a2 \
+    "spec.paramKind: Forbidden: user &{alice 1001 [dev ops system:authenticated] map[]} must have \
+\"get\" permission on all objects of the referenced paramKind (kind=ConfigMap, apiVersion=v1)"
+grant cm-reader configmaps "" '["get"]'
+check "with get on configmaps, it is created" as_alice_until 201 $AR/mutatingadmissionpolicies \
+    "$(policy a2 "$RULES,$PK,\"reinvocationPolicy\":\"Never\",\"mutations\":[$AC_LABEL]")"
+grant mapb-writer mutatingadmissionpolicybindings admissionregistration.k8s.io '["create"]'
+bref() { # NAME POLICY
+    echo "{\"apiVersion\":\"admissionregistration.k8s.io/v1alpha1\",\"kind\":
+\"MutatingAdmissionPolicyBinding\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"policyName\":\"$2\",
+\"paramRef\":{\"name\":\"limits\",\"namespace\":\"default\",\"parameterNotFoundAction\":\"Deny\"}}}"
+}
+check "alice may bind a param of the mutating policy's paramKind" as_alice_until 201 \
+    $AR/mutatingadmissionpolicybindings "$(bref ab1 a2)"
+send POST $AR/mutatingadmissionpolicybindings "$(bref ab2 typo)" "${ALICE[@]}"
+check "a policy not found: get on every resource needed, 422 Forbidden on spec.paramRef" binvalid ab2 \
+    "spec.paramRef: Forbidden: user &{alice 1001 [dev ops system:authenticated] map[]} does not \
+have \"get\" permission on the object referenced by paramRef"
 
 check "kgate exits cleanly" clean_exit
 tap_end
