@@ -91,6 +91,10 @@ to_json(const cel_value_t *v, const char **err)
             *err = "json: unsupported value: NaN or Inf";
             return NULL;
         }
+        /* Go's encoding/json writes a whole float64 without a fraction ("3", not "3.0"), which
+         * decodes into an integer field */
+        if (v->v.d == floor(v->v.d) && fabs(v->v.d) < 9007199254740992.0)
+            return json_integer((json_int_t)v->v.d);
         return json_real(v->v.d);
     case CEL_STRING:
         return json_stringn(v->v.str.data, v->v.str.len);

@@ -134,6 +134,10 @@ test_apply_configuration(void)
                  "{\"mutations\":[" AC("\"Object{metadata: Object.metadata{labels: {'team': "
                                        "'a'}}}\"") "]}",
                  "metadata.labels", "{\"app\":\"x\",\"team\":\"a\"}");
+    expect_value("a whole double is written as Go writes it, an integer",
+                 "{\"mutations\":[" JP("\"[JSONPatch{op: 'replace', path: '/spec/replicas', "
+                                       "value: 4.0}]\"") "]}",
+                 "spec.replicas", "4");
     expect_value("a scalar is set",
                  "{\"mutations\":[" AC("\"Object{spec: Object.spec{replicas: "
                                        "3}}\"") "]}",
