@@ -53,8 +53,11 @@ void
 gw_admission__map_result(gw_admission__map_errors_t *e, const gw_admission_attrs_t *a,
                          const char *policy, const char *binding, bool ignore, gw_map_result_t *res)
 {
-    if (res->object != NULL && a->object != NULL)
+    if (res->object != NULL && a->object != NULL) {
         replace_object(a->object, res->object);
+        /* kube's dispatcher defaults the patched object (dispatchOne) */
+        gw_admission_default(a->resource, a->object);
+    }
     for (size_t i = 0; i < res->nerrors && !ignore; i++) {
         char *m = gw_sprintf("policy '%s' with binding '%s' denied request: %s", policy, binding,
                              res->errors[i]);

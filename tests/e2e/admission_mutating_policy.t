@@ -158,7 +158,7 @@ check "an object with its own value keeps it" jpy "d['data'] == {'tier': 'silver
 req POST $AR/mutatingadmissionpolicies "$(policy p-deploy '"matchConstraints":{"resourceRules":[{
 "apiGroups":["apps"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["deployments"]}]},
 "reinvocationPolicy":"Never","mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{
-"expression":"Object{spec: Object.spec{replicas: 3, template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: \"c\", imagePullPolicy: \"Always\"}]}}}}"}}]')"
+"expression":"Object{spec: Object.spec{replicas: 3, template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: \"c\", imagePullPolicy: \"Always\"}, Object.spec.template.spec.containers{name: \"side\", image: \"busybox:1.36\"}]}}}}"}}]')"
 check "a policy on deployments" code_is 201
 req POST $AR/mutatingadmissionpolicybindings '{"apiVersion":"admissionregistration.k8s.io/v1alpha1",
 "kind":"MutatingAdmissionPolicyBinding","metadata":{"name":"b-deploy"},"spec":{"policyName":"p-deploy"}}'
@@ -174,7 +174,10 @@ until_deploy() {
 check "a Deployment's replicas are set" until_deploy
 check "... its container merged by name, defaults kept" jpy "d['spec']['template']['spec']\
 ['containers'][0]['imagePullPolicy'] == 'Always' and d['spec']['template']['spec']['containers'][0]\
-['image'] == 'nginx' and len(d['spec']['template']['spec']['containers']) == 1"
+['image'] == 'nginx'"
+check "... a container appended, defaulted as kube defaults the patched object" jpy \
+    "[(c['name'], c['image'], c['imagePullPolicy'], c['terminationMessagePolicy']) for c in \
+d['spec']['template']['spec']['containers'][1:]] == [('side', 'busybox:1.36', 'IfNotPresent', 'File')]"
 
 # failurePolicy
 fpolicy() {
