@@ -232,6 +232,22 @@ req POST $AR/mutatingadmissionpolicybindings '{"apiVersion":"admissionregistrati
 check "a mutation that makes the object invalid is refused by validation" until_code 422 v1 bad
 check "... in kube's words" jpy "'metadata.labels: Invalid value: \"not a value!\"' in d['message']"
 
+# ---- a second instance on the same etcd enforces what the first stored ----------------------
+second() {
+    kgate_start gate2 --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="/registry-gate-$$" \
+        --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
+        --client-ca-file="$PKI/ca.crt" --token-auth-file="$PKI/tokens.csv" "$RC" \
+        --feature-gates=MutatingAdmissionPolicy=true
+    for _ in $(seq 300); do
+        [[ $(http_code /readyz "${ADMIN[@]}") == 200 ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "a second instance starts on the first one's etcd prefix" second
+check "... and mutates with the policies stored through the first" until_label s1 tier \
+    example.com/tiered true
+
 # ---- paramKind and paramRef authorization, under RBAC ------------------------------------------
 check "kgate starts with RBAC" api_start rbac "$RC" --feature-gates=MutatingAdmissionPolicy=true \
     --authorization-mode=RBAC
