@@ -5,7 +5,6 @@
 #include "gw_map_eval.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,22 +13,6 @@
 #include "gw_buf.h"
 #include "gw_map_int.h"
 #include "gw_patch.h"
-
-/* A message formatted into the arena. */
-static const char *afmt(cel_arena_t *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static const char *
-afmt(cel_arena_t *a, const char *fmt, ...)
-{
-    va_list ap, ap2;
-    va_start(ap, fmt);
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = cel_arena_alloc(a, (size_t)n + 1);
-    vsnprintf(s, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
-    return s;
-}
 
 /* ---- CEL values to JSON (what kube's ConvertToNative and encoding/json make of them) ---- */
 
@@ -144,7 +127,7 @@ check_type_names(cel_arena_t *a, const cel_value_t *obj)
     gw_buf_t path = {0}, errs = {0};
     gw_buf_str(&path, cel_value_object_name(obj));
     type_names(obj, &path, &errs);
-    const char *msg = errs.len ? afmt(a, "type mismatch: %s", gw_buf_cstr(&errs)) : NULL;
+    const char *msg = errs.len ? gw_vap__aprintf(a, "type mismatch: %s", gw_buf_cstr(&errs)) : NULL;
     gw_buf_free(&path);
     gw_buf_free(&errs);
     return msg;
@@ -177,10 +160,11 @@ json_patch_ops(cel_arena_t *a, const cel_value_t *list, const char **err)
         const char *why = NULL;
         json_t *v = to_json(&f, &why);
         if (v == NULL) {
-            *err = afmt(a,
-                        "JSONPath valueExpression evaluated to a type that could not marshal to "
-                        "JSON: %s",
-                        why);
+            *err = gw_vap__aprintf(
+                a,
+                "JSONPath valueExpression evaluated to a type that could not marshal to "
+                "JSON: %s",
+                why);
             break;
         }
         json_object_set_new(o, "value", v);
@@ -205,7 +189,7 @@ apply_json_patch(cel_arena_t *a, const json_t *obj, const cel_value_t *v, const 
     json_t *out = gw_json_patch(obj, ops, &bad, why, sizeof(why));
     json_decref(ops);
     if (out == NULL && strstr(why, "test failed") == NULL)
-        *err = afmt(a, "JSON Patch: %s", why);
+        *err = gw_vap__aprintf(a, "JSON Patch: %s", why);
     return out;
 }
 
@@ -219,7 +203,7 @@ apply_configuration(cel_arena_t *a, const json_t *obj, const cel_value_t *v,
     const char *why = NULL;
     json_t *config = to_json(v, &why);
     if (config == NULL) {
-        *err = afmt(a, "invalid return type: %s", why);
+        *err = gw_vap__aprintf(a, "invalid return type: %s", why);
         return NULL;
     }
     /* The patch object takes the object's group, version and kind. */
@@ -229,7 +213,7 @@ apply_configuration(cel_arena_t *a, const json_t *obj, const cel_value_t *v,
     json_t *out = gw_apply_config_merge(schema, obj, config, &msg);
     json_decref(config);
     if (out == NULL) {
-        *err = afmt(a, "error applying patch: %s", msg);
+        *err = gw_vap__aprintf(a, "error applying patch: %s", msg);
         free(msg);
     }
     return out;
@@ -242,8 +226,8 @@ run_mutation(const gw_map_compiled_t *c, const gw_map__mutation_t *m, const gw_v
              const gw_schema_t *schema, gw_vap_memo_t *memo, cel_arena_t *a, json_t **cur)
 {
     if (m->type == GW_MAP_NONE)
-        return afmt(a, "expected %zu compiled evaluators for policy %s", c->nmutations,
-                    c->base->name);
+        return gw_vap__aprintf(a, "expected %zu compiled evaluators for policy %s", c->nmutations,
+                               c->base->name);
     if (m->expr.prog == NULL)
         return m->expr.error;
     gw_vap_input_t mine = *in;

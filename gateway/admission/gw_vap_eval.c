@@ -17,11 +17,8 @@
 const char gw_vap__out_of_budget[] =
     "validation failed due to running out of cost budget, no further validation rules will be run";
 
-/* printf into the arena. */
-static const char *aprintf(cel_arena_t *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static const char *
-aprintf(cel_arena_t *a, const char *fmt, ...)
+const char *
+gw_vap__aprintf(cel_arena_t *a, const char *fmt, ...)
 {
     va_list ap, ap2;
     va_start(ap, fmt);
@@ -314,7 +311,7 @@ gw_vap__eval_expr(gw_vap__phase_t *p, const gw_vap__expr_t *e, int64_t *remainin
     if (e->src == NULL)
         return true;
     if (e->prog == NULL) {
-        *err = aprintf(p->a, "compilation error: %s", e->error);
+        *err = gw_vap__aprintf(p->a, "compilation error: %s", e->error);
         return true;
     }
     p->var_cost = 0;
@@ -326,7 +323,7 @@ gw_vap__eval_expr(gw_vap__phase_t *p, const gw_vap__expr_t *e, int64_t *remainin
         return false;
     *remaining -= (int64_t)cost;
     if (v->kind == CEL_ERROR)
-        *err = aprintf(p->a, "expression '%s' resulted in error: %s", e->src, v->v.err);
+        *err = gw_vap__aprintf(p->a, "expression '%s' resulted in error: %s", e->src, v->v.err);
     return true;
 }
 
@@ -346,8 +343,8 @@ aggregate(cel_arena_t *a, const char **errs, size_t n)
             continue;
         gw_buf_printf(&b, "%s%s", distinct++ ? ", " : "", errs[i]);
     }
-    const char *s =
-        distinct > 1 ? aprintf(a, "[%s]", gw_buf_cstr(&b)) : aprintf(a, "%s", gw_buf_cstr(&b));
+    const char *s = distinct > 1 ? gw_vap__aprintf(a, "[%s]", gw_buf_cstr(&b))
+                                 : gw_vap__aprintf(a, "%s", gw_buf_cstr(&b));
     gw_buf_free(&b);
     return s;
 }
@@ -433,7 +430,7 @@ failure_message(cel_arena_t *a, const gw_vap__validation_t *v, const cel_value_t
     if (*m == '\0' && v->message != NULL && *v->message != '\0')
         m = trim(a, v->message, strlen(v->message));
     if (*m == '\0')
-        m = aprintf(a, "failed expression: %s", trim(a, v->expr.src, strlen(v->expr.src)));
+        m = gw_vap__aprintf(a, "failed expression: %s", trim(a, v->expr.src, strlen(v->expr.src)));
     return m;
 }
 
@@ -470,8 +467,8 @@ run_validations(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_mem
         if (errs[i] != NULL)
             *d = error_decision(c, errs[i]);
         else if (msg_out_of_budget)
-            *d = error_decision(c,
-                                aprintf(a, "failed messageExpression: %s", gw_vap__out_of_budget));
+            *d = error_decision(
+                c, gw_vap__aprintf(a, "failed messageExpression: %s", gw_vap__out_of_budget));
         else if (vals[i].kind == CEL_BOOL && vals[i].v.b)
             *d = (gw_vap_decision_t){.action = GW_VAP_ADMIT, .evaluation = GW_VAP_EVAL_ADMIT};
         else
@@ -500,10 +497,10 @@ audit_value(const gw_vap_compiled_t *c, cel_arena_t *a, const gw_vap__named_t *a
         r->action = GW_VAP_AUDIT_EXCLUDE;
     } else {
         r->action = GW_VAP_AUDIT_ERROR;
-        r->error = aprintf(a,
-                           "valueExpression '%s' resulted in unsupported return type: %s. "
-                           "Return type must be either string or null.",
-                           ann->expr.src, cel_type_name(cel_value_type(v)));
+        r->error = gw_vap__aprintf(a,
+                                   "valueExpression '%s' resulted in unsupported return type: %s. "
+                                   "Return type must be either string or null.",
+                                   ann->expr.src, cel_type_name(cel_value_type(v)));
     }
 }
 

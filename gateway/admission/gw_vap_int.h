@@ -60,6 +60,10 @@ typedef struct {
     uint64_t var_cost; /* what variables cost since the last expression was charged */
 } gw_vap__phase_t;
 
+/** printf into the arena `a`. */
+const char *gw_vap__aprintf(cel_arena_t *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /** kube's message when a phase runs out of its cost budget. */
 extern const char gw_vap__out_of_budget[];
 
