@@ -26,7 +26,8 @@ void gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn 
 /** kube's failures of mutating policies, in order (kube's PolicyError): each message and its
  *  reason ("Invalid" for an evaluation's, NULL for a configuration error). */
 typedef struct {
-    json_t *errors; /* [{"message": ..., "reason": ...}] */
+    json_t *errors;       /* [{"message": ..., "reason": ...}] */
+    const char *internal; /* kube's internal error (500), which wins over them; in the arena */
 } gw_admission__map_errors_t;
 
 /** Record a configuration error of `policy` (and `binding`, NULL for the policy's own) unless
@@ -36,13 +37,14 @@ void gw_admission__map_config_error(gw_admission__map_errors_t *e, const char *p
                                     const char *binding, bool ignore, const char *msg);
 
 /** Take an evaluation's result: the mutated object replaces `a->object`'s contents, and its
- *  errors are recorded (unless the policy ignores failures). */
+ *  errors are recorded (unless the policy ignores failures; an internal error always is). */
 void gw_admission__map_result(gw_admission__map_errors_t *e, const gw_admission_attrs_t *a,
                               const char *policy, const char *binding, bool ignore,
                               gw_map_result_t *res);
 
 /** The refusal kube's dispatcher makes of the recorded errors (403, the first error's message
- *  and reason, every message a cause), or NULL when there are none. */
+ *  and reason, every message a cause; an internal error is kube's 500), or NULL when there are
+ *  none. */
 gw_admission_err_t *gw_admission__map_refusal(const gw_admission__map_errors_t *e,
                                               const gw_admission_attrs_t *a);
 

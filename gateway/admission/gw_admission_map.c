@@ -53,6 +53,10 @@ void
 gw_admission__map_result(gw_admission__map_errors_t *e, const gw_admission_attrs_t *a,
                          const char *policy, const char *binding, bool ignore, gw_map_result_t *res)
 {
+    if (res->internal && e->internal == NULL)
+        e->internal = gw_arena_strdup(a->req->arena, res->errors[0]);
+    if (res->internal)
+        return;
     if (res->object != NULL && a->object != NULL) {
         replace_object(a->object, res->object);
         /* kube's dispatcher defaults the patched object (dispatchOne) */
@@ -74,6 +78,10 @@ gw_admission__map_refusal(const gw_admission__map_errors_t *e, const gw_admissio
     const json_t *first = json_array_get(e->errors, 0), *err;
     size_t i;
 
+    if (e->internal != NULL) /* k8serrors.NewInternalError */
+        return gw_admission_error(a, 500, "InternalError",
+                                  json_pack("{s:[{s:s}]}", "causes", "message", e->internal),
+                                  "Internal error occurred: %s", e->internal);
     if (first == NULL)
         return NULL;
     const char *msg = json_string_value(json_object_get(first, "message"));

@@ -476,7 +476,7 @@ refusal(const vap_t *v)
             v->a, 404, "NotFound",
             json_pack("{s:s,s:s}", "name", v->a->namespace_, "kind", "namespaces"),
             "namespaces \"%s\" not found", v->a->namespace_);
-    if (v->mutating && v->map.errors != NULL)
+    if (v->mutating && (v->map.errors != NULL || v->map.internal != NULL))
         return gw_admission__map_refusal(&v->map, v->a);
     if (v->out.deny_message != NULL) {
         e = gw_admission_forbidden(v->a, "%s", v->out.deny_message);

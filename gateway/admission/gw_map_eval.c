@@ -225,9 +225,13 @@ static const char *
 run_mutation(const gw_map_compiled_t *c, const gw_map__mutation_t *m, const gw_vap_input_t *in,
              const gw_schema_t *schema, gw_vap_memo_t *memo, cel_arena_t *a, json_t **cur)
 {
-    if (m->type == GW_MAP_NONE)
-        return gw_vap__aprintf(a, "expected %zu compiled evaluators for policy %s", c->nmutations,
-                               c->base->name);
+    if (m->type == GW_MAP_NONE) {
+        size_t compiled = 0;
+        for (size_t i = 0; i < c->nmutations; i++)
+            compiled += c->mutations[i].type != GW_MAP_NONE;
+        return gw_vap__aprintf(a, "expected %zu compiled evaluators for policy %s, got %zu",
+                               c->nmutations, c->base->name, compiled);
+    }
     if (m->expr.prog == NULL)
         return m->expr.error;
     gw_vap_input_t mine = *in;
@@ -263,10 +267,12 @@ gw_map_eval(const gw_map_compiled_t *c, const gw_vap_input_t *in, const gw_schem
         out->errors[out->nerrors++] = msg;
     json_t *cur = m > 0 && in->object != NULL ? json_deep_copy(in->object) : NULL;
     out->matched = m > 0;
-    for (size_t i = 0; cur != NULL && i < c->nmutations; i++) {
+    for (size_t i = 0; cur != NULL && i < c->nmutations && !out->internal; i++) {
         const char *err = run_mutation(c, &c->mutations[i], in, schema, memo, a, &cur);
         if (err != NULL) {
-            out->internal = out->internal || c->mutations[i].type == GW_MAP_NONE;
+            out->internal = c->mutations[i].type == GW_MAP_NONE;
+            if (out->internal) /* kube's internal error replaces everything else */
+                out->nerrors = 0;
             out->errors[out->nerrors++] = err;
         }
     }

@@ -38,7 +38,8 @@ typedef struct {
     const char **errors; /* kube's messages, one per failed mutation (or the matchConditions'
                             error), in `a` */
     size_t nerrors;
-    bool internal; /* an error is kube's internal error (a mutation compiled to nothing) */
+    bool internal; /* the one error is kube's internal error (a mutation compiled to nothing:
+                      "expected N compiled evaluators for policy P, got M") */
 } gw_map_result_t;
 
 /**
