@@ -408,6 +408,27 @@ void cel_env_set_optimize(cel_env_t *env, bool on);
  *  caller frees it. */
 char *cel_decltype_format(const cel_decltype_t *t);
 
+/**
+ * Give expressions compiled in `env` kube-apiserver's mutation library (what admission
+ * mutations compile with): struct construction of `JSONPatch` (fields op, path and from,
+ * strings, and value, dyn) and of `Object` and its nested types `Object.<field>...` (one per
+ * field path), and the function `jsonpatch.escapeKey(string)`. Without `object` (NULL) the
+ * object types are dynamic, as kube-apiserver 1.32 declares them: any field name, every field
+ * dyn. With `object` (a type from cel_env_schema_type() for the object the expression
+ * mutates) each `Object.<path>` is the schema's type at that path (list and map values
+ * stepped through), and fields are checked against it. Without this, construction is an
+ * unknown message type. The thread configuring `env`.
+ */
+void cel_env_enable_mutation(cel_env_t *env, const cel_decltype_t *object);
+
+/**
+ * The type name of a value built by struct construction under the mutation library
+ * ("Object", "Object.spec", "JSONPatch"), or NULL for any other value. Such a value is a
+ * CEL_MAP whose keys are its fields' names as written (a JSONPatch's: op, path, from, value),
+ * so hosts read it with the map functions. Any thread.
+ */
+const char *cel_value_object_name(const cel_value_t *v);
+
 /* ---- Compiling -------------------------------------------------------------------------- */
 
 /** Where and why compiling failed. `message` is malloc'd and owned by the issue: the full

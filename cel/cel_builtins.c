@@ -615,7 +615,7 @@ static const cel__fn_t *const fn_tables[] = {
     cel__builtin_fns, cel__time_fns,          cel__strings_fns,      cel__lists_fns,
     cel__math_fns,    cel__encoders_fns,      cel__regex_fns,        cel__url_fns,
     cel__net_fns,     cel__quantity_fns,      cel__semver_fns,       cel__authz_fns,
-    cel__sets_fns,    cel__comprehension_fns, cel__named_format_fns,
+    cel__sets_fns,    cel__comprehension_fns, cel__named_format_fns, cel__jsonpatch_fns,
 };
 
 const cel__fn_t *

@@ -452,6 +452,8 @@ select_field(checker_t *c, const cel__node_t *n, const cel_decltype_t *operand, 
         field = cel__ty_field(t, f, flen);
         if (field != NULL)
             r = field->type;
+        else if (t->open)
+            r = &cel__t_dyn;
         else
             issue(c, n, "undefined field '%.*s'", (int)flen, f);
         break;
@@ -627,7 +629,8 @@ check_call(checker_t *c, cel__node_t *n)
         args[i + member] = check(c, n->u.call.args[i]);
     if (member)
         args[0] = check(c, n->u.call.target);
-    if (!cel__decl_known(name) || all_hidden(c, name)) {
+    if (!cel__decl_known(name) || all_hidden(c, name) ||
+        (strncmp(name, "jsonpatch.", 10) == 0 && !cel__env_mutation(c->env, NULL))) {
         issue(c, n, "undeclared reference to '%s' (in container '%s')", name,
               cel__env_container(c->env));
         return set_type(c, n, &cel__t_error);
@@ -692,12 +695,38 @@ check_map(checker_t *c, cel__node_t *n)
     return set_type(c, n, cel__ty_new(c->a, CEL__TK_MAP, kt, vt));
 }
 
+/* A construction of a mutation library type: each field must be one of the type's, with a
+ * value assignable to it (cel-go's checkCreateStruct). */
+static const cel_decltype_t *
+check_mutation_struct(checker_t *c, cel__node_t *n, const cel_decltype_t *t)
+{
+    for (int i = 0; i < n->u.map.n; i++) {
+        const cel__node_t *key = n->u.map.keys[i];
+        const cel_decltype_t *vt = c->out->types[n->u.map.vals[i]->id];
+        const char *f = key->u.constant.v.str.data;
+        const cel_decltype_t *ft = cel__mutation_field(c->env, c->a, t, f);
+        if (ft == NULL) {
+            issue(c, key, "undefined field '%s'", f);
+            continue;
+        }
+        if (n->u.map.optional[i])
+            ft = cel__ty_new(c->a, CEL__TK_OPTIONAL, ft, NULL);
+        if (!assignable(c, ft, vt))
+            issue(c, key, "expected type of field '%s' is '%s' but provided type is '%s'", f,
+                  text(c, substitute(c, ft, false)), text(c, substitute(c, vt, false)));
+    }
+    return set_type(c, n, t);
+}
+
 static const cel_decltype_t *
 check_struct(checker_t *c, cel__node_t *n)
 {
     for (int i = 0; i < n->u.map.n; i++)
         check(c, n->u.map.vals[i]);
-    /* No message types are declared: a type name is not one, anything else is unknown. */
+    const cel_decltype_t *t = cel__mutation_type(c->env, c->a, n->u.map.type_name);
+    if (t != NULL)
+        return check_mutation_struct(c, n, t);
+    /* No other message types are declared: a type name is not one, anything else is unknown. */
     if (cel__ty_of_type_name(c->a, n->u.map.type_name) != NULL)
         issue(c, n, "'%s' is not a message type", n->u.map.type_name);
     else

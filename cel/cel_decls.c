@@ -280,6 +280,7 @@ static const decl_t decls[] = {
     SHIFT("math.bitShiftRight", "math_bitShiftRight"),
     {"base64.decode", "base64_decode_string", "(string) -> bytes"},
     {"base64.encode", "base64_encode_bytes", "(bytes) -> string"},
+    {"jsonpatch.escapeKey", "string_jsonpatch_escapeKey_string", "(string) -> string"},
 
     /* Kubernetes regex, URL, IP and CIDR libraries. */
     {"find", "string_find_string", "string.(string) -> string"},

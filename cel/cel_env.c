@@ -25,6 +25,8 @@ struct cel_env {
     cel_arena_t *arena; /* declared types */
     cel__decl_t *decls;
     const char *const *hidden; /* overload id prefixes left out of type checking, or NULL */
+    bool mutation;             /* cel_env_enable_mutation() */
+    const cel_decltype_t *mutation_root;
 };
 
 cel_env_t *
@@ -116,6 +118,21 @@ const cel_decltype_t *
 cel_env_schema_type(cel_env_t *env, const cel_schema_t *s, const char *name, bool resource_root)
 {
     return cel__ty_from_schema(env->arena, s, name, resource_root);
+}
+
+void
+cel_env_enable_mutation(cel_env_t *env, const cel_decltype_t *object)
+{
+    env->mutation = true;
+    env->mutation_root = object;
+}
+
+bool
+cel__env_mutation(const cel_env_t *env, const cel_decltype_t **root)
+{
+    if (root != NULL)
+        *root = env->mutation_root;
+    return env->mutation;
 }
 
 void
@@ -336,6 +353,9 @@ resolve_call(resolver_t *r, cel__node_t *n)
     bool recv = n->u.call.target != NULL, known;
     int nargs = n->u.call.nargs + recv;
     n->u.call.fn = cel__fn_find(n->u.call.name, recv, nargs, &known);
+    /* The mutation library's function exists only in environments that have the library. */
+    if (strncmp(n->u.call.name, "jsonpatch.", 10) == 0 && !r->env->mutation)
+        n->u.call.fn = NULL, known = false;
     if (n->u.call.fn == NULL) {
         if (known)
             rfail(r, n->pos, "found no matching overload for '%s' applied to %d argument%s",
@@ -427,6 +447,7 @@ resolve(resolver_t *r, cel__node_t *n)
         resolve_children(r, n->u.map.vals, n->u.map.n);
         break;
     case CEL__N_STRUCT:
+        n->u.map.mtype = (uint8_t)cel__mutation_kind(r->env, n->u.map.type_name);
         resolve_children(r, n->u.map.vals, n->u.map.n);
         break;
     case CEL__N_COMP:

@@ -548,6 +548,8 @@ eval_struct(cel__eval_t *ev, const cel__node_t *n)
 {
     if (!cel__charge(ev, n->unit))
         return cel__halt_error(ev);
+    if (n->u.map.mtype != CEL__M_NONE)
+        return cel__mutation_construct(ev, n);
     return cel__err(ev, "unknown message type '%s'", n->u.map.type_name);
 }
 

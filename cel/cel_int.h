@@ -32,20 +32,22 @@ struct cel_list {
     const cel_decltype_t *type; /* a set or map list built from typed ones, else NULL */
 };
 
+struct cel_type {
+    const char *name;
+    cel_kind_t kind;
+};
+
 /* Entries in insertion order; `index` (open addressing, slot = entry index + 1) once the map
  * is large enough that linear search would cost more than hashing. */
 struct cel_map {
+    cel_type_t objtype; /* built by object construction (`Object.spec{...}`): its type, whose
+                           name is NULL for a plain map */
     size_t len;
     size_t cap;
     cel_value_t *keys;
     cel_value_t *vals;
     uint32_t *index;
     size_t index_cap;
-};
-
-struct cel_type {
-    const char *name;
-    cel_kind_t kind;
 };
 
 extern const cel_type_t cel__type_null, cel__type_bool, cel__type_int, cel__type_uint,
@@ -337,6 +339,7 @@ struct cel__node {
             bool *optional;
             int n;
             const char *type_name; /* CEL__N_STRUCT only */
+            uint8_t mtype;         /* CEL__N_STRUCT: CEL__M_*, set when names resolve */
         } map;
         struct {
             const char *iter_var;
@@ -423,6 +426,8 @@ struct cel_decltype {
     cel_list_type_t list_type;
     const char *const *map_keys;
     int nkeys;
+    bool open; /* objects: any field may be selected or set, as dyn (the mutation library's
+                  dynamic `Object` types) */
 };
 
 extern const cel_decltype_t cel__t_dyn, cel__t_error, cel__t_null, cel__t_bool, cel__t_int,
@@ -609,6 +614,26 @@ cel_value_t cel__fn_format(cel__eval_t *ev, const cel__node_t *call, const cel_v
  *  else the type name). */
 const char *cel__value_text(cel_arena_t *a, const cel_value_t *v);
 
+/* ---- The mutation library (cel_lib_mutation.c) ----------------------------------------- */
+
+/* What a struct construction builds: nothing known (an evaluation error), an object of the
+ * `Object` family or a JSONPatch operation. */
+enum { CEL__M_NONE, CEL__M_OBJECT, CEL__M_JSONPATCH };
+
+/** Whether `env` has the mutation library; `*root` (when not NULL) receives the object's
+ *  declared type it was given (NULL: dynamic). */
+bool cel__env_mutation(const cel_env_t *env, const cel_decltype_t **root);
+/** CEL__M_* for the struct type named `name` (a leading dot ignored) in `env`. */
+int cel__mutation_kind(const cel_env_t *env, const char *name);
+/** The checker's type of the struct type named `name`, or NULL when `env` declares no such
+ *  type; in `a`. */
+const cel_decltype_t *cel__mutation_type(const cel_env_t *env, cel_arena_t *a, const char *name);
+/** The type of field `f` of `t` (made by cel__mutation_type()), or NULL when it has none. */
+const cel_decltype_t *cel__mutation_field(const cel_env_t *env, cel_arena_t *a,
+                                          const cel_decltype_t *t, const char *f);
+/** Evaluate a struct construction node. */
+cel_value_t cel__mutation_construct(cel__eval_t *ev, const cel__node_t *n);
+
 /* Function tables, each NULL-name terminated, searched by cel__fn_find() in this order. */
 extern const cel__fn_t cel__builtin_fns[];
 extern const cel__fn_t cel__time_fns[];
@@ -625,6 +650,7 @@ extern const cel__fn_t cel__authz_fns[];
 extern const cel__fn_t cel__sets_fns[];
 extern const cel__fn_t cel__comprehension_fns[];
 extern const cel__fn_t cel__named_format_fns[];
+extern const cel__fn_t cel__jsonpatch_fns[];
 
 /** The regular expression length kube-apiserver charges a named format's validate() for, or
  *  0 when `v` is not a named format (cel_lib_named_format.c). */

@@ -522,6 +522,8 @@ parse_entries(parser_t *p, cel__node_t *n, cel__tok_kind_t close, bool keyed, bo
             }
             keys[count] = new_const(p, p->tok.pos, cel_string(p->a, p->tok.str, p->tok.len));
             next(p);
+            /* cel-go places a field initializer at its colon (checker messages point there). */
+            keys[count]->pos = p->tok.pos;
         } else if ((keys[count] = parse_expr(p)) == NULL) {
             return NULL;
         }

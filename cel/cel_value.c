@@ -72,6 +72,8 @@ cel_value_type(const cel_value_t *v)
 {
     if (v->kind == CEL_OBJECT)
         return v->v.obj->ops->type;
+    if (v->kind == CEL_MAP && !(v->flags & CEL_VF_JSON) && v->v.map->objtype.name != NULL)
+        return &v->v.map->objtype;
     for (size_t i = 0; i < sizeof(all_types) / sizeof(all_types[0]); i++) {
         if (all_types[i]->kind == v->kind)
             return all_types[i];
@@ -814,6 +816,10 @@ cel__list_merge(cel_arena_t *a, const cel_value_t *l, const cel_value_t *r, cons
 static bool
 map_equal(const cel_value_t *a, const cel_value_t *b)
 {
+    /* Constructed objects equal only objects of the same type (and plain maps plain maps). */
+    const char *na = cel_value_object_name(a), *nb = cel_value_object_name(b);
+    if ((na == NULL) != (nb == NULL) || (na != NULL && strcmp(na, nb) != 0))
+        return false;
     if (cel_map_size(a) != cel_map_size(b))
         return false;
     cel_map_iter_t it = CEL_MAP_ITER_INIT;

@@ -389,6 +389,17 @@ build_policy(kgate_t *k, char *err, size_t err_len)
     if (authz_has_mode(k->authz, "Node"))
         use_node_rules();
     char *runtime = join(&cfg->runtime_config);
+    /* kube serves MutatingAdmissionPolicy's resources only with its feature gate (alpha, off
+     * by default), even when --runtime-config enables their group version: resource keys come
+     * last and the last mention wins. */
+    if (!feature_enabled(cfg, "MutatingAdmissionPolicy", false)) {
+        char *gated = gw_sprintf("%s%sadmissionregistration.k8s.io/v1alpha1/"
+                                 "mutatingadmissionpolicies=false,admissionregistration.k8s.io/"
+                                 "v1alpha1/mutatingadmissionpolicybindings=false",
+                                 runtime, runtime[0] ? "," : "");
+        free(runtime);
+        runtime = gated;
+    }
     rc = gw_catalog_configure(gw_catalog_builtin(), runtime, &k->catalog, err, err_len);
     free(runtime);
     if (rc != 0)

@@ -50,7 +50,7 @@ static const known_t known[] = {
     {"CertificateSubjectRestriction", true, NULL},
     {"DefaultIngressClass", true, NULL},
     {"DenyServiceExternalIPs", false, NULL},
-    {"MutatingAdmissionPolicy", true, NULL},
+    {"MutatingAdmissionPolicy", true, &gw_admission_mutating_policy},
     {"MutatingAdmissionWebhook", true, NULL},
     {"ValidatingAdmissionPolicy", true, &gw_admission_validating_policy},
     {"ValidatingAdmissionWebhook", true, NULL},
@@ -372,3 +372,20 @@ const gw_admission_plugin_t gw_admission_always_admit = {
 
 const gw_admission_plugin_t gw_admission_always_deny = {
     .name = "AlwaysDeny", .handles = every_op, .admit = deny_all_mutating, .validate = deny_all};
+
+/* ---- the registry's defaulter ------------------------------------------------------------- */
+
+static gw_admission_defaulter_fn defaulter;
+
+void
+gw_admission_set_defaulter(gw_admission_defaulter_fn fn)
+{
+    defaulter = fn;
+}
+
+void
+gw_admission_default(const gw_resource_t *res, json_t *obj)
+{
+    if (defaulter != NULL && res != NULL && obj != NULL)
+        defaulter(res, obj);
+}

@@ -123,6 +123,18 @@ gw_admission_err_t *gw_admission_error(const gw_admission_attrs_t *a, int code, 
                                        json_t *details, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/** kube's ObjectDefaulter as admission plugins see it: apply kind `res`'s defaults to `obj` in
+ *  place. */
+typedef void (*gw_admission_defaulter_fn)(const gw_resource_t *res, json_t *obj);
+
+/** Give the plugins the registry's defaulter (MutatingAdmissionPolicy defaults what its
+ *  mutations leave, as kube's dispatcher does). Set once at start-up, before requests; NULL
+ *  (the default) defaults nothing. Thread: main. */
+void gw_admission_set_defaulter(gw_admission_defaulter_fn fn);
+
+/** Apply the defaulter (if any) to `obj` of kind `res`. Thread: any. */
+void gw_admission_default(const gw_resource_t *res, json_t *obj);
+
 /* ---- the plugins (gw_admission_<name>.c) ------------------------------------------------- */
 
 extern const gw_admission_plugin_t gw_admission_always_admit;
@@ -133,5 +145,6 @@ extern const gw_admission_plugin_t gw_admission_certificate_approval;
 extern const gw_admission_plugin_t gw_admission_certificate_signing;
 extern const gw_admission_plugin_t gw_admission_validating_policy;
 extern const gw_admission_plugin_t gw_admission_owner_references;
+extern const gw_admission_plugin_t gw_admission_mutating_policy;
 
 #endif

@@ -9,8 +9,12 @@
  * later: the namespace object (read from etcd once, only when a selector or an evaluation
  * needs it), and each authorizer check an expression asks (gw_vap_eval.h's memo: ask, answer,
  * evaluate again).
+ *
+ * The same walk runs MutatingAdmissionPolicy (gw_admission_map.c) over the mutating snapshot:
+ * only the evaluation, what is made of its result and the refusal differ.
  */
 #include "gw_admission.h"
+#include "gw_admission_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +52,10 @@ typedef struct {
     gw_vap_outcome_t out;
     bool ns_missing; /* an evaluation needed the namespace and it is gone */
     bool running, again;
+    bool mutating;                  /* MutatingAdmissionPolicy's walk */
+    gw_admission__map_errors_t map; /* its failures */
+    /* its reinvocation bookkeeping (gw_admission_map.c says what the chain's hook needs) */
+    gw_admission__map_reinvoke_t reinvoke;
 } vap_t;
 
 static void drive(vap_t *v);
@@ -73,6 +81,8 @@ vap_free(void *p)
     json_decref(v->request_doc);
     json_decref(v->ns);
     json_decref(v->ns_doc);
+    json_decref(v->map.errors);
+    gw_admission__map_reinvoke_clear(&v->reinvoke);
 }
 
 /* ---- the namespace object ----------------------------------------------------------------- */
@@ -277,7 +287,7 @@ next_policy(vap_t *v)
 {
     const gw_vap_policy_t *p = gw_vap_snap_policy(v->snap, v->pi);
 
-    if (v->in_policy)
+    if (v->in_policy && !v->mutating)
         gw_vap_outcome_end_policy(&v->out, p->name);
     v->in_policy = false;
     v->pi++;
@@ -290,6 +300,18 @@ next_binding(vap_t *v)
     json_decref(v->params);
     v->params = NULL;
     v->bi++;
+}
+
+/* A configuration error of policy `p` (of its binding `binding`, NULL for its own). */
+static void
+config_error(vap_t *v, const gw_vap_policy_t *p, const char *binding, const char *msg)
+{
+    bool ignore = gw_vap_compiled_ignores_failures(p->compiled);
+
+    if (v->mutating)
+        gw_admission__map_config_error(&v->map, p->name, binding, ignore, msg);
+    else
+        gw_vap_outcome_config_error(&v->out, p->name, binding, ignore, msg);
 }
 
 /* The definition of policy pi against the request. An error matching it leaves the policy
@@ -310,8 +332,7 @@ enter_policy(vap_t *v, const gw_vap_policy_t *p)
         return STEP_NEXT;
     }
     if (p->config_error != NULL) {
-        gw_vap_outcome_config_error(&v->out, p->name, NULL,
-                                    gw_vap_compiled_ignores_failures(p->compiled), p->config_error);
+        config_error(v, p, NULL, p->config_error);
         v->pi++;
         return STEP_NEXT;
     }
@@ -330,15 +351,13 @@ enter_binding(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
     int rc =
         gw_admission_match_binding(b->match, &v->rq, v->ns, v->a->req->catalog, msg, sizeof(msg));
     if (rc < 0) /* kube: a configuration error of the binding */
-        gw_vap_outcome_config_error(&v->out, p->name, b->name,
-                                    gw_vap_compiled_ignores_failures(p->compiled), msg);
+        config_error(v, p, b->name, msg);
     if (rc <= 0) {
         v->bi++;
         return STEP_NEXT;
     }
     if (gw_vap_snap_params(p, b, v->rq.namespace_, v->a->req->catalog, &v->params, &err) != 0) {
-        gw_vap_outcome_config_error(&v->out, p->name, b->name,
-                                    gw_vap_compiled_ignores_failures(p->compiled), err);
+        config_error(v, p, b->name, err);
         free(err);
         v->bi++;
         return STEP_NEXT;
@@ -382,14 +401,36 @@ evaluate(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
                              .name = v->a->name},
     };
     arena = cel_arena_new();
-    rc = gw_vap_eval(p->compiled, &in, v->memo, arena, &res);
+    if (v->mutating) {
+        gw_map_result_t mres;
+        char *key = gw_admission__map_key(p->name, b->name, in.params);
+        if (!gw_admission__map_should_run(&v->reinvoke, key, false)) {
+            free(key);
+            cel_arena_free(arena);
+            v->ki++;
+            return STEP_NEXT;
+        }
+        /* each evaluation sees the object as the ones before it left it */
+        in.object = v->a->object;
+        rc = gw_map_eval(p->mutating, &in, v->a->resource->schema, v->memo, arena, &mres);
+        if (rc == 0) {
+            gw_admission__map_invoked(&v->reinvoke, key, mres.object != NULL,
+                                      gw_map_compiled_reinvokes(p->mutating));
+            gw_admission__map_result(&v->map, v->a, p->name, b->name,
+                                     gw_vap_compiled_ignores_failures(p->compiled), &mres);
+        }
+        free(key);
+        gw_map_result_clear(&mres);
+    } else {
+        rc = gw_vap_eval(p->compiled, &in, v->memo, arena, &res);
+        if (rc == 0)
+            gw_vap_outcome_add(&v->out, p->name, b->doc, &res);
+    }
+    cel_arena_free(arena);
     if (rc == GW_VAP_NEEDS_ANSWERS) {
-        cel_arena_free(arena);
         ask_next(v);
         return STEP_WAIT;
     }
-    gw_vap_outcome_add(&v->out, p->name, b->doc, &res);
-    cel_arena_free(arena);
     v->ki++;
     return STEP_NEXT;
 }
@@ -435,6 +476,8 @@ refusal(const vap_t *v)
             v->a, 404, "NotFound",
             json_pack("{s:s,s:s}", "name", v->a->namespace_, "kind", "namespaces"),
             "namespaces \"%s\" not found", v->a->namespace_);
+    if (v->mutating && (v->map.errors != NULL || v->map.internal != NULL))
+        return gw_admission__map_refusal(&v->map, v->a);
     if (v->out.deny_message != NULL) {
         e = gw_admission_forbidden(v->a, "%s", v->out.deny_message);
         e->code = v->out.deny_code;
@@ -453,6 +496,8 @@ refusal(const vap_t *v)
 static void
 finish(vap_t *v)
 {
+    if (v->mutating)
+        gw_admission__map_round_end(&v->reinvoke, v->a->object);
     for (size_t i = 0; i < v->out.nwarnings; i++)
         gw_req_warning(v->a->req, "%s", v->out.warnings[i]);
     record_audit_annotations(v);
@@ -484,10 +529,11 @@ drive(vap_t *v)
     v->running = false;
 }
 
-static void
-validate(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
+void
+gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg,
+                       bool mutating)
 {
-    gw_vap_snap_t *snap = gw_vap_snap_current();
+    gw_vap_snap_t *snap = mutating ? gw_map_snap_current() : gw_vap_snap_current();
     vap_t *v;
 
     if (gw_vap_snap_count(snap) == 0) {
@@ -500,6 +546,7 @@ validate(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
     v->done = done;
     v->arg = arg;
     v->snap = snap;
+    v->mutating = mutating;
     gw_admission_request_from_attrs(&v->rq, a);
     if (gw_admission_match_exempt(&v->rq)) {
         gw_vap_snap_unref(snap);
@@ -508,7 +555,15 @@ validate(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
     }
     v->memo = gw_vap_memo_new();
     gw_arena_defer(a->req->arena, vap_free, v);
+    if (mutating)
+        gw_admission__map_round_begin(&v->reinvoke, a->object, false);
     drive(v);
+}
+
+static void
+validate(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
+{
+    gw_admission__policies(a, done, arg, false);
 }
 
 const gw_admission_plugin_t gw_admission_validating_policy = {

@@ -233,9 +233,9 @@ kube_type_name(const char *checked)
 
 /* Compile `src` as kube's CompileCELExpression does; `*type` (when not NULL) receives the
  * checked output type (malloc'd) of an expression that compiled. */
-static void
-compile_expr(const cel_env_t *env, const char *src, const char *const *want, gw_vap__expr_t *e,
-             char **type, bool type_checking)
+void
+gw_vap__compile_expr(const cel_env_t *env, const char *src, const char *const *want,
+                     gw_vap__expr_t *e, char **type, bool type_checking)
 {
     cel_check_t chk = {0};
     cel_issue_t issue = {0};
@@ -290,7 +290,7 @@ static const cel_schema_t *
 compile_variable(const gw_vap_compiled_t *c, cel_arena_t *a, const char *src, gw_vap__expr_t *e)
 {
     char *type = NULL;
-    compile_expr(c->env, src != NULL ? src : "", NULL, e, &type, c->type_checking);
+    gw_vap__compile_expr(c->env, src != NULL ? src : "", NULL, e, &type, c->type_checking);
     const char *p = type != NULL ? type : "dyn";
     const cel_schema_t *s = type_schema(a, &p);
     free(type);
@@ -352,7 +352,7 @@ compile_named(const gw_vap_compiled_t *c, const json_t *list, const char *key, c
             text = trim_span(text, &len);
         char *src = gw_strndup(text, len);
         out[i].name = gw_strdup(name ? name : "");
-        compile_expr(c->env, src, want, &out[i].expr, NULL, c->type_checking);
+        gw_vap__compile_expr(c->env, src, want, &out[i].expr, NULL, c->type_checking);
         free(src);
     }
     return out;
@@ -368,9 +368,10 @@ compile_validations(gw_vap_compiled_t *c, const json_t *list)
         const json_t *v = json_array_get(list, i);
         gw_vap__validation_t *out = &c->validations[i];
         const char *expr = str_at(v, "expression"), *mexpr = str_at(v, "messageExpression");
-        compile_expr(env, expr ? expr : "", want_bool, &out->expr, NULL, c->type_checking);
+        gw_vap__compile_expr(env, expr ? expr : "", want_bool, &out->expr, NULL, c->type_checking);
         if (mexpr != NULL && *mexpr != '\0')
-            compile_expr(env_msg, mexpr, want_string, &out->message_expr, NULL, c->type_checking);
+            gw_vap__compile_expr(env_msg, mexpr, want_string, &out->message_expr, NULL,
+                                 c->type_checking);
         if (str_at(v, "message") != NULL)
             out->message = gw_strdup(str_at(v, "message"));
         if (str_at(v, "reason") != NULL && *str_at(v, "reason") != '\0')
@@ -411,8 +412,8 @@ gw_vap_compile(const json_t *policy, const gw_vap_schemas_t *schemas)
     return c;
 }
 
-static void
-expr_clear(gw_vap__expr_t *e)
+void
+gw_vap__expr_clear(gw_vap__expr_t *e)
 {
     free(e->src);
     free(e->error);
@@ -424,7 +425,7 @@ named_free(gw_vap__named_t *list, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(list[i].name);
-        expr_clear(&list[i].expr);
+        gw_vap__expr_clear(&list[i].expr);
     }
     free(list);
 }
@@ -438,8 +439,8 @@ gw_vap_compiled_free(gw_vap_compiled_t *c)
     named_free(c->matches, c->nmatches);
     named_free(c->audits, c->naudits);
     for (size_t i = 0; i < c->nvalidations; i++) {
-        expr_clear(&c->validations[i].expr);
-        expr_clear(&c->validations[i].message_expr);
+        gw_vap__expr_clear(&c->validations[i].expr);
+        gw_vap__expr_clear(&c->validations[i].message_expr);
         free(c->validations[i].message);
         free(c->validations[i].reason);
     }

@@ -14,14 +14,11 @@
 #include "gw_buf.h"
 #include "gw_vap_int.h"
 
-static const char out_of_budget[] =
+const char gw_vap__out_of_budget[] =
     "validation failed due to running out of cost budget, no further validation rules will be run";
 
-/* printf into the arena. */
-static const char *aprintf(cel_arena_t *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static const char *
-aprintf(cel_arena_t *a, const char *fmt, ...)
+const char *
+gw_vap__aprintf(cel_arena_t *a, const char *fmt, ...)
 {
     va_list ap, ap2;
     va_start(ap, fmt);
@@ -152,6 +149,19 @@ memo_authz(void *ctx, const cel_authz_attrs_t *at, cel_arena_t *a, cel_authz_res
     out->error = e->error;
 }
 
+void
+gw_vap__memo_begin(gw_vap_memo_t *m)
+{
+    if (m != NULL)
+        m->missed = false;
+}
+
+bool
+gw_vap__memo_missed(const gw_vap_memo_t *m)
+{
+    return m != NULL && m->missed;
+}
+
 size_t
 gw_vap_memo_pending(const gw_vap_memo_t *m)
 {
@@ -180,17 +190,8 @@ gw_vap_memo_answer(gw_vap_memo_t *m, size_t i, const cel_authz_result_t *r)
 
 /* ---- a phase: one of kube's ForInput calls, with its own lazy variables ------------------ */
 
-typedef struct {
-    const gw_vap_compiled_t *c;
-    cel_arena_t *a;
-    cel_activation_t *act;
-    cel_value_t *vals; /* variables' values, once evaluated */
-    bool *done;
-    uint64_t var_cost; /* what variables cost since the last expression was charged */
-} phase_t;
-
 static cel_value_t
-var_value(phase_t *p, size_t i)
+var_value(gw_vap__phase_t *p, size_t i)
 {
     if (p->done[i])
         return p->vals[i];
@@ -227,7 +228,7 @@ var_named(const gw_vap_compiled_t *c, const char *name, size_t len)
 /* `variables` read whole (has(variables.x), variables['x']): every variable (one per name),
  * evaluated. */
 static cel_value_t
-all_variables(phase_t *p)
+all_variables(gw_vap__phase_t *p)
 {
     size_t n = 0;
     cel_value_t *keys = cel_arena_alloc(p->a, (p->c->nvars + 1) * sizeof(*keys));
@@ -248,7 +249,7 @@ all_variables(phase_t *p)
 static bool
 resolve(void *ctx, const char *name, size_t len, cel_arena_t *a, cel_value_t *out)
 {
-    phase_t *p = ctx;
+    gw_vap__phase_t *p = ctx;
     (void)a;
     if (len == 9 && memcmp(name, "variables", 9) == 0) {
         *out = all_variables(p);
@@ -274,9 +275,9 @@ bind_doc(cel_activation_t *act, const char *name, const json_t *doc, const cel_d
         cel_activation_bind_json(act, name, doc);
 }
 
-static void
-phase_init(phase_t *p, const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
-           cel_arena_t *a, bool authorizer, const json_t *ns)
+void
+gw_vap__phase_init(gw_vap__phase_t *p, const gw_vap_compiled_t *c, const gw_vap_input_t *in,
+                   gw_vap_memo_t *memo, cel_arena_t *a, bool authorizer, const json_t *ns)
 {
     p->c = c;
     p->a = a;
@@ -300,8 +301,9 @@ phase_init(phase_t *p, const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_
 
 /* One expression's evaluation (kube's evaluationActivation.Evaluate): false when the budget
  * ran out (the whole phase fails); else `*v` or `*err` (kube's message). */
-static bool
-eval_expr(phase_t *p, const gw_vap__expr_t *e, int64_t *remaining, cel_value_t *v, const char **err)
+bool
+gw_vap__eval_expr(gw_vap__phase_t *p, const gw_vap__expr_t *e, int64_t *remaining, cel_value_t *v,
+                  const char **err)
 {
     uint64_t cost = 0;
     *err = NULL;
@@ -309,7 +311,7 @@ eval_expr(phase_t *p, const gw_vap__expr_t *e, int64_t *remaining, cel_value_t *
     if (e->src == NULL)
         return true;
     if (e->prog == NULL) {
-        *err = aprintf(p->a, "compilation error: %s", e->error);
+        *err = gw_vap__aprintf(p->a, "compilation error: %s", e->error);
         return true;
     }
     p->var_cost = 0;
@@ -321,7 +323,7 @@ eval_expr(phase_t *p, const gw_vap__expr_t *e, int64_t *remaining, cel_value_t *
         return false;
     *remaining -= (int64_t)cost;
     if (v->kind == CEL_ERROR)
-        *err = aprintf(p->a, "expression '%s' resulted in error: %s", e->src, v->v.err);
+        *err = gw_vap__aprintf(p->a, "expression '%s' resulted in error: %s", e->src, v->v.err);
     return true;
 }
 
@@ -341,19 +343,19 @@ aggregate(cel_arena_t *a, const char **errs, size_t n)
             continue;
         gw_buf_printf(&b, "%s%s", distinct++ ? ", " : "", errs[i]);
     }
-    const char *s =
-        distinct > 1 ? aprintf(a, "[%s]", gw_buf_cstr(&b)) : aprintf(a, "%s", gw_buf_cstr(&b));
+    const char *s = distinct > 1 ? gw_vap__aprintf(a, "[%s]", gw_buf_cstr(&b))
+                                 : gw_vap__aprintf(a, "%s", gw_buf_cstr(&b));
     gw_buf_free(&b);
     return s;
 }
 
 /* 1: the conditions match; 0: they do not (or an error is ignored); -1: `*msg` says why the
  * policy fails. */
-static int
-run_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
-            cel_arena_t *a, const char **msg)
+int
+gw_vap__run_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
+                    cel_arena_t *a, const char **msg)
 {
-    phase_t p;
+    gw_vap__phase_t p;
     int64_t budget = GW_VAP__BUDGET_MATCH_CONDITIONS;
     size_t n = c->nmatches, nerr = 0;
     if (n == 0)
@@ -362,10 +364,10 @@ run_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t 
     const char **errs = cel_arena_alloc(a, n * sizeof(*errs));
     const char **errlist = cel_arena_alloc(a, n * sizeof(*errlist));
     /* kube's matcher passes no namespace object. */
-    phase_init(&p, c, in, memo, a, true, NULL);
+    gw_vap__phase_init(&p, c, in, memo, a, true, NULL);
     for (size_t i = 0; i < n; i++) {
-        if (!eval_expr(&p, &c->matches[i].expr, &budget, &vals[i], &errs[i])) {
-            *msg = out_of_budget;
+        if (!gw_vap__eval_expr(&p, &c->matches[i].expr, &budget, &vals[i], &errs[i])) {
+            *msg = gw_vap__out_of_budget;
             return -1;
         }
     }
@@ -428,7 +430,7 @@ failure_message(cel_arena_t *a, const gw_vap__validation_t *v, const cel_value_t
     if (*m == '\0' && v->message != NULL && *v->message != '\0')
         m = trim(a, v->message, strlen(v->message));
     if (*m == '\0')
-        m = aprintf(a, "failed expression: %s", trim(a, v->expr.src, strlen(v->expr.src)));
+        m = gw_vap__aprintf(a, "failed expression: %s", trim(a, v->expr.src, strlen(v->expr.src)));
     return m;
 }
 
@@ -437,7 +439,7 @@ static bool
 run_validations(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
                 cel_arena_t *a, gw_vap_result_t *out)
 {
-    phase_t p, pm;
+    gw_vap__phase_t p, pm;
     int64_t budget = GW_VAP__BUDGET;
     size_t n = c->nvalidations;
     bool msg_out_of_budget = false;
@@ -445,18 +447,18 @@ run_validations(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_mem
     cel_value_t *mvals = cel_arena_alloc(a, (n + 1) * sizeof(*mvals));
     const char **errs = cel_arena_alloc(a, (n + 1) * sizeof(*errs));
     const char **merrs = cel_arena_alloc(a, (n + 1) * sizeof(*merrs));
-    phase_init(&p, c, in, memo, a, true, in->namespace_object);
+    gw_vap__phase_init(&p, c, in, memo, a, true, in->namespace_object);
     for (size_t i = 0; i < n; i++) {
-        if (!eval_expr(&p, &c->validations[i].expr, &budget, &vals[i], &errs[i])) {
-            single_error(c, a, out_of_budget, out);
+        if (!gw_vap__eval_expr(&p, &c->validations[i].expr, &budget, &vals[i], &errs[i])) {
+            single_error(c, a, gw_vap__out_of_budget, out);
             return false;
         }
     }
     /* The messageExpressions run for every validation, on what the validations left. */
-    phase_init(&pm, c, in, memo, a, false, in->namespace_object);
+    gw_vap__phase_init(&pm, c, in, memo, a, false, in->namespace_object);
     for (size_t i = 0; i < n && !msg_out_of_budget; i++)
         msg_out_of_budget =
-            !eval_expr(&pm, &c->validations[i].message_expr, &budget, &mvals[i], &merrs[i]);
+            !gw_vap__eval_expr(&pm, &c->validations[i].message_expr, &budget, &mvals[i], &merrs[i]);
     out->decisions = cel_arena_alloc(a, (n + 1) * sizeof(*out->decisions));
     out->ndecisions = n;
     for (size_t i = 0; i < n; i++) {
@@ -465,7 +467,8 @@ run_validations(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_mem
         if (errs[i] != NULL)
             *d = error_decision(c, errs[i]);
         else if (msg_out_of_budget)
-            *d = error_decision(c, aprintf(a, "failed messageExpression: %s", out_of_budget));
+            *d = error_decision(
+                c, gw_vap__aprintf(a, "failed messageExpression: %s", gw_vap__out_of_budget));
         else if (vals[i].kind == CEL_BOOL && vals[i].v.b)
             *d = (gw_vap_decision_t){.action = GW_VAP_ADMIT, .evaluation = GW_VAP_EVAL_ADMIT};
         else
@@ -494,10 +497,10 @@ audit_value(const gw_vap_compiled_t *c, cel_arena_t *a, const gw_vap__named_t *a
         r->action = GW_VAP_AUDIT_EXCLUDE;
     } else {
         r->action = GW_VAP_AUDIT_ERROR;
-        r->error = aprintf(a,
-                           "valueExpression '%s' resulted in unsupported return type: %s. "
-                           "Return type must be either string or null.",
-                           ann->expr.src, cel_type_name(cel_value_type(v)));
+        r->error = gw_vap__aprintf(a,
+                                   "valueExpression '%s' resulted in unsupported return type: %s. "
+                                   "Return type must be either string or null.",
+                                   ann->expr.src, cel_type_name(cel_value_type(v)));
     }
 }
 
@@ -505,16 +508,16 @@ static bool
 run_audits(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
            cel_arena_t *a, gw_vap_result_t *out)
 {
-    phase_t p;
+    gw_vap__phase_t p;
     int64_t budget = GW_VAP__BUDGET;
     size_t n = c->naudits;
     cel_value_t *vals = cel_arena_alloc(a, (n + 1) * sizeof(*vals));
     const char **errs = cel_arena_alloc(a, (n + 1) * sizeof(*errs));
     if (n == 0)
         return true;
-    phase_init(&p, c, in, memo, a, false, in->namespace_object);
+    gw_vap__phase_init(&p, c, in, memo, a, false, in->namespace_object);
     for (size_t i = 0; i < n; i++)
-        if (!eval_expr(&p, &c->audits[i].expr, &budget, &vals[i], &errs[i]))
+        if (!gw_vap__eval_expr(&p, &c->audits[i].expr, &budget, &vals[i], &errs[i]))
             return false;
     out->audits = cel_arena_alloc(a, n * sizeof(*out->audits));
     out->naudits = n;
@@ -531,11 +534,11 @@ gw_vap_eval(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t 
     memset(out, 0, sizeof(*out));
     if (memo != NULL)
         memo->missed = false;
-    int m = run_matches(c, in, memo, a, &msg);
+    int m = gw_vap__run_matches(c, in, memo, a, &msg);
     if (m < 0)
         single_error(c, a, msg, out);
     else if (m > 0 && run_validations(c, in, memo, a, out) && !run_audits(c, in, memo, a, out))
-        single_error(c, a, out_of_budget, out);
+        single_error(c, a, gw_vap__out_of_budget, out);
     if (memo != NULL && memo->missed) {
         memset(out, 0, sizeof(*out));
         return GW_VAP_NEEDS_ANSWERS;

@@ -2,9 +2,11 @@
 #define GATEWAY_ADMISSION_GW_VAP_INT_H
 
 /* The compiled policy's layout, shared by gw_vap_compile.c (which builds it) and
- * gw_vap_eval.c (which reads it). Folder-internal. */
+ * gw_vap_eval.c (which reads it), and the pieces of both that MutatingAdmissionPolicy's
+ * gw_map_compile.c and gw_map_eval.c reuse. Folder-internal. */
 
 #include "gw_vap_compile.h"
+#include "gw_vap_eval.h"
 
 /** kube's limits (k8s.io/apiserver/pkg/apis/cel config.go). */
 #define GW_VAP__PER_CALL_LIMIT 1000000ULL
@@ -45,5 +47,53 @@ struct gw_vap_compiled {
     gw_vap__validation_t *validations;
     size_t nvalidations;
 };
+
+/* ---- evaluation pieces shared with MutatingAdmissionPolicy (gw_vap_eval.c) ---------------- */
+
+/** One of kube's ForInput calls: its activation, with its own lazy variables. */
+typedef struct {
+    const gw_vap_compiled_t *c;
+    cel_arena_t *a;
+    cel_activation_t *act;
+    cel_value_t *vals; /* variables' values, once evaluated */
+    bool *done;
+    uint64_t var_cost; /* what variables cost since the last expression was charged */
+} gw_vap__phase_t;
+
+/** printf into the arena `a`. */
+const char *gw_vap__aprintf(cel_arena_t *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/** kube's message when a phase runs out of its cost budget. */
+extern const char gw_vap__out_of_budget[];
+
+/** Start a phase for `in` (`authorizer`: bind the authorizer variables; `ns`: namespaceObject). */
+void gw_vap__phase_init(gw_vap__phase_t *p, const gw_vap_compiled_t *c, const gw_vap_input_t *in,
+                        gw_vap_memo_t *memo, cel_arena_t *a, bool authorizer, const json_t *ns);
+
+/** One expression's evaluation charged to `*remaining`: false when the budget ran out; else
+ *  `*v`, or `*err` with kube's message. */
+bool gw_vap__eval_expr(gw_vap__phase_t *p, const gw_vap__expr_t *e, int64_t *remaining,
+                       cel_value_t *v, const char **err);
+
+/** The matchConditions (their own budget): 1 match, 0 not (or an error Ignore'd), -1 with
+ *  `*msg` saying why the policy fails. */
+int gw_vap__run_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
+                        cel_arena_t *a, const char **msg);
+
+/** Before an evaluation: no check has missed an answer yet. NULL is a no-op. */
+void gw_vap__memo_begin(gw_vap_memo_t *m);
+
+/** Whether the evaluation since gw_vap__memo_begin() asked a check the memo could not answer. */
+bool gw_vap__memo_missed(const gw_vap_memo_t *m);
+
+/** Compile `src` in `env` as kube's CompileCELExpression does, the result type one of `want`
+ *  (NULL-terminated; NULL: any) into `*e`; `*type` (when not NULL) receives the checked output
+ *  type (malloc'd) of an expression that compiled. */
+void gw_vap__compile_expr(const cel_env_t *env, const char *src, const char *const *want,
+                          gw_vap__expr_t *e, char **type, bool type_checking);
+
+/** Free what an expression holds. */
+void gw_vap__expr_clear(gw_vap__expr_t *e);
 
 #endif

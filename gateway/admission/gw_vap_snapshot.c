@@ -9,11 +9,13 @@
 
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_map_compile.h"
 
 /* A compiled policy, shared by the snapshots built while its spec stays the same. */
 typedef struct {
     atomic_int refs;
-    gw_vap_compiled_t *compiled;
+    gw_vap_compiled_t *compiled; /* a validating policy's */
+    gw_map_compiled_t *mutating; /* a mutating policy's (its base is `compiled`'s role) */
     json_t *name;
     json_t *spec;
 } box_t;
@@ -32,6 +34,7 @@ typedef struct {
 
 struct gw_vap_snap {
     atomic_int refs;
+    bool mutating; /* of MutatingAdmissionPolicies (gw_map_snap_new) */
     json_t *policies, *bindings, *params_doc;
     policy_t *items;
     size_t n;
@@ -42,7 +45,7 @@ struct gw_vap_snap {
 };
 
 static pthread_mutex_t current_mu = PTHREAD_MUTEX_INITIALIZER;
-static gw_vap_snap_t *current;
+static gw_vap_snap_t *current, *current_map;
 
 static const char *
 meta_str(const json_t *o, const char *member)
@@ -57,6 +60,7 @@ box_unref(box_t *b)
     if (b == NULL || atomic_fetch_sub(&b->refs, 1) != 1)
         return;
     gw_vap_compiled_free(b->compiled);
+    gw_map_compiled_free(b->mutating);
     json_decref(b->name);
     json_decref(b->spec);
     free(b);
@@ -80,13 +84,16 @@ box_reuse(const gw_vap_snap_t *prev, const json_t *policy)
 }
 
 static box_t *
-box_new(const json_t *policy)
+box_new(const json_t *policy, bool mutating)
 {
     box_t *b = gw_calloc(1, sizeof(*b));
     const json_t *spec = json_object_get(policy, "spec");
 
     atomic_init(&b->refs, 1);
-    b->compiled = gw_vap_compile(policy, NULL);
+    if (mutating)
+        b->mutating = gw_map_compile(policy, NULL);
+    else
+        b->compiled = gw_vap_compile(policy, NULL);
     b->name = json_string(meta_str(policy, "name"));
     b->spec = spec != NULL ? json_deep_copy(spec) : json_null();
     return b;
@@ -237,10 +244,12 @@ build_policy(gw_vap_snap_t *s, policy_t *p, const json_t *doc, const gw_catalog_
     if (p->box != NULL)
         s->reused++;
     else
-        p->box = box_new(doc);
+        p->box = box_new(doc, s->mutating);
     p->pub.name = meta_str(doc, "name");
     p->pub.doc = doc;
-    p->pub.compiled = p->box->compiled;
+    p->pub.mutating = p->box->mutating;
+    p->pub.compiled =
+        p->box->mutating != NULL ? gw_map_compiled_base(p->box->mutating) : p->box->compiled;
     if (json_is_object(mc))
         p->pub.constraints = gw_admission_match_new(mc);
     p->pub.resources = rule_resources(mc);
@@ -263,15 +272,16 @@ by_name(const void *x, const void *y)
     return strcmp(((const policy_t *)x)->pub.name, ((const policy_t *)y)->pub.name);
 }
 
-gw_vap_snap_t *
-gw_vap_snap_new(const gw_catalog_t *cat, json_t *policies, json_t *bindings, json_t *params,
-                const gw_vap_snap_t *prev)
+static gw_vap_snap_t *
+snap_new(const gw_catalog_t *cat, json_t *policies, json_t *bindings, json_t *params,
+         const gw_vap_snap_t *prev, bool mutating)
 {
     gw_vap_snap_t *s = gw_calloc(1, sizeof(*s));
     size_t i;
     json_t *o;
 
     atomic_init(&s->refs, 1);
+    s->mutating = mutating;
     s->catalog = gw_catalog_ref(cat);
     s->policies = json_is_array(policies) ? json_incref(policies) : json_array();
     s->bindings = json_is_array(bindings) ? json_incref(bindings) : json_array();
@@ -285,6 +295,20 @@ gw_vap_snap_new(const gw_catalog_t *cat, json_t *policies, json_t *bindings, jso
     }
     qsort(s->items, s->n, sizeof(*s->items), by_name);
     return s;
+}
+
+gw_vap_snap_t *
+gw_vap_snap_new(const gw_catalog_t *cat, json_t *policies, json_t *bindings, json_t *params,
+                const gw_vap_snap_t *prev)
+{
+    return snap_new(cat, policies, bindings, params, prev, false);
+}
+
+gw_vap_snap_t *
+gw_map_snap_new(const gw_catalog_t *cat, json_t *policies, json_t *bindings, json_t *params,
+                const gw_vap_snap_t *prev)
+{
+    return snap_new(cat, policies, bindings, params, prev, true);
 }
 
 gw_vap_snap_t *
@@ -333,10 +357,20 @@ void
 gw_vap_snap_publish(gw_vap_snap_t *s)
 {
     pthread_mutex_lock(&current_mu);
-    gw_vap_snap_t *old = current;
-    current = s;
+    gw_vap_snap_t **slot = s != NULL && s->mutating ? &current_map : &current;
+    gw_vap_snap_t *old = *slot;
+    *slot = s;
     pthread_mutex_unlock(&current_mu);
     gw_vap_snap_unref(old);
+}
+
+gw_vap_snap_t *
+gw_map_snap_current(void)
+{
+    pthread_mutex_lock(&current_mu);
+    gw_vap_snap_t *s = gw_vap_snap_ref(current_map);
+    pthread_mutex_unlock(&current_mu);
+    return s;
 }
 
 gw_vap_snap_t *

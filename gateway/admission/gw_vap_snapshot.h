@@ -9,6 +9,10 @@
  * published with a reference count, as the RBAC snapshot is: a publish swaps a pointer, a
  * reader takes a reference for its request and never waits for a rebuild.
  *
+ * The same snapshot holds MutatingAdmissionPolicies (gw_map_snap_new): each compiled by
+ * gw_map_compile.h (`mutating` set, `compiled` its variables and matchConditions), published
+ * apart (gw_map_snap_current), with the same bindings, params and matching.
+ *
  * A rebuild is given the previous snapshot and reuses the compiled form of each policy whose
  * name and spec did not change (compiling is the expensive part). A request with no policies
  * at all sees an empty snapshot (or none) and stops at once.
@@ -39,12 +43,13 @@ struct gw_vap_params;
 /** A policy, with its bindings (those whose spec.policyName names it, by name). */
 typedef struct {
     const char *name;
-    const json_t *doc;                   /* the stored policy */
-    const gw_vap_compiled_t *compiled;   /* shared with the snapshots that reuse it */
-    gw_admission_match_t *constraints;   /* spec.matchConstraints, NULL when absent */
-    const gw_resource_t *param_resource; /* what spec.paramKind names, NULL when unset or
-                                            when the catalog does not serve it */
-    const char *config_error;            /* the policy cannot be used: kube's words */
+    const json_t *doc;                      /* the stored policy */
+    const gw_vap_compiled_t *compiled;      /* shared with the snapshots that reuse it */
+    const struct gw_map_compiled *mutating; /* a mutating policy's compiled form, else NULL */
+    gw_admission_match_t *constraints;      /* spec.matchConstraints, NULL when absent */
+    const gw_resource_t *param_resource;    /* what spec.paramKind names, NULL when unset or
+                                               when the catalog does not serve it */
+    const char *config_error;               /* the policy cannot be used: kube's words */
     gw_vap_binding_t *bindings;
     size_t nbindings;
     const struct gw_vap_params *params; /* the param objects of param_resource */
@@ -71,18 +76,28 @@ const gw_resource_t *gw_vap_param_resource(const gw_catalog_t *cat, const json_t
 gw_vap_snap_t *gw_vap_snap_new(const gw_catalog_t *cat, json_t *policies, json_t *bindings,
                                json_t *params, const gw_vap_snap_t *prev);
 
+/** gw_vap_snap_new() for MutatingAdmissionPolicies and their bindings (v1alpha1 documents);
+ *  `prev` must be a mutating snapshot too. Thread: any. */
+gw_vap_snap_t *gw_map_snap_new(const gw_catalog_t *cat, json_t *policies, json_t *bindings,
+                               json_t *params, const gw_vap_snap_t *prev);
+
 /** Take a reference (NULL is returned as NULL). Thread: any. */
 gw_vap_snap_t *gw_vap_snap_ref(gw_vap_snap_t *s);
 
 /** Drop a reference; the last frees the snapshot (NULL is fine). Thread: any. */
 void gw_vap_snap_unref(gw_vap_snap_t *s);
 
-/** Make `s` (its reference is taken over) the process's current snapshot. Thread: any. */
+/** Make `s` (its reference is taken over) the process's current snapshot of its kind
+ *  (validating, or mutating for gw_map_snap_new's). Thread: any. */
 void gw_vap_snap_publish(gw_vap_snap_t *s);
 
 /** A new reference to the current snapshot, or NULL before the first publish (no policy is
  *  enforced then). Thread: any. */
 gw_vap_snap_t *gw_vap_snap_current(void);
+
+/** A new reference to the current snapshot of MutatingAdmissionPolicies, or NULL before the
+ *  first publish. Thread: any. */
+gw_vap_snap_t *gw_map_snap_current(void);
 
 /** The snapshot's policies, ordered by name. Thread: any. */
 size_t gw_vap_snap_count(const gw_vap_snap_t *s);

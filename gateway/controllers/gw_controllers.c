@@ -75,6 +75,7 @@ struct gw_controllers {
     gw_rbac_ctl_t *rbac_ctl;     /* while leading the RBAC election */
     gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
     gw_vap_cache_t *vap;         /* the process's admission policy snapshot */
+    gw_vap_cache_t *map;         /* the mutating policies' snapshot, when they are served */
     bool vap_synced;             /* its first snapshot is published */
     gw_crd_feed_t *crds;         /* the process's catalog of custom resources */
     bool crds_synced;            /* its first snapshot is published */
@@ -143,6 +144,7 @@ crds_published(void *arg)
     gw_controllers_t *c = arg;
 
     gw_vap_cache_resync(c->vap);
+    gw_vap_cache_resync(c->map);
     if (c->crds_synced)
         return;
     c->crds_synced = true;
@@ -435,6 +437,11 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
     c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
     c->vap = gw_vap_cache_start(client, base, etcd_prefix, values, catalog, vap_synced, c);
+    /* MutatingAdmissionPolicy is alpha: fed only when its feature gate lets the catalog serve
+     * it */
+    if (gw_catalog_find(catalog, "admissionregistration.k8s.io", "v1alpha1",
+                        "mutatingadmissionpolicies") != NULL)
+        c->map = gw_map_cache_start(client, base, etcd_prefix, values, catalog, NULL, NULL);
     c->crds = gw_crd_feed_start(client, base, etcd_prefix, values, catalog, crds_published, c);
     c->catalog = catalog;
     c->vap_status_leader =
@@ -485,6 +492,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_crd_finalizer_stop(c->crd_finalizer);
     gw_rbac_cache_stop(c->rbac);
     gw_vap_cache_stop(c->vap);
+    gw_vap_cache_stop(c->map);
     gw_crd_feed_stop(c->crds);
     gw_node_graph_stop(c->node_graph);
     gw_leader_stop(c->rbac_leader);

@@ -1,4 +1,5 @@
-/* The admission policy snapshot from etcd: informers on policies, bindings and param kinds. */
+/* The admission policy snapshots from etcd: informers on policies, bindings and param kinds,
+ * for validating and (gw_map_cache_start) mutating policies alike. */
 #include "gw_vap_cache.h"
 
 #include <stdlib.h>
@@ -29,6 +30,7 @@ struct gw_vap_cache {
     size_t nparams;
     gw_workqueue_t *queue;
     gw_vap_snap_t *last; /* what was published last: the next rebuild reuses its compilations */
+    bool mutating;       /* MutatingAdmissionPolicies (gw_map_cache_start) */
     gw_vap_cache_synced_fn on_synced; /* until the first publish */
     void *arg;
 };
@@ -147,7 +149,8 @@ rebuild(gw_workqueue_t *q, const char *key, void *ctx)
         return;
     }
     bindings = gw_informer_list(c->bindings);
-    s = gw_vap_snap_new(cat, policies, bindings, params, c->last);
+    s = c->mutating ? gw_map_snap_new(cat, policies, bindings, params, c->last)
+                    : gw_vap_snap_new(cat, policies, bindings, params, c->last);
     gw_catalog_unref(cat);
     json_decref(policies);
     json_decref(bindings);
@@ -155,8 +158,9 @@ rebuild(gw_workqueue_t *q, const char *key, void *ctx)
     gw_vap_snap_unref(c->last);
     c->last = gw_vap_snap_ref(s);
     gw_vap_snap_publish(s);
-    gw_log_debug(NULL, "admission policies: %zu published, %zu reused compiled",
-                 gw_vap_snap_count(c->last), gw_vap_snap_reused(c->last));
+    gw_log_debug(NULL, "%s admission policies: %zu published, %zu reused compiled",
+                 c->mutating ? "mutating" : "validating", gw_vap_snap_count(c->last),
+                 gw_vap_snap_reused(c->last));
     gw_workqueue_done(q, key);
     if (c->on_synced != NULL) {
         gw_vap_cache_synced_fn fn = c->on_synced;
@@ -165,10 +169,10 @@ rebuild(gw_workqueue_t *q, const char *key, void *ctx)
     }
 }
 
-gw_vap_cache_t *
-gw_vap_cache_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
-                   const gw_value_transformer_t *values, const gw_catalog_t *catalog,
-                   gw_vap_cache_synced_fn synced, void *arg)
+static gw_vap_cache_t *
+cache_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
+            const gw_value_transformer_t *values, const gw_catalog_t *catalog,
+            gw_vap_cache_synced_fn synced, void *arg, bool mutating)
 {
     gw_vap_cache_t *c = gw_calloc(1, sizeof(*c));
 
@@ -179,10 +183,29 @@ gw_vap_cache_start(etcd_client_t *client, struct event_base *base, const char *e
     c->catalog = catalog;
     c->on_synced = synced;
     c->arg = arg;
+    c->mutating = mutating;
     c->queue = gw_workqueue_new(base, &(gw_workqueue_opts_t){.process = rebuild, .ctx = c});
-    c->policies = start_informer(c, "validatingadmissionpolicies/");
-    c->bindings = start_informer(c, "validatingadmissionpolicybindings/");
+    c->policies =
+        start_informer(c, mutating ? "mutatingadmissionpolicies/" : "validatingadmissionpolicies/");
+    c->bindings = start_informer(c, mutating ? "mutatingadmissionpolicybindings/"
+                                             : "validatingadmissionpolicybindings/");
     return c;
+}
+
+gw_vap_cache_t *
+gw_vap_cache_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
+                   const gw_value_transformer_t *values, const gw_catalog_t *catalog,
+                   gw_vap_cache_synced_fn synced, void *arg)
+{
+    return cache_start(client, base, etcd_prefix, values, catalog, synced, arg, false);
+}
+
+gw_vap_cache_t *
+gw_map_cache_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
+                   const gw_value_transformer_t *values, const gw_catalog_t *catalog,
+                   gw_vap_cache_synced_fn synced, void *arg)
+{
+    return cache_start(client, base, etcd_prefix, values, catalog, synced, arg, true);
 }
 
 void

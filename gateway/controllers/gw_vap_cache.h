@@ -32,6 +32,14 @@ gw_vap_cache_t *gw_vap_cache_start(etcd_client_t *client, struct event_base *bas
                                    const gw_catalog_t *catalog, gw_vap_cache_synced_fn synced,
                                    void *arg);
 
+/** gw_vap_cache_start() for MutatingAdmissionPolicies: informers on mutatingadmissionpolicies
+ *  and mutatingadmissionpolicybindings (v1alpha1), publishing gw_map_snap_new() snapshots.
+ *  Start it only when the catalog serves them (the feature gate). Thread: base's. */
+gw_vap_cache_t *gw_map_cache_start(etcd_client_t *client, struct event_base *base,
+                                   const char *etcd_prefix, const gw_value_transformer_t *values,
+                                   const gw_catalog_t *catalog, gw_vap_cache_synced_fn synced,
+                                   void *arg);
+
 /** Rebuild soon: the catalog changed (a param kind may have come or gone). NULL is fine.
  *  Thread: the cache's. */
 void gw_vap_cache_resync(gw_vap_cache_t *c);

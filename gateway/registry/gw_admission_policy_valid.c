@@ -6,6 +6,7 @@
  * stored policy already held the expression.
  */
 #include "gw_admission_policy_valid.h"
+#include "gw_admission_policy_int.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -88,17 +89,10 @@ child(const char *path, const char *member)
 
 /* ---- the policy's expressions ------------------------------------------------------------ */
 
-/* What one policy's checks share: its expressions compiled as kube's validation compiles them,
- * and what the old object held. */
-typedef struct {
-    gw_vap_compiled_t *compiled;
-    const json_t *old_spec; /* the stored spec on an update, else NULL */
-} pctx_t;
-
 /* Whether the old spec's array `member` has an element whose `key` is `src` (kube's
  * preexisting expressions: compiled in the stored-expressions environment). */
 static bool
-preexisting(const pctx_t *c, const char *member, const char *key, const char *src)
+preexisting(const gw_policy__ctx_t *c, const char *member, const char *key, const char *src)
 {
     size_t i;
     const json_t *e;
@@ -118,8 +112,8 @@ preexisting(const pctx_t *c, const char *member, const char *key, const char *sr
  * detail). An expression the stored object already held stays valid: kgate has no older
  * environment to compile it in, and it was accepted once. */
 static void
-compile_error(const pctx_t *c, gw_vap_list_t list, size_t i, const char *shown, bool stored,
-              const char *path, gw_field_errors_t *errs)
+compile_error(const gw_policy__ctx_t *c, gw_vap_list_t list, size_t i, const char *shown,
+              bool stored, const char *path, gw_field_errors_t *errs)
 {
     const char *detail = gw_vap_compile_error(c->compiled, list, i);
 
@@ -174,8 +168,8 @@ param_kind_version(const char *av, const char *p, gw_field_errors_t *errs)
     free(version);
 }
 
-static void
-param_kind(const json_t *pk, const char *path, gw_field_errors_t *errs)
+void
+gw_policy__param_kind(const json_t *pk, const char *path, gw_field_errors_t *errs)
 {
     const char *av = sor(pk, "apiVersion"), *kind = sor(pk, "kind"), *m;
     char *p = child(path, "apiVersion");
@@ -203,7 +197,7 @@ param_kind(const json_t *pk, const char *path, gw_field_errors_t *errs)
 }
 
 static void
-match_condition(const pctx_t *c, const json_t *mc, size_t i, const char *path,
+match_condition(const gw_policy__ctx_t *c, const json_t *mc, size_t i, const char *path,
                 gw_field_errors_t *errs)
 {
     const char *src = sor(mc, "expression"), *name = sor(mc, "name");
@@ -227,8 +221,9 @@ match_condition(const pctx_t *c, const json_t *mc, size_t i, const char *path,
     free(p);
 }
 
-static void
-match_conditions(const pctx_t *c, const json_t *list, const char *path, gw_field_errors_t *errs)
+void
+gw_policy__match_conditions(const gw_policy__ctx_t *c, const json_t *list, const char *path,
+                            gw_field_errors_t *errs)
 {
     size_t i;
     const json_t *mc;
@@ -275,8 +270,9 @@ cel_identifier(const char *s)
 }
 
 /* validateVariable. */
-static void
-variable(const pctx_t *c, const json_t *v, size_t i, const char *path, gw_field_errors_t *errs)
+void
+gw_policy__variable(const gw_policy__ctx_t *c, const json_t *v, size_t i, const char *path,
+                    gw_field_errors_t *errs)
 {
     const char *name = sor(v, "name"), *src = sor(v, "expression");
     char *p = child(path, "name");
@@ -298,7 +294,8 @@ variable(const pctx_t *c, const json_t *v, size_t i, const char *path, gw_field_
 }
 
 static void
-validation(const pctx_t *c, const json_t *v, size_t i, const char *path, gw_field_errors_t *errs)
+validation(const gw_policy__ctx_t *c, const json_t *v, size_t i, const char *path,
+           gw_field_errors_t *errs)
 {
     static const char *const reasons[] = {"Forbidden", "Invalid", "RequestEntityTooLarge", NULL};
     const char *src = sor(v, "expression"), *msg = sor(v, "message");
@@ -341,8 +338,8 @@ validation(const pctx_t *c, const json_t *v, size_t i, const char *path, gw_fiel
 }
 
 static void
-audit_annotation(const pctx_t *c, const char *policy, const json_t *a, size_t i, const char *path,
-                 gw_field_errors_t *errs)
+audit_annotation(const gw_policy__ctx_t *c, const char *policy, const json_t *a, size_t i,
+                 const char *path, gw_field_errors_t *errs)
 {
     const char *key = sor(a, "key"), *src = sor(a, "valueExpression");
     char *p = child(path, "key"), *t;
@@ -395,7 +392,8 @@ go_audit_annotations(const json_t *list)
 }
 
 static void
-audit_annotations(const pctx_t *c, const char *policy, const json_t *list, gw_field_errors_t *errs)
+audit_annotations(const gw_policy__ctx_t *c, const char *policy, const json_t *list,
+                  gw_field_errors_t *errs)
 {
     size_t i;
     const json_t *a;
@@ -425,8 +423,8 @@ audit_annotations(const pctx_t *c, const char *policy, const json_t *list, gw_fi
     }
 }
 
-static void
-match_constraints(const json_t *spec, gw_field_errors_t *errs)
+void
+gw_policy__match_constraints(const json_t *spec, gw_field_errors_t *errs)
 {
     const json_t *mc = ptr(spec, "matchConstraints");
 
@@ -450,8 +448,9 @@ policy_spec(const json_t *obj, const json_t *old, bool check_conditions, gw_fiel
     const json_t *vals = json_object_get(spec, "validations");
     const json_t *auds = json_object_get(spec, "auditAnnotations");
     const char *policy = sor(json_object_get(obj, "metadata"), "name");
-    pctx_t c = {.compiled = gw_vap_compile(obj, &(gw_vap_schemas_t){.validating = true}),
-                .old_spec = old != NULL ? json_object_get(old, "spec") : NULL};
+    gw_vap_compiled_t *compiled = gw_vap_compile(obj, &(gw_vap_schemas_t){.validating = true});
+    gw_policy__ctx_t c = {.compiled = compiled,
+                          .old_spec = old != NULL ? json_object_get(old, "spec") : NULL};
     size_t i;
     const json_t *e;
 
@@ -461,15 +460,15 @@ policy_spec(const json_t *obj, const json_t *old, bool check_conditions, gw_fiel
         gw_admission_failure_policy_validate(json_is_string(fp) ? json_string_value(fp) : "",
                                              "spec.failurePolicy", errs);
     if (pk != NULL)
-        param_kind(pk, "spec.paramKind", errs);
-    match_constraints(spec, errs);
+        gw_policy__param_kind(pk, "spec.paramKind", errs);
+    gw_policy__match_constraints(spec, errs);
     if (check_conditions)
-        match_conditions(&c, json_object_get(spec, "matchConditions"), "spec.matchConditions",
-                         errs);
+        gw_policy__match_conditions(&c, json_object_get(spec, "matchConditions"),
+                                    "spec.matchConditions", errs);
     json_array_foreach(vars, i, e)
     {
         char *p = gw_sprintf("spec.variables[%zu]", i);
-        variable(&c, e, i, p, errs);
+        gw_policy__variable(&c, e, i, p, errs);
         free(p);
     }
     if (json_array_size(vals) == 0 && json_array_size(auds) == 0) {
@@ -486,7 +485,7 @@ policy_spec(const json_t *obj, const json_t *old, bool check_conditions, gw_fiel
         }
         audit_annotations(&c, policy, auds, errs);
     }
-    gw_vap_compiled_free(c.compiled);
+    gw_vap_compiled_free(compiled);
 }
 
 void
@@ -496,8 +495,8 @@ gw_vap_validate(const json_t *obj, gw_field_errors_t *errs)
 }
 
 /* JSON equality, absent and null being equal (a nil pointer or slice). */
-static bool
-same(const json_t *a, const json_t *b)
+bool
+gw_policy__same(const json_t *a, const json_t *b)
 {
     if (a == NULL || json_is_null(a))
         return b == NULL || json_is_null(b);
@@ -510,8 +509,9 @@ gw_vap_validate_update(const json_t *obj, const json_t *old, gw_field_errors_t *
     const json_t *spec = json_object_get(obj, "spec"), *ospec = json_object_get(old, "spec");
     /* ignoreValidatingAdmissionPolicyMatchConditions */
     bool unchanged =
-        same(json_object_get(spec, "paramKind"), json_object_get(ospec, "paramKind")) &&
-        same(json_object_get(spec, "matchConditions"), json_object_get(ospec, "matchConditions"));
+        gw_policy__same(json_object_get(spec, "paramKind"), json_object_get(ospec, "paramKind")) &&
+        gw_policy__same(json_object_get(spec, "matchConditions"),
+                        json_object_get(ospec, "matchConditions"));
 
     policy_spec(obj, old, !unchanged, errs);
 }
@@ -542,8 +542,8 @@ gw_vap_validate_status(const json_t *obj, gw_field_errors_t *errs)
 
 /* ---- bindings ---------------------------------------------------------------------------- */
 
-static void
-param_ref(const json_t *pr, gw_field_errors_t *errs)
+void
+gw_policy__param_ref(const json_t *pr, gw_field_errors_t *errs)
 {
     static const char *const actions[] = {"Deny", "Allow", NULL};
     const char *name = sor(pr, "name"), *m;
@@ -618,7 +618,7 @@ gw_vapb_validate(const json_t *obj, gw_field_errors_t *errs)
         gw_ferr_required(errs, "spec.policyName", NULL);
     else if ((m = gw_valid_dns1123_subdomain(policy)) != NULL)
         gw_ferr_invalid_str(errs, "spec.policyName", policy, m);
-    param_ref(ptr(spec, "paramRef"), errs);
+    gw_policy__param_ref(ptr(spec, "paramRef"), errs);
     /* kube's path has its typo */
     gw_admission_match_resources_validate(ptr(spec, "matchResources"), "spec.matchResouces", errs);
     validation_actions(json_object_get(spec, "validationActions"), errs);

@@ -258,6 +258,12 @@ static const kind_t kinds[] = {
      .fn = gw_defaults__admission_policy},
     {"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyBinding",
      .fn = gw_defaults__admission_policy_binding},
+    /* v1alpha1 MutatingAdmissionPolicy: failurePolicy Fail and the match resources' defaults
+     * (pkg/apis/admissionregistration/v1alpha1/defaults.go); no reinvocationPolicy default */
+    {"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicy",
+     .fn = gw_defaults__admission_policy},
+    {"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyBinding",
+     .fn = gw_defaults__admission_policy_binding},
 };
 
 static const kind_t *

@@ -12,6 +12,8 @@ void
 gw_registry_set_admission(const gw_admission_t *c)
 {
     chain = c;
+    /* plugins that replace the object default it as the decoded body was */
+    gw_admission_set_defaulter(gw_registry__default);
 }
 
 const gw_admission_t *

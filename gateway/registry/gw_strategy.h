@@ -138,6 +138,8 @@ extern const gw_strategy_t gw_strategy_validating_admission_policy;
 extern const gw_strategy_t gw_strategy_validating_admission_policy_binding;
 extern const gw_strategy_t gw_strategy_mutating_webhook_configuration;
 extern const gw_strategy_t gw_strategy_validating_webhook_configuration;
+extern const gw_strategy_t gw_strategy_mutating_admission_policy;
+extern const gw_strategy_t gw_strategy_mutating_admission_policy_binding;
 extern const gw_strategy_t gw_strategy_custom;
 extern const gw_strategy_t gw_strategy_crd;
 

@@ -8,6 +8,7 @@
  * object of its paramKind, a binding's writer the object its paramRef names). The rules
  * themselves are gw_admission_policy_valid.h's.
  */
+#include "gw_admission_policy_int.h"
 #include "gw_admission_policy_valid.h"
 #include "gw_registry_int.h"
 
@@ -206,9 +207,9 @@ pk_ask(pk_check_t *c, const authz_attrs_t *a)
 
 /* authorizeCreate / authorizeUpdate: a paramKind that is new or changed needs `get` on every
  * object of its kind. */
-static void
-check_policy(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
-             gw_strategy_done_fn done, void *arg)
+void
+gw_policy__check_param_kind(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+                            gw_strategy_done_fn done, void *arg)
 {
     const json_t *pk = json_object_get(json_object_get(obj, "spec"), "paramKind");
     const json_t *opk = json_object_get(json_object_get(old, "spec"), "paramKind");
@@ -238,7 +239,7 @@ const gw_strategy_t gw_strategy_validating_admission_policy = {
     .conditional_update = true,
     .validate = policy_validate,
     .validate_update = policy_validate_update,
-    .check_write = check_policy,
+    .check_write = gw_policy__check_param_kind,
     .subresources = policy_subresources,
     .n_subresources = sizeof(policy_subresources) / sizeof(policy_subresources[0]),
 };
@@ -289,9 +290,9 @@ policy_read(int err, const gw_obj_t *obj, void *ctx)
 
 /* The binding's authorizeCreate / authorizeUpdate: a new or changed paramRef (or policy)
  * needs `get` on the object it refers to. */
-static void
-check_binding(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
-              gw_strategy_done_fn done, void *arg)
+void
+gw_policy__check_param_ref(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
+                           gw_strategy_done_fn done, void *arg)
 {
     const json_t *spec = json_object_get(obj, "spec"), *ospec = json_object_get(old, "spec");
     const json_t *ref = json_object_get(spec, "paramRef"),
@@ -312,7 +313,12 @@ check_binding(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
     }
     c = gw_arena_calloc(r->arena, sizeof(*c));
     *c = (pk_check_t){.r = r, .obj = obj, .f = f, .done = done, .arg = arg, .binding = true};
-    path = gw_store_resource_path(r->resource->group, "validatingadmissionpolicies", false);
+    /* the binding's own kind of policy */
+    path = gw_store_resource_path(r->resource->group,
+                                  strncmp(r->resource->name, "mutating", 8) == 0
+                                      ? "mutatingadmissionpolicies"
+                                      : "validatingadmissionpolicies",
+                                  false);
     key = gw_store_object_key(path, NULL, sor(spec, "policyName"));
     free(path);
     rc = key != NULL ? gw_store_get(r->store, key, 0, policy_read, c) : GW_EINVAL;
@@ -325,5 +331,5 @@ const gw_strategy_t gw_strategy_validating_admission_policy_binding = {
     .name = "validatingadmissionpolicybinding",
     .conditional_update = true,
     .validate = binding_validate,
-    .check_write = check_binding,
+    .check_write = gw_policy__check_param_ref,
 };

@@ -55,6 +55,7 @@
 #include "../../cel/cel_lib_format.c"
 #include "../../cel/cel_lib_lists.c"
 #include "../../cel/cel_lib_math.c"
+#include "../../cel/cel_lib_mutation.c"
 #include "../../cel/cel_lib_named_format.c"
 #include "../../cel/cel_lib_net.c"
 #include "../../cel/cel_lib_quantity.c"
@@ -121,6 +122,18 @@
 #undef resolve
 #undef trim
 #include "gw_vap_snapshot.c"
+#define white gw_map_compile__white
+#include "gw_map_compile.c"
+#undef white
+#define sor gw_map_policy_valid__sor
+#define ptr gw_map_policy_valid__ptr
+#define blank gw_map_policy_valid__blank
+#define policy_spec gw_map_policy_valid__policy_spec
+#include "gw_map_policy_valid.c"
+#undef sor
+#undef ptr
+#undef blank
+#undef policy_spec
 #define gvk_cmp gw_vap_typecheck__gvk_cmp
 #define add_issue gw_vap_typecheck__add_issue
 #include "gw_vap_typecheck.c"
@@ -577,6 +590,56 @@ binding(const json_t *doc)
     gw_ferr_clear(&errs);
 }
 
+/* ---- MutatingAdmissionPolicy --------------------------------------------------------------- */
+
+/* A mutating policy: its validation's causes are well formed, a mutation the validator let
+ * through compiles for the plugin, and the update's validation against itself reports no more
+ * than the create's. */
+static void
+map_policy(const json_t *doc)
+{
+    gw_field_errors_t errs = {0}, self = {0};
+    gw_map_compiled_t *c;
+    char path[96];
+    size_t i;
+    const json_t *e;
+
+    gw_map_validate(doc, &errs);
+    check_causes(&errs);
+    c = gw_map_compile(doc, NULL);
+    for (i = 0; i < gw_map_compiled_mutations(c) && !has_field(&errs, "spec.variables", true);
+         i++) {
+        snprintf(path, sizeof(path), "spec.mutations[%zu]", i);
+        if (gw_map_mutation_error(c, i) != NULL && !has_field(&errs, path, true))
+            abort();
+        if (gw_map_mutation_type(c, i) == GW_MAP_NONE && !has_field(&errs, path, true))
+            abort();
+    }
+    gw_map_compiled_free(c);
+    gw_map_validate_update(doc, doc, &self);
+    check_causes(&self);
+    json_array_foreach(self.causes, i, e)
+    {
+        if (!has_cause(&errs, e))
+            abort();
+    }
+    gw_ferr_clear(&self);
+    gw_ferr_clear(&errs);
+}
+
+static void
+map_binding(const json_t *doc)
+{
+    gw_field_errors_t errs = {0};
+
+    gw_mapb_validate(doc, &errs);
+    check_causes(&errs);
+    gw_ferr_clear(&errs);
+}
+
+/* The first byte picks what the JSON after it is: bit 0 a binding (else a policy), bit 3 of
+ * MutatingAdmissionPolicy (else ValidatingAdmissionPolicy), bits 1-2 a validating policy's
+ * path. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -585,7 +648,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1 || size > FUZZ_MAX_INPUT)
         return 0;
     doc = json_loadb((const char *)data + 1, size - 1, 0, NULL);
-    if (json_is_object(doc)) {
+    if (json_is_object(doc) && (data[0] & 8)) {
+        if (data[0] & 1)
+            map_binding(doc);
+        else
+            map_policy(doc);
+    } else if (json_is_object(doc)) {
         if (data[0] & 1)
             binding(doc);
         else

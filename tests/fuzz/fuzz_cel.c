@@ -26,6 +26,7 @@
 #include "../../cel/cel_lib_format.c"
 #include "../../cel/cel_lib_lists.c"
 #include "../../cel/cel_lib_math.c"
+#include "../../cel/cel_lib_mutation.c"
 #include "../../cel/cel_lib_named_format.c"
 #include "../../cel/cel_lib_net.c"
 #include "../../cel/cel_lib_quantity.c"

@@ -22,7 +22,7 @@ test_flags(void)
     gw_admission_describe(c, names, sizeof(names));
     tap_is_str(names,
                "NamespaceLifecycle,ServiceAccount,CertificateApproval,CertificateSigning,"
-               "ValidatingAdmissionPolicy",
+               "MutatingAdmissionPolicy,ValidatingAdmissionPolicy",
                "kube's default-on plugins that kgate implements, in kube's order");
     gw_admission_free(c);
 
@@ -30,7 +30,7 @@ test_flags(void)
     gw_admission_describe(c, names, sizeof(names));
     tap_is_str(names,
                "AlwaysAdmit,NamespaceLifecycle,CertificateApproval,CertificateSigning,"
-               "ValidatingAdmissionPolicy,AlwaysDeny",
+               "MutatingAdmissionPolicy,ValidatingAdmissionPolicy,AlwaysDeny",
                "enabled plugins join the defaults in kube's order, disabled ones leave");
     gw_admission_free(c);
 

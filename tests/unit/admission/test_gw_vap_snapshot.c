@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_map_compile.h"
 #include "gw_vap_snapshot.h"
 #include "tap.h"
 
@@ -201,6 +202,43 @@ test_reuse(void)
     tap_ok(gw_vap_snap_current() == NULL, "publishing NULL leaves no policies");
 }
 
+#define MAP(name, extra)                                                                           \
+    "{\"metadata\":{\"name\":\"" name "\"},\"spec\":{\"matchConstraints\":{\"resourceRules\":"     \
+    "[{\"apiGroups\":[\"\"],\"apiVersions\":[\"v1\"],\"operations\":[\"CREATE\"],"                 \
+    "\"resources\":[\"configmaps\"]}]},\"reinvocationPolicy\":\"IfNeeded\",\"mutations\":[{"       \
+    "\"patchType\":\"ApplyConfiguration\",\"applyConfiguration\":{\"expression\":\"Object{}\"}}"   \
+    "]" extra "}}"
+
+/* MutatingAdmissionPolicies: their own snapshot, published apart, each compiled as a mutating
+ * policy with the validating form of its variables and matchConditions. */
+static void
+test_mutating(void)
+{
+    json_t *p = load("[" MAP("m", ",\"failurePolicy\":\"Ignore\"") "]");
+    json_t *b = load("[" BINDING("mb", "m", "") "]"), *pa = load("{}");
+    gw_vap_snap_t *s1 = gw_map_snap_new(cat, p, b, pa, NULL);
+    gw_vap_snap_t *s2 = gw_map_snap_new(cat, p, b, pa, s1);
+    const gw_vap_policy_t *m = find(s1, "m");
+
+    tap_ok(m != NULL && m->mutating != NULL && gw_map_compiled_mutations(m->mutating) == 1 &&
+               gw_map_compiled_reinvokes(m->mutating),
+           "a mutating policy is compiled with its mutations");
+    tap_ok(m != NULL && m->compiled == gw_map_compiled_base(m->mutating) &&
+               gw_vap_compiled_ignores_failures(m->compiled),
+           "... its failure policy read from its base");
+    tap_ok(m != NULL && m->nbindings == 1, "... with its binding");
+    tap_is_int((int)gw_vap_snap_reused(s2), 1, "... and reused by a rebuild");
+    gw_vap_snap_publish(s2);
+    gw_vap_snap_t *cur = gw_map_snap_current(), *vcur = gw_vap_snap_current();
+    tap_ok(cur == s2 && vcur == NULL, "published as the mutating snapshot, apart from the other");
+    gw_vap_snap_unref(cur);
+    gw_vap_snap_unref(vcur);
+    gw_vap_snap_unref(s1);
+    json_decref(p);
+    json_decref(b);
+    json_decref(pa);
+}
+
 int
 main(void)
 {
@@ -216,5 +254,6 @@ main(void)
     test_unserved_param_kind();
     test_may_match();
     test_reuse();
+    test_mutating();
     return tap_done();
 }

@@ -14,7 +14,8 @@
  * variable declared with %schema). Directives apply to the lines after them in the file:
  * `%decl NAME TYPE` declares a variable (CEL's type notation), `%schema NAME [root] JSON`
  * one whose type comes from an OpenAPI schema (`root`: the root of a resource),
- * `%container NAME`, `%optimize on|off`, and `%reset` (a fresh environment).
+ * `%container NAME`, `%optimize on|off`, `%mutation [NAME]` (the mutation library, its objects
+ * typed as the %schema variable NAME) and `%reset` (a fresh environment).
  *
  * Also: type-checked compilation, estimates on programs, the budget's halting point.
  */
@@ -184,6 +185,13 @@ directive(suite_t *s, const char *line)
         return declare_schema(s, line + 8);
     if (strncmp(line, "%container", 10) == 0)
         return cel_env_set_container(s->env, line[10] ? line + 11 : "") == 0;
+    /* `%mutation` gives the mutation library with dynamic objects, `%mutation NAME` with the
+     * objects typed as the variable NAME declared by %schema. */
+    if (strcmp(line, "%mutation") == 0 || strncmp(line, "%mutation ", 10) == 0) {
+        const cel_decltype_t *t = line[9] ? typed(s, line + 10) : NULL;
+        cel_env_enable_mutation(s->env, t);
+        return line[9] == '\0' || t != NULL;
+    }
     if (strncmp(line, "%optimize ", 10) == 0) {
         cel_env_set_optimize(s->env, strcmp(line + 10, "on") == 0);
         return true;

@@ -7,7 +7,8 @@
  * (so 1 and 1.0 differ), or `!substring` for a compile or evaluation error whose message
  * contains it. Bindings are bound as Jansson documents, so they exercise lazy JSON values.
  * Lines starting with '#' are comments; `%container NAME` and `%macros on|off` set the
- * environment for the lines after them in the same file.
+ * environment for the lines after them in the same file, and `%mutation` gives it the mutation
+ * library (dynamic objects).
  *
  * Also: cost budgets, the public value API and concurrency-free reuse of a program.
  */
@@ -151,6 +152,8 @@ directive(cel_env_t *env, const char *line)
         cel_env_set_container(env, "");
     else if (strncmp(line, "%macros ", 8) == 0)
         cel_env_set_macros(env, strcmp(line + 8, "on") == 0);
+    else if (strcmp(line, "%mutation") == 0)
+        cel_env_enable_mutation(env, NULL);
 }
 
 static void
@@ -498,6 +501,39 @@ test_authz(void)
                "true", NULL);
 }
 
+/* The mutation library's constructed values: maps that carry their type name. */
+static void
+test_mutation_values(void)
+{
+    cel_env_t *env = cel_env_new();
+    cel_env_enable_mutation(env, NULL);
+    cel_arena_t *a = cel_arena_new();
+    cel_program_t *prog = NULL;
+    cel_issue_t issue = {0};
+    const char *src = "[Object.spec{replicas: 2}, JSONPatch{op: 'add', path: '/x'}, {'a': 1}]";
+    cel_value_t v = {0};
+    bool ok = cel_compile(env, src, &prog, &issue) == 0 &&
+              cel_eval(prog, NULL, a, 0, &v, NULL) == 0 && v.kind == CEL_LIST;
+    if (tap_ok(ok, "mutation: construction evaluates")) {
+        cel_value_t o = cel_list_at(&v, 0), p = cel_list_at(&v, 1), m = cel_list_at(&v, 2);
+        cel_value_t key = cel_string(a, "replicas", 8), got;
+        tap_ok(o.kind == CEL_MAP && strcmp(cel_value_object_name(&o), "Object.spec") == 0,
+               "mutation: an object is a map named Object.spec");
+        tap_ok(cel_map_find(&o, &key, &got) && got.kind == CEL_INT && got.v.i == 2,
+               "mutation: its fields are map entries");
+        tap_ok(p.kind == CEL_MAP && strcmp(cel_value_object_name(&p), "JSONPatch") == 0 &&
+                   cel_map_size(&p) == 2,
+               "mutation: a JSONPatch holds the fields set");
+        tap_ok(cel_value_object_name(&m) == NULL, "mutation: a plain map has no type name");
+        tap_ok(strcmp(cel_type_name(cel_value_type(&o)), "Object.spec") == 0,
+               "mutation: type() names the object type");
+    }
+    cel_issue_clear(&issue);
+    cel_program_free(prog);
+    cel_arena_free(a);
+    cel_env_free(env);
+}
+
 int
 main(void)
 {
@@ -507,5 +543,6 @@ main(void)
     test_values();
     test_escaping();
     test_authz();
+    test_mutation_values();
     return tap_done();
 }

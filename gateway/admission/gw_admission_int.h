@@ -1,0 +1,91 @@
+#ifndef GATEWAY_ADMISSION_GW_ADMISSION_INT_H
+#define GATEWAY_ADMISSION_GW_ADMISSION_INT_H
+
+/*
+ * What the admission policy plugins share (folder-internal): the ValidatingAdmissionPolicy
+ * plugin's walk over a snapshot's policies, bindings and params (gw_admission_vap.c: matching,
+ * the namespace read, the request document, the authorizer's memo) runs MutatingAdmissionPolicy
+ * too, with gw_admission_map.c's pieces for what differs: evaluating a mutating policy, writing
+ * its result into the request's object and kube's words for its failures.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "gw_admission.h"
+#include "gw_map_eval.h"
+
+/** Walk the policies of the current snapshot of their kind (`mutating`: MutatingAdmission-
+ *  Policies, gw_map_snap_current) for request `a`; done(err, arg) ends it. Thread: the
+ *  request's worker. */
+void gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg,
+                            bool mutating);
+
+/** kube's failures of mutating policies, in order (kube's PolicyError): each message and its
+ *  reason ("Invalid" for an evaluation's, NULL for a configuration error). */
+typedef struct {
+    json_t *errors;       /* [{"message": ..., "reason": ...}] */
+    const char *internal; /* kube's internal error (500), which wins over them; in the arena */
+} gw_admission__map_errors_t;
+
+/** Record a configuration error of `policy` (and `binding`, NULL for the policy's own) unless
+ *  the policy ignores failures: "policy '<p>' with binding '<b>' denied request: <msg>", or
+ *  `policy "<p>" denied request: <msg>`. */
+void gw_admission__map_config_error(gw_admission__map_errors_t *e, const char *policy,
+                                    const char *binding, bool ignore, const char *msg);
+
+/** Take an evaluation's result: the mutated object replaces `a->object`'s contents, and its
+ *  errors are recorded (unless the policy ignores failures; an internal error always is). */
+void gw_admission__map_result(gw_admission__map_errors_t *e, const gw_admission_attrs_t *a,
+                              const char *policy, const char *binding, bool ignore,
+                              gw_map_result_t *res);
+
+/** The refusal kube's dispatcher makes of the recorded errors (403, the first error's message
+ *  and reason, every message a cause; an internal error is kube's 500), or NULL when there are
+ *  none. */
+gw_admission_err_t *gw_admission__map_refusal(const gw_admission__map_errors_t *e,
+                                              const gw_admission_attrs_t *a);
+
+/**
+ * kube's policyReinvokeContext, one per request (MutatingAdmissionPolicy's reinvocation
+ * bookkeeping): the invocations (policy, binding, param) of policies with reinvocationPolicy
+ * IfNeeded, which of them a reinvocation round runs again, the object as the last round left
+ * it, and whether a policy changed the object (the chain's SetShouldReinvoke). Zero it to
+ * start; gw_admission__map_reinvoke_clear() releases it. Thread: the request's worker.
+ */
+typedef struct {
+    json_t *previously_invoked; /* keys (as members) of the IfNeeded invocations run */
+    json_t *reinvoke;           /* keys a reinvocation round runs again */
+    json_t *last_output;        /* the object after the last round, or NULL */
+    bool should_reinvoke;       /* a policy changed the object: the chain should run again */
+} gw_admission__map_reinvoke_t;
+
+/** A round of the plugin starts on `object`; `reinvoking`: the chain's second round. When the
+ *  object changed since the plugin's last round (another plugin mutated it), every IfNeeded
+ *  invocation runs again. */
+void gw_admission__map_round_begin(gw_admission__map_reinvoke_t *r, const json_t *object,
+                                   bool reinvoking);
+
+/** Whether invocation `key` runs in this round (always in the first; in a reinvocation, only
+ *  those marked to run again). */
+bool gw_admission__map_should_run(const gw_admission__map_reinvoke_t *r, const char *key,
+                                  bool reinvoking);
+
+/** Invocation `key` ran: `changed` the object or not; `if_needed`: its policy's
+ *  reinvocationPolicy is IfNeeded. */
+void gw_admission__map_invoked(gw_admission__map_reinvoke_t *r, const char *key, bool changed,
+                               bool if_needed);
+
+/** The round ends on `object` (copied). */
+void gw_admission__map_round_end(gw_admission__map_reinvoke_t *r, const json_t *object);
+
+/** The key of an invocation: policy, binding and the param's namespace and name (kube's
+ *  key{PolicyUID, BindingUID, ParamUID}). Malloc'd. */
+char *gw_admission__map_key(const char *policy, const char *binding, const json_t *param);
+
+/** Release what `r` holds and zero it. */
+void gw_admission__map_reinvoke_clear(gw_admission__map_reinvoke_t *r);
+
+#endif
