@@ -26,9 +26,6 @@ static const gw_strategy_t pending = {.name = "pending",
 /* A Deployment's generation moves with its annotations too (the rollback annotation). */
 static const gw_strategy_t deployment = {.name = "deployment", .generation_on_annotations = true};
 
-/* !AllowUnconditionalUpdate: the admission configurations without rules of their own here. */
-static const gw_strategy_t conditional = {.name = "conditional", .conditional_update = true};
-
 #define ADMREG "admissionregistration.k8s.io"
 #define RBAC "rbac.authorization.k8s.io"
 
