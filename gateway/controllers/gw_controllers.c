@@ -37,6 +37,7 @@
 #include "gw_tokencleaner.h"
 #include "gw_crd_feed.h"
 #include "gw_vap_cache.h"
+#include "gw_webhook_cache.h"
 
 #define ENSURE_EVERY_MS 60000 /* kube's system namespaces controller: once a minute */
 #define ENSURE_RETRY_MS 5000
@@ -76,6 +77,8 @@ struct gw_controllers {
     gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
     gw_vap_cache_t *vap;         /* the process's admission policy snapshot */
     bool vap_synced;             /* its first snapshot is published */
+    gw_webhook_cache_t *webhooks; /* the process's admission webhook snapshot */
+    bool webhooks_synced;         /* its first snapshot is published */
     gw_crd_feed_t *crds;         /* the process's catalog of custom resources */
     bool crds_synced;            /* its first snapshot is published */
     const gw_catalog_t *catalog; /* the served one */
@@ -123,7 +126,8 @@ add_timer(struct event *ev, int64_t ms)
 static void
 maybe_synced(gw_controllers_t *c)
 {
-    if (c->synced && c->rbac_synced && c->vap_synced && c->crds_synced && c->on_synced != NULL)
+    if (c->synced && c->rbac_synced && c->vap_synced && c->webhooks_synced && c->crds_synced &&
+        c->on_synced != NULL)
         c->on_synced(c->on_synced_arg);
 }
 
@@ -133,6 +137,15 @@ vap_synced(void *arg)
     gw_controllers_t *c = arg;
 
     c->vap_synced = true;
+    maybe_synced(c);
+}
+
+static void
+webhooks_synced(void *arg)
+{
+    gw_controllers_t *c = arg;
+
+    c->webhooks_synced = true;
     maybe_synced(c);
 }
 
@@ -435,6 +448,7 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
     c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
     c->vap = gw_vap_cache_start(client, base, etcd_prefix, values, catalog, vap_synced, c);
+    c->webhooks = gw_webhook_cache_start(client, base, etcd_prefix, values, webhooks_synced, c);
     c->crds = gw_crd_feed_start(client, base, etcd_prefix, values, catalog, crds_published, c);
     c->catalog = catalog;
     c->vap_status_leader =
@@ -485,6 +499,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_crd_finalizer_stop(c->crd_finalizer);
     gw_rbac_cache_stop(c->rbac);
     gw_vap_cache_stop(c->vap);
+    gw_webhook_cache_stop(c->webhooks);
     gw_crd_feed_stop(c->crds);
     gw_node_graph_stop(c->node_graph);
     gw_leader_stop(c->rbac_leader);
