@@ -6,6 +6,7 @@
 #include "gw_webhook.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +33,16 @@ typedef struct {
     char *name;      /* the webhook's name, for its kept-alive connection */
     gw_webhook_cb cb;
     void *ctx;
+    struct event *deadline; /* the call's timeout, whatever the connection is doing */
+    bool fetching;          /* gw_fetch has not answered yet */
+    bool reported;          /* cb was called */
 } call_t;
 
 static void
 call_free(call_t *c)
 {
+    if (c->deadline != NULL)
+        event_free(c->deadline);
     free(c->url);
     free(c->hostport);
     free(c->body);
@@ -60,8 +66,23 @@ fail(call_t *c, int err, const char *fmt, ...)
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
     snprintf(all, sizeof(all), "Post \"%s\": %s", c->url, why);
+    c->reported = true;
     c->cb(err, 0, NULL, 0, all, c->ctx);
-    call_free(c);
+    if (!c->fetching)
+        call_free(c);
+}
+
+/* The deadline passed with the exchange still out (a server that accepts and stays silent):
+ * the caller hears of the timeout now; the exchange's own end is dropped when it comes. */
+static void
+deadline_passed(evutil_socket_t fd, short what, void *arg)
+{
+    call_t *c = arg;
+    (void)fd, (void)what;
+
+    fail(c, GW_ETIMEOUT,
+         "context deadline exceeded (Client.Timeout exceeded while awaiting "
+         "headers)");
 }
 
 static void
@@ -69,6 +90,12 @@ fetched(int err, int status, const char *body, size_t len, void *ctx)
 {
     call_t *c = ctx;
 
+    c->fetching = false;
+    if (c->reported) {
+        call_free(c);
+        return;
+    }
+    evtimer_del(c->deadline);
     if (err == GW_ETIMEOUT) {
         fail(c, err, "context deadline exceeded (Client.Timeout exceeded while awaiting headers)");
         return;
@@ -77,6 +104,7 @@ fetched(int err, int status, const char *body, size_t len, void *ctx)
         fail(c, err, "dial tcp %s: connect: connection refused", c->hostport);
         return;
     }
+    c->reported = true;
     c->cb(0, status, body, len, NULL, c->ctx);
     call_free(c);
 }
@@ -84,6 +112,8 @@ fetched(int err, int status, const char *body, size_t len, void *ctx)
 static void
 post(call_t *c, const char *connect_host, int connect_port)
 {
+    int ms = c->t.timeout_ms > 0 ? c->t.timeout_ms : DEFAULT_TIMEOUT_MS;
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
     gw_fetch_req_t q = {.method = "POST",
                         .url = c->url,
                         .body = c->body,
@@ -95,6 +125,11 @@ post(call_t *c, const char *connect_host, int connect_port)
                         .connect_port = connect_port,
                         .reuse = c->name};
 
+    c->deadline = evtimer_new(c->base, deadline_passed, c);
+    if (c->deadline == NULL)
+        abort();
+    evtimer_add(c->deadline, &tv);
+    c->fetching = true;
     gw_fetch(c->base, &q, fetched, c);
 }
 
