@@ -15,12 +15,12 @@
 #include "gw_crd_conversion.h"
 #include "gw_patch.h"
 
-#define REVIEW_GROUP "admission.k8s.io"
+#define ADMISSION_GROUP "admission.k8s.io"
 
 /* ---- the request ------------------------------------------------------------------------- */
 
 static void
-set_str(json_t *o, const char *key, const char *v, bool omitempty)
+put_str(json_t *o, const char *key, const char *v, bool omitempty)
 {
     if (v == NULL)
         v = "";
@@ -33,9 +33,9 @@ gvk(const gw_admission_gvk_t *k)
 {
     json_t *o = json_object();
 
-    set_str(o, "group", k->group, false);
-    set_str(o, "version", k->version, false);
-    set_str(o, "kind", k->kind, false);
+    put_str(o, "group", k->group, false);
+    put_str(o, "version", k->version, false);
+    put_str(o, "kind", k->kind, false);
     return o;
 }
 
@@ -44,9 +44,9 @@ gvr(const gw_admission_gvr_t *r)
 {
     json_t *o = json_object();
 
-    set_str(o, "group", r->group, false);
-    set_str(o, "version", r->version, false);
-    set_str(o, "resource", r->resource, false);
+    put_str(o, "group", r->group, false);
+    put_str(o, "version", r->version, false);
+    put_str(o, "resource", r->resource, false);
     return o;
 }
 
@@ -56,8 +56,8 @@ user_info(const gw_webhook_review_in_t *in)
 {
     json_t *u = json_object(), *groups;
 
-    set_str(u, "username", in->username, true);
-    set_str(u, "uid", in->user_uid, true);
+    put_str(u, "username", in->username, true);
+    put_str(u, "uid", in->user_uid, true);
     if (in->ngroups > 0) {
         groups = json_array();
         for (size_t i = 0; i < in->ngroups; i++)
@@ -81,16 +81,16 @@ gw_webhook_review_request(const gw_webhook_review_in_t *in, size_t *len)
     json_t *review = json_object(), *rq = json_object();
     char *text;
 
-    set_str(rq, "uid", in->uid, false);
+    put_str(rq, "uid", in->uid, false);
     json_object_set_new(rq, "kind", gvk(&in->kind));
     json_object_set_new(rq, "resource", gvr(&in->resource));
-    set_str(rq, "subResource", in->subresource, true);
+    put_str(rq, "subResource", in->subresource, true);
     json_object_set_new(rq, "requestKind", gvk(&in->request_kind));
     json_object_set_new(rq, "requestResource", gvr(&in->request_resource));
-    set_str(rq, "requestSubResource", in->request_subresource, true);
-    set_str(rq, "name", in->name, true);
-    set_str(rq, "namespace", in->namespace_, true);
-    set_str(rq, "operation", in->operation, false);
+    put_str(rq, "requestSubResource", in->request_subresource, true);
+    put_str(rq, "name", in->name, true);
+    put_str(rq, "namespace", in->namespace_, true);
+    put_str(rq, "operation", in->operation, false);
     json_object_set_new(rq, "userInfo", user_info(in));
     json_object_set_new(rq, "object", doc_or_null(in->object));
     json_object_set_new(rq, "oldObject", doc_or_null(in->old_object));
@@ -99,8 +99,8 @@ gw_webhook_review_request(const gw_webhook_review_in_t *in, size_t *len)
     json_object_set_new(review, "kind", json_string("AdmissionReview"));
     json_object_set_new(review, "apiVersion",
                         json_string(strcmp(in->version ? in->version : "v1", "v1beta1") == 0
-                                        ? REVIEW_GROUP "/v1beta1"
-                                        : REVIEW_GROUP "/v1"));
+                                        ? ADMISSION_GROUP "/v1beta1"
+                                        : ADMISSION_GROUP "/v1"));
     json_object_set_new(review, "request", rq);
     text = json_dumps(review, JSON_COMPACT);
     json_decref(review);
@@ -113,12 +113,12 @@ gw_webhook_review_request(const gw_webhook_review_in_t *in, size_t *len)
 typedef struct {
     char *err;
     size_t err_len;
-} ck_t;
+} answer_t;
 
-static int failed(ck_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refuse(answer_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int
-failed(ck_t *c, const char *fmt, ...)
+refuse(answer_t *c, const char *fmt, ...)
 {
     va_list ap;
 
@@ -130,7 +130,7 @@ failed(ck_t *c, const char *fmt, ...)
 
 /* encoding/json's name of a value's JSON type in an unmarshal error. */
 static const char *
-json_kind(const json_t *v)
+go_json_type(const json_t *v)
 {
     if (json_is_object(v))
         return "object";
@@ -146,23 +146,23 @@ json_kind(const json_t *v)
 /* What rest.Result.Into says of an answer outside 2xx: a Status body's message, else the
  * generic text of the code (as the conversion webhook's caller words it). */
 static int
-http_failed(ck_t *c, int status, const json_t *doc)
+status_failed(answer_t *c, int status, const json_t *doc)
 {
     const char *msg = json_string_value(json_object_get(doc, "message"));
     const char *kind = json_string_value(json_object_get(doc, "kind"));
 
     if (kind != NULL && strcmp(kind, "Status") == 0 && msg != NULL && msg[0] != '\0')
-        return failed(c, "failed to call webhook: %s", msg);
+        return refuse(c, "failed to call webhook: %s", msg);
     if (status == 404)
-        return failed(c, "failed to call webhook: the server could not find the requested "
+        return refuse(c, "failed to call webhook: the server could not find the requested "
                          "resource");
     if (status == 500)
-        return failed(c, "failed to call webhook: an error on the server (\"unknown\") has "
+        return refuse(c, "failed to call webhook: an error on the server (\"unknown\") has "
                          "prevented the request from succeeding");
     if (status == 503)
-        return failed(c, "failed to call webhook: the server is currently unable to handle the "
+        return refuse(c, "failed to call webhook: the server is currently unable to handle the "
                          "request");
-    return failed(c,
+    return refuse(c,
                   "failed to call webhook: the server responded with the status code %d but did "
                   "not return more information",
                   status);
@@ -170,17 +170,17 @@ http_failed(ck_t *c, int status, const json_t *doc)
 
 /* A member of the response that does not decode into its Go type. */
 static int
-type_error(ck_t *c, const char *field, const json_t *v, const char *type)
+field_type_error(answer_t *c, const char *field, const json_t *v, const char *type)
 {
-    return failed(c,
+    return refuse(c,
                   "failed to call webhook: json: cannot unmarshal %s into Go struct field "
                   "AdmissionResponse.response.%s of type %s",
-                  json_kind(v), field, type);
+                  go_json_type(v), field, type);
 }
 
 /* Each member's Go type, as the decoder checks it (null is always fine). */
 static int
-check_types(ck_t *c, const json_t *resp)
+check_types(answer_t *c, const json_t *resp)
 {
     static const struct {
         const char *field;
@@ -202,14 +202,14 @@ check_types(ck_t *c, const json_t *resp)
             v == NULL || json_is_null(v) ||
             (fields[i].type == JSON_TRUE ? json_is_boolean(v) : json_typeof(v) == fields[i].type);
         if (!ok)
-            return type_error(c, fields[i].field, v, fields[i].go);
+            return field_type_error(c, fields[i].field, v, fields[i].go);
     }
     return 0;
 }
 
 /* The base64 of response.patch, decoded and parsed; 0 with *out (NULL when empty). */
 static int
-decode_patch(ck_t *c, const char *b64, json_t **out)
+decode_patch(answer_t *c, const char *b64, json_t **out)
 {
     size_t n = strlen(b64), pad = 0;
     unsigned char *raw;
@@ -220,36 +220,36 @@ decode_patch(ck_t *c, const char *b64, json_t **out)
     if (n == 0)
         return 0;
     if (n % 4 != 0)
-        return failed(c, "failed to call webhook: illegal base64 data at input byte %zu",
+        return refuse(c, "failed to call webhook: illegal base64 data at input byte %zu",
                       n / 4 * 4);
     raw = gw_calloc(1, n / 4 * 3 + 1);
     got = EVP_DecodeBlock(raw, (const unsigned char *)b64, (int)n);
     if (got < 0) {
         free(raw);
-        return failed(c, "failed to call webhook: illegal base64 data at input byte 0");
+        return refuse(c, "failed to call webhook: illegal base64 data at input byte 0");
     }
     while (pad < 2 && n > pad && b64[n - 1 - pad] == '=')
         pad++;
     patch = json_loadb((const char *)raw, (size_t)got - pad, JSON_DECODE_ANY, NULL);
     free(raw);
     if (patch == NULL)
-        return failed(c, "received undecodable patch in webhook response: invalid character "
+        return refuse(c, "received undecodable patch in webhook response: invalid character "
                          "looking for beginning of value");
     if (!json_is_array(patch) && !json_is_null(patch)) {
-        failed(c,
+        refuse(c,
                "received undecodable patch in webhook response: json: cannot unmarshal %s into "
                "Go value of type jsonpatch.Patch",
-               json_kind(patch));
+               go_json_type(patch));
         json_decref(patch);
         return -1;
     }
     for (size_t i = 0; i < json_array_size(patch); i++) {
         const json_t *op = json_array_get(patch, i);
         if (!json_is_object(op) && !json_is_null(op)) {
-            failed(c,
+            refuse(c,
                    "received undecodable patch in webhook response: json: cannot unmarshal %s "
                    "into Go value of type jsonpatch.Operation",
-                   json_kind(op));
+                   go_json_type(op));
             json_decref(patch);
             return -1;
         }
@@ -264,22 +264,22 @@ decode_patch(ck_t *c, const char *b64, json_t **out)
 
 /* v1's checks: the response's uid, then the review's type. */
 static int
-check_v1(ck_t *c, const json_t *doc, const json_t *resp, const char *uid)
+check_v1(answer_t *c, const json_t *doc, const json_t *resp, const char *uid)
 {
     const char *got = json_string_value(json_object_get(resp, "uid"));
     const char *av = json_string_value(json_object_get(doc, "apiVersion"));
     const char *kind = json_string_value(json_object_get(doc, "kind"));
 
     if (strcmp(got ? got : "", uid) != 0)
-        return failed(c,
+        return refuse(c,
                       "received invalid webhook response: expected response.uid=\"%s\", got "
                       "\"%s\"",
                       uid, got ? got : "");
-    if (av == NULL || kind == NULL || strcmp(av, REVIEW_GROUP "/v1") != 0 ||
+    if (av == NULL || kind == NULL || strcmp(av, ADMISSION_GROUP "/v1") != 0 ||
         strcmp(kind, "AdmissionReview") != 0)
-        return failed(
+        return refuse(
             c,
-            "received invalid webhook response: expected webhook response of " REVIEW_GROUP
+            "received invalid webhook response: expected webhook response of " ADMISSION_GROUP
             "/v1, Kind=AdmissionReview, got %s%s, Kind=%s",
             av != NULL && strchr(av, '/') ? "" : "/", av ? av : "", kind ? kind : "");
     return 0;
@@ -287,7 +287,7 @@ check_v1(ck_t *c, const json_t *doc, const json_t *resp, const char *uid)
 
 /* The patch and its type, as VerifyAdmissionResponse checks them per version and kind. */
 static int
-check_patch(ck_t *c, const char *version, bool mutating, const json_t *resp, json_t **patch)
+check_patch(answer_t *c, const char *version, bool mutating, const json_t *resp, json_t **patch)
 {
     const char *b64 = json_string_value(json_object_get(resp, "patch"));
     const json_t *pt = json_object_get(resp, "patchType");
@@ -295,26 +295,26 @@ check_patch(ck_t *c, const char *version, bool mutating, const json_t *resp, jso
     bool v1 = strcmp(version, "v1") == 0;
 
     if (!mutating && v1 && has_patch)
-        return failed(c, "received invalid webhook response: validating webhook may not return "
+        return refuse(c, "received invalid webhook response: validating webhook may not return "
                          "response.patch");
     if (!mutating && v1 && has_type)
-        return failed(c, "received invalid webhook response: validating webhook may not return "
+        return refuse(c, "received invalid webhook response: validating webhook may not return "
                          "response.patchType");
     if (!mutating)
         return 0;
     if (v1 && has_patch && !has_type)
-        return failed(c, "received invalid webhook response: webhook returned response.patch "
+        return refuse(c, "received invalid webhook response: webhook returned response.patch "
                          "but not response.patchType");
     if (v1 && !has_patch && has_type)
-        return failed(c, "received invalid webhook response: webhook returned response.patchType "
+        return refuse(c, "received invalid webhook response: webhook returned response.patchType "
                          "but not response.patch");
     if (v1 && has_type && json_string_length(pt) == 0)
-        return failed(c, "received invalid webhook response: webhook returned invalid "
+        return refuse(c, "received invalid webhook response: webhook returned invalid "
                          "response.patchType of \"\"");
     if (!has_patch)
         return 0;
     if (v1 && strcmp(json_string_value(pt), "JSONPatch") != 0)
-        return failed(c, "unsupported patch type \"%s\"", json_string_value(pt));
+        return refuse(c, "unsupported patch type \"%s\"", json_string_value(pt));
     return decode_patch(c, b64, patch);
 }
 
@@ -329,7 +329,7 @@ member_copy(const json_t *resp, const char *key)
 /* Warnings and audit annotations keep their string members only (the decoder refuses others,
  * which check_strings reports). */
 static int
-check_strings(ck_t *c, const json_t *resp)
+check_strings(answer_t *c, const json_t *resp)
 {
     const json_t *w = json_object_get(resp, "warnings"),
                  *aa = json_object_get(resp, "auditAnnotations");
@@ -340,12 +340,12 @@ check_strings(ck_t *c, const json_t *resp)
     json_array_foreach(w, i, v)
     {
         if (!json_is_string(v))
-            return type_error(c, "warnings", v, "string");
+            return field_type_error(c, "warnings", v, "string");
     }
     json_object_foreach((json_t *)aa, k, v)
     {
         if (!json_is_string(v))
-            return type_error(c, "auditAnnotations", v, "string");
+            return field_type_error(c, "auditAnnotations", v, "string");
     }
     return 0;
 }
@@ -355,7 +355,7 @@ gw_webhook_review_response(const char *version, const char *uid, bool mutating, 
                            const char *body, size_t len, gw_webhook_response_t *out, char *err,
                            size_t err_len)
 {
-    ck_t c = {.err = err, .err_len = err_len};
+    answer_t c = {.err = err, .err_len = err_len};
     json_t *doc = json_loadb(body ? body : "", len, JSON_DECODE_ANY, NULL);
     const json_t *resp;
     char why[256];
@@ -363,24 +363,24 @@ gw_webhook_review_response(const char *version, const char *uid, bool mutating, 
 
     memset(out, 0, sizeof(*out));
     if (http_status < 200 || http_status > 206) {
-        http_failed(&c, http_status, doc);
+        status_failed(&c, http_status, doc);
         goto out;
     }
     if (!json_is_object(doc)) {
         gw_crd_review_json_error(body ? body : "", len, why, sizeof(why));
-        failed(&c, "failed to call webhook: couldn't get version/kind; json parse error: %s", why);
+        refuse(&c, "failed to call webhook: couldn't get version/kind; json parse error: %s", why);
         goto out;
     }
     resp = json_object_get(doc, "response");
     if (resp != NULL && !json_is_object(resp) && !json_is_null(resp)) {
-        failed(&c,
+        refuse(&c,
                "failed to call webhook: json: cannot unmarshal %s into Go struct field "
                "AdmissionReview.response of type %s.AdmissionResponse",
-               json_kind(resp), strcmp(version, "v1") == 0 ? "v1" : "v1beta1");
+               go_json_type(resp), strcmp(version, "v1") == 0 ? "v1" : "v1beta1");
         goto out;
     }
     if (!json_is_object(resp)) {
-        failed(&c, "received invalid webhook response: webhook response was absent");
+        refuse(&c, "received invalid webhook response: webhook response was absent");
         goto out;
     }
     if (check_types(&c, resp) != 0 || check_strings(&c, resp) != 0)
@@ -425,7 +425,7 @@ gw_webhook_review_apply(const json_t *object, const json_t *patch, char *err, si
         snprintf(err, err_len,
                  "json: cannot unmarshal %s into Go value of type "
                  "map[string]interface {}",
-                 json_kind(patched));
+                 go_json_type(patched));
         json_decref(patched);
         return NULL;
     }
