@@ -19,6 +19,8 @@
 #include "gw_fetch.h"
 
 #define DEFAULT_TIMEOUT_MS 30000
+#define MAX_SLICES 1000 /* a namespace's slices read to find a service's */
+#define SERVICE_NAME_LABEL "kubernetes.io/service-name"
 
 typedef struct {
     struct event_base *base;
@@ -178,6 +180,71 @@ endpoints_read(int err, const gw_obj_t *obj, void *ctx)
     }
 }
 
+/* A slice's first ready endpoint with a port of the service port's name (a ready condition
+ * left out counts as ready, as discovery/v1 says). */
+static bool
+slice_endpoint(const json_t *slice, const char *port_name, char *ip, size_t ip_len, int *port)
+{
+    const json_t *p = NULL, *e;
+    size_t i;
+
+    json_array_foreach(json_object_get(slice, "ports"), i, e)
+    {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        if (strcmp(name ? name : "", port_name) == 0) {
+            p = e;
+            break;
+        }
+    }
+    if (p == NULL || !json_is_integer(json_object_get(p, "port")))
+        return false;
+    json_array_foreach(json_object_get(slice, "endpoints"), i, e)
+    {
+        const json_t *ready = json_object_get(json_object_get(e, "conditions"), "ready");
+        const char *addr = json_string_value(json_array_get(json_object_get(e, "addresses"), 0));
+        if (json_is_false(ready) || addr == NULL || addr[0] == '\0')
+            continue;
+        snprintf(ip, ip_len, "%s", addr);
+        *port = (int)json_integer_value(json_object_get(p, "port"));
+        return true;
+    }
+    return false;
+}
+
+/* The service's EndpointSlices (labelled kubernetes.io/service-name) when it has any, else its
+ * Endpoints. */
+static void
+slices_read(int err, const gw_list_page_t *page, void *ctx)
+{
+    call_t *c = ctx;
+    bool any = false, found = false;
+    char ip[64] = "", *key;
+    int port = 0, rc;
+
+    for (size_t i = 0; err == 0 && i < page->n_items && !found; i++) {
+        json_t *sl =
+            json_loadb((const char *)page->items[i].value, page->items[i].value_len, 0, NULL);
+        const json_t *labels = json_object_get(json_object_get(sl, "metadata"), "labels");
+        const char *svc = json_string_value(json_object_get(labels, SERVICE_NAME_LABEL));
+        if (svc != NULL && strcmp(svc, c->t.svc_name) == 0) {
+            any = true;
+            found = slice_endpoint(sl, c->port_name, ip, sizeof(ip), &port);
+        }
+        json_decref(sl);
+    }
+    if (found) {
+        post(c, ip, port);
+    } else if (any) {
+        fail(c, GW_EUNAVAILABLE, "no endpoints available for service \"%s\"", c->t.svc_name);
+    } else {
+        key = gw_store_object_key("services/endpoints", c->t.svc_namespace, c->t.svc_name);
+        rc = gw_store_get(c->store, key, 0, endpoints_read, c);
+        free(key);
+        if (rc != 0)
+            fail(c, rc, "no endpoints available for service \"%s\"", c->t.svc_name);
+    }
+}
+
 /* The Service's port that is the webhook's, by number: its name finds the Endpoints' port. */
 static const char *
 service_port(const json_t *svc, int port, const char **type)
@@ -220,8 +287,11 @@ service_read(int err, const gw_obj_t *obj, void *ctx)
         fail(c, GW_EUNAVAILABLE, "no service port %d found for service \"%s\"", c->t.svc_port,
              c->t.svc_name);
     } else {
-        key = gw_store_object_key("services/endpoints", c->t.svc_namespace, c->t.svc_name);
-        rc = gw_store_get(c->store, key, 0, endpoints_read, c);
+        key = gw_store_collection_prefix("endpointslices", c->t.svc_namespace);
+        rc = key != NULL
+                 ? gw_store_list(c->store, &(gw_list_req_t){.prefix = key, .limit = MAX_SLICES},
+                                 slices_read, c)
+                 : GW_EINVAL;
         free(key);
         if (rc != 0)
             fail(c, rc, "no endpoints available for service \"%s\"", c->t.svc_name);

@@ -19,7 +19,7 @@ e2e_require admission_webhook
 
 PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
-pki_cert "$PKI" ca webhook server "/CN=webhook" "DNS:localhost,IP:127.0.0.1,DNS:hook.default.svc"
+pki_cert "$PKI" ca webhook server "/CN=webhook" "DNS:localhost,IP:127.0.0.1,DNS:hook.default.svc,DNS:hook2.default.svc"
 set_users
 trap stop_all EXIT
 PREFIX=/registry-wh-$$
@@ -350,6 +350,18 @@ check "a webhook named by the Service" config validating v-svc \
 check "... is called through the Endpoints" until_code 403 2 sv1 svc
 check "... with its answer" is_status 403 Forbidden \
     'admission webhook "svc.example.com" denied the request: no thanks'
+
+req POST $CORE/services '{"apiVersion":"v1","kind":"Service","metadata":{"name":"hook2"},"spec":{"ports":[{"name":"https","port":443,"targetPort":8443}]}}'
+check "a second Service" code_is 201
+req POST $CORE/endpoints "{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"hook2\"},\"subsets\":[{\"addresses\":[{\"ip\":\"127.0.0.1\"}],\"ports\":[{\"name\":\"https\",\"port\":$DEAD_PORT}]}]}"
+check "... Endpoints pointing nowhere" code_is 201
+req POST /apis/discovery.k8s.io/v1/namespaces/default/endpointslices "{\"apiVersion\":\"discovery.k8s.io/v1\",\"kind\":\"EndpointSlice\",\"metadata\":{\"name\":\"hook2-x1\",\"labels\":{\"kubernetes.io/service-name\":\"hook2\"}},\"addressType\":\"IPv4\",\"ports\":[{\"name\":\"https\",\"port\":$HOOK_PORT,\"protocol\":\"TCP\"}],\"endpoints\":[{\"addresses\":[\"10.255.255.1\"],\"conditions\":{\"ready\":false}},{\"addresses\":[\"127.0.0.1\"],\"conditions\":{\"ready\":true}}]}"
+check "... and an EndpointSlice with a ready endpoint on the webhook" code_is 201
+check "a webhook named by that Service" config validating v-slice \
+    "$(hook slice.example.com slice "{\"service\":{\"namespace\":\"default\",\"name\":\"hook2\",\"path\":\"/deny\"},\"caBundle\":\"$CA_B64\"}")"
+check "... is called at the slice's ready endpoint, not the Endpoints'" until_code 403 2 sl1 slice
+check "... with its answer" is_status 403 Forbidden \
+    'admission webhook "slice.example.com" denied the request: no thanks'
 
 # ---- the configurations themselves are exempt -------------------------------------------------
 check "a webhook on every resource, denying" config validating v-all \
