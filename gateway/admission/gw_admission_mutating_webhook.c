@@ -137,7 +137,7 @@ apply_patch(mwh_t *m, const json_t *patch, bool *changed)
 {
     gw_admission_attrs_t *a = m->run->a;
     char err[512];
-    json_t *patched;
+    json_t *patched, *sent;
 
     if (a->object == NULL) {
         char *msg = gw_arena_sprintf(a->req->arena,
@@ -146,9 +146,12 @@ apply_patch(mwh_t *m, const json_t *patch, bool *changed)
                                      m->w->name);
         return gw_webhook__internal_error(a, msg);
     }
-    patched = gw_webhook_review_apply(a->object, patch, err, sizeof(err));
+    sent = gw_webhook__versioned(m->run, &m->matched, a->object);
+    patched = gw_webhook_review_apply(sent, patch, err, sizeof(err));
+    json_decref(sent);
     if (patched == NULL)
         return gw_webhook__internal_error(a, gw_arena_strdup(a->req->arena, err));
+    gw_webhook__unversioned(m->run, patched);
     *changed = !json_equal(patched, a->object);
     json_object_clear(a->object);
     json_object_update(a->object, patched);

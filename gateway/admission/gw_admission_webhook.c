@@ -13,6 +13,7 @@
 
 #include "authz.h"
 #include "gw_alloc.h"
+#include "gw_convert.h"
 #include "gw_err.h"
 #include "gw_server.h"
 #include "gw_store.h"
@@ -325,6 +326,48 @@ gw_webhook__select(gw_webhook__run_t *run, const gw_webhook_t *w, gw_admission_m
     return conditions(run, w, matched, err);
 }
 
+/* ---- the object's version ---------------------------------------------------------------- */
+
+/* "<group>/<version>", or the version alone for the core group, in the request's arena. */
+static const char *
+api_version(gw_arena_t *arena, const char *group, const char *version)
+{
+    return group[0] != '\0' ? gw_arena_sprintf(arena, "%s/%s", group, version) : version;
+}
+
+json_t *
+gw_webhook__versioned(const gw_webhook__run_t *run, const gw_admission_matched_t *m,
+                      const json_t *obj)
+{
+    const gw_admission_request_t *rq = &run->rq;
+    json_t *copy;
+
+    if (obj == NULL)
+        return NULL;
+    if (run->a->subresource[0] != '\0' || (strcmp(m->kind.group, rq->kind.group) == 0 &&
+                                           strcmp(m->kind.version, rq->kind.version) == 0 &&
+                                           strcmp(m->kind.kind, rq->kind.kind) == 0))
+        return json_incref((json_t *)obj);
+    copy = json_deep_copy(obj);
+    if (!gw_convert(copy, api_version(run->a->req->arena, m->kind.group, m->kind.version),
+                    m->kind.kind)) {
+        json_decref(copy);
+        return json_incref((json_t *)obj);
+    }
+    return copy;
+}
+
+void
+gw_webhook__unversioned(const gw_webhook__run_t *run, json_t *obj)
+{
+    const gw_admission_request_t *rq = &run->rq;
+    const char *av = json_string_value(json_object_get(obj, "apiVersion"));
+    const char *want = api_version(run->a->req->arena, rq->kind.group, rq->kind.version);
+
+    if (run->a->subresource[0] == '\0' && av != NULL && strcmp(av, want) != 0)
+        gw_convert(obj, want, rq->kind.kind);
+}
+
 /* ---- one call ---------------------------------------------------------------------------- */
 
 gw_admission_err_t *
@@ -456,6 +499,8 @@ review_body(const call_t *c, const gw_admission_matched_t *m, const json_t *obje
     const gw_admission_attrs_t *a = c->run->a;
     const authn_user_t *u = a->req->user;
     json_t *extra = user_extra(u), *options = options_doc(a);
+    json_t *obj = gw_webhook__versioned(c->run, m, object);
+    json_t *old = gw_webhook__versioned(c->run, m, a->old_object);
     gw_webhook_review_in_t in = {
         .version = c->w->review_version,
         .uid = c->uid,
@@ -473,8 +518,8 @@ review_body(const call_t *c, const gw_admission_matched_t *m, const json_t *obje
         .groups = u != NULL ? (const char *const *)u->groups : NULL,
         .ngroups = u != NULL ? u->n_groups : 0,
         .extra = extra,
-        .object = object,
-        .old_object = a->old_object,
+        .object = obj,
+        .old_object = old,
         .dry_run = a->dry_run,
         .options = options,
     };
@@ -482,6 +527,8 @@ review_body(const call_t *c, const gw_admission_matched_t *m, const json_t *obje
 
     json_decref(extra);
     json_decref(options);
+    json_decref(obj);
+    json_decref(old);
     return body;
 }
 

@@ -74,6 +74,19 @@ void gw_webhook__call(gw_webhook__run_t *run, const gw_webhook_t *w,
                       const gw_admission_matched_t *matched, const json_t *object,
                       gw_webhook__called_fn done, void *arg);
 
+/**
+ * The object as a webhook matched through `matched` gets it: a new reference to `obj`
+ * converted to the matched equivalent version (matchPolicy Equivalent), or to `obj` itself
+ * when that is its version or kgate has no conversion for it (custom resources); NULL for
+ * NULL. Thread: any.
+ */
+json_t *gw_webhook__versioned(const gw_webhook__run_t *run, const gw_admission_matched_t *matched,
+                              const json_t *obj);
+
+/** Convert `obj`, a webhook's patched object, back in place to the request's own version.
+ *  Thread: any. */
+void gw_webhook__unversioned(const gw_webhook__run_t *run, json_t *obj);
+
 /** kube's NewInternalError of an ErrCallingWebhook: 500 InternalError, "Internal error
  *  occurred: failed calling webhook \"<name>\": <reason>". Thread: the request's worker. */
 gw_admission_err_t *gw_webhook__calling_error(const gw_admission_attrs_t *a, const char *name,

@@ -323,6 +323,25 @@ create e1 mcerr
 check "... refuses with kube's forbidden" jpy \
     "d['code'] == 403 and d['reason'] == 'Forbidden' and d['message'].startswith('configmaps \"e1\" is forbidden: expression ')"
 
+# ---- matchPolicy Equivalent: the matched version's review and object ------------------------
+hpa_hook() {
+    echo "{\"name\":\"$1\",\"clientConfig\":$2,\"rules\":[{\"operations\":[\"CREATE\"],
+\"apiGroups\":[\"autoscaling\"],\"apiVersions\":[\"v1\"],\"resources\":[\"horizontalpodautoscalers\"]}],
+\"matchPolicy\":\"Equivalent\",\"objectSelector\":{\"matchLabels\":{\"row\":\"equiv\"}},
+\"sideEffects\":\"None\",\"admissionReviewVersions\":[\"v1\"]}"
+}
+check "a mutating webhook on autoscaling/v1 HPAs, matchPolicy Equivalent" config mutating m-equiv \
+    "$(hpa_hook equiv.example.com "$(url /label)")"
+sleep 1
+req POST /apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers '{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"h1","labels":{"row":"equiv"}},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"d"},"minReplicas":1,"maxReplicas":3,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]}}'
+check "an autoscaling/v2 create is admitted" code_is 201
+check "... with the label the webhook patched in through v1" jpy \
+    "d['apiVersion'] == 'autoscaling/v2' and d['metadata']['labels'].get('patched') == 'yes' and d['spec']['metrics'][0]['resource']['target']['averageUtilization'] == 50"
+check "the webhook got the matched version's kind and resource, the request's beside them" \
+    jpy "d['request']['kind'] == {'group': 'autoscaling', 'version': 'v1', 'kind': 'HorizontalPodAutoscaler'} and d['request']['resource']['version'] == 'v1' and d['request']['requestKind']['version'] == 'v2' and d['request']['requestResource']['version'] == 'v2'" "$HOOK_LOG.last"
+check "... and the object in that version" jpy \
+    "d['request']['object']['apiVersion'] == 'autoscaling/v1' and d['request']['object']['spec']['targetCPUUtilizationPercentage'] == 50" "$HOOK_LOG.last"
+
 # ---- dry run and sideEffects ------------------------------------------------------------------
 check "None: called with dryRun true" until_code 201 1 dr1 allow
 check "... the review says so" jpy "d['request']['dryRun'] is True" "$HOOK_LOG.last"
