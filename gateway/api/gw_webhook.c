@@ -102,6 +102,11 @@ fetched(int err, int status, const char *body, size_t len, void *ctx)
         fail(c, err, "context deadline exceeded (Client.Timeout exceeded while awaiting headers)");
         return;
     }
+    if (err == GW_ETOOLARGE) {
+        /* kgate's own bound on an answer (gw_fetch's 4 MiB), which Go's client does not have */
+        fail(c, err, "http: response body too large");
+        return;
+    }
     if (err != 0) {
         fail(c, err, "dial tcp %s: connect: connection refused", c->hostport);
         return;

@@ -81,6 +81,8 @@ class H(http.server.BaseHTTPRequestHandler):
             rsp["uid"] = "nope"
         elif path == "/bad-patch":
             rsp.update(patch([{"op": "replace", "path": "/nothing/here", "value": 1}]))
+        elif path == "/huge":
+            rsp["warnings"] = ["x" * (5 << 20)]
         elif path == "/slow":
             time.sleep(3)
         if path == "/garbage":
@@ -290,6 +292,12 @@ sleep 1
 create u1 uid
 check "... refuses" internal uid.example.com \
     "received invalid webhook response: expected response.uid=\"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["request"]["uid"])' "$HOOK_LOG.last")\", got \"nope\""
+check "a webhook answering more than 4 MiB" config validating v-huge \
+    "$(hook huge.example.com huge "$(url /huge)")"
+sleep 1
+create hu1 huge
+check "... refuses as a failed call" internal huge.example.com \
+    "failed to call webhook: Post \"https://127.0.0.1:$HOOK_PORT/huge?timeout=10s\": http: response body too large"
 check "a mutating webhook whose patch does not apply" config mutating m-badpatch \
     "$(hook badpatch.example.com badpatch "$(url /bad-patch)" '"failurePolicy":"Ignore"')"
 sleep 1
