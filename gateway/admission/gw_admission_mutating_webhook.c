@@ -87,18 +87,27 @@ finish(mwh_t *m, gw_admission_err_t *err)
 
 /* ---- kube's audit annotations of a mutation -------------------------------------------- */
 
+/* An annotation `<prefix>round_<R>_index_<I>` of the text given. */
 static void
-annotate(mwh_t *m, const char *prefix, size_t index, json_t *value, bool at_request)
+annotate(mwh_t *m, const char *prefix, size_t index, const char *text, bool at_request)
 {
     gw_admission_attrs_t *a = m->run->a;
     char *key = gw_arena_sprintf(a->req->arena, "%sround_%d_index_%zu", prefix,
                                  gw_admission_is_reinvoke(a) ? 1 : 0, index);
-    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
 
     if (at_request)
         gw_req_audit_annotate_at_request(a->req, key, text);
     else
         gw_req_audit_annotate(a->req, key, text);
+}
+
+/* ... of a document's compact JSON (the reference is taken). */
+static void
+annotate_json(mwh_t *m, const char *prefix, size_t index, json_t *value, bool at_request)
+{
+    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+
+    annotate(m, prefix, index, text, at_request);
     free(text);
     json_decref(value);
 }
@@ -106,10 +115,10 @@ annotate(mwh_t *m, const char *prefix, size_t index, json_t *value, bool at_requ
 static void
 annotate_mutation(mwh_t *m, size_t index, bool mutated)
 {
-    annotate(m, "mutation.webhook.admission.k8s.io/", index,
-             json_pack("{s:s,s:s,s:b}", "configuration", m->w->config_name, "webhook", m->w->name,
-                       "mutated", mutated),
-             false);
+    annotate_json(m, "mutation.webhook.admission.k8s.io/", index,
+                  json_pack("{s:s,s:s,s:b}", "configuration", m->w->config_name, "webhook",
+                            m->w->name, "mutated", mutated),
+                  false);
 }
 
 /* Go marshals the patch's operations as maps: their keys sorted. */
@@ -120,11 +129,11 @@ annotate_patch(mwh_t *m, size_t index, const json_t *patch)
     json_t *sorted = json_loads(ops, 0, NULL);
 
     free(ops);
-    annotate(m, "patch.webhook.admission.k8s.io/", index,
-             json_pack("{s:s,s:s,s:o,s:s}", "configuration", m->w->config_name, "webhook",
-                       m->w->name, "patch", sorted != NULL ? sorted : json_array(), "patchType",
-                       "JSONPatch"),
-             true);
+    annotate_json(m, "patch.webhook.admission.k8s.io/", index,
+                  json_pack("{s:s,s:s,s:o,s:s}", "configuration", m->w->config_name, "webhook",
+                            m->w->name, "patch", sorted != NULL ? sorted : json_array(),
+                            "patchType", "JSONPatch"),
+                  true);
 }
 
 /* ---- one webhook's answer ---------------------------------------------------------------- */
@@ -183,8 +192,7 @@ called(gw_webhook__outcome_t *out, void *arg)
     if (err == NULL && out->call_error != NULL && !m->w->ignore)
         err = gw_webhook__calling_error(m->run->a, m->w->name, out->call_error);
     else if (err == NULL && out->call_error != NULL)
-        annotate(m, "failed-open.mutation.webhook.admission.k8s.io/", index,
-                 json_string(m->w->name), false);
+        annotate(m, "failed-open.mutation.webhook.admission.k8s.io/", index, m->w->name, false);
     m->calling = false;
     if (err != NULL) {
         finish(m, err);

@@ -571,6 +571,12 @@ gw_webhook__call(gw_webhook__run_t *run, const gw_webhook_t *w,
         done(&out, arg);
         return;
     }
+    if (w->url == NULL && w->svc_name == NULL) {
+        out.call_error = "could not get REST client: webhook configuration must have either "
+                         "service or URL";
+        done(&out, arg);
+        return;
+    }
     c = gw_calloc(1, sizeof(*c));
     c->run = run;
     c->w = w;

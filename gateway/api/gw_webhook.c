@@ -243,7 +243,7 @@ slices_read(int err, const gw_list_page_t *page, void *ctx)
         fail(c, GW_EUNAVAILABLE, "no endpoints available for service \"%s\"", c->t.svc_name);
     } else {
         key = gw_store_object_key("services/endpoints", c->t.svc_namespace, c->t.svc_name);
-        rc = gw_store_get(c->store, key, 0, endpoints_read, c);
+        rc = key != NULL ? gw_store_get(c->store, key, 0, endpoints_read, c) : GW_ENOTFOUND;
         free(key);
         if (rc != 0)
             fail(c, rc, "no endpoints available for service \"%s\"", c->t.svc_name);
@@ -358,7 +358,8 @@ gw_webhook_post(struct event_base *base, gw_store_t *store, const gw_webhook_tar
         return;
     }
     key = gw_store_object_key("services/specs", t->svc_namespace, t->svc_name);
-    rc = gw_store_get(store, key, 0, service_read, c);
+    /* a name that cannot be a key (empty, a '/') names no service */
+    rc = key != NULL ? gw_store_get(store, key, 0, service_read, c) : GW_ENOTFOUND;
     free(key);
     if (rc != 0)
         fail(c, rc, "services \"%s\" not found", t->svc_name);

@@ -245,6 +245,16 @@ for line in open(sys.argv[1]):
         print(json.dumps(e.get("annotations", {}), sort_keys=True))
 PY
 }
+# audited_has NAME ERE: the audit event of NAME's create has a line matching ERE (the log is
+# written behind the answers: wait for it a little).
+audited_has() {
+    for _ in $(seq 30); do
+        grep -qE "$2" <<<"$(audited "$1")" && return 0
+        sleep 0.1
+    done
+    diag "$(audited "$1")"
+    return 1
+}
 check "its audit annotation is <webhook>/<key>" \
     grep -qF '"notes.example.com/seen": "yes"' <<<"$(audited n1)"
 check "a mutation is annotated as kube does" grep -qF \
@@ -304,6 +314,32 @@ sleep 1
 create bp1 badpatch
 check "... is an internal error whatever the failurePolicy" jpy \
     "d['code'] == 500 and d['reason'] == 'InternalError' and d['message'].startswith('Internal error occurred: ')"
+
+check "a mutating webhook on a dead port under Ignore" config mutating m-dead \
+    "$(hook mdead.example.com mdead "$(url /x "$DEAD_PORT")" '"failurePolicy":"Ignore"')"
+sleep 1
+create md1 mdead
+check "... is ignored" code_is 201
+check "... and kube's failed-open annotation names it" audited_has md1 \
+    '"failed-open\.mutation\.webhook\.admission\.k8s\.io/round_0_index_[0-9]+": "mdead\.example\.com"'
+check "a webhook speaking v1beta1 only" config validating v-beta \
+    "$(hook beta.example.com beta "$(url /allow)" | sed 's/"admissionReviewVersions":\["v1"\]/"admissionReviewVersions":["v1beta1"]/')"
+sleep 1
+create b1 beta
+check "... is called" code_is 201
+check "... with a v1beta1 review" jpy "d['apiVersion'] == 'admission.k8s.io/v1beta1'" "$HOOK_LOG.last"
+check "a webhook denying deletes" config validating v-del \
+    "$(hook del.example.com deldeny "$(url /deny)" | sed 's/"operations":\["CREATE"\]/"operations":["DELETE"]/')"
+sleep 1
+create del1 deldeny
+check "... leaves creates alone" code_is 201
+req DELETE $CORE/configmaps/del1
+check "... refuses the delete" is_status 403 Forbidden \
+    'admission webhook "del.example.com" denied the request: no thanks'
+check "... whose review holds the old object and DeleteOptions" jpy \
+    "d['request']['operation'] == 'DELETE' and d['request']['object'] is None and d['request']['oldObject']['metadata']['name'] == 'del1' and d['request']['options']['kind'] == 'DeleteOptions' and d['request']['options']['apiVersion'] == 'meta.k8s.io/v1'" "$HOOK_LOG.last"
+req GET $CORE/configmaps/del1
+check "... and the object stays" code_is 200
 
 # ---- selectors and matchConditions ----------------------------------------------------------
 req POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"guarded","labels":{"guard":"on"}}}'
@@ -366,6 +402,11 @@ for se in Unknown Some; do
     create "real-$lc" "se$lc"
     check "... but a real create calls it" code_is 201
 done
+
+put_etcd v-noclient "{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":\"v-noclient\",\"uid\":\"0d6e7a43-0000-4000-8000-0000000000aa\",\"creationTimestamp\":\"2024-01-01T00:00:00Z\"},\"webhooks\":[$(hook noclient.example.com noclient '{}')]}"
+check "a webhook with neither URL nor service (written into etcd)" until_code 500 2 nc1 noclient
+check "... fails as kube's client does" internal noclient.example.com \
+    "could not get REST client: webhook configuration must have either service or URL"
 
 # ---- a webhook behind a Service ---------------------------------------------------------------
 req POST $CORE/services '{"apiVersion":"v1","kind":"Service","metadata":{"name":"hook"},"spec":{"ports":[{"name":"https","port":443,"targetPort":8443}]}}'
