@@ -73,15 +73,15 @@ struct gw_controllers {
     gw_rbac_cache_t *rbac; /* the process's RBAC snapshot */
     bool rbac_synced;      /* its first snapshot is published */
     gw_leader_t *rbac_leader;
-    gw_rbac_ctl_t *rbac_ctl;     /* while leading the RBAC election */
-    gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
-    gw_vap_cache_t *vap;         /* the process's admission policy snapshot */
-    bool vap_synced;             /* its first snapshot is published */
+    gw_rbac_ctl_t *rbac_ctl;      /* while leading the RBAC election */
+    gw_node_graph_t *node_graph;  /* the Node authorizer's graph, when that mode is on */
+    gw_vap_cache_t *vap;          /* the process's admission policy snapshot */
+    bool vap_synced;              /* its first snapshot is published */
     gw_webhook_cache_t *webhooks; /* the process's admission webhook snapshot */
     bool webhooks_synced;         /* its first snapshot is published */
-    gw_crd_feed_t *crds;         /* the process's catalog of custom resources */
-    bool crds_synced;            /* its first snapshot is published */
-    const gw_catalog_t *catalog; /* the served one */
+    gw_crd_feed_t *crds;          /* the process's catalog of custom resources */
+    bool crds_synced;             /* its first snapshot is published */
+    const gw_catalog_t *catalog;  /* the served one */
     gw_leader_t *vap_status_leader;
     gw_vap_status_t *vap_status; /* while leading the policy status election */
     gw_leader_t *crd_naming_leader;
