@@ -14,14 +14,27 @@
 #define DEFAULT_TIMEOUT_S 10
 #define DEFAULT_PORT 443
 
+/* One configuration's webhooks compiled, shared by the snapshots built while it stays the
+ * same. */
 typedef struct {
+    atomic_int refs;
+    char *name;
+    json_t *webhooks; /* the stored list, to tell whether it changed */
     gw_webhook_t *items;
+    size_t n;
+} box_t;
+
+typedef struct {
+    box_t **boxes; /* the configurations by name */
+    size_t nboxes;
+    const gw_webhook_t **items; /* their webhooks in kube's order */
     size_t n;
 } list_t;
 
 struct gw_webhook_snap {
     atomic_int refs;
     list_t lists[2]; /* [0] validating, [1] mutating */
+    size_t reused;
 };
 
 static pthread_mutex_t current_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -155,53 +168,103 @@ webhook_clear(gw_webhook_t *w)
     free((char *)w->ca_pem);
 }
 
-static int
-by_name(const void *x, const void *y)
+static void
+box_unref(box_t *b)
 {
-    const json_t *a = *(const json_t *const *)x, *b = *(const json_t *const *)y;
-
-    return strcmp(str_at(json_object_get(a, "metadata"), "name"),
-                  str_at(json_object_get(b, "metadata"), "name"));
+    if (b == NULL || atomic_fetch_sub(&b->refs, 1) != 1)
+        return;
+    for (size_t i = 0; i < b->n; i++)
+        webhook_clear(&b->items[i]);
+    free(b->items);
+    free(b->name);
+    json_decref(b->webhooks);
+    free(b);
 }
 
-/* The configurations by name, their webhooks in order. */
-static void
-build_list(list_t *l, const json_t *configs, bool mutating)
+static box_t *
+box_new(const json_t *config, bool mutating)
 {
-    size_t n = json_array_size(configs), total = 0, k = 0;
-    const json_t **sorted = gw_calloc(n + 1, sizeof(*sorted));
-    size_t i, j;
+    box_t *b = gw_calloc(1, sizeof(*b));
+    const json_t *hooks = json_object_get(config, "webhooks");
+    size_t j;
     json_t *wh;
 
-    for (i = 0; i < n; i++) {
+    atomic_init(&b->refs, 1);
+    b->name = gw_strdup(str_at(json_object_get(config, "metadata"), "name"));
+    b->webhooks = hooks != NULL ? json_deep_copy(hooks) : json_null();
+    b->items = gw_calloc(json_array_size(hooks) + 1, sizeof(*b->items));
+    json_array_foreach(hooks, j, wh)
+    {
+        if (json_is_object(wh))
+            compile_webhook(&b->items[b->n++], b->name, wh, j, mutating);
+    }
+    return b;
+}
+
+/* The previous snapshot's box of `config` when its name and webhooks are unchanged. */
+static box_t *
+box_reuse(const list_t *prev, const json_t *config)
+{
+    const char *name = str_at(json_object_get(config, "metadata"), "name");
+    const json_t *hooks = json_object_get(config, "webhooks");
+
+    for (size_t i = 0; prev != NULL && i < prev->nboxes; i++) {
+        box_t *b = prev->boxes[i];
+        if (strcmp(b->name, name) == 0 &&
+            json_equal(b->webhooks, hooks != NULL ? hooks : json_null())) {
+            atomic_fetch_add(&b->refs, 1);
+            return b;
+        }
+    }
+    return NULL;
+}
+
+static int
+box_by_name(const void *x, const void *y)
+{
+    return strcmp((*(box_t *const *)x)->name, (*(box_t *const *)y)->name);
+}
+
+/* The configurations by name, their webhooks in order; unchanged ones from prev. */
+static size_t
+build_list(list_t *l, const json_t *configs, bool mutating, const list_t *prev)
+{
+    size_t n = json_array_size(configs), total = 0, reused = 0;
+
+    l->boxes = gw_calloc(n + 1, sizeof(*l->boxes));
+    for (size_t i = 0; i < n; i++) {
         const json_t *c = json_array_get(configs, i);
-        if (json_is_object(c)) {
-            sorted[k++] = c;
-            total += json_array_size(json_object_get(c, "webhooks"));
-        }
+        box_t *b;
+        if (!json_is_object(c))
+            continue;
+        b = box_reuse(prev, c);
+        reused += b != NULL;
+        l->boxes[l->nboxes++] = b != NULL ? b : box_new(c, mutating);
+        total += l->boxes[l->nboxes - 1]->n;
     }
-    qsort(sorted, k, sizeof(*sorted), by_name);
+    qsort(l->boxes, l->nboxes, sizeof(*l->boxes), box_by_name);
     l->items = gw_calloc(total + 1, sizeof(*l->items));
-    for (i = 0; i < k; i++) {
-        const char *config = str_at(json_object_get(sorted[i], "metadata"), "name");
-        json_array_foreach(json_object_get(sorted[i], "webhooks"), j, wh)
-        {
-            if (json_is_object(wh))
-                compile_webhook(&l->items[l->n++], config, wh, j, mutating);
-        }
-    }
-    free(sorted);
+    for (size_t i = 0; i < l->nboxes; i++)
+        for (size_t j = 0; j < l->boxes[i]->n; j++)
+            l->items[l->n++] = &l->boxes[i]->items[j];
+    return reused;
 }
 
 gw_webhook_snap_t *
-gw_webhook_snap_new(const json_t *mutating, const json_t *validating)
+gw_webhook_snap_new(const json_t *mutating, const json_t *validating, const gw_webhook_snap_t *prev)
 {
     gw_webhook_snap_t *s = gw_calloc(1, sizeof(*s));
 
     atomic_init(&s->refs, 1);
-    build_list(&s->lists[1], mutating, true);
-    build_list(&s->lists[0], validating, false);
+    s->reused = build_list(&s->lists[1], mutating, true, prev ? &prev->lists[1] : NULL);
+    s->reused += build_list(&s->lists[0], validating, false, prev ? &prev->lists[0] : NULL);
     return s;
+}
+
+size_t
+gw_webhook_snap_reused(const gw_webhook_snap_t *s)
+{
+    return s != NULL ? s->reused : 0;
 }
 
 gw_webhook_snap_t *
@@ -218,8 +281,9 @@ gw_webhook_snap_unref(gw_webhook_snap_t *s)
     if (s == NULL || atomic_fetch_sub(&s->refs, 1) != 1)
         return;
     for (size_t l = 0; l < 2; l++) {
-        for (size_t i = 0; i < s->lists[l].n; i++)
-            webhook_clear(&s->lists[l].items[i]);
+        for (size_t i = 0; i < s->lists[l].nboxes; i++)
+            box_unref(s->lists[l].boxes[i]);
+        free(s->lists[l].boxes);
         free(s->lists[l].items);
     }
     free(s);
@@ -253,5 +317,5 @@ gw_webhook_snap_count(const gw_webhook_snap_t *s, bool mutating)
 const gw_webhook_t *
 gw_webhook_snap_at(const gw_webhook_snap_t *s, bool mutating, size_t i)
 {
-    return &s->lists[mutating ? 1 : 0].items[i];
+    return s->lists[mutating ? 1 : 0].items[i];
 }

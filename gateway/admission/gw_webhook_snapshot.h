@@ -7,7 +7,8 @@
  * every stored MutatingWebhookConfiguration and ValidatingWebhookConfiguration, each webhook
  * compiled once (its rules and selectors by gw_admission_match_new_webhook, its
  * matchConditions by gw_vap_compile as kube's webhook matcher compiles them), in kube's order:
- * configurations by name, webhooks in their listed order. Built by the feed
+ * configurations by name, webhooks in their listed order; a rebuild reuses what an unchanged
+ * configuration compiled to. Built by the feed
  * (gateway/controllers/gw_webhook_cache.h) and published by swapping a pointer; a reader takes
  * a reference for its request.
  *
@@ -60,9 +61,16 @@ typedef struct gw_webhook_snap gw_webhook_snap_t;
 /**
  * Build a snapshot from the stored MutatingWebhookConfigurations and
  * ValidatingWebhookConfigurations (JSON arrays of objects, read, not kept; either may be NULL).
- * Returns a snapshot with one reference (gw_webhook_snap_unref). Thread: any.
+ * `prev` (may be NULL) lends the compiled webhooks of each configuration whose name and
+ * webhooks did not change. Returns a snapshot with one reference (gw_webhook_snap_unref).
+ * Thread: any.
  */
-gw_webhook_snap_t *gw_webhook_snap_new(const json_t *mutating, const json_t *validating);
+gw_webhook_snap_t *gw_webhook_snap_new(const json_t *mutating, const json_t *validating,
+                                       const gw_webhook_snap_t *prev);
+
+/** How many configurations of `s` reuse the compiled webhooks of the snapshot it was built
+ *  after (for tests and the log). Thread: any. */
+size_t gw_webhook_snap_reused(const gw_webhook_snap_t *s);
 
 /** Take a reference (NULL is returned as NULL). Thread: any. */
 gw_webhook_snap_t *gw_webhook_snap_ref(gw_webhook_snap_t *s);

@@ -18,6 +18,7 @@ struct gw_webhook_cache {
     const gw_value_transformer_t *values;
     gw_informer_t *mutating, *validating;
     gw_workqueue_t *queue;
+    gw_webhook_snap_t *last;              /* published last: the next rebuild reuses it */
     gw_webhook_cache_synced_fn on_synced; /* until the first publish */
     void *arg;
 };
@@ -57,11 +58,16 @@ rebuild(gw_workqueue_t *q, const char *key, void *ctx)
     }
     mutating = gw_informer_list(c->mutating);
     validating = gw_informer_list(c->validating);
-    s = gw_webhook_snap_new(mutating, validating);
+    s = gw_webhook_snap_new(mutating, validating, c->last);
     json_decref(mutating);
     json_decref(validating);
-    gw_log_debug(NULL, "admission webhooks: %zu mutating, %zu validating published",
-                 gw_webhook_snap_count(s, true), gw_webhook_snap_count(s, false));
+    gw_log_debug(NULL,
+                 "admission webhooks: %zu mutating, %zu validating published, %zu "
+                 "configurations reused compiled",
+                 gw_webhook_snap_count(s, true), gw_webhook_snap_count(s, false),
+                 gw_webhook_snap_reused(s));
+    gw_webhook_snap_unref(c->last);
+    c->last = gw_webhook_snap_ref(s);
     gw_webhook_snap_publish(s);
     gw_workqueue_done(q, key);
     if (c->on_synced != NULL) {
@@ -99,6 +105,7 @@ gw_webhook_cache_stop(gw_webhook_cache_t *c)
     gw_informer_stop(c->mutating);
     gw_informer_stop(c->validating);
     gw_workqueue_free(c->queue);
+    gw_webhook_snap_unref(c->last);
     free(c->prefix);
     free(c);
 }

@@ -36,7 +36,7 @@ test_order_and_fields(void)
                         "\"name\":\"s\",\"path\":\"/p\"},\"caBundle\":\"aGVsbG8=\"}," RULES
                         ",\"sideEffects\":\"Some\",\"admissionReviewVersions\":[\"v2\","
                         "\"v1beta1\",\"v1\"]}") "]");
-    gw_webhook_snap_t *s = gw_webhook_snap_new(m, v);
+    gw_webhook_snap_t *s = gw_webhook_snap_new(m, v, NULL);
     const gw_webhook_t *w;
 
     tap_is_int(gw_webhook_snap_count(s, true), 3, "three mutating webhooks");
@@ -75,7 +75,7 @@ test_odd_values(void)
                           "\"admissionReviewVersions\":[\"v9\"],\"clientConfig\":{\"caBundle\":"
                           "\"!!\"},\"rules\":\"x\",\"matchConditions\":[{\"name\":\"c\","
                           "\"expression\":\"1 +\"}]},7,{}") ",{\"webhooks\":5},3,{}]");
-    gw_webhook_snap_t *s = gw_webhook_snap_new(NULL, v);
+    gw_webhook_snap_t *s = gw_webhook_snap_new(NULL, v, NULL);
     const gw_webhook_t *w;
 
     tap_is_int(gw_webhook_snap_count(s, false), 2, "odd webhooks are kept, non-objects left out");
@@ -98,10 +98,35 @@ test_odd_values(void)
     json_decref(v);
 }
 
+static void
+test_reuse(void)
+{
+    json_t *v1 = load("[" CONFIG("a", HOOK("a1", "")) "," CONFIG("b", HOOK("b1", "")) "]");
+    json_t *v2 = load("[" CONFIG("a", HOOK("a1", "")) "," CONFIG(
+        "b", HOOK("b1", ",\"failurePolicy\":\"Ignore\"")) "]");
+    gw_webhook_snap_t *s1 = gw_webhook_snap_new(NULL, v1, NULL);
+    gw_webhook_snap_t *s2 = gw_webhook_snap_new(NULL, v2, s1);
+
+    tap_is_int(gw_webhook_snap_reused(s1), 0, "a first build compiles everything");
+    tap_is_int(gw_webhook_snap_reused(s2), 1, "a rebuild reuses the unchanged configuration");
+    tap_ok(gw_webhook_snap_at(s2, false, 0) == gw_webhook_snap_at(s1, false, 0),
+           "... its very webhooks");
+    tap_ok(gw_webhook_snap_at(s2, false, 1) != gw_webhook_snap_at(s1, false, 1) &&
+               gw_webhook_snap_at(s2, false, 1)->ignore,
+           "a changed configuration is compiled again");
+    gw_webhook_snap_unref(s1);
+    tap_is_str(gw_webhook_snap_at(s2, false, 0)->name, "a1",
+               "the shared webhooks outlive the snapshot they came from");
+    gw_webhook_snap_unref(s2);
+    json_decref(v1);
+    json_decref(v2);
+}
+
 int
 main(void)
 {
     test_order_and_fields();
     test_odd_values();
+    test_reuse();
     return tap_done();
 }
