@@ -117,6 +117,23 @@ compile_conditions(const json_t *wh, bool ignore)
     return c;
 }
 
+/* The matching fields as kube reads a stored webhook: decoding defaults an absent
+ * matchPolicy to Equivalent (the API writes it so; etcd may hold one without). */
+static gw_admission_match_t *
+compile_match(const json_t *wh)
+{
+    json_t *defaulted;
+    gw_admission_match_t *m;
+
+    if (json_object_get(wh, "matchPolicy") != NULL)
+        return gw_admission_match_new_webhook(wh);
+    defaulted = json_copy((json_t *)wh);
+    json_object_set_new(defaulted, "matchPolicy", json_string("Equivalent"));
+    m = gw_admission_match_new_webhook(defaulted);
+    json_decref(defaulted);
+    return m;
+}
+
 static void
 client_config(gw_webhook_t *w, const json_t *cc)
 {
@@ -143,7 +160,7 @@ compile_webhook(gw_webhook_t *w, const char *config, const json_t *wh, size_t in
     w->config_name = gw_strdup(config);
     w->uid = gw_sprintf("%s/%s/%zu", config, w->name, index);
     w->mutating = mutating;
-    w->match = gw_admission_match_new_webhook(wh);
+    w->match = compile_match(wh);
     w->ignore = strcmp(str_at(wh, "failurePolicy"), "Ignore") == 0;
     w->conditions = compile_conditions(wh, w->ignore);
     w->timeout_s = t < 1 ? 1 : (t > 3600 ? 3600 : (int)t);

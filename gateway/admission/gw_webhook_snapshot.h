@@ -40,7 +40,7 @@ typedef struct {
     const char *config_name; /* its configuration's name */
     const char *uid;         /* kube's accessor UID: "<configuration>/<name>/<index>" */
     bool mutating;
-    gw_admission_match_t *match;   /* rules, matchPolicy, selectors */
+    gw_admission_match_t *match;   /* rules, matchPolicy (Equivalent when unset), selectors */
     gw_vap_compiled_t *conditions; /* matchConditions, or NULL when it has none */
     bool ignore;                   /* failurePolicy Ignore (Fail when unset or odd) */
     int timeout_s;                 /* timeoutSeconds (kube's default 10) */

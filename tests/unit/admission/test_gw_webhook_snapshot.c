@@ -122,11 +122,55 @@ test_reuse(void)
     json_decref(v2);
 }
 
+/* A stored webhook without matchPolicy is read as kube's decoding defaults it: Equivalent. */
+static void
+test_match_policy_default(void)
+{
+    const gw_catalog_t *cat = NULL;
+    char err[256];
+    json_t *v = load(
+        "[" CONFIG("e", "{\"name\":\"unset\",\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":"
+                        "[\"autoscaling\"],\"apiVersions\":[\"v1\"],\"resources\":"
+                        "[\"horizontalpodautoscalers\"]}]},{\"name\":\"exact\",\"matchPolicy\":"
+                        "\"Exact\",\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":"
+                        "[\"autoscaling\"],\"apiVersions\":[\"v1\"],\"resources\":"
+                        "[\"horizontalpodautoscalers\"]}]}") "]");
+    gw_webhook_snap_t *s = gw_webhook_snap_new(NULL, v, NULL);
+    json_t *obj = load("{\"metadata\":{\"name\":\"h\"}}");
+    gw_admission_request_t rq = {
+        .op = GW_ADMISSION_CREATE,
+        .resource = {"autoscaling", "v2", "horizontalpodautoscalers"},
+        .subresource = "",
+        .kind = {"autoscaling", "v2", "HorizontalPodAutoscaler"},
+        .namespace_ = "default",
+        .name = "h",
+        .object = obj,
+        .namespaced = true,
+    };
+    gw_admission_matched_t m;
+
+    if (gw_catalog_configure(gw_catalog_builtin(), NULL, &cat, err, sizeof(err)) != 0) {
+        tap_diag("%s", err);
+        return;
+    }
+    tap_is_int(gw_admission_match(gw_webhook_snap_at(s, false, 0)->match, &rq, NULL, cat, &m, err,
+                                  sizeof(err)),
+               1, "no matchPolicy: an autoscaling/v2 request matches a v1 rule (Equivalent)");
+    tap_is_str(m.resource.version, "v1", "... through the v1 resource");
+    tap_is_int(gw_admission_match(gw_webhook_snap_at(s, false, 1)->match, &rq, NULL, cat, &m, err,
+                                  sizeof(err)),
+               0, "matchPolicy Exact: it does not");
+    gw_webhook_snap_unref(s);
+    json_decref(obj);
+    json_decref(v);
+}
+
 int
 main(void)
 {
     test_order_and_fields();
     test_odd_values();
     test_reuse();
+    test_match_policy_default();
     return tap_done();
 }
