@@ -191,8 +191,10 @@ called(gw_webhook__outcome_t *out, void *arg)
         json_object_set_new(m->rc->previously, m->w->uid, json_true());
     if (err == NULL && out->call_error != NULL && !m->w->ignore)
         err = gw_webhook__calling_error(m->run->a, m->w->name, out->call_error);
-    else if (err == NULL && out->call_error != NULL)
+    else if (err == NULL && out->call_error != NULL) {
+        gw_webhook__failed_open(m->run->a, m->w->name, out->call_error);
         annotate(m, "failed-open.mutation.webhook.admission.k8s.io/", index, m->w->name, false);
+    }
     m->calling = false;
     if (err != NULL) {
         finish(m, err);

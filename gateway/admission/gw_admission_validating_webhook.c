@@ -60,6 +60,8 @@ called(gw_webhook__outcome_t *out, void *arg)
         s->err = out->err;
     else if (out->call_error != NULL && !s->w->ignore)
         s->err = gw_webhook__calling_error(v->run->a, s->w->name, out->call_error);
+    else if (out->call_error != NULL)
+        gw_webhook__failed_open(v->run->a, s->w->name, out->call_error);
     if (--v->waiting == 0 && !v->starting)
         all_answered(v);
 }

@@ -15,6 +15,7 @@
 #include "gw_alloc.h"
 #include "gw_convert.h"
 #include "gw_err.h"
+#include "gw_log.h"
 #include "gw_server.h"
 #include "gw_store.h"
 #include "gw_uuid.h"
@@ -370,9 +371,22 @@ gw_webhook__unversioned(const gw_webhook__run_t *run, json_t *obj)
 
 /* ---- one call ---------------------------------------------------------------------------- */
 
+void
+gw_webhook__failed_open(const gw_admission_attrs_t *a, const char *name, const char *reason)
+{
+    gw_log_warn(a->req->audit_id,
+                "Failed calling webhook, failing open %s: failed calling "
+                "webhook \"%s\": %s",
+                name, name, reason);
+}
+
 gw_admission_err_t *
 gw_webhook__calling_error(const gw_admission_attrs_t *a, const char *name, const char *reason)
 {
+    gw_log_warn(a->req->audit_id,
+                "Failed calling webhook, failing closed %s: failed calling "
+                "webhook \"%s\": %s",
+                name, name, reason);
     char *full = gw_arena_sprintf(a->req->arena, "failed calling webhook \"%s\": %s", name, reason);
 
     return gw_webhook__internal_error(a, full);

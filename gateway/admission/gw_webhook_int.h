@@ -88,9 +88,13 @@ json_t *gw_webhook__versioned(const gw_webhook__run_t *run, const gw_admission_m
 void gw_webhook__unversioned(const gw_webhook__run_t *run, json_t *obj);
 
 /** kube's NewInternalError of an ErrCallingWebhook: 500 InternalError, "Internal error
- *  occurred: failed calling webhook \"<name>\": <reason>". Thread: the request's worker. */
+ *  occurred: failed calling webhook \"<name>\": <reason>" (logged as kube's "failing
+ *  closed"). Thread: the request's worker. */
 gw_admission_err_t *gw_webhook__calling_error(const gw_admission_attrs_t *a, const char *name,
                                               const char *reason);
+
+/** The log line of a failed call under failurePolicy Ignore (kube's "failing open"). */
+void gw_webhook__failed_open(const gw_admission_attrs_t *a, const char *name, const char *reason);
 
 /** kube's NewInternalError of a plain error: "Internal error occurred: <msg>". */
 gw_admission_err_t *gw_webhook__internal_error(const gw_admission_attrs_t *a, const char *msg);

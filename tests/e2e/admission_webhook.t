@@ -276,6 +276,9 @@ check "a dead webhook under Ignore" config validating v-dead-ignore \
 sleep 1
 create d2 deadok
 check "... is ignored" code_is 201
+check "... and logged as kube logs it" grep -qF \
+    'Failed calling webhook, failing open dead-ignore.example.com: failed calling webhook "dead-ignore.example.com": failed to call webhook: Post' \
+    "${LOG[a]}"
 check "a slow webhook (timeoutSeconds 1) under Fail" config validating v-slow \
     "$(hook slow.example.com slow "$(url /slow)" '"timeoutSeconds":1')"
 sleep 1
