@@ -120,9 +120,9 @@ add_timer(struct event *ev, int64_t ms)
     evtimer_add(ev, &tv);
 }
 
-/* Ready once the initial namespaces are confirmed and the first RBAC, admission policy and
- * custom resource snapshots are in (kube's policy plugin also waits for its informers before
- * admitting). */
+/* Ready once the initial namespaces are confirmed and the first RBAC, admission policy,
+ * admission webhook and custom resource snapshots are in (kube's policy and webhook plugins
+ * also wait for their informers before admitting). */
 static void
 maybe_synced(gw_controllers_t *c)
 {
