@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
-# bench_api, bench_watch, bench_list, bench_authn, bench_rbac, bench_audit, bench_vap and
-# bench_crd (two instances) against $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
+# bench_api, bench_watch, bench_list, bench_authn, bench_rbac, bench_audit, bench_vap,
+# bench_webhook and bench_crd (two instances) against $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
 # unless KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects
 # are removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
@@ -151,6 +151,12 @@ echo
 LOG=$KGATE_TEST_TMP/kgate-vap.log
 restart_kgate "$KGATE_BENCH_ETCD"
 "$KGATE_BUILD/bench/bench_vap" "https://127.0.0.1:$PORT" "$PKI"
+echo
+
+# Admission webhooks: a kgate started afresh; the webhooks are the bench's own server.
+LOG=$KGATE_TEST_TMP/kgate-webhook.log
+restart_kgate "$KGATE_BENCH_ETCD"
+"$KGATE_BUILD/bench/bench_webhook" "https://127.0.0.1:$PORT" "$PKI"
 echo
 
 # Custom resources: a kgate started afresh and a second one on the same prefix (instance B of

@@ -51,9 +51,9 @@ static const known_t known[] = {
     {"DefaultIngressClass", true, NULL},
     {"DenyServiceExternalIPs", false, NULL},
     {"MutatingAdmissionPolicy", true, &gw_admission_mutating_policy},
-    {"MutatingAdmissionWebhook", true, NULL},
+    {"MutatingAdmissionWebhook", true, &gw_admission_mutating_webhook},
     {"ValidatingAdmissionPolicy", true, &gw_admission_validating_policy},
-    {"ValidatingAdmissionWebhook", true, NULL},
+    {"ValidatingAdmissionWebhook", true, &gw_admission_validating_webhook},
     {"ResourceQuota", true, NULL},
     {"AlwaysDeny", false, &gw_admission_always_deny},
 };
@@ -238,30 +238,117 @@ run(run_t *rn)
     rn->done(NULL, rn->arg);
 }
 
-static void
-start(const gw_admission_t *chain, gw_admission_attrs_t *a, bool validating,
-      gw_admission_done_fn done, void *arg)
+static run_t *
+new_run(const gw_admission_t *chain, gw_admission_attrs_t *a, bool validating,
+        gw_admission_done_fn done, void *arg)
 {
-    run_t *rn;
+    run_t *rn = gw_arena_calloc(a->req->arena, sizeof(*rn));
 
-    if (chain == NULL || chain->n == 0) {
-        done(NULL, arg);
-        return;
-    }
-    rn = gw_arena_calloc(a->req->arena, sizeof(*rn));
     rn->chain = chain;
     rn->a = a;
     rn->validating = validating;
     rn->done = done;
     rn->arg = arg;
-    run(rn);
+    return rn;
+}
+
+static void
+start(const gw_admission_t *chain, gw_admission_attrs_t *a, bool validating,
+      gw_admission_done_fn done, void *arg)
+{
+    if (chain == NULL || chain->n == 0) {
+        done(NULL, arg);
+        return;
+    }
+    run(new_run(chain, a, validating, done, arg));
+}
+
+/* ---- reinvocation (kube's reinvoker and ReinvocationContext) ------------------------------ */
+
+#define MAX_REINVOKE_VALUES 8
+
+struct gw_admission_reinvoke {
+    bool is_reinvoke, should_reinvoke;
+    const char *keys[MAX_REINVOKE_VALUES];
+    void *values[MAX_REINVOKE_VALUES];
+    size_t n;
+    const gw_admission_t *chain;
+    gw_admission_done_fn done; /* the caller's */
+    void *arg;
+};
+
+/* The first round's end: a second round when a plugin asked for it, else the caller's end. */
+static void
+first_round_done(gw_admission_err_t *err, void *arg)
+{
+    gw_admission_attrs_t *a = arg;
+    gw_admission_reinvoke_t *rc = a->reinvoke;
+
+    if (err != NULL || !rc->should_reinvoke) {
+        rc->done(err, rc->arg);
+        return;
+    }
+    rc->is_reinvoke = true;
+    run(new_run(rc->chain, a, false, rc->done, rc->arg));
 }
 
 void
 gw_admission_admit(const gw_admission_t *chain, gw_admission_attrs_t *a, gw_admission_done_fn done,
                    void *arg)
 {
-    start(chain, a, false, done, arg);
+    gw_admission_reinvoke_t *rc;
+
+    if (chain == NULL || chain->n == 0) {
+        done(NULL, arg);
+        return;
+    }
+    rc = gw_arena_calloc(a->req->arena, sizeof(*rc));
+    rc->chain = chain;
+    rc->done = done;
+    rc->arg = arg;
+    a->reinvoke = rc;
+    run(new_run(chain, a, false, first_round_done, a));
+}
+
+bool
+gw_admission_is_reinvoke(const gw_admission_attrs_t *a)
+{
+    return a->reinvoke != NULL && a->reinvoke->is_reinvoke;
+}
+
+void
+gw_admission_want_reinvoke(gw_admission_attrs_t *a)
+{
+    if (a->reinvoke != NULL)
+        a->reinvoke->should_reinvoke = true;
+}
+
+void *
+gw_admission_reinvoke_value(const gw_admission_attrs_t *a, const char *plugin)
+{
+    for (size_t i = 0; a->reinvoke != NULL && i < a->reinvoke->n; i++)
+        if (strcmp(a->reinvoke->keys[i], plugin) == 0)
+            return a->reinvoke->values[i];
+    return NULL;
+}
+
+void
+gw_admission_reinvoke_set_value(gw_admission_attrs_t *a, const char *plugin, void *value)
+{
+    gw_admission_reinvoke_t *rc = a->reinvoke;
+
+    if (rc == NULL)
+        return;
+    for (size_t i = 0; i < rc->n; i++) {
+        if (strcmp(rc->keys[i], plugin) == 0) {
+            rc->values[i] = value;
+            return;
+        }
+    }
+    if (rc->n < MAX_REINVOKE_VALUES) {
+        rc->keys[rc->n] = plugin;
+        rc->values[rc->n++] = value;
+    }
 }
 
 void

@@ -28,6 +28,10 @@ typedef enum {
     GW_ADMISSION_CONNECT,
 } gw_admission_op_t;
 
+/** kube's admission.ReinvocationContext (see gw_admission_admit): one per admission of an
+ *  object, with a value per plugin that keeps state between the two rounds. */
+typedef struct gw_admission_reinvoke gw_admission_reinvoke_t;
+
 /** kube's admission.Attributes, over the documents the handlers already hold. */
 typedef struct {
     gw_admission_op_t op;
@@ -41,6 +45,7 @@ typedef struct {
     const json_t *old_object;      /* update and delete: the stored object, or NULL */
     const json_t *options;         /* Create/Update/DeleteOptions as given, or NULL */
     bool dry_run;
+    gw_admission_reinvoke_t *reinvoke; /* set by gw_admission_admit (NULL before) */
 } gw_admission_attrs_t;
 
 /** A plugin's refusal: kube's Status. The message lives in the request's arena; details is
@@ -99,7 +104,10 @@ void gw_admission_describe(const gw_admission_t *chain, char *out, size_t len);
 /**
  * Run the mutating phase: each enabled plugin with an `admit` that handles a->op, in order,
  * until one refuses. `done` gets the refusal or NULL. A NULL chain admits everything.
- * Thread: the request's worker.
+ * As kube's reinvoker does, when a plugin asked for it (gw_admission_want_reinvoke) the whole
+ * mutating phase runs once more, every plugin again, with gw_admission_is_reinvoke true; the
+ * plugins decide from their reinvocation value what to do the second time. Thread: the
+ * request's worker.
  */
 void gw_admission_admit(const gw_admission_t *chain, gw_admission_attrs_t *a,
                         gw_admission_done_fn done, void *arg);
@@ -108,6 +116,21 @@ void gw_admission_admit(const gw_admission_t *chain, gw_admission_attrs_t *a,
  *  not change from here on. Thread: the request's worker. */
 void gw_admission_validate(const gw_admission_t *chain, gw_admission_attrs_t *a,
                            gw_admission_done_fn done, void *arg);
+
+/** Whether this is the mutating phase's second round. Thread: the request's worker. */
+bool gw_admission_is_reinvoke(const gw_admission_attrs_t *a);
+
+/** Ask for a second round of the mutating phase (kube's SetShouldReinvoke); ignored in the
+ *  second round. Thread: the request's worker. */
+void gw_admission_want_reinvoke(gw_admission_attrs_t *a);
+
+/** A plugin's reinvocation value (by its name), or NULL when it set none. Thread: the
+ *  request's worker. */
+void *gw_admission_reinvoke_value(const gw_admission_attrs_t *a, const char *plugin);
+
+/** Set a plugin's reinvocation value (it lives as long as the caller makes it: in the
+ *  request's arena). At most 8 plugins keep one. Thread: the request's worker. */
+void gw_admission_reinvoke_set_value(gw_admission_attrs_t *a, const char *plugin, void *value);
 
 /**
  * kube's admission.NewForbidden: a 403 Forbidden about the attributes' resource and name,
@@ -146,5 +169,7 @@ extern const gw_admission_plugin_t gw_admission_certificate_signing;
 extern const gw_admission_plugin_t gw_admission_validating_policy;
 extern const gw_admission_plugin_t gw_admission_owner_references;
 extern const gw_admission_plugin_t gw_admission_mutating_policy;
+extern const gw_admission_plugin_t gw_admission_mutating_webhook;
+extern const gw_admission_plugin_t gw_admission_validating_webhook;
 
 #endif

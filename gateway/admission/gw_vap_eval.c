@@ -546,6 +546,22 @@ gw_vap_eval(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t 
     return 0;
 }
 
+int
+gw_vap_eval_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
+                    cel_arena_t *a, int *matched, const char **msg)
+{
+    *msg = NULL;
+    if (memo != NULL)
+        memo->missed = false;
+    *matched = run_matches(c, in, memo, a, msg);
+    if (memo != NULL && memo->missed) {
+        *matched = 0;
+        *msg = NULL;
+        return GW_VAP_NEEDS_ANSWERS;
+    }
+    return 0;
+}
+
 /* ---- the request and namespace documents ---------------------------------------------- */
 
 static void

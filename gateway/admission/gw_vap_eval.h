@@ -109,6 +109,16 @@ typedef struct {
 int gw_vap_eval(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
                 cel_arena_t *a, gw_vap_result_t *out);
 
+/**
+ * The matchConditions of `c` alone, as kube's webhook matcher (matchconditions/matcher.go)
+ * runs them for an admission webhook compiled as a policy holding only them: *matched is 1
+ * (they match, or there are none), 0 (a condition is false, or an error under Ignore) or -1
+ * with kube's error in *msg (in `a`; under Fail). Returns 0, or GW_VAP_NEEDS_ANSWERS (*matched
+ * 0) when `memo` lacks answers, as gw_vap_eval. Any thread.
+ */
+int gw_vap_eval_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
+                        cel_arena_t *a, int *matched, const char **msg);
+
 /** The request's identity and target, for gw_vap_request_doc. Strings may be NULL or "". */
 typedef struct {
     const char *kind_group, *kind_version, *kind;             /* the matched (equivalent) kind */

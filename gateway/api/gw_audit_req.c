@@ -248,6 +248,15 @@ gw_req_audit_annotate(gw_req_t *r, const char *key, const char *value)
 }
 
 void
+gw_req_audit_annotate_at_request(gw_req_t *r, const char *key, const char *value)
+{
+    struct gw_api__audit *a = GW_API_REQ(r)->audit;
+
+    if (a != NULL && a->d.level >= GW_AUDIT_REQUEST)
+        gw_req_audit_annotate(r, key, value);
+}
+
+void
 gw_api__audit_response(gw_req_t *r, json_t *doc)
 {
     struct gw_api__audit *a = GW_API_REQ(r)->audit;

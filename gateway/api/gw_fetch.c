@@ -15,6 +15,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
@@ -32,7 +36,7 @@
 #define DEFAULT_TIMEOUT_MS 10000
 #define DEFAULT_MAX_BODY (4u << 20)
 #define MAX_HEADERS (64u << 10)
-#define IDLE_MAX 32 /* kept-alive connections waiting for their next exchange, all loops */
+#define IDLE_MAX 128 /* kept-alive connections waiting for their next exchange, all loops */
 
 typedef struct {
     gw_fetch_cb cb;
@@ -418,6 +422,20 @@ configure(fetch_t *f, struct evhttp_connection *conn, const gw_fetch_req_t *q)
     evhttp_connection_set_retries(conn, 0);
 }
 
+/* Nagle off once the socket exists (evhttp makes it as the request starts): a request's head
+ * and body, and TLS records, go out as separate writes, and each would otherwise wait for the
+ * server's delayed ACK of the one before. */
+static void
+no_delay(struct evhttp_connection *conn)
+{
+    struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
+    evutil_socket_t fd = bev != NULL ? bufferevent_getfd(bev) : -1;
+    int one = 1;
+
+    if (fd >= 0)
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
 static char *
 path_of(const struct evhttp_uri *uri)
 {
@@ -464,6 +482,7 @@ gw_fetch(struct event_base *base, const gw_fetch_req_t *q, gw_fetch_cb cb, void 
     char *path = path_of(uri);
     int rc = evhttp_make_request(conn, req, post ? EVHTTP_REQ_POST : EVHTTP_REQ_GET, path);
     free(path);
+    no_delay(conn);
     if (rc != 0) { /* only for lack of memory; the request was not queued */
         evhttp_request_free(req);
         evhttp_connection_free(conn);

@@ -142,6 +142,10 @@ void gw_req_set_header(gw_req_t *r, const char *name, const char *value);
  */
 void gw_req_audit_annotate(gw_req_t *r, const char *key, const char *value);
 
+/** gw_req_audit_annotate for an event of level Request or more only (kube's
+ *  AddAnnotationWithLevel(..., LevelRequest): a mutating webhook's patch). */
+void gw_req_audit_annotate_at_request(gw_req_t *r, const char *key, const char *value);
+
 /* ---- answers ---------------------------------------------------------------------------- */
 
 /**

@@ -6,6 +6,7 @@
 #include "gw_webhook.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 #include "gw_fetch.h"
 
 #define DEFAULT_TIMEOUT_MS 30000
+#define MAX_SLICES 1000 /* a namespace's slices read to find a service's */
+#define SERVICE_NAME_LABEL "kubernetes.io/service-name"
 
 typedef struct {
     struct event_base *base;
@@ -32,11 +35,16 @@ typedef struct {
     char *name;      /* the webhook's name, for its kept-alive connection */
     gw_webhook_cb cb;
     void *ctx;
+    struct event *deadline; /* the call's timeout, whatever the connection is doing */
+    bool fetching;          /* gw_fetch has not answered yet */
+    bool reported;          /* cb was called */
 } call_t;
 
 static void
 call_free(call_t *c)
 {
+    if (c->deadline != NULL)
+        event_free(c->deadline);
     free(c->url);
     free(c->hostport);
     free(c->body);
@@ -60,8 +68,23 @@ fail(call_t *c, int err, const char *fmt, ...)
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
     snprintf(all, sizeof(all), "Post \"%s\": %s", c->url, why);
+    c->reported = true;
     c->cb(err, 0, NULL, 0, all, c->ctx);
-    call_free(c);
+    if (!c->fetching)
+        call_free(c);
+}
+
+/* The deadline passed with the exchange still out (a server that accepts and stays silent):
+ * the caller hears of the timeout now; the exchange's own end is dropped when it comes. */
+static void
+deadline_passed(evutil_socket_t fd, short what, void *arg)
+{
+    call_t *c = arg;
+    (void)fd, (void)what;
+
+    fail(c, GW_ETIMEOUT,
+         "context deadline exceeded (Client.Timeout exceeded while awaiting "
+         "headers)");
 }
 
 static void
@@ -69,14 +92,26 @@ fetched(int err, int status, const char *body, size_t len, void *ctx)
 {
     call_t *c = ctx;
 
+    c->fetching = false;
+    if (c->reported) {
+        call_free(c);
+        return;
+    }
+    evtimer_del(c->deadline);
     if (err == GW_ETIMEOUT) {
         fail(c, err, "context deadline exceeded (Client.Timeout exceeded while awaiting headers)");
+        return;
+    }
+    if (err == GW_ETOOLARGE) {
+        /* kgate's own bound on an answer (gw_fetch's 4 MiB), which Go's client does not have */
+        fail(c, err, "http: response body too large");
         return;
     }
     if (err != 0) {
         fail(c, err, "dial tcp %s: connect: connection refused", c->hostport);
         return;
     }
+    c->reported = true;
     c->cb(0, status, body, len, NULL, c->ctx);
     call_free(c);
 }
@@ -84,6 +119,8 @@ fetched(int err, int status, const char *body, size_t len, void *ctx)
 static void
 post(call_t *c, const char *connect_host, int connect_port)
 {
+    int ms = c->t.timeout_ms > 0 ? c->t.timeout_ms : DEFAULT_TIMEOUT_MS;
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
     gw_fetch_req_t q = {.method = "POST",
                         .url = c->url,
                         .body = c->body,
@@ -95,6 +132,11 @@ post(call_t *c, const char *connect_host, int connect_port)
                         .connect_port = connect_port,
                         .reuse = c->name};
 
+    c->deadline = evtimer_new(c->base, deadline_passed, c);
+    if (c->deadline == NULL)
+        abort();
+    evtimer_add(c->deadline, &tv);
+    c->fetching = true;
     gw_fetch(c->base, &q, fetched, c);
 }
 
@@ -143,6 +185,71 @@ endpoints_read(int err, const gw_obj_t *obj, void *ctx)
     }
 }
 
+/* A slice's first ready endpoint with a port of the service port's name (a ready condition
+ * left out counts as ready, as discovery/v1 says). */
+static bool
+slice_endpoint(const json_t *slice, const char *port_name, char *ip, size_t ip_len, int *port)
+{
+    const json_t *p = NULL, *e;
+    size_t i;
+
+    json_array_foreach(json_object_get(slice, "ports"), i, e)
+    {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        if (strcmp(name ? name : "", port_name) == 0) {
+            p = e;
+            break;
+        }
+    }
+    if (p == NULL || !json_is_integer(json_object_get(p, "port")))
+        return false;
+    json_array_foreach(json_object_get(slice, "endpoints"), i, e)
+    {
+        const json_t *ready = json_object_get(json_object_get(e, "conditions"), "ready");
+        const char *addr = json_string_value(json_array_get(json_object_get(e, "addresses"), 0));
+        if (json_is_false(ready) || addr == NULL || addr[0] == '\0')
+            continue;
+        snprintf(ip, ip_len, "%s", addr);
+        *port = (int)json_integer_value(json_object_get(p, "port"));
+        return true;
+    }
+    return false;
+}
+
+/* The service's EndpointSlices (labelled kubernetes.io/service-name) when it has any, else its
+ * Endpoints. */
+static void
+slices_read(int err, const gw_list_page_t *page, void *ctx)
+{
+    call_t *c = ctx;
+    bool any = false, found = false;
+    char ip[64] = "", *key;
+    int port = 0, rc;
+
+    for (size_t i = 0; err == 0 && i < page->n_items && !found; i++) {
+        json_t *sl =
+            json_loadb((const char *)page->items[i].value, page->items[i].value_len, 0, NULL);
+        const json_t *labels = json_object_get(json_object_get(sl, "metadata"), "labels");
+        const char *svc = json_string_value(json_object_get(labels, SERVICE_NAME_LABEL));
+        if (svc != NULL && strcmp(svc, c->t.svc_name) == 0) {
+            any = true;
+            found = slice_endpoint(sl, c->port_name, ip, sizeof(ip), &port);
+        }
+        json_decref(sl);
+    }
+    if (found) {
+        post(c, ip, port);
+    } else if (any) {
+        fail(c, GW_EUNAVAILABLE, "no endpoints available for service \"%s\"", c->t.svc_name);
+    } else {
+        key = gw_store_object_key("services/endpoints", c->t.svc_namespace, c->t.svc_name);
+        rc = key != NULL ? gw_store_get(c->store, key, 0, endpoints_read, c) : GW_ENOTFOUND;
+        free(key);
+        if (rc != 0)
+            fail(c, rc, "no endpoints available for service \"%s\"", c->t.svc_name);
+    }
+}
+
 /* The Service's port that is the webhook's, by number: its name finds the Endpoints' port. */
 static const char *
 service_port(const json_t *svc, int port, const char **type)
@@ -185,8 +292,11 @@ service_read(int err, const gw_obj_t *obj, void *ctx)
         fail(c, GW_EUNAVAILABLE, "no service port %d found for service \"%s\"", c->t.svc_port,
              c->t.svc_name);
     } else {
-        key = gw_store_object_key("services/endpoints", c->t.svc_namespace, c->t.svc_name);
-        rc = gw_store_get(c->store, key, 0, endpoints_read, c);
+        key = gw_store_collection_prefix("endpointslices", c->t.svc_namespace);
+        rc = key != NULL
+                 ? gw_store_list(c->store, &(gw_list_req_t){.prefix = key, .limit = MAX_SLICES},
+                                 slices_read, c)
+                 : GW_EINVAL;
         free(key);
         if (rc != 0)
             fail(c, rc, "no endpoints available for service \"%s\"", c->t.svc_name);
@@ -248,7 +358,8 @@ gw_webhook_post(struct event_base *base, gw_store_t *store, const gw_webhook_tar
         return;
     }
     key = gw_store_object_key("services/specs", t->svc_namespace, t->svc_name);
-    rc = gw_store_get(store, key, 0, service_read, c);
+    /* a name that cannot be a key (empty, a '/') names no service */
+    rc = key != NULL ? gw_store_get(store, key, 0, service_read, c) : GW_ENOTFOUND;
     free(key);
     if (rc != 0)
         fail(c, rc, "services \"%s\" not found", t->svc_name);

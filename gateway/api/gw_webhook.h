@@ -4,9 +4,11 @@
 /*
  * The call of a webhook named by a client config (a URL, or a Service with a namespace, name,
  * path and port, and a CA bundle), as kube-apiserver's webhook client makes it: a JSON POST
- * over HTTPS with a 30 s timeout. A service is reached at a ready address of its Endpoints
- * (kube-apiserver with --enable-aggregator-routing=true), the certificate checked against
- * "<service>.<namespace>.svc". Conversion webhooks use it; admission webhooks are meant to.
+ * over HTTPS with a 30 s timeout (a deadline: a silent server times out too). A service is
+ * reached at a ready address of its EndpointSlices (those labelled
+ * kubernetes.io/service-name=<service>), or of its Endpoints when it has no slice (kube-apiserver
+ * with --enable-aggregator-routing=true), the certificate checked against
+ * "<service>.<namespace>.svc". Conversion and admission webhooks use it.
  * Everything runs on the calling worker's event loop (store reads, then gw_fetch); the
  * connection to a named webhook is kept alive and reused by its next call on that loop.
  */

@@ -100,11 +100,8 @@ go_quote_char(unsigned char c, char *out)
     return out;
 }
 
-/* encoding/json's error for text that is not JSON, as far as its first bad byte shows it:
- * garbage at the start (the usual non-JSON answer: HTML, plain text) in Go's words, anything
- * subtler as "unexpected end of JSON input" or a syntax error at the right character. */
-static void
-go_json_error(const char *body, size_t len, char *out, size_t n)
+void
+gw_crd_review_json_error(const char *body, size_t len, char *out, size_t n)
 {
     size_t i = 0;
     static const char *const literals[] = {"true", "false", "null"};
@@ -442,7 +439,7 @@ gw_crd_review_response(const gw_crd_review_t *rv, int http_status, const char *b
         goto out;
     }
     if (!json_is_object(doc)) {
-        go_json_error(body, len, why, sizeof(why));
+        gw_crd_review_json_error(body, len, why, sizeof(why));
         webhook_failed(&c, "couldn't get version/kind; json parse error: %s", why);
         goto out;
     }

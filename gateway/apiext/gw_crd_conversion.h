@@ -55,4 +55,13 @@ int gw_crd_review_response(const gw_crd_review_t *rv, int http_status, const cha
 void gw_crd_review_call_failed(const gw_crd_review_t *rv, const char *why, char *err,
                                size_t err_len);
 
+/**
+ * encoding/json's error for a webhook's answer that is not a JSON object, as far as its first
+ * bad byte shows it: garbage at the start (the usual non-JSON answer: HTML, plain text) in
+ * Go's words, anything subtler as "unexpected end of JSON input" or a syntax error at the
+ * right character; what kube's client quotes after "couldn't get version/kind; json parse
+ * error: ". Conversion and admission webhooks share it. Thread: any.
+ */
+void gw_crd_review_json_error(const char *body, size_t len, char *out, size_t n);
+
 #endif

@@ -37,6 +37,7 @@
 #include "gw_tokencleaner.h"
 #include "gw_crd_feed.h"
 #include "gw_vap_cache.h"
+#include "gw_webhook_cache.h"
 
 #define ENSURE_EVERY_MS 60000 /* kube's system namespaces controller: once a minute */
 #define ENSURE_RETRY_MS 5000
@@ -72,14 +73,16 @@ struct gw_controllers {
     gw_rbac_cache_t *rbac; /* the process's RBAC snapshot */
     bool rbac_synced;      /* its first snapshot is published */
     gw_leader_t *rbac_leader;
-    gw_rbac_ctl_t *rbac_ctl;     /* while leading the RBAC election */
-    gw_node_graph_t *node_graph; /* the Node authorizer's graph, when that mode is on */
-    gw_vap_cache_t *vap;         /* the process's admission policy snapshot */
-    gw_vap_cache_t *map;         /* the mutating policies' snapshot, when they are served */
-    bool vap_synced;             /* its first snapshot is published */
-    gw_crd_feed_t *crds;         /* the process's catalog of custom resources */
-    bool crds_synced;            /* its first snapshot is published */
-    const gw_catalog_t *catalog; /* the served one */
+    gw_rbac_ctl_t *rbac_ctl;      /* while leading the RBAC election */
+    gw_node_graph_t *node_graph;  /* the Node authorizer's graph, when that mode is on */
+    gw_vap_cache_t *vap;          /* the process's admission policy snapshot */
+    gw_vap_cache_t *map;          /* the mutating policies' snapshot, when they are served */
+    bool vap_synced;              /* its first snapshot is published */
+    gw_webhook_cache_t *webhooks; /* the process's admission webhook snapshot */
+    bool webhooks_synced;         /* its first snapshot is published */
+    gw_crd_feed_t *crds;          /* the process's catalog of custom resources */
+    bool crds_synced;             /* its first snapshot is published */
+    const gw_catalog_t *catalog;  /* the served one */
     gw_leader_t *vap_status_leader;
     gw_vap_status_t *vap_status; /* while leading the policy status election */
     gw_leader_t *crd_naming_leader;
@@ -118,13 +121,14 @@ add_timer(struct event *ev, int64_t ms)
     evtimer_add(ev, &tv);
 }
 
-/* Ready once the initial namespaces are confirmed and the first RBAC, admission policy and
- * custom resource snapshots are in (kube's policy plugin also waits for its informers before
- * admitting). */
+/* Ready once the initial namespaces are confirmed and the first RBAC, admission policy,
+ * admission webhook and custom resource snapshots are in (kube's policy and webhook plugins
+ * also wait for their informers before admitting). */
 static void
 maybe_synced(gw_controllers_t *c)
 {
-    if (c->synced && c->rbac_synced && c->vap_synced && c->crds_synced && c->on_synced != NULL)
+    if (c->synced && c->rbac_synced && c->vap_synced && c->webhooks_synced && c->crds_synced &&
+        c->on_synced != NULL)
         c->on_synced(c->on_synced_arg);
 }
 
@@ -134,6 +138,15 @@ vap_synced(void *arg)
     gw_controllers_t *c = arg;
 
     c->vap_synced = true;
+    maybe_synced(c);
+}
+
+static void
+webhooks_synced(void *arg)
+{
+    gw_controllers_t *c = arg;
+
+    c->webhooks_synced = true;
     maybe_synced(c);
 }
 
@@ -442,6 +455,7 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     if (gw_catalog_find(catalog, "admissionregistration.k8s.io", "v1alpha1",
                         "mutatingadmissionpolicies") != NULL)
         c->map = gw_map_cache_start(client, base, etcd_prefix, values, catalog, NULL, NULL);
+    c->webhooks = gw_webhook_cache_start(client, base, etcd_prefix, values, webhooks_synced, c);
     c->crds = gw_crd_feed_start(client, base, etcd_prefix, values, catalog, crds_published, c);
     c->catalog = catalog;
     c->vap_status_leader =
@@ -493,6 +507,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_rbac_cache_stop(c->rbac);
     gw_vap_cache_stop(c->vap);
     gw_vap_cache_stop(c->map);
+    gw_webhook_cache_stop(c->webhooks);
     gw_crd_feed_stop(c->crds);
     gw_node_graph_stop(c->node_graph);
     gw_leader_stop(c->rbac_leader);

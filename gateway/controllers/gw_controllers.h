@@ -15,7 +15,8 @@
  *    (gw_rbac_cache.h);
  *  - on the leader of the "rbac-controllers" election only: the bootstrap policy's
  *    reconciliation and ClusterRole aggregation (gw_rbac_ctl.h);
- *  - on every instance: the admission policy snapshot (gw_vap_cache.h);
+ *  - on every instance: the admission policy snapshot (gw_vap_cache.h) and the admission
+ *    webhook snapshot (gw_webhook_cache.h);
  *  - on the leader of the "validatingadmissionpolicy-status-controller" election only: the
  *    policies' type checking written to their status (gw_vap_status.h);
  *  - on the leader of the "crd-naming-controller" election only: CRDs' accepted names,

@@ -41,7 +41,7 @@ check "... with kube's message" grep -qF \
 
 check "kgate starts with the default plugins" api_start adm --workers=2
 check "... and logs them in kube's order" grep -qF \
-    'admission plugins in order: NamespaceLifecycle,ServiceAccount,CertificateApproval,CertificateSigning,MutatingAdmissionPolicy,ValidatingAdmissionPolicy' \
+    'admission plugins in order: NamespaceLifecycle,ServiceAccount,CertificateApproval,CertificateSigning,MutatingAdmissionPolicy,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook' \
     "$KGATE_LOG"
 check "the default service account exists" wait_code $CORE/serviceaccounts/default 200
 

@@ -22,7 +22,8 @@ test_flags(void)
     gw_admission_describe(c, names, sizeof(names));
     tap_is_str(names,
                "NamespaceLifecycle,ServiceAccount,CertificateApproval,CertificateSigning,"
-               "MutatingAdmissionPolicy,ValidatingAdmissionPolicy",
+               "MutatingAdmissionPolicy,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,"
+               "ValidatingAdmissionWebhook",
                "kube's default-on plugins that kgate implements, in kube's order");
     gw_admission_free(c);
 
@@ -30,7 +31,8 @@ test_flags(void)
     gw_admission_describe(c, names, sizeof(names));
     tap_is_str(names,
                "AlwaysAdmit,NamespaceLifecycle,CertificateApproval,CertificateSigning,"
-               "MutatingAdmissionPolicy,ValidatingAdmissionPolicy,AlwaysDeny",
+               "MutatingAdmissionPolicy,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,"
+               "ValidatingAdmissionWebhook,AlwaysDeny",
                "enabled plugins join the defaults in kube's order, disabled ones leave");
     gw_admission_free(c);
 
@@ -210,6 +212,57 @@ test_phases(gw_req_t *r)
     gw_admission_free(c);
 }
 
+/* A plugin that asks for reinvocation once: it counts its rounds in its reinvocation value. */
+static void
+again_admit(gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
+{
+    int *rounds = gw_admission_reinvoke_value(a, "Again");
+
+    if (rounds == NULL) {
+        rounds = gw_arena_calloc(a->req->arena, sizeof(*rounds));
+        gw_admission_reinvoke_set_value(a, "Again", rounds);
+    }
+    (*rounds)++;
+    note(gw_admission_is_reinvoke(a) ? "again2+" : "again1+");
+    gw_admission_want_reinvoke(a);
+    done(NULL, arg);
+}
+
+static const gw_admission_plugin_t plugin_again = {"Again", all_ops, again_admit, NULL};
+
+/* kube's reinvoker: a plugin's request runs the whole mutating phase once more. */
+static void
+test_reinvocation(gw_req_t *r)
+{
+    const gw_admission_plugin_t *list[] = {&plugin_a, &plugin_again, &plugin_delete};
+    gw_admission_t *c = gw_admission_of(list, 3);
+    json_t *obj = json_object();
+    gw_admission_attrs_t a = attrs(r, GW_ADMISSION_CREATE, obj, &pods, "p");
+    outcome_t o = {0};
+
+    trace[0] = '\0';
+    gw_admission_admit(c, &a, finished, &o);
+    tap_is_str(trace, "a+again1+a+again2+",
+               "a plugin asking for reinvocation: every mutating plugin runs again, once");
+    tap_ok(o.calls == 1 && o.err == NULL, "... and the phase ends once");
+    tap_is_int(*(int *)gw_admission_reinvoke_value(&a, "Again"), 2,
+               "a plugin's reinvocation value lives across the rounds");
+    tap_ok(gw_admission_is_reinvoke(&a), "the second round is the reinvocation");
+
+    const gw_admission_plugin_t *plain[] = {&plugin_a};
+    gw_admission_t *c2 = gw_admission_of(plain, 1);
+    gw_admission_attrs_t b = attrs(r, GW_ADMISSION_CREATE, obj, &pods, "p");
+    trace[0] = '\0';
+    o = (outcome_t){0};
+    gw_admission_admit(c2, &b, finished, &o);
+    tap_is_str(trace, "a+", "without a request, one round");
+    tap_ok(!gw_admission_is_reinvoke(&b) && gw_admission_reinvoke_value(&b, "Again") == NULL,
+           "... no reinvocation, no values");
+    json_decref(obj);
+    gw_admission_free(c);
+    gw_admission_free(c2);
+}
+
 /* AlwaysDeny refuses in both phases with kube's message. */
 static void
 test_always_deny(gw_req_t *r)
@@ -237,6 +290,7 @@ main(void)
 
     test_flags();
     test_phases(&r);
+    test_reinvocation(&r);
     test_always_deny(&r);
     gw_arena_free(r.arena);
     return tap_done();
