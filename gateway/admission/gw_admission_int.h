@@ -17,12 +17,6 @@
 #include "gw_admission.h"
 #include "gw_map_eval.h"
 
-/** Walk the policies of the current snapshot of their kind (`mutating`: MutatingAdmission-
- *  Policies, gw_map_snap_current) for request `a`; done(err, arg) ends it. Thread: the
- *  request's worker. */
-void gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg,
-                            bool mutating);
-
 /** kube's failures of mutating policies, in order (kube's PolicyError): each message and its
  *  reason ("Invalid" for an evaluation's, NULL for a configuration error). */
 typedef struct {
@@ -87,5 +81,12 @@ char *gw_admission__map_key(const char *policy, const char *binding, const json_
 
 /** Release what `r` holds and zero it. */
 void gw_admission__map_reinvoke_clear(gw_admission__map_reinvoke_t *r);
+
+/** Walk the policies of the current snapshot of their kind for request `a`; done(err, arg)
+ *  ends it. `reinvoke` NULL: ValidatingAdmissionPolicies; else MutatingAdmissionPolicies
+ *  (gw_map_snap_current) with the plugin's bookkeeping across the chain's rounds, `reinvoking`
+ *  in the second. Thread: the request's worker. */
+void gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg,
+                            gw_admission__map_reinvoke_t *reinvoke, bool reinvoking);
 
 #endif

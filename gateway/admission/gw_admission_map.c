@@ -9,15 +9,11 @@
  * object the mutations leave is validated afterwards by the registry, as kube's is.
  *
  * Reinvocation: kube's dispatcher keeps, per request, the policies invoked with
- * reinvocationPolicy IfNeeded and whether the object changed since, so that a later round of
- * the mutating chain runs them again (policyReinvokeContext). That bookkeeping is here
- * (gw_admission__map_reinvoke_t, kept by the walk for its request); the chain runs its plugins
- * once today, so every round is a first one. HOOK for the chain's reinvocation context (kube's
- * admission.ReinvocationContext on gw_admission_attrs_t): the walk needs (1) a per-plugin slot
- * that outlives a round, to hold its gw_admission__map_reinvoke_t instead of the walk's own,
- * (2) IsReinvoke(), passed as `reinvoking` to gw_admission__map_round_begin and
- * gw_admission__map_should_run, and (3) SetShouldReinvoke(), called when `should_reinvoke` is
- * set after a round.
+ * reinvocationPolicy IfNeeded and whether the object changed since (policyReinvokeContext):
+ * a policy that changes the object asks the chain for a second round, in which only the
+ * IfNeeded invocations made before the last change run again (all of them when another
+ * plugin changed the object in between). The bookkeeping is the plugin's value in the chain's
+ * reinvocation context (gw_admission_reinvoke_value), so it outlives the first round.
  */
 #include "gw_admission_int.h"
 
@@ -177,11 +173,57 @@ handles(gw_admission_op_t op)
     return true;
 }
 
+#define PLUGIN "MutatingAdmissionPolicy"
+
+typedef struct {
+    gw_admission_attrs_t *a;
+    gw_admission__map_reinvoke_t *r;
+    gw_admission_done_fn done;
+    void *arg;
+} round_t;
+
+static void
+reinvoke_free(void *p)
+{
+    gw_admission__map_reinvoke_clear(p);
+}
+
+/* The bookkeeping of this request's admission, made on its first round. */
+static gw_admission__map_reinvoke_t *
+reinvoke_context(gw_admission_attrs_t *a)
+{
+    gw_admission__map_reinvoke_t *r = gw_admission_reinvoke_value(a, PLUGIN);
+
+    if (r == NULL) {
+        r = gw_arena_calloc(a->req->arena, sizeof(*r));
+        gw_arena_defer(a->req->arena, reinvoke_free, r);
+        gw_admission_reinvoke_set_value(a, PLUGIN, r);
+    }
+    return r;
+}
+
+/* kube's SetShouldReinvoke when a policy changed the object in this round. */
+static void
+round_done(gw_admission_err_t *err, void *arg)
+{
+    round_t *rd = arg;
+
+    if (err == NULL && rd->r->should_reinvoke)
+        gw_admission_want_reinvoke(rd->a);
+    rd->done(err, rd->arg);
+}
+
 static void
 admit(gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
 {
-    gw_admission__policies(a, done, arg, true);
+    round_t *rd = gw_arena_calloc(a->req->arena, sizeof(*rd));
+
+    rd->a = a;
+    rd->r = reinvoke_context(a);
+    rd->done = done;
+    rd->arg = arg;
+    gw_admission__policies(a, round_done, rd, rd->r, gw_admission_is_reinvoke(a));
 }
 
 const gw_admission_plugin_t gw_admission_mutating_policy = {
-    .name = "MutatingAdmissionPolicy", .handles = handles, .admit = admit};
+    .name = PLUGIN, .handles = handles, .admit = admit};

@@ -54,8 +54,9 @@ typedef struct {
     bool running, again;
     bool mutating;                  /* MutatingAdmissionPolicy's walk */
     gw_admission__map_errors_t map; /* its failures */
-    /* its reinvocation bookkeeping (gw_admission_map.c says what the chain's hook needs) */
-    gw_admission__map_reinvoke_t reinvoke;
+    /* its reinvocation bookkeeping, kept by the plugin across the chain's rounds */
+    gw_admission__map_reinvoke_t *reinvoke;
+    bool reinvoking; /* this is the chain's second round */
 } vap_t;
 
 static void drive(vap_t *v);
@@ -82,7 +83,6 @@ vap_free(void *p)
     json_decref(v->ns);
     json_decref(v->ns_doc);
     json_decref(v->map.errors);
-    gw_admission__map_reinvoke_clear(&v->reinvoke);
 }
 
 /* ---- the namespace object ----------------------------------------------------------------- */
@@ -404,7 +404,7 @@ evaluate(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
     if (v->mutating) {
         gw_map_result_t mres;
         char *key = gw_admission__map_key(p->name, b->name, in.params);
-        if (!gw_admission__map_should_run(&v->reinvoke, key, false)) {
+        if (!gw_admission__map_should_run(v->reinvoke, key, v->reinvoking)) {
             free(key);
             cel_arena_free(arena);
             v->ki++;
@@ -414,7 +414,7 @@ evaluate(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
         in.object = v->a->object;
         rc = gw_map_eval(p->mutating, &in, v->a->resource->schema, v->memo, arena, &mres);
         if (rc == 0) {
-            gw_admission__map_invoked(&v->reinvoke, key, mres.object != NULL,
+            gw_admission__map_invoked(v->reinvoke, key, mres.object != NULL,
                                       gw_map_compiled_reinvokes(p->mutating));
             gw_admission__map_result(&v->map, v->a, p->name, b->name,
                                      gw_vap_compiled_ignores_failures(p->compiled), &mres);
@@ -497,7 +497,7 @@ static void
 finish(vap_t *v)
 {
     if (v->mutating)
-        gw_admission__map_round_end(&v->reinvoke, v->a->object);
+        gw_admission__map_round_end(v->reinvoke, v->a->object);
     for (size_t i = 0; i < v->out.nwarnings; i++)
         gw_req_warning(v->a->req, "%s", v->out.warnings[i]);
     record_audit_annotations(v);
@@ -531,8 +531,9 @@ drive(vap_t *v)
 
 void
 gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg,
-                       bool mutating)
+                       gw_admission__map_reinvoke_t *reinvoke, bool reinvoking)
 {
+    bool mutating = reinvoke != NULL;
     gw_vap_snap_t *snap = mutating ? gw_map_snap_current() : gw_vap_snap_current();
     vap_t *v;
 
@@ -547,6 +548,8 @@ gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn done,
     v->arg = arg;
     v->snap = snap;
     v->mutating = mutating;
+    v->reinvoke = reinvoke;
+    v->reinvoking = reinvoking;
     gw_admission_request_from_attrs(&v->rq, a);
     if (gw_admission_match_exempt(&v->rq)) {
         gw_vap_snap_unref(snap);
@@ -556,14 +559,14 @@ gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn done,
     v->memo = gw_vap_memo_new();
     gw_arena_defer(a->req->arena, vap_free, v);
     if (mutating)
-        gw_admission__map_round_begin(&v->reinvoke, a->object, false);
+        gw_admission__map_round_begin(reinvoke, a->object, reinvoking);
     drive(v);
 }
 
 static void
 validate(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
 {
-    gw_admission__policies(a, done, arg, false);
+    gw_admission__policies(a, done, arg, NULL, false);
 }
 
 const gw_admission_plugin_t gw_admission_validating_policy = {

@@ -553,7 +553,7 @@ gw_vap_eval_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap
     *msg = NULL;
     if (memo != NULL)
         memo->missed = false;
-    *matched = run_matches(c, in, memo, a, msg);
+    *matched = gw_vap__run_matches(c, in, memo, a, msg);
     if (memo != NULL && memo->missed) {
         *matched = 0;
         *msg = NULL;
