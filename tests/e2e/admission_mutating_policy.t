@@ -232,6 +232,32 @@ req POST $AR/mutatingadmissionpolicybindings '{"apiVersion":"admissionregistrati
 check "a mutation that makes the object invalid is refused by validation" until_code 422 v1 bad
 check "... in kube's words" jpy "'metadata.labels: Invalid value: \"not a value!\"' in d['message']"
 
+# ---- reinvocation ------------------------------------------------------------------------------
+# rpolicy NAME ROW REINVOCATION EXPRESSION: a bound ApplyConfiguration policy on ConfigMaps
+# labelled row=ROW.
+rpolicy() {
+    req POST $AR/mutatingadmissionpolicies "$(policy "$1" "\"matchConstraints\":{\"resourceRules\":[{
+\"apiGroups\":[\"\"],\"apiVersions\":[\"v1\"],\"operations\":[\"CREATE\"],\"resources\":[\"configmaps\"]}],
+\"objectSelector\":{\"matchLabels\":{\"row\":\"$2\"}}},\"reinvocationPolicy\":\"$3\",\"mutations\":[{
+\"patchType\":\"ApplyConfiguration\",\"applyConfiguration\":{\"expression\":\"$4\"}}]")"
+    [[ $CODE == 201 ]] || return 1
+    req POST $AR/mutatingadmissionpolicybindings "{\"apiVersion\":
+\"admissionregistration.k8s.io/v1alpha1\",\"kind\":\"MutatingAdmissionPolicyBinding\",
+\"metadata\":{\"name\":\"b-$1\"},\"spec\":{\"policyName\":\"$1\"}}"
+    [[ $CODE == 201 ]]
+}
+COPY='Object{metadata: Object.metadata{labels: {\"copy\": \"src\" in object.metadata.labels ? object.metadata.labels[\"src\"] : \"none\"}}}'
+SRC='Object{metadata: Object.metadata{labels: {\"src\": \"set\"}}}'
+# Policies run in name order: the copying one first, then the one setting what it copies.
+check "an IfNeeded policy copying a label, then one setting it" \
+    eval 'rpolicy r-a-copy again IfNeeded "$COPY" && rpolicy r-b-src again Never "$SRC"'
+check "... the copying policy runs again after the later one changed the object" \
+    until_label r1 again copy set
+check "the same pair with reinvocationPolicy Never" \
+    eval 'rpolicy r-c-copy once Never "$COPY" && rpolicy r-d-src once Never "$SRC"'
+check "... sets the label" until_label r2 once src set
+check "... but the copying policy ran once only" jpy "d['metadata']['labels']['copy'] == 'none'"
+
 # ---- a second instance on the same etcd enforces what the first stored ----------------------
 second() {
     kgate_start gate2 --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="/registry-gate-$$" \
