@@ -81,6 +81,14 @@ acted(int err, void *arg)
     }
 }
 
+/* kube's restMappingError, as its worker logs it. */
+static void
+unmapped(const item_t *it, const char *api_version, const char *kind)
+{
+    gw_log_info(NULL, GW_GC__NAME ": error syncing item %s: unable to get REST mapping for %s/%s.",
+                it->key != NULL ? it->key : it->uid, api_version, kind);
+}
+
 /* ---- carrying out the decision --------------------------------------------------------------- */
 
 static int
@@ -114,7 +122,7 @@ unblocked(int err, void *arg)
     if (err != 0 || it->c->stopping)
         acted(err, it);
     else
-        gw_gc__delete(it->c, it->key, it->uid, 0, NULL, GW_GC_FOREGROUND, acted, it);
+        gw_gc__delete(it->c, it->key, it->uid, NULL, 0, NULL, GW_GC_FOREGROUND, acted, it);
 }
 
 static void
@@ -140,12 +148,13 @@ decide(item_t *it)
         gw_gc__edit(c, it->key, it->uid, unblock, unblocked, it);
         break;
     case GW_GC_DELETE_FOREGROUND:
-        gw_gc__delete(c, it->key, it->uid, it->rev, owners, GW_GC_FOREGROUND, acted, it);
+        gw_gc__delete(c, it->key, it->uid, it->latest, it->rev, owners, GW_GC_FOREGROUND, acted,
+                      it);
         break;
     case GW_GC_DELETE:
         gw_log_debug(NULL, GW_GC__NAME ": deleting %s", it->key);
-        gw_gc__delete(c, it->key, it->uid, it->rev, owners, gw_gc_delete_policy(it->latest), acted,
-                      it);
+        gw_gc__delete(c, it->key, it->uid, it->latest, it->rev, owners,
+                      gw_gc_delete_policy(it->latest), acted, it);
         break;
     }
 }
@@ -197,8 +206,7 @@ classify_next(item_t *it)
     bool namespaced = false;
     if (gw_gc__resolve(it->c, r->api_version, r->kind, &path, &namespaced) != 0) {
         /* kube's restMappingError: maybe a kind not served yet; retried */
-        gw_log_info(NULL, GW_GC__NAME ": %s: unable to get REST mapping for %s/%s; retrying",
-                    it->key, r->api_version, r->kind);
+        unmapped(it, r->api_version, r->kind);
         end(it, REQUEUE);
         return;
     }
@@ -328,7 +336,8 @@ gw_gc__attempt_delete(gw_workqueue_t *q, const char *uid, void *ctx)
         end(it, FORGET); /* not a resource the collector deletes */
         return;
     case UNMAPPED:
-        end(it, REQUEUE); /* kube's restMappingError: maybe a kind not served yet */
+        unmapped(it, n->api_version, n->kind); /* maybe a kind not served yet: retried */
+        end(it, REQUEUE);
         return;
     case NO_SUCH:
         absent(it);

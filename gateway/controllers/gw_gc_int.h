@@ -85,7 +85,8 @@ typedef int (*gw_gc__edit_fn)(json_t *obj, void *arg);
  * Read-modify-write the object under `key` whose uid must be `uid` (GW_ENOTFOUND when it is
  * gone or another object), under its mod revision as precondition, again on a conflict (up
  * to 10 times). As the generic store's update, a write that leaves the object with a
- * deletionTimestamp and no finalizer removes it. done fires once, never from inside.
+ * deletionTimestamp and no finalizer removes it. done fires once (GW_ECANCELED when the
+ * collector stops), from inside only when the read cannot be issued.
  */
 void gw_gc__edit(gw_gc_t *c, const char *key, const char *uid, gw_gc__edit_fn edit,
                  gw_gc__done_fn done, void *arg);
@@ -96,10 +97,12 @@ void gw_gc__edit(gw_gc_t *c, const char *key, const char *uid, gw_gc__edit_fn ed
  * finalizers set for the policy; with finalizers left the object is marked (deletionTimestamp,
  * deletionGracePeriodSeconds 0, the next generation), else removed. On a conflict the object
  * is looked at again: gone or replaced counts as deleted, unchanged ownerReferences (`owners`,
- * those seen at rev) retry without the revision, else GW_ECONFLICT. done fires once.
+ * those seen at rev) retry without the revision, else GW_ECONFLICT. `current` (may be NULL)
+ * is the object as read at rev, which spares the first read. done fires once (maybe from
+ * inside).
  */
-void gw_gc__delete(gw_gc_t *c, const char *key, const char *uid, int64_t rev, const json_t *owners,
-                   gw_gc_policy_t policy, gw_gc__done_fn done, void *arg);
+void gw_gc__delete(gw_gc_t *c, const char *key, const char *uid, const json_t *current, int64_t rev,
+                   const json_t *owners, gw_gc_policy_t policy, gw_gc__done_fn done, void *arg);
 
 /** Remove `finalizer` from the object (kube's removeFinalizer). */
 void gw_gc__remove_finalizer(gw_gc_t *c, const char *key, const char *uid, const char *finalizer,

@@ -38,11 +38,11 @@ struct write {
     char *finalizer;
 };
 
+/* done always fires, GW_ECANCELED once the collector stops: its caller frees what it holds. */
 static void
 finish(write_t *w, int err)
 {
-    if (!w->c->stopping)
-        w->done(err, w->arg);
+    w->done(err, w->arg);
     free(w->key);
     free(w->uid);
     free(w->finalizer);
@@ -231,15 +231,21 @@ delete_step(write_t *w, json_t *o, int64_t rev)
 }
 
 void
-gw_gc__delete(gw_gc_t *c, const char *key, const char *uid, int64_t rev, const json_t *owners,
-              gw_gc_policy_t policy, gw_gc__done_fn done, void *arg)
+gw_gc__delete(gw_gc_t *c, const char *key, const char *uid, const json_t *current, int64_t rev,
+              const json_t *owners, gw_gc_policy_t policy, gw_gc__done_fn done, void *arg)
 {
     write_t *w = write_new(c, key, uid, delete_step, done, arg);
 
     w->rev = rev;
     w->owners = owners != NULL ? json_deep_copy(owners) : NULL;
     w->policy = policy;
-    read_again(w);
+    if (current == NULL || rev <= 0) {
+        read_again(w);
+        return;
+    }
+    json_t *o = json_deep_copy(current); /* as just read: no second read */
+    delete_step(w, o, rev);
+    json_decref(o);
 }
 
 /* ---- the Event ---------------------------------------------------------------------------------

@@ -184,6 +184,28 @@ check "gets kube's OwnerRefInvalidNamespace warning Event in default" \
 check "and is not collected (kube cannot resolve its owner)" \
     wait_code /apis/rbac.authorization.k8s.io/v1/clusterroles/gc-invalid 200 1
 
+# ---- an owner in another namespace, an owner of a kind nobody serves ----
+req POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"gc-other"}}'
+check "another namespace" code_is 201
+XO=$(create /api/v1/namespaces/gc-other/configmaps "$(cm x-owner)")
+check "a ConfigMap naming a ConfigMap of another namespace as owner" made "$CORE/configmaps" \
+    "$(cm cross "\"ownerReferences\":[$(ref v1 ConfigMap x-owner "$XO")]")"
+check "is deleted: its owner is looked for in its own namespace" \
+    wait_code "$CORE/configmaps/cross" 404
+check "and gets the OwnerRefInvalidNamespace Event" wait_field "$CORE/events" \
+    "[e['message'] for e in d['items'] if e['involvedObject']['name'] == 'cross']" \
+    "[\"ownerRef [v1/ConfigMap, namespace: default, name: x-owner, uid: $XO] does not exist in \
+namespace \\\"default\\\"\"]"
+req GET /api/v1/namespaces/gc-other/configmaps/x-owner
+check "the owner stays" code_is 200
+NOPE=$(python3 -c 'import uuid; print(uuid.uuid4())')
+check "a ConfigMap owned by a kind nobody serves" made "$CORE/configmaps" \
+    "$(cm unknown-kind "\"ownerReferences\":[$(ref nope.example.com/v1 Nope n "$NOPE")]")"
+check "is retried (kube's REST mapping error)" wait_for_line \
+    'unable to get REST mapping for nope.example.com/v1/Nope.' "${LOG[$first]}"
+req GET "$CORE/configmaps/unknown-kind"
+check "not deleted" code_is 200
+
 # ---- the leader moves ----
 kill -KILL "${PID[$first]}"
 wait "${PID[$first]}" 2>/dev/null
