@@ -668,6 +668,21 @@ gw_gc_policy_finalizers(json_t *obj, gw_gc_policy_t policy)
     }
 }
 
+int64_t
+gw_gc_pod_grace(const json_t *pod)
+{
+    const json_t *spec = json_object_get(pod, "spec");
+    const json_t *tgps = json_object_get(spec, "terminationGracePeriodSeconds");
+    const char *phase = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
+    int64_t period = json_is_integer(tgps) ? json_integer_value(tgps) : 30;
+
+    if (json_string_length(json_object_get(spec, "nodeName")) == 0)
+        return 0;
+    if (phase != NULL && (strcmp(phase, "Failed") == 0 || strcmp(phase, "Succeeded") == 0))
+        return 0;
+    return period < 0 ? 1 : period;
+}
+
 bool
 gw_gc_remove_refs(json_t *obj, const char *const *uids, size_t n)
 {

@@ -159,6 +159,11 @@ gw_gc_policy_t gw_gc_delete_policy(const json_t *live);
  */
 void gw_gc_policy_finalizers(json_t *obj, gw_gc_policy_t policy);
 
+/** The grace period of a pod's delete without options (the pod strategy's CheckGracefulDelete):
+ *  0 when it was never scheduled (no spec.nodeName) or has finished (phase Failed or
+ *  Succeeded), else spec.terminationGracePeriodSeconds (default 30; negative: 1). */
+int64_t gw_gc_pod_grace(const json_t *pod);
+
 /** Remove from obj's metadata.ownerReferences the entries whose uid is among uids[0..n) (an
  *  emptied list is dropped). Returns whether something was removed. */
 bool gw_gc_remove_refs(json_t *obj, const char *const *uids, size_t n);

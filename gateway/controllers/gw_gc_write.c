@@ -113,15 +113,17 @@ write_new(gw_gc_t *c, const char *key, const char *uid, step_fn step, gw_gc__don
     return w;
 }
 
-/* Store o under the precondition rev: removed instead when it is being deleted and no
- * finalizer holds it (the generic store's update). */
+/* Store o under the precondition rev: removed instead when it is being deleted without grace
+ * left and no finalizer holds it (the generic store's update, ShouldDeleteDuringUpdate). */
 static void
 store(write_t *w, json_t *o, int64_t rev)
 {
     size_t n_fins = gw_json_strings_count_at(o, "metadata", "finalizers");
+    const json_t *grace =
+        json_object_get(json_object_get(o, "metadata"), "deletionGracePeriodSeconds");
     int rc;
 
-    if (gw_objmeta_deleting(o) && n_fins == 0) {
+    if (gw_objmeta_deleting(o) && n_fins == 0 && json_integer_value(grace) == 0) {
         rc = gw_store_delete(w->c->store, w->key, rev, written, w);
     } else {
         size_t len;
@@ -200,6 +202,29 @@ mark(json_t *o)
     json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(0));
 }
 
+/* A pod on a node is deleted gracefully, as the pod strategy does it: deletionTimestamp at now +
+ * grace and the grace period (its kubelet removes it). Returns whether o was so marked. */
+static bool
+mark_graceful(write_t *w, json_t *o)
+{
+    int64_t grace = strncmp(w->key, "pods/", 5) == 0 ? gw_gc_pod_grace(o) : 0;
+    json_t *meta = gw_json_child(o, "metadata");
+    char when[GW_TIME_LEN + 1];
+
+    if (grace == 0)
+        return false;
+    if (gw_objmeta_deleting(o)) /* a graceful deletion pending: a delete without options
+                                   leaves it as it is */
+        return json_integer_value(json_object_get(meta, "deletionGracePeriodSeconds")) > 0;
+    json_int_t gen = json_integer_value(json_object_get(meta, "generation"));
+    if (gen > 0)
+        json_object_set_new(meta, "generation", json_integer(gen + 1));
+    json_object_set_new(meta, "deletionTimestamp",
+                        json_string(gw_time_format((long long)time(NULL) + grace, when)));
+    json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(grace));
+    return true;
+}
+
 static void
 delete_step(write_t *w, json_t *o, int64_t rev)
 {
@@ -216,16 +241,19 @@ delete_step(write_t *w, json_t *o, int64_t rev)
     }
     json_t *before = json_deep_copy(o);
     gw_gc_policy_finalizers(o, w->policy);
-    if (gw_json_strings_count_at(o, "metadata", "finalizers") == 0) {
-        int rc = gw_store_delete(w->c->store, w->key, rev, written, w);
-        if (rc != 0)
-            finish(w, rc);
-    } else {
-        mark(o);
+    bool held = gw_json_strings_count_at(o, "metadata", "finalizers") > 0;
+    bool graceful = mark_graceful(w, o);
+    if (graceful || held) {
+        if (!graceful)
+            mark(o); /* no grace: the finalizers' owners finish it */
         if (json_equal(before, o))
             finish(w, 0); /* deleted already, the same finalizers: nothing to change */
         else
             store(w, o, rev);
+    } else {
+        int rc = gw_store_delete(w->c->store, w->key, rev, written, w);
+        if (rc != 0)
+            finish(w, rc);
     }
     json_decref(before);
 }

@@ -128,6 +128,17 @@ check "the ReplicaSet stays, without its ownerReference" \
 check "the Pod keeps its own" \
     wait_field "$CORE/pods/or-pod" "[r['uid'] for r in d['metadata']['ownerReferences']]" "[\"$RS\"]"
 
+# ---- a pod on a node ----
+NODE_POD="{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"scheduled\",\
+\"ownerReferences\":[$(ref v1 ConfigMap gone "$(python3 -c 'import uuid; print(uuid.uuid4())')")]},\
+\"spec\":{\"nodeName\":\"node-1\",\"terminationGracePeriodSeconds\":45,\
+\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}"
+check "a pod on a node whose owner never existed" made "$CORE/pods" "$NODE_POD"
+check "is deleted gracefully, as the pod strategy does it (its kubelet removes it)" \
+    wait_field "$CORE/pods/scheduled" \
+    "d['metadata'].get('deletionTimestamp') is not None, d['metadata'].get('deletionGracePeriodSeconds')" \
+    "(True, 45)"
+
 # ---- a dangling owner, two owners ----
 GHOST=$(python3 -c 'import uuid; print(uuid.uuid4())')
 check "a ConfigMap owned by a uid that never existed" \

@@ -258,6 +258,18 @@ test_decisions(void)
            "the emptied list is dropped");
     json_decref(o);
 
+    json_t *pod = json_pack("{s:{s:s}}", "spec", "nodeName", "n1");
+    tap_is_int(gw_gc_pod_grace(pod), 30, "a pod on a node: 30 s by default");
+    json_object_set_new(json_object_get(pod, "spec"), "terminationGracePeriodSeconds",
+                        json_integer(-5));
+    tap_is_int(gw_gc_pod_grace(pod), 1, "a negative period: 1 s");
+    json_object_set_new(pod, "status", json_pack("{s:s}", "phase", "Succeeded"));
+    tap_is_int(gw_gc_pod_grace(pod), 0, "a finished pod: none");
+    json_object_del(pod, "status");
+    json_object_del(json_object_get(pod, "spec"), "nodeName");
+    tap_is_int(gw_gc_pod_grace(pod), 0, "a pod never scheduled: none");
+    json_decref(pod);
+
     gw_gc_meta_t m;
     o = json_pack("{s:{s:s}}", "metadata", "name", "x");
     tap_ok(!gw_gc_meta_parse(o, &m), "an object without uid is not the collector's");
