@@ -422,9 +422,24 @@ on_boot_lost(gw_leader_t *l, void *arg)
     gw_log_info(NULL, "bootstrap token controllers stopped");
 }
 
+/* kube-controller-manager's garbage collector answers to its name and its older alias; the
+ * first mention of either decides. */
+static bool
+gc_wanted(const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *s = names[i][0] == '-' ? names[i] + 1 : names[i];
+        if (strcmp(s, GC_ELECTION) == 0 || strcmp(s, "garbagecollector") == 0)
+            return names[i][0] != '-';
+    }
+    return gw_controllers_wanted(names, n, GC_ELECTION, true);
+}
+
 void
 gw_controllers_enable(gw_controllers_t *c, const char *const *names, size_t n)
 {
+    if (gc_wanted(names, n) && c->gc_leader == NULL)
+        c->gc_leader = start_election(c, GC_ELECTION, on_gc_elected, on_gc_lost);
     c->cleaner_on = gw_controllers_wanted(names, n, "tokencleaner", false);
     c->signer_on = gw_controllers_wanted(names, n, "bootstrapsigner", false);
     if (!c->cleaner_on && !c->signer_on)
@@ -470,7 +485,6 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
         start_election(c, CRD_NAMING_ELECTION, on_crd_naming_elected, on_crd_naming_lost);
     c->crd_finalizer_leader =
         start_election(c, CRD_FINALIZER_ELECTION, on_crd_finalizer_elected, on_crd_finalizer_lost);
-    c->gc_leader = start_election(c, GC_ELECTION, on_gc_elected, on_gc_lost);
     return c;
 }
 
