@@ -106,6 +106,36 @@ gw_gc__object_key(const char *path, bool namespaced, const char *ns, const char 
     return namespaced ? gw_sprintf("%s/%s/%s", path, ns, name) : gw_sprintf("%s/%s", path, name);
 }
 
+/* ---- kube's absentOwnerCache ------------------------------------------------------------- */
+
+#define ABSENT_MAX 500
+
+char *
+gw_gc__absent_key(const gw_gc_ref_t *r, const char *ns)
+{
+    return gw_sprintf("%s|%s|%s|%s|%s", ns, r->api_version, r->kind, r->name, r->uid);
+}
+
+void
+gw_gc__absent_add(gw_gc_t *c, const char *key)
+{
+    if (key == NULL)
+        return;
+    if (json_object_size(c->absent) >= ABSENT_MAX)
+        json_object_clear(c->absent);
+    json_object_set_new(c->absent, key, json_true());
+}
+
+bool
+gw_gc__absent_has(gw_gc_t *c, const gw_gc_ref_t *r, const char *ns)
+{
+    char *key = gw_gc__absent_key(r, ns);
+    bool has = json_object_get(c->absent, key) != NULL;
+
+    free(key);
+    return has;
+}
+
 /* ---- the graph's sink ----------------------------------------------------------------------- */
 
 static void
@@ -168,6 +198,7 @@ gw_gc_start(etcd_client_t *client, struct event_base *base, const char *etcd_pre
     c->conn = etcd_conn_new(client, base);
     c->store = gw_store_new(c->conn, etcd_prefix, values);
     c->reported = json_object();
+    c->absent = json_object();
     c->graph = gw_gc_graph_new(&(gw_gc_sink_t){.attempt_delete = sink_delete,
                                                .attempt_orphan = sink_orphan,
                                                .invalid_namespace = sink_invalid,
@@ -204,5 +235,6 @@ gw_gc_stop(gw_gc_t *c)
     gw_catalog_unref(c->paths_of);
     json_decref(c->paths);
     json_decref(c->reported);
+    json_decref(c->absent);
     free(c);
 }

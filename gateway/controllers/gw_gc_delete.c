@@ -27,7 +27,8 @@ typedef struct {
     gw_gc_ref_t *refs; /* latest's ownerReferences */
     size_t n_refs, next;
     gw_gc_class_t *cls;
-    char *owner_uid; /* the reference being checked */
+    char *owner_uid;  /* the reference being checked */
+    char *absent_key; /* ... and its absent-owner cache key */
 } item_t;
 
 static void
@@ -46,6 +47,7 @@ end(item_t *it, end_t how)
     free(it->key);
     free(it->ns);
     free(it->owner_uid);
+    free(it->absent_key);
     json_decref(it->latest);
     gw_gc_refs_free(it->refs, it->n_refs);
     free(it->cls);
@@ -182,11 +184,12 @@ owner_read(int err, const gw_obj_t *obj, void *arg)
         end(it, REQUEUE);
         return;
     }
-    if (err == GW_ENOTFOUND || uid == NULL || strcmp(uid, it->owner_uid) != 0)
+    if (err == GW_ENOTFOUND || uid == NULL || strcmp(uid, it->owner_uid) != 0) {
         cls = GW_GC_DANGLING;
-    else if (gw_objmeta_deleting(o) &&
-             gw_json_strings_has(gw_json_strings_at(o, "metadata", "finalizers"),
-                                 GW_GC_FINALIZER_FOREGROUND))
+        gw_gc__absent_add(it->c, it->absent_key);
+    } else if (gw_objmeta_deleting(o) &&
+               gw_json_strings_has(gw_json_strings_at(o, "metadata", "finalizers"),
+                                   GW_GC_FINALIZER_FOREGROUND))
         cls = GW_GC_WAITING;
     json_decref(o);
     it->cls[it->next++] = cls;
@@ -204,6 +207,11 @@ classify_next(item_t *it)
     const gw_gc_ref_t *r = &it->refs[it->next];
     char *path = NULL;
     bool namespaced = false;
+    if (gw_gc__absent_has(it->c, r, "") || gw_gc__absent_has(it->c, r, it->ns)) {
+        it->cls[it->next++] = GW_GC_DANGLING; /* known absent: no read */
+        classify_next(it);
+        return;
+    }
     if (gw_gc__resolve(it->c, r->api_version, r->kind, &path, &namespaced) != 0) {
         /* kube's restMappingError: maybe a kind not served yet; retried */
         unmapped(it, r->api_version, r->kind);
@@ -220,6 +228,8 @@ classify_next(item_t *it)
     free(path);
     free(it->owner_uid);
     it->owner_uid = gw_strdup(r->uid);
+    free(it->absent_key);
+    it->absent_key = gw_gc__absent_key(r, namespaced ? it->ns : "");
     int rc = gw_store_get(it->c->store, key, 0, owner_read, it);
     free(key);
     if (rc != 0)

@@ -36,6 +36,7 @@ struct gw_gc {
     const gw_catalog_t *paths_of;
     json_t *paths;
     json_t *reported; /* "<dependent uid>/<owner uid>" of OwnerRefInvalidNamespace events sent */
+    json_t *absent;   /* kube's absentOwnerCache: owner coordinates confirmed absent */
 };
 
 /* What a storage path holds (gw_gc__path_flags). */
@@ -55,6 +56,17 @@ int gw_gc__resolve(gw_gc_t *c, const char *api_version, const char *kind, char *
 
 /** The relative key of `name` of a kind stored under path (ns ignored when cluster-scoped). */
 char *gw_gc__object_key(const char *path, bool namespaced, const char *ns, const char *name);
+
+/** The absent-owner cache key of reference r looked for in namespace ns ("" for a
+ *  cluster-scoped owner): a new string. */
+char *gw_gc__absent_key(const gw_gc_ref_t *r, const char *ns);
+
+/** Remember that the owner of `key` (gw_gc__absent_key) does not exist (uids never come
+ *  back). The cache holds at most 500 keys, as kube's; past that it starts over. */
+void gw_gc__absent_add(gw_gc_t *c, const char *key);
+
+/** Whether reference r looked for in ns is known to be absent. */
+bool gw_gc__absent_has(gw_gc_t *c, const gw_gc_ref_t *r, const char *ns);
 
 /* ---- the builder (gw_gc_builder.c) ---- */
 
