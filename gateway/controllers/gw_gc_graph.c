@@ -514,30 +514,36 @@ gw_gc_graph_virtual_delete(gw_gc_graph_t *g, const char *uid)
         remove_node(g, n);
 }
 
+typedef struct {
+    json_t *uids;
+    int64_t gen;
+} stale_t;
+
 static void
 collect_stale(const gw_gc_node_t *n, void *ctx)
 {
-    json_t *stale = ((json_t **)ctx)[0];
-    int64_t gen = json_integer_value(((json_t **)ctx)[1]);
+    stale_t *st = ctx;
 
-    if (n->key != NULL && n->gen != gen)
-        json_array_append_new(stale, json_string(n->key));
+    if (n->key != NULL && n->gen != st->gen)
+        json_array_append_new(st->uids, json_string(n->uid));
 }
 
+/* By uid, not by key: a key the list saw again may hold another object (a new uid) now. */
 void
 gw_gc_graph_sweep(gw_gc_graph_t *g, int64_t gen)
 {
-    json_t *ctx[2] = {json_array(), json_integer(gen)};
+    stale_t st = {json_array(), gen};
     size_t i;
-    json_t *key;
+    json_t *uid;
 
-    gw_gc_graph_each(g, collect_stale, ctx);
-    json_array_foreach(ctx[0], i, key)
+    gw_gc_graph_each(g, collect_stale, &st);
+    json_array_foreach(st.uids, i, uid)
     {
-        gw_gc_graph_remove_key(g, json_string_value(key));
+        gw_gc_node_t *n = table_get(&g->by_uid, json_string_value(uid));
+        if (n != NULL && n->key != NULL && n->gen != gen)
+            remove_node(g, n);
     }
-    json_decref(ctx[0]);
-    json_decref(ctx[1]);
+    json_decref(st.uids);
 }
 
 void

@@ -164,6 +164,12 @@ test_owner_gone(void)
     gw_gc_graph_sweep(g, 2);
     tap_ok(gw_gc_graph_get(g, "B") == NULL && gw_gc_graph_get(g, "A") != NULL,
            "a relist sweeps what it did not see");
+    see(g, "configmaps/ns/c", "C2", "ns", "ConfigMap", "", "", 3);
+    see(g, "replicasets/ns/a", "A", "ns", "ReplicaSet", "", "", 3);
+    gw_gc_graph_sweep(g, 3);
+    tap_ok(gw_gc_graph_get(g, "C") == NULL && gw_gc_graph_get(g, "C2") != NULL &&
+               gw_gc_graph_by_key(g, "configmaps/ns/c") == gw_gc_graph_get(g, "C2"),
+           "a key holding another object after a relist: the old one goes, the new one stays");
     json_array_clear(calls);
     gw_gc_graph_free(g);
 }
