@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
 # bench_api, bench_watch, bench_list, bench_authn, bench_rbac, bench_audit, bench_vap,
-# bench_webhook and bench_crd (two instances) against $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
+# bench_webhook, bench_crd (two instances) and bench_gc (the garbage collector) against $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
 # unless KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects
 # are removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
@@ -163,7 +163,16 @@ echo
 # the time until a new CRD is usable).
 LOG=$KGATE_TEST_TMP/kgate-crd.log
 restart_kgate "$KGATE_BENCH_ETCD"
-CRD_A_PORT=$PORT
+CRD_A_PORT=$PORT CRD_A_PID=$KGATE_PID
 LOG=$KGATE_TEST_TMP/kgate-crd-b.log
 start_kgate "$KGATE_BENCH_ETCD"
 "$KGATE_BUILD/bench/bench_crd" "https://127.0.0.1:$CRD_A_PORT" "https://127.0.0.1:$PORT" "$PKI"
+echo
+
+# The garbage collector: both CRD instances stop, one kgate started afresh leads every election
+# on the prefix, and its collector deletes what bench_gc writes into etcd.
+kill "$CRD_A_PID"
+wait "$CRD_A_PID" || true
+LOG=$KGATE_TEST_TMP/kgate-gc.log
+restart_kgate "$KGATE_BENCH_ETCD"
+"$KGATE_BUILD/bench/bench_gc" "$KGATE_BENCH_ETCD" "$PREFIX"

@@ -8,7 +8,8 @@
  * (every instance) and the policies' status controller (the
  * "validatingadmissionpolicy-status-controller" election's leader only); the CRD status
  * controllers: names, establishing and NonStructuralSchema (the "crd-naming-controller"
- * election's leader only) and the CRD finalizer (the "crd-finalizer-controller" election's).
+ * election's leader only) and the CRD finalizer (the "crd-finalizer-controller" election's);
+ * the garbage collector (the "garbage-collector-controller" election's leader only).
  */
 #include "gw_controllers.h"
 
@@ -23,6 +24,7 @@
 #include "gw_crd_finalizer.h"
 #include "gw_crd_naming.h"
 #include "gw_err.h"
+#include "gw_gc.h"
 #include "gw_uuid.h"
 #include "gw_leader.h"
 #include "gw_log.h"
@@ -48,6 +50,7 @@
 #define VAP_STATUS_ELECTION "validatingadmissionpolicy-status-controller"
 #define CRD_NAMING_ELECTION "crd-naming-controller"
 #define CRD_FINALIZER_ELECTION "crd-finalizer-controller"
+#define GC_ELECTION "garbage-collector-controller"
 
 struct gw_controllers {
     etcd_client_t *client;
@@ -89,6 +92,8 @@ struct gw_controllers {
     gw_crd_naming_t *crd_naming; /* while leading the CRD naming election */
     gw_leader_t *crd_finalizer_leader;
     gw_crd_finalizer_t *crd_finalizer; /* while leading the CRD finalizer election */
+    gw_leader_t *gc_leader;
+    gw_gc_t *gc; /* while leading the garbage collector election */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
 };
@@ -339,6 +344,28 @@ on_crd_finalizer_lost(gw_leader_t *l, void *arg)
     gw_log_info(NULL, CRD_FINALIZER_ELECTION " stopped");
 }
 
+static void
+on_gc_elected(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    c->gc = gw_gc_start(c->client, c->base, c->prefix, c->values, c->catalog);
+    gw_log_info(NULL, GC_ELECTION " started");
+}
+
+/* The graph goes with the leadership: the next leader builds its own from a fresh list. */
+static void
+on_gc_lost(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    gw_gc_stop(c->gc);
+    c->gc = NULL;
+    gw_log_info(NULL, GC_ELECTION " stopped");
+}
+
 /* "<host>_<uuid>", as kube's components name themselves in leader elections. */
 static char *
 identity(void)
@@ -410,9 +437,24 @@ on_boot_lost(gw_leader_t *l, void *arg)
     gw_log_info(NULL, "bootstrap token controllers stopped");
 }
 
+/* kube-controller-manager's garbage collector answers to its name and its older alias; the
+ * first mention of either decides. */
+static bool
+gc_wanted(const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *s = names[i][0] == '-' ? names[i] + 1 : names[i];
+        if (strcmp(s, GC_ELECTION) == 0 || strcmp(s, "garbagecollector") == 0)
+            return names[i][0] != '-';
+    }
+    return gw_controllers_wanted(names, n, GC_ELECTION, true);
+}
+
 void
 gw_controllers_enable(gw_controllers_t *c, const char *const *names, size_t n)
 {
+    if (gc_wanted(names, n) && c->gc_leader == NULL)
+        c->gc_leader = start_election(c, GC_ELECTION, on_gc_elected, on_gc_lost);
     c->cleaner_on = gw_controllers_wanted(names, n, "tokencleaner", false);
     c->signer_on = gw_controllers_wanted(names, n, "bootstrapsigner", false);
     if (!c->cleaner_on && !c->signer_on)
@@ -504,6 +546,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_vap_status_stop(c->vap_status);
     gw_crd_naming_stop(c->crd_naming);
     gw_crd_finalizer_stop(c->crd_finalizer);
+    gw_gc_stop(c->gc);
     gw_rbac_cache_stop(c->rbac);
     gw_vap_cache_stop(c->vap);
     gw_vap_cache_stop(c->map);
@@ -514,6 +557,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_leader_stop(c->vap_status_leader);
     gw_leader_stop(c->crd_naming_leader);
     gw_leader_stop(c->crd_finalizer_leader);
+    gw_leader_stop(c->gc_leader);
     gw_leader_stop(c->leader); /* releases the elections at once */
     gw_leader_stop(c->sa_leader);
     etcd_conn_free(c->conn);

@@ -61,7 +61,9 @@ void gw_controllers_on_synced(gw_controllers_t *c, void (*cb)(void *arg), void *
  * The --controllers list (names, n; borrowed for the call): "tokencleaner" and
  * "bootstrapsigner" (off by default, as in kube-controller-manager; "-name" keeps one off)
  * then run on the leader of the "bootstrap-token-controllers" election (gw_tokencleaner.h,
- * gw_bootstrapsigner.h). Call once, right after gw_controllers_start. Thread: c's.
+ * gw_bootstrapsigner.h); "garbage-collector-controller" (alias "garbagecollector"; on by
+ * default) runs on the leader of its own election (gw_gc.h). Call once, right after
+ * gw_controllers_start. Thread: c's.
  */
 void gw_controllers_enable(gw_controllers_t *c, const char *const *names, size_t n);
 

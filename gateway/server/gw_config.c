@@ -107,8 +107,9 @@ static const flag_t flags[] = {
     {"enable-bootstrap-token-auth", FLAG_BOOL, OFF(enable_bootstrap_token_auth), "false", 0, 0,
      NULL, "Accept bootstrap tokens (Secrets of type bootstrap.kubernetes.io/token)."},
     {"controllers", FLAG_LIST, OFF(controllers), "*", 0, 0, NULL,
-     "Controllers to run: * (the default set: serviceaccount, root-ca-cert-publisher), name "
-     "or -name; tokencleaner and bootstrapsigner are off by default."},
+     "Controllers to run: * (the default set: serviceaccount, root-ca-cert-publisher, "
+     "garbage-collector-controller), name or -name; tokencleaner and bootstrapsigner are off "
+     "by default."},
     {"oidc-issuer-url", FLAG_STR, OFF(oidc_issuer_url), NULL, 0, 0, NULL,
      "HTTPS URL of the OpenID Connect issuer whose ID tokens are accepted."},
     {"oidc-client-id", FLAG_STR, OFF(oidc_client_id), NULL, 0, 0, NULL,

@@ -314,7 +314,8 @@ list_done(int err, const Etcdserverpb__RangeResponse *resp, void *arg)
 static bool
 list_req_ok(const gw_list_req_t *req)
 {
-    if (!gw_store__key_ok(req->prefix) || req->revision < 0)
+    /* "" is the whole store (every collection under --etcd-prefix) */
+    if (req->prefix == NULL || req->revision < 0)
         return false;
     if (req->limit < 0 || req->limit == INT64_MAX)
         return false;

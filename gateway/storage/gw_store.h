@@ -91,7 +91,8 @@ typedef void (*gw_store_get_cb)(int err, const gw_obj_t *obj, void *ctx);
 int gw_store_get(gw_store_t *s, const char *key, int64_t revision, gw_store_get_cb cb, void *ctx);
 
 typedef struct {
-    const char *prefix;    /* relative collection prefix, from gw_store_collection_prefix */
+    const char *prefix;    /* relative collection prefix, from gw_store_collection_prefix;
+                              "" lists the whole store */
     const char *start_key; /* relative key to start at (inclusive); NULL = start of prefix */
     int64_t revision;      /* 0 = latest (linearizable); else the pinned revision */
     int64_t limit;         /* items in this page; 0 = all (the caller bounds it) */
@@ -206,7 +207,8 @@ typedef struct gw_store_watch gw_store_watch_t;
 typedef void (*gw_store_watch_cb)(int err, const gw_watch_event_t *ev, void *ctx);
 
 typedef struct {
-    const char *key;        /* relative key or collection prefix */
+    const char *key;        /* relative key or collection prefix ("" with is_prefix: the whole
+                               store) */
     bool is_prefix;         /* watch every key under `key` */
     int64_t after_revision; /* deliver events with revision > this; 0 = from now */
     bool prev_values;       /* deliver previous values (and the last value of deletions) */

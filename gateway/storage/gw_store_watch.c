@@ -114,7 +114,10 @@ gw_store_watch(gw_store_t *s, const gw_watch_req_t *req, gw_store_watch_cb cb, v
     char *key, *end = NULL;
     size_t end_len = 0;
 
-    if (!gw_store__key_ok(req->key) || req->after_revision < 0 || cb == NULL)
+    /* a prefix watch of "" watches the whole store */
+    bool key_ok = req->is_prefix ? req->key != NULL : gw_store__key_ok(req->key);
+
+    if (!key_ok || req->after_revision < 0 || cb == NULL)
         return NULL;
     key = gw_store__full_key(s, req->key);
     q.key = etcd_str(key);

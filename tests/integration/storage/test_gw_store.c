@@ -255,7 +255,14 @@ test_list(harness_t *h)
     check_paging(h, "items/", 0, all, n_all);
     check_paging(h, "items/ns3/", 2, NULL, 0);
 
-    gw_list_req_t req = {.prefix = "items/ns1/", .start_key = "items/ns2/o-00"};
+    gw_list_req_t req = {.prefix = ""};
+    bool found = false;
+    tap_is_int(h_list(h, &req, &p), 0, "the empty prefix lists the whole store");
+    for (size_t i = 0; i < p.n; i++)
+        found = found || strcmp(p.keys[i], "items/ns10/o-00") == 0;
+    tap_ok(p.n >= n_all && found, "every collection's keys, relative (%zu)", p.n);
+
+    req = (gw_list_req_t){.prefix = "items/ns1/", .start_key = "items/ns2/o-00"};
     tap_is_int(h_list(h, &req, &p), GW_EINVAL, "start key outside the collection: EINVAL");
     req = (gw_list_req_t){.prefix = "items/ns1/", .limit = -1};
     tap_is_int(h_list(h, &req, &p), GW_EINVAL, "negative limit: EINVAL");

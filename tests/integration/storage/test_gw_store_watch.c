@@ -192,6 +192,24 @@ test_watch_no_prev(harness_t *h, const writes_t *w)
     watcher_stop(&wt, "single-key watch");
 }
 
+/* The empty prefix: every key of the store, the ones other watches leave out included. */
+static void
+test_watch_whole_store(harness_t *h, const writes_t *w)
+{
+    watcher_t wt;
+    gw_watch_req_t req = {.key = "", .is_prefix = true, .after_revision = w->ca.mod - 1};
+
+    watcher_start(&wt, h, &req);
+    tap_ok(wt.w != NULL, "a prefix watch of \"\" is the whole store");
+    watcher_wait_events(&wt, 6);
+    harness_run_for(h, 300);
+    tap_is_int(wt.n, 6, "every write of the sequence, inside w/ns/ or not");
+    tap_ok(wt.n == 6 && strcmp(wt.ev[1].obj.key, "w/nsx/a") == 0 &&
+               strcmp(wt.ev[3].obj.key, "w/other") == 0,
+           "with its relative keys");
+    watcher_stop(&wt, "whole-store watch");
+}
+
 static void
 test_watch_stop_inside(harness_t *h, const writes_t *w)
 {
@@ -223,6 +241,7 @@ main(void)
     test_watch_live(&h, &w);
     test_watch_replay(&h, &w);
     test_watch_no_prev(&h, &w);
+    test_watch_whole_store(&h, &w);
     test_watch_stop_inside(&h, &w);
     result_clear(&w.ca);
     result_clear(&w.ua);
