@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
 # bench_api, bench_watch, bench_list, bench_authn, bench_rbac, bench_audit, bench_vap,
-# bench_webhook, bench_crd (two instances) and bench_gc (the garbage collector) against $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
+# bench_webhook, bench_crd (two instances) and bench_gc (the garbage collector) against
+# $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
 # unless KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects
 # are removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
