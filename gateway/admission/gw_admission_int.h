@@ -15,7 +15,9 @@
 #include <jansson.h>
 
 #include "gw_admission.h"
+#include "gw_admission_match.h"
 #include "gw_map_eval.h"
+#include "gw_vap_eval.h"
 
 /** kube's failures of mutating policies, in order (kube's PolicyError): each message and its
  *  reason ("Invalid" for an evaluation's, NULL for a configuration error). */
@@ -81,6 +83,26 @@ char *gw_admission__map_key(const char *policy, const char *binding, const json_
 
 /** Release what `r` holds and zero it. */
 void gw_admission__map_reinvoke_clear(gw_admission__map_reinvoke_t *r);
+
+/* ---- what admission's CEL expressions need (gw_admission_cel.c) ---------------------------- */
+
+/** kube's name of an operation ("CREATE", ...). Thread: any. */
+const char *gw_admission__op_name(gw_admission_op_t op);
+
+/** The user's extra values as {key: [values]} (a new reference; {} for none). Thread: any. */
+json_t *gw_admission__user_extra(const authn_user_t *u);
+
+/** The `request` variable of admission expressions (kube's CreateAdmissionRequest) for request
+ *  a, its matching form rq and the matched resource m: a new reference. Thread: any. */
+json_t *gw_admission__request_doc(const gw_admission_attrs_t *a, const gw_admission_request_t *rq,
+                                  const gw_admission_matched_t *m);
+
+/** Ask the request's authorizer chain every check waiting in memo, one after another, each
+ *  answer recorded in memo; resume(arg) once none waits (perhaps before this returns, when the
+ *  authorizers answer at once). memo must have one waiting at least. Thread: the request's
+ *  worker. */
+void gw_admission__answer_checks(gw_req_t *req, gw_vap_memo_t *memo, void (*resume)(void *arg),
+                                 void *arg);
 
 /** Walk the policies of the current snapshot of their kind for request `a`; done(err, arg)
  *  ends it. `reinvoke` NULL: ValidatingAdmissionPolicies; else MutatingAdmissionPolicies

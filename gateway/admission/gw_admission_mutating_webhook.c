@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_fieldval.h"
 #include "gw_webhook_int.h"
 
 #define PLUGIN "MutatingAdmissionWebhook"
@@ -140,6 +141,27 @@ annotate_patch(mwh_t *m, size_t index, const json_t *patch)
 
 static void drive(void *arg);
 
+/* kube decodes a patched built-in object into its Go type: unknown fields are dropped, a value
+ * the type cannot hold is an internal error. A custom object (unstructured there) and a
+ * subresource's own kind (Scale) are taken as they are. */
+static gw_admission_err_t *
+typed_decode(const gw_admission_attrs_t *a, json_t *obj)
+{
+    gw_field_issues_t issues = {0};
+    gw_admission_err_t *err = NULL;
+
+    if (a->resource->custom != NULL ||
+        (a->subresource[0] != '\0' && strcmp(a->subresource, "status") != 0))
+        return NULL;
+    gw_fieldval_check(obj, a->resource->schema, &issues);
+    for (size_t i = 0; i < issues.n && err == NULL; i++)
+        if (issues.items[i].kind == GW_FIELD_DECODE)
+            err = gw_webhook__internal_error(
+                a, gw_arena_strdup(a->req->arena, issues.items[i].message));
+    gw_field_issues_clear(&issues);
+    return err;
+}
+
 /* The patch applied to the request's object, in place; *changed tells whether it changed. */
 static gw_admission_err_t *
 apply_patch(mwh_t *m, const json_t *patch, bool *changed)
@@ -161,10 +183,17 @@ apply_patch(mwh_t *m, const json_t *patch, bool *changed)
     if (patched == NULL)
         return gw_webhook__internal_error(a, gw_arena_strdup(a->req->arena, err));
     gw_webhook__unversioned(m->run, patched);
+    gw_admission_err_t *err_decode = typed_decode(a, patched);
+    if (err_decode != NULL) {
+        json_decref(patched);
+        return err_decode;
+    }
     *changed = !json_equal(patched, a->object);
     json_object_clear(a->object);
     json_object_update(a->object, patched);
     json_decref(patched);
+    /* kube's dispatcher defaults the object a webhook patched */
+    gw_admission_default(a->resource, a->object);
     return NULL;
 }
 

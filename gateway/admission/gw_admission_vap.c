@@ -19,11 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "authz.h"
 #include "gw_admission_match.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
-#include "gw_server.h"
 #include "gw_store.h"
 #include "gw_vap_eval.h"
 #include "gw_vap_outcome.h"
@@ -61,7 +59,12 @@ typedef struct {
 
 static void drive(vap_t *v);
 
-static const char *const op_names[] = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
+/* The authorizer answered every waiting check: the walk goes on. */
+static void
+resume(void *arg)
+{
+    drive(arg);
+}
 
 static bool
 handles(gw_admission_op_t op)
@@ -154,132 +157,6 @@ namespace_object_name(const vap_t *v)
     return v->a->namespace_[0] != '\0' ? v->a->namespace_ : NULL;
 }
 
-/* ---- the request document ----------------------------------------------------------------- */
-
-static json_t *
-user_extra(const authn_user_t *u)
-{
-    json_t *extra = json_object();
-
-    for (size_t i = 0; u != NULL && i < u->n_extra; i++) {
-        json_t *vals = json_array();
-        for (size_t j = 0; j < u->extra[i].n_values; j++)
-            json_array_append_new(vals, json_string(u->extra[i].values[j]));
-        json_object_set_new(extra, u->extra[i].key, vals);
-    }
-    return extra;
-}
-
-static json_t *
-request_doc(const vap_t *v)
-{
-    const gw_admission_attrs_t *a = v->a;
-    const authn_user_t *u = a->req->user;
-    json_t *extra = user_extra(u);
-    gw_vap_request_t r = {
-        .kind_group = v->matched.kind.group,
-        .kind_version = v->matched.kind.version,
-        .kind = v->matched.kind.kind,
-        .resource_group = v->matched.resource.group,
-        .resource_version = v->matched.resource.version,
-        .resource = v->matched.resource.resource,
-        .subresource = a->subresource,
-        .request_kind_group = v->rq.kind.group,
-        .request_kind_version = v->rq.kind.version,
-        .request_kind = v->rq.kind.kind,
-        .request_resource_group = v->rq.resource.group,
-        .request_resource_version = v->rq.resource.version,
-        .request_resource = v->rq.resource.resource,
-        .request_subresource = a->subresource,
-        .name = a->name,
-        .namespace_ = v->rq.namespace_,
-        .operation = op_names[a->op],
-        .username = u != NULL ? u->name : "",
-        .uid = u != NULL ? u->uid : "",
-        .groups = u != NULL ? (const char *const *)u->groups : NULL,
-        .ngroups = u != NULL ? u->n_groups : 0,
-        .extra = json_object_size(extra) > 0 ? extra : NULL,
-        .dry_run = a->dry_run,
-        .options = a->options,
-    };
-    json_t *doc = gw_vap_request_doc(&r);
-
-    json_decref(extra);
-    return doc;
-}
-
-/* ---- the authorizer ---------------------------------------------------------------------- */
-
-static cel_authz_decision_t
-decision_of(authz_decision_t d)
-{
-    return d == AUTHZ_ALLOW ? CEL_AUTHZ_ALLOW
-                            : (d == AUTHZ_DENY ? CEL_AUTHZ_DENY : CEL_AUTHZ_NO_OPINION);
-}
-
-static void ask_next(vap_t *v);
-
-static void
-answered(authz_decision_t decision, const char *reason, const char *error, void *ctx)
-{
-    vap_t *v = ctx;
-    cel_authz_result_t r = {
-        .decision = decision_of(decision), .reason = reason != NULL ? reason : "", .error = error};
-
-    gw_vap_memo_answer(v->memo, 0, &r);
-    if (gw_vap_memo_pending(v->memo) > 0)
-        ask_next(v);
-    else
-        drive(v);
-}
-
-/* kube's serviceaccount.UserInfo(namespace, name, ""), for authorizer.serviceAccount(). */
-static const authn_user_t *
-service_account_user(gw_arena_t *arena, const char *ns, const char *name)
-{
-    authn_user_t *u = gw_arena_calloc(arena, sizeof(*u));
-
-    u->name = gw_arena_sprintf(arena, "system:serviceaccount:%s:%s", ns, name);
-    u->uid = gw_arena_strdup(arena, "");
-    u->groups = gw_arena_calloc(arena, 2 * sizeof(char *));
-    u->groups[0] = gw_arena_strdup(arena, "system:serviceaccounts");
-    u->groups[1] = gw_arena_sprintf(arena, "system:serviceaccounts:%s", ns);
-    u->n_groups = 2;
-    return u;
-}
-
-static const char *
-or_null(const char *s)
-{
-    return s != NULL && s[0] != '\0' ? s : NULL;
-}
-
-/* Ask the request's authorizers the memo's first waiting check; `answered` follows. */
-static void
-ask_next(vap_t *v)
-{
-    gw_req_t *r = v->a->req;
-    const cel_authz_attrs_t *c = gw_vap_memo_pending_attrs(v->memo, 0);
-    authz_attrs_t attrs = {
-        .user = c->sa_name != NULL ? service_account_user(r->arena, c->sa_namespace, c->sa_name)
-                                   : r->user,
-        .verb = c->verb,
-        .resource_request = c->resource_request,
-        .path = c->path != NULL ? c->path : "",
-        .api_group = c->resource_request ? c->group : "",
-        .api_version = c->resource_request ? "*" : "",
-        .resource = c->resource,
-        .subresource = c->subresource,
-        .namespace_ = c->ns,
-        .name = c->name,
-        .field_selector = or_null(c->field_selector),
-        .label_selector = or_null(c->label_selector),
-        .io = gw_worker_base(r->worker),
-    };
-
-    authz_authorize(r->authz, &attrs, answered, v);
-}
-
 /* ---- the steps ---------------------------------------------------------------------------- */
 
 static void
@@ -337,7 +214,7 @@ enter_policy(vap_t *v, const gw_vap_policy_t *p)
         return STEP_NEXT;
     }
     json_decref(v->request_doc);
-    v->request_doc = request_doc(v);
+    v->request_doc = gw_admission__request_doc(v->a, &v->rq, &v->matched);
     v->in_policy = true;
     v->bi = 0;
     return STEP_NEXT;
@@ -428,7 +305,7 @@ evaluate(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
     }
     cel_arena_free(arena);
     if (rc == GW_VAP_NEEDS_ANSWERS) {
-        ask_next(v);
+        gw_admission__answer_checks(v->a->req, v->memo, resume, v);
         return STEP_WAIT;
     }
     v->ki++;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "authz.h"
+#include "gw_admission_int.h"
 #include "gw_alloc.h"
 #include "gw_convert.h"
 #include "gw_err.h"
@@ -20,8 +20,6 @@
 #include "gw_store.h"
 #include "gw_uuid.h"
 #include "gw_webhook.h"
-
-static const char *const op_names[] = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
 
 /* ---- the run ----------------------------------------------------------------------------- */
 
@@ -120,128 +118,6 @@ namespace_ready(gw_webhook__run_t *run)
 
 /* ---- matchConditions ---------------------------------------------------------------------- */
 
-static json_t *
-user_extra(const authn_user_t *u)
-{
-    json_t *extra = json_object();
-
-    for (size_t i = 0; u != NULL && i < u->n_extra; i++) {
-        json_t *vals = json_array();
-        for (size_t j = 0; j < u->extra[i].n_values; j++)
-            json_array_append_new(vals, json_string(u->extra[i].values[j]));
-        json_object_set_new(extra, u->extra[i].key, vals);
-    }
-    return extra;
-}
-
-/* kube's CreateAdmissionRequest for the matcher: the matched kind and resource. */
-static json_t *
-request_doc(const gw_webhook__run_t *run, const gw_admission_matched_t *m)
-{
-    const gw_admission_attrs_t *a = run->a;
-    const authn_user_t *u = a->req->user;
-    json_t *extra = user_extra(u), *doc;
-    gw_vap_request_t r = {
-        .kind_group = m->kind.group,
-        .kind_version = m->kind.version,
-        .kind = m->kind.kind,
-        .resource_group = m->resource.group,
-        .resource_version = m->resource.version,
-        .resource = m->resource.resource,
-        .subresource = a->subresource,
-        .request_kind_group = run->rq.kind.group,
-        .request_kind_version = run->rq.kind.version,
-        .request_kind = run->rq.kind.kind,
-        .request_resource_group = run->rq.resource.group,
-        .request_resource_version = run->rq.resource.version,
-        .request_resource = run->rq.resource.resource,
-        .request_subresource = a->subresource,
-        .name = a->name,
-        .namespace_ = run->rq.namespace_,
-        .operation = op_names[a->op],
-        .username = u != NULL ? u->name : "",
-        .uid = u != NULL ? u->uid : "",
-        .groups = u != NULL ? (const char *const *)u->groups : NULL,
-        .ngroups = u != NULL ? u->n_groups : 0,
-        .extra = json_object_size(extra) > 0 ? extra : NULL,
-        .dry_run = a->dry_run,
-        .options = a->options,
-    };
-
-    doc = gw_vap_request_doc(&r);
-    json_decref(extra);
-    return doc;
-}
-
-static cel_authz_decision_t
-decision_of(authz_decision_t d)
-{
-    return d == AUTHZ_ALLOW ? CEL_AUTHZ_ALLOW
-                            : (d == AUTHZ_DENY ? CEL_AUTHZ_DENY : CEL_AUTHZ_NO_OPINION);
-}
-
-static void ask_next(gw_webhook__run_t *run);
-
-static void
-authorized(authz_decision_t decision, const char *reason, const char *error, void *ctx)
-{
-    gw_webhook__run_t *run = ctx;
-    cel_authz_result_t r = {
-        .decision = decision_of(decision), .reason = reason != NULL ? reason : "", .error = error};
-
-    gw_vap_memo_answer(run->memo, 0, &r);
-    if (gw_vap_memo_pending(run->memo) > 0)
-        ask_next(run);
-    else
-        run->resume(run->resume_arg);
-}
-
-/* kube's serviceaccount.UserInfo(namespace, name, ""), for authorizer.serviceAccount(). */
-static const authn_user_t *
-service_account_user(gw_arena_t *arena, const char *ns, const char *name)
-{
-    authn_user_t *u = gw_arena_calloc(arena, sizeof(*u));
-
-    u->name = gw_arena_sprintf(arena, "system:serviceaccount:%s:%s", ns, name);
-    u->uid = gw_arena_strdup(arena, "");
-    u->groups = gw_arena_calloc(arena, 2 * sizeof(char *));
-    u->groups[0] = gw_arena_strdup(arena, "system:serviceaccounts");
-    u->groups[1] = gw_arena_sprintf(arena, "system:serviceaccounts:%s", ns);
-    u->n_groups = 2;
-    return u;
-}
-
-static const char *
-or_null(const char *s)
-{
-    return s != NULL && s[0] != '\0' ? s : NULL;
-}
-
-static void
-ask_next(gw_webhook__run_t *run)
-{
-    gw_req_t *r = run->a->req;
-    const cel_authz_attrs_t *c = gw_vap_memo_pending_attrs(run->memo, 0);
-    authz_attrs_t attrs = {
-        .user = c->sa_name != NULL ? service_account_user(r->arena, c->sa_namespace, c->sa_name)
-                                   : r->user,
-        .verb = c->verb,
-        .resource_request = c->resource_request,
-        .path = c->path != NULL ? c->path : "",
-        .api_group = c->resource_request ? c->group : "",
-        .api_version = c->resource_request ? "*" : "",
-        .resource = c->resource,
-        .subresource = c->subresource,
-        .namespace_ = c->ns,
-        .name = c->name,
-        .field_selector = or_null(c->field_selector),
-        .label_selector = or_null(c->label_selector),
-        .io = gw_worker_base(r->worker),
-    };
-
-    authz_authorize(r->authz, &attrs, authorized, run);
-}
-
 /* The matchConditions of w: SKIP, CALL, WAIT (the authorizer is asked) or REFUSE. */
 static gw_webhook__verdict_t
 conditions(gw_webhook__run_t *run, const gw_webhook_t *w, const gw_admission_matched_t *m,
@@ -249,7 +125,7 @@ conditions(gw_webhook__run_t *run, const gw_webhook_t *w, const gw_admission_mat
 {
     const gw_admission_attrs_t *a = run->a;
     cel_arena_t *arena = cel_arena_new();
-    json_t *req = request_doc(run, m);
+    json_t *req = gw_admission__request_doc(run->a, &run->rq, m);
     const char *msg = NULL;
     int matched = 0, rc;
     gw_vap_input_t in = {
@@ -277,7 +153,7 @@ conditions(gw_webhook__run_t *run, const gw_webhook_t *w, const gw_admission_mat
     cel_arena_free(arena);
     json_decref(req);
     if (v == GW_WEBHOOK__WAIT)
-        ask_next(run);
+        gw_admission__answer_checks(run->a->req, run->memo, run->resume, run->resume_arg);
     return v;
 }
 
@@ -512,7 +388,7 @@ review_body(const call_t *c, const gw_admission_matched_t *m, const json_t *obje
 {
     const gw_admission_attrs_t *a = c->run->a;
     const authn_user_t *u = a->req->user;
-    json_t *extra = user_extra(u), *options = options_doc(a);
+    json_t *extra = gw_admission__user_extra(u), *options = options_doc(a);
     json_t *obj = gw_webhook__versioned(c->run, m, object);
     json_t *old = gw_webhook__versioned(c->run, m, a->old_object);
     gw_webhook_review_in_t in = {
@@ -526,7 +402,7 @@ review_body(const call_t *c, const gw_admission_matched_t *m, const json_t *obje
         .request_subresource = a->subresource,
         .name = a->name,
         .namespace_ = a->namespace_,
-        .operation = op_names[a->op],
+        .operation = gw_admission__op_name(a->op),
         .username = u != NULL ? u->name : NULL,
         .user_uid = u != NULL ? u->uid : NULL,
         .groups = u != NULL ? (const char *const *)u->groups : NULL,

@@ -81,6 +81,10 @@ class H(http.server.BaseHTTPRequestHandler):
             rsp["uid"] = "nope"
         elif path == "/bad-patch":
             rsp.update(patch([{"op": "replace", "path": "/nothing/here", "value": 1}]))
+        elif path == "/typed":
+            rsp.update(patch([{"op": "add", "path": "/data", "value": {"n": 1}}]))
+        elif path == "/unknown":
+            rsp.update(patch([{"op": "add", "path": "/extra", "value": {"x": 1}}]))
         elif path == "/huge":
             rsp["warnings"] = ["x" * (5 << 20)]
         elif path == "/slow":
@@ -317,6 +321,19 @@ sleep 1
 create bp1 badpatch
 check "... is an internal error whatever the failurePolicy" jpy \
     "d['code'] == 500 and d['reason'] == 'InternalError' and d['message'].startswith('Internal error occurred: ')"
+check "a mutating webhook patching in a value its Go type cannot hold" config mutating m-typed \
+    "$(hook typed.example.com typed "$(url /typed)" '"failurePolicy":"Ignore"')"
+sleep 1
+create ty1 typed
+check "... is kube's internal error in the decoder's words, whatever the failurePolicy" \
+    is_status 500 InternalError \
+    'Internal error occurred: json: cannot unmarshal number into Go struct field ConfigMap.data of type string'
+check "a mutating webhook adding a field ConfigMaps do not have" config mutating m-unknown \
+    "$(hook unknown.example.com unknown "$(url /unknown)")"
+sleep 1
+create un1 unknown
+check "... admits, the field dropped as kube's decoder drops it" \
+    jpy "d['metadata']['name'] == 'un1' and 'extra' not in d"
 
 check "a mutating webhook on a dead port under Ignore" config mutating m-dead \
     "$(hook mdead.example.com mdead "$(url /x "$DEAD_PORT")" '"failurePolicy":"Ignore"')"
