@@ -80,6 +80,7 @@ struct gw_controllers {
     gw_node_graph_t *node_graph;  /* the Node authorizer's graph, when that mode is on */
     gw_vap_cache_t *vap;          /* the process's admission policy snapshot */
     gw_vap_cache_t *map;          /* the mutating policies' snapshot, when they are served */
+    bool map_synced;              /* its first snapshot is published, or none is fed */
     bool vap_synced;              /* its first snapshot is published */
     gw_webhook_cache_t *webhooks; /* the process's admission webhook snapshot */
     bool webhooks_synced;         /* its first snapshot is published */
@@ -126,14 +127,14 @@ add_timer(struct event *ev, int64_t ms)
     evtimer_add(ev, &tv);
 }
 
-/* Ready once the initial namespaces are confirmed and the first RBAC, admission policy,
- * admission webhook and custom resource snapshots are in (kube's policy and webhook plugins
- * also wait for their informers before admitting). */
+/* Ready once the initial namespaces are confirmed and the first RBAC, admission policy (both
+ * kinds), admission webhook and custom resource snapshots are in (kube's policy and webhook
+ * plugins also wait for their informers before admitting). */
 static void
 maybe_synced(gw_controllers_t *c)
 {
-    if (c->synced && c->rbac_synced && c->vap_synced && c->webhooks_synced && c->crds_synced &&
-        c->on_synced != NULL)
+    if (c->synced && c->rbac_synced && c->vap_synced && c->map_synced && c->webhooks_synced &&
+        c->crds_synced && c->on_synced != NULL)
         c->on_synced(c->on_synced_arg);
 }
 
@@ -143,6 +144,15 @@ vap_synced(void *arg)
     gw_controllers_t *c = arg;
 
     c->vap_synced = true;
+    maybe_synced(c);
+}
+
+static void
+map_synced(void *arg)
+{
+    gw_controllers_t *c = arg;
+
+    c->map_synced = true;
     maybe_synced(c);
 }
 
@@ -496,7 +506,9 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
      * it */
     if (gw_catalog_find(catalog, "admissionregistration.k8s.io", "v1alpha1",
                         "mutatingadmissionpolicies") != NULL)
-        c->map = gw_map_cache_start(client, base, etcd_prefix, values, catalog, NULL, NULL);
+        c->map = gw_map_cache_start(client, base, etcd_prefix, values, catalog, map_synced, c);
+    else
+        c->map_synced = true;
     c->webhooks = gw_webhook_cache_start(client, base, etcd_prefix, values, webhooks_synced, c);
     c->crds = gw_crd_feed_start(client, base, etcd_prefix, values, catalog, crds_published, c);
     c->catalog = catalog;
