@@ -429,6 +429,14 @@ void cel_env_enable_mutation(cel_env_t *env, const cel_decltype_t *object);
  */
 const char *cel_value_object_name(const cel_value_t *v);
 
+/**
+ * The JSON text cel-go's ConvertToNative gives a timestamp, duration or bytes value when it
+ * becomes a JSON document's value (google.protobuf.Value): RFC 3339 with the fraction's zeros
+ * trimmed, the seconds with an "s" ("1.5s"), standard base64. NUL-terminated, in `a`; NULL for
+ * a value of another kind. Any thread.
+ */
+const char *cel_value_json_text(cel_arena_t *a, const cel_value_t *v);
+
 /* ---- Compiling -------------------------------------------------------------------------- */
 
 /** Where and why compiling failed. `message` is malloc'd and owned by the issue: the full

@@ -860,3 +860,20 @@ cel_value_equal(const cel_value_t *a, const cel_value_t *b)
         return cel__value_compare(a, b) == 0;
     }
 }
+
+const char *
+cel_value_json_text(cel_arena_t *a, const cel_value_t *v)
+{
+    size_t n;
+
+    switch (v->kind) {
+    case CEL_TIMESTAMP:
+        return cel__ts_format(a, v->v.ts.sec, v->v.ts.nsec);
+    case CEL_DURATION:
+        return cel__dur_format(a, v->v.dur);
+    case CEL_BYTES:
+        return cel__base64_encode(a, (const unsigned char *)v->v.str.data, v->v.str.len, &n);
+    default:
+        return NULL;
+    }
+}

@@ -18,6 +18,17 @@
 
 static json_t *to_json(const cel_value_t *v, const char **err);
 
+/* A timestamp, duration or bytes as the string cel-go's conversion to a JSON value writes. */
+static json_t *
+json_text(const cel_value_t *v)
+{
+    cel_arena_t *a = cel_arena_new();
+    json_t *s = json_string(cel_value_json_text(a, v));
+
+    cel_arena_free(a);
+    return s;
+}
+
 static json_t *
 list_to_json(const cel_value_t *v, const char **err)
 {
@@ -85,6 +96,10 @@ to_json(const cel_value_t *v, const char **err)
         return list_to_json(v, err);
     case CEL_MAP:
         return map_to_json(v, err);
+    case CEL_TIMESTAMP:
+    case CEL_DURATION:
+    case CEL_BYTES:
+        return json_text(v);
     default:
         *err = cel_type_name(cel_value_type(v));
         return NULL;

@@ -34,15 +34,17 @@ compile(const char *spec)
     return c;
 }
 
+/* The policy evaluated last: its result's errors may point into it. */
+static gw_map_compiled_t *last;
+
 /* Evaluate a policy of `spec` on the Deployment (params `params_doc` when has_params). */
 static int
 eval(const char *spec, gw_map_result_t *r)
 {
-    gw_map_compiled_t *c = compile(spec);
+    gw_map_compiled_free(last);
+    last = compile(spec);
     gw_vap_input_t in = {.object = object_doc, .request = request_doc, .params = params_doc};
-    int rc = gw_map_eval(c, &in, schema, NULL, arena, r);
-    gw_map_compiled_free(c);
-    return rc;
+    return gw_map_eval(last, &in, schema, NULL, arena, r);
 }
 
 static const json_t *
@@ -185,6 +187,13 @@ test_json_patch(void)
                                        "'/metadata/labels/name'}, JSONPatch{op: 'remove', path: "
                                        "'/metadata/labels/app'}]\"") "]}",
                  "metadata.labels", "{\"name\":\"d\"}");
+    expect_value(
+        "timestamps, durations and bytes become the strings cel-go's JSON values are",
+        "{\"mutations\":[" JP("\"[JSONPatch{op: 'add', path: '/metadata/annotations', "
+                              "value: {'t': dyn(timestamp('2024-01-02T03:04:05.500Z')), 'd': "
+                              "dyn(duration('1m30.25s')), 'b': dyn(b'hi!')}}]\"") "]}",
+        "metadata.annotations",
+        "{\"t\":\"2024-01-02T03:04:05.5Z\",\"d\":\"90.25s\",\"b\":\"aGkh\"}");
     gw_map_result_t r;
     eval(
         "{\"mutations\":[" JP("\"[JSONPatch{op: 'test', path: '/spec/replicas', value: 5}, "
@@ -248,6 +257,7 @@ main(void)
     test_apply_configuration();
     test_json_patch();
     test_sequence_and_inputs();
+    gw_map_compiled_free(last);
     cel_arena_free(arena);
     json_decref(object_doc);
     json_decref(request_doc);
