@@ -37,6 +37,7 @@
 #include "../../cel/cel_lib_format.c"
 #include "../../cel/cel_lib_lists.c"
 #include "../../cel/cel_lib_math.c"
+#include "../../cel/cel_lib_mutation.c"
 #include "../../cel/cel_lib_named_format.c"
 #include "../../cel/cel_lib_net.c"
 #include "../../cel/cel_lib_quantity.c"
@@ -103,6 +104,9 @@
 #undef resolve
 #undef trim
 #include "gw_vap_snapshot.c"
+#define white gw_map_compile__white
+#include "gw_map_compile.c"
+#undef white
 #define ptr gw_webhook_config_valid__ptr
 #define sor gw_webhook_config_valid__sor
 #define child gw_webhook_config_valid__child
