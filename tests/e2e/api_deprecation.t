@@ -70,9 +70,10 @@ POLICY='{"apiVersion":"admissionregistration.k8s.io/v1beta1","kind":"ValidatingA
 "apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"]}]},
 "validations":[{"expression":"true"}]}}'
 
-check "kgate starts with admissionregistration v1beta1 and v1alpha1, storage v1alpha1 on" \
+check "kgate starts with admissionregistration v1beta1 and v1alpha1 (and its gate), storage v1alpha1 on" \
     api_start deprecation --authorization-mode=RBAC \
     --runtime-config=admissionregistration.k8s.io/v1beta1=true,admissionregistration.k8s.io/v1alpha1=true,storage.k8s.io/v1alpha1=true \
+    --feature-gates=MutatingAdmissionPolicy=true \
     --audit-policy-file="$D/policy.yaml" --audit-log-path="$LOG"
 
 req GET $AR/v1beta1/validatingadmissionpolicies
