@@ -42,9 +42,8 @@ gw_registry__gc_policy(const gw_resource_t *res)
     return GW_GC_DELETE_DEPENDENTS;
 }
 
-/* The first of the two finalizers in `list`, or NULL (kube reads them in order). */
-static const char *
-first_gc_finalizer(const json_t *list)
+static bool
+has(const json_t *list, const char *name)
 {
     size_t i;
     const json_t *f;
@@ -52,10 +51,10 @@ first_gc_finalizer(const json_t *list)
     json_array_foreach(list, i, f)
     {
         const char *s = json_string_value(f);
-        if (s != NULL && (strcmp(s, ORPHAN) == 0 || strcmp(s, FOREGROUND) == 0))
-            return s;
+        if (s != NULL && strcmp(s, name) == 0)
+            return true;
     }
-    return NULL;
+    return false;
 }
 
 /* shouldOrphanDependents and shouldDeleteDependents together. */
@@ -63,8 +62,6 @@ static void
 decide(gw_gc_policy_t policy, const char *propagation, int orphan_dependents,
        const json_t *finalizers, bool *orphan, bool *foreground)
 {
-    const char *first = first_gc_finalizer(finalizers);
-
     *orphan = *foreground = false;
     if (policy == GW_GC_UNSUPPORTED)
         return;
@@ -73,9 +70,10 @@ decide(gw_gc_policy_t policy, const char *propagation, int orphan_dependents,
     } else if (propagation != NULL) {
         *orphan = strcmp(propagation, "Orphan") == 0;
         *foreground = strcmp(propagation, "Foreground") == 0;
-    } else if (first != NULL) {
-        *orphan = strcmp(first, ORPHAN) == 0;
-        *foreground = strcmp(first, FOREGROUND) == 0;
+    } else if (has(finalizers, ORPHAN) || has(finalizers, FOREGROUND)) {
+        /* both checks look for the orphan finalizer first: with both, dependents are orphaned */
+        *orphan = has(finalizers, ORPHAN);
+        *foreground = !*orphan;
     } else {
         *orphan = policy == GW_GC_ORPHAN;
     }

@@ -69,6 +69,9 @@ test_finalizers(void)
                "the object's foregroundDeletion overrides the default");
     finalizers(GW_GC_DELETE_DEPENDENTS, NULL, -1, "{\"finalizers\":[\"orphan\"]}", "[\"orphan\"]",
                "the object's orphan finalizer overrides the default");
+    finalizers(GW_GC_DELETE_DEPENDENTS, NULL, -1,
+               "{\"finalizers\":[\"foregroundDeletion\",\"orphan\"]}", "[\"orphan\"]",
+               "with both on the object, orphan wins (kube checks it first), wherever it is");
     finalizers(GW_GC_UNSUPPORTED, "Orphan", -1, "{\"finalizers\":[\"orphan\",\"c\"]}", "[\"c\"]",
                "an unsupported kind loses both, whatever is asked");
 }
