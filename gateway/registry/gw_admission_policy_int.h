@@ -51,7 +51,8 @@ void gw_policy__check_param_kind(gw_req_t *r, const json_t *obj, const json_t *o
 void gw_policy__check_param_ref(gw_req_t *r, const json_t *obj, const json_t *old, gw_fail_t *f,
                                 gw_strategy_done_fn done, void *arg);
 
-/** JSON equality with absent and null equal (Go's nil pointer or slice). */
-bool gw_policy__same(const json_t *a, const json_t *b);
+/** Whether an update keeps the spec's paramKind and matchConditions (absent and null equal):
+ *  kube then does not compile the stored matchConditions again. Thread: any. */
+bool gw_policy__conditions_kept(const json_t *obj, const json_t *old);
 
 #endif

@@ -495,25 +495,29 @@ gw_vap_validate(const json_t *obj, gw_field_errors_t *errs)
 }
 
 /* JSON equality, absent and null being equal (a nil pointer or slice). */
-bool
-gw_policy__same(const json_t *a, const json_t *b)
+static bool
+same(const json_t *a, const json_t *b)
 {
     if (a == NULL || json_is_null(a))
         return b == NULL || json_is_null(b);
     return b != NULL && json_equal(a, b);
 }
 
+bool
+gw_policy__conditions_kept(const json_t *obj, const json_t *old)
+{
+    const json_t *spec = json_object_get(obj, "spec"), *ospec = json_object_get(old, "spec");
+
+    return same(json_object_get(spec, "paramKind"), json_object_get(ospec, "paramKind")) &&
+           same(json_object_get(spec, "matchConditions"),
+                json_object_get(ospec, "matchConditions"));
+}
+
 void
 gw_vap_validate_update(const json_t *obj, const json_t *old, gw_field_errors_t *errs)
 {
-    const json_t *spec = json_object_get(obj, "spec"), *ospec = json_object_get(old, "spec");
     /* ignoreValidatingAdmissionPolicyMatchConditions */
-    bool unchanged =
-        gw_policy__same(json_object_get(spec, "paramKind"), json_object_get(ospec, "paramKind")) &&
-        gw_policy__same(json_object_get(spec, "matchConditions"),
-                        json_object_get(ospec, "matchConditions"));
-
-    policy_spec(obj, old, !unchanged, errs);
+    policy_spec(obj, old, !gw_policy__conditions_kept(obj, old), errs);
 }
 
 /* ---- status ------------------------------------------------------------------------------ */

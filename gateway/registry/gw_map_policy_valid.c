@@ -206,13 +206,7 @@ gw_map_validate(const json_t *obj, gw_field_errors_t *errs)
 void
 gw_map_validate_update(const json_t *obj, const json_t *old, gw_field_errors_t *errs)
 {
-    const json_t *spec = json_object_get(obj, "spec"), *ospec = json_object_get(old, "spec");
-    bool unchanged =
-        gw_policy__same(json_object_get(spec, "paramKind"), json_object_get(ospec, "paramKind")) &&
-        gw_policy__same(json_object_get(spec, "matchConditions"),
-                        json_object_get(ospec, "matchConditions"));
-
-    policy_spec(obj, old, !unchanged, errs);
+    policy_spec(obj, old, !gw_policy__conditions_kept(obj, old), errs);
 }
 
 void
