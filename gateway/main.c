@@ -28,6 +28,7 @@
 #include "etcd.h"
 #include "gw_clock.h"
 #include "gw_alloc.h"
+#include "gw_store.h"
 #include "gw_api.h"
 #include "gw_authz_io.h"
 #include "gw_catalog.h"
@@ -477,6 +478,36 @@ build_audit(kgate_t *k, char *err, size_t err_len)
     return gw_audit_new(&o, &k->audit, err, err_len) == 0 ? 0 : 1;
 }
 
+/* --watch-cache-sizes as collections: resource[.group]#size names a built-in resource. */
+static gw_cache_limit_t *
+cache_limits(const gw_config_t *cfg)
+{
+    const gw_strlist_t *l = &cfg->watch_cache_sizes;
+    gw_cache_limit_t *out = gw_calloc(l->n + 1, sizeof(*out));
+
+    for (size_t i = 0; i < l->n; i++) {
+        char *res = gw_strdup(l->items[i]), *dot, *path;
+        *strchr(res, '#') = '\0'; /* the flag's check saw one */
+        dot = strchr(res, '.');
+        if (dot != NULL)
+            *dot = '\0';
+        path = gw_store_resource_path(dot != NULL ? dot + 1 : "", res, false);
+        out[i].collection = gw_sprintf("%s/", path);
+        out[i].limit = strtol(strchr(l->items[i], '#') + 1, NULL, 10);
+        free(path);
+        free(res);
+    }
+    return out;
+}
+
+static void
+cache_limits_free(gw_cache_limit_t *limits, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free((char *)limits[i].collection);
+    free(limits);
+}
+
 static int
 start_serving(kgate_t *k, char *err, size_t err_len)
 {
@@ -503,8 +534,12 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .compression = feature_enabled(cfg, "APIResponseCompression", true),
         .unsafe_delete = feature_enabled(cfg, "AllowUnsafeMalformedObjectDeletion", false),
         .cbor = feature_enabled(cfg, "CBORServingAndStorage", false),
+        .watch_cache = cfg->watch_cache,
+        .cache_limits = cache_limits(cfg),
+        .n_cache_limits = cfg->watch_cache_sizes.n,
     };
     k->api = gw_api_new(&ac);
+    cache_limits_free((gw_cache_limit_t *)ac.cache_limits, ac.n_cache_limits);
     gw_server_opts_t opts = {
         .bind_address = cfg->bind_address,
         .port = cfg->secure_port,

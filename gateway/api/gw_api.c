@@ -22,7 +22,10 @@ gw_api_new(const gw_api_config_t *cfg)
         gw_watch_config_t wc = {.etcd = cfg->etcd,
                                 .etcd_prefix = cfg->etcd_prefix,
                                 .values = cfg->values,
-                                .workers = cfg->workers};
+                                .workers = cfg->workers,
+                                .read_cache = cfg->watch_cache,
+                                .cache_limits = cfg->cache_limits,
+                                .n_cache_limits = cfg->n_cache_limits};
         api->watch = gw_watch_new(&wc);
         api->watch_locals = gw_calloc((size_t)cfg->workers, sizeof(*api->watch_locals));
     }
@@ -53,8 +56,11 @@ gw_api_worker_start(gw_api_t *api, gw_worker_t *w)
 {
     int i = gw_worker_index(w);
     api->stores[i] = gw_store_new(gw_worker_etcd(w), api->etcd_prefix, api->cfg.values);
-    if (api->watch != NULL)
-        api->watch_locals[i] = gw_watch_local_new(api->watch, i, gw_worker_base(w), api->stores[i]);
+    if (api->watch == NULL)
+        return;
+    api->watch_locals[i] = gw_watch_local_new(api->watch, i, gw_worker_base(w), api->stores[i]);
+    gw_store_set_read_cache(api->stores[i], gw_watch_local_read_cache(api->watch_locals[i]),
+                            api->watch_locals[i]);
 }
 
 void

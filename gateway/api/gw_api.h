@@ -17,6 +17,7 @@
 #include "gw_health.h"
 #include "gw_server.h"
 #include "gw_transformer.h"
+#include "gw_watch.h"
 
 struct gw_req;
 struct gw_audit;
@@ -36,9 +37,12 @@ typedef struct {
     int workers;                          /* the server's worker count */
     int max_requests_inflight;            /* 0: unlimited */
     int max_mutating_requests_inflight;
-    bool compression;   /* feature gate APIResponseCompression */
-    bool unsafe_delete; /* feature gate AllowUnsafeMalformedObjectDeletion */
-    bool cbor;          /* feature gate CBORServingAndStorage */
+    bool compression;                     /* feature gate APIResponseCompression */
+    bool unsafe_delete;                   /* feature gate AllowUnsafeMalformedObjectDeletion */
+    bool cbor;                            /* feature gate CBORServingAndStorage */
+    bool watch_cache;                     /* --watch-cache: reads served from watch-fed caches */
+    const gw_cache_limit_t *cache_limits; /* --watch-cache-sizes, by collection (copied) */
+    size_t n_cache_limits;
 } gw_api_config_t;
 
 typedef struct gw_api gw_api_t;

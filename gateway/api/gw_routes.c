@@ -283,8 +283,23 @@ watch_metrics(gw_api_t *api)
         "# HELP kgate_watch_catchups Watchers catching up from etcd on a watch of their own.\n"
         "# TYPE kgate_watch_catchups gauge\nkgate_watch_catchups %ld\n"
         "# HELP kgate_watch_catchups_total Catch-up etcd watches started.\n"
-        "# TYPE kgate_watch_catchups_total counter\nkgate_watch_catchups_total %ld\n",
-        atomic_load(&api->open_streams), st.hubs, st.catchups, st.catchups_total);
+        "# TYPE kgate_watch_catchups_total counter\nkgate_watch_catchups_total %ld\n"
+        "# HELP kgate_read_caches Collections whose reads are served from a watch-fed cache.\n"
+        "# TYPE kgate_read_caches gauge\nkgate_read_caches %ld\n"
+        "# HELP kgate_read_cache_objects Objects the read caches hold.\n"
+        "# TYPE kgate_read_cache_objects gauge\nkgate_read_cache_objects %ld\n"
+        "# HELP kgate_read_cache_bytes Bytes of keys and values the read caches hold.\n"
+        "# TYPE kgate_read_cache_bytes gauge\nkgate_read_cache_bytes %ld\n"
+        "# HELP kgate_read_cache_reads_total Reads of cached collections, by who answered.\n"
+        "# TYPE kgate_read_cache_reads_total counter\n"
+        "kgate_read_cache_reads_total{source=\"cache\"} %ld\n"
+        "kgate_read_cache_reads_total{source=\"etcd\"} %ld\n"
+        "# HELP kgate_read_cache_revision_requests_total etcd revision reads made for consistent "
+        "reads from the caches.\n"
+        "# TYPE kgate_read_cache_revision_requests_total counter\n"
+        "kgate_read_cache_revision_requests_total %ld\n",
+        atomic_load(&api->open_streams), st.hubs, st.catchups, st.catchups_total, st.caches,
+        st.cache_objects, st.cache_bytes, st.cache_reads, st.cache_etcd, st.cache_revisions);
 }
 
 static void

@@ -150,3 +150,13 @@ gw_registry__object_key(gw_req_t *r, const char *name)
     free(key);
     return out;
 }
+
+const char *
+gw_registry__collection(gw_req_t *r)
+{
+    char *p = gw_store_collection_prefix(r->resource->storage_path, NULL);
+    const char *out = p != NULL ? gw_arena_strdup(r->arena, p) : NULL;
+
+    free(p);
+    return out;
+}

@@ -1,8 +1,9 @@
 /*
- * GET of one object. resourceVersion unset or "0" reads the latest value (kgate keeps no watch
- * cache, so "any" is served as "latest"); a number N means "not older than N": the latest value
- * always is, provided the store has reached N, which kube-apiserver checks against the read's
- * revision (waiting up to 3 s for it, then "Too large resource version").
+ * GET of one object. resourceVersion unset reads the latest value (linearizable: from the read
+ * cache once it has caught up with etcd's current revision, else from etcd); "0" takes any
+ * state, and a number N any state not older than N: the read cache's at once when it is that
+ * new, else the latest, provided the store has reached N, which kube-apiserver checks against
+ * the read's revision (waiting up to 3 s for it, then "Too large resource version").
  */
 #include "gw_registry_int.h"
 
@@ -15,6 +16,7 @@
 
 typedef struct {
     gw_req_t *r;
+    bool relaxed; /* resourceVersion set: not the latest, any state not older than min_rv */
     int64_t min_rv;
     uint8_t *value; /* the object kept while the store's revision is checked */
     size_t value_len;
@@ -70,7 +72,7 @@ got(int err, const gw_obj_t *obj, void *arg)
         gw_reply_error(r, err, r->info.name);
         return;
     }
-    if (obj->mod_revision >= g->min_rv) {
+    if (obj->mod_revision >= g->min_rv || obj->revision >= g->min_rv) {
         gw_registry__reply_obj(r, 200, obj);
         return;
     }
@@ -92,7 +94,10 @@ static void
 read_object(void *arg)
 {
     get_ctx_t *g = arg;
-    int rc = gw_store_get(g->r->store, gw_registry__object_key(g->r, g->r->info.name), 0, got, g);
+    gw_read_opts_t o = {.collection = gw_registry__collection(g->r),
+                        .relaxed = g->relaxed,
+                        .min_revision = g->min_rv};
+    int rc = gw_store_read(g->r->store, gw_registry__object_key(g->r, g->r->info.name), &o, got, g);
 
     if (rc != 0)
         gw_reply_error(g->r, rc, g->r->info.name);
@@ -105,6 +110,8 @@ gw_registry__get(gw_req_t *r)
     const char *key = gw_registry__object_key(r, r->info.name);
 
     g->r = r;
+    g->relaxed =
+        gw_req_query(r, "resourceVersion") != NULL && gw_req_query(r, "resourceVersion")[0] != '\0';
     g->min_rv = parse_rv(gw_req_query(r, "resourceVersion"));
     if (g->min_rv < 0) {
         gw_reply_status(r, 400, "BadRequest", NULL, "invalid resource version: %s",

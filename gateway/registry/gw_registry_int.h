@@ -509,6 +509,10 @@ void gw_registry__watch(gw_req_t *r);
  *  a segment cannot be a key. */
 const char *gw_registry__object_key(gw_req_t *r, const char *name);
 
+/** The relative prefix of the request resource's whole collection (all namespaces), in the
+ *  arena: what names its read cache (gw_read_opts_t.collection). */
+const char *gw_registry__collection(gw_req_t *r);
+
 /** The namespace objects of the request's resource live in ("" when cluster-scoped). */
 const char *gw_registry__namespace(gw_req_t *r);
 

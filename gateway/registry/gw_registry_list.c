@@ -49,6 +49,7 @@ struct gw_lister {
     bool filtered;      /* a selector is in force */
     int64_t limit;      /* matching items per answer; 0: all */
     int64_t min_rv;     /* resourceVersion N, not-older-than */
+    bool relaxed;       /* resourceVersion "0" or N: not the latest (a read cache may answer) */
     int64_t rev;        /* the pinned revision (0 until the first chunk) */
     bool continued;     /* the request carried a continue token */
     const char *prefix; /* the collection's relative prefix */
@@ -241,7 +242,10 @@ parse_versions(gw_lister_t *l)
         return false;
     if (cont != NULL && cont[0] != '\0')
         return apply_continue(l, rv, cont);
-    if (rv == NULL || rv[0] == '\0' || strcmp(rv, "0") == 0)
+    if (rv == NULL || rv[0] == '\0')
+        return true;
+    l->relaxed = true;
+    if (strcmp(rv, "0") == 0)
         return true;
     if (!gw_registry__parse_int(rv, &n) || n < 0) {
         gw_reply_status(r, 400, "BadRequest", NULL, "invalid resource version: %s", rv);
@@ -729,8 +733,13 @@ got_page(int err, const gw_list_page_t *page, void *arg)
 static void
 fetch(gw_lister_t *l)
 {
-    gw_list_req_t q = {
-        .prefix = l->prefix, .start_key = l->start, .revision = l->rev, .limit = CHUNK};
+    gw_list_req_t q = {.prefix = l->prefix,
+                       .start_key = l->start,
+                       .revision = l->rev,
+                       .limit = CHUNK,
+                       .collection = gw_registry__collection(l->r),
+                       .relaxed = l->relaxed,
+                       .min_revision = l->min_rv};
     int rc;
 
     /* Unfiltered, a chunk need not go past the limit. */

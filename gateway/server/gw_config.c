@@ -43,6 +43,7 @@ static const char *check_key_value(const char *v);
 static const char *check_feature_gate(const char *v);
 static const char *check_webhook_version(const char *v);
 static const char *check_audit_format(const char *v);
+static const char *check_cache_size(const char *v);
 
 #define OFF(field) offsetof(gw_config_t, field)
 
@@ -180,6 +181,12 @@ static const flag_t flags[] = {
      "Limit of read-only requests in flight; 0 means no limit."},
     {"max-mutating-requests-inflight", FLAG_INT, OFF(max_mutating_requests_inflight), "200", 0,
      INT_MAX, NULL, "Limit of mutating requests in flight; 0 means no limit."},
+    {"watch-cache", FLAG_BOOL, OFF(watch_cache), "true", 0, 0, NULL,
+     "Serve reads from a watch-fed cache of each collection (consistent reads wait until the "
+     "cache has caught up with etcd)."},
+    {"watch-cache-sizes", FLAG_LIST, OFF(watch_cache_sizes), "", 0, 0, check_cache_size,
+     "Per resource, resource[.group]#size: the most objects its cache may hold (a collection "
+     "that outgrows it is read from etcd); 0 keeps no cache for it."},
     {"audit-policy-file", FLAG_STR, OFF(audit_policy_file), NULL, 0, 0, NULL,
      "Audit policy (audit.k8s.io/v1 Policy, YAML or JSON); without it nothing is audited."},
     {"audit-log-path", FLAG_STR, OFF(audit_log_path), NULL, 0, 0, NULL,
@@ -238,6 +245,25 @@ check_authz_mode(const char *v)
 }
 
 /* kube's --runtime-config: key[=value], a missing value meaning true. */
+/* kube's ParseWatchCacheSizes, in its words. */
+static const char *
+check_cache_size(const char *v)
+{
+    const char *hash = strchr(v, '#');
+    char *end;
+    long n;
+
+    if (hash == NULL || strchr(hash + 1, '#') != NULL)
+        return "invalid value of watch cache size";
+    errno = 0;
+    n = strtol(hash + 1, &end, 10);
+    if (hash[1] == '\0' || *end != '\0' || errno != 0)
+        return "invalid size of watch cache size";
+    if (n < 0)
+        return "watch cache size cannot be negative";
+    return NULL;
+}
+
 static const char *
 check_key_value(const char *v)
 {

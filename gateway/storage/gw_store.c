@@ -126,6 +126,7 @@ gw_store__obj_init(const gw_store_t *s, const Mvccpb__KeyValue *kv, gw_obj_t *ob
     obj->mod_revision = kv->mod_revision;
     obj->create_revision = kv->create_revision;
     obj->lease = kv->lease;
+    obj->revision = 0;
 }
 
 void
@@ -242,6 +243,7 @@ get_done(int err, const Etcdserverpb__RangeResponse *resp, void *arg)
         return;
     }
     gw_store__obj_init(op->s, kv, &obj);
+    obj.revision = gw_store__rev(resp->header);
     op->cb(0, &obj, op->ctx);
     gw_store__obj_clear(&obj);
     free(op);
@@ -265,6 +267,24 @@ gw_store_get(gw_store_t *s, const char *key, int64_t revision, gw_store_get_cb c
     if (rc != 0)
         free(op);
     return rc;
+}
+
+int
+gw_store_read(gw_store_t *s, const char *key, const gw_read_opts_t *o, gw_store_get_cb cb,
+              void *ctx)
+{
+    if (!gw_store__key_ok(key))
+        return GW_EINVAL;
+    if (o->collection != NULL && s->cache != NULL && s->cache->get(s->cache_impl, key, o, cb, ctx))
+        return 0;
+    return gw_store_get(s, key, 0, cb, ctx);
+}
+
+void
+gw_store_set_read_cache(gw_store_t *s, const gw_read_cache_ops_t *ops, void *impl)
+{
+    s->cache = ops;
+    s->cache_impl = impl;
 }
 
 /* ---- list ------------------------------------------------------------------------------- */
@@ -334,6 +354,8 @@ gw_store_list(gw_store_t *s, const gw_list_req_t *req, gw_store_list_cb cb, void
 
     if (!list_req_ok(req))
         return GW_EINVAL;
+    if (req->collection != NULL && s->cache != NULL && s->cache->list(s->cache_impl, req, cb, ctx))
+        return 0;
     from = gw_store__full_key(s, req->start_key ? req->start_key : req->prefix);
     prefix = gw_store__full_key(s, req->prefix);
     end = gw_store__prefix_end(prefix, &end_len);

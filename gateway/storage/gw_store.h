@@ -40,7 +40,8 @@ typedef struct {
     int64_t mod_revision; /* the resourceVersion */
     int64_t create_revision;
     int64_t lease;
-    uint8_t *owned; /* the store's: a transcoded value it frees after the callback */
+    uint8_t *owned;   /* the store's: a transcoded value it frees after the callback */
+    int64_t revision; /* gets: the store's revision the read saw (0 elsewhere) */
 } gw_obj_t;
 
 /**
@@ -85,10 +86,29 @@ int gw_store_current_revision(gw_store_t *s, gw_store_rev_cb cb, void *ctx);
 
 typedef void (*gw_store_get_cb)(int err, const gw_obj_t *obj, void *ctx);
 /**
- * Read one object, latest (revision 0, linearizable) or as it was at `revision`.
+ * Read one object, latest (revision 0, linearizable) or as it was at `revision`, from etcd.
  * Errors: GW_ENOTFOUND, GW_ECOMPACTED, GW_EFUTUREREV, and the transport ones.
  */
 int gw_store_get(gw_store_t *s, const char *key, int64_t revision, gw_store_get_cb cb, void *ctx);
+
+/** How fresh a read must be, and which read cache may answer it. */
+typedef struct {
+    const char *collection; /* the key's collection over all namespaces, as
+                               gw_store_collection_prefix(path, NULL) makes it: that
+                               collection's read cache may answer; NULL: etcd alone */
+    bool relaxed;           /* any state at least min_revision new will do (resourceVersion "0"
+                               or a NotOlderThan one); false: the latest (linearizable) */
+    int64_t min_revision;
+} gw_read_opts_t;
+
+/**
+ * Read one object as `o` allows: from the read cache of its collection when the store has one
+ * that can answer (gw_store_set_read_cache), else the latest from etcd. obj->revision is the
+ * revision the answer is valid at (a relaxed read from the cache may be older than etcd's
+ * latest, never older than min_revision). Errors as gw_store_get's.
+ */
+int gw_store_read(gw_store_t *s, const char *key, const gw_read_opts_t *o, gw_store_get_cb cb,
+                  void *ctx);
 
 typedef struct {
     const char *prefix;    /* relative collection prefix, from gw_store_collection_prefix;
@@ -96,6 +116,11 @@ typedef struct {
     const char *start_key; /* relative key to start at (inclusive); NULL = start of prefix */
     int64_t revision;      /* 0 = latest (linearizable); else the pinned revision */
     int64_t limit;         /* items in this page; 0 = all (the caller bounds it) */
+    /* what a read cache may answer (gw_read_opts_t's meaning; relaxed applies to revision 0):
+     * without a collection the page comes from etcd */
+    const char *collection;
+    bool relaxed;
+    int64_t min_revision;
 } gw_list_req_t;
 
 typedef struct {
@@ -111,9 +136,27 @@ typedef struct {
 } gw_list_page_t;
 
 typedef void (*gw_store_list_cb)(int err, const gw_list_page_t *page, void *ctx);
-/** Read one page of a collection. Errors: GW_ECOMPACTED, GW_EFUTUREREV, transport ones.
- *  GW_EINVAL when start_key does not begin with prefix, or limit < 0. */
+/** Read one page of a collection, from its read cache when the request names a collection
+ *  whose cache holds the state asked for, else from etcd. Errors: GW_ECOMPACTED,
+ *  GW_EFUTUREREV, transport ones. GW_EINVAL when start_key does not begin with prefix, or
+ *  limit < 0. */
 int gw_store_list(gw_store_t *s, const gw_list_req_t *req, gw_store_list_cb cb, void *ctx);
+
+/**
+ * A read cache in front of etcd (gateway/watch/gw_read_cache.h implements one). Each hook
+ * returns true when it takes the read (its callback then fires exactly once, later, on the
+ * store's thread) and false to leave it to etcd. A taken read may still go to etcd in the end
+ * (through gw_store_get or a gw_store_list without a collection).
+ */
+typedef struct {
+    bool (*get)(void *impl, const char *key, const gw_read_opts_t *o, gw_store_get_cb cb,
+                void *ctx);
+    bool (*list)(void *impl, const gw_list_req_t *req, gw_store_list_cb cb, void *ctx);
+} gw_read_cache_ops_t;
+
+/** Put a read cache in front of the store's reads (ops and impl are borrowed and must outlive
+ *  the store; NULL ops: none). Thread: the store's. */
+void gw_store_set_read_cache(gw_store_t *s, const gw_read_cache_ops_t *ops, void *impl);
 
 /* ---- writes ----------------------------------------------------------------------------- */
 

@@ -16,6 +16,8 @@ struct gw_store {
     size_t prefix_len;
     size_t n_updates; /* guaranteed updates not yet done (checked by gw_store_free) */
     const gw_value_transformer_t *values; /* NULL: values pass as they are */
+    const gw_read_cache_ops_t *cache;     /* the read cache in front of etcd, or NULL */
+    void *cache_impl;
 };
 
 /** Full etcd key of a relative key: prefix + rel. Caller frees. */

@@ -54,8 +54,15 @@ deliver(gw_watch__msg_t *m, void *arg)
     case MSG_CLOSE:
         gw_watch__hub_forget_worker(s, m->worker);
         break;
+    case MSG_CACHE_OPEN:
+        gw_watch__cache_open(m->cache);
+        break;
+    case MSG_CACHE_WANT:
+        gw_watch__cache_want(m->cache, m->worker, m->rev);
+        break;
     case MSG_STOP:
         gw_watch__hubs_stop(s);
+        gw_watch__caches_stop(s);
         /* Fires the hubs' terminal callbacks now, which drop their last references. */
         etcd_conn_free(s->conn);
         s->conn = NULL;
@@ -105,6 +112,56 @@ configure(gw_watch_t *s, const gw_watch_config_t *cfg)
         (size_t)knob((long long)cfg->queue_bytes, "KGATE_WATCH_QUEUE_BYTES", DEFAULT_QUEUE_BYTES);
     s->etcd_prefix = gw_strdup(cfg->etcd_prefix);
     s->cfg.etcd_prefix = s->etcd_prefix;
+    gw_cache_limit_t *limits = gw_calloc(cfg->n_cache_limits + 1, sizeof(*limits));
+    for (size_t i = 0; i < cfg->n_cache_limits; i++)
+        limits[i] = (gw_cache_limit_t){.collection = gw_strdup(cfg->cache_limits[i].collection),
+                                       .limit = cfg->cache_limits[i].limit};
+    s->cfg.cache_limits = limits;
+}
+
+/* The configured limit of a collection's cache: -1 when it keeps none. */
+static long
+cache_limit(const gw_watch_t *s, const char *collection)
+{
+    if (!s->cfg.read_cache)
+        return -1;
+    for (size_t i = 0; i < s->cfg.n_cache_limits; i++) {
+        if (strcmp(s->cfg.cache_limits[i].collection, collection) == 0)
+            return s->cfg.cache_limits[i].limit > 0 ? s->cfg.cache_limits[i].limit : -1;
+    }
+    return 0;
+}
+
+gw_cache_t *
+gw_watch__cache_get(gw_watch_t *s, const char *collection)
+{
+    gw_cache_t *c = gw_watch__cache_find(s, collection);
+    long limit;
+
+    if (c != NULL)
+        return c;
+    limit = cache_limit(s, collection);
+    if (limit < 0)
+        return NULL;
+    pthread_mutex_lock(&s->cache_lock);
+    c = gw_watch__cache_find(s, collection); /* another worker may have been quicker */
+    if (c == NULL) {
+        c = gw_calloc(1, sizeof(*c));
+        c->svc = s;
+        c->collection = gw_strdup(collection);
+        c->limit = limit;
+        c->wanted = gw_calloc((size_t)s->cfg.workers, sizeof(*c->wanted));
+        atomic_init(&c->off, false);
+        atomic_init(&c->seen, 0);
+        pthread_rwlock_init(&c->lock, NULL);
+        c->next = atomic_load(&s->caches);
+        atomic_store(&s->caches, c);
+        gw_watch__msg_t *m = gw_watch__msg_new(MSG_CACHE_OPEN);
+        m->cache = c;
+        gw_watch__to_hubs(s, m);
+    }
+    pthread_mutex_unlock(&s->cache_lock);
+    return c;
 }
 
 gw_watch_t *
@@ -117,10 +174,15 @@ gw_watch_new(const gw_watch_config_t *cfg)
     atomic_init(&s->n_catchups, 0);
     atomic_init(&s->n_catchups_total, 0);
     atomic_init(&s->n_watchers, 0);
+    atomic_init(&s->n_cache_reads, 0);
+    atomic_init(&s->n_cache_etcd, 0);
+    atomic_init(&s->n_cache_revisions, 0);
     gw_watch__mailbox_init(&s->inbox);
     s->outbox = gw_calloc((size_t)cfg->workers, sizeof(*s->outbox));
     for (int i = 0; i < cfg->workers; i++)
         gw_watch__mailbox_init(&s->outbox[i]);
+    atomic_init(&s->caches, NULL);
+    pthread_mutex_init(&s->cache_lock, NULL);
     pthread_mutex_init(&s->ready_lock, NULL);
     pthread_cond_init(&s->ready_cond, NULL);
     if (pthread_create(&s->thread, NULL, hub_thread, s) != 0)
@@ -142,6 +204,11 @@ gw_watch_free(gw_watch_t *s)
     for (int i = 0; i < s->cfg.workers; i++)
         gw_watch__mailbox_cleanup(&s->outbox[i]);
     free(s->outbox);
+    gw_watch__caches_free(s);
+    for (size_t i = 0; i < s->cfg.n_cache_limits; i++)
+        free((char *)s->cfg.cache_limits[i].collection);
+    free((gw_cache_limit_t *)s->cfg.cache_limits);
+    pthread_mutex_destroy(&s->cache_lock);
     pthread_mutex_destroy(&s->ready_lock);
     pthread_cond_destroy(&s->ready_cond);
     free(s->etcd_prefix);
@@ -155,6 +222,16 @@ gw_watch_stats(gw_watch_t *s, gw_watch_stats_t *out)
     out->catchups = atomic_load(&s->n_catchups);
     out->catchups_total = atomic_load(&s->n_catchups_total);
     out->watchers = atomic_load(&s->n_watchers);
+    out->cache_reads = atomic_load(&s->n_cache_reads);
+    out->cache_etcd = atomic_load(&s->n_cache_etcd);
+    out->cache_revisions = atomic_load(&s->n_cache_revisions);
+    for (gw_cache_t *c = atomic_load(&s->caches); c != NULL; c = c->next) {
+        pthread_rwlock_rdlock(&c->lock);
+        out->caches += c->ready;
+        out->cache_objects += (long)c->n;
+        out->cache_bytes += (long)c->bytes;
+        pthread_rwlock_unlock(&c->lock);
+    }
 }
 
 size_t

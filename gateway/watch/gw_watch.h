@@ -127,6 +127,12 @@ void gw_wev_unref_cleanup(const void *data, size_t len, void *arg);
 
 /* ---- the service ------------------------------------------------------------------------- */
 
+/** --watch-cache-sizes, per collection: how many objects its read cache may hold (0: none). */
+typedef struct {
+    const char *collection; /* relative collection prefix over all namespaces */
+    long limit;
+} gw_cache_limit_t;
+
 typedef struct {
     etcd_client_t *etcd;                  /* borrowed; outlives the service */
     const char *etcd_prefix;              /* --etcd-prefix */
@@ -137,6 +143,9 @@ typedef struct {
     int64_t linger_ms;                    /* 0: 30 s, or KGATE_WATCH_LINGER_MS */
     int64_t progress_ms;                  /* 0: 60 s, or KGATE_WATCH_PROGRESS_MS */
     size_t queue_bytes;                   /* 0: 4 MiB, or KGATE_WATCH_QUEUE_BYTES */
+    bool read_cache;                      /* --watch-cache: keep read caches (gw_read_cache.h) */
+    const gw_cache_limit_t *cache_limits; /* copied */
+    size_t n_cache_limits;
 } gw_watch_config_t;
 
 /**
@@ -151,10 +160,16 @@ void gw_watch_free(gw_watch_t *w);
 
 /** Counts for /metrics and tests. Thread: any (a snapshot). */
 typedef struct {
-    long hubs;           /* shared etcd watches open */
-    long catchups;       /* dedicated catch-up etcd watches open */
-    long catchups_total; /* catch-up etcd watches ever started */
-    long watchers;       /* subscriptions (all states) */
+    long hubs;            /* shared etcd watches open */
+    long catchups;        /* dedicated catch-up etcd watches open */
+    long catchups_total;  /* catch-up etcd watches ever started */
+    long watchers;        /* subscriptions (all states) */
+    long caches;          /* read caches built and current */
+    long cache_objects;   /* objects they hold */
+    long cache_bytes;     /* their keys and values */
+    long cache_reads;     /* reads the caches answered */
+    long cache_etcd;      /* reads of cached collections that went to etcd */
+    long cache_revisions; /* etcd revision requests made for consistent reads */
 } gw_watch_stats_t;
 
 void gw_watch_stats(gw_watch_t *w, gw_watch_stats_t *out);
@@ -174,6 +189,15 @@ gw_watch_local_t *gw_watch_local_new(gw_watch_t *w, int index, struct event_base
  * Thread: the worker's.
  */
 void gw_watch_local_free(gw_watch_local_t *l);
+
+/**
+ * The store hooks that answer worker l's reads from the read caches (pass them to
+ * gw_store_set_read_cache with l as impl): a collection's cache is built on its first read and
+ * kept current by its own etcd watch on the hub thread; see gw_read_cache.c for which reads it
+ * answers. NULL when the service keeps no read caches (--watch-cache=false). Thread: the
+ * local's worker.
+ */
+const gw_read_cache_ops_t *gw_watch_local_read_cache(gw_watch_local_t *l);
 
 /** The output a watch connection may queue before it is ended as too slow. Thread: the
  *  local's worker. */

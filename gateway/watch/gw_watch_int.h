@@ -22,6 +22,8 @@ struct event;
 struct event_base;
 
 typedef struct gw_hub gw_hub_t;
+typedef struct gw_cache gw_cache_t;
+typedef struct gw_read_cache gw_read_cache_t;
 
 /* ---- mailboxes (gw_watch_mailbox.c) -------------------------------------------------------- */
 
@@ -37,16 +39,22 @@ typedef enum {
     MSG_EVENT,    /* ev, for every watcher of hub on that worker */
     MSG_PROGRESS, /* rev: every event of hub up to rev was sent */
     MSG_END,      /* hub ended with err (rev: the compacted revision) */
+    /* read caches: to the hub thread */
+    MSG_CACHE_OPEN, /* build cache */
+    MSG_CACHE_WANT, /* a reader of worker `worker` waits for cache to reach rev */
+    /* read caches: to a worker */
+    MSG_CACHE_REACHED, /* cache moved (to rev): its waiting readers may be served */
 } gw_watch__msg_kind_t;
 
 typedef struct gw_watch__msg {
     struct gw_watch__msg *next;
     gw_watch__msg_kind_t kind;
-    gw_hub_t *hub;   /* worker-bound messages hold a reference */
-    gw_watcher_t *w; /* SUB, ATTACHED, TOO_OLD */
-    int worker;      /* SUB, UNSUB, CLOSE */
-    gw_wev_t *ev;    /* EVENT (a reference) */
-    gw_wev_t **evs;  /* ATTACHED (references) */
+    gw_hub_t *hub;     /* worker-bound messages hold a reference */
+    gw_cache_t *cache; /* MSG_CACHE_*: lives as long as the service */
+    gw_watcher_t *w;   /* SUB, ATTACHED, TOO_OLD */
+    int worker;        /* SUB, UNSUB, CLOSE */
+    gw_wev_t *ev;      /* EVENT (a reference) */
+    gw_wev_t **evs;    /* ATTACHED (references) */
     size_t n_evs;
     int64_t rev;
     int err;
@@ -100,10 +108,15 @@ struct gw_watch {
     gw_watch__mailbox_t inbox;
     gw_watch__mailbox_t *outbox; /* per worker; outlive the locals */
     gw_hub_t *hubs;              /* the registry of live hubs (hub thread) */
+    /* the read caches: appended under cache_lock, never removed before the service ends, so
+     * workers walk the list without the lock */
+    _Atomic(gw_cache_t *) caches;
+    pthread_mutex_t cache_lock;
     pthread_mutex_t ready_lock;
     pthread_cond_t ready_cond;
     bool ready;
     _Atomic long n_hubs, n_catchups, n_catchups_total, n_watchers;
+    _Atomic long n_cache_reads, n_cache_etcd, n_cache_revisions;
 };
 
 /** Send m to worker i; on a closed mailbox m is freed (and its watcher left alone). */
@@ -153,6 +166,73 @@ gw_hub_t *gw_watch__hub_ref(gw_hub_t *h);
 /** Thread: any. */
 void gw_watch__hub_unref(gw_hub_t *h);
 
+/* ---- read caches (gw_cache_feed.c on the hub thread, gw_read_cache.c on the workers) ----- */
+
+/* One object as the cache holds it: one allocation (the key and value follow the struct),
+ * immutable, shared by reference with the readers. */
+typedef struct {
+    _Atomic long refs;
+    gw_obj_t obj; /* key and value point after the struct; owned is NULL */
+} gw_cache_item_t;
+
+struct gw_cache {
+    gw_cache_t *next; /* the service's list */
+    gw_watch_t *svc;
+    char *collection;
+    long limit; /* objects it may hold (0: no limit) */
+    /* what readers see, under lock (the hub thread writes) */
+    pthread_rwlock_t lock;
+    gw_cache_item_t **items; /* sorted by key, as etcd orders them */
+    size_t n, cap, bytes;
+    int64_t changed, rev; /* the items are etcd's state at every revision in [changed, rev] */
+    bool ready;           /* built and fed by its watch */
+    _Atomic bool off;     /* over its limit: every read goes to etcd */
+    _Atomic int64_t seen; /* rev, for a look without the lock */
+    /* the hub thread's */
+    gw_store_watch_t *sw;
+    gw_cache_item_t **building; /* the list being read: its items, in order */
+    size_t n_building, cap_building;
+    int64_t list_rev;  /* the list's revision (0 before its first page) */
+    int64_t candidate; /* a progress revision waiting for confirmation (0: none) */
+    bool spoiled;      /* an event at or below the candidate came after it */
+    bool asking;       /* a progress request is on its way */
+    int64_t asked_ms;
+    int64_t *wanted; /* per worker: the revision its readers wait for (0: none) */
+    bool stopping;
+};
+
+/** The cache of `collection`, or NULL. Thread: any. */
+gw_cache_t *gw_watch__cache_find(gw_watch_t *s, const char *collection);
+
+/** The cache of `collection`, created (and its building started) when there is none yet;
+ *  NULL when the collection is not to be cached (--watch-cache, --watch-cache-sizes).
+ *  Thread: any. */
+gw_cache_t *gw_watch__cache_get(gw_watch_t *s, const char *collection);
+
+/** Take a reference to an item. Thread: any. */
+gw_cache_item_t *gw_watch__item_ref(gw_cache_item_t *it);
+
+/** Drop one; the last frees the item. Thread: any. */
+void gw_watch__item_unref(gw_cache_item_t *it);
+
+/** Hub thread: start building c (a MSG_CACHE_OPEN). */
+void gw_watch__cache_open(gw_cache_t *c);
+
+/** Hub thread: a reader of worker i waits for c to reach rev (a MSG_CACHE_WANT). */
+void gw_watch__cache_want(gw_cache_t *c, int i, int64_t rev);
+
+/** Hub thread: stop every cache's watch (service shutdown). */
+void gw_watch__caches_stop(gw_watch_t *s);
+
+/** Main thread, after the hub thread ended: free every cache. */
+void gw_watch__caches_free(gw_watch_t *s);
+
+/** Worker: a MSG_CACHE_REACHED for c: serve the worker's reads waiting for it. */
+void gw_watch__read_cache_reached(gw_watch_local_t *l, gw_cache_t *c);
+
+/** Worker: end the worker's pending cached reads (GW_ECANCELED) and free its side. */
+void gw_watch__read_cache_free(gw_watch_local_t *l);
+
 /* ---- a worker's side (gw_watch_local.c) ------------------------------------------------------ */
 
 struct gw_watch_local {
@@ -160,7 +240,8 @@ struct gw_watch_local {
     int index;
     struct event_base *base;
     gw_store_t *store;
-    gw_watcher_t *all; /* every watcher not yet freed (zombies included) */
+    gw_watcher_t *all;      /* every watcher not yet freed (zombies included) */
+    gw_read_cache_t *reads; /* this worker's side of the read caches, or NULL */
 };
 
 /** Handle one message from the hub thread. Thread: the worker's. */

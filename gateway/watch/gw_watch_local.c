@@ -323,7 +323,9 @@ gw_watch__local_deliver(gw_watch__msg_t *m, void *arg)
 {
     gw_watch_local_t *l = arg;
 
-    if (m->kind == MSG_ATTACHED)
+    if (m->kind == MSG_CACHE_REACHED)
+        gw_watch__read_cache_reached(l, m->cache);
+    else if (m->kind == MSG_ATTACHED)
         on_attached(l, m);
     else if (m->w != NULL)
         on_reply(l, m);
@@ -366,6 +368,7 @@ gw_watch_local_free(gw_watch_local_t *l)
             unlink_peer(w);
         end(w, GW_ECANCELED, 0);
     }
+    gw_watch__read_cache_free(l);
     close = gw_watch__msg_new(MSG_CLOSE);
     close->worker = l->index;
     gw_watch__to_hubs(l->svc, close);
