@@ -77,7 +77,9 @@ object_read(int err, const gw_obj_t *obj, void *ctx)
     answered(c->rs);
 }
 
-/* A core/v1 object by resource, namespace and name, where kube's storage layout keeps it. */
+/* A core/v1 object by resource, namespace and name, where kube's storage layout keeps it. As
+ * kube's token getters read their informers' caches and look an object up live only when the
+ * cache lacks it, any state of the read cache will do, and a miss asks etcd. */
 static void
 read_object(need_call_t *c, const authn_need_t *n)
 {
@@ -86,8 +88,11 @@ read_object(need_call_t *c, const authn_need_t *n)
     char *key = res != NULL ? gw_store_object_key(res->storage_path,
                                                   res->namespaced ? n->namespace : NULL, n->name)
                             : NULL;
-    int rc = key != NULL ? gw_store_get(r->store, key, 0, object_read, c) : GW_EINVAL;
+    char *coll = res != NULL ? gw_store_collection_prefix(res->storage_path, NULL) : NULL;
+    gw_read_opts_t o = {.collection = coll, .relaxed = true, .confirm_missing = true};
+    int rc = key != NULL ? gw_store_read(r->store, key, &o, object_read, c) : GW_EINVAL;
 
+    free(coll);
     free(key);
     if (rc != 0)
         object_read(rc, NULL, c);

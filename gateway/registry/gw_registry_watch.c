@@ -55,6 +55,7 @@ typedef struct {
     const char *only_key;           /* one named object of one namespace: its key */
     int64_t rv;                     /* the requested resourceVersion (0: unset or "0") */
     bool initial;                   /* sendInitialEvents */
+    bool list_any;                  /* resourceVersion "0": any state of the initial list will do */
     bool bookmarks;                 /* allowWatchBookmarks */
     int64_t timeout_s;              /* timeoutSeconds (0: kube's randomised default) */
     int64_t list_rev;               /* the initial list's revision */
@@ -741,7 +742,9 @@ list_page(watch_t *st)
     gw_list_req_t q = {.prefix = st->prefix,
                        .start_key = st->only_key != NULL ? st->only_key : st->list_start,
                        .revision = st->list_rev,
-                       .limit = st->only_key != NULL ? 1 : CHUNK};
+                       .limit = st->only_key != NULL ? 1 : CHUNK,
+                       .collection = st->collection,
+                       .relaxed = st->list_any};
     int rc;
 
     if (st->ended) {
@@ -867,6 +870,7 @@ parse_options(watch_t *st)
         !check_versions(st, rv, gw_req_query(r, "resourceVersionMatch")) || !parse_numbers(st, rv))
         return false;
     st->bookmarks = query_bool(r, "allowWatchBookmarks", NULL);
+    st->list_any = rv != NULL && strcmp(rv, "0") == 0;
     st->field_names = gw_registry__selectable_fields(r->resource);
     st->name = r->info.name;
     st->prefix = gw_registry__collection_prefix(r, &st->fields);

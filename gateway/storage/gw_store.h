@@ -99,6 +99,8 @@ typedef struct {
     bool relaxed;           /* any state at least min_revision new will do (resourceVersion "0"
                                or a NotOlderThan one); false: the latest (linearizable) */
     int64_t min_revision;
+    bool confirm_missing; /* a relaxed read the cache finds nothing for asks etcd (kube's
+                             listers with a live lookup behind them) */
 } gw_read_opts_t;
 
 /**

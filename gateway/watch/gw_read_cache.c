@@ -40,6 +40,7 @@ typedef struct read {
     int64_t at;    /* a page pinned to this revision (0: the cache's current) */
     int64_t want;  /* the cache must have reached this revision */
     int64_t since_ms;
+    bool confirm_missing; /* a get that finds nothing asks etcd */
     gw_store_get_cb get_cb;
     gw_store_list_cb list_cb;
     void *ctx;
@@ -175,6 +176,8 @@ serve_get(read_t *rd)
         it = gw_watch__item_ref(c->items[i]);
     rev = c->rev;
     pthread_rwlock_unlock(&c->lock);
+    if (it == NULL && rd->confirm_missing)
+        return false;
     if (it == NULL) {
         rd->get_cb(GW_ENOTFOUND, NULL, rd->ctx);
         return true;
@@ -434,6 +437,7 @@ hook_get(void *impl, const char *key, const gw_read_opts_t *o, gw_store_get_cb c
     if (rd == NULL)
         return false;
     rd->key = gw_strdup(key);
+    rd->confirm_missing = o->confirm_missing;
     rd->get_cb = cb;
     rd->ctx = ctx;
     queue(l->reads, rd, !o->relaxed);

@@ -49,14 +49,17 @@ e2e_pki() {
     pki_cert "$dir" ca admin client "/O=system:masters/CN=kubernetes-admin"
 }
 
-# kgate_start NAME ARGS...: start kgate on a free loopback port with ARGS. Sets KGATE_PID,
+# kgate_start NAME ARGS...: start kgate on a free loopback port with ARGS (and the flags in
+# $KGATE_FLAGS, which runs a scenario under another configuration). Sets KGATE_PID,
 # KGATE_PORT, KGATE_URL, KGATE_LOG (its stderr).
 kgate_start() {
     local name=$1; shift
     KGATE_PORT=$(free_port)
     KGATE_URL=https://127.0.0.1:$KGATE_PORT
     KGATE_LOG=$KGATE_TEST_TMP/kgate-$name.log
-    "$KGATE" --bind-address=127.0.0.1 --secure-port="$KGATE_PORT" "$@" >"$KGATE_LOG" 2>&1 &
+    # shellcheck disable=SC2086 # KGATE_FLAGS is a list of flags
+    "$KGATE" --bind-address=127.0.0.1 --secure-port="$KGATE_PORT" "$@" ${KGATE_FLAGS:-} \
+        >"$KGATE_LOG" 2>&1 &
     KGATE_PID=$!
     echo "$KGATE_PID" >>"$KGATE_TEST_TMP/pids"
 }
