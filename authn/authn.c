@@ -129,6 +129,9 @@ token_cache_new(authn_t *a, const authn_config_t *cfg)
 
     if (ttl < 0)
         return;
+    /* as kube, no cache without a bearer-token authenticator */
+    if (!a->have_tokens && a->sa == NULL && !a->bootstrap && a->oidc == NULL && a->webhook == NULL)
+        return;
     if (auds == NULL || auds[0] == NULL)
         auds = cfg->sa_issuers;
     a->audiences = list_copy(auds, &a->n_audiences);

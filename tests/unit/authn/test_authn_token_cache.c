@@ -326,6 +326,12 @@ test_union(void)
     tap_is_str(who(a, "Bearer tok1", NULL), "alice2|u1|system:authenticated",
                "... and checked again at once");
     authn_free(a);
+
+    authn_config_t anon = {.anonymous = true};
+    char err[256];
+    tap_is_int(authn_new(&anon, &a, err, sizeof(err)), 0, "no bearer-token authenticator");
+    tap_ok(a->token_cache == NULL, "... no cache, as kube builds none without a token union");
+    authn_free(a);
 }
 
 int
