@@ -282,11 +282,11 @@ bearer(const authn_t *a, const char *header, authn_user_t **user, authn_pending_
         return AUTHN__NOT_MINE; /* an empty bearer token is no credential */
     char *token = gw_strndup(tok, len);
     authn__token_key_t key;
-    bool cached = cache_key(a, token, &key);
+    bool caching = cache_key(a, token, &key);
     authn__verdict_t v = AUTHN__FOUND;
-    if (!cached || !authn__token_cache_get(a->token_cache, &key, user)) {
+    if (!caching || !authn__token_cache_get(a->token_cache, &key, user)) {
         v = token_union(a, token, 0, user, pending, why);
-        if (cached && v == AUTHN__FOUND)
+        if (caching && v == AUTHN__FOUND)
             authn__token_cache_put(a->token_cache, &key, *user);
     }
     free(token);
