@@ -10,6 +10,7 @@
 #include "authn_file.h"
 #include "authn_int.h"
 #include "authn_oidc.h"
+#include "authn_token_cache.h"
 #include "authn_webhook.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
@@ -33,6 +34,20 @@ authn__user_add_group(authn_user_t *u, const char *group)
 {
     u->groups = gw_realloc(u->groups, (u->n_groups + 1) * sizeof(*u->groups));
     u->groups[u->n_groups++] = gw_strdup(group);
+}
+
+authn_user_t *
+authn__user_copy(const authn_user_t *u)
+{
+    authn_user_t *c = authn__user_new(u->name, u->uid);
+
+    for (size_t i = 0; i < u->n_groups; i++)
+        authn__user_add_group(c, u->groups[i]);
+    for (size_t i = 0; i < u->n_extra; i++) {
+        for (size_t j = 0; j < u->extra[i].n_values; j++)
+            authn_user_add_extra(c, u->extra[i].key, u->extra[i].values[j]);
+    }
+    return c;
 }
 
 void
@@ -87,6 +102,42 @@ authn_extra_key(const char *header_suffix)
     return out;
 }
 
+/* A copy of a NULL-ended list. */
+static char **
+list_copy(const char *const *list, size_t *n)
+{
+    char **copy;
+
+    *n = 0;
+    while (list != NULL && list[*n] != NULL)
+        (*n)++;
+    copy = gw_calloc(*n + 1, sizeof(*copy));
+    for (size_t i = 0; i < *n; i++)
+        copy[i] = gw_strdup(list[i]);
+    return copy;
+}
+
+/* kube-apiserver caches what its token union accepts (TokenSuccessCacheTTL, 10 s; refusals not
+ * at all: TokenFailureCacheTTL is 0) under the token and the request's audiences: the API
+ * audiences, --api-audiences or else the service account issuers, as kube defaults them. */
+static void
+token_cache_new(authn_t *a, const authn_config_t *cfg)
+{
+    const char *const *auds = cfg->api_audiences;
+    long long ttl =
+        cfg->token_cache_ttl_ms != 0 ? cfg->token_cache_ttl_ms : AUTHN__TOKEN_CACHE_TTL_MS;
+
+    if (ttl < 0)
+        return;
+    /* as kube, no cache without a bearer-token authenticator */
+    if (!a->have_tokens && a->sa == NULL && !a->bootstrap && a->oidc == NULL && a->webhook == NULL)
+        return;
+    if (auds == NULL || auds[0] == NULL)
+        auds = cfg->sa_issuers;
+    a->audiences = list_copy(auds, &a->n_audiences);
+    a->token_cache = authn__token_cache_new(AUTHN__TOKEN_CACHE_SIZE, ttl, NULL);
+}
+
 int
 authn_new(const authn_config_t *cfg, authn_t **out, char *err, size_t err_len)
 {
@@ -124,6 +175,7 @@ authn_new(const authn_config_t *cfg, authn_t **out, char *err, size_t err_len)
         authn_free(a);
         return GW_EINVAL;
     }
+    token_cache_new(a, cfg);
     *out = a;
     return 0;
 }
@@ -138,6 +190,10 @@ authn_free(authn_t *a)
     authn__proxy_free(a->proxy);
     authn__oidc_free(a->oidc);
     authn__webhook_free(a->webhook);
+    authn__token_cache_free(a->token_cache);
+    for (size_t i = 0; i < a->n_audiences; i++)
+        free(a->audiences[i]);
+    free(a->audiences);
     free(a);
 }
 
@@ -195,6 +251,18 @@ token_union(const authn_t *a, const char *token, size_t from, authn_user_t **use
     return AUTHN__REFUSED;
 }
 
+/* The cache key of token, when the union's answers are cached. The cache sits under the
+ * all-users group (kube's AuthenticatedGroupAdder wraps it), so it holds users without it. */
+static bool
+cache_key(const authn_t *a, const char *token, authn__token_key_t *key)
+{
+    if (a->token_cache == NULL)
+        return false;
+    authn__token_cache_key(a->token_cache, token, (const char *const *)a->audiences, a->n_audiences,
+                           key);
+    return true;
+}
+
 /* kube's bearertoken: "Bearer <token>" (scheme in any case); anything else is not ours. */
 static authn__verdict_t
 bearer(const authn_t *a, const char *header, authn_user_t **user, authn_pending_t **pending,
@@ -213,7 +281,14 @@ bearer(const authn_t *a, const char *header, authn_user_t **user, authn_pending_
     if (len == 0)
         return AUTHN__NOT_MINE; /* an empty bearer token is no credential */
     char *token = gw_strndup(tok, len);
-    authn__verdict_t v = token_union(a, token, 0, user, pending, why);
+    authn__token_key_t key;
+    bool caching = cache_key(a, token, &key);
+    authn__verdict_t v = AUTHN__FOUND;
+    if (!caching || !authn__token_cache_get(a->token_cache, &key, user)) {
+        v = token_union(a, token, 0, user, pending, why);
+        if (caching && v == AUTHN__FOUND)
+            authn__token_cache_put(a->token_cache, &key, *user);
+    }
     free(token);
     return v;
 }
@@ -305,6 +380,10 @@ authn_pending_finish(const authn_t *a, authn_pending_t *p, const authn_answer_t 
     v = authn__pending_run(a, p, answers, user, &local, &reason);
     if (v == AUTHN__REFUSED && token != NULL && next < N_TOKEN_AUTHENTICATORS)
         v = token_union(a, token, next, user, &local, &reason);
+    /* the union's final answer after its lookups: an accepted token is remembered */
+    authn__token_key_t key;
+    if (v == AUTHN__FOUND && token != NULL && cache_key(a, token, &key))
+        authn__token_cache_put(a->token_cache, &key, *user);
     free(token);
     *pending = local;
     return conclude(a, v == AUTHN__NOT_MINE ? AUTHN__REFUSED : v, user, reason, why, why_len);

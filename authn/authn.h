@@ -14,8 +14,10 @@
  * pod or secret a token is bound to, a bootstrap token's secret; HTTPS exchanges: a
  * TokenReview for the webhook, an identity provider's discovery document or keys). The
  * caller performs them, in any order and concurrently, and hands the answers back to
- * authn_pending_finish, which decides or asks again. Caches (webhook verdicts, key sets) live
- * inside authn_t behind its own lock, so one authn_t serves every worker.
+ * authn_pending_finish, which decides or asks again. A bearer token the union accepted is
+ * remembered for 10 s (kube's cached token authenticator), so it is accepted again then without
+ * any check or lookup; refusals are not remembered. Caches (accepted tokens, webhook verdicts,
+ * key sets) live inside authn_t behind their own locks, so one authn_t serves every worker.
  */
 
 #include <stdbool.h>
@@ -102,6 +104,10 @@ typedef struct {
     const char *const *requestheader_username_headers;
     const char *const *requestheader_group_headers;
     const char *const *requestheader_extra_headers_prefix;
+    /* kube-apiserver's TokenSuccessCacheTTL, which it sets to 10 s without a flag: 0 is that;
+       negative turns the cache of accepted bearer tokens off (tests that need every token
+       checked afresh, as kube's own integration tests set -1) */
+    long long token_cache_ttl_ms;
 } authn_config_t;
 
 typedef struct authn authn_t;

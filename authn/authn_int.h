@@ -156,12 +156,20 @@ struct authn {
     authn__proxy_t *proxy;
     struct authn__oidc *oidc;       /* authn_oidc.c */
     struct authn__webhook *webhook; /* authn_webhook.c */
+    /* the union's accepted tokens (authn_token_cache.c; NULL: not cached) and the audiences
+       their keys are made with */
+    struct authn__token_cache *token_cache;
+    char **audiences;
+    size_t n_audiences;
 };
 
 /* ---- users ------------------------------------------------------------------------------- */
 
 /** A new user with a copy of name and uid and no groups. */
 authn_user_t *authn__user_new(const char *name, const char *uid);
+
+/** A deep copy of u. */
+authn_user_t *authn__user_copy(const authn_user_t *u);
 
 /** Append a copy of group to u's groups. */
 void authn__user_add_group(authn_user_t *u, const char *group);

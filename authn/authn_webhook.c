@@ -61,24 +61,6 @@ add_extra(authn_user_t *u, const char *key, const json_t *values)
     e->values = gw_json_strings_dup(values, &e->n_values);
 }
 
-static authn_user_t *
-user_copy(const authn_user_t *u)
-{
-    authn_user_t *c = authn__user_new(u->name, u->uid);
-
-    for (size_t i = 0; i < u->n_groups; i++)
-        authn__user_add_group(c, u->groups[i]);
-    c->extra = gw_calloc(u->n_extra + 1, sizeof(*c->extra));
-    for (size_t i = 0; i < u->n_extra; i++) {
-        authn_extra_t *e = &c->extra[c->n_extra++];
-        e->key = gw_strdup(u->extra[i].key);
-        e->values = gw_calloc(u->extra[i].n_values + 1, sizeof(*e->values));
-        for (size_t j = 0; j < u->extra[i].n_values; j++)
-            e->values[e->n_values++] = gw_strdup(u->extra[i].values[j]);
-    }
-    return c;
-}
-
 /* status.user of an accepting TokenReview, or NULL when it names no one. */
 static authn_user_t *
 user_from_status(const json_t *status)
@@ -123,7 +105,7 @@ cache_get(authn__webhook_t *w, const unsigned char *hash, authn_user_t **user)
     pthread_mutex_lock(&w->mu);
     slot_t *s = slot_of(w, hash);
     if (s->expires_ms > clock_ms() && CRYPTO_memcmp(s->hash, hash, sizeof(s->hash)) == 0) {
-        *user = s->user != NULL ? user_copy(s->user) : NULL;
+        *user = s->user != NULL ? authn__user_copy(s->user) : NULL;
         found = 1;
     }
     pthread_mutex_unlock(&w->mu);
@@ -134,7 +116,7 @@ cache_get(authn__webhook_t *w, const unsigned char *hash, authn_user_t **user)
 static void
 cache_put(authn__webhook_t *w, const unsigned char *hash, const authn_user_t *user)
 {
-    authn_user_t *copy = user != NULL ? user_copy(user) : NULL;
+    authn_user_t *copy = user != NULL ? authn__user_copy(user) : NULL;
     authn_user_t *old;
 
     pthread_mutex_lock(&w->mu);

@@ -150,7 +150,9 @@ refused "a claim validation rule false" "$(good '"tier":"silver"')"
 refused "a user validation rule false" "$(good '"sub":"system:x"')"
 refused "an audience not listed" "$(good '"aud":"kgate2"')"
 auth_config "{claim: sub, prefix: 'reloaded:'}"
-check "the changed file is picked up (within 10 s)" bash -c "for i in \$(seq 30); do
+# picked up within 20 s: the file is looked at every 10 s, and the token, accepted under the
+# old file, stays in kube's token cache for 10 s
+check "the changed file is picked up (within 20 s)" bash -c "for i in \$(seq 30); do
     code=\$(curl -s --max-time 10 --cacert '$PKI/ca.crt' -o '$KGATE_TEST_TMP/r.json' -w '%{http_code}' \
         -X POST -H 'Authorization: Bearer $(good)' -H 'Content-Type: application/json' \
         --data '{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"SelfSubjectReview\"}' \

@@ -2,7 +2,8 @@
 # The token webhook (--authentication-token-webhook-config-file): bearer tokens no other
 # authenticator takes are reviewed by a TokenReview webhook over HTTPS (tests/e2e/idp.py),
 # named by a kubeconfig with its CA and bearer token; verdicts, accepted and refused, are
-# cached for --authentication-token-webhook-cache-ttl; failures are 401s that are not cached;
+# cached for --authentication-token-webhook-cache-ttl (an accepted one also 10 s in the token
+# union's cache, as kube's); failures are 401s that are not cached;
 # v1 or v1beta1 reviews; start-up errors for a bad kubeconfig.
 set -u
 cd "$(dirname "$0")/../.."
@@ -63,11 +64,16 @@ check "... failures are not cached" test "$(reviews)" = 4
 whoami alice-token
 check "the token file still comes first" test "$(code_is 201 && reviews)" = 4
 sleep 4.5
+refused "after the TTL a refusal is asked again" bad-token
+check "... of the webhook" test "$(reviews)" = 5
+# an accepted token is also in kube's cache of the token union, for 10 s from its first check
+sleep 6
 whoami good-token
-check "after the TTL the webhook is asked again" test "$(code_is 201 && reviews)" = 5
+check "after both TTLs an accepted token goes to the webhook again" \
+    test "$(code_is 201 && reviews)" = 6
 echo '{}' >"$IDP_DIR/reviews.json"
-sleep 4.5
-refused "a token the webhook no longer knows, after the TTL" good-token
+sleep 10.5
+refused "a token the webhook no longer knows, after the TTLs" good-token
 kill "$IDP_PID"
 wait "$IDP_PID" 2>/dev/null
 refused "an unreachable webhook" other-token

@@ -25,6 +25,9 @@
 static EVP_PKEY *sign_key, *other_key, *stranger_key; /* stranger: in no key file */
 static char err[512];
 static char why[256]; /* the last refusal's reason */
+/* The cache of accepted tokens is off unless a test turns it on: most tests answer the same
+ * token's lookup differently in turn, and want each answer decided. */
+static long long cache_ttl_ms = -1;
 
 /* Write text to a fresh temporary file; returns its path (caller unlinks and frees). */
 static char *
@@ -67,7 +70,8 @@ make_authn(bool both, const char *const *audiences, bool lookup)
                           .sa_issuers = issuers,
                           .api_audiences = audiences,
                           .sa_extend_expiration = true,
-                          .sa_lookup = lookup};
+                          .sa_lookup = lookup,
+                          .token_cache_ttl_ms = cache_ttl_ms};
     authn_t *a = NULL;
     if (authn_new(&cfg, &a, err, sizeof(err)) != 0)
         tap_diag("authn_new: %s", err);
@@ -499,6 +503,37 @@ test_config(void)
     authn_free(a);
 }
 
+/* With kube's cache: a token accepted after its lookup is accepted again without one; a token
+ * refused after its lookup is looked up again. */
+static void
+test_cached(void)
+{
+    cache_ttl_ms = 0; /* kube-apiserver's 10 s */
+    authn_t *a = make_authn(false, NULL, true);
+    cache_ttl_ms = -1;
+    char *tok = issue(a, NULL, NULL, NULL), *other = issue(a, NULL, NULL, NULL);
+    char *sa = object(SA_UID, -1), *wrong = object("another-uid", -1);
+    char *objs[] = {sa, NULL}, *none[] = {NULL, NULL}, *wrongs[] = {wrong, NULL};
+    char needs[256];
+
+    tap_is_str(outcome(a, tok, objs, needs, sizeof(needs)), SA_USER "|credential-id=JTI",
+               "cached: a token accepted after its lookup");
+    tap_is_str(needs, "serviceaccounts/team/robot", "... of the account");
+    tap_is_str(outcome(a, tok, none, needs, sizeof(needs)), SA_USER "|credential-id=JTI",
+               "... is accepted again while the account is gone, as kube's cache does");
+    tap_is_str(needs, "", "... without a lookup");
+    tap_is_str(outcome(a, other, wrongs, needs, sizeof(needs)), "401",
+               "another token of the account, refused: the account has another uid");
+    tap_is_str(outcome(a, other, objs, needs, sizeof(needs)), SA_USER "|credential-id=JTI",
+               "... is not remembered refused: checked again, it is accepted");
+    tap_is_str(needs, "serviceaccounts/team/robot", "... after a new lookup");
+    free(tok);
+    free(other);
+    free(sa);
+    free(wrong);
+    authn_free(a);
+}
+
 int
 main(void)
 {
@@ -518,6 +553,7 @@ main(void)
     a = make_authn(false, NULL, false);
     test_legacy_no_lookup(a);
     authn_free(a);
+    test_cached();
     test_config();
     EVP_PKEY_free(sign_key);
     EVP_PKEY_free(other_key);

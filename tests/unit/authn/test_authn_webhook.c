@@ -34,8 +34,11 @@ static authn_t *
 with_config(const char *name, const char *version, long long ttl, char *err, size_t err_len)
 {
     char *path = gw_sprintf("%s/%s", dir, name);
-    authn_config_t cfg = {
-        .webhook_config_file = path, .webhook_cache_ttl = ttl, .webhook_version = version};
+    /* the webhook's own cache under test: the union's cache of accepted tokens is off */
+    authn_config_t cfg = {.webhook_config_file = path,
+                          .webhook_cache_ttl = ttl,
+                          .webhook_version = version,
+                          .token_cache_ttl_ms = -1};
     authn_t *a = NULL;
 
     err[0] = '\0';
@@ -263,8 +266,10 @@ audiences(void)
 {
     static const char *const auds[] = {"api", "other", NULL};
     char *path = gw_sprintf("%s/good.yaml", dir);
-    authn_config_t cfg = {
-        .webhook_config_file = path, .webhook_cache_ttl = 120, .api_audiences = auds};
+    authn_config_t cfg = {.webhook_config_file = path,
+                          .webhook_cache_ttl = 120,
+                          .api_audiences = auds,
+                          .token_cache_ttl_ms = -1};
     authn_t *a = NULL;
     authn_user_t *user = NULL;
     authn_pending_t *p = NULL;
