@@ -12,6 +12,9 @@
  * reads run (the first round of each row reads every item and checks it; the other rounds
  * check lengths, as bench_api does). The unpaged row runs first, so that its peak is its own
  * (glibc keeps what a row freed: the paged row's peak is at least the unpaged one's).
+ * kgate's read cache of the collection is built before the rows (a first GET, then waiting
+ * until /metrics shows every object cached): its memory is reported on a line of its own, and
+ * the rows' growth is what the lists take beyond it.
  *
  * Usage: bench_list https://IP:PORT PKI_DIR ETCD_URL ETCD_PREFIX KGATE_PID
  *   PKI_DIR as for bench_api; ETCD_PREFIX is kgate's --etcd-prefix; KGATE_PID the process
@@ -296,6 +299,38 @@ hc_init(hclient_t *h, const char *url, const char *pki)
     h->fd = -1;
 }
 
+/* The value of an unlabelled metric on kgate's /metrics (-1 when absent). */
+static double
+kgate_metric(hclient_t *h, struct evbuffer *b, const char *name)
+{
+    size_t len = strlen(name);
+
+    hc_get_ok(h, "/metrics", b);
+    evbuffer_add(b, "", 1);
+    for (const char *l = (const char *)evbuffer_pullup(b, -1); l != NULL; l = strchr(l, '\n')) {
+        l += *l == '\n';
+        if (strncmp(l, name, len) == 0 && l[len] == ' ')
+            return strtod(l + len + 1, NULL);
+    }
+    return -1;
+}
+
+/* Wait (up to 30 s) until kgate's read caches hold `n` objects; their bytes, or -1 when it
+ * keeps no cache. */
+static double
+await_cache(hclient_t *h, struct evbuffer *b, long n)
+{
+    for (int i = 0; i < 300; i++) {
+        double objects = kgate_metric(h, b, "kgate_read_cache_objects");
+        if (objects >= (double)n)
+            return kgate_metric(h, b, "kgate_read_cache_bytes");
+        if (objects < 0 || (i >= 20 && kgate_metric(h, b, "kgate_read_caches") <= 0))
+            return -1; /* no read cache (--watch-cache=false) */
+        usleep(100000);
+    }
+    return -1;
+}
+
 /* ---- kgate's memory, sampled from a thread ---------------------------------------------- */
 
 typedef struct {
@@ -537,7 +572,7 @@ print_row(const char *name, const row_t *r, long idle_kb)
 
 static void
 print_table(const klist_t *k, const row_t *whole, const row_t *paged, long idle_kb,
-            const char *prefix, int rounds)
+            const char *prefix, int rounds, double cache_bytes, long cache_kb)
 {
     printf("%d ConfigMaps of %d bytes as stored, written straight to etcd under %s; "
            "median of %d rounds\n",
@@ -545,7 +580,10 @@ print_table(const klist_t *k, const row_t *whole, const row_t *paged, long idle_
     printf("kgate: LIST over HTTPS keep-alive, %.1f MB unpaged / in %d pages; etcd: Range through "
            "etcdproto's client, pages of %d keys at the first page's revision\n",
            (double)k->ref_len[0] / 1e6, N_OBJECTS / PAGE, PAGE);
-    printf("kgate's idle RSS %.1f MB, sampled every 10 ms during its lists\n\n",
+    if (cache_bytes >= 0)
+        printf("kgate's read cache of the collection: %.1f MB of keys and values, RSS %.1f MB\n",
+               cache_bytes / 1e6, (double)cache_kb / 1024);
+    printf("kgate's idle RSS %.1f MB (cache built), sampled every 10 ms during its lists\n\n",
            (double)idle_kb / 1024);
     printf("list                 kgate s    etcd s  ratio(kgate/etcd)  kgate peak RSS growth MB\n");
     print_row("unpaged", whole, idle_kb);
@@ -570,12 +608,14 @@ main(int argc, char **argv)
     econn_open(&etcd, argv[3]);
     hc_init(&h, argv[1], argv[2]);
     seed(&etcd, prefix);
+    long before_kb = proc_status_kb(pid, "VmRSS");
     hc_get_ok(&h, COLLECTION "/cm-00000", k.body); /* kgate reads what was written */
+    double cache_bytes = await_cache(&h, k.body, N_OBJECTS);
     long idle_kb = proc_status_kb(pid, "VmRSS");
 
     row_t whole = run_row(&k, &etcd, prefix, 0, rounds, pid);
     row_t paged = run_row(&k, &etcd, prefix, PAGE, rounds, pid);
-    print_table(&k, &whole, &paged, idle_kb, prefix, rounds);
+    print_table(&k, &whole, &paged, idle_kb, prefix, rounds, cache_bytes, idle_kb - before_kb);
 
     econn_delete_prefix(&etcd, prefix);
     hc_close(&h);
