@@ -36,6 +36,7 @@
 #include "gw_config.h"
 #include "gw_controllers.h"
 #include "gw_err.h"
+#include "gw_etcd_connect.h"
 #include "gw_fetch.h"
 #include "gw_health.h"
 #include "gw_log.h"
@@ -48,12 +49,12 @@
 #include "gw_tls.h"
 
 #define STARTUP_PROBE_MS 10000 /* how long startup waits for etcd to answer */
-#define PROBE_RETRY_MS 500
-#define DRAIN_MS 10000 /* how long requests in progress may take to finish at shutdown */
+#define DRAIN_MS 10000         /* how long requests in progress may take to finish at shutdown */
 
 typedef struct {
     const gw_config_t *cfg;
     SSL_CTX *tls;
+    gw_etcd_connect_t *connecting; /* until connect_etcd */
     etcd_client_t *etcd;
     gw_health_t *health;
     gw_compactor_t *compactor;     /* worker 0's */
@@ -68,66 +69,6 @@ typedef struct {
     gw_api_t *api;
     gw_server_t *server;
 } kgate_t;
-
-typedef struct {
-    struct event_base *base;
-    bool done;
-    int err;
-} probe_t;
-
-static void
-probe_done(int err, const Etcdserverpb__StatusResponse *resp, void *ctx)
-{
-    (void)resp;
-    probe_t *p = ctx;
-    p->done = true;
-    p->err = err;
-    event_base_loopbreak(p->base);
-}
-
-static void
-probe_deadline(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd, (void)what;
-    event_base_loopbreak(arg);
-}
-
-/* One Status call, waited for until it answers or the deadline passes. */
-static int
-probe_once(etcd_conn_t *conn, probe_t *p, struct event *deadline, int64_t left_ms)
-{
-    struct timeval tv = {left_ms / 1000, (left_ms % 1000) * 1000};
-    p->done = false;
-    if (etcd_status(conn, probe_done, p) != 0)
-        return GW_EINVAL;
-    evtimer_add(deadline, &tv);
-    event_base_loop(p->base, EVLOOP_NO_EXIT_ON_EMPTY);
-    evtimer_del(deadline);
-    return p->done ? p->err : GW_ETIMEOUT;
-}
-
-/* Ask etcd for its status until it answers, for at most STARTUP_PROBE_MS. */
-static int
-probe_etcd(etcd_client_t *client)
-{
-    probe_t p = {.base = event_base_new()};
-    etcd_conn_t *conn = etcd_conn_new(client, p.base);
-    struct event *deadline = evtimer_new(p.base, probe_deadline, p.base);
-    int64_t end = gw_monotonic_ms() + STARTUP_PROBE_MS;
-    int rc;
-    for (;;) {
-        rc = probe_once(conn, &p, deadline, end - gw_monotonic_ms());
-        if (rc == 0 || rc == GW_ETIMEOUT || rc == GW_EINVAL ||
-            end - gw_monotonic_ms() < PROBE_RETRY_MS)
-            break;
-        struct timespec pause = {0, PROBE_RETRY_MS * 1000000L};
-        nanosleep(&pause, NULL);
-    }
-    etcd_conn_free(conn); /* cancels a call still waiting; its callback fires here */
-    event_free(deadline);
-    event_base_free(p.base);
-    return rc;
-}
 
 /* The controllers confirmed the start-up state: readiness may pass. */
 static void
@@ -421,8 +362,10 @@ build_values(kgate_t *k)
     gw_storage_media_transformer(&k->values, media, gw_catalog_builtin());
 }
 
-static int
-connect_etcd(kgate_t *k, char *err, size_t err_len)
+/* The etcd client and its first status answer, made while the catalog and the policy are
+ * built; connect_etcd takes them (or the reason they failed). */
+static void
+start_etcd(kgate_t *k)
 {
     const gw_config_t *cfg = k->cfg;
     etcd_config_t ec = {
@@ -431,13 +374,16 @@ connect_etcd(kgate_t *k, char *err, size_t err_len)
         .cert_file = cfg->etcd_certfile,
         .key_file = cfg->etcd_keyfile,
     };
-    int rc = etcd_client_new(&ec, &k->etcd, err, err_len);
-    if (rc != 0)
-        return rc;
-    rc = probe_etcd(k->etcd);
-    if (rc != 0)
-        snprintf(err, err_len, "cannot reach etcd at %s: %s", cfg->etcd_servers, gw_strerror(rc));
-    return rc;
+    k->connecting = gw_etcd_connect_start(&ec, STARTUP_PROBE_MS);
+}
+
+static int
+connect_etcd(kgate_t *k, char *err, size_t err_len)
+{
+    gw_etcd_connect_t *c = k->connecting;
+
+    k->connecting = NULL;
+    return gw_etcd_connect_wait(c, &k->etcd, err, err_len);
 }
 
 /* The admission chain of --enable/--disable-admission-plugins; 2 (a usage error) when a name
@@ -567,6 +513,7 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     evthread_use_pthreads();
     if (gw_config_check_files(cfg, err, sizeof(err)) != 0)
         goto out;
+    start_etcd(&k);
     code = build_policy(&k, err, sizeof(err));
     if (code != 0)
         goto out;
@@ -594,6 +541,7 @@ run(const gw_config_t *cfg, bool anonymous_reset)
 out:
     if (code != 0)
         fprintf(stderr, "kgate: %s\n", err);
+    gw_etcd_connect_cancel(k.connecting); /* start-up failed before it was needed */
     gw_api_free(k.api);
     gw_audit_free(k.audit); /* after the workers: what they queued is written */
     etcd_client_free(k.etcd);
