@@ -54,6 +54,7 @@
 typedef struct {
     const gw_config_t *cfg;
     SSL_CTX *tls;
+    gw_tls_build_t *tls_building;  /* until its wait */
     gw_etcd_connect_t *connecting; /* until connect_etcd */
     etcd_client_t *etcd;
     gw_health_t *health;
@@ -386,6 +387,16 @@ connect_etcd(kgate_t *k, char *err, size_t err_len)
     return gw_etcd_connect_wait(c, &k->etcd, err, err_len);
 }
 
+/* The serving context gw_tls_ctx_start was building, into k->tls. */
+static int
+wait_tls(kgate_t *k, char *err, size_t err_len)
+{
+    gw_tls_build_t *b = k->tls_building;
+
+    k->tls_building = NULL;
+    return gw_tls_ctx_wait(b, &k->tls, err, err_len);
+}
+
 /* The admission chain of --enable/--disable-admission-plugins; 2 (a usage error) when a name
  * is wrong. */
 static int
@@ -514,6 +525,7 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     if (gw_config_check_files(cfg, err, sizeof(err)) != 0)
         goto out;
     start_etcd(&k);
+    k.tls_building = gw_tls_ctx_start(cfg);
     code = build_policy(&k, err, sizeof(err));
     if (code != 0)
         goto out;
@@ -525,8 +537,7 @@ run(const gw_config_t *cfg, bool anonymous_reset)
         goto out;
     build_values(&k);
     code = 1;
-    if (gw_tls_ctx_new(cfg, &k.tls, err, sizeof(err)) != 0 ||
-        connect_etcd(&k, err, sizeof(err)) != 0)
+    if (wait_tls(&k, err, sizeof(err)) != 0 || connect_etcd(&k, err, sizeof(err)) != 0)
         goto out;
     k.health = gw_health_new(cfg->livez_grace_period_ms);
     gw_health_etcd_result(k.health, 0);
@@ -541,7 +552,9 @@ run(const gw_config_t *cfg, bool anonymous_reset)
 out:
     if (code != 0)
         fprintf(stderr, "kgate: %s\n", err);
-    gw_etcd_connect_cancel(k.connecting); /* start-up failed before it was needed */
+    if (k.tls_building != NULL) /* start-up failed before it was needed */
+        wait_tls(&k, err, sizeof(err));
+    gw_etcd_connect_cancel(k.connecting); /* likewise */
     gw_api_free(k.api);
     gw_audit_free(k.audit); /* after the workers: what they queued is written */
     etcd_client_free(k.etcd);

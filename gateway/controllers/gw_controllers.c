@@ -497,7 +497,9 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->ensure = evtimer_new(base, on_ensure, c);
     if (c->ensure == NULL)
         abort();
-    add_timer(c->ensure, 0);
+    /* Readiness waits for these creates: they go to etcd before the elections' and the
+     * informers' calls. */
+    on_ensure(-1, 0, c);
     c->leader = start_election(c, NSCTL_ELECTION, on_elected, on_lost);
     c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
     c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
