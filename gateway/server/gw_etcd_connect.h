@@ -24,9 +24,10 @@ typedef struct gw_etcd_connect gw_etcd_connect_t;
 gw_etcd_connect_t *gw_etcd_connect_start(const etcd_config_t *cfg, int64_t timeout_ms);
 
 /**
- * Wait for the connection started by c and free c. 0 with the client in *client (the caller
- * owns it), or a GW_E* code with the reason in err: the client's own message when it could
- * not be created, "cannot reach etcd at <servers>: <error>" when etcd did not answer.
+ * Wait for the connection started by c and free c. 0 with the client in *client (the
+ * caller's, freed on its own thread: the client keeps no tie to the thread that made it), or
+ * a GW_E* code with the reason in err: the client's own message when it could not be
+ * created, "cannot reach etcd at <servers>: <error>" when etcd did not answer.
  * Thread: c's owner.
  */
 int gw_etcd_connect_wait(gw_etcd_connect_t *c, etcd_client_t **client, char *err, size_t err_len);
