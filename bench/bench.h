@@ -363,6 +363,21 @@ econn_put(econn_t *e, const char *key, const void *value, size_t len)
     return c.revision;
 }
 
+/**
+ * Start the transaction kgate's create sends (gw_store_create) on conn: put key=value (no
+ * lease) only if the key was never created, `txn(create_revision(key) == 0) put`; cb sees
+ * succeeded false when it was. Returns etcd_txn_if's code. Thread: conn's base's.
+ */
+static inline int
+create_txn_start(etcd_conn_t *conn, const char *key, const void *value, size_t len, etcd_txn_cb cb,
+                 void *ctx)
+{
+    etcd_cmp_t cmp = {.key = etcd_str(key), .target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL};
+    etcd_op_t put = {.kind = ETCD_OP_PUT, .key = cmp.key, .value = {value, len}};
+
+    return etcd_txn_if(conn, &cmp, &put, NULL, cb, ctx);
+}
+
 static inline void
 ecall_delete_done(int err, const Etcdserverpb__DeleteRangeResponse *resp, void *ctx)
 {

@@ -15,11 +15,18 @@
  * has its own Deployment. The ratio is what field ownership and the schema-driven merge cost
  * over a whole-object replace.
  *
+ * Then creates: a POST of a 2 KiB ConfigMap under a fresh name per call, at concurrency 16 and
+ * 64, beside the etcd writes that serve it, direct through etcdproto's client at the same
+ * concurrency: a Put of a value of the stored object's size (one key per caller) and the
+ * transaction kgate sends for a create (`txn(create_revision(key) == 0) put`, a fresh key per
+ * call). The ratios are what a create costs over the bare write and over kgate's own Txn.
+ *
  * Usage: bench_api https://IP:PORT PKI_DIR ETCD_URL ETCD_PREFIX WORKERS
  *   PKI_DIR holds ca.crt (which signed kgate's serving certificate) and admin.crt/admin.key
  *   (a client certificate kgate accepts); ETCD_PREFIX is kgate's --etcd-prefix and WORKERS
  *   its --workers, for the report. The objects are created through the API first, in a
- *   namespace that must not exist yet. BENCH_SECONDS as for every benchmark (bench.h).
+ *   namespace that must not exist yet (and the creates in CREATE_NAMESPACE, deleted from etcd
+ *   with the direct writes' keys at the end). BENCH_SECONDS as for every benchmark (bench.h).
  * Any failed or unexpected answer ends the run with exit status 1.
  */
 
@@ -52,16 +59,30 @@
 /* Annotation bytes that make the Deployment about 2 KiB. */
 #define DEPLOY_PAD_LEN 1200
 
-typedef enum { OP_GET, OP_LIST, OP_LIST_PB, OP_PUT, OP_APPLY, N_OPS } op_t;
+#define CREATE_NAMESPACE "bench-create"
+#define CREATES "/api/v1/namespaces/" CREATE_NAMESPACE "/configmaps"
+#define DIRECT_KEYS "/bench-direct/" /* under the etcd prefix: the direct writes' keys */
 
-static const char *const op_names[] = {[OP_GET] = "get",
-                                       [OP_LIST] = "list",
-                                       [OP_LIST_PB] = "list-pb",
-                                       [OP_PUT] = "put",
-                                       [OP_APPLY] = "apply"};
+typedef enum {
+    OP_GET,
+    OP_LIST,
+    OP_LIST_PB,
+    OP_PUT,
+    OP_APPLY,
+    OP_CREATE,
+    OP_ETCD_PUT, /* direct etcd writes beside the creates */
+    OP_ETCD_TXN,
+    N_OPS
+} op_t;
+
+static const char *const op_names[] = {
+    [OP_GET] = "get",           [OP_LIST] = "list",        [OP_LIST_PB] = "list-pb",
+    [OP_PUT] = "put",           [OP_APPLY] = "apply",      [OP_CREATE] = "create",
+    [OP_ETCD_PUT] = "etcd-put", [OP_ETCD_TXN] = "etcd-txn"};
 #define PROTOBUF "application/vnd.kubernetes.protobuf"
 static const int concurrencies[] = {1, 64};
 static const int write_concurrencies[] = {1, 16};
+static const int create_concurrencies[] = {16, 64};
 
 /* ---- kgate through the HTTPS client, one keep-alive connection per caller ---------------- */
 
@@ -72,8 +93,9 @@ typedef struct {
     char *request[N_OPS];  /* formatted once */
     size_t ref_len[N_OPS]; /* body length of the answer checked in full */
     https_conn_t conns[MAX_CONC];
-    char *owned[MAX_CONC];    /* each caller's write in flight, formatted for its call */
-    unsigned flips[MAX_CONC]; /* each caller's writes made: their parity picks the label */
+    char *owned[MAX_CONC];      /* each caller's write in flight, formatted for its call */
+    unsigned flips[MAX_CONC];   /* each caller's writes made: their parity picks the label */
+    unsigned creates[MAX_CONC]; /* each caller's creates made: their count names the next */
 } http_t;
 
 static char *
@@ -97,6 +119,7 @@ http_call(http_t *h, const char *method, const char *path, const char *body, int
 
 static char *deployment_json(const char *name, unsigned flip);
 static char *write_request(const http_t *h, op_t op, int id, unsigned flip);
+static char *create_request(const http_t *h, int id, unsigned n);
 
 static void
 http_start(driver_t *d, slot_t *s)
@@ -110,6 +133,11 @@ http_start(driver_t *d, slot_t *s)
         return;
     }
     free(h->owned[s->id]);
+    if (op == OP_CREATE) {
+        h->owned[s->id] = create_request(h, s->id, h->creates[s->id]++);
+        https_send(c, h->owned[s->id], 201, 0, s);
+        return;
+    }
     h->owned[s->id] = write_request(h, op, s->id, h->flips[s->id]++);
     https_send(c, h->owned[s->id], 200, 0, s);
 }
@@ -162,18 +190,41 @@ http_free(http_t *h)
 
 /* ---- the objects, created and checked through the API ---------------------------------- */
 
+/* A ConfigMap named `name` of about 2 KiB, its data shifted by i. */
 static char *
-object_json(int i)
+configmap_json(const char *name, int i)
 {
     char pad[PAD_LEN + 1];
 
     for (int k = 0; k < PAD_LEN; k++)
         pad[k] = (char)('a' + (i + k) % 26);
     pad[PAD_LEN] = '\0';
-    return gw_sprintf(
-        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" OBJECT_NAME
-        "\",\"labels\":{\"app\":\"bench\"}},\"data\":{\"config\":\"%s\"}}",
-        i, pad);
+    return gw_sprintf("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+                      "\"%s\",\"labels\":{\"app\":\"bench\"}},\"data\":{\"config\":\"%s\"}}",
+                      name, pad);
+}
+
+static char *
+object_json(int i)
+{
+    char name[32];
+
+    snprintf(name, sizeof name, OBJECT_NAME, i);
+    return configmap_json(name, i);
+}
+
+/* Caller id's n-th create: a POST of a ConfigMap no call has named yet. */
+static char *
+create_request(const http_t *h, int id, unsigned n)
+{
+    char name[48], *body, *req;
+
+    snprintf(name, sizeof name, "new-%02d-%07u", id, n);
+    body = configmap_json(name, id);
+    req =
+        https_request(&(https_req_t){.k = &h->k, .method = "POST", .path = CREATES, .body = body});
+    free(body);
+    return req;
 }
 
 /* A Deployment of about 2 KiB whose label `flip` is "a" or "b". */
@@ -251,6 +302,10 @@ seed(http_t *h)
     evbuffer_free(http_call(h, "POST", "/api/v1/namespaces",
                             "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
                             "\"metadata\":{\"name\":\"" NAMESPACE "\"}}",
+                            201));
+    evbuffer_free(http_call(h, "POST", "/api/v1/namespaces",
+                            "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+                            "\"metadata\":{\"name\":\"" CREATE_NAMESPACE "\"}}",
                             201));
     await_root_ca(h);
     for (int i = 0; i < N_OBJECTS; i++) {
@@ -339,6 +394,11 @@ typedef struct {
     etcd_conn_t *conn;
     char *key, *prefix, *prefix_end; /* the object's key; the collection's range */
     etcd_range_req_t range[N_OPS];
+    char *writes; /* where the direct writes' keys go: ETCD_PREFIX DIRECT_KEYS */
+    char *value;  /* what they write: as many bytes as kgate stores for a created object */
+    size_t len;
+    unsigned txns; /* creates made: their count names the next key */
+    char key_buf[MAX_CONC][128];
 } direct_t;
 
 static const size_t want_kvs[N_OPS] = {[OP_GET] = 1, [OP_LIST] = N_OBJECTS};
@@ -355,13 +415,44 @@ direct_done(int err, const Etcdserverpb__RangeResponse *resp, void *ctx)
 }
 
 static void
+direct_put_done(int err, const Etcdserverpb__PutResponse *resp, void *ctx)
+{
+    (void)resp;
+    evdriver_done(ctx, err);
+}
+
+/* A create whose key existed measured nothing: an error. */
+static void
+direct_txn_done(int err, const Etcdserverpb__TxnResponse *resp, void *ctx)
+{
+    evdriver_done(ctx, err == 0 && !resp->succeeded ? GW_EEXIST : err);
+}
+
+/* The Put (one key per caller) or the create's Txn (a fresh key per call) of slot s. */
+static int
+direct_write(direct_t *e, slot_t *s)
+{
+    char *key = e->key_buf[s->id];
+    etcd_bytes_t value = {(const uint8_t *)e->value, e->len};
+
+    if (s->phase->op == OP_ETCD_PUT) {
+        snprintf(key, sizeof e->key_buf[0], "%sput/%02d", e->writes, s->id);
+        return etcd_put(e->conn, etcd_str(key), value, 0, false, direct_put_done, s);
+    }
+    snprintf(key, sizeof e->key_buf[0], "%stxn/%08u", e->writes, e->txns++);
+    return create_txn_start(e->conn, key, e->value, e->len, direct_txn_done, s);
+}
+
+static void
 direct_start(driver_t *d, slot_t *s)
 {
     direct_t *e = (direct_t *)d;
-    int rc = etcd_range(e->conn, &e->range[s->phase->op], direct_done, s);
+    int rc = s->phase->op >= OP_ETCD_PUT
+                 ? direct_write(e, s)
+                 : etcd_range(e->conn, &e->range[s->phase->op], direct_done, s);
 
     if (rc != 0)
-        die("etcd: cannot start a range: %s", gw_strerror(rc));
+        die("etcd: cannot start %s: %s", op_names[s->phase->op], gw_strerror(rc));
 }
 
 static direct_t *
@@ -381,6 +472,7 @@ direct_new(const econn_t *etcd, const char *etcd_prefix)
     e->range[OP_GET] = (etcd_range_req_t){.key = etcd_str(e->key)};
     e->range[OP_LIST] =
         (etcd_range_req_t){.key = etcd_str(e->prefix), .range_end = etcd_str(e->prefix_end)};
+    e->writes = gw_sprintf("%s" DIRECT_KEYS, etcd_prefix);
     return e;
 }
 
@@ -390,6 +482,8 @@ direct_free(direct_t *e)
     free(e->key);
     free(e->prefix);
     free(e->prefix_end);
+    free(e->writes);
+    free(e->value);
     free(e);
 }
 
@@ -439,6 +533,48 @@ run_writes(http_t *h, const timing_t *t)
 }
 
 static void
+print_create_row(int conc, const result_t *k, const result_t *p, const result_t *x)
+{
+    printf("%4d  %12.0f  %7.3f  %7.3f  %9.0f  %7.3f  %7.3f  %9.0f  %7.3f  %7.3f  %9.2f  %9.2f\n",
+           conc, k->ops_s, k->p50_ms, k->p99_ms, p->ops_s, p->p50_ms, p->p99_ms, x->ops_s,
+           x->p50_ms, x->p99_ms, p->ops_s > 0 ? k->ops_s / p->ops_s : 0.0,
+           x->ops_s > 0 ? k->ops_s / x->ops_s : 0.0);
+    fflush(stdout);
+}
+
+/* Creates through kgate beside the direct Put and Txn at each concurrency; then the created
+ * objects and the direct writes' keys are deleted from etcd, so that the later benchmarks on
+ * this prefix do not list them. */
+static uint64_t
+run_creates(http_t *h, direct_t *direct, econn_t *etcd, const char *etcd_prefix, const timing_t *t)
+{
+    char *created = gw_sprintf("%s/configmaps/" CREATE_NAMESPACE "/", etcd_prefix);
+    uint64_t errors = 0;
+
+    direct->len = h->ref_len[OP_GET]; /* the GET's answer: what kgate stores, give or take */
+    direct->value = gw_malloc(direct->len);
+    memset(direct->value, 'v', direct->len);
+    printf("\ncreates of a 2 KiB ConfigMap (POST, a fresh name per call) beside etcd direct: Put "
+           "of %zu bytes (one key per caller), and the Txn of kgate's create (a fresh key per "
+           "call)\n",
+           direct->len);
+    printf("conc  create req/s   p50 ms   p99 ms  put ops/s   p50 ms   p99 ms  txn ops/s   "
+           "p50 ms   p99 ms  kgate/put  kgate/txn\n");
+    for (size_t i = 0; i < sizeof create_concurrencies / sizeof create_concurrencies[0]; i++) {
+        result_t k, p, x;
+        run_phase(&h->ev.d, OP_CREATE, create_concurrencies[i], t, &k);
+        run_phase(&direct->ev.d, OP_ETCD_PUT, create_concurrencies[i], t, &p);
+        run_phase(&direct->ev.d, OP_ETCD_TXN, create_concurrencies[i], t, &x);
+        print_create_row(create_concurrencies[i], &k, &p, &x);
+        errors += k.errors + p.errors + x.errors;
+    }
+    econn_delete_prefix(etcd, created);
+    econn_delete_prefix(etcd, direct->writes);
+    free(created);
+    return errors;
+}
+
+static void
 print_row(op_t op, int conc, const result_t *k, const result_t *e)
 {
     printf("%-5s  %4d  %11.0f  %7.3f  %7.3f  %10.0f  %7.3f  %7.3f  %17.2f\n", op_names[op], conc,
@@ -480,6 +616,7 @@ main(int argc, char **argv)
     }
     errors += run_protobuf(h, &t);
     errors += run_writes(h, &t);
+    errors += run_creates(h, direct, &etcd, argv[4], &t);
     http_free(h);
     direct_free(direct);
     econn_close(&etcd);

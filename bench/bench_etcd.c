@@ -1,6 +1,7 @@
 /*
- * bench_etcd: throughput and latency of single-key Range and Put, closed-loop at several
- * concurrencies, through two clients against the same etcd:
+ * bench_etcd: throughput and latency of single-key Range and Put, and of the transaction kgate
+ * sends for a create (`txn(create_revision(key) == 0) put`, a fresh key per call), closed-loop
+ * at several concurrencies, through two clients against the same etcd:
  *  - kgate: etcdproto's client used as the server uses it (an event_base worker with an
  *    etcd_conn_t; completions are handed from the client's completion-queue thread to it);
  *  - baseline: gRPC core driven directly, its completion queue polled by the thread that
@@ -33,16 +34,21 @@
 #define CALL_TIMEOUT_S 15
 #define RANGE_KEY "/bench/range"
 
+#define TXN_PREFIX "/bench/txn/"
+
 static const int concurrencies[] = {1, 16, 64};
+static const int txn_concurrencies[] = {16, 64}; /* what kgate's creates run at (bench_api) */
 
 typedef enum {
-    RPC_RANGE, /* the two measured operations come first */
+    RPC_RANGE, /* the measured operations come first */
     RPC_PUT,
+    RPC_TXN,
     RPC_COMPACT,
     RPC_STATUS,
 } rpc_t;
 
-static const char *const rpc_names[] = {[RPC_RANGE] = "range", [RPC_PUT] = "put"};
+static const char *const rpc_names[] = {
+    [RPC_RANGE] = "range", [RPC_PUT] = "put", [RPC_TXN] = "txn"};
 
 /* ---- what is read and written ----------------------------------------------------------- */
 
@@ -58,6 +64,18 @@ workload_init(workload_t *w)
         w->value[i] = (uint8_t)('a' + i % 26);
     for (int i = 0; i < MAX_CONC; i++)
         snprintf(w->put_key[i], sizeof w->put_key[i], "/bench/put/%02d", i);
+}
+
+/* The next create's key: never written before in this run (each txn row's keys are deleted
+ * after it, and revisions only grow). */
+static const char *
+next_txn_key(void)
+{
+    static char key[40];
+    static unsigned long seq;
+
+    snprintf(key, sizeof key, TXN_PREFIX "%010lu", seq++);
+    return key;
 }
 
 /* A Range must find the seeded key with its whole value, or the row measures nothing. */
@@ -90,6 +108,13 @@ kgate_put_done(int err, const Etcdserverpb__PutResponse *resp, void *ctx)
     evdriver_done(ctx, err);
 }
 
+/* A create whose key existed measured nothing: an error. */
+static void
+kgate_txn_done(int err, const Etcdserverpb__TxnResponse *resp, void *ctx)
+{
+    evdriver_done(ctx, err == 0 && !resp->succeeded ? GW_EEXIST : err);
+}
+
 static void
 kgate_start(driver_t *d, slot_t *s)
 {
@@ -99,6 +124,9 @@ kgate_start(driver_t *d, slot_t *s)
     if (s->phase->op == RPC_RANGE) {
         etcd_range_req_t req = {.key = etcd_str(RANGE_KEY)};
         rc = etcd_range(k->etcd.conn, &req, kgate_range_done, s);
+    } else if (s->phase->op == RPC_TXN) {
+        rc = create_txn_start(k->etcd.conn, next_txn_key(), k->w->value, VALUE_LEN, kgate_txn_done,
+                              s);
     } else {
         etcd_bytes_t value = {k->w->value, VALUE_LEN};
         rc = etcd_put(k->etcd.conn, etcd_str(k->w->put_key[s->id]), value, 0, false, kgate_put_done,
@@ -137,6 +165,7 @@ static const struct {
 } rpcs[] = {
     [RPC_RANGE] = {"/etcdserverpb.KV/Range", &etcdserverpb__range_response__descriptor},
     [RPC_PUT] = {"/etcdserverpb.KV/Put", &etcdserverpb__put_response__descriptor},
+    [RPC_TXN] = {"/etcdserverpb.KV/Txn", &etcdserverpb__txn_response__descriptor},
     [RPC_COMPACT] = {"/etcdserverpb.KV/Compact", &etcdserverpb__compaction_response__descriptor},
     [RPC_STATUS] = {"/etcdserverpb.Maintenance/Status", &etcdserverpb__status_response__descriptor},
 };
@@ -265,6 +294,32 @@ raw_call_sync(raw_t *r, rpc_t rpc, const ProtobufCMessage *req, ProtobufCMessage
     return rawcall_end(&c, resp);
 }
 
+/* The create's transaction as etcdproto encodes it: one compare, one put on success. */
+static void
+raw_start_txn(raw_t *r, slot_t *s)
+{
+    const char *key = next_txn_key();
+    ProtobufCBinaryData k = {strlen(key), (uint8_t *)key};
+    Etcdserverpb__Compare cmp = ETCDSERVERPB__COMPARE__INIT, *cmps[] = {&cmp};
+    Etcdserverpb__PutRequest put = ETCDSERVERPB__PUT_REQUEST__INIT;
+    Etcdserverpb__RequestOp op = ETCDSERVERPB__REQUEST_OP__INIT, *ops[] = {&op};
+    Etcdserverpb__TxnRequest txn = ETCDSERVERPB__TXN_REQUEST__INIT;
+
+    cmp.key = k;
+    cmp.result = ETCDSERVERPB__COMPARE__COMPARE_RESULT__EQUAL;
+    cmp.target = ETCDSERVERPB__COMPARE__COMPARE_TARGET__CREATE;
+    cmp.target_union_case = ETCDSERVERPB__COMPARE__TARGET_UNION_CREATE_REVISION;
+    put.key = k;
+    put.value = (ProtobufCBinaryData){VALUE_LEN, (uint8_t *)r->w->value};
+    op.request_case = ETCDSERVERPB__REQUEST_OP__REQUEST_REQUEST_PUT;
+    op.request_put = &put;
+    txn.n_compare = 1;
+    txn.compare = cmps;
+    txn.n_success = 1;
+    txn.success = ops;
+    rawcall_start(r, &r->calls[s->id], RPC_TXN, &txn.base, s);
+}
+
 static void
 raw_start(driver_t *d, slot_t *s)
 {
@@ -275,6 +330,8 @@ raw_start(driver_t *d, slot_t *s)
     if (s->phase->op == RPC_RANGE) {
         range.key = (ProtobufCBinaryData){strlen(RANGE_KEY), (uint8_t *)RANGE_KEY};
         rawcall_start(r, &r->calls[s->id], RPC_RANGE, &range.base, s);
+    } else if (s->phase->op == RPC_TXN) {
+        raw_start_txn(r, s);
     } else {
         const char *key = r->w->put_key[s->id];
         put.key = (ProtobufCBinaryData){strlen(key), (uint8_t *)key};
@@ -297,6 +354,8 @@ raw_run(driver_t *d, phase_t *p)
         int err = rawcall_end(&r->calls[s->id], &resp);
         if (err == 0 && p->op == RPC_RANGE)
             err = check_range((const Etcdserverpb__RangeResponse *)resp);
+        if (err == 0 && p->op == RPC_TXN && !((Etcdserverpb__TxnResponse *)resp)->succeeded)
+            err = GW_EEXIST;
         if (resp != NULL)
             protobuf_c_message_free_unpacked(resp, NULL);
         slot_done(s, err);
@@ -394,8 +453,9 @@ print_setting(raw_t *r, const char *url, const timing_t *t)
         die("status of %s: %s", url, gw_strerror(err));
     printf("etcd %s at %s; %ld CPUs shared by etcd, gRPC and the client under test\n",
            ((Etcdserverpb__StatusResponse *)resp)->version, url, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("%d-byte values, linearizable Range of one key, Put of one key per caller; "
-           "%.1f s per client and row after %.1f s warm-up; etcd compacted between runs\n\n",
+    printf("%d-byte values, linearizable Range of one key, Put of one key per caller, Txn of "
+           "kgate's create (put if create_revision == 0) of a fresh key per call; %.1f s per "
+           "client and row after %.1f s warm-up; etcd compacted between runs\n\n",
            VALUE_LEN, t->seconds, t->warmup);
     protobuf_c_message_free_unpacked(resp, NULL);
 }
@@ -409,6 +469,25 @@ print_row(rpc_t op, int conc, const result_t *k, const result_t *b)
            k->ops_s, k->p50_ms, k->p99_ms, b->ops_s, b->p50_ms, b->p99_ms,
            b->ops_s > 0 ? k->ops_s / b->ops_s : 0.0);
     fflush(stdout);
+}
+
+/* One row: op at conc through both clients, etcd compacted after each (and the created keys
+ * deleted first). Returns the errors. */
+static uint64_t
+run_row(kgate_t *kg, raw_t *raw, rpc_t op, int conc, const timing_t *t)
+{
+    result_t k, b;
+
+    run_phase(&kg->ev.d, op, conc, t, &k);
+    if (op == RPC_TXN)
+        econn_delete_prefix(&kg->etcd, TXN_PREFIX);
+    compact(raw);
+    run_phase(&raw->d, op, conc, t, &b);
+    if (op == RPC_TXN)
+        econn_delete_prefix(&kg->etcd, TXN_PREFIX);
+    compact(raw);
+    print_row(op, conc, &k, &b);
+    return k.errors + b.errors;
 }
 
 int
@@ -431,16 +510,11 @@ main(int argc, char **argv)
     printf("op     conc  kgate ops/s   p50 ms   p99 ms  baseline ops/s   p50 ms   p99 ms  "
            "ratio(kgate/baseline)\n");
     for (rpc_t op = RPC_RANGE; op <= RPC_PUT; op++) {
-        for (size_t i = 0; i < sizeof concurrencies / sizeof concurrencies[0]; i++) {
-            result_t k, b;
-            run_phase(&kg->ev.d, op, concurrencies[i], &t, &k);
-            compact(raw);
-            run_phase(&raw->d, op, concurrencies[i], &t, &b);
-            compact(raw);
-            print_row(op, concurrencies[i], &k, &b);
-            errors += k.errors + b.errors;
-        }
+        for (size_t i = 0; i < sizeof concurrencies / sizeof concurrencies[0]; i++)
+            errors += run_row(kg, raw, op, concurrencies[i], &t);
     }
+    for (size_t i = 0; i < sizeof txn_concurrencies / sizeof txn_concurrencies[0]; i++)
+        errors += run_row(kg, raw, RPC_TXN, txn_concurrencies[i], &t);
     kgate_free(kg);
     raw_free(raw);
     return errors == 0 ? 0 : 1;

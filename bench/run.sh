@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
-# bench_api, bench_watch, bench_list, bench_authn, bench_rbac, bench_audit, bench_vap,
-# bench_webhook, bench_crd (two instances) and bench_gc (the garbage collector) against
-# $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
-# unless KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects
-# are removed from it afterwards).
+# bench_start (kgate's start-up time), bench_api, bench_watch, bench_list, bench_authn,
+# bench_rbac, bench_audit, bench_vap, bench_webhook, bench_crd (two instances) and bench_gc
+# (the garbage collector) against $KGATE_BUILD/kgate in front of that etcd. The etcd is a
+# throwaway one on free loopback ports unless KGATE_BENCH_ETCD=http://host:port points at an
+# existing one (the benchmarks' objects are removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +47,12 @@ pki_ca "$PKI" ca
 pki_cert "$PKI" ca server server "/CN=kgate" "IP:127.0.0.1"
 pki_cert "$PKI" ca admin client "/O=system:masters/CN=kubernetes-admin"
 LOG=$KGATE_TEST_TMP/kgate.log
+
+# Start-up: kgate started afresh on an empty prefix, timed to its first answer and to its first
+# /readyz 200.
+KGATE_LOG=$KGATE_TEST_TMP/kgate-start.log \
+    "$KGATE_BUILD/bench/bench_start" "$KGATE_BUILD/kgate" "$PKI" "$KGATE_BENCH_ETCD" "$PREFIX"
+echo
 
 # start_kgate [ETCD_URL [FLAGS...]]: a kgate on a free port in front of ETCD_URL (default: the
 # bench etcd) with extra FLAGS, waited for until ready; sets PORT, KGATE_PID, WORKERS.

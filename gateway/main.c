@@ -37,6 +37,7 @@
 #include "gw_config.h"
 #include "gw_controllers.h"
 #include "gw_err.h"
+#include "gw_etcd_connect.h"
 #include "gw_fetch.h"
 #include "gw_health.h"
 #include "gw_log.h"
@@ -49,12 +50,13 @@
 #include "gw_tls.h"
 
 #define STARTUP_PROBE_MS 10000 /* how long startup waits for etcd to answer */
-#define PROBE_RETRY_MS 500
-#define DRAIN_MS 10000 /* how long requests in progress may take to finish at shutdown */
+#define DRAIN_MS 10000         /* how long requests in progress may take to finish at shutdown */
 
 typedef struct {
     const gw_config_t *cfg;
     SSL_CTX *tls;
+    gw_tls_build_t *tls_building;  /* until its wait */
+    gw_etcd_connect_t *connecting; /* until connect_etcd */
     etcd_client_t *etcd;
     gw_health_t *health;
     gw_compactor_t *compactor;     /* worker 0's */
@@ -69,66 +71,6 @@ typedef struct {
     gw_api_t *api;
     gw_server_t *server;
 } kgate_t;
-
-typedef struct {
-    struct event_base *base;
-    bool done;
-    int err;
-} probe_t;
-
-static void
-probe_done(int err, const Etcdserverpb__StatusResponse *resp, void *ctx)
-{
-    (void)resp;
-    probe_t *p = ctx;
-    p->done = true;
-    p->err = err;
-    event_base_loopbreak(p->base);
-}
-
-static void
-probe_deadline(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd, (void)what;
-    event_base_loopbreak(arg);
-}
-
-/* One Status call, waited for until it answers or the deadline passes. */
-static int
-probe_once(etcd_conn_t *conn, probe_t *p, struct event *deadline, int64_t left_ms)
-{
-    struct timeval tv = {left_ms / 1000, (left_ms % 1000) * 1000};
-    p->done = false;
-    if (etcd_status(conn, probe_done, p) != 0)
-        return GW_EINVAL;
-    evtimer_add(deadline, &tv);
-    event_base_loop(p->base, EVLOOP_NO_EXIT_ON_EMPTY);
-    evtimer_del(deadline);
-    return p->done ? p->err : GW_ETIMEOUT;
-}
-
-/* Ask etcd for its status until it answers, for at most STARTUP_PROBE_MS. */
-static int
-probe_etcd(etcd_client_t *client)
-{
-    probe_t p = {.base = event_base_new()};
-    etcd_conn_t *conn = etcd_conn_new(client, p.base);
-    struct event *deadline = evtimer_new(p.base, probe_deadline, p.base);
-    int64_t end = gw_monotonic_ms() + STARTUP_PROBE_MS;
-    int rc;
-    for (;;) {
-        rc = probe_once(conn, &p, deadline, end - gw_monotonic_ms());
-        if (rc == 0 || rc == GW_ETIMEOUT || rc == GW_EINVAL ||
-            end - gw_monotonic_ms() < PROBE_RETRY_MS)
-            break;
-        struct timespec pause = {0, PROBE_RETRY_MS * 1000000L};
-        nanosleep(&pause, NULL);
-    }
-    etcd_conn_free(conn); /* cancels a call still waiting; its callback fires here */
-    event_free(deadline);
-    event_base_free(p.base);
-    return rc;
-}
 
 /* The controllers confirmed the start-up state: readiness may pass. */
 static void
@@ -422,8 +364,10 @@ build_values(kgate_t *k)
     gw_storage_media_transformer(&k->values, media, gw_catalog_builtin());
 }
 
-static int
-connect_etcd(kgate_t *k, char *err, size_t err_len)
+/* The etcd client and its first status answer, made while the catalog and the policy are
+ * built; connect_etcd takes them (or the reason they failed). */
+static void
+start_etcd(kgate_t *k)
 {
     const gw_config_t *cfg = k->cfg;
     etcd_config_t ec = {
@@ -432,13 +376,26 @@ connect_etcd(kgate_t *k, char *err, size_t err_len)
         .cert_file = cfg->etcd_certfile,
         .key_file = cfg->etcd_keyfile,
     };
-    int rc = etcd_client_new(&ec, &k->etcd, err, err_len);
-    if (rc != 0)
-        return rc;
-    rc = probe_etcd(k->etcd);
-    if (rc != 0)
-        snprintf(err, err_len, "cannot reach etcd at %s: %s", cfg->etcd_servers, gw_strerror(rc));
-    return rc;
+    k->connecting = gw_etcd_connect_start(&ec, STARTUP_PROBE_MS);
+}
+
+static int
+connect_etcd(kgate_t *k, char *err, size_t err_len)
+{
+    gw_etcd_connect_t *c = k->connecting;
+
+    k->connecting = NULL;
+    return gw_etcd_connect_wait(c, &k->etcd, err, err_len);
+}
+
+/* The serving context gw_tls_ctx_start was building, into k->tls. */
+static int
+wait_tls(kgate_t *k, char *err, size_t err_len)
+{
+    gw_tls_build_t *b = k->tls_building;
+
+    k->tls_building = NULL;
+    return gw_tls_ctx_wait(b, &k->tls, err, err_len);
 }
 
 /* The admission chain of --enable/--disable-admission-plugins; 2 (a usage error) when a name
@@ -602,6 +559,8 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     evthread_use_pthreads();
     if (gw_config_check_files(cfg, err, sizeof(err)) != 0)
         goto out;
+    start_etcd(&k);
+    k.tls_building = gw_tls_ctx_start(cfg);
     code = build_policy(&k, err, sizeof(err));
     if (code != 0)
         goto out;
@@ -613,8 +572,7 @@ run(const gw_config_t *cfg, bool anonymous_reset)
         goto out;
     build_values(&k);
     code = 1;
-    if (gw_tls_ctx_new(cfg, &k.tls, err, sizeof(err)) != 0 ||
-        connect_etcd(&k, err, sizeof(err)) != 0)
+    if (wait_tls(&k, err, sizeof(err)) != 0 || connect_etcd(&k, err, sizeof(err)) != 0)
         goto out;
     k.health = gw_health_new(cfg->livez_grace_period_ms);
     gw_health_etcd_result(k.health, 0);
@@ -629,6 +587,9 @@ run(const gw_config_t *cfg, bool anonymous_reset)
 out:
     if (code != 0)
         fprintf(stderr, "kgate: %s\n", err);
+    if (k.tls_building != NULL) /* start-up failed before it was needed */
+        wait_tls(&k, err, sizeof(err));
+    gw_etcd_connect_cancel(k.connecting); /* likewise */
     gw_api_free(k.api);
     gw_audit_free(k.audit); /* after the workers: what they queued is written */
     etcd_client_free(k.etcd);

@@ -51,6 +51,14 @@
 #define CRD_NAMING_ELECTION "crd-naming-controller"
 #define CRD_FINALIZER_ELECTION "crd-finalizer-controller"
 #define GC_ELECTION "garbage-collector-controller"
+#define MAX_ELECTIONS 10
+
+/* An election asked for before this instance was ready (see elect). */
+typedef struct {
+    const char *name;
+    gw_leader_fn elected, lost;
+    gw_leader_t **slot; /* where its gw_leader_t goes once it starts */
+} election_t;
 
 struct gw_controllers {
     etcd_client_t *client;
@@ -71,6 +79,7 @@ struct gw_controllers {
     gw_bootstrapsigner_t *signer;
     gw_leader_t *sa_leader;
     gw_sactl_t *sactl;     /* while leading the service account election */
+    bool sa_asked;         /* gw_controllers_start_service_accounts was called */
     char *root_ca;         /* what kube-root-ca.crt publishes (NULL: nothing) */
     bool synced;           /* the initial namespaces were confirmed once */
     gw_rbac_cache_t *rbac; /* the process's RBAC snapshot */
@@ -97,6 +106,9 @@ struct gw_controllers {
     gw_gc_t *gc; /* while leading the garbage collector election */
     void (*on_synced)(void *arg);
     void *on_synced_arg;
+    bool elections_open; /* synced once: elections start when asked */
+    election_t waiting[MAX_ELECTIONS];
+    size_t n_waiting;
 };
 
 gw_nsctl_resource_t *
@@ -130,12 +142,17 @@ add_timer(struct event *ev, int64_t ms)
 /* Ready once the initial namespaces are confirmed and the first RBAC, admission policy (both
  * kinds), admission webhook and custom resource snapshots are in (kube's policy and webhook
  * plugins also wait for their informers before admitting). */
+static void open_elections(gw_controllers_t *c);
+
 static void
 maybe_synced(gw_controllers_t *c)
 {
-    if (c->synced && c->rbac_synced && c->vap_synced && c->map_synced && c->webhooks_synced &&
-        c->crds_synced && c->on_synced != NULL)
+    if (!c->synced || !c->rbac_synced || !c->vap_synced || !c->map_synced || !c->webhooks_synced ||
+        !c->crds_synced)
+        return;
+    if (c->on_synced != NULL)
         c->on_synced(c->on_synced_arg);
+    open_elections(c);
 }
 
 static void
@@ -404,6 +421,41 @@ start_election(gw_controllers_t *c, const char *name, gw_leader_fn elected, gw_l
     return l;
 }
 
+/* Start election `name` into *slot, or once this instance is ready: what the leaders run
+ * (garbage collection's lists of every resource, the RBAC bootstrap's writes, ...) would
+ * otherwise share etcd and this loop with what readiness waits for. Asking twice for one
+ * slot starts one election. */
+static void
+elect(gw_controllers_t *c, gw_leader_t **slot, const char *name, gw_leader_fn elected,
+      gw_leader_fn lost)
+{
+    if (c->elections_open) {
+        if (*slot == NULL)
+            *slot = start_election(c, name, elected, lost);
+        return;
+    }
+    for (size_t i = 0; i < c->n_waiting; i++) {
+        if (c->waiting[i].slot == slot)
+            return;
+    }
+    if (c->n_waiting == MAX_ELECTIONS)
+        abort(); /* a new election needs a bigger table */
+    c->waiting[c->n_waiting++] = (election_t){name, elected, lost, slot};
+}
+
+static void
+open_elections(gw_controllers_t *c)
+{
+    if (c->elections_open)
+        return;
+    c->elections_open = true;
+    for (size_t i = 0; i < c->n_waiting; i++) {
+        election_t *e = &c->waiting[i];
+        *e->slot = start_election(c, e->name, e->elected, e->lost);
+    }
+    c->n_waiting = 0;
+}
+
 /* Whether the --controllers list runs controller `name` (kube-controller-manager's rule: the
  * first mention decides, "-name" turns it off, "*" runs the controllers on by default). */
 bool
@@ -463,22 +515,12 @@ gc_wanted(const char *const *names, size_t n)
 void
 gw_controllers_enable(gw_controllers_t *c, const char *const *names, size_t n)
 {
-    if (gc_wanted(names, n) && c->gc_leader == NULL)
-        c->gc_leader = start_election(c, GC_ELECTION, on_gc_elected, on_gc_lost);
+    if (gc_wanted(names, n))
+        elect(c, &c->gc_leader, GC_ELECTION, on_gc_elected, on_gc_lost);
     c->cleaner_on = gw_controllers_wanted(names, n, "tokencleaner", false);
     c->signer_on = gw_controllers_wanted(names, n, "bootstrapsigner", false);
-    if (!c->cleaner_on && !c->signer_on)
-        return;
-    char *key = gw_leader_key(c->prefix, BOOT_ELECTION);
-    char *id = identity();
-    c->boot_leader = gw_leader_start(c->client, c->base,
-                                     &(gw_leader_opts_t){.key = key,
-                                                         .identity = id,
-                                                         .on_elected = on_boot_elected,
-                                                         .on_lost = on_boot_lost,
-                                                         .ctx = c});
-    free(key);
-    free(id);
+    if (c->cleaner_on || c->signer_on)
+        elect(c, &c->boot_leader, BOOT_ELECTION, on_boot_elected, on_boot_lost);
 }
 
 gw_controllers_t *
@@ -497,10 +539,12 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->ensure = evtimer_new(base, on_ensure, c);
     if (c->ensure == NULL)
         abort();
-    add_timer(c->ensure, 0);
-    c->leader = start_election(c, NSCTL_ELECTION, on_elected, on_lost);
+    /* Readiness waits for these creates: they go to etcd before the elections' and the
+     * informers' calls. */
+    on_ensure(-1, 0, c);
+    elect(c, &c->leader, NSCTL_ELECTION, on_elected, on_lost);
     c->rbac = gw_rbac_cache_start(client, base, etcd_prefix, values, rbac_synced, c);
-    c->rbac_leader = start_election(c, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
+    elect(c, &c->rbac_leader, RBAC_ELECTION, on_rbac_elected, on_rbac_lost);
     c->vap = gw_vap_cache_start(client, base, etcd_prefix, values, catalog, vap_synced, c);
     /* MutatingAdmissionPolicy is alpha: fed only when its feature gate lets the catalog serve
      * it */
@@ -512,22 +556,21 @@ gw_controllers_start(etcd_client_t *client, struct event_base *base, const char 
     c->webhooks = gw_webhook_cache_start(client, base, etcd_prefix, values, webhooks_synced, c);
     c->crds = gw_crd_feed_start(client, base, etcd_prefix, values, catalog, crds_published, c);
     c->catalog = catalog;
-    c->vap_status_leader =
-        start_election(c, VAP_STATUS_ELECTION, on_vap_status_elected, on_vap_status_lost);
-    c->crd_naming_leader =
-        start_election(c, CRD_NAMING_ELECTION, on_crd_naming_elected, on_crd_naming_lost);
-    c->crd_finalizer_leader =
-        start_election(c, CRD_FINALIZER_ELECTION, on_crd_finalizer_elected, on_crd_finalizer_lost);
+    elect(c, &c->vap_status_leader, VAP_STATUS_ELECTION, on_vap_status_elected, on_vap_status_lost);
+    elect(c, &c->crd_naming_leader, CRD_NAMING_ELECTION, on_crd_naming_elected, on_crd_naming_lost);
+    elect(c, &c->crd_finalizer_leader, CRD_FINALIZER_ELECTION, on_crd_finalizer_elected,
+          on_crd_finalizer_lost);
     return c;
 }
 
 void
 gw_controllers_start_service_accounts(gw_controllers_t *c, const char *root_ca_pem)
 {
-    if (c->sa_leader != NULL)
+    if (c->sa_asked)
         return;
+    c->sa_asked = true;
     c->root_ca = root_ca_pem != NULL ? gw_strdup(root_ca_pem) : NULL;
-    c->sa_leader = start_election(c, SACTL_ELECTION, on_sa_elected, on_sa_lost);
+    elect(c, &c->sa_leader, SACTL_ELECTION, on_sa_elected, on_sa_lost);
 }
 
 void

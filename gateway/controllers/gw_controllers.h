@@ -23,8 +23,9 @@
  *    NamesAccepted, Established and NonStructuralSchema (gw_crd_naming.h);
  *  - on the leader of the "crd-finalizer-controller" election only: the custom objects of a
  *    deleted CRD, then its cleanup finalizer (gw_crd_finalizer.h).
- * Elections and handovers are logged ("<election>: leading as <identity>" / "no longer
- * leading").
+ * The elections start once the start-up state is confirmed (gw_controllers_on_synced), so
+ * that what leaders run does not delay readiness. Elections and handovers are logged
+ * ("<election>: leading as <identity>" / "no longer leading").
  */
 
 #include <stdbool.h>

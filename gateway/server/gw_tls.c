@@ -10,6 +10,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_selfsign.h"
 
@@ -192,5 +193,52 @@ out:
         SSL_CTX_free(ctx);
     else
         *out = ctx;
+    return rc;
+}
+
+/* ---- built on a thread of its own ------------------------------------------------------- */
+
+struct gw_tls_build {
+    const gw_config_t *cfg;
+    pthread_t thread;
+    SSL_CTX *ctx;
+    int rc;
+    char err[512];
+};
+
+static void *
+build_main(void *arg)
+{
+    gw_tls_build_t *b = arg;
+
+    b->rc = gw_tls_ctx_new(b->cfg, &b->ctx, b->err, sizeof(b->err));
+    return NULL;
+}
+
+gw_tls_build_t *
+gw_tls_ctx_start(const gw_config_t *cfg)
+{
+    gw_tls_build_t *b = gw_calloc(1, sizeof(*b));
+
+    b->cfg = cfg;
+    if (pthread_create(&b->thread, NULL, build_main, b) != 0)
+        abort();
+    return b;
+}
+
+int
+gw_tls_ctx_wait(gw_tls_build_t *b, SSL_CTX **out, char *err, size_t err_len)
+{
+    int rc;
+
+    *out = NULL;
+    if (b == NULL)
+        return 0;
+    pthread_join(b->thread, NULL);
+    rc = b->rc;
+    *out = b->ctx;
+    if (rc != 0)
+        snprintf(err, err_len, "%s", b->err);
+    free(b);
     return rc;
 }
