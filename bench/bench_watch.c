@@ -1,9 +1,10 @@
 /*
  * bench_watch: many watchers of one collection on one kgate, beside as many watches directly
- * on etcd. 1000 clients watch one namespace's ConfigMaps through kgate (GET ?watch=1 from a
+ * on etcd. N clients (1000 unless told) watch one namespace's ConfigMaps through kgate (GET
+ * ?watch=1 from a
  * resourceVersion, each on its own HTTPS connection with the admin's client certificate,
  * newline-delimited JSON events over chunked transfer), all driven by this program's one
- * libevent thread; then 1000 etcd watches of the same keys through etcdproto's client (each
+ * libevent thread; then N etcd watches of the same keys through etcdproto's client (each
  * its own gRPC stream, multiplexed on one connection as kube-apiserver's are).
  *
  * A ConfigMap of 2 KiB (kgate's stored JSON) is written straight to etcd, one write at a
@@ -17,14 +18,16 @@
  * The client is one thread on the same CPUs as the servers, so a write's deliveries are read
  * one after the other: the spread is partly the client's.
  *
- * Then the same 1000 kgate watchers ask for protobuf (application/vnd.kubernetes.protobuf:
+ * With 1000 watchers, the same watchers then ask for protobuf (application/vnd.kubernetes.protobuf:
  * length-prefixed WatchEvent frames, each event encoded once and shared): the ratios are
  * protobuf over JSON, both through kgate.
  *
- * Usage: bench_watch https://IP:PORT PKI_DIR ETCD_URL ETCD_PREFIX KGATE_PID ETCD_PID
+ * Usage: bench_watch https://IP:PORT PKI_DIR ETCD_URL ETCD_PREFIX KGATE_PID ETCD_PID [N]
  *   PKI_DIR as for bench_api; ETCD_PREFIX is kgate's --etcd-prefix; ETCD_PID may be "-"
- *   (etcd's memory is then not reported). BENCH_SECONDS (default 5) sets the writes per row:
- *   40 per second of it. The object is deleted at the end. Any failed or unexpected answer
+ *   (etcd's memory is then not reported). The memory per watcher is only right for a kgate and
+ *   an etcd that served no watchers before. BENCH_SECONDS (default 5) sets the writes per row:
+ *   40 per second of it for 1000 watchers, a tenth of that for more (each write reaches them
+ *   all before the next). The object is deleted at the end. Any failed or unexpected answer
  *   ends the run with exit status 1.
  */
 
@@ -58,11 +61,12 @@
 #define NAMESPACE "bench-watch"
 #define COLLECTION "/api/v1/namespaces/" NAMESPACE "/configmaps"
 #define OBJECT_NAME "watched"
-#define N_WATCHERS 1000
+#define N_DEFAULT 1000 /* watchers unless told; the protobuf row is measured at this count */
+#define N_MAX 100000
 #define OPENING 32       /* watches being opened at once (TLS handshakes in flight) */
 #define VALUE_BYTES 2048 /* the object as stored */
 #define WRITES_PER_S 40  /* writes per second of BENCH_SECONDS */
-#define WAIT_S 60        /* the longest any step may take */
+#define WAIT_S 60        /* the longest any step may take, plus 10 ms per watcher */
 #define RV_FIELD "\"resourceVersion\":\""
 
 typedef struct bench bench_t;
@@ -101,11 +105,13 @@ struct bench {
     char *request;      /* the watch request, from `from_rev` */
     bool protobuf;      /* the kgate watches ask for protobuf frames */
     int64_t from_rev;   /* the revision the watches start after: the last write's */
-    hwatch_t hw[N_WATCHERS];
-    ewatch_t ew[N_WATCHERS];
-    int opened, open;            /* watches started; watches answered 200 */
-    int64_t got_seq[N_WATCHERS]; /* the write each watcher last got */
-    int64_t last_rv[N_WATCHERS];
+    int n;              /* watchers */
+    int wait_s;         /* the longest a step may take */
+    hwatch_t *hw;       /* [n] */
+    ewatch_t *ew;       /* [n] */
+    int opened, open;   /* watches started; watches answered 200 */
+    int64_t *got_seq;   /* [n]: the write each watcher last got */
+    int64_t *last_rv;   /* [n] */
     /* the write in flight */
     int64_t seq;     /* writes so far */
     int64_t sent_at; /* when the write started */
@@ -127,15 +133,15 @@ on_deadline(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    die("%s: nothing after %d s (%d of %d watches open, %d deliveries pending)", b->step, WAIT_S,
-        b->open, N_WATCHERS, b->pending);
+    die("%s: nothing after %d s (%d of %d watches open, %d deliveries pending)", b->step, b->wait_s,
+        b->open, b->n, b->pending);
 }
 
-/* Run the loop until done(b), for at most WAIT_S. */
+/* Run the loop until done(b), for at most b->wait_s. */
 static void
 wait_until(bench_t *b, bool (*done)(const bench_t *b), const char *step)
 {
-    struct timeval tv = {WAIT_S, 0};
+    struct timeval tv = {b->wait_s, 0};
 
     b->step = step;
     evtimer_add(b->deadline, &tv);
@@ -147,7 +153,7 @@ wait_until(bench_t *b, bool (*done)(const bench_t *b), const char *step)
 static bool
 all_open(const bench_t *b)
 {
-    return b->open == N_WATCHERS;
+    return b->open == b->n;
 }
 
 static bool
@@ -159,7 +165,7 @@ all_delivered(const bench_t *b)
 static bool
 all_ended(const bench_t *b)
 {
-    return b->ended == N_WATCHERS;
+    return b->ended == b->n;
 }
 
 /* Watcher i has the event of revision rv. */
@@ -381,7 +387,7 @@ hw_open(bench_t *b, hwatch_t *w)
 static void
 open_next(bench_t *b)
 {
-    if (b->opened == N_WATCHERS)
+    if (b->opened == b->n)
         return;
     hwatch_t *w = &b->hw[b->opened];
     *w = (hwatch_t){.b = b, .id = b->opened++};
@@ -391,7 +397,7 @@ open_next(bench_t *b)
 static void
 hw_close_all(bench_t *b)
 {
-    for (int i = 0; i < N_WATCHERS; i++) {
+    for (int i = 0; i < b->n; i++) {
         if (b->hw[i].bev != NULL)
             bufferevent_free(b->hw[i].bev);
         if (b->hw[i].lines != NULL)
@@ -429,7 +435,7 @@ ew_open_all(bench_t *b)
     etcd_watch_req_t q = {
         .key = etcd_str(b->prefix), .range_end = etcd_str(end), .start_revision = b->from_rev + 1};
 
-    for (int i = 0; i < N_WATCHERS; i++) {
+    for (int i = 0; i < b->n; i++) {
         ewatch_t *w = &b->ew[i];
         *w = (ewatch_t){.b = b, .id = i};
         w->w = etcd_watch_start(b->etcd.conn, &q, ew_event, w);
@@ -443,7 +449,7 @@ static void
 ew_cancel_all(bench_t *b)
 {
     b->ended = 0;
-    for (int i = 0; i < N_WATCHERS; i++)
+    for (int i = 0; i < b->n; i++)
         etcd_watch_cancel(b->ew[i].w);
     wait_until(b, all_ended, "cancelling the etcd watches");
 }
@@ -486,14 +492,14 @@ write_one(bench_t *b, bool measured)
     etcd_bytes_t v = {(const uint8_t *)value, strlen(value)};
 
     b->measured = measured;
-    b->pending = N_WATCHERS;
+    b->pending = b->n;
     b->put_done = false;
     b->sent_at = now_ns();
     if (etcd_put(b->etcd.conn, etcd_str(b->key), v, 0, false, put_done, b) != 0)
         die("etcd put: malformed");
     free(value);
     wait_until(b, all_delivered, "a write's deliveries");
-    for (int i = 0; i < N_WATCHERS; i++) {
+    for (int i = 0; i < b->n; i++) {
         if (b->last_rv[i] != b->rev)
             die("watcher %d got revision %lld for the write of %lld", i, (long long)b->last_rv[i],
                 (long long)b->rev);
@@ -509,11 +515,11 @@ typedef struct {
 } row_t;
 
 static double
-rss_delta_kib(pid_t pid, long before)
+rss_delta_kib(const bench_t *b, pid_t pid, long before)
 {
     long after = proc_status_kb(pid, "VmRSS");
 
-    return before >= 0 && after >= 0 ? (double)(after - before) / N_WATCHERS : -1;
+    return before >= 0 && after >= 0 ? (double)(after - before) / b->n : -1;
 }
 
 /* The warm-up write (every watch delivers once), the memory, then the measured writes. */
@@ -521,7 +527,7 @@ static void
 measure(bench_t *b, pid_t pid, long rss_before, int writes, row_t *row)
 {
     write_one(b, false);
-    row->kib_per_watcher = rss_delta_kib(pid, rss_before);
+    row->kib_per_watcher = rss_delta_kib(b, pid, rss_before);
     b->per_delivery = (hist_t){0};
     b->to_all = (hist_t){0};
     for (int k = 0; k < writes; k++)
@@ -568,24 +574,32 @@ run_etcd(bench_t *b, pid_t pid, int writes, row_t *row)
 
 /* ---- main ------------------------------------------------------------------------------- */
 
+/* A descriptor per kgate watch, and some to spare. */
 static void
-raise_fd_limit(void)
+raise_fd_limit(int n)
 {
     struct rlimit rl;
+    rlim_t need = (rlim_t)n + 100;
 
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
         die("getrlimit: %s", strerror(errno));
-    if (rl.rlim_cur < N_WATCHERS + 100) {
+    if (rl.rlim_cur < need) {
         rl.rlim_cur = rl.rlim_max;
-        if (rl.rlim_cur < N_WATCHERS + 100 || setrlimit(RLIMIT_NOFILE, &rl) != 0)
-            die("cannot open %d files (the hard limit is %llu)", N_WATCHERS + 100,
+        if (rl.rlim_cur < need || setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            die("cannot open %llu files (the hard limit is %llu)", (unsigned long long)need,
                 (unsigned long long)rl.rlim_max);
     }
 }
 
 static void
-bench_init(bench_t *b, char **argv)
+bench_init(bench_t *b, char **argv, int n)
 {
+    b->n = n;
+    b->wait_s = WAIT_S + n / 100;
+    b->hw = gw_calloc((size_t)n, sizeof(*b->hw));
+    b->ew = gw_calloc((size_t)n, sizeof(*b->ew));
+    b->got_seq = gw_calloc((size_t)n, sizeof(*b->got_seq));
+    b->last_rv = gw_calloc((size_t)n, sizeof(*b->last_rv));
     kgate_addr_init(&b->kgate, argv[1], argv[2]);
     econn_open(&b->etcd, argv[3]);
     b->deadline = evtimer_new(b->etcd.base, on_deadline, b);
@@ -601,14 +615,11 @@ print_ms(const char *what, double k, double e)
     printf("%-26s  %10.3f  %10.3f  %17.2f\n", what, k, e, e > 0 ? k / e : 0.0);
 }
 
-static void print_rows(const row_t *k, const row_t *e, int writes);
-
 /* The protobuf watchers' row beside the JSON one, both through kgate. */
 static void
-print_protobuf(const row_t *pb, const row_t *js)
+print_protobuf(const bench_t *b, const row_t *pb, const row_t *js)
 {
-    printf("\nthe same %d kgate watchers asking for protobuf, beside them asking for JSON\n",
-           N_WATCHERS);
+    printf("\nthe same %d kgate watchers asking for protobuf, beside them asking for JSON\n", b->n);
     printf("                              protobuf        json  ratio(protobuf/json)\n");
     /* No memory row: the JSON watchers' heap, freed, is still kgate's when these open. */
     print_ms("delivery p50 ms", pb->p50, js->p50);
@@ -619,12 +630,12 @@ print_protobuf(const row_t *pb, const row_t *js)
 }
 
 static void
-print_rows(const row_t *k, const row_t *e, int writes)
+print_rows(const bench_t *b, const row_t *k, const row_t *e, int writes)
 {
     printf("%d watchers of one namespace's ConfigMaps; %d writes of a %d-byte ConfigMap "
            "straight to etcd, one at a time, each once every watcher had the last; %ld CPUs "
            "shared by etcd, kgate and this one-thread client\n",
-           N_WATCHERS, writes, VALUE_BYTES, sysconf(_SC_NPROCESSORS_ONLN));
+           b->n, writes, VALUE_BYTES, sysconf(_SC_NPROCESSORS_ONLN));
     printf("kgate: HTTPS watches, one connection each, opened in %.1f s; etcd: etcdproto "
            "watch streams on one connection, opened and first delivered in %.1f s\n\n",
            k->open_s, e->open_s);
@@ -647,25 +658,32 @@ main(int argc, char **argv)
     timing_t t;
     row_t k, e, pb;
 
-    if (argc != 7)
+    if (argc != 7 && argc != 8)
         die("usage: bench_watch https://IP:PORT PKI_DIR ETCD_URL ETCD_PREFIX KGATE_PID "
-            "ETCD_PID|-");
+            "ETCD_PID|- [N]");
+    int n = argc == 8 ? atoi(argv[7]) : N_DEFAULT;
+    if (n < 1 || n > N_MAX)
+        die("N must be 1 to %d watchers", N_MAX);
     signal(SIGPIPE, SIG_IGN); /* a connection kgate closes is an error reported, not a kill */
     parse_timing(&t);
-    int writes = (int)fmax(1, round(t.seconds * WRITES_PER_S));
+    /* Each write reaches every watcher before the next: fewer writes when there are more. */
+    double per_s = n > N_DEFAULT ? WRITES_PER_S / 10.0 : WRITES_PER_S;
+    int writes = (int)fmax(1, round(t.seconds * per_s));
     pid_t kgate = parse_pid(argv[5]), etcd = parse_pid(argv[6]);
-    raise_fd_limit();
-    bench_init(b, argv);
+    raise_fd_limit(n);
+    bench_init(b, argv, n);
     char *first = object_json(0);
     b->from_rev = econn_put(&b->etcd, b->key, first, strlen(first));
     free(first);
 
     run_kgate(b, kgate, writes, &k);
     run_etcd(b, etcd, writes, &e);
-    print_rows(&k, &e, writes);
-    b->protobuf = true;
-    run_kgate(b, kgate, writes, &pb);
-    print_protobuf(&pb, &k);
+    print_rows(b, &k, &e, writes);
+    if (n == N_DEFAULT) {
+        b->protobuf = true;
+        run_kgate(b, kgate, writes, &pb);
+        print_protobuf(b, &pb, &k);
+    }
 
     econn_delete_prefix(&b->etcd, b->prefix);
     event_free(b->deadline);
@@ -673,6 +691,10 @@ main(int argc, char **argv)
     SSL_CTX_free(b->kgate.tls);
     free(b->key);
     free(b->prefix);
+    free(b->hw);
+    free(b->ew);
+    free(b->got_seq);
+    free(b->last_rv);
     free(b);
     return 0;
 }

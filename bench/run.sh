@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
-# bench_start (kgate's start-up time), bench_api, bench_watch, bench_list, bench_authn,
-# bench_rbac, bench_audit, bench_vap, bench_webhook, bench_crd (two instances) and bench_gc
-# (the garbage collector) against $KGATE_BUILD/kgate in front of that etcd. The etcd is a
-# throwaway one on free loopback ports unless KGATE_BENCH_ETCD=http://host:port points at an
-# existing one (the benchmarks' objects are removed from it afterwards).
+# bench_start (kgate's start-up time), bench_api, bench_watch (1,000 then 10,000 watchers),
+# bench_list, bench_authn, bench_rbac, bench_audit, bench_vap, bench_webhook, bench_crd (two
+# instances) and bench_gc (the garbage collector) against $KGATE_BUILD/kgate in front of that
+# etcd. The etcd is a throwaway one on free loopback ports unless KGATE_BENCH_ETCD=http://host:port
+# points at an existing one (the benchmarks' objects are removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -106,6 +106,20 @@ fi
 restart_kgate "$WATCH_ETCD" '--controllers=*,-root-ca-cert-publisher'
 "$KGATE_BUILD/bench/bench_watch" "https://127.0.0.1:$PORT" "$PKI" "$WATCH_ETCD" "$PREFIX" \
     "$KGATE_PID" "$WATCH_ETCD_PID"
+echo
+
+# 10,000 watchers, each its own HTTPS connection: again a kgate (and an etcd) of their own, so
+# that their memory per watcher is theirs alone. Both processes raise their descriptor limits
+# to the hard limit, which must allow 10,100.
+if [[ -n $OWN_ETCD ]]; then
+    etcd_start watch10k
+    etcd_wait "$ETCD_URL"
+    WATCH_ETCD=$ETCD_URL
+    WATCH_ETCD_PID=$ETCD_PID
+fi
+restart_kgate "$WATCH_ETCD" '--controllers=*,-root-ca-cert-publisher'
+"$KGATE_BUILD/bench/bench_watch" "https://127.0.0.1:$PORT" "$PKI" "$WATCH_ETCD" "$PREFIX" \
+    "$KGATE_PID" "$WATCH_ETCD_PID" 10000
 echo
 
 restart_kgate "$KGATE_BENCH_ETCD" '--controllers=*,-root-ca-cert-publisher'

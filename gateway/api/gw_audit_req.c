@@ -156,6 +156,7 @@ fill_event(gw_req_t *r, struct gw_api__audit *a)
 {
     gw_audit_event_t *ev = &a->ev;
     const gw_reqinfo_t *i = &r->info;
+    const char *ua;
     ev->level = a->d.level;
     ev->omit_managed_fields = a->d.omit_managed_fields;
     ev->audit_id = r->audit_id;
@@ -163,7 +164,9 @@ fill_event(gw_req_t *r, struct gw_api__audit *a)
     ev->verb = i->verb;
     ev->user = audit_user(r, r->user);
     source_ips(r, ev);
-    ev->user_agent = gw_req_header(r, "User-Agent");
+    ua = gw_req_header(r, "User-Agent");
+    /* A copy: a stream sheds the request's headers once its answer started. */
+    ev->user_agent = ua != NULL ? gw_arena_strdup(r->arena, ua) : NULL;
     ev->received_us = gw_audit_now_us() - (gw_monotonic_ns() - r->start_ns) / 1000;
     if (i->is_resource) {
         a->ref = (gw_audit_objref_t){.resource = i->resource,

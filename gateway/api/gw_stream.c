@@ -21,11 +21,13 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
+#include <event2/keyvalq_struct.h>
 
 #include "gw_api_int.h"
 #include "gw_gzip.h"
@@ -155,6 +157,21 @@ exempt(struct bufferevent *bev)
     bufferevent_setwatermark(bev, EV_READ, 0, GW_SERVER_MAX_HEADERS);
 }
 
+/* Once the head is sent a stream reads no header again, yet evhttp keeps both lists for as long
+ * as the answer lasts (an Authorization header alone may be a kilobyte): all go but Connection
+ * (and a proxy's), which evhttp reads at the end to decide whether the connection stays. */
+static void
+shed_headers(struct evkeyvalq *h)
+{
+    struct evkeyval *kv = h->tqh_first, *next;
+
+    for (; kv != NULL; kv = next) {
+        next = kv->next.tqe_next;
+        if (strcasecmp(kv->key, "Connection") != 0 && strcasecmp(kv->key, "Proxy-Connection") != 0)
+            evhttp_remove_header(h, kv->key); /* the first of that name: this one */
+    }
+}
+
 void
 gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop_fn stop, void *arg)
 {
@@ -186,6 +203,8 @@ gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop
     p->stream_chunked =
         evhttp_find_header(evhttp_request_get_output_headers(r->http), "Transfer-Encoding") != NULL;
     exempt(bev);
+    shed_headers(evhttp_request_get_input_headers(r->http));
+    shed_headers(evhttp_request_get_output_headers(r->http));
     p->stream_out_cb = evbuffer_add_cb(bufferevent_get_output(bev), on_output, p);
 }
 

@@ -8,8 +8,15 @@
 
 #include "gw_alloc.h"
 
-/* Most requests fit in the first chunk; large objects get a chunk of their own. */
-#define CHUNK_SIZE 8192
+/*
+ * Requests use 1 to 3 KiB of their arena (a watch about 1 KiB), and a watch keeps its arena for
+ * as long as it streams, so the first chunk is small and each further one twice the last, up to
+ * CHUNK_MAX: a request never holds more than twice what it used plus the first chunk. Blocks
+ * past BIG_BLOCK get a chunk of their own.
+ */
+#define CHUNK_FIRST 2048
+#define CHUNK_MAX 8192
+#define BIG_BLOCK 2048
 
 typedef struct chunk {
     struct chunk *next;
@@ -42,7 +49,7 @@ gw_arena_t *
 gw_arena_new(void)
 {
     gw_arena_t *a = gw_calloc(1, sizeof(*a));
-    a->chunks = chunk_new(CHUNK_SIZE, NULL);
+    a->chunks = chunk_new(CHUNK_FIRST, NULL);
     return a;
 }
 
@@ -61,6 +68,15 @@ gw_arena_free(gw_arena_t *a)
     free(a);
 }
 
+size_t
+gw_arena_held(const gw_arena_t *a)
+{
+    size_t n = 0;
+    for (const chunk_t *c = a->chunks; c != NULL; c = c->next)
+        n += c->size;
+    return n;
+}
+
 void *
 gw_arena_alloc(gw_arena_t *a, size_t n)
 {
@@ -68,14 +84,14 @@ gw_arena_alloc(gw_arena_t *a, size_t n)
     size_t need = (n + align - 1) & ~(align - 1);
     chunk_t *c = a->chunks;
     if (need > c->size - c->used) {
-        if (need > CHUNK_SIZE / 4) {
+        if (need > BIG_BLOCK) {
             /* A big block gets its own chunk behind the current one, which stays in use. */
             chunk_t *big = chunk_new(need, c->next);
             c->next = big;
             big->used = need;
             return big->data;
         }
-        c = a->chunks = chunk_new(CHUNK_SIZE, c);
+        c = a->chunks = chunk_new(c->size < CHUNK_MAX ? c->size * 2 : CHUNK_MAX, c);
     }
     void *p = c->data + c->used;
     c->used += need;

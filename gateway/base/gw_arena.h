@@ -17,6 +17,10 @@ gw_arena_t *gw_arena_new(void);
 /** Run the cleanups (last registered first), then free every chunk. NULL is fine. */
 void gw_arena_free(gw_arena_t *a);
 
+/** The bytes the arena's chunks hold (what it took from malloc for its blocks), for tests
+ *  and measurements. */
+size_t gw_arena_held(const gw_arena_t *a);
+
 /** n bytes, aligned for any type, uninitialised; valid until the arena is freed. */
 void *gw_arena_alloc(gw_arena_t *a, size_t n);
 

@@ -429,10 +429,13 @@ add_object(watch_t *st, const char *type, const char *obj, size_t len)
 static void
 add_bookmark(watch_t *st, int64_t rev, bool initial_end)
 {
-    json_t *meta =
-        json_pack("{s:s}", "resourceVersion", gw_arena_sprintf(st->r->arena, "%" PRId64, rev));
-    json_t *obj = json_pack("{s:s,s:s,s:o}", "kind", st->r->resource->kind, "apiVersion",
-                            gw_registry__api_version(st->r), "metadata", meta);
+    char text[24]; /* not in the arena: a watch sends bookmarks for as long as it lasts */
+    json_t *meta, *obj;
+
+    snprintf(text, sizeof(text), "%" PRId64, rev);
+    meta = json_pack("{s:s}", "resourceVersion", text);
+    obj = json_pack("{s:s,s:s,s:o}", "kind", st->r->resource->kind, "apiVersion",
+                    gw_registry__api_version(st->r), "metadata", meta);
 
     if (initial_end)
         json_object_set_new(meta, "annotations", json_pack("{s:s}", INITIAL_EVENTS_END, "true"));

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -18,7 +19,9 @@
 #include "gw_log.h"
 #include "gw_server_int.h"
 
-#define LISTEN_BACKLOG 1024
+/* The kernel caps it at net.core.somaxconn, the backlog Go's listener asks for (a burst of
+ * watchers reconnecting after a restart is what fills it). */
+#define LISTEN_BACKLOG 65535
 
 /* "1.2.3.4:443" or "[::1]:443". */
 static void
@@ -74,6 +77,21 @@ listen_on(const char *addr, int port, int *out_fd, char *err, size_t err_len)
     return 0;
 }
 
+/* Every watch holds a connection for minutes: raise the soft limit on descriptors to the hard
+ * one, as Go's runtime does at start-up for kube-apiserver. */
+static void
+raise_nofile(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+        return;
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        gw_log_warn(NULL, "cannot raise the descriptor limit to %llu: %s",
+                    (unsigned long long)rl.rlim_max, strerror(errno));
+}
+
 static void
 start_workers(gw_server_t *s)
 {
@@ -98,7 +116,10 @@ int
 gw_server_start(const gw_server_opts_t *opts, gw_server_t **out, char *err, size_t err_len)
 {
     int fd;
-    int rc = listen_on(opts->bind_address, opts->port, &fd, err, err_len);
+    int rc;
+
+    raise_nofile();
+    rc = listen_on(opts->bind_address, opts->port, &fd, err, err_len);
     if (rc != 0)
         return rc;
     gw_server_t *s = gw_calloc(1, sizeof(*s));

@@ -64,10 +64,12 @@ typedef struct {
 } gw_server_opts_t;
 
 /**
- * Bind the listening socket (TCP_NODELAY, inherited by accepted sockets) and start the
- * workers; returns once every worker serves. On error (the address cannot be bound) returns
- * GW_EINVAL with a one-line reason in err and nothing is left running. evthread_use_pthreads()
- * must have been called. SIGPIPE should be ignored by the process. Thread: the main thread.
+ * Raise the process's soft limit on open descriptors to its hard limit (as Go's runtime does
+ * for kube-apiserver: each watch holds a connection), bind the listening socket (TCP_NODELAY,
+ * inherited by accepted sockets) and start the workers; returns once every worker serves. On error
+ * (the address cannot be bound) returns GW_EINVAL with a one-line reason in err and nothing is left
+ * running. evthread_use_pthreads() must have been called. SIGPIPE should be ignored by the process.
+ * Thread: the main thread.
  */
 int gw_server_start(const gw_server_opts_t *opts, gw_server_t **out, char *err, size_t err_len);
 

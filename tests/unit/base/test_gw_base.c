@@ -136,6 +136,30 @@ test_arena(void)
     gw_arena_free(NULL);
 }
 
+/* A long-running request keeps its arena: a small one holds little more than it used. */
+static void
+test_arena_growth(void)
+{
+    gw_arena_t *a = gw_arena_new();
+    size_t first = gw_arena_held(a);
+    tap_ok(first > 0 && first <= 2048, "a new arena holds at most 2 KiB (%zu)", first);
+    for (int i = 0; i < 12; i++)
+        gw_arena_alloc(a, 100);
+    tap_ok(gw_arena_held(a) == first, "1.2 KiB of small blocks fit the first chunk");
+    for (int i = 0; i < 20; i++)
+        gw_arena_alloc(a, 100);
+    tap_ok(gw_arena_held(a) == first + 2 * first, "the next chunk is twice the first (%zu)",
+           gw_arena_held(a));
+    gw_arena_alloc(a, 3072);
+    tap_ok(gw_arena_held(a) == 3 * first + 3072, "a block past 2 KiB gets a chunk of its own");
+    for (int i = 0; i < 1000; i++)
+        gw_arena_alloc(a, 100);
+    size_t held = gw_arena_held(a);
+    tap_ok(held >= 100000 && held <= 100000 + 3 * first + 3072 + 2 * 8192,
+           "chunks stop growing at 8 KiB (%zu held for 100 KB)", held);
+    gw_arena_free(a);
+}
+
 /* Write text to a new temporary file; its path is returned (static). */
 static const char *
 temp_file(const char *text)
@@ -206,6 +230,7 @@ int
 main(void)
 {
     test_arena();
+    test_arena_growth();
     test_file();
     test_errlist();
     test_errors();
