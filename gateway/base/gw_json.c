@@ -332,14 +332,30 @@ next_or_close(rd_t *r, unsigned char close, bool *bad)
     return false;
 }
 
-/* One "key": value member into o; false when the reader gives up. */
+static bool skip(rd_t *r);
+
+/* Whether key k is one of keys (all are when keys is NULL). */
 static bool
-member(rd_t *r, json_t *o)
+wanted(const char *k, size_t kn, const char *const *keys, size_t n_keys)
+{
+    if (keys == NULL)
+        return true;
+    for (size_t i = 0; i < n_keys; i++)
+        if (strlen(keys[i]) == kn && memcmp(keys[i], k, kn) == 0)
+            return true;
+    return false;
+}
+
+/* One "key": value member into o, or read and dropped when keys do not name it; false when
+ * the reader gives up. */
+static bool
+member(rd_t *r, json_t *o, const char *const *keys, size_t n_keys)
 {
     const char *k;
     char *copy = NULL;
     size_t kn;
-    json_t *v;
+    json_t *v = NULL;
+    bool ok = false;
     int rc;
 
     if (r->p == r->end || *r->p != '"')
@@ -351,20 +367,22 @@ member(rd_t *r, json_t *o)
     if (rc == 1) /* the value's strings reuse scratch */
         k = copy = gw_memdup(k, kn);
     skip_ws(r);
-    v = NULL;
     if (r->p < r->end && *r->p == ':') {
         r->p++;
         skip_ws(r);
-        v = value(r);
+        if (!wanted(k, kn, keys, n_keys)) {
+            ok = skip(r);
+        } else if ((v = value(r)) != NULL) {
+            json_object_setn_new_nocheck(o, k, kn, v);
+            ok = true;
+        }
     }
-    if (v != NULL)
-        json_object_setn_new_nocheck(o, k, kn, v);
     free(copy);
-    return v != NULL;
+    return ok;
 }
 
 static json_t *
-object(rd_t *r)
+object(rd_t *r, const char *const *keys, size_t n_keys)
 {
     json_t *o = json_object();
     bool bad = false;
@@ -376,7 +394,7 @@ object(rd_t *r)
         return o;
     }
     do {
-        if (!member(r, o)) {
+        if (!member(r, o, keys, n_keys)) {
             bad = true;
             break;
         }
@@ -437,7 +455,7 @@ value(rd_t *r)
     r->depth++;
     switch (*r->p) {
     case '{':
-        v = object(r);
+        v = object(r, NULL, 0);
         break;
     case '[':
         v = array(r);
@@ -460,6 +478,48 @@ value(rd_t *r)
     }
     r->depth--;
     return v;
+}
+
+/* The members or elements of the object or array at r->p read and dropped. */
+static bool
+skip_composite(rd_t *r)
+{
+    static const char *const none[] = {""}; /* with a count of 0: every member dropped */
+    unsigned char close = *r->p == '{' ? '}' : ']';
+    bool bad = false;
+
+    r->p++;
+    skip_ws(r);
+    if (r->p < r->end && *r->p == close) {
+        r->p++;
+    } else {
+        do
+            bad = close == '}' ? !member(r, NULL, none, 0) : !skip(r);
+        while (!bad && next_or_close(r, close, &bad));
+    }
+    return !bad;
+}
+
+/* A value read and dropped: the reader's checks without the document (a scalar is made and
+ * freed: whether Jansson holds a number is what its checks are). */
+static bool
+skip(rd_t *r)
+{
+    json_t *v;
+    bool ok;
+
+    if (r->p == r->end || r->depth == READ_MAX_DEPTH)
+        return false;
+    if (*r->p != '{' && *r->p != '[') {
+        v = value(r);
+        ok = v != NULL;
+        json_decref(v);
+        return ok;
+    }
+    r->depth++;
+    ok = skip_composite(r);
+    r->depth--;
+    return ok;
 }
 
 /* What json_loadb leaves in err on success. */
@@ -717,4 +777,41 @@ gw_json_dumps(const json_t *doc, size_t flags)
         return NULL;
     }
     return gw_buf_take(&b);
+}
+
+json_t *
+gw_json_load_members(const char *text, size_t len, const char *const *keys, size_t n_keys)
+{
+    rd_t r = {.p = (const unsigned char *)text, .end = (const unsigned char *)text + len};
+    json_t *o = NULL, *v;
+    const char *k;
+    void *tmp;
+
+    if (text != NULL) {
+        skip_ws(&r);
+        if (r.p < r.end && *r.p == '{') {
+            r.depth = 1;
+            o = object(&r, keys, n_keys);
+        }
+        skip_ws(&r);
+        if (o != NULL && r.p != r.end) {
+            json_decref(o);
+            o = NULL;
+        }
+        gw_buf_free(&r.scratch);
+        if (o != NULL)
+            return o;
+    }
+    /* what the reader leaves to Jansson: the whole document, then only the members asked */
+    o = json_loadb(text, len, 0, NULL);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return NULL;
+    }
+    json_object_foreach_safe(o, tmp, k, v)
+    {
+        if (!wanted(k, strlen(k), keys, n_keys))
+            json_object_del(o, k);
+    }
+    return o;
 }

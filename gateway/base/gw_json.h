@@ -22,6 +22,12 @@
  *  JSON_DECODE_ANY take the fast path. Thread: any. */
 json_t *gw_json_loadb(const char *text, size_t len, size_t flags, json_error_t *err);
 
+/** The object json_loadb(text, len, 0) reads, with only its members named in keys (n_keys of
+ *  them): the others are checked as Jansson checks them but never built. NULL where
+ *  json_loadb fails or reads something other than an object. For readers of a few fields of
+ *  whole stored objects. Thread: any. */
+json_t *gw_json_load_members(const char *text, size_t len, const char *const *keys, size_t n_keys);
+
 /** json_dumps(doc, flags) with the same bytes: a malloc'd NUL-terminated string the caller
  *  frees, or NULL where json_dumps fails. JSON_COMPACT, JSON_ENCODE_ANY, JSON_PRESERVE_ORDER,
  *  JSON_SORT_KEYS and JSON_REAL_PRECISION take the fast path; other flags (indentation, ASCII

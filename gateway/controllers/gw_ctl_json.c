@@ -19,6 +19,15 @@ gw_ctl__parse(const gw_obj_t *obj)
     return o;
 }
 
+json_t *
+gw_ctl__parse_meta(const gw_obj_t *obj)
+{
+    static const char *const keys[] = {"apiVersion", "kind", "metadata"};
+
+    return gw_json_load_members((const char *)obj->value, obj->value_len, keys,
+                                sizeof(keys) / sizeof(keys[0]));
+}
+
 uint8_t *
 gw_ctl__dump(json_t *o, size_t *len)
 {
