@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,31 @@ static const bool plain[256] = {
     [0x23 ... 0x5b] = true, /* '\\' is 0x5c */
     [0x5d ... 0x7f] = true,
 };
+
+/* Whether any of the 8 bytes at p is not plain (a quote, a backslash, a control or a
+ * non-ASCII byte): the words of a long run of text are passed over 8 bytes at a time. */
+static bool
+word_special(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    uint64_t v, q, b;
+
+    memcpy(&v, p, 8);
+    q = v ^ (ones * '"');
+    b = v ^ (ones * '\\');
+    return ((v | ((v - ones * 0x20) & ~v) | ((q - ones) & ~q) | ((b - ones) & ~b)) & high) != 0;
+}
+
+/* The first byte from p on (before end) that is not plain, or end. */
+static const unsigned char *
+plain_run(const unsigned char *p, const unsigned char *end)
+{
+    while (end - p >= 8 && !word_special(p))
+        p += 8;
+    while (p < end && plain[*p])
+        p++;
+    return p;
+}
 
 static void
 skip_ws(rd_t *r)
@@ -169,8 +195,7 @@ scan_escaped(rd_t *r, const unsigned char *s, const unsigned char *q)
     while (q < r->end) {
         const unsigned char *run = q;
         size_t n;
-        while (q < r->end && plain[*q])
-            q++;
+        q = plain_run(q, r->end);
         gw_buf_add(&r->scratch, run, (size_t)(q - run));
         if (q == r->end)
             return -1;
@@ -199,8 +224,7 @@ scan_string(rd_t *r, const char **s, size_t *n)
     const unsigned char *start = r->p, *q = start;
 
     for (;;) {
-        while (q < r->end && plain[*q])
-            q++;
+        q = plain_run(q, r->end);
         if (q == r->end)
             return -1;
         if (*q == '"') {
@@ -510,6 +534,12 @@ skip(rd_t *r)
 
     if (r->p == r->end || r->depth == READ_MAX_DEPTH)
         return false;
+    if (*r->p == '"') {
+        const char *k;
+        size_t kn;
+        r->p++;
+        return scan_string(r, &k, &kn) >= 0;
+    }
     if (*r->p != '{' && *r->p != '[') {
         v = value(r);
         ok = v != NULL;
@@ -582,15 +612,12 @@ put_string(wr_t *w, const char *str, size_t n)
     gw_buf_char(w->b, '"');
     while (p < end) {
         const unsigned char *run = p;
-        while (p < end && plain[*p])
-            p++;
+        p = plain_run(p, end);
         while (p < end && *p >= 0x80) {
             size_t len = utf8_len(p, (size_t)(end - p));
             if (len == 0)
                 return -1;
-            p += len;
-            while (p < end && plain[*p])
-                p++;
+            p = plain_run(p + len, end);
         }
         gw_buf_add(w->b, run, (size_t)(p - run));
         if (p == end)

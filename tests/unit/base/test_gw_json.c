@@ -271,6 +271,33 @@ test_dumps(void)
     json_decref(seven);
 }
 
+/* Strings long enough to be passed over a word at a time, with each kind of byte that ends
+ * a plain run at each position: read and written alike. */
+static void
+test_long_strings(void)
+{
+    static const char *const odd[] = {"\\\"", "\\n",  "\\u00e9", "\xc3\xa9", "\x7f",    " ",
+                                      "~",    "\x01", "\"",      "\xff",     "\xe2\x82"};
+    int ok = 1;
+
+    for (size_t k = 0; k < sizeof(odd) / sizeof(odd[0]); k++) {
+        for (int at = 0; at < 40; at++) {
+            char text[128];
+            int n = snprintf(text, sizeof(text), "[\"%.*s%s%.*s\"]", at,
+                             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", odd[k],
+                             40 - at, "0123456789012345678901234567890123456789");
+            ok &= loads_agree(text, (size_t)n, 0) && members_agree(text, (size_t)n);
+            json_t *str = json_loadb(text, (size_t)n, 0, NULL);
+            if (str == NULL)
+                str = json_stringn_nocheck(text + 2, (size_t)n - 4); /* as it is, invalid or not */
+            ok &= dumps_agree(str, "long string");
+            json_decref(str);
+        }
+    }
+    tap_ok(ok, "long strings with a quote, escape, control, DEL, non-ASCII or invalid byte at "
+               "any position: read and written as Jansson does");
+}
+
 /* Random texts: pieces of JSON and bytes that break it, glued together; and mutations of a
  * real object. Reading each must agree with Jansson. */
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
@@ -358,6 +385,7 @@ main(void)
     test_refused();
     test_depth();
     test_dumps();
+    test_long_strings();
     test_random();
     return tap_done();
 }
