@@ -842,3 +842,9 @@ gw_json_load_members(const char *text, size_t len, const char *const *keys, size
     }
     return o;
 }
+
+const char *
+gw_json_plain_run(const char *p, const char *end)
+{
+    return (const char *)plain_run((const unsigned char *)p, (const unsigned char *)end);
+}

@@ -38,4 +38,9 @@ char *gw_json_dumps(const json_t *doc, size_t flags);
  *  Thread: any. */
 int gw_json_dump_buf(const json_t *doc, size_t flags, gw_buf_t *out);
 
+/** The first byte from p on (before end) that ends a run of plain JSON string text (a quote,
+ *  a backslash, a control or a non-ASCII byte), or end: for scanners of JSON text, which
+ *  pass over the run 8 bytes at a time. Thread: any. */
+const char *gw_json_plain_run(const char *p, const char *end);
+
 #endif
