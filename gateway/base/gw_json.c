@@ -591,15 +591,30 @@ gw_json_loadb(const char *text, size_t len, size_t flags, json_error_t *err)
 /* ---- writing -------------------------------------------------------------------------------- */
 
 #define FAST_DUMP_FLAGS                                                                            \
-    ((size_t)(JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER | JSON_SORT_KEYS |              \
-              JSON_REAL_PRECISION(31)))
+    ((size_t)(JSON_INDENT(31) | JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER |             \
+              JSON_SORT_KEYS | JSON_REAL_PRECISION(31)))
 
 typedef struct {
     gw_buf_t *b;
     size_t flags;
-    const char *comma, *colon; /* ",", ":" compact; ", ", ": " otherwise */
-    int depth;
+    const char *colon; /* ":" compact, ": " otherwise */
+    int indent;        /* spaces per level: 0 writes everything on one line */
+    int depth;         /* of the value being written, the outermost at 1 */
 } wr_t;
+
+/* What Jansson's dump_indent writes before a member or element, or a closing bracket, at
+ * `depth`: a new line indented, or one space after a comma of a spaced one-line dump. */
+static void
+put_indent(wr_t *w, int depth, bool after_comma)
+{
+    if (w->indent > 0) {
+        gw_buf_char(w->b, '\n');
+        for (int i = 0; i < depth * w->indent; i++)
+            gw_buf_char(w->b, ' ');
+    } else if (after_comma && !(w->flags & JSON_COMPACT)) {
+        gw_buf_char(w->b, ' ');
+    }
+}
 
 /* s as Jansson's dump_string writes it: \" \\ and the short escapes, other controls as
  * \u00XX, everything else as it is. -1 for invalid UTF-8 (json_dumps fails). */
@@ -684,13 +699,16 @@ put_members(wr_t *w, const member_t *m, size_t n)
     gw_buf_char(w->b, '{');
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
-            gw_buf_str(w->b, w->comma);
+            gw_buf_char(w->b, ',');
+        put_indent(w, w->depth, i > 0);
         if (put_string(w, m[i].key, m[i].len) != 0)
             return -1;
         gw_buf_str(w->b, w->colon);
         if (put_value(w, m[i].value) != 0)
             return -1;
     }
+    if (n > 0)
+        put_indent(w, w->depth - 1, false);
     gw_buf_char(w->b, '}');
     return 0;
 }
@@ -725,10 +743,13 @@ put_array(wr_t *w, const json_t *a)
     gw_buf_char(w->b, '[');
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
-            gw_buf_str(w->b, w->comma);
+            gw_buf_char(w->b, ',');
+        put_indent(w, w->depth, i > 0);
         if (put_value(w, json_array_get(a, i)) != 0)
             return -1;
     }
+    if (n > 0)
+        put_indent(w, w->depth - 1, false);
     gw_buf_char(w->b, ']');
     return 0;
 }
@@ -779,9 +800,10 @@ gw_json_dump_buf(const json_t *doc, size_t flags, gw_buf_t *out)
 
     if (doc != NULL && (flags & ~FAST_DUMP_FLAGS) == 0 &&
         ((flags & JSON_ENCODE_ANY) || json_is_object(doc) || json_is_array(doc))) {
-        bool compact = (flags & JSON_COMPACT) != 0;
-        wr_t w = {
-            .b = out, .flags = flags, .comma = compact ? "," : ", ", .colon = compact ? ":" : ": "};
+        wr_t w = {.b = out,
+                  .flags = flags,
+                  .colon = (flags & JSON_COMPACT) ? ":" : ": ",
+                  .indent = (int)(flags & JSON_MAX_INDENT)};
         if (put_value(&w, doc) == 0)
             return 0;
         gw_buf_truncate(out, mark);

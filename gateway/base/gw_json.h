@@ -29,9 +29,10 @@ json_t *gw_json_loadb(const char *text, size_t len, size_t flags, json_error_t *
 json_t *gw_json_load_members(const char *text, size_t len, const char *const *keys, size_t n_keys);
 
 /** json_dumps(doc, flags) with the same bytes: a malloc'd NUL-terminated string the caller
- *  frees, or NULL where json_dumps fails. JSON_COMPACT, JSON_ENCODE_ANY, JSON_PRESERVE_ORDER,
- *  JSON_SORT_KEYS and JSON_REAL_PRECISION take the fast path; other flags (indentation, ASCII
- *  output, escaped slashes) are Jansson's. Thread: any (doc not changed meanwhile). */
+ *  frees, or NULL where json_dumps fails. JSON_INDENT, JSON_COMPACT, JSON_ENCODE_ANY,
+ *  JSON_PRESERVE_ORDER, JSON_SORT_KEYS and JSON_REAL_PRECISION take the fast path; other flags
+ *  (ASCII output, escaped slashes, embedding) are Jansson's. Thread: any (doc not changed
+ * meanwhile). */
 char *gw_json_dumps(const json_t *doc, size_t flags);
 
 /** gw_json_dumps appended to `out`; returns 0, or -1 (out unchanged) where json_dumps fails.

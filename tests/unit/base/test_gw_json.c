@@ -14,6 +14,8 @@ static const size_t dump_flags[] = {
     0,
     JSON_ENCODE_ANY,
     JSON_INDENT(2),
+    JSON_INDENT(3) | JSON_SORT_KEYS,
+    JSON_INDENT(1) | JSON_COMPACT,
     JSON_COMPACT | JSON_SORT_KEYS,
     JSON_SORT_KEYS,
     JSON_COMPACT | JSON_ENSURE_ASCII,
