@@ -18,6 +18,7 @@
 #include "authn_int.h"
 #include "gw_alloc.h"
 #include "gw_time.h"
+#include "gw_json.h"
 
 #define SECRET_TYPE "bootstrap.kubernetes.io/token"
 #define USER_PREFIX "system:bootstrap:"
@@ -232,7 +233,7 @@ finish(const authn_t *a, void *state, const authn_answer_t *answers, authn_user_
     *why = "no bootstrap token secret for this token id";
     if (answers[0].object == NULL)
         goto out;
-    secret = json_loadb(answers[0].object, answers[0].object_len, 0, NULL);
+    secret = gw_json_loadb(answers[0].object, answers[0].object_len, 0, NULL);
     if (!authn_bootstrap_secret_ok(secret, t->id, t->secret, time(NULL), why))
         goto out;
     *why = "bootstrap token is not usable for authentication";

@@ -15,6 +15,7 @@
 
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_json.h"
 
 /* ---- base64url ----------------------------------------------------------------------------- */
 
@@ -180,7 +181,7 @@ json_part(const char *text, size_t len)
     size_t raw_len = 0;
     if (authn_b64url_decode(text, len, &raw, &raw_len) != 0)
         return NULL;
-    json_t *v = json_loadb((const char *)raw, raw_len, JSON_REJECT_DUPLICATES, NULL);
+    json_t *v = gw_json_loadb((const char *)raw, raw_len, JSON_REJECT_DUPLICATES, NULL);
     free(raw);
     if (v != NULL && !json_is_object(v)) {
         json_decref(v);
@@ -383,7 +384,7 @@ out:
 static char *
 json_b64(const json_t *v)
 {
-    char *text = json_dumps(v, JSON_COMPACT);
+    char *text = gw_json_dumps(v, JSON_COMPACT);
     char *out = authn_b64url_encode(text, strlen(text));
     free(text);
     return out;

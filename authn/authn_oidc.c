@@ -20,6 +20,7 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_log.h"
+#include "gw_json.h"
 
 #define REFETCH_MS 5000 /* the fewest milliseconds between two fetches of an issuer's keys */
 #define RELOAD_MS 10000 /* how often the configuration file is looked at */
@@ -323,7 +324,7 @@ fetched(const authn_t *a, void *state, const authn_answer_t *answers, authn_user
     (void)a;
     if (ans->err != 0 || ans->status != 200)
         *why = "oidc: cannot fetch the issuer's discovery document or keys";
-    else if ((doc = json_loadb(ans->body, ans->body_len, 0, NULL)) == NULL)
+    else if ((doc = gw_json_loadb(ans->body, ans->body_len, 0, NULL)) == NULL)
         *why = "oidc: the issuer's answer is not JSON";
     else if (job->step == STEP_DISCOVERY)
         ok = take_discovery(job->j, doc, why);

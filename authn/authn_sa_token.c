@@ -16,6 +16,7 @@
 #include "authn_jwt.h"
 #include "gw_alloc.h"
 #include "gw_time.h"
+#include "gw_json.h"
 
 #define LEEWAY 60 /* go-jose's jwt.DefaultLeeway */
 
@@ -213,7 +214,7 @@ static bool
 object_valid(const authn_answer_t *ans, const char *uid, long long now)
 {
     json_t *o = ans->err == 0 && ans->object != NULL
-                    ? json_loadb(ans->object, ans->object_len, 0, NULL)
+                    ? gw_json_loadb(ans->object, ans->object_len, 0, NULL)
                     : NULL;
     const json_t *meta = json_object_get(o, "metadata");
     const char *got = json_string_value(json_object_get(meta, "uid"));
@@ -305,7 +306,7 @@ static const char *
 legacy_check(const claims_t *c, const authn_answer_t *answers)
 {
     json_t *secret = answers[0].err == 0 && answers[0].object != NULL
-                         ? json_loadb(answers[0].object, answers[0].object_len, 0, NULL)
+                         ? gw_json_loadb(answers[0].object, answers[0].object_len, 0, NULL)
                          : NULL;
     const json_t *meta = json_object_get(secret, "metadata");
     char *copy = authn_bootstrap_data(secret, "token");

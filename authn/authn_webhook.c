@@ -25,6 +25,7 @@
 #include "gw_err.h"
 #include "gw_json_strings.h"
 #include "gw_yaml.h"
+#include "gw_json.h"
 
 #define CACHE_SLOTS 4096 /* direct-mapped by the token's hash: bounded whatever clients send */
 #define WEBHOOK_TIMEOUT_MS 30000 /* kube's default webhook request timeout */
@@ -143,7 +144,7 @@ review_body(const authn__webhook_t *w, const char *token)
                             token, "status", "user");
     if (json_array_size(w->audiences) > 0)
         json_object_set(json_object_get(doc, "spec"), "audiences", w->audiences);
-    char *body = json_dumps(doc, JSON_COMPACT);
+    char *body = gw_json_dumps(doc, JSON_COMPACT);
 
     json_decref(doc);
     return body;
@@ -184,7 +185,7 @@ verdict(const authn__webhook_t *w, const authn_answer_t *ans, authn_user_t **use
         *why = "the token webhook answered with an error status";
         return AUTHN__REFUSED;
     }
-    json_t *doc = json_loadb(ans->body, ans->body_len, 0, NULL);
+    json_t *doc = gw_json_loadb(ans->body, ans->body_len, 0, NULL);
     const json_t *status = json_object_get(doc, "status");
     authn__verdict_t v = AUTHN__REFUSED;
     const json_t *authenticated = json_object_get(status, "authenticated");

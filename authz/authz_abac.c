@@ -12,6 +12,7 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_file.h"
+#include "gw_json.h"
 
 #define ABAC_API_VERSION "abac.authorization.kubernetes.io/v1beta1"
 #define ALL_AUTHENTICATED "system:authenticated"
@@ -161,7 +162,7 @@ static const char *
 line_parse(const char *line, size_t len, policy_t *p, char *buf, size_t buf_len)
 {
     json_error_t jerr;
-    json_t *doc = json_loadb(line, len, 0, &jerr);
+    json_t *doc = gw_json_loadb(line, len, 0, &jerr);
     if (doc == NULL) {
         snprintf(buf, buf_len, "%s", jerr.text);
         return buf;

@@ -24,6 +24,7 @@
 #include "gw_json_strings.h"
 #include "gw_log.h"
 #include "gw_selector.h"
+#include "gw_json.h"
 
 #define CEL_BUDGET 1000000 /* the cost limit of one match condition's evaluation */
 #define CACHE_SLOTS 4096   /* direct-mapped by the spec's hash: bounded whatever clients ask */
@@ -237,13 +238,13 @@ review_body(const webhook_t *w, json_t *spec, unsigned char *hash)
         json_object_set(spec, w->groups_key, groups);
         json_object_del(spec, "groups");
     }
-    char *key = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
+    char *key = gw_json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
     SHA256((const unsigned char *)key, strlen(key), hash);
     free(key);
     json_t *doc = json_pack("{s:s, s:s, s:{s:n}, s:O, s:{s:b}}", "apiVersion", w->api_version,
                             "kind", "SubjectAccessReview", "metadata", "creationTimestamp", "spec",
                             spec, "status", "allowed", 0);
-    char *body = json_dumps(doc, JSON_COMPACT);
+    char *body = gw_json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
     return body;
 }
@@ -305,7 +306,7 @@ conditions_hold(const webhook_t *w, const json_t *spec, authz_done_cb cb, void *
 static int
 read_answer(const char *body, size_t len, authz_decision_t *decision, char **reason)
 {
-    json_t *doc = json_loadb(body, len, 0, NULL);
+    json_t *doc = gw_json_loadb(body, len, 0, NULL);
     const json_t *status = json_object_get(doc, "status");
     const char *why = json_string_value(json_object_get(status, "reason"));
     int rc = GW_EINVAL;

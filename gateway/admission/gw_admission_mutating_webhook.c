@@ -13,6 +13,7 @@
 
 #include "gw_fieldval.h"
 #include "gw_webhook_int.h"
+#include "gw_json.h"
 
 #define PLUGIN "MutatingAdmissionWebhook"
 
@@ -106,7 +107,7 @@ annotate(mwh_t *m, const char *prefix, size_t index, const char *text, bool at_r
 static void
 annotate_json(mwh_t *m, const char *prefix, size_t index, json_t *value, bool at_request)
 {
-    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *text = gw_json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
 
     annotate(m, prefix, index, text, at_request);
     free(text);
@@ -126,7 +127,7 @@ annotate_mutation(mwh_t *m, size_t index, bool mutated)
 static void
 annotate_patch(mwh_t *m, size_t index, const json_t *patch)
 {
-    char *ops = json_dumps(patch, JSON_COMPACT | JSON_SORT_KEYS);
+    char *ops = gw_json_dumps(patch, JSON_COMPACT | JSON_SORT_KEYS);
     json_t *sorted = json_loads(ops, 0, NULL);
 
     free(ops);

@@ -11,6 +11,7 @@
 
 #include "gw_err.h"
 #include "gw_store.h"
+#include "gw_json.h"
 
 /* kube's immortal namespaces (the plugin's default set): kube-node-lease is not one. */
 static const char *const immortal[] = {"default", "kube-system", "kube-public"};
@@ -100,7 +101,7 @@ namespace_read(int err, const gw_obj_t *obj, void *arg)
         e = gw_admission_error(rd->a, 0, NULL, NULL, "%s", rd->a->name);
         e->err = err;
     } else {
-        ns = json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
+        ns = gw_json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
         if (!json_is_object(ns))
             e = gw_admission_error(rd->a, 500, "InternalError", NULL,
                                    "the namespace %s cannot "

@@ -20,6 +20,7 @@
 #include "gw_objmeta.h"
 #include "gw_server.h"
 #include "gw_store.h"
+#include "gw_json.h"
 
 #define DEFAULT_ACCOUNT "default"
 #define TOKEN_MOUNT_PATH "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -269,7 +270,7 @@ looked(int err, const gw_obj_t *obj, void *arg)
                 l->arg);
         return;
     }
-    account = json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
+    account = gw_json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
     mutate(json_object_get(l->a->object, "spec"), account);
     json_decref(account);
     l->done(NULL, l->arg);

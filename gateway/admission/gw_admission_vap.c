@@ -26,6 +26,7 @@
 #include "gw_vap_eval.h"
 #include "gw_vap_outcome.h"
 #include "gw_vap_snapshot.h"
+#include "gw_json.h"
 
 typedef enum { STEP_NEXT, STEP_WAIT, STEP_DONE } step_t;
 typedef enum { NS_NONE, NS_LOADING, NS_LOADED } ns_state_t;
@@ -97,7 +98,7 @@ namespace_read(int err, const gw_obj_t *obj, void *arg)
 
     v->ns_state = NS_LOADED;
     if (err == 0) {
-        v->ns = json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
+        v->ns = gw_json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
         if (!json_is_object(v->ns)) {
             json_decref(v->ns);
             v->ns = NULL;

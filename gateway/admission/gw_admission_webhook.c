@@ -20,6 +20,7 @@
 #include "gw_store.h"
 #include "gw_uuid.h"
 #include "gw_webhook.h"
+#include "gw_json.h"
 
 /* ---- the run ----------------------------------------------------------------------------- */
 
@@ -79,7 +80,7 @@ namespace_read(int err, const gw_obj_t *obj, void *arg)
     run->ns_loaded = true;
     run->ns_loading = false;
     if (err == 0) {
-        run->ns = json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
+        run->ns = gw_json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
         if (!json_is_object(run->ns)) {
             json_decref(run->ns);
             run->ns = NULL;

@@ -14,6 +14,7 @@
 #include "gw_alloc.h"
 #include "gw_crd_conversion.h"
 #include "gw_patch.h"
+#include "gw_json.h"
 
 #define ADMISSION_GROUP "admission.k8s.io"
 
@@ -102,7 +103,7 @@ gw_webhook_review_request(const gw_webhook_review_in_t *in, size_t *len)
                                         ? ADMISSION_GROUP "/v1beta1"
                                         : ADMISSION_GROUP "/v1"));
     json_object_set_new(review, "request", rq);
-    text = json_dumps(review, JSON_COMPACT);
+    text = gw_json_dumps(review, JSON_COMPACT);
     json_decref(review);
     *len = strlen(text);
     return text;
@@ -230,7 +231,7 @@ decode_patch(answer_t *c, const char *b64, json_t **out)
     }
     while (pad < 2 && n > pad && b64[n - 1 - pad] == '=')
         pad++;
-    patch = json_loadb((const char *)raw, (size_t)got - pad, JSON_DECODE_ANY, NULL);
+    patch = gw_json_loadb((const char *)raw, (size_t)got - pad, JSON_DECODE_ANY, NULL);
     free(raw);
     if (patch == NULL)
         return refuse(c, "received undecodable patch in webhook response: invalid character "
@@ -356,7 +357,7 @@ gw_webhook_review_response(const char *version, const char *uid, bool mutating, 
                            size_t err_len)
 {
     answer_t c = {.err = err, .err_len = err_len};
-    json_t *doc = json_loadb(body ? body : "", len, JSON_DECODE_ANY, NULL);
+    json_t *doc = gw_json_loadb(body ? body : "", len, JSON_DECODE_ANY, NULL);
     const json_t *resp;
     char why[256];
     int rc = -1;

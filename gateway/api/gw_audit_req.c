@@ -13,6 +13,7 @@
 #include "gw_audit.h"
 #include "gw_log.h"
 #include "gw_yaml.h"
+#include "gw_json.h"
 
 struct gw_api__audit {
     gw_audit_t *audit;
@@ -284,7 +285,7 @@ gw_api__audit_response_bytes(gw_req_t *r, const char *json, size_t len)
     json_t *doc;
     if (a == NULL || a->d.level < GW_AUDIT_REQUEST_RESPONSE)
         return;
-    doc = json_loadb(json, len, JSON_DECODE_ANY, NULL);
+    doc = gw_json_loadb(json, len, JSON_DECODE_ANY, NULL);
     if (doc == NULL)
         return;
     gw_api__audit_response(r, doc);
@@ -305,7 +306,7 @@ body_doc(gw_req_t *r)
     if (ct != NULL && strstr(ct, "yaml") != NULL)
         doc = gw_yaml_to_json(body, len, err, sizeof(err));
     else if (ct == NULL || strstr(ct, "json") != NULL)
-        doc = json_loadb(body, len, 0, NULL);
+        doc = gw_json_loadb(body, len, 0, NULL);
     else
         doc = NULL;
     if (doc != NULL)

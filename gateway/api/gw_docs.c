@@ -8,6 +8,7 @@
 
 #include "gw_alloc.h"
 #include "gw_discovery.h"
+#include "gw_json.h"
 
 typedef struct {
     gw_api__doc_t *v;
@@ -20,7 +21,7 @@ add(doc_list_t *l, const char *key, json_t *doc)
 {
     if (doc == NULL)
         return;
-    char *json = json_dumps(doc, JSON_COMPACT);
+    char *json = gw_json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
     if (json == NULL)
         abort();

@@ -24,6 +24,7 @@
 #include "gw_protobuf.h"
 #include "gw_query.h"
 #include "gw_yaml.h"
+#include "gw_json.h"
 
 #define MAX_WARNINGS 64
 
@@ -521,7 +522,7 @@ encode(gw_req_t *r, const json_t *doc, struct evbuffer *out)
         return "application/yaml";
     }
     size_t flags = JSON_ENCODE_ANY | (r->pretty ? JSON_INDENT(2) : JSON_COMPACT);
-    char *s = json_dumps(doc, flags);
+    char *s = gw_json_dumps(doc, flags);
     if (s == NULL)
         abort(); /* only out of memory: Jansson strings are valid UTF-8 */
     evbuffer_add(out, s, strlen(s));
@@ -621,7 +622,7 @@ gw_reply_json_bytes(gw_req_t *r, int code, const char *json, size_t len)
 {
     if (r->accept != GW_MEDIA_JSON || r->pretty || r->as != GW_AS_OBJECT) {
         json_error_t jerr;
-        json_t *doc = json_loadb(json, len, JSON_DECODE_ANY, &jerr);
+        json_t *doc = gw_json_loadb(json, len, JSON_DECODE_ANY, &jerr);
         if (doc == NULL) {
             gw_log_error(r->audit_id, "cannot re-encode a stored document: %s", jerr.text);
             gw_reply_error(r, GW_EINTERNAL, NULL);

@@ -15,6 +15,7 @@
 #include "gw_err.h"
 #include "gw_health.h"
 #include "gw_openapi.h"
+#include "gw_json.h"
 
 #define OPENAPI_V3_PREFIX "/openapi/v3/"
 #define ONE_YEAR_S (365 * 24 * 3600)
@@ -330,7 +331,7 @@ serve_openid(gw_req_t *r, json_t *doc, const char *content_type)
         not_found(r);
         return;
     }
-    char *text = json_dumps(doc, JSON_COMPACT);
+    char *text = gw_json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
     gw_req_set_header(r, "Cache-Control", "public, max-age=3600");
     gw_reply_raw(r, 200, content_type, text, strlen(text));

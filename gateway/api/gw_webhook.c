@@ -17,6 +17,7 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_fetch.h"
+#include "gw_json.h"
 
 #define DEFAULT_TIMEOUT_MS 30000
 #define MAX_SLICES 1000 /* a namespace's slices read to find a service's */
@@ -170,7 +171,8 @@ static void
 endpoints_read(int err, const gw_obj_t *obj, void *ctx)
 {
     call_t *c = ctx;
-    json_t *eps = err == 0 ? json_loadb((const char *)obj->value, obj->value_len, 0, NULL) : NULL;
+    json_t *eps =
+        err == 0 ? gw_json_loadb((const char *)obj->value, obj->value_len, 0, NULL) : NULL;
     char ip[64] = "";
     int port = 0;
     bool found = endpoint_of(eps, c->port_name, ip, sizeof(ip), &port);
@@ -228,7 +230,7 @@ slices_read(int err, const gw_list_page_t *page, void *ctx)
 
     for (size_t i = 0; err == 0 && i < page->n_items && !found; i++) {
         json_t *sl =
-            json_loadb((const char *)page->items[i].value, page->items[i].value_len, 0, NULL);
+            gw_json_loadb((const char *)page->items[i].value, page->items[i].value_len, 0, NULL);
         const json_t *labels = json_object_get(json_object_get(sl, "metadata"), "labels");
         const char *svc = json_string_value(json_object_get(labels, SERVICE_NAME_LABEL));
         if (svc != NULL && strcmp(svc, c->t.svc_name) == 0) {
@@ -273,7 +275,8 @@ static void
 service_read(int err, const gw_obj_t *obj, void *ctx)
 {
     call_t *c = ctx;
-    json_t *svc = err == 0 ? json_loadb((const char *)obj->value, obj->value_len, 0, NULL) : NULL;
+    json_t *svc =
+        err == 0 ? gw_json_loadb((const char *)obj->value, obj->value_len, 0, NULL) : NULL;
     const char *type = NULL, *name = svc != NULL ? service_port(svc, c->t.svc_port, &type) : NULL;
     char *bad_type = NULL, *key;
     int rc;

@@ -15,6 +15,7 @@
 #include "gw_err.h"
 #include "gw_gotype.h"
 #include "gw_names.h"
+#include "gw_json.h"
 
 #define REVIEW_GROUP "apiextensions.k8s.io"
 
@@ -44,7 +45,7 @@ gw_crd_review_request(const gw_crd_review_t *rv, size_t *len)
                   "apiVersion", REVIEW_GROUP "/", rv->review_version, "request", "uid", rv->uid,
                   "desiredAPIVersion", rv->desired, "objects", rv->objects, "response", "uid", "",
                   "convertedObjects", "result", "metadata");
-    char *out = json_dumps(doc, JSON_COMPACT);
+    char *out = gw_json_dumps(doc, JSON_COMPACT);
 
     json_decref(doc);
     if (out == NULL)
@@ -248,7 +249,7 @@ objects_decode(ck_t *c, const json_t *objs)
     {
         const json_t *kind = json_object_get(o, "kind");
         if (!json_is_string(kind) || json_string_length(kind) == 0) {
-            char *raw = json_dumps(o, JSON_COMPACT | JSON_ENCODE_ANY);
+            char *raw = gw_json_dumps(o, JSON_COMPACT | JSON_ENCODE_ANY);
             snprintf(c->err, c->err_len,
                      "conversion for %s failed: Object 'Kind' is missing in "
                      "'%s'",
@@ -427,7 +428,7 @@ gw_crd_review_response(const gw_crd_review_t *rv, int http_status, const char *b
                        json_t **out, char *err, size_t err_len)
 {
     ck_t c = {.rv = rv, .err = err, .err_len = err_len};
-    json_t *doc = json_loadb(body, len, JSON_DECODE_ANY, NULL), *conv = NULL;
+    json_t *doc = gw_json_loadb(body, len, JSON_DECODE_ANY, NULL), *conv = NULL;
     const json_t *resp, *objs;
     char why[256];
     size_t i, n = json_array_size(rv->objects);

@@ -14,6 +14,7 @@
 #include "gw_alloc.h"
 #include "gw_crd_schema_int.h"
 #include "gw_crd_schema.h"
+#include "gw_json.h"
 
 /* A result of kube-openapi: the errors, and how many checks applied (its MatchCount, which
    picks the anyOf/oneOf alternative whose errors are reported). */
@@ -63,7 +64,7 @@ go_json(const json_t *v)
         gw_crd__go_json_float(json_real_value(v), buf, sizeof(buf));
         return gw_strdup(buf);
     }
-    return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    return gw_json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 }
 
 /* A bad value as field.Error prints it: strings %q, numbers and booleans %v, null, else JSON. */

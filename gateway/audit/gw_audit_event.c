@@ -9,6 +9,7 @@
 
 #include "gw_alloc.h"
 #include "gw_buf.h"
+#include "gw_json.h"
 
 /* ---- Go's JSON ---------------------------------------------------------------------------- */
 
@@ -46,7 +47,7 @@ write_str(gw_buf_t *b, const char *s)
 static void
 write_scalar(gw_buf_t *b, const json_t *v)
 {
-    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    char *s = gw_json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
     if (s == NULL)
         abort(); /* out of memory only */
     gw_buf_str(b, s);

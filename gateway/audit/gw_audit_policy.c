@@ -16,6 +16,7 @@
 #include "gw_names.h"
 #include "gw_objmeta.h"
 #include "gw_yaml.h"
+#include "gw_json.h"
 
 /* A policy file larger than this is refused unread. */
 #define MAX_POLICY_BYTES (8 * 1024 * 1024)
@@ -228,7 +229,7 @@ go_strings(const strs_t *s)
     gw_buf_str(&b, "[]string{");
     for (size_t i = 0; i < s->n; i++) {
         json_t *j = json_string(s->v[i]);
-        char *q = json_dumps(j, JSON_ENCODE_ANY);
+        char *q = gw_json_dumps(j, JSON_ENCODE_ANY);
         gw_buf_printf(&b, "%s%s", i > 0 ? ", " : "", q);
         free(q);
         json_decref(j);

@@ -2,7 +2,6 @@
 #include "gw_uuid.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/random.h>
 
@@ -22,8 +21,13 @@ gw_uuid_v4(char out[GW_UUID_LEN + 1])
     }
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-    snprintf(out, GW_UUID_LEN + 1,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-             b[15]);
+    /* written by hand: every request takes one (its Audit-ID), and printf's 16 conversions
+     * were about 2% of a small GET's instructions */
+    for (size_t i = 0, o = 0; i < sizeof(b); i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            out[o++] = '-';
+        out[o++] = "0123456789abcdef"[b[i] >> 4];
+        out[o++] = "0123456789abcdef"[b[i] & 0xf];
+    }
+    out[GW_UUID_LEN] = '\0';
 }

@@ -9,6 +9,7 @@
 #include "gw_arena.h"
 #include "gw_catalog_int.h"
 #include "gw_log.h"
+#include "gw_json.h"
 
 /* gw_catalog_blob.S: catalog.json's bytes, then a NUL at gw_catalog_blob_end. */
 extern const char gw_catalog_blob_start[];
@@ -279,7 +280,7 @@ load_builtin(void)
     gw_resource_t *res;
     size_t i;
 
-    u->doc = json_loadb(gw_catalog_blob_start, len, 0, &e);
+    u->doc = gw_json_loadb(gw_catalog_blob_start, len, 0, &e);
     if (u->doc == NULL)
         gw_catalog__corrupt(e.text, "catalog.json");
     u->universe = u;

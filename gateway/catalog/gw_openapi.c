@@ -11,6 +11,7 @@
 #include "gw_discovery.h"
 #include "gw_err.h"
 #include "gw_openapi_proto.h"
+#include "gw_json.h"
 
 typedef struct {
     char *path; /* "api/v1", "apis/apps/v1" */
@@ -33,7 +34,7 @@ doc_set(const gw_catalog_t *c, gw_openapi_doc_t *d, json_t *doc)
 {
     static const char digits[] = "0123456789ABCDEF";
     unsigned char md[SHA512_DIGEST_LENGTH];
-    char *text = json_dumps(doc, JSON_COMPACT);
+    char *text = gw_json_dumps(doc, JSON_COMPACT);
     char *hash = gw_catalog__alloc_in(c, 2 * sizeof(md) + 1);
 
     if (text == NULL)

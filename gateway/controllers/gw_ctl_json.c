@@ -5,17 +5,27 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_json.h"
 
 json_t *
 gw_ctl__parse(const gw_obj_t *obj)
 {
-    json_t *o = json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
+    json_t *o = gw_json_loadb((const char *)obj->value, obj->value_len, 0, NULL);
 
     if (o != NULL && !json_is_object(o)) {
         json_decref(o);
         o = NULL;
     }
     return o;
+}
+
+json_t *
+gw_ctl__parse_meta(const gw_obj_t *obj)
+{
+    static const char *const keys[] = {"apiVersion", "kind", "metadata"};
+
+    return gw_json_load_members((const char *)obj->value, obj->value_len, keys,
+                                sizeof(keys) / sizeof(keys[0]));
 }
 
 uint8_t *
@@ -26,7 +36,7 @@ gw_ctl__dump(json_t *o, size_t *len)
 
     if (json_is_object(meta))
         json_object_del(meta, "resourceVersion");
-    text = json_dumps(o, JSON_COMPACT);
+    text = gw_json_dumps(o, JSON_COMPACT);
     if (text == NULL)
         abort(); /* only out of memory: the objects we dump are valid JSON */
     *len = strlen(text);

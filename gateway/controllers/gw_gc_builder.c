@@ -34,7 +34,7 @@ observe(gw_gc_t *c, const gw_obj_t *obj)
 
     if (strncmp(obj->key, EVENTS_PREFIX, strlen(EVENTS_PREFIX)) == 0)
         return;
-    json_t *o = gw_ctl__parse(obj);
+    json_t *o = gw_ctl__parse_meta(obj);
     bool ok = o != NULL && gw_gc_meta_parse(o, &m);
     json_decref(o);
     if (!ok) {

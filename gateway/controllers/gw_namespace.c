@@ -13,6 +13,7 @@
 #include "gw_err.h"
 #include "gw_uuid.h"
 #include "gw_log.h"
+#include "gw_json.h"
 
 const char *const gw_namespace_initial[] = {"default", "kube-system", "kube-public",
                                             "kube-node-lease", NULL};
@@ -40,7 +41,7 @@ initial_object(const char *name)
                   "kind", "Namespace", "metadata", "name", name, "uid", uid, "creationTimestamp",
                   now, "labels", GW_NAMESPACE_NAME_LABEL, name, "spec", "finalizers",
                   GW_NAMESPACE_FINALIZER, "status", "phase", "Active");
-    text = json_dumps(o, JSON_COMPACT);
+    text = gw_json_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (text == NULL)
         abort(); /* only out of memory */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_json.h"
 
 typedef enum {
     ST_BEGIN_VALUE_OR_EMPTY, /* after '[' */
@@ -463,7 +464,7 @@ json_t *
 gw_gojson_load(const char *text, size_t len, size_t flags, char *err, size_t err_len)
 {
     json_error_t jerr;
-    json_t *doc = json_loadb(text, len, flags, &jerr);
+    json_t *doc = gw_json_loadb(text, len, flags, &jerr);
     char *fixed;
     size_t n;
 
@@ -476,7 +477,7 @@ gw_gojson_load(const char *text, size_t len, size_t flags, char *err, size_t err
         return NULL;
     fixed = go_replacements(text, len, &n);
     if (fixed != NULL) {
-        doc = json_loadb(fixed, n, flags, &jerr);
+        doc = gw_json_loadb(fixed, n, flags, &jerr);
         free(fixed);
         if (doc != NULL)
             return doc;

@@ -8,6 +8,7 @@
 
 #include "gw_gozero.h"
 #include "gw_protobuf_int.h"
+#include "gw_json.h"
 
 /*
  * Zero values of absent structs are the only JSON that does not cost wire bytes: they come out
@@ -286,7 +287,7 @@ pbd_raw_json(pbd_t *d, const gw_schema_t *s, const gw_protobuf__field_t *f)
         return json_null();
     if (m.f[1].n >= GW_PB_MAGIC_LEN && memcmp(m.f[1].p, GW_PB_MAGIC, GW_PB_MAGIC_LEN) == 0)
         return pbd_envelope(d, m.f[1].p, m.f[1].n);
-    v = json_loadb((const char *)m.f[1].p, m.f[1].n, JSON_DECODE_ANY, &e);
+    v = gw_json_loadb((const char *)m.f[1].p, m.f[1].n, JSON_DECODE_ANY, &e);
     if (v == NULL)
         return pbd_fail(d, "protobuf: %s: raw is not JSON: %s", pbd_where(s), e.text);
     return v;

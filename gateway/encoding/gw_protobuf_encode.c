@@ -9,6 +9,7 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_protobuf_int.h"
+#include "gw_json.h"
 
 /* Unix seconds of Go's zero time (0001-01-01T00:00:00Z), which Time's Marshal writes empty. */
 #define PBE_ZERO_TIME INT64_C(-62135596800)
@@ -175,7 +176,7 @@ pbe_quantity(pbe_t *e, int number, const json_t *v, const char *name)
 static bool
 pbe_raw_json(pbe_t *e, int number, const json_t *v)
 {
-    char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *text = gw_json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
     size_t start = gw_protobuf__begin(&e->out, number);
 
     gw_protobuf__put_bytes(&e->out, 1, text, strlen(text));

@@ -12,6 +12,7 @@
 #include "gw_err.h"
 #include "gw_protobuf.h"
 #include "gw_yaml.h"
+#include "gw_json.h"
 
 /* kube's protobuf serializer recognizes its values by this prefix. */
 #define K8S_MAGIC "k8s\0"
@@ -46,7 +47,7 @@ looks_json(const uint8_t *in, size_t len)
 static void
 own_json(gw_value_t *out, json_t *doc)
 {
-    char *text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+    char *text = gw_json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
 
     if (text == NULL)
         abort(); /* only allocation fails here, and allocation failure aborts */
@@ -93,7 +94,7 @@ static json_t *
 load_json(const uint8_t *json, size_t len, char *err, size_t err_len)
 {
     json_error_t jerr;
-    json_t *doc = json_loadb((const char *)json, len, 0, &jerr);
+    json_t *doc = gw_json_loadb((const char *)json, len, 0, &jerr);
 
     if (doc == NULL)
         snprintf(err, err_len, "not JSON: %s", jerr.text);

@@ -11,6 +11,7 @@
 
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_json.h"
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -73,7 +74,7 @@ gw_continue_encode(int64_t revision, const char *start)
 {
     json_t *doc = json_pack("{s:s,s:I,s:s}", "v", "meta.k8s.io/v1", "rv", (json_int_t)revision,
                             "start", start);
-    char *text = json_dumps(doc, JSON_COMPACT);
+    char *text = gw_json_dumps(doc, JSON_COMPACT);
     char *out = b64url_encode((const unsigned char *)text, strlen(text));
 
     free(text);
@@ -158,7 +159,7 @@ gw_continue_decode(const char *token, int64_t *revision, char **start, char *err
                        ": incorrect encoded start resourceVersion (version meta.k8s.io/v1): "
                        "illegal base64 data at input byte %zu",
                        bad);
-    doc = json_loadb((const char *)raw, len, 0, &jerr);
+    doc = gw_json_loadb((const char *)raw, len, 0, &jerr);
     free(raw);
     if (!json_is_object(doc)) {
         json_decref(doc);

@@ -9,6 +9,7 @@
 
 #include "gw_alloc.h"
 #include "gw_names.h"
+#include "gw_json.h"
 
 /* ---- field errors ----------------------------------------------------------------------- */
 
@@ -89,7 +90,7 @@ show(const json_t *v)
         return gw_strdup("null");
     if (json_is_string(v))
         return quote(json_string_value(v));
-    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    return gw_json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
 void

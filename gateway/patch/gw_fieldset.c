@@ -14,6 +14,7 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_gofmt.h"
+#include "gw_json.h"
 
 typedef struct gw_fieldset_node node_t;
 
@@ -183,7 +184,7 @@ gw_pe_text(const gw_pe_t *pe)
     case GW_PE_INDEX:
         return gw_sprintf("i:%lld", pe->index);
     default:
-        json = json_dumps(pe->value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+        json = gw_json_dumps(pe->value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
         out = gw_sprintf("%c:%s", pe->kind == GW_PE_KEY ? 'k' : 'v', json ? json : "null");
         free(json);
         return out;
@@ -819,7 +820,7 @@ char *
 gw_fieldset_to_text(const gw_fieldset_t *s, size_t *len)
 {
     json_t *o = gw_fieldset_to_json(s);
-    char *text = json_dumps(o, JSON_COMPACT);
+    char *text = gw_json_dumps(o, JSON_COMPACT);
 
     json_decref(o);
     if (text == NULL)

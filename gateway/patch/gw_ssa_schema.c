@@ -13,6 +13,7 @@
 
 #include "gw_alloc.h"
 #include "gw_gofmt.h"
+#include "gw_json.h"
 
 /* Int-or-string, quantities and free-form values are untyped atoms in kube's schema: any value,
  * owned whole. */
@@ -440,7 +441,7 @@ gw_ssa__errs_clear(gw_ssa__errs_t *e)
 char *
 gw_ssa__go_json(const json_t *v)
 {
-    char *raw = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY), *out, *o;
+    char *raw = gw_json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY), *out, *o;
 
     if (raw == NULL)
         abort(); /* only allocation fails here */

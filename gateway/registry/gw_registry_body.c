@@ -14,6 +14,7 @@
 #include "gw_fieldval.h"
 #include "gw_negotiate.h"
 #include "gw_yaml.h"
+#include "gw_json.h"
 
 /* kube's limit on a field manager's name (FieldManagerMaxLength). */
 #define FIELD_MANAGER_MAX 128
@@ -412,7 +413,7 @@ gw_registry__encode_for(const gw_resource_t *res, json_t *obj, size_t *len)
      * request's version for the answer. */
     stored = res != NULL && res->custom != NULL ? custom_storage_form(res, obj)
                                                 : gw_registry__storage_form(obj);
-    out = json_dumps(stored != NULL ? stored : obj, JSON_COMPACT | JSON_SORT_KEYS);
+    out = gw_json_dumps(stored != NULL ? stored : obj, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(stored);
     if (out == NULL)
         abort(); /* only allocation fails here, and allocation failure aborts */

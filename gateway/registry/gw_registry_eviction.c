@@ -17,6 +17,7 @@
 
 #include "gw_err.h"
 #include "gw_selector.h"
+#include "gw_json.h"
 
 /* kube's EvictionsRetry: a conflicting write is tried again this many times. */
 #define EVICTION_ATTEMPTS 20
@@ -561,7 +562,7 @@ delete_options(evict_t *e, json_t *eviction, bool query_dry)
             json_object_del(o, "dryRun");
     } else if (query_dry && !(json_array_size(dry) == 1 && json_is_string(json_array_get(dry, 0)) &&
                               strcmp(json_string_value(json_array_get(dry, 0)), "All") == 0)) {
-        char *given = json_dumps(dry, JSON_COMPACT);
+        char *given = gw_json_dumps(dry, JSON_COMPACT);
         gw_registry__reply_plain_error(
             e->r, 500,
             gw_arena_sprintf(e->r->arena,

@@ -15,6 +15,7 @@
 #include "gw_negotiate.h"
 #include "gw_partial.h"
 #include "gw_protobuf.h"
+#include "gw_json.h"
 
 #define LIST_META "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
 
@@ -88,7 +89,7 @@ gw_registry__items_add(const gw_items_t *it, gw_buf_t *b, const gw_obj_t *obj)
     if (it->protobuf) {
         ok = add_message(it, b, 2, it->item_schema, doc);
     } else {
-        text = json_dumps(doc, JSON_COMPACT);
+        text = gw_json_dumps(doc, JSON_COMPACT);
         gw_buf_str(b, text);
         free(text);
         ok = true;
@@ -106,7 +107,7 @@ gw_registry__items_add_doc(const gw_items_t *it, gw_buf_t *b, const json_t *doc)
         return add_message(it, b, 2, it->item_schema, doc);
     if (b->len > 0)
         gw_buf_add(b, ",", 1);
-    text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+    text = gw_json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
     gw_buf_str(b, text);
     free(text);
     return true;
@@ -137,7 +138,7 @@ gw_registry__items_head(const gw_items_t *it, gw_buf_t *b, const json_t *meta, s
         free(lm.data);
         return;
     }
-    text = json_dumps(meta, JSON_COMPACT);
+    text = gw_json_dumps(meta, JSON_COMPACT);
     gw_buf_str(b, "{\"kind\":\"");
     gw_buf_str(b, it->kind);
     gw_buf_str(b, "\",\"apiVersion\":\"");

@@ -19,6 +19,7 @@
 #include "gw_crd.h"
 #include "gw_crd_schema.h"
 #include "gw_gozero.h"
+#include "gw_json.h"
 
 /* The scanner trusts nothing: every helper returns NULL when the text runs out or is not JSON
  * of the expected shape, and the caller falls back to Jansson, which reports real errors. */
@@ -246,7 +247,8 @@ pick_member(const char *key, size_t klen, const char *value, const char *end, vo
         if (!key_is(key, klen, pk->names[i]))
             continue;
         vend = skip_value(value, end);
-        v = vend != NULL ? json_loadb(value, (size_t)(vend - value), JSON_DECODE_ANY, NULL) : NULL;
+        v = vend != NULL ? gw_json_loadb(value, (size_t)(vend - value), JSON_DECODE_ANY, NULL)
+                         : NULL;
         if (v == NULL) {
             pk->bad = true;
             return end; /* stop: the caller falls back to a full parse */
@@ -439,7 +441,7 @@ gw_registry__serve_as(json_t *doc, const gw_resource_t *as)
 json_t *
 gw_registry__parse_stored(const char *json, size_t len, int64_t rev, const gw_resource_t *as)
 {
-    json_t *doc = json_loadb(json, len, 0, NULL), *meta;
+    json_t *doc = gw_json_loadb(json, len, 0, NULL), *meta;
     char buf[32];
 
     if (doc == NULL || !json_is_object(doc)) {
@@ -485,7 +487,7 @@ gw_registry__buf_obj(gw_buf_t *b, const gw_obj_t *obj, const gw_resource_t *as)
     doc = gw_registry__parse_stored(json, obj->value_len, obj->mod_revision, as);
     if (doc == NULL)
         return false;
-    whole = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+    whole = gw_json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(doc);
     gw_buf_str(b, whole);
     free(whole);

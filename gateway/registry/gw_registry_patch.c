@@ -20,6 +20,7 @@
 #include "gw_patch.h"
 #include "gw_smp.h"
 #include "gw_yaml.h"
+#include "gw_json.h"
 
 typedef enum {
     PATCH_JSON,
@@ -140,7 +141,7 @@ check_patched_decodes(gw_upd_t *u, const json_t *obj, const gw_schema_t *schema)
         if (is.items[i].kind != GW_FIELD_DECODE)
             continue;
         gw_field_errors_t errs = {0};
-        char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS), *summary;
+        char *text = gw_json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS), *summary;
         gw_ferr_invalid_str(&errs, "patch", text ? text : "", is.items[i].message);
         summary = gw_ferr_summary(&errs);
         gw_registry__fail(u->r, &u->fail, 422, "Invalid", json_pack("{s:O}", "causes", errs.causes),

@@ -7,6 +7,7 @@
 #include "gw_alloc.h"
 #include "gw_buf.h"
 #include "gw_err.h"
+#include "gw_json.h"
 
 /* ---- duplicate keys in raw JSON ---------------------------------------------------------- */
 
@@ -146,6 +147,14 @@ scan_string(scan_t *s, char *buf, size_t *n)
     size_t len = 0;
     s->p++; /* the opening quote */
     while (s->p < s->end && *s->p >= 0x20) {
+        const unsigned char *run = s->p;
+        s->p = (const unsigned char *)gw_json_plain_run((const char *)run, (const char *)s->end);
+        if (s->p > run) {
+            if (buf != NULL)
+                memcpy(buf + len, run, (size_t)(s->p - run));
+            len += (size_t)(s->p - run);
+            continue;
+        }
         if (*s->p == '"') {
             s->p++;
             if (n != NULL)
