@@ -19,6 +19,11 @@
 #include "gw_map_eval.h"
 #include "gw_vap_eval.h"
 
+/** Read the namespace whose key is `key` ("namespaces/<name>"), the latest state: from the
+ *  namespaces' read cache once it has caught up with etcd, else from etcd (what the plugins'
+ *  namespace lookups share). Returns gw_store_read's code. Thread: the store's. */
+int gw_admission__read_namespace(gw_store_t *s, const char *key, gw_store_get_cb cb, void *ctx);
+
 /** kube's failures of mutating policies, in order (kube's PolicyError): each message and its
  *  reason ("Invalid" for an evaluation's, NULL for a configuration error). */
 typedef struct {

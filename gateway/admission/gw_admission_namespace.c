@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_admission_int.h"
 #include "gw_err.h"
 #include "gw_store.h"
 #include "gw_json.h"
@@ -140,10 +141,18 @@ admit(gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg)
     rd = gw_arena_calloc(a->req->arena, sizeof(*rd));
     *rd = (read_t){.a = a, .done = done, .arg = arg};
     gw_arena_defer(a->req->arena, free, key);
-    rc = gw_store_get(a->req->store, key, 0, namespace_read, rd);
+    rc = gw_admission__read_namespace(a->req->store, key, namespace_read, rd);
     if (rc != 0)
         namespace_read(rc, NULL, rd);
 }
 
 const gw_admission_plugin_t gw_admission_namespace_lifecycle = {
     .name = "NamespaceLifecycle", .handles = handles, .admit = admit};
+
+int
+gw_admission__read_namespace(gw_store_t *s, const char *key, gw_store_get_cb cb, void *ctx)
+{
+    static const gw_read_opts_t latest = {.collection = "namespaces/"};
+
+    return gw_store_read(s, key, &latest, cb, ctx);
+}

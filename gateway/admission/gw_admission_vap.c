@@ -128,7 +128,7 @@ namespace_ready(vap_t *v, const char *name)
         return v->ns_state == NS_LOADED;
     }
     gw_arena_defer(v->a->req->arena, free, key);
-    rc = gw_store_get(v->a->req->store, key, 0, namespace_read, v);
+    rc = gw_admission__read_namespace(v->a->req->store, key, namespace_read, v);
     if (rc != 0)
         namespace_read(rc, NULL, v);
     return v->ns_state == NS_LOADED;

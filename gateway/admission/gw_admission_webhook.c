@@ -109,7 +109,7 @@ namespace_ready(gw_webhook__run_t *run)
     }
     gw_arena_defer(run->a->req->arena, free, key);
     run->ns_loading = true;
-    rc = gw_store_get(run->a->req->store, key, 0, namespace_read, run);
+    rc = gw_admission__read_namespace(run->a->req->store, key, namespace_read, run);
     if (rc != 0) {
         run->ns_loaded = true;
         run->ns_err = rc;
