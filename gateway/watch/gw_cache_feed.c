@@ -87,9 +87,8 @@ items_free(gw_cache_item_t **items, size_t n)
     free(items);
 }
 
-/* The index of the first item whose key is not below `key`. Under the lock. */
-static size_t
-lower_bound(const gw_cache_t *c, const char *key)
+size_t
+gw_watch__cache_index(const gw_cache_t *c, const char *key)
 {
     size_t lo = 0, hi = c->n;
 
@@ -164,7 +163,7 @@ apply(gw_cache_t *c, const gw_watch_event_t *ev)
     gw_cache_item_t *old = NULL, *it = ev->type == GW_WATCH_DELETED ? NULL : item_new(ev->obj);
 
     pthread_rwlock_wrlock(&c->lock);
-    i = lower_bound(c, ev->obj->key);
+    i = gw_watch__cache_index(c, ev->obj->key);
     found = i < c->n && strcmp(c->items[i]->obj.key, ev->obj->key) == 0;
     if (found && it != NULL) {
         old = c->items[i];

@@ -125,21 +125,6 @@ holds(const gw_cache_t *c, const read_t *rd)
     return rd->at == 0 || (c->changed <= rd->at && rd->at <= c->rev);
 }
 
-static size_t
-first_at_or_after(const gw_cache_t *c, const char *key)
-{
-    size_t lo = 0, hi = c->n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(c->items[mid]->obj.key, key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The first index from lo whose key no longer starts with prefix (keys with a prefix are
  * contiguous in key order). */
 static size_t
@@ -171,7 +156,7 @@ serve_get(read_t *rd)
         pthread_rwlock_unlock(&c->lock);
         return false;
     }
-    i = first_at_or_after(c, rd->key);
+    i = gw_watch__cache_index(c, rd->key);
     if (i < c->n && strcmp(c->items[i]->obj.key, rd->key) == 0)
         it = gw_watch__item_ref(c->items[i]);
     rev = c->rev;
@@ -193,7 +178,7 @@ serve_get(read_t *rd)
 static gw_cache_item_t **
 page_items(const gw_cache_t *c, const read_t *rd, gw_list_page_t *page, char **next)
 {
-    size_t lo = first_at_or_after(c, rd->start != NULL ? rd->start : rd->key);
+    size_t lo = gw_watch__cache_index(c, rd->start != NULL ? rd->start : rd->key);
     size_t hi = prefix_end(c, lo, rd->key), n = hi - lo;
     gw_cache_item_t **refs;
 

@@ -209,6 +209,10 @@ gw_cache_t *gw_watch__cache_find(gw_watch_t *s, const char *collection);
  *  Thread: any. */
 gw_cache_t *gw_watch__cache_get(gw_watch_t *s, const char *collection);
 
+/** The index of c's first item whose key is not below `key` (c->n when none). Under c's
+ *  lock. */
+size_t gw_watch__cache_index(const gw_cache_t *c, const char *key);
+
 /** Take a reference to an item. Thread: any. */
 gw_cache_item_t *gw_watch__item_ref(gw_cache_item_t *it);
 
