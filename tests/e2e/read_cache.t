@@ -88,8 +88,11 @@ check "... and gives a continue token" test -n "$(jget "d['metadata'].get('conti
 req GET "$W?resourceVersion=$rv&resourceVersionMatch=Exact"
 check "an Exact list at the page's revision" code_is 200
 check "... at that revision" test "$(jget "d['metadata']['resourceVersion']")" = "$rv"
-req GET "$W/p1?resourceVersion=0"
-check "a GET at resourceVersion=0" code_is 200
+req GET "$W/p1?resourceVersion=$rv"
+check "a GET not older than the page's revision finds what the page showed" code_is 200
+req GET "$W/kube-root-ca.crt?resourceVersion=0"
+check "a GET at resourceVersion=0 (any state) is answered" \
+    jpy "d['metadata']['name'] == 'kube-root-ca.crt'"
 req GET "$W?resourceVersion=$((rv + 1000000))"
 check "a resourceVersion in the future is still refused" code_is 504
 
