@@ -26,7 +26,7 @@
 /* Length of the UTF-8 sequence at p (no overlong forms, no surrogates, nothing above
  * U+10FFFF: Jansson's utf8_check_full); 0 when p does not start one. */
 static size_t
-utf8_len(const unsigned char *p, size_t n)
+onepass_utf8_len(const unsigned char *p, size_t n)
 {
     unsigned char c = p[0], lo = 0x80, hi = 0xbf;
     size_t len = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
@@ -55,10 +55,10 @@ typedef struct {
     const unsigned char *p, *end;
     int depth;
     gw_buf_t scratch; /* a string with escapes, decoded */
-} rd_t;
+} onepass_rd_t;
 
 /* A byte of plain string text: no quote, backslash, control or non-ASCII byte. */
-static const bool plain[256] = {
+static const bool onepass_plain[256] = {
     [0x20 ... 0x21] = true, /* '"' is 0x22 */
     [0x23 ... 0x5b] = true, /* '\\' is 0x5c */
     [0x5d ... 0x7f] = true,
@@ -67,7 +67,7 @@ static const bool plain[256] = {
 /* Whether any of the 8 bytes at p is not plain (a quote, a backslash, a control or a
  * non-ASCII byte): the words of a long run of text are passed over 8 bytes at a time. */
 static bool
-word_special(const unsigned char *p)
+onepass_word_special(const unsigned char *p)
 {
     const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
     uint64_t v, q, b;
@@ -80,24 +80,24 @@ word_special(const unsigned char *p)
 
 /* The first byte from p on (before end) that is not plain, or end. */
 static const unsigned char *
-plain_run(const unsigned char *p, const unsigned char *end)
+onepass_plain_run(const unsigned char *p, const unsigned char *end)
 {
-    while (end - p >= 8 && !word_special(p))
+    while (end - p >= 8 && !onepass_word_special(p))
         p += 8;
-    while (p < end && plain[*p])
+    while (p < end && onepass_plain[*p])
         p++;
     return p;
 }
 
 static void
-skip_ws(rd_t *r)
+onepass_skip_ws(onepass_rd_t *r)
 {
     while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
         r->p++;
 }
 
 static int
-hex_digit(unsigned char c)
+onepass_hex_digit(unsigned char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -107,14 +107,14 @@ hex_digit(unsigned char c)
 
 /* The 4 hex digits at p (n bytes left), or -1. */
 static long
-hex4(const unsigned char *p, size_t n)
+onepass_hex4(const unsigned char *p, size_t n)
 {
     long v = 0;
 
     if (n < 4)
         return -1;
     for (int i = 0; i < 4; i++) {
-        int d = hex_digit(p[i]);
+        int d = onepass_hex_digit(p[i]);
         if (d < 0)
             return -1;
         v = v << 4 | d;
@@ -123,7 +123,7 @@ hex4(const unsigned char *p, size_t n)
 }
 
 static void
-put_utf8(gw_buf_t *b, unsigned long u)
+onepass_put_utf8(gw_buf_t *b, unsigned long u)
 {
     char s[4];
     size_t n;
@@ -145,29 +145,29 @@ put_utf8(gw_buf_t *b, unsigned long u)
 /* A \u escape at q (its 'u') into scratch; the bytes read from q, or 0 where Jansson refuses
  * it (a lone surrogate) or the reader leaves it to Jansson (\u0000). */
 static size_t
-unicode_escape(rd_t *r, const unsigned char *q)
+onepass_unicode_escape(onepass_rd_t *r, const unsigned char *q)
 {
-    long u = hex4(q + 1, (size_t)(r->end - q - 1)), lo;
+    long u = onepass_hex4(q + 1, (size_t)(r->end - q - 1)), lo;
 
     if (u <= 0 || (u >= 0xdc00 && u <= 0xdfff))
         return 0;
     if (u < 0xd800 || u > 0xdbff) {
-        put_utf8(&r->scratch, (unsigned long)u);
+        onepass_put_utf8(&r->scratch, (unsigned long)u);
         return 5;
     }
     if (r->end - q < 11 || q[5] != '\\' || q[6] != 'u')
         return 0;
-    lo = hex4(q + 7, 4);
+    lo = onepass_hex4(q + 7, 4);
     if (lo < 0xdc00 || lo > 0xdfff)
         return 0;
-    put_utf8(&r->scratch,
-             0x10000 + ((unsigned long)(u - 0xd800) << 10) + (unsigned long)(lo - 0xdc00));
+    onepass_put_utf8(&r->scratch,
+                     0x10000 + ((unsigned long)(u - 0xd800) << 10) + (unsigned long)(lo - 0xdc00));
     return 11;
 }
 
 /* One escape at q (a backslash) into scratch; the bytes read, or 0. */
 static size_t
-escape(rd_t *r, const unsigned char *q)
+onepass_escape(onepass_rd_t *r, const unsigned char *q)
 {
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
     const char *e;
@@ -175,7 +175,7 @@ escape(rd_t *r, const unsigned char *q)
     if (r->end - q < 2)
         return 0;
     if (q[1] == 'u') {
-        size_t n = unicode_escape(r, q + 1);
+        size_t n = onepass_unicode_escape(r, q + 1);
         return n == 0 ? 0 : n + 1;
     }
     e = strchr(from, q[1]);
@@ -188,14 +188,14 @@ escape(rd_t *r, const unsigned char *q)
 /* The rest of a string whose first escape is at q (the text from s to q is plain), decoded
  * into scratch. 0, or -1 when the reader gives up. */
 static int
-scan_escaped(rd_t *r, const unsigned char *s, const unsigned char *q)
+onepass_scan_escaped(onepass_rd_t *r, const unsigned char *s, const unsigned char *q)
 {
     r->scratch.len = 0;
     gw_buf_add(&r->scratch, s, (size_t)(q - s));
     while (q < r->end) {
         const unsigned char *run = q;
         size_t n;
-        q = plain_run(q, r->end);
+        q = onepass_plain_run(q, r->end);
         gw_buf_add(&r->scratch, run, (size_t)(q - run));
         if (q == r->end)
             return -1;
@@ -204,8 +204,8 @@ scan_escaped(rd_t *r, const unsigned char *s, const unsigned char *q)
             return 0;
         }
         if (*q == '\\')
-            n = escape(r, q);
-        else if (*q >= 0x80 && (n = utf8_len(q, (size_t)(r->end - q))) > 0)
+            n = onepass_escape(r, q);
+        else if (*q >= 0x80 && (n = onepass_utf8_len(q, (size_t)(r->end - q))) > 0)
             gw_buf_add(&r->scratch, q, n);
         else
             n = 0; /* a control character */
@@ -219,12 +219,12 @@ scan_escaped(rd_t *r, const unsigned char *s, const unsigned char *q)
 /* A string's text from r->p (after its opening quote): 0 with *s, *n pointing into the input,
  * 1 with them pointing into scratch (until the next string), -1 when the reader gives up. */
 static int
-scan_string(rd_t *r, const char **s, size_t *n)
+onepass_scan_string(onepass_rd_t *r, const char **s, size_t *n)
 {
     const unsigned char *start = r->p, *q = start;
 
     for (;;) {
-        q = plain_run(q, r->end);
+        q = onepass_plain_run(q, r->end);
         if (q == r->end)
             return -1;
         if (*q == '"') {
@@ -234,13 +234,13 @@ scan_string(rd_t *r, const char **s, size_t *n)
             return 0;
         }
         if (*q == '\\') {
-            if (scan_escaped(r, start, q) != 0)
+            if (onepass_scan_escaped(r, start, q) != 0)
                 return -1;
             *s = r->scratch.data;
             *n = r->scratch.len;
             return 1;
         }
-        size_t len = *q >= 0x80 ? utf8_len(q, (size_t)(r->end - q)) : 0;
+        size_t len = *q >= 0x80 ? onepass_utf8_len(q, (size_t)(r->end - q)) : 0;
         if (len == 0)
             return -1;
         q += len;
@@ -248,7 +248,7 @@ scan_string(rd_t *r, const char **s, size_t *n)
 }
 
 static bool
-is_digit(const rd_t *r, const unsigned char *q)
+onepass_is_digit(const onepass_rd_t *r, const unsigned char *q)
 {
     return q < r->end && *q >= '0' && *q <= '9';
 }
@@ -256,7 +256,7 @@ is_digit(const rd_t *r, const unsigned char *q)
 /* Digits from s to e, an integer as strtoll reads it; NULL beyond long long (Jansson's
  * "too big integer"). */
 static json_t *
-integer(const unsigned char *s, const unsigned char *e)
+onepass_integer(const unsigned char *s, const unsigned char *e)
 {
     bool neg = *s == '-';
     unsigned long long v = 0, lim = neg ? (unsigned long long)LLONG_MAX + 1 : LLONG_MAX;
@@ -274,7 +274,7 @@ integer(const unsigned char *s, const unsigned char *e)
 
 /* A real from s to e as Jansson's jsonp_strtod reads it; NULL on overflow. */
 static json_t *
-real(const unsigned char *s, const unsigned char *e)
+onepass_real(const unsigned char *s, const unsigned char *e)
 {
     char text[64], *end;
     size_t n = (size_t)(e - s);
@@ -293,43 +293,43 @@ real(const unsigned char *s, const unsigned char *e)
 
 /* A number as Jansson's lexer scans it: an integer unless it has a fraction or exponent. */
 static json_t *
-number(rd_t *r)
+onepass_number(onepass_rd_t *r)
 {
     const unsigned char *s = r->p, *q = s;
     bool is_real = false;
 
     q += *q == '-';
-    if (!is_digit(r, q))
+    if (!onepass_is_digit(r, q))
         return NULL;
     if (*q == '0') {
-        if (is_digit(r, ++q))
+        if (onepass_is_digit(r, ++q))
             return NULL;
     } else {
-        while (is_digit(r, q))
+        while (onepass_is_digit(r, q))
             q++;
     }
     if (q < r->end && *q == '.') {
         is_real = true;
-        if (!is_digit(r, ++q))
+        if (!onepass_is_digit(r, ++q))
             return NULL;
-        while (is_digit(r, q))
+        while (onepass_is_digit(r, q))
             q++;
     }
     if (q < r->end && (*q == 'e' || *q == 'E')) {
         is_real = true;
         q++;
         q += q < r->end && (*q == '+' || *q == '-');
-        if (!is_digit(r, q))
+        if (!onepass_is_digit(r, q))
             return NULL;
-        while (is_digit(r, q))
+        while (onepass_is_digit(r, q))
             q++;
     }
     r->p = q;
-    return is_real ? real(s, q) : integer(s, q);
+    return is_real ? onepass_real(s, q) : onepass_integer(s, q);
 }
 
 static json_t *
-literal(rd_t *r, const char *word, size_t n, json_t *v)
+onepass_literal(onepass_rd_t *r, const char *word, size_t n, json_t *v)
 {
     if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
         return NULL;
@@ -337,17 +337,17 @@ literal(rd_t *r, const char *word, size_t n, json_t *v)
     return v;
 }
 
-static json_t *value(rd_t *r);
+static json_t *onepass_value(onepass_rd_t *r);
 
 /* After a member or element: true past a ',', false at the closing byte (consumed), NULL
  * through *bad otherwise. */
 static bool
-next_or_close(rd_t *r, unsigned char close, bool *bad)
+onepass_next_or_close(onepass_rd_t *r, unsigned char close, bool *bad)
 {
-    skip_ws(r);
+    onepass_skip_ws(r);
     if (r->p < r->end && *r->p == ',') {
         r->p++;
-        skip_ws(r);
+        onepass_skip_ws(r);
         return true;
     }
     *bad = r->p == r->end || *r->p != close;
@@ -356,11 +356,11 @@ next_or_close(rd_t *r, unsigned char close, bool *bad)
     return false;
 }
 
-static bool skip(rd_t *r);
+static bool onepass_skip(onepass_rd_t *r);
 
 /* Whether key k is one of keys (all are when keys is NULL). */
 static bool
-wanted(const char *k, size_t kn, const char *const *keys, size_t n_keys)
+onepass_wanted(const char *k, size_t kn, const char *const *keys, size_t n_keys)
 {
     if (keys == NULL)
         return true;
@@ -373,7 +373,7 @@ wanted(const char *k, size_t kn, const char *const *keys, size_t n_keys)
 /* One "key": value member into o, or read and dropped when keys do not name it; false when
  * the reader gives up. */
 static bool
-member(rd_t *r, json_t *o, const char *const *keys, size_t n_keys)
+onepass_member(onepass_rd_t *r, json_t *o, const char *const *keys, size_t n_keys)
 {
     const char *k;
     char *copy = NULL;
@@ -385,18 +385,18 @@ member(rd_t *r, json_t *o, const char *const *keys, size_t n_keys)
     if (r->p == r->end || *r->p != '"')
         return false;
     r->p++;
-    rc = scan_string(r, &k, &kn);
+    rc = onepass_scan_string(r, &k, &kn);
     if (rc < 0)
         return false;
     if (rc == 1) /* the value's strings reuse scratch */
         k = copy = gw_memdup(k, kn);
-    skip_ws(r);
+    onepass_skip_ws(r);
     if (r->p < r->end && *r->p == ':') {
         r->p++;
-        skip_ws(r);
-        if (!wanted(k, kn, keys, n_keys)) {
-            ok = skip(r);
-        } else if ((v = value(r)) != NULL) {
+        onepass_skip_ws(r);
+        if (!onepass_wanted(k, kn, keys, n_keys)) {
+            ok = onepass_skip(r);
+        } else if ((v = onepass_value(r)) != NULL) {
             json_object_setn_new_nocheck(o, k, kn, v);
             ok = true;
         }
@@ -406,23 +406,23 @@ member(rd_t *r, json_t *o, const char *const *keys, size_t n_keys)
 }
 
 static json_t *
-object(rd_t *r, const char *const *keys, size_t n_keys)
+onepass_object(onepass_rd_t *r, const char *const *keys, size_t n_keys)
 {
     json_t *o = json_object();
     bool bad = false;
 
     r->p++;
-    skip_ws(r);
+    onepass_skip_ws(r);
     if (r->p < r->end && *r->p == '}') {
         r->p++;
         return o;
     }
     do {
-        if (!member(r, o, keys, n_keys)) {
+        if (!onepass_member(r, o, keys, n_keys)) {
             bad = true;
             break;
         }
-    } while (next_or_close(r, '}', &bad));
+    } while (onepass_next_or_close(r, '}', &bad));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -431,25 +431,25 @@ object(rd_t *r, const char *const *keys, size_t n_keys)
 }
 
 static json_t *
-array(rd_t *r)
+onepass_array(onepass_rd_t *r)
 {
     json_t *a = json_array(), *v;
     bool bad = false;
 
     r->p++;
-    skip_ws(r);
+    onepass_skip_ws(r);
     if (r->p < r->end && *r->p == ']') {
         r->p++;
         return a;
     }
     do {
-        v = value(r);
+        v = onepass_value(r);
         if (v == NULL) {
             bad = true;
             break;
         }
         json_array_append_new(a, v);
-    } while (next_or_close(r, ']', &bad));
+    } while (onepass_next_or_close(r, ']', &bad));
     if (bad) {
         json_decref(a);
         return NULL;
@@ -458,19 +458,19 @@ array(rd_t *r)
 }
 
 static json_t *
-string_value(rd_t *r)
+onepass_string_value(onepass_rd_t *r)
 {
     const char *s;
     size_t n;
 
     r->p++;
-    if (scan_string(r, &s, &n) < 0)
+    if (onepass_scan_string(r, &s, &n) < 0)
         return NULL;
     return json_stringn_nocheck(s, n);
 }
 
 static json_t *
-value(rd_t *r)
+onepass_value(onepass_rd_t *r)
 {
     json_t *v;
 
@@ -479,25 +479,25 @@ value(rd_t *r)
     r->depth++;
     switch (*r->p) {
     case '{':
-        v = object(r, NULL, 0);
+        v = onepass_object(r, NULL, 0);
         break;
     case '[':
-        v = array(r);
+        v = onepass_array(r);
         break;
     case '"':
-        v = string_value(r);
+        v = onepass_string_value(r);
         break;
     case 't':
-        v = literal(r, "true", 4, json_true());
+        v = onepass_literal(r, "true", 4, json_true());
         break;
     case 'f':
-        v = literal(r, "false", 5, json_false());
+        v = onepass_literal(r, "false", 5, json_false());
         break;
     case 'n':
-        v = literal(r, "null", 4, json_null());
+        v = onepass_literal(r, "null", 4, json_null());
         break;
     default:
-        v = number(r);
+        v = onepass_number(r);
         break;
     }
     r->depth--;
@@ -506,20 +506,20 @@ value(rd_t *r)
 
 /* The members or elements of the object or array at r->p read and dropped. */
 static bool
-skip_composite(rd_t *r)
+onepass_skip_composite(onepass_rd_t *r)
 {
     static const char *const none[] = {""}; /* with a count of 0: every member dropped */
     unsigned char close = *r->p == '{' ? '}' : ']';
     bool bad = false;
 
     r->p++;
-    skip_ws(r);
+    onepass_skip_ws(r);
     if (r->p < r->end && *r->p == close) {
         r->p++;
     } else {
         do
-            bad = close == '}' ? !member(r, NULL, none, 0) : !skip(r);
-        while (!bad && next_or_close(r, close, &bad));
+            bad = close == '}' ? !onepass_member(r, NULL, none, 0) : !onepass_skip(r);
+        while (!bad && onepass_next_or_close(r, close, &bad));
     }
     return !bad;
 }
@@ -527,7 +527,7 @@ skip_composite(rd_t *r)
 /* A value read and dropped: the reader's checks without the document (a scalar is made and
  * freed: whether Jansson holds a number is what its checks are). */
 static bool
-skip(rd_t *r)
+onepass_skip(onepass_rd_t *r)
 {
     json_t *v;
     bool ok;
@@ -538,23 +538,23 @@ skip(rd_t *r)
         const char *k;
         size_t kn;
         r->p++;
-        return scan_string(r, &k, &kn) >= 0;
+        return onepass_scan_string(r, &k, &kn) >= 0;
     }
     if (*r->p != '{' && *r->p != '[') {
-        v = value(r);
+        v = onepass_value(r);
         ok = v != NULL;
         json_decref(v);
         return ok;
     }
     r->depth++;
-    ok = skip_composite(r);
+    ok = onepass_skip_composite(r);
     r->depth--;
     return ok;
 }
 
 /* What json_loadb leaves in err on success. */
 static void
-error_init(json_error_t *err)
+onepass_error_init(json_error_t *err)
 {
     if (err == NULL)
         return;
@@ -568,14 +568,14 @@ error_init(json_error_t *err)
 json_t *
 gw_json_loadb(const char *text, size_t len, size_t flags, json_error_t *err)
 {
-    rd_t r = {.p = (const unsigned char *)text, .end = (const unsigned char *)text + len};
+    onepass_rd_t r = {.p = (const unsigned char *)text, .end = (const unsigned char *)text + len};
     json_t *v = NULL;
 
     if (text != NULL && (flags & ~(size_t)JSON_DECODE_ANY) == 0) {
-        skip_ws(&r);
+        onepass_skip_ws(&r);
         if (r.p < r.end && ((flags & JSON_DECODE_ANY) || *r.p == '{' || *r.p == '['))
-            v = value(&r);
-        skip_ws(&r);
+            v = onepass_value(&r);
+        onepass_skip_ws(&r);
         if (v != NULL && r.p != r.end) {
             json_decref(v);
             v = NULL;
@@ -584,7 +584,7 @@ gw_json_loadb(const char *text, size_t len, size_t flags, json_error_t *err)
     }
     if (v == NULL)
         return json_loadb(text, len, flags, err);
-    error_init(err);
+    onepass_error_init(err);
     return v;
 }
 
@@ -600,12 +600,12 @@ typedef struct {
     const char *colon; /* ":" compact, ": " otherwise */
     int indent;        /* spaces per level: 0 writes everything on one line */
     int depth;         /* of the value being written, the outermost at 1 */
-} wr_t;
+} onepass_wr_t;
 
 /* What Jansson's dump_indent writes before a member or element, or a closing bracket, at
  * `depth`: a new line indented, or one space after a comma of a spaced one-line dump. */
 static void
-put_indent(wr_t *w, int depth, bool after_comma)
+onepass_put_indent(onepass_wr_t *w, int depth, bool after_comma)
 {
     if (w->indent > 0) {
         gw_buf_char(w->b, '\n');
@@ -619,7 +619,7 @@ put_indent(wr_t *w, int depth, bool after_comma)
 /* s as Jansson's dump_string writes it: \" \\ and the short escapes, other controls as
  * \u00XX, everything else as it is. -1 for invalid UTF-8 (json_dumps fails). */
 static int
-put_string(wr_t *w, const char *str, size_t n)
+onepass_put_string(onepass_wr_t *w, const char *str, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
     const unsigned char *p = (const unsigned char *)str, *end = p + n;
@@ -627,12 +627,12 @@ put_string(wr_t *w, const char *str, size_t n)
     gw_buf_char(w->b, '"');
     while (p < end) {
         const unsigned char *run = p;
-        p = plain_run(p, end);
+        p = onepass_plain_run(p, end);
         while (p < end && *p >= 0x80) {
-            size_t len = utf8_len(p, (size_t)(end - p));
+            size_t len = onepass_utf8_len(p, (size_t)(end - p));
             if (len == 0)
                 return -1;
-            p = plain_run(p + len, end);
+            p = onepass_plain_run(p + len, end);
         }
         gw_buf_add(w->b, run, (size_t)(p - run));
         if (p == end)
@@ -648,7 +648,7 @@ put_string(wr_t *w, const char *str, size_t n)
 }
 
 static void
-put_integer(wr_t *w, json_int_t i)
+onepass_put_integer(onepass_wr_t *w, json_int_t i)
 {
     char text[24], *e = text + sizeof(text), *s = e;
     unsigned long long u = i < 0 ? 0ULL - (unsigned long long)i : (unsigned long long)i;
@@ -663,7 +663,7 @@ put_integer(wr_t *w, json_int_t i)
 
 /* Jansson's own text for a real, so every precision and exponent form stays its own. */
 static int
-put_real(wr_t *w, const json_t *v)
+onepass_put_real(onepass_wr_t *w, const json_t *v)
 {
     char *s = json_dumps(v, JSON_ENCODE_ANY | (w->flags & (size_t)JSON_REAL_PRECISION(31)));
 
@@ -674,50 +674,50 @@ put_real(wr_t *w, const json_t *v)
     return 0;
 }
 
-static int put_value(wr_t *w, const json_t *v);
+static int onepass_put_value(onepass_wr_t *w, const json_t *v);
 
 /* One member of an object being written. */
 typedef struct {
     const char *key;
     size_t len;
     json_t *value;
-} member_t;
+} onepass_member_t;
 
 /* Jansson's order for JSON_SORT_KEYS: bytes, then length. */
 static int
-member_cmp(const void *a, const void *b)
+onepass_member_cmp(const void *a, const void *b)
 {
-    const member_t *x = a, *y = b;
+    const onepass_member_t *x = a, *y = b;
     int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
 
     return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
 }
 
 static int
-put_members(wr_t *w, const member_t *m, size_t n)
+onepass_put_members(onepass_wr_t *w, const onepass_member_t *m, size_t n)
 {
     gw_buf_char(w->b, '{');
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
             gw_buf_char(w->b, ',');
-        put_indent(w, w->depth, i > 0);
-        if (put_string(w, m[i].key, m[i].len) != 0)
+        onepass_put_indent(w, w->depth, i > 0);
+        if (onepass_put_string(w, m[i].key, m[i].len) != 0)
             return -1;
         gw_buf_str(w->b, w->colon);
-        if (put_value(w, m[i].value) != 0)
+        if (onepass_put_value(w, m[i].value) != 0)
             return -1;
     }
     if (n > 0)
-        put_indent(w, w->depth - 1, false);
+        onepass_put_indent(w, w->depth - 1, false);
     gw_buf_char(w->b, '}');
     return 0;
 }
 
 static int
-put_object(wr_t *w, const json_t *o)
+onepass_put_object(onepass_wr_t *w, const json_t *o)
 {
     json_t *obj = (json_t *)o; /* Jansson's iterators take non-const objects */
-    member_t few[16], *m = few;
+    onepass_member_t few[16], *m = few;
     size_t n = json_object_size(o), i = 0;
     int rc;
 
@@ -725,18 +725,18 @@ put_object(wr_t *w, const json_t *o)
         m = gw_malloc(n * sizeof(*m));
     for (void *it = json_object_iter(obj); it != NULL && i < n;
          it = json_object_iter_next(obj, it), i++)
-        m[i] = (member_t){json_object_iter_key(it), json_object_iter_key_len(it),
-                          json_object_iter_value(it)};
+        m[i] = (onepass_member_t){json_object_iter_key(it), json_object_iter_key_len(it),
+                                  json_object_iter_value(it)};
     if (w->flags & JSON_SORT_KEYS)
-        qsort(m, i, sizeof(*m), member_cmp);
-    rc = put_members(w, m, i);
+        qsort(m, i, sizeof(*m), onepass_member_cmp);
+    rc = onepass_put_members(w, m, i);
     if (m != few)
         free(m);
     return rc;
 }
 
 static int
-put_array(wr_t *w, const json_t *a)
+onepass_put_array(onepass_wr_t *w, const json_t *a)
 {
     size_t n = json_array_size(a);
 
@@ -744,18 +744,18 @@ put_array(wr_t *w, const json_t *a)
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
             gw_buf_char(w->b, ',');
-        put_indent(w, w->depth, i > 0);
-        if (put_value(w, json_array_get(a, i)) != 0)
+        onepass_put_indent(w, w->depth, i > 0);
+        if (onepass_put_value(w, json_array_get(a, i)) != 0)
             return -1;
     }
     if (n > 0)
-        put_indent(w, w->depth - 1, false);
+        onepass_put_indent(w, w->depth - 1, false);
     gw_buf_char(w->b, ']');
     return 0;
 }
 
 static int
-put_value(wr_t *w, const json_t *v)
+onepass_put_value(onepass_wr_t *w, const json_t *v)
 {
     int rc = 0;
 
@@ -764,19 +764,19 @@ put_value(wr_t *w, const json_t *v)
     w->depth++;
     switch (json_typeof(v)) {
     case JSON_OBJECT:
-        rc = put_object(w, v);
+        rc = onepass_put_object(w, v);
         break;
     case JSON_ARRAY:
-        rc = put_array(w, v);
+        rc = onepass_put_array(w, v);
         break;
     case JSON_STRING:
-        rc = put_string(w, json_string_value(v), json_string_length(v));
+        rc = onepass_put_string(w, json_string_value(v), json_string_length(v));
         break;
     case JSON_INTEGER:
-        put_integer(w, json_integer_value(v));
+        onepass_put_integer(w, json_integer_value(v));
         break;
     case JSON_REAL:
-        rc = put_real(w, v);
+        rc = onepass_put_real(w, v);
         break;
     case JSON_TRUE:
         gw_buf_str(w->b, "true");
@@ -800,11 +800,11 @@ gw_json_dump_buf(const json_t *doc, size_t flags, gw_buf_t *out)
 
     if (doc != NULL && (flags & ~FAST_DUMP_FLAGS) == 0 &&
         ((flags & JSON_ENCODE_ANY) || json_is_object(doc) || json_is_array(doc))) {
-        wr_t w = {.b = out,
-                  .flags = flags,
-                  .colon = (flags & JSON_COMPACT) ? ":" : ": ",
-                  .indent = (int)(flags & JSON_MAX_INDENT)};
-        if (put_value(&w, doc) == 0)
+        onepass_wr_t w = {.b = out,
+                          .flags = flags,
+                          .colon = (flags & JSON_COMPACT) ? ":" : ": ",
+                          .indent = (int)(flags & JSON_MAX_INDENT)};
+        if (onepass_put_value(&w, doc) == 0)
             return 0;
         gw_buf_truncate(out, mark);
     }
@@ -831,18 +831,18 @@ gw_json_dumps(const json_t *doc, size_t flags)
 json_t *
 gw_json_load_members(const char *text, size_t len, const char *const *keys, size_t n_keys)
 {
-    rd_t r = {.p = (const unsigned char *)text, .end = (const unsigned char *)text + len};
+    onepass_rd_t r = {.p = (const unsigned char *)text, .end = (const unsigned char *)text + len};
     json_t *o = NULL, *v;
     const char *k;
     void *tmp;
 
     if (text != NULL) {
-        skip_ws(&r);
+        onepass_skip_ws(&r);
         if (r.p < r.end && *r.p == '{') {
             r.depth = 1;
-            o = object(&r, keys, n_keys);
+            o = onepass_object(&r, keys, n_keys);
         }
-        skip_ws(&r);
+        onepass_skip_ws(&r);
         if (o != NULL && r.p != r.end) {
             json_decref(o);
             o = NULL;
@@ -859,7 +859,7 @@ gw_json_load_members(const char *text, size_t len, const char *const *keys, size
     }
     json_object_foreach_safe(o, tmp, k, v)
     {
-        if (!wanted(k, strlen(k), keys, n_keys))
+        if (!onepass_wanted(k, strlen(k), keys, n_keys))
             json_object_del(o, k);
     }
     return o;
@@ -868,5 +868,5 @@ gw_json_load_members(const char *text, size_t len, const char *const *keys, size
 const char *
 gw_json_plain_run(const char *p, const char *end)
 {
-    return (const char *)plain_run((const unsigned char *)p, (const unsigned char *)end);
+    return (const char *)onepass_plain_run((const unsigned char *)p, (const unsigned char *)end);
 }

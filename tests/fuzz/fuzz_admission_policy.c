@@ -71,6 +71,7 @@
 #include "../../cel/cel_types.c"
 #include "../../cel/cel_value.c"
 
+#include "gw_json.c"
 #include "gw_admission_match.c"
 #include "gw_admission_policy_valid.c"
 #define ptr gw_admission_rules__ptr

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_buf.c"
+#include "gw_json.c"
 #include "gw_admission_webhook_review.c"
 #include "gw_alloc.c"
 #include "gw_crd_conversion.c"

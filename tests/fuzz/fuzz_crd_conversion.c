@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_alloc.c"
+#include "gw_buf.c"
+#include "gw_json.c"
 #include "gw_names.c"
 #include "gw_crd_conversion.c"
 #include "gw_gotype.c"

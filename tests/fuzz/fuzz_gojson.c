@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_buf.c"
+#include "gw_json.c"
 #include "gw_alloc.c"
 #include "gw_gojson.c"
 

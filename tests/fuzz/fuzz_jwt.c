@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_buf.c"
+#include "gw_json.c"
 #include "authn_jwt.c"
 #include "gw_alloc.c"
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_json.c"
 #include "gw_alloc.c"
 #include "gw_buf.c"
 #include "gw_arena.c"
