@@ -20,7 +20,7 @@
 #include "gw_vap_eval.h"
 
 /** Read the namespace whose key is `key` ("namespaces/<name>"), the latest state: from the
- *  namespaces' read cache once it has caught up with etcd, else from etcd (what the plugins'
+ *  namespaces' read cache when it has reached etcd's revision, else from etcd (what the plugins'
  *  namespace lookups share). Returns gw_store_read's code. Thread: the store's. */
 int gw_admission__read_namespace(gw_store_t *s, const char *key, gw_store_get_cb cb, void *ctx);
 

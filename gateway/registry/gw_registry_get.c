@@ -1,6 +1,6 @@
 /*
  * GET of one object. resourceVersion unset reads the latest value (linearizable: from the read
- * cache once it has caught up with etcd's current revision, else from etcd); "0" takes any
+ * cache when it has reached etcd's current revision, else from etcd); "0" takes any
  * state, and a number N any state not older than N: the read cache's at once when it is that
  * new, else the latest, provided the store has reached N, which kube-apiserver checks against
  * the read's revision (waiting up to 3 s for it, then "Too large resource version").

@@ -182,8 +182,8 @@ static const flag_t flags[] = {
     {"max-mutating-requests-inflight", FLAG_INT, OFF(max_mutating_requests_inflight), "200", 0,
      INT_MAX, NULL, "Limit of mutating requests in flight; 0 means no limit."},
     {"watch-cache", FLAG_BOOL, OFF(watch_cache), "true", 0, 0, NULL,
-     "Serve reads from a watch-fed cache of each collection (consistent reads wait until the "
-     "cache has caught up with etcd)."},
+     "Serve reads from a watch-fed cache of each collection (consistent reads when it has "
+     "reached etcd's current revision)."},
     {"watch-cache-sizes", FLAG_LIST, OFF(watch_cache_sizes), "", 0, 0, check_cache_size,
      "Per resource, resource[.group]#size: the most objects its cache may hold (a collection "
      "that outgrows it is read from etcd); 0 keeps no cache for it."},

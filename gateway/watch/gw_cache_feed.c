@@ -4,12 +4,9 @@
  * at one revision and then kept current by an etcd watch from that revision on.
  *
  * What a reader may rely on: under the read lock, the items are etcd's state of the collection
- * at every revision in [changed, rev]. An event moves both to its revision. A progress
- * notification moves rev alone, once confirmed: etcd 3.4.23 may answer a progress request
- * ahead of events it has yet to send (fixed in 3.4.25), so a progress revision is trusted one
- * round later, when no event at or below it arrived in between (as the hubs do). Readers that
- * wait for a revision ask for it (MSG_CACHE_WANT); the cache asks etcd for progress until it
- * gets there and tells their workers (MSG_CACHE_REACHED).
+ * at every revision in [changed, rev]; each event moves both to its revision. (Progress
+ * notifications do not move rev: etcd 3.4.23 answers a progress request at once with its
+ * current revision, ahead of events a watch still catching up has yet to send.)
  *
  * A cache whose list or watch fails is rebuilt (reads go to etcd meanwhile); one that outgrows
  * its limit is switched off for good and its memory freed.
@@ -24,15 +21,11 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_log.h"
-#include "gw_clock.h"
 
 /* Objects read from etcd per page while a cache is built. */
 #define LIST_PAGE 1000
 /* A list that failed is tried again after this long (reads go to etcd meanwhile). */
 #define RETRY_MS 1000
-/* A progress request unanswered for this long is sent again (etcd answers none while the
- * watch is still catching up). */
-#define ASK_AGAIN_MS 100
 
 static void build(gw_cache_t *c);
 
@@ -103,21 +96,6 @@ gw_watch__cache_index(const gw_cache_t *c, const char *key)
 }
 
 /* ---- what readers see ------------------------------------------------------------------------ */
-
-/* Tell every worker whose readers wait for no more than the cache's revision. */
-static void
-wake(gw_cache_t *c)
-{
-    for (int i = 0; i < c->svc->cfg.workers; i++) {
-        if (c->wanted[i] == 0 || c->wanted[i] > c->rev)
-            continue;
-        c->wanted[i] = 0;
-        gw_watch__msg_t *m = gw_watch__msg_new(MSG_CACHE_REACHED);
-        m->cache = c;
-        m->rev = c->rev;
-        gw_watch__to_worker(c->svc, i, m);
-    }
-}
 
 /* Forget everything held (the cache is rebuilt or off); readers go to etcd meanwhile. */
 static void
@@ -191,63 +169,19 @@ apply(gw_cache_t *c, const gw_watch_event_t *ev)
 /* ---- the watch ------------------------------------------------------------------------------- */
 
 static void
-ask_progress(gw_cache_t *c)
-{
-    if (c->sw == NULL || (c->asking && gw_monotonic_ms() - c->asked_ms < ASK_AGAIN_MS))
-        return;
-    c->asking = true;
-    c->asked_ms = gw_monotonic_ms();
-    gw_store_watch_request_progress(c->sw);
-}
-
-static bool
-anyone_waits(const gw_cache_t *c)
-{
-    for (int i = 0; i < c->svc->cfg.workers; i++) {
-        if (c->wanted[i] > c->rev)
-            return true;
-    }
-    return false;
-}
-
-static void
-on_progress(gw_cache_t *c, int64_t rev)
-{
-    c->asking = false;
-    if (c->candidate > c->rev && !c->spoiled) {
-        pthread_rwlock_wrlock(&c->lock);
-        c->rev = c->candidate;
-        atomic_store(&c->seen, c->rev);
-        pthread_rwlock_unlock(&c->lock);
-        wake(c);
-    }
-    c->candidate = rev;
-    c->spoiled = false;
-    if (anyone_waits(c))
-        ask_progress(c); /* the round that confirms this candidate */
-}
-
-static void
 on_event(int err, const gw_watch_event_t *ev, void *arg)
 {
     gw_cache_t *c = arg;
 
-    if (err == 0 && ev->type == GW_WATCH_PROGRESS) {
-        on_progress(c, ev->revision);
-        return;
-    }
-    if (err == 0 && ev->obj != NULL) {
-        if (c->candidate > 0 && ev->revision <= c->candidate)
-            c->spoiled = true;
+    if (err == 0 && ev->type != GW_WATCH_PROGRESS && ev->obj != NULL) {
         apply(c, ev);
-        if (!over_limit(c, c->n))
-            wake(c);
+        over_limit(c, c->n);
         return;
     }
     if (err == 0)
-        return; /* a deletion without its key: prev values are asked for, so never */
+        return; /* progress (never asked for), or a deletion without its key (never: prev
+                   values are asked for) */
     c->sw = NULL;
-    c->asking = false;
     if (err == GW_ECANCELED || c->stopping || atomic_load(&c->off))
         return;
     gw_log_info(NULL, "read cache of %s: watch ended (%s), rebuilding", c->collection,
@@ -290,10 +224,7 @@ built(gw_cache_t *c)
     pthread_rwlock_unlock(&c->lock);
     c->building = NULL;
     c->n_building = c->cap_building = 0;
-    c->candidate = 0;
-    c->spoiled = false;
     watch_from(c, c->list_rev);
-    wake(c);
 }
 
 static void
@@ -364,17 +295,6 @@ gw_watch__cache_open(gw_cache_t *c)
 }
 
 void
-gw_watch__cache_want(gw_cache_t *c, int i, int64_t rev)
-{
-    if (rev > c->wanted[i])
-        c->wanted[i] = rev;
-    if (c->ready && c->rev >= rev)
-        wake(c);
-    else if (c->ready)
-        ask_progress(c);
-}
-
-void
 gw_watch__caches_stop(gw_watch_t *s)
 {
     for (gw_cache_t *c = atomic_load(&s->caches); c != NULL; c = c->next) {
@@ -394,7 +314,6 @@ gw_watch__caches_free(gw_watch_t *s)
         items_free(c->items, c->n);
         items_free(c->building, c->n_building);
         pthread_rwlock_destroy(&c->lock);
-        free(c->wanted);
         free(c->collection);
         free(c);
     }

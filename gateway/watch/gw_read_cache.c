@@ -6,12 +6,15 @@
  * - A read of the latest state learns etcd's current revision first: one linearizable request
  *   per worker at a time, shared by every read that arrived before it was sent (a read that
  *   arrives while one is in flight waits for the next, which may have missed nothing it must
- *   see). The read is answered once the cache has reached that revision.
+ *   see). The cache answers when its events have brought it to that revision; a cache behind it
+ *   leaves the read to etcd. (Progress notifications cannot vouch for it: etcd 3.4.23 answers a
+ *   progress request with its current revision at once, ahead of the events a watch that is
+ *   still catching up, after its start or a stream's re-creation, has yet to send.)
  * - A relaxed read (resourceVersion "0", or not older than N) is answered at once when the cache
  *   is at least that new; a page pinned to revision R when the cache's items are etcd's state at
  *   R (nothing in the collection changed since).
  * - Everything else goes to etcd as before: a cache still being built, or switched off, or too
- *   far behind; a wait for the cache longer than WAIT_MS also gives up and reads etcd.
+ *   far behind.
  *
  * No read is ever answered inside the call that started it: answers go out from the loop.
  */
@@ -23,23 +26,17 @@
 #include <event2/event.h>
 
 #include "gw_alloc.h"
-#include "gw_clock.h"
 #include "gw_err.h"
-
-/* How long a read waits for its cache to reach a revision before it reads etcd instead. */
-#define WAIT_MS 1000
-#define TICK_MS 100
 
 typedef struct read {
     struct read *next;
     gw_cache_t *c;
     bool list;
-    char *key;     /* a get's key; a list's prefix */
-    char *start;   /* a list's start key, or NULL */
-    int64_t limit; /* a list's */
-    int64_t at;    /* a page pinned to this revision (0: the cache's current) */
-    int64_t want;  /* the cache must have reached this revision */
-    int64_t since_ms;
+    char *key;            /* a get's key; a list's prefix */
+    char *start;          /* a list's start key, or NULL */
+    int64_t limit;        /* a list's */
+    int64_t at;           /* a page pinned to this revision (0: the cache's current) */
+    int64_t want;         /* the cache must have reached this revision */
     bool confirm_missing; /* a get that finds nothing asks etcd */
     gw_store_get_cb get_cb;
     gw_store_list_cb list_cb;
@@ -56,9 +53,7 @@ struct gw_read_cache {
     queue_t batch; /* latest reads waiting for the next revision request */
     queue_t asked; /* those the request in flight is for */
     bool asking;
-    queue_t waiting; /* reads waiting for their cache to reach their revision */
     struct event *run;
-    struct event *tick;
 };
 
 static void
@@ -236,37 +231,15 @@ serve(gw_read_cache_t *rc, read_t *rd)
     read_free(rd);
 }
 
-/* ---- waiting for a revision ---------------------------------------------------------------- */
+/* ---- the latest state ---------------------------------------------------------------------- */
 
-static void
-want(gw_read_cache_t *rc, gw_cache_t *c, int64_t rev)
-{
-    gw_watch__msg_t *m = gw_watch__msg_new(MSG_CACHE_WANT);
-
-    m->cache = c;
-    m->rev = rev;
-    m->worker = rc->l->index;
-    gw_watch__to_hubs(rc->l->svc, m);
-}
-
-static void
-wait_for(gw_read_cache_t *rc, read_t *rd)
-{
-    struct timeval tv = {.tv_sec = 0, .tv_usec = TICK_MS * 1000};
-
-    rd->since_ms = gw_monotonic_ms();
-    push(&rc->waiting, rd);
-    if (!evtimer_pending(rc->tick, NULL))
-        evtimer_add(rc->tick, &tv);
-}
-
-/* The revision request answered: each read of the batch is served now or waits. */
+/* The revision request answered: each read of the batch is served, by the cache when it has
+ * reached that revision. */
 static void
 got_revision(int err, int64_t rev, void *arg)
 {
     gw_read_cache_t *rc = arg;
     read_t *rd = take_all(&rc->asked), *next;
-    gw_cache_t *last = NULL;
 
     rc->asking = false;
     for (; rd != NULL; rd = next) {
@@ -281,14 +254,7 @@ got_revision(int err, int64_t rev, void *arg)
             continue;
         }
         rd->want = rev;
-        if (atomic_load(&rd->c->seen) >= rev) {
-            serve(rc, rd);
-            continue;
-        }
-        if (rd->c != last)
-            want(rc, rd->c, rev);
-        last = rd->c;
-        wait_for(rc, rd);
+        serve(rc, rd); /* reads etcd when the cache is behind rev */
     }
     if (rc->batch.head != NULL)
         event_active(rc->run, EV_TIMEOUT, 0);
@@ -324,63 +290,6 @@ on_run(evutil_socket_t fd, short what, void *arg)
         serve(rc, rd);
     }
     ask(rc);
-}
-
-/* Serve the waiting reads `ready` says may go (and keep the others). */
-static void
-release(gw_read_cache_t *rc, bool (*ready)(const read_t *rd, void *arg), void *arg)
-{
-    read_t *rd = take_all(&rc->waiting), *next;
-
-    for (; rd != NULL; rd = next) {
-        next = rd->next;
-        if (ready(rd, arg))
-            serve(rc, rd);
-        else
-            push(&rc->waiting, rd);
-    }
-}
-
-static bool
-reached(const read_t *rd, void *arg)
-{
-    return rd->c == arg && atomic_load(&rd->c->seen) >= rd->want;
-}
-
-void
-gw_watch__read_cache_reached(gw_watch_local_t *l, gw_cache_t *c)
-{
-    int64_t still = 0;
-
-    if (l->reads == NULL)
-        return;
-    release(l->reads, reached, c);
-    for (read_t *rd = l->reads->waiting.head; rd != NULL; rd = rd->next) {
-        if (rd->c == c && rd->want > still)
-            still = rd->want;
-    }
-    if (still > 0)
-        want(l->reads, c, still); /* the hub thread forgot it when it woke this worker */
-}
-
-static bool
-too_long(const read_t *rd, void *arg)
-{
-    return *(const int64_t *)arg - rd->since_ms >= WAIT_MS;
-}
-
-static void
-on_tick(evutil_socket_t fd, short what, void *arg)
-{
-    gw_read_cache_t *rc = arg;
-    int64_t now = gw_monotonic_ms();
-    struct timeval tv = {.tv_sec = 0, .tv_usec = TICK_MS * 1000};
-
-    (void)fd;
-    (void)what;
-    release(rc, too_long, &now); /* serve() finds the cache behind and reads etcd */
-    if (rc->waiting.head != NULL)
-        evtimer_add(rc->tick, &tv);
 }
 
 /* ---- the store hooks ------------------------------------------------------------------------ */
@@ -463,10 +372,8 @@ gw_watch_local_read_cache(gw_watch_local_t *l)
     rc->ready.tail = &rc->ready.head;
     rc->batch.tail = &rc->batch.head;
     rc->asked.tail = &rc->asked.head;
-    rc->waiting.tail = &rc->waiting.head;
     rc->run = event_new(l->base, -1, 0, on_run, rc);
-    rc->tick = evtimer_new(l->base, on_tick, rc);
-    if (rc->run == NULL || rc->tick == NULL)
+    if (rc->run == NULL)
         abort();
     l->reads = rc;
     return &ops;
@@ -479,7 +386,7 @@ gw_watch__read_cache_free(gw_watch_local_t *l)
 
     if (rc == NULL)
         return;
-    queue_t *queues[] = {&rc->ready, &rc->batch, &rc->asked, &rc->waiting};
+    queue_t *queues[] = {&rc->ready, &rc->batch, &rc->asked};
     for (size_t q = 0; q < sizeof(queues) / sizeof(queues[0]); q++) {
         read_t *rd = take_all(queues[q]), *next;
         for (; rd != NULL; rd = next) {
@@ -489,7 +396,6 @@ gw_watch__read_cache_free(gw_watch_local_t *l)
         }
     }
     event_free(rc->run);
-    event_free(rc->tick);
     free(rc);
     l->reads = NULL;
 }

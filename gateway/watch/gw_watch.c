@@ -57,9 +57,6 @@ deliver(gw_watch__msg_t *m, void *arg)
     case MSG_CACHE_OPEN:
         gw_watch__cache_open(m->cache);
         break;
-    case MSG_CACHE_WANT:
-        gw_watch__cache_want(m->cache, m->worker, m->rev);
-        break;
     case MSG_STOP:
         gw_watch__hubs_stop(s);
         gw_watch__caches_stop(s);
@@ -150,7 +147,6 @@ gw_watch__cache_get(gw_watch_t *s, const char *collection)
         c->svc = s;
         c->collection = gw_strdup(collection);
         c->limit = limit;
-        c->wanted = gw_calloc((size_t)s->cfg.workers, sizeof(*c->wanted));
         atomic_init(&c->off, false);
         atomic_init(&c->seen, 0);
         pthread_rwlock_init(&c->lock, NULL);

@@ -41,9 +41,6 @@ typedef enum {
     MSG_END,      /* hub ended with err (rev: the compacted revision) */
     /* read caches: to the hub thread */
     MSG_CACHE_OPEN, /* build cache */
-    MSG_CACHE_WANT, /* a reader of worker `worker` waits for cache to reach rev */
-    /* read caches: to a worker */
-    MSG_CACHE_REACHED, /* cache moved (to rev): its waiting readers may be served */
 } gw_watch__msg_kind_t;
 
 typedef struct gw_watch__msg {
@@ -192,12 +189,7 @@ struct gw_cache {
     gw_store_watch_t *sw;
     gw_cache_item_t **building; /* the list being read: its items, in order */
     size_t n_building, cap_building;
-    int64_t list_rev;  /* the list's revision (0 before its first page) */
-    int64_t candidate; /* a progress revision waiting for confirmation (0: none) */
-    bool spoiled;      /* an event at or below the candidate came after it */
-    bool asking;       /* a progress request is on its way */
-    int64_t asked_ms;
-    int64_t *wanted; /* per worker: the revision its readers wait for (0: none) */
+    int64_t list_rev; /* the list's revision (0 before its first page) */
     bool stopping;
 };
 
@@ -222,17 +214,11 @@ void gw_watch__item_unref(gw_cache_item_t *it);
 /** Hub thread: start building c (a MSG_CACHE_OPEN). */
 void gw_watch__cache_open(gw_cache_t *c);
 
-/** Hub thread: a reader of worker i waits for c to reach rev (a MSG_CACHE_WANT). */
-void gw_watch__cache_want(gw_cache_t *c, int i, int64_t rev);
-
 /** Hub thread: stop every cache's watch (service shutdown). */
 void gw_watch__caches_stop(gw_watch_t *s);
 
 /** Main thread, after the hub thread ended: free every cache. */
 void gw_watch__caches_free(gw_watch_t *s);
-
-/** Worker: a MSG_CACHE_REACHED for c: serve the worker's reads waiting for it. */
-void gw_watch__read_cache_reached(gw_watch_local_t *l, gw_cache_t *c);
 
 /** Worker: end the worker's pending cached reads (GW_ECANCELED) and free its side. */
 void gw_watch__read_cache_free(gw_watch_local_t *l);

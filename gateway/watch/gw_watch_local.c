@@ -323,9 +323,7 @@ gw_watch__local_deliver(gw_watch__msg_t *m, void *arg)
 {
     gw_watch_local_t *l = arg;
 
-    if (m->kind == MSG_CACHE_REACHED)
-        gw_watch__read_cache_reached(l, m->cache);
-    else if (m->kind == MSG_ATTACHED)
+    if (m->kind == MSG_ATTACHED)
         on_attached(l, m);
     else if (m->w != NULL)
         on_reply(l, m);

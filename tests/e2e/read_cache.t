@@ -49,6 +49,7 @@ check_py() {
     for n in "$@"; do ports+=("${PORT[$n]}"); done
     RUNS=$((RUNS + 1))
     req POST /api/v1/namespaces "{\"metadata\":{\"name\":\"rc$RUNS\"}}"
+    code_is 201 || return 1
     python3 tests/e2e/read_cache_check.py "$mode" "rc$RUNS" "$PKI/ca.crt" "$PKI/admin.crt" \
         "$PKI/admin.key" "$ETCD_URL" "$PREFIX" "${ports[@]}"
 }

@@ -165,7 +165,7 @@ def fresh():
         name = f"f{i}"
         code, d = w.call("POST", COLL, cm(name, "x"))
         if code != 201:
-            fail(f"create {name}: {code}")
+            fail(f"create {name}: {code} {d.get('message')}")
             continue
         rv = d["metadata"]["resourceVersion"]
         code, g = r.call("GET", f"{COLL}/{name}")
