@@ -23,10 +23,8 @@
 /* Deeper than anything the reader makes: a cycle, which json_dumps refuses. */
 #define WRITE_MAX_DEPTH 2048
 
-/* Length of the UTF-8 sequence at p (no overlong forms, no surrogates, nothing above
- * U+10FFFF: Jansson's utf8_check_full); 0 when p does not start one. */
-static size_t
-onepass_utf8_len(const unsigned char *p, size_t n)
+size_t
+gw_utf8_len(const unsigned char *p, size_t n)
 {
     unsigned char c = p[0], lo = 0x80, hi = 0xbf;
     size_t len = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
@@ -205,7 +203,7 @@ onepass_scan_escaped(onepass_rd_t *r, const unsigned char *s, const unsigned cha
         }
         if (*q == '\\')
             n = onepass_escape(r, q);
-        else if (*q >= 0x80 && (n = onepass_utf8_len(q, (size_t)(r->end - q))) > 0)
+        else if (*q >= 0x80 && (n = gw_utf8_len(q, (size_t)(r->end - q))) > 0)
             gw_buf_add(&r->scratch, q, n);
         else
             n = 0; /* a control character */
@@ -240,7 +238,7 @@ onepass_scan_string(onepass_rd_t *r, const char **s, size_t *n)
             *n = r->scratch.len;
             return 1;
         }
-        size_t len = *q >= 0x80 ? onepass_utf8_len(q, (size_t)(r->end - q)) : 0;
+        size_t len = *q >= 0x80 ? gw_utf8_len(q, (size_t)(r->end - q)) : 0;
         if (len == 0)
             return -1;
         q += len;
@@ -629,7 +627,7 @@ onepass_put_string(onepass_wr_t *w, const char *str, size_t n)
         const unsigned char *run = p;
         p = onepass_plain_run(p, end);
         while (p < end && *p >= 0x80) {
-            size_t len = onepass_utf8_len(p, (size_t)(end - p));
+            size_t len = gw_utf8_len(p, (size_t)(end - p));
             if (len == 0)
                 return -1;
             p = onepass_plain_run(p + len, end);

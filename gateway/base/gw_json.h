@@ -39,6 +39,11 @@ char *gw_json_dumps(const json_t *doc, size_t flags);
  *  Thread: any. */
 int gw_json_dump_buf(const json_t *doc, size_t flags, gw_buf_t *out);
 
+/** Length of the UTF-8 sequence at p, n bytes readable (n >= 1): no overlong forms, no
+ *  surrogates, nothing above U+10FFFF (Jansson's utf8_check_full and Go's utf8.DecodeRune
+ *  agree on these); 0 when p does not start one. Thread: any. */
+size_t gw_utf8_len(const unsigned char *p, size_t n);
+
 /** The first byte from p on (before end) that ends a run of plain JSON string text (a quote,
  *  a backslash, a control or a non-ASCII byte), or end: for scanners of JSON text, which
  *  pass over the run 8 bytes at a time. Thread: any. */

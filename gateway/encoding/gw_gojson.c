@@ -366,32 +366,6 @@ gw_gojson_syntax_error(const char *text, size_t len, char *msg, size_t msg_len)
 
 /* ---- what Go decodes and Jansson refuses ---------------------------------------------------- */
 
-/* Length of the UTF-8 sequence starting p (Go's utf8.DecodeRune: no overlong forms, no
- * surrogates, nothing above U+10FFFF); 0 when p[0] starts none. */
-static size_t
-utf8_len(const unsigned char *p, size_t n)
-{
-    unsigned char c = p[0], lo = 0x80, hi = 0xbf;
-    size_t len = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
-
-    if (len <= 1)
-        return len;
-    if (c == 0xe0)
-        lo = 0xa0;
-    else if (c == 0xed)
-        hi = 0x9f;
-    else if (c == 0xf0)
-        lo = 0x90;
-    else if (c == 0xf4)
-        hi = 0x8f;
-    if (n < len || p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf)
-            return 0;
-    return len;
-}
-
 static unsigned
 hex4(const unsigned char *p)
 {
@@ -430,7 +404,7 @@ copy_one(const unsigned char *p, size_t left, char *w, size_t *n)
     if (p[0] == '\\')
         *n = p[1] != 'u' ? 2 : hex4(p + 2) - 0xd800u < 0x400u ? 12 : 6; /* a pair, both halves */
     else
-        *n = utf8_len(p, left);
+        *n = gw_utf8_len(p, left);
     if (*n == 0) {
         *n = 1;
         memcpy(w, "\xef\xbf\xbd", 3);
