@@ -4,7 +4,8 @@
  * crashing or leaking, it checks what the module promises: a parse fails with a one-line
  * message; an evaluation succeeds with well-formed result lists (every value present, the
  * list ends in order) or fails with a message; evaluating again gives the same results; every
- * value prints. Builds on its own:
+ * value prints. An evaluation's message names fields as the template spells them (kube's
+ * "x is not found"), so only a parse's message must be one line. Builds on its own:
  *   clang -fsanitize=fuzzer,address,undefined ... tests/fuzz/fuzz_jsonpath.c */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,9 +31,9 @@ static const char *object_text =
     "\"Issuing\",\"status\":\"False\"},{\"type\":\"Ready\",\"status\":\"True\",\"n\":2}]}}";
 
 static void
-check_message(const char *err, size_t n)
+check_message(const char *err, size_t n, bool one_line)
 {
-    if (memchr(err, '\0', n) == NULL || err[0] == '\0' || strchr(err, '\n') != NULL)
+    if (memchr(err, '\0', n) == NULL || err[0] == '\0' || (one_line && strchr(err, '\n') != NULL))
         abort();
 }
 
@@ -43,7 +44,7 @@ check_eval(const gw_jsonpath_t *p, const json_t *doc, bool allow_missing)
     char err[256];
     int rc = gw_jsonpath_find(p, doc, allow_missing, &r, err, sizeof(err));
     if (rc != 0) {
-        check_message(err, sizeof(err));
+        check_message(err, sizeof(err), false);
         if (rc != GW_EINVAL || r.n_values != 0 || r.n_parts != 0)
             abort();
     }
@@ -82,7 +83,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(err, 'x', sizeof(err));
     gw_jsonpath_t *p = gw_jsonpath_parse(text, err, sizeof(err));
     if (p == NULL) {
-        check_message(err, sizeof(err));
+        check_message(err, sizeof(err), true);
     } else {
         check_eval(p, doc != NULL ? doc : object, true);
         check_eval(p, doc != NULL ? doc : object, false);

@@ -472,7 +472,7 @@ silent_listener(int *port)
 static void
 test_deadline(void)
 {
-    int port, fd = silent_listener(&port);
+    int port = 0, fd = silent_listener(&port);
     char servers[64], err[256];
     snprintf(servers, sizeof(servers), "http://127.0.0.1:%d", port);
     etcd_config_t cfg = {.servers = servers, .call_timeout_ms = 500};
