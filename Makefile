@@ -14,7 +14,7 @@ endif
 GEN := $(BUILD)/gen
 
 PKGS := grpc gpr libevent libevent_pthreads libevent_openssl jansson yaml-0.1 libprotobuf-c \
-        openssl libjwt zlib
+        openssl libjwt zlib libnghttp2
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # gRPC's .pc lists every abseil archive for static links; a dynamic link needs only these two.
 PKG_LIBS = $(shell pkg-config --libs $(filter-out grpc gpr,$(PKGS)) 2>/dev/null) -lgrpc -lgpr

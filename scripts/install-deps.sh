@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
     build-essential pkg-config                       # compiler and flags
     libevent-dev libjansson-dev libyaml-dev         # HTTP server, JSON, YAML
+    libnghttp2-dev                                  # HTTP/2 framing, HPACK, flow control
     libprotobuf-c-dev protobuf-c-compiler           # etcd messages (generated at build time)
     libgrpc-dev                                     # gRPC C core: the etcd transport
     libssl-dev openssl libjwt-dev                   # TLS, certificates, tokens
@@ -13,6 +14,7 @@ packages=(
     libpcre2-dev                                    # CEL regular expressions
     etcd-server etcd-client                         # the store, for tests and `make run`
     curl perl python3                               # test clients, TAP runner (prove), JSON checks
+    nghttp2-client                                  # h2load and nghttp: HTTP/2 test clients
     python3-kubernetes                              # the official typed client, in e2e checks
     clang libclang-rt-14-dev                        # libFuzzer drivers
     clang-format                                    # make format, make check-format
