@@ -82,7 +82,7 @@ gw_api_worker_exit(gw_api_t *api, gw_worker_t *w)
 }
 
 void
-gw_api_handle(struct evhttp_request *req, const char *audit_id, gw_worker_t *w, void *data)
+gw_api_handle(gw_exchange_t *x, const char *audit_id, gw_worker_t *w, void *data)
 {
-    gw_api__chain_run(gw_api__req_new(data, w, req, audit_id));
+    gw_api__chain_run(gw_api__req_new(data, w, x, audit_id));
 }

@@ -65,6 +65,6 @@ void gw_api_worker_drain(gw_api_t *api, gw_worker_t *w);
 void gw_api_worker_exit(gw_api_t *api, gw_worker_t *w);
 
 /** The server's handler (gw_handler_fn); data is the gw_api_t. Thread: w's. */
-void gw_api_handle(struct evhttp_request *req, const char *audit_id, gw_worker_t *w, void *data);
+void gw_api_handle(gw_exchange_t *x, const char *audit_id, gw_worker_t *w, void *data);
 
 #endif

@@ -115,11 +115,9 @@ struct gw_api__req {
     void *stream_stop_arg;
     gw_stream_drained_fn stream_drained;
     void *stream_drained_arg;
-    bool stop_due, drained_due; /* what the loop runs next for this stream */
-    struct evbuffer_cb_entry *stream_out_cb;
+    bool stop_due, drained_due;   /* what the loop runs next for this stream */
     struct evbuffer *stream_body; /* added and not yet flushed (compressed when gzipped) */
     gw_gzip_t *stream_gzip;       /* the body's compressor, when gzipped */
-    bool stream_chunked;          /* HTTP/1.1: the end is a last chunk */
     struct event *stream_wake;    /* runs them */
     gw_api__req_t *stream_prev, *stream_next; /* api->streams[worker] */
 };
@@ -131,8 +129,7 @@ extern const gw_filter_t gw_api__filters[];
 extern const size_t gw_api__n_filters;
 
 /** A new request on worker w for the evhttp request (gw_req.c). */
-gw_req_t *gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http,
-                          const char *audit_id);
+gw_req_t *gw_api__req_new(gw_api_t *api, gw_worker_t *w, gw_exchange_t *x, const char *audit_id);
 
 /** Record the request's metrics, release its in-flight slot and free it (gw_req.c). */
 void gw_api__req_finish(gw_req_t *r, int code);

@@ -6,8 +6,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <event2/http.h>
-
 #include "gw_api_int.h"
 #include "gw_clock.h"
 #include "gw_audit.h"
@@ -79,8 +77,7 @@ ip_text(gw_req_t *r, const char *s)
 static const char *
 peer_ip(gw_req_t *r)
 {
-    struct evhttp_connection *c = evhttp_request_get_connection(r->http);
-    const struct sockaddr *sa = c != NULL ? evhttp_connection_get_addr(c) : NULL;
+    const struct sockaddr *sa = gw_exchange_peer(r->x);
     char out[INET6_ADDRSTRLEN];
     if (sa == NULL)
         return NULL;
@@ -161,7 +158,7 @@ fill_event(gw_req_t *r, struct gw_api__audit *a)
     ev->level = a->d.level;
     ev->omit_managed_fields = a->d.omit_managed_fields;
     ev->audit_id = r->audit_id;
-    ev->request_uri = gw_arena_strdup(r->arena, evhttp_request_get_uri(r->http));
+    ev->request_uri = gw_arena_strdup(r->arena, gw_exchange_target(r->x));
     ev->verb = i->verb;
     ev->user = audit_user(r, r->user);
     source_ips(r, ev);

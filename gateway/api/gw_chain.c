@@ -5,9 +5,6 @@
 #include <string.h>
 
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
-#include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -43,26 +40,6 @@ gw_chain_resume(gw_req_t *r)
 
 /* ---- request info and negotiation ----------------------------------------------------------- */
 
-static const char *
-method_name(enum evhttp_cmd_type cmd)
-{
-    static const struct {
-        enum evhttp_cmd_type cmd;
-        const char *name;
-    } methods[] = {
-        {EVHTTP_REQ_GET, "GET"},         {EVHTTP_REQ_POST, "POST"},
-        {EVHTTP_REQ_HEAD, "HEAD"},       {EVHTTP_REQ_PUT, "PUT"},
-        {EVHTTP_REQ_DELETE, "DELETE"},   {EVHTTP_REQ_PATCH, "PATCH"},
-        {EVHTTP_REQ_OPTIONS, "OPTIONS"}, {EVHTTP_REQ_TRACE, "TRACE"},
-        {EVHTTP_REQ_CONNECT, "CONNECT"},
-    };
-    for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
-        if (methods[i].cmd == cmd)
-            return methods[i].name;
-    }
-    return "UNKNOWN";
-}
-
 bool
 gw_api__negotiate(gw_req_t *r, gw_neg_endpoint_t ep, gw_negotiated_t *out)
 {
@@ -84,10 +61,8 @@ static gw_verdict_t
 f_info(gw_req_t *r)
 {
     gw_api__req_t *p = GW_API_REQ(r);
-    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(r->http);
-    const char *path = evhttp_uri_get_path(uri);
-    int rc = gw_reqinfo_parse(r->arena, method_name(evhttp_request_get_command(r->http)),
-                              path != NULL ? path : "/", evhttp_uri_get_query(uri), &r->info);
+    int rc = gw_reqinfo_parse(r->arena, gw_exchange_method(r->x), gw_exchange_path(r->x),
+                              gw_exchange_query(r->x), &r->info);
     r->gzip = p->api->cfg.compression && gw_negotiate_gzip(gw_req_header(r, "Accept-Encoding"));
     gw_negotiated_t n;
     if (rc != 0) {
@@ -115,9 +90,7 @@ f_info(gw_req_t *r)
 static SSL *
 conn_ssl(gw_req_t *r)
 {
-    struct evhttp_connection *evcon = evhttp_request_get_connection(r->http);
-    return evcon != NULL ? bufferevent_openssl_get_ssl(evhttp_connection_get_bufferevent(evcon))
-                         : NULL;
+    return gw_exchange_ssl(r->x);
 }
 
 static const char *
@@ -131,7 +104,7 @@ static bool
 header_at(void *ctx, size_t i, const char **name, const char **value)
 {
     gw_req_t *r = ctx;
-    struct evkeyval *h = evhttp_request_get_input_headers(r->http)->tqh_first;
+    struct evkeyval *h = gw_exchange_input_headers(r->x)->tqh_first;
     for (; h != NULL && i > 0; i--)
         h = h->next.tqe_next;
     if (h == NULL)
@@ -235,7 +208,7 @@ static void
 reply_authz_error(gw_req_t *r, const char *error)
 {
     const char *msg = gw_arena_sprintf(r->arena, "Internal Server Error: \"%s\": %s\n",
-                                       evhttp_request_get_uri(r->http), error);
+                                       gw_exchange_target(r->x), error);
     gw_reply_raw(r, 500, "text/plain; charset=utf-8", msg, strlen(msg));
 }
 
@@ -407,7 +380,7 @@ has_protobuf(const gw_req_t *r)
 static gw_verdict_t
 f_serve(gw_req_t *r)
 {
-    size_t len = evbuffer_get_length(evhttp_request_get_input_buffer(r->http));
+    size_t len = evbuffer_get_length(gw_exchange_body(r->x));
     if (len > GW_SERVER_MAX_BODY) {
         gw_reply_status(r, 413, "RequestEntityTooLarge", NULL,
                         "Request entity too large: limit is %d", GW_SERVER_MAX_BODY);

@@ -261,7 +261,7 @@ reply_no_user(imp_t *s)
     const char *text = gw_arena_sprintf(r->arena,
                                         "Internal Server Error: \"%s\": requested %s without "
                                         "impersonating a user\n",
-                                        evhttp_request_get_uri(r->http), describe_parts(s));
+                                        gw_exchange_target(r->x), describe_parts(s));
     size_t n = 0;
     char *esc = gw_arena_alloc(r->arena, strlen(text) * 5 + 1);
     for (const char *c = text; *c != '\0'; c++) {
@@ -288,7 +288,7 @@ imp_free(void *arg)
 gw_verdict_t
 gw_impersonate_filter(gw_req_t *r)
 {
-    struct evkeyvalq *h = evhttp_request_get_input_headers(r->http);
+    struct evkeyvalq *h = gw_exchange_input_headers(r->x);
     const char *user = evhttp_find_header(h, HDR_USER), *uid = evhttp_find_header(h, HDR_UID);
     imp_t *s = gw_arena_calloc(r->arena, sizeof(*s));
 

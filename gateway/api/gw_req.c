@@ -42,12 +42,12 @@ release_catalog(void *c)
 }
 
 gw_req_t *
-gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, const char *audit_id)
+gw_api__req_new(gw_api_t *api, gw_worker_t *w, gw_exchange_t *x, const char *audit_id)
 {
     gw_arena_t *a = gw_arena_new();
     gw_api__req_t *p = gw_arena_calloc(a, sizeof(*p));
     gw_req_t *r = &p->r;
-    r->http = http;
+    r->x = x;
     r->worker = w;
     r->audit_id = gw_arena_strdup(a, audit_id);
     r->arena = a;
@@ -67,7 +67,7 @@ gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, cons
     p->api = api;
     p->accept_ok = true;
     p->component = "apiserver";
-    gw_server_on_gone(http, on_gone, r);
+    gw_exchange_on_gone(x, on_gone, r);
     return r;
 }
 
@@ -76,14 +76,13 @@ gw_api__req_new(gw_api_t *api, gw_worker_t *w, struct evhttp_request *http, cons
 const char *
 gw_req_query(gw_req_t *r, const char *key)
 {
-    const char *q = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(r->http));
-    return gw_query_get(r->arena, q, key);
+    return gw_query_get(r->arena, gw_exchange_query(r->x), key);
 }
 
 const char *
 gw_req_header(gw_req_t *r, const char *name)
 {
-    return evhttp_find_header(evhttp_request_get_input_headers(r->http), name);
+    return evhttp_find_header(gw_exchange_input_headers(r->x), name);
 }
 
 const char *
@@ -91,7 +90,7 @@ gw_req_body(gw_req_t *r, size_t *len)
 {
     gw_api__req_t *p = GW_API_REQ(r);
     if (p->body == NULL) {
-        struct evbuffer *in = evhttp_request_get_input_buffer(r->http);
+        struct evbuffer *in = gw_exchange_body(r->x);
         size_t n = evbuffer_get_length(in);
         char *b = gw_arena_alloc(r->arena, n + 1);
         evbuffer_copyout(in, b, n);
@@ -272,7 +271,7 @@ gw_req_patch_type(gw_req_t *r, bool strategic)
 void
 gw_req_set_header(gw_req_t *r, const char *name, const char *value)
 {
-    struct evkeyvalq *h = evhttp_request_get_output_headers(r->http);
+    struct evkeyvalq *h = gw_exchange_output_headers(r->x);
     evhttp_remove_header(h, name);
     evhttp_add_header(h, name, value);
 }
@@ -323,7 +322,7 @@ gw_req_warning(gw_req_t *r, const char *fmt, ...)
         memcpy(list, p->warnings, p->n_warnings * sizeof(*list));
     list[p->n_warnings++] = value;
     p->warnings = list;
-    evhttp_add_header(evhttp_request_get_output_headers(r->http), "Warning", value);
+    evhttp_add_header(gw_exchange_output_headers(r->x), "Warning", value);
 }
 
 /* ---- the way out -------------------------------------------------------------------------- */
@@ -349,23 +348,16 @@ metrics_verb(gw_req_t *r, const char *scope)
         return "WATCH";
     if (i->is_resource && is_connect(i->subresource))
         return "CONNECT";
-    switch (evhttp_request_get_command(r->http)) {
-    case EVHTTP_REQ_GET:
-    case EVHTTP_REQ_HEAD:
+    const char *m = gw_exchange_method(r->x);
+    if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0)
         return *scope != '\0' && strcmp(scope, "resource") != 0 ? "LIST" : "GET";
-    case EVHTTP_REQ_POST:
-        return "POST";
-    case EVHTTP_REQ_PUT:
-        return "PUT";
-    case EVHTTP_REQ_PATCH: {
+    if (strcmp(m, "PATCH") == 0) {
         gw_body_type_t t = gw_negotiate_body(gw_req_header(r, "Content-Type"), true);
         return t == GW_BODY_APPLY_PATCH || t == GW_BODY_APPLY_PATCH_CBOR ? "APPLY" : "PATCH";
     }
-    case EVHTTP_REQ_DELETE:
-        return "DELETE";
-    default:
-        return "other";
-    }
+    if (strcmp(m, "POST") == 0 || strcmp(m, "PUT") == 0 || strcmp(m, "DELETE") == 0)
+        return m;
+    return "other";
 }
 
 static void
@@ -422,7 +414,7 @@ set_default(struct evkeyvalq *h, const char *name, const char *value)
 void
 gw_api__default_headers(gw_req_t *r)
 {
-    struct evkeyvalq *h = evhttp_request_get_output_headers(r->http);
+    struct evkeyvalq *h = gw_exchange_output_headers(r->x);
     /* kube-apiserver's defaults for every response */
     set_default(h, "Cache-Control", "no-cache, private");
     set_default(h, "X-Content-Type-Options", "nosniff");
@@ -441,7 +433,7 @@ new_buffer(void)
 static void
 send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *body)
 {
-    struct evkeyvalq *h = evhttp_request_get_output_headers(r->http);
+    struct evkeyvalq *h = gw_exchange_output_headers(r->x);
     struct evbuffer *z = NULL;
     if (GW_API_REQ(r)->content_type != NULL)
         content_type = GW_API_REQ(r)->content_type;
@@ -454,13 +446,13 @@ send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *bod
         gw_req_set_header(r, "Content-Encoding", "gzip");
         evhttp_add_header(h, "Vary", "Accept-Encoding");
     }
-    gw_server_on_gone(r->http, NULL, NULL);
+    gw_exchange_on_gone(r->x, NULL, NULL);
     if (r->gone)
         gw_log_debug(r->audit_id, "client left before the %d answer", code);
     /* Recorded first: the reply frees a request whose client left, and metrics read it. */
-    struct evhttp_request *http = r->http;
+    gw_exchange_t *x = r->x;
     gw_api__req_finish(r, code);
-    evhttp_send_reply(http, code, NULL, z != NULL ? z : body);
+    gw_exchange_reply(x, code, z != NULL ? z : body);
     if (z != NULL)
         evbuffer_free(z);
 }

@@ -30,11 +30,11 @@
 #include "authz.h"
 #include "gw_arena.h"
 #include "gw_catalog.h"
+#include "gw_exchange.h"
 #include "gw_reqinfo.h"
 #include "gw_server.h"
 #include "gw_store.h"
 
-struct evhttp_request;
 struct gw_watch_local;
 
 /** Response media types kgate can produce. */
@@ -57,7 +57,7 @@ typedef enum {
 typedef struct gw_req gw_req_t;
 
 struct gw_req {
-    struct evhttp_request *http;
+    gw_exchange_t *x; /* the request as received, and its answer */
     gw_worker_t *worker;
     const char *audit_id;
     gw_arena_t *arena;              /* owns everything request-scoped; freed after the reply */

@@ -7,7 +7,6 @@
 #include <time.h>
 
 #include <event2/buffer.h>
-#include <event2/http.h>
 
 #include "authn_sa.h"
 #include "gw_audit.h"
@@ -261,7 +260,7 @@ serve_health(gw_req_t *r)
     struct evbuffer *out = evbuffer_new();
     if (out == NULL)
         abort();
-    const char *query = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(r->http));
+    const char *query = gw_exchange_query(r->x);
     int code =
         gw_health_render(GW_API_REQ(r)->api->cfg.health, r->info.path, query, r->audit_id, out);
     size_t len = evbuffer_get_length(out);

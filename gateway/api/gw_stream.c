@@ -1,70 +1,31 @@
 /*
- * Streamed answers (watches, large lists): a chunked 200 whose body is written piece by piece
- * for as long as the request lasts. The handlers hand over encoded bytes; this file alone
- * compresses them, frames them as chunks and tells a producer when to wait for its client.
+ * Streamed answers (watches, large lists): a 200 whose body is written piece by piece for as
+ * long as the request lasts. The handlers hand over encoded bytes; this file alone compresses
+ * them, hands them to the exchange's transport (chunks on HTTP/1.1, DATA frames on HTTP/2) and
+ * tells a producer when to wait for its client.
  *
- * evhttp reports a client that left from inside its connection teardown, and a drained output
- * buffer from inside its write path; neither is a place to run a handler that may end the
- * request, so both only mark what is due and wake the request's own event, which runs the
- * handler's callbacks from the loop. Drains are watched on the output evbuffer itself, which
- * leaves evhttp's own connection callbacks alone.
- *
- * evhttp takes any call of the connection's write callback for "everything queued was sent".
- * With libevent 2.1.12's OpenSSL bufferevents that callback was seen to run late, after more
- * was queued (a chunk drained, then the last chunk queued before the late call ran): evhttp
- * then took the answer as complete with the last chunk unsent and went back to reading the
- * connection, its writes disabled, and the client waited forever. So while a stream is
- * answered its connection's write callback is guarded: a call with bytes still queued is
- * dropped; the real drain calls it again.
+ * The transport reports a client that left, and an answer whose queued bytes drained, from
+ * inside its own calls; neither is a place to run a handler that may end the request, so both
+ * only mark what is due and wake the request's own event, which runs the handler's callbacks
+ * from the loop.
  */
 #include "gw_req.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
-#include <strings.h>
+#include <string.h>
 
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 
 #include "gw_api_int.h"
 #include "gw_gzip.h"
 #include "gw_log.h"
 
-static struct bufferevent *
-conn_bev(gw_req_t *r)
+/* The exchange while its client is there, else NULL: nothing more is sent. */
+static gw_exchange_t *
+live(gw_req_t *r)
 {
-    struct evhttp_connection *evcon = evhttp_request_get_connection(r->http);
-
-    return evcon != NULL && !r->gone ? evhttp_connection_get_bufferevent(evcon) : NULL;
-}
-
-/* evhttp's write callback (the same function for every connection). */
-static _Atomic(bufferevent_data_cb) evhttp_write_cb;
-
-static void
-guarded_write_cb(struct bufferevent *bev, void *arg)
-{
-    if (evbuffer_get_length(bufferevent_get_output(bev)) > 0)
-        return; /* a late call: more was queued since */
-    atomic_load (&evhttp_write_cb)(bev, arg);
-}
-
-/* Guard the write callback evhttp has just set (it sets it again with each write). */
-static void
-guard(struct bufferevent *bev)
-{
-    bufferevent_data_cb rcb, wcb;
-    bufferevent_event_cb ecb;
-    void *arg;
-
-    bufferevent_getcb(bev, &rcb, &wcb, &ecb, &arg);
-    if (wcb == NULL || wcb == guarded_write_cb)
-        return;
-    atomic_store(&evhttp_write_cb, wcb);
-    bufferevent_setcb(bev, rcb, guarded_write_cb, ecb, arg);
+    return r->gone ? NULL : r->x;
 }
 
 static void
@@ -97,7 +58,7 @@ wake(gw_api__req_t *p)
     event_active(p->stream_wake, EV_TIMEOUT, 0);
 }
 
-/* From evhttp's connection teardown: only note it. */
+/* From the transport: only note it. */
 static void
 on_gone(void *arg)
 {
@@ -109,13 +70,13 @@ on_gone(void *arg)
     wake(p);
 }
 
-/* The connection's output changed: a drain to empty is what a drained callback waits for. */
+/* From the transport: the answer's queued bytes drained. */
 static void
-on_output(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
+on_drained(void *arg)
 {
     gw_api__req_t *p = arg;
 
-    if (info->n_deleted > 0 && evbuffer_get_length(buf) == 0 && p->stream_drained != NULL) {
+    if (p->stream_drained != NULL) {
         p->drained_due = true;
         wake(p);
     }
@@ -146,37 +107,10 @@ untrack(gw_api__req_t *p, int index)
     atomic_fetch_sub(&p->api->open_streams, 1);
 }
 
-/* While the stream is open: no read timeout (a watch client sends nothing), the write timeout
- * kept (a client that reads nothing for that long is dropped), and input capped. */
-static void
-exempt(struct bufferevent *bev)
-{
-    struct timeval wt = {GW_SERVER_READ_TIMEOUT_S, 0};
-
-    bufferevent_set_timeouts(bev, NULL, &wt);
-    bufferevent_setwatermark(bev, EV_READ, 0, GW_SERVER_MAX_HEADERS);
-}
-
-/* Once the head is sent a stream reads no header again, yet evhttp keeps both lists for as long
- * as the answer lasts (an Authorization header alone may be a kilobyte): all go but Connection
- * (and a proxy's), which evhttp reads at the end to decide whether the connection stays. */
-static void
-shed_headers(struct evkeyvalq *h)
-{
-    struct evkeyval *kv = h->tqh_first, *next;
-
-    for (; kv != NULL; kv = next) {
-        next = kv->next.tqe_next;
-        if (strcasecmp(kv->key, "Connection") != 0 && strcasecmp(kv->key, "Proxy-Connection") != 0)
-            evhttp_remove_header(h, kv->key); /* the first of that name: this one */
-    }
-}
-
 void
 gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop_fn stop, void *arg)
 {
     gw_api__req_t *p = GW_API_REQ(r);
-    struct bufferevent *bev;
 
     p->streaming = true;
     p->stream_stop = stop;
@@ -193,25 +127,19 @@ gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop
     }
     gw_req_set_header(r, "Content-Type", content_type);
     gw_api__default_headers(r);
-    gw_server_on_gone(r->http, on_gone, r); /* at once when the client already left */
-    bev = conn_bev(r);
-    if (bev == NULL)
+    gw_exchange_on_gone(r->x, on_gone, r); /* at once when the client already left */
+    if (live(r) == NULL)
         return;
     gw_api__audit_started(r, 200);
-    evhttp_send_reply_start(r->http, 200, "OK");
-    guard(bev);
-    p->stream_chunked =
-        evhttp_find_header(evhttp_request_get_output_headers(r->http), "Transfer-Encoding") != NULL;
-    exempt(bev);
-    shed_headers(evhttp_request_get_input_headers(r->http));
-    shed_headers(evhttp_request_get_output_headers(r->http));
-    p->stream_out_cb = evbuffer_add_cb(bufferevent_get_output(bev), on_output, p);
+    gw_exchange_reply_start(r->x, 200);
+    gw_exchange_long_running(r->x);
+    gw_exchange_on_drained(r->x, on_drained, p);
 }
 
 bool
 gw_stream_allowed(gw_req_t *r)
 {
-    return evhttp_request_get_command(r->http) == EVHTTP_REQ_GET;
+    return strcmp(gw_exchange_method(r->x), "GET") == 0;
 }
 
 void
@@ -219,7 +147,7 @@ gw_stream_add(gw_req_t *r, const void *data, size_t len)
 {
     gw_api__req_t *p = GW_API_REQ(r);
 
-    if (conn_bev(r) == NULL)
+    if (live(r) == NULL)
         return;
     if (p->stream_gzip != NULL)
         gw_gzip_add(p->stream_gzip, data, len, false, p->stream_body);
@@ -233,7 +161,7 @@ gw_stream_add_ref(gw_req_t *r, const void *data, size_t len, gw_stream_cleanup_f
 {
     gw_api__req_t *p = GW_API_REQ(r);
 
-    if (conn_bev(r) != NULL && p->stream_gzip == NULL) {
+    if (live(r) != NULL && p->stream_gzip == NULL) {
         evbuffer_add_reference(p->stream_body, data, len, cleanup, arg);
         return;
     }
@@ -246,14 +174,12 @@ gw_stream_flush(gw_req_t *r, size_t high_water, gw_stream_drained_fn resume, voi
 {
     gw_api__req_t *p = GW_API_REQ(r);
 
-    if (conn_bev(r) == NULL) {
+    if (live(r) == NULL) {
         evbuffer_drain(p->stream_body, evbuffer_get_length(p->stream_body));
         return false;
     }
-    if (evbuffer_get_length(p->stream_body) > 0) {
-        evhttp_send_reply_chunk(r->http, p->stream_body);
-        guard(conn_bev(r));
-    }
+    if (evbuffer_get_length(p->stream_body) > 0)
+        gw_exchange_reply_chunk(r->x, p->stream_body);
     if (resume == NULL || gw_stream_queued(r) <= high_water)
         return false;
     p->stream_drained = resume;
@@ -264,9 +190,7 @@ gw_stream_flush(gw_req_t *r, size_t high_water, gw_stream_drained_fn resume, voi
 size_t
 gw_stream_queued(gw_req_t *r)
 {
-    struct bufferevent *bev = conn_bev(r);
-
-    return bev != NULL ? evbuffer_get_length(bufferevent_get_output(bev)) : 0;
+    return live(r) != NULL ? gw_exchange_queued(r->x) : 0;
 }
 
 /* The end of the stream, `complete` or cut short. */
@@ -274,9 +198,9 @@ static void
 stream_close(gw_req_t *r, bool complete)
 {
     gw_api__req_t *p = GW_API_REQ(r);
-    struct bufferevent *bev;
+    gw_exchange_t *x = r->x;
 
-    if (complete && p->stream_gzip != NULL && conn_bev(r) != NULL)
+    if (complete && p->stream_gzip != NULL && live(r) != NULL)
         gw_gzip_add(p->stream_gzip, NULL, 0, true, p->stream_body);
     if (complete)
         gw_stream_flush(r, 0, NULL, NULL);
@@ -286,22 +210,10 @@ stream_close(gw_req_t *r, bool complete)
     p->stream_body = NULL;
     untrack(p, gw_worker_index(r->worker));
     event_free(p->stream_wake);
-    gw_server_on_gone(r->http, NULL, NULL);
-    bev = conn_bev(r);
-    if (bev != NULL) {
-        evbuffer_remove_cb_entry(bufferevent_get_output(bev), p->stream_out_cb);
-        bufferevent_setwatermark(bev, EV_READ, 0, 0);
-        evhttp_connection_set_timeout(evhttp_request_get_connection(r->http),
-                                      GW_SERVER_READ_TIMEOUT_S);
-    }
-    struct evhttp_request *http = r->http;
-    bool chunked = p->stream_chunked;
+    gw_exchange_on_gone(x, NULL, NULL);
+    gw_exchange_on_drained(x, NULL, NULL);
     gw_api__req_finish(r, 200);
-    /* Queues the last chunk; a request whose client left is freed here. Without chunks
-     * (HTTP/1.0) evhttp may be done at once, the connection gone: nothing to guard then. */
-    evhttp_send_reply_end(http);
-    if (bev != NULL && chunked)
-        guard(bev);
+    gw_exchange_reply_end(x);
 }
 
 void

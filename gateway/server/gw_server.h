@@ -22,8 +22,8 @@
 #include <openssl/ssl.h>
 
 #include "etcd.h"
+#include "gw_exchange.h"
 
-struct evhttp_request;
 struct event_base;
 
 #define GW_SERVER_MAX_HEADERS (64 * 1024)
@@ -37,11 +37,10 @@ typedef struct gw_worker gw_worker_t;
 
 /**
  * A request handler. Runs on worker w's thread with the request's Audit-ID (already set as a
- * response header; valid during this call only). It must reply to req exactly once, now or
- * later from the same thread (evhttp_send_reply or friends).
+ * response header; valid during this call only). It must answer x exactly once, now or later
+ * from the same thread (gw_exchange.h).
  */
-typedef void (*gw_handler_fn)(struct evhttp_request *req, const char *audit_id, gw_worker_t *w,
-                              void *data);
+typedef void (*gw_handler_fn)(gw_exchange_t *x, const char *audit_id, gw_worker_t *w, void *data);
 
 /** Called on each worker's thread: after its etcd conn exists / before it is freed. */
 typedef void (*gw_worker_hook_fn)(gw_worker_t *w, void *arg);
@@ -89,14 +88,5 @@ struct event_base *gw_worker_base(const gw_worker_t *w);
 
 /** The worker's etcd conn: calls started on it complete on this worker. Thread: the worker's. */
 etcd_conn_t *gw_worker_etcd(const gw_worker_t *w);
-
-/**
- * Call gone(arg) if req's connection closes before req is answered (evhttp notices a peer
- * that left while it writes a response, or at once while a streamed response is open). The
- * callback is dropped when req completes, or by passing gone NULL (do that before answering);
- * at most one per request. req must still be answered (evhttp then frees it without sending).
- * Thread: the request's worker.
- */
-void gw_server_on_gone(struct evhttp_request *req, void (*gone)(void *arg), void *arg);
 
 #endif

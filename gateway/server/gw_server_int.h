@@ -7,11 +7,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gw_exchange.h"
 #include "gw_server.h"
 
 struct event;
 struct evhttp;
 struct evhttp_bound_socket;
+struct evhttp_request;
 
 struct gw_worker {
     gw_server_t *srv;
@@ -42,5 +44,18 @@ struct gw_server {
 
 /** Thread body of one worker: set up, serve until stopped, tear down. */
 void *gw_server__worker_main(void *arg);
+
+/**
+ * Call gone(arg) if req's connection closes before req is answered (evhttp notices a peer
+ * that left while it writes a response, or at once while a streamed response is open). The
+ * callback is dropped when req completes, or by passing gone NULL (do that before answering);
+ * at most one per request. req must still be answered (evhttp then frees it without sending).
+ * Thread: the request's worker (gw_worker.c).
+ */
+void gw_server__on_gone(struct evhttp_request *req, void (*gone)(void *arg), void *arg);
+
+/** The exchange of an HTTP/1.1 request (gw_http1.c): evhttp's parts, seen through
+ *  gw_exchange.h; freed by its answer. Thread: the request's worker. */
+gw_exchange_t *gw_server__http1_exchange(struct evhttp_request *req);
 
 #endif

@@ -117,7 +117,7 @@ track_request(gw_worker_t *w, struct evhttp_request *req)
 }
 
 void
-gw_server_on_gone(struct evhttp_request *req, void (*gone)(void *arg), void *arg)
+gw_server__on_gone(struct evhttp_request *req, void (*gone)(void *arg), void *arg)
 {
     struct evhttp_connection *evcon = evhttp_request_get_connection(req);
     if (evcon == NULL) {
@@ -160,7 +160,7 @@ dispatch(struct evhttp_request *req, void *arg)
     if (w->draining)
         evhttp_add_header(headers, "Connection", "close");
     track_request(w, req);
-    w->srv->opts.handler(req, id, w, w->srv->opts.handler_data);
+    w->srv->opts.handler(gw_server__http1_exchange(req), id, w, w->srv->opts.handler_data);
 }
 
 /* Cancel the etcd calls first: their callbacks may still reply to live requests. */

@@ -1,7 +1,9 @@
-/* The request context on a bare evhttp request: Warning headers with kube's escaping and
- * de-duplication, header replacement, and body decoding by Content-Type. Answers are caught
- * by recorders, so the test sees what would have been sent. */
+/* The request context on a bare exchange (its lists and body, no transport): Warning headers with
+ * kube's escaping and de-duplication, header replacement, and body decoding by Content-Type.
+ * Answers are caught by recorders, so the test sees what would have been sent. */
 #include "gw_req.c"
+
+#include "gw_exchange_int.h"
 
 #include <sys/queue.h>
 
@@ -35,19 +37,33 @@ gw_reply_error(gw_req_t *r, int err, const char *name)
 }
 
 static gw_api__req_t p;
+static gw_exchange_t x;
+static struct evkeyvalq in_headers, out_headers;
+
+static void
+exchange_clear(void)
+{
+    evhttp_clear_headers(&in_headers);
+    evhttp_clear_headers(&out_headers);
+    TAILQ_INIT(&in_headers);
+    TAILQ_INIT(&out_headers);
+    if (x.body != NULL)
+        evbuffer_free(x.body);
+    x = (gw_exchange_t){.input_headers = &in_headers, .output_headers = &out_headers};
+}
 
 static gw_req_t *
 request(const char *content_type, const char *body)
 {
-    if (p.r.http != NULL)
-        evhttp_request_free(p.r.http);
+    exchange_clear();
+    x.body = evbuffer_new();
     gw_arena_free(p.r.arena);
     p = (gw_api__req_t){0};
-    p.r.http = evhttp_request_new(NULL, NULL);
+    p.r.x = &x;
     p.r.arena = gw_arena_new();
     if (content_type != NULL)
-        evhttp_add_header(evhttp_request_get_input_headers(p.r.http), "Content-Type", content_type);
-    evbuffer_add(evhttp_request_get_input_buffer(p.r.http), body, strlen(body));
+        evhttp_add_header(&in_headers, "Content-Type", content_type);
+    evbuffer_add(x.body, body, strlen(body));
     got_code = 0;
     got_message[0] = '\0';
     return &p.r;
@@ -61,7 +77,7 @@ warnings(gw_req_t *r)
     size_t n = 0;
     struct evkeyval *h;
     all[0] = '\0';
-    TAILQ_FOREACH(h, evhttp_request_get_output_headers(r->http), next)
+    TAILQ_FOREACH(h, gw_exchange_output_headers(r->x), next)
     {
         if (strcmp(h->key, "Warning") == 0)
             n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", n ? "|" : "", h->value);
@@ -83,7 +99,7 @@ test_warnings(void)
                "control-character texts dropped");
     gw_req_set_header(r, "ETag", "\"1\"");
     gw_req_set_header(r, "ETag", "\"2\"");
-    const char *etag = evhttp_find_header(evhttp_request_get_output_headers(r->http), "ETag");
+    const char *etag = evhttp_find_header(gw_exchange_output_headers(r->x), "ETag");
     tap_is_str(etag, "\"2\"", "a set header replaces the earlier value");
 }
 
@@ -156,7 +172,7 @@ main(void)
     test_warnings();
     test_bodies();
     test_patch_types();
-    evhttp_request_free(p.r.http);
+    exchange_clear();
     gw_arena_free(p.r.arena);
     return tap_done();
 }
