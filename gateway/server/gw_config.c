@@ -21,6 +21,7 @@ typedef enum {
     FLAG_BOOL,
     FLAG_INT,
     FLAG_DURATION, /* stored as int64_t milliseconds */
+    FLAG_FLOAT,    /* stored as double */
     FLAG_LIST,
 } flag_kind_t;
 
@@ -177,6 +178,13 @@ static const flag_t flags[] = {
      "order)."},
     {"disable-admission-plugins", FLAG_LIST, OFF(disable_admission_plugins), "", 0, 0, NULL,
      "Admission plugins not to run, even if on by default."},
+    {"http2-max-streams-per-connection", FLAG_INT, OFF(http2_max_streams), "1000", 0, INT_MAX, NULL,
+     "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 "
+     "connection; 0 means nghttp2's default (100)."},
+    {"goaway-chance", FLAG_FLOAT, OFF(goaway_chance), "0", 0, 0, NULL,
+     "The chance (0 to 0.02) that an HTTP/2 client's connection gets a GOAWAY after a request "
+     "that is not long-running, so that clients spread over instances behind a load balancer; "
+     "0 never."},
     {"max-requests-inflight", FLAG_INT, OFF(max_requests_inflight), "400", 0, INT_MAX, NULL,
      "Limit of read-only requests in flight; 0 means no limit."},
     {"max-mutating-requests-inflight", FLAG_INT, OFF(max_mutating_requests_inflight), "200", 0,
@@ -310,6 +318,18 @@ parse_int(const char *s, int min, int max, int *out)
     return NULL;
 }
 
+static const char *
+parse_float(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (s[0] == '\0' || *end != '\0' || errno == ERANGE || v != v)
+        return "not a number";
+    *out = v;
+    return NULL;
+}
+
 typedef struct {
     const char *name;
     int64_t ns;
@@ -437,6 +457,8 @@ set_value(gw_config_t *cfg, const flag_t *f, const char *value, bool again)
         return parse_int(value, f->min, f->max, dst);
     case FLAG_DURATION:
         return parse_duration(value, dst);
+    case FLAG_FLOAT:
+        return parse_float(value, dst);
     case FLAG_LIST:
         /* Like kube's string slices: the first use replaces the default, later ones append. */
         if (!again)
@@ -648,6 +670,10 @@ check_config(const gw_config_t *cfg, char *err, size_t err_len)
         rc = check_service_accounts(cfg, err, err_len);
     if (rc == 0)
         rc = check_storage_media_type(cfg->storage_media_type, err, err_len);
+    if (rc == 0 && (cfg->goaway_chance < 0 || cfg->goaway_chance > 0.02)) {
+        snprintf(err, err_len, "--goaway-chance can not be less than 0 or greater than 0.02");
+        rc = GW_EINVAL;
+    }
     return rc;
 }
 
@@ -791,7 +817,7 @@ gw_config_check_files(const gw_config_t *cfg, char *err, size_t err_len)
 
 static const char *const kind_arg[] = {
     [FLAG_STR] = " string",        [FLAG_BOOL] = "",         [FLAG_INT] = " int",
-    [FLAG_DURATION] = " duration", [FLAG_LIST] = " strings",
+    [FLAG_DURATION] = " duration", [FLAG_LIST] = " strings", [FLAG_FLOAT] = " float",
 };
 
 void

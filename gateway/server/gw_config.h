@@ -82,6 +82,8 @@ typedef struct {
     gw_strlist_t disable_admission_plugins;
     int max_requests_inflight;
     int max_mutating_requests_inflight;
+    int http2_max_streams;          /* --http2-max-streams-per-connection */
+    double goaway_chance;           /* --goaway-chance */
     bool watch_cache;               /* --watch-cache */
     gw_strlist_t watch_cache_sizes; /* resource[.group]#size, checked */
     /* auditing: off unless both the policy file and the log path are given */

@@ -155,6 +155,30 @@ test_durations(void)
                  "negative duration message", ETCD, "--livez-grace-period=-2s", NULL);
 }
 
+/* The HTTP/2 flags: kube-apiserver's default of 1000 streams, and --goaway-chance within
+ * [0, 0.02] in kube's words. */
+static void
+test_http2(void)
+{
+    gw_config_t cfg;
+
+    tap_is_int(parse(&cfg, ETCD, (const char *)NULL), 0, "defaults");
+    tap_ok(cfg.http2_max_streams == 1000 && cfg.goaway_chance == 0,
+           "1000 streams per connection and no GOAWAY chance by default");
+    gw_config_free(&cfg);
+    tap_is_int(parse(&cfg, ETCD, "--goaway-chance=0.02", "--http2-max-streams-per-connection=5",
+                     (const char *)NULL),
+               0, "--goaway-chance=0.02 is accepted");
+    tap_ok(cfg.goaway_chance == 0.02 && cfg.http2_max_streams == 5, "... and both are kept");
+    gw_config_free(&cfg);
+    expect_error("--goaway-chance can not be less than 0 or greater than 0.02", "goaway over 0.02",
+                 ETCD, "--goaway-chance=0.5", NULL);
+    expect_error("--goaway-chance can not be less than 0 or greater than 0.02", "goaway below 0",
+                 ETCD, "--goaway-chance=-0.01", NULL);
+    expect_error("invalid value \"x\" for --goaway-chance: not a number", "goaway not a number",
+                 ETCD, "--goaway-chance=x", NULL);
+}
+
 /* --storage-media-type takes kube's three encodings, and refuses others in kube's words. */
 static void
 test_storage_media_type(void)
@@ -363,6 +387,7 @@ main(void)
     test_defaults();
     test_both_syntaxes();
     test_durations();
+    test_http2();
     test_storage_media_type();
     test_booleans();
     test_lists();
