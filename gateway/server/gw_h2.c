@@ -73,8 +73,8 @@ on_begin_headers(nghttp2_session *session, const nghttp2_frame *frame, void *use
 }
 
 static int
-on_header(nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name,
-          size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags, void *user_data)
+on_header(nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name, size_t namelen,
+          const uint8_t *value, size_t valuelen, uint8_t flags, void *user_data)
 {
     gw_h2__stream_t *s = stream_of(session, frame->hd.stream_id);
 
@@ -154,7 +154,8 @@ on_stream_close(nghttp2_session *session, int32_t stream_id, uint32_t error_code
     if (s == NULL)
         return 0;
     if (error_code != NGHTTP2_NO_ERROR)
-        gw_log_debug(NULL, "h2: stream %d closed: %s", stream_id, nghttp2_http2_strerror(error_code));
+        gw_log_debug(NULL, "h2: stream %d closed: %s", stream_id,
+                     nghttp2_http2_strerror(error_code));
     nghttp2_session_set_stream_user_data(session, stream_id, NULL);
     gw_h2__stream_detach(s);
     return 0;
@@ -259,8 +260,8 @@ conn_teardown(gw_h2_conn_t *c, bool notify)
 static bool
 conn_check_done(gw_h2_conn_t *c)
 {
-    if (!c->closing && (nghttp2_session_want_read(c->session) ||
-                        nghttp2_session_want_write(c->session)))
+    if (!c->closing &&
+        (nghttp2_session_want_read(c->session) || nghttp2_session_want_write(c->session)))
         return false;
     if (!c->closing)
         bufferevent_disable(c->bev, EV_READ);

@@ -30,13 +30,13 @@ struct sockaddr;
 typedef struct gw_h2_conn gw_h2_conn_t;
 
 typedef struct {
-    uint32_t max_streams;    /* SETTINGS_MAX_CONCURRENT_STREAMS we announce */
-    size_t max_header_list;  /* bytes of a request's header list (name + value + 32 per field,
-                                as RFC 9113 counts them); past it the stream is answered 431 */
-    size_t max_body;         /* a body past this is answered 413 by the module, not dispatched */
-    int write_timeout_s;     /* output that does not move for this long drops the connection */
-    int preface_timeout_s;   /* a client that has not sent its preface and SETTINGS by then is
-                                dropped; 0: GW_SERVER_READ_TIMEOUT_S. No read timeout after. */
+    uint32_t max_streams;   /* SETTINGS_MAX_CONCURRENT_STREAMS we announce */
+    size_t max_header_list; /* bytes of a request's header list (name + value + 32 per field,
+                               as RFC 9113 counts them); past it the stream is answered 431 */
+    size_t max_body;        /* a body past this is answered 413 by the module, not dispatched */
+    int write_timeout_s;    /* output that does not move for this long drops the connection */
+    int preface_timeout_s;  /* a client that has not sent its preface and SETTINGS by then is
+                               dropped; 0: GW_SERVER_READ_TIMEOUT_S. No read timeout after. */
     void (*dispatch)(gw_exchange_t *x, void *arg); /* a request is complete: answer it (may run
                                                       inside the module's own calls) */
     void (*closed)(void *arg); /* the connection is over (c is freed): the owner frees the bev */

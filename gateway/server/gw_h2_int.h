@@ -23,12 +23,12 @@ struct gw_h2_conn {
     struct bufferevent *bev;
     nghttp2_session *session;
     gw_h2_config_t cfg;
-    struct event *kick;        /* work due from the loop: held input, output, the end */
-    gw_h2__stream_t *streams;  /* the streams the session holds open */
+    struct event *kick;       /* work due from the loop: held input, output, the end */
+    gw_h2__stream_t *streams; /* the streams the session holds open */
     size_t nstreams;
-    bool goaway;               /* gw_h2_conn_goaway was called */
-    bool closing;              /* no more input; closes once its output is written */
-    bool preface_seen;         /* the client's SETTINGS arrived: no read timeout any more */
+    bool goaway;       /* gw_h2_conn_goaway was called */
+    bool closing;      /* no more input; closes once its output is written */
+    bool preface_seen; /* the client's SETTINGS arrived: no read timeout any more */
 };
 
 /*
@@ -37,8 +37,8 @@ struct gw_h2_conn {
  * its bytes are sent; it is freed when both are over.
  */
 struct gw_h2__stream {
-    gw_exchange_t x;         /* first: what the handler holds */
-    gw_h2_conn_t *conn;      /* NULL once the client left (stream closed early, connection over) */
+    gw_exchange_t x;    /* first: what the handler holds */
+    gw_h2_conn_t *conn; /* NULL once the client left (stream closed early, connection over) */
     int32_t id;
     gw_h2__stream_t *prev, *next;
     struct evkeyvalq in, out;
@@ -48,14 +48,14 @@ struct gw_h2__stream {
     size_t header_bytes;      /* of the header block being read */
     bool too_large;           /* its header list passed the limit */
     bool has_host;
-    bool headers_done;        /* the request's header block is in (what follows: trailers) */
-    bool request_done;        /* END_STREAM received */
-    bool refused;             /* answered by the module itself (4xx/5xx), never dispatched */
+    bool headers_done; /* the request's header block is in (what follows: trailers) */
+    bool request_done; /* END_STREAM received */
+    bool refused;      /* answered by the module itself (4xx/5xx), never dispatched */
     bool dispatched;
     bool head;
-    bool submitted;           /* the answer's HEADERS are queued */
-    bool eof;                 /* nothing follows pending */
-    bool ended;               /* the handler's answer ended (or the module's was queued) */
+    bool submitted; /* the answer's HEADERS are queued */
+    bool eof;       /* nothing follows pending */
+    bool ended;     /* the handler's answer ended (or the module's was queued) */
     gw_exchange_fn drained, gone;
     void *drained_arg, *gone_arg;
 };

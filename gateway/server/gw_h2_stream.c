@@ -27,8 +27,8 @@ static const char *const allowed_methods[] = {"GET",   "HEAD",   "POST",   "PUT"
 
 /* Connection-specific fields HTTP/2 forbids in a message (RFC 9113 8.2.2), and the length we
  * set ourselves. */
-static const char *const dropped_fields[] = {"connection", "keep-alive",     "proxy-connection",
-                                             "transfer-encoding", "upgrade", "te",
+static const char *const dropped_fields[] = {"connection",        "keep-alive", "proxy-connection",
+                                             "transfer-encoding", "upgrade",    "te",
                                              "content-length"};
 
 static void
@@ -150,8 +150,8 @@ add_cookie(gw_h2__stream_t *s, const char *value)
 }
 
 void
-gw_h2__stream_header(gw_h2__stream_t *s, const uint8_t *name, size_t namelen,
-                     const uint8_t *value, size_t valuelen)
+gw_h2__stream_header(gw_h2__stream_t *s, const uint8_t *name, size_t namelen, const uint8_t *value,
+                     size_t valuelen)
 {
     const char *n = (const char *)name, *v = (const char *)value;
 

@@ -74,8 +74,7 @@ cl_on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name, si
 }
 
 static int
-cl_on_data(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data, size_t len,
-           void *ud)
+cl_on_data(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *ud)
 {
     resp_t *r = resp_of(ud, id);
     (void)s, (void)flags;
@@ -630,8 +629,8 @@ test_header_list(void)
     memset(big, 'v', 1000);
     big[1000] = '\0';
     pair(&sv, ECHO, &l, &cl, NULL, 0, false);
-    int32_t id = request(&cl, "GET", "/big", "x-a", big, "x-b", big, "x-c", big, "x-d", big,
-                         "x-e", big, (const char *)NULL);
+    int32_t id = request(&cl, "GET", "/big", "x-a", big, "x-b", big, "x-c", big, "x-d", big, "x-e",
+                         big, (const char *)NULL);
     int32_t ok = request(&cl, "GET", "/small", "x-test", "fine", (const char *)NULL);
     cl_send(&cl);
     resp_t *r = resp_of(&cl, id), *rok = resp_of(&cl, ok);
