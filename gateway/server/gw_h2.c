@@ -274,47 +274,66 @@ conn_check_done(gw_h2_conn_t *c)
     return true;
 }
 
+/* Read what came, write what is due, and see whether the connection is over. A bufferevent may
+ * call back synchronously from inside our own writes (a pair's write callback does): such a
+ * nested call is dropped (the outer pass goes on writing) and an error it reports is acted on
+ * by the outer pass, so c is never freed under our own feet. */
 static void
-conn_drive(gw_h2_conn_t *c)
+conn_drive(gw_h2_conn_t *c, bool read)
 {
-    conn_recv(c);
-    conn_flush(c);
-    conn_check_done(c);
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+
+    if (c->busy)
+        return;
+    c->busy = true;
+    do {
+        if (read)
+            conn_recv(c);
+        conn_flush(c);
+    } while (read && !c->closing && !c->lost && evbuffer_get_length(in) > 0);
+    c->busy = false;
+    if (c->lost)
+        conn_teardown(c, true);
+    else
+        conn_check_done(c);
 }
 
 static void
 on_read(struct bufferevent *bev, void *arg)
 {
     (void)bev;
-    conn_drive(arg);
+    conn_drive(arg, true);
 }
 
 static void
 on_write(struct bufferevent *bev, void *arg)
 {
-    gw_h2_conn_t *c = arg;
-
     (void)bev;
-    conn_flush(c);
-    conn_check_done(c);
+    conn_drive(arg, false);
 }
 
 static void
 on_event(struct bufferevent *bev, short what, void *arg)
 {
+    gw_h2_conn_t *c = arg;
+
     (void)bev;
+    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)))
+        return;
     if (what & BEV_EVENT_TIMEOUT)
         gw_log_debug(NULL, "h2: connection timed out %s",
                      (what & BEV_EVENT_READING) ? "waiting for the preface" : "writing");
-    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
-        conn_teardown(arg, true);
+    if (c->busy)
+        c->lost = true;
+    else
+        conn_teardown(c, true);
 }
 
 static void
 on_kick(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd, (void)what;
-    conn_drive(arg);
+    conn_drive(arg, true);
 }
 
 void

@@ -29,6 +29,8 @@ struct gw_h2_conn {
     bool goaway;       /* gw_h2_conn_goaway was called */
     bool closing;      /* no more input; closes once its output is written */
     bool preface_seen; /* the client's SETTINGS arrived: no read timeout any more */
+    bool busy;         /* inside conn_drive */
+    bool lost;         /* the bufferevent reported an error while busy */
 };
 
 /*
