@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -286,10 +287,11 @@ make_nv(char *name, const char *value)
 
 /* HTTP/2 field names are lowercase (RFC 9113 8.2.1); nghttp2 copies names and values. */
 static size_t
-output_fields(gw_h2__stream_t *s, nghttp2_nv *nva, size_t n)
+output_fields(gw_h2__stream_t *s, nghttp2_nv *nva, size_t n, bool whole)
 {
     for (struct evkeyval *kv = s->out.tqh_first; kv != NULL; kv = kv->next.tqe_next) {
-        if (dropped_field(kv->key))
+        bool keep_length = whole && s->head && strcasecmp(kv->key, "content-length") == 0;
+        if (dropped_field(kv->key) && !keep_length)
             continue;
         char *name = gw_strdup(kv->key);
         for (char *p = name; *p != '\0'; p++)
@@ -349,13 +351,31 @@ bodiless(int code)
     return code < 200 || code == 204 || code == 304;
 }
 
+/* The fields we add: the length of a whole answer (a HEAD's as its handler gave it, when it
+ * did), and Date when the handler set none, as evhttp adds it. */
+static size_t
+own_fields(gw_h2__stream_t *s, nghttp2_nv *nva, size_t n, int code, bool whole, char *clen,
+           char *date)
+{
+    const char *given = evhttp_find_header(&s->out, "Content-Length");
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (whole && !bodiless(code) && !(s->head && given != NULL))
+        nva[n++] = make_nv((char *)"content-length", clen);
+    if (evhttp_find_header(&s->out, "Date") == NULL &&
+        strftime(date, 64, "%a, %d %b %Y %H:%M:%S GMT", gmtime_r(&now, &tm)) > 0)
+        nva[n++] = make_nv((char *)"date", date);
+    return n;
+}
+
 /* Queue the answer's HEADERS; its DATA come from pending through the provider, unless a whole
  * answer has none to send. */
 static void
 answer(gw_h2__stream_t *s, int code, bool whole, size_t length)
 {
-    size_t max = 2;
-    char status[16], clen[32];
+    size_t max = 3;
+    char status[16], clen[32], date[64];
     nghttp2_data_provider prd = {.source.ptr = s, .read_callback = read_pending};
     bool data = !whole || (length > 0 && !s->head && !bodiless(code));
 
@@ -363,11 +383,10 @@ answer(gw_h2__stream_t *s, int code, bool whole, size_t length)
         max++;
     nghttp2_nv *nva = gw_calloc(max, sizeof(*nva));
     snprintf(status, sizeof(status), "%d", code >= 100 && code <= 999 ? code : 500);
-    nva[0] = make_nv((char *)":status", status);
-    size_t named = output_fields(s, nva, 1), n = named;
     snprintf(clen, sizeof(clen), "%zu", length);
-    if (whole && !bodiless(code))
-        nva[n++] = make_nv((char *)"content-length", clen);
+    nva[0] = make_nv((char *)":status", status);
+    size_t named = output_fields(s, nva, 1, whole);
+    size_t n = own_fields(s, nva, named, code, whole, clen, date);
     if (!data)
         evbuffer_drain(s->pending, evbuffer_get_length(s->pending));
     s->submitted = true;

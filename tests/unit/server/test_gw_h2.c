@@ -253,6 +253,10 @@ echo(gw_exchange_t *x)
     evhttp_add_header(out, "X-Cookie", cookie != NULL ? cookie : "-");
     evhttp_add_header(out, "Connection", "close");
     evhttp_add_header(out, "Transfer-Encoding", "chunked");
+    if (strcmp(gw_exchange_method(x), "HEAD") == 0 && strcmp(gw_exchange_path(x), "/sized") == 0) {
+        evhttp_add_header(out, "Content-Length", "1234");
+        evbuffer_drain(b, evbuffer_get_length(b));
+    }
     gw_exchange_reply(x, 200, b);
     evbuffer_free(b);
 }
@@ -390,6 +394,7 @@ test_get(void)
     tap_ok(has_header(r, "content-type: text/plain\n"), "GET: headers lowercased");
     tap_ok(has_header(r, "content-length: 25\n"), "GET: content-length of the body");
     tap_ok(has_header(r, "x-host: kgate.test\n"), "GET: :authority arrives as Host");
+    tap_ok(has_header(r, "date: ") && has_header(r, " GMT\n"), "GET: a Date, as evhttp adds");
     tap_ok(has_header(r, "x-test: Hello\n"), "GET: a request header arrives");
     tap_ok(has_header(r, "x-cookie: a=1; b=2\n"), "GET: split cookies joined");
     tap_ok(!has_header(r, "connection:") && !has_header(r, "transfer-encoding:"),
@@ -413,6 +418,11 @@ test_head(void)
     tap_is_int(r->status, 200, "HEAD: status 200");
     tap_ok(has_header(r, "content-length: 16\n"), "HEAD: the length the body would have");
     tap_is_int(evbuffer_get_length(r->body), 0, "HEAD: no body");
+    id = request(&cl, "HEAD", "/sized", (const char *)NULL);
+    cl_send(&cl);
+    r = resp_of(&cl, id);
+    RUN_UNTIL(r->done);
+    tap_ok(has_header(r, "content-length: 1234\n"), "HEAD: the handler's length kept");
     client_free(&cl);
     server_free(&sv);
 }
