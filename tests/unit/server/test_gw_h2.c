@@ -284,6 +284,7 @@ on_closed(void *arg)
 typedef struct {
     uint32_t max_streams;
     size_t max_header_list, max_body;
+    int write_timeout_s, preface_timeout_s;
 } limits_t;
 
 static void
@@ -293,7 +294,8 @@ server_init(server_t *sv, int fd, int mode, const limits_t *l)
         .max_streams = l != NULL ? l->max_streams : 1000,
         .max_header_list = l != NULL ? l->max_header_list : 64 * 1024,
         .max_body = l != NULL ? l->max_body : 1024 * 1024,
-        .write_timeout_s = 60,
+        .write_timeout_s = l != NULL && l->write_timeout_s > 0 ? l->write_timeout_s : 60,
+        .preface_timeout_s = l != NULL ? l->preface_timeout_s : 0,
         .dispatch = on_dispatch,
         .closed = on_closed,
         .arg = sv,
@@ -880,6 +882,56 @@ test_client_leaves(void)
     server_free(&sv);
 }
 
+static void
+test_silent_client(void)
+{
+    server_t sv;
+    client_t cl;
+    limits_t l = {
+        .max_streams = 100, .max_header_list = 65536, .max_body = 65536, .preface_timeout_s = 1};
+    pair(&sv, ECHO, &l, &cl, NULL, 0, false);
+    cl.no_send = true; /* not even its preface */
+    int64_t t0 = now_ms();
+    RUN_UNTIL(sv.closed);
+    if (!tap_ok(sv.closed && now_ms() - t0 >= 900, "no preface within its timeout: dropped"))
+        tap_diag("closed %d after %lld ms", sv.closed, (long long)(now_ms() - t0));
+    client_free(&cl);
+    server_free(&sv);
+}
+
+static void
+test_write_timeout(void)
+{
+    server_t sv;
+    client_t cl;
+    limits_t l = {
+        .max_streams = 100, .max_header_list = 65536, .max_body = 65536, .write_timeout_s = 1};
+    nghttp2_settings_entry iv[] = {{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (1u << 31) - 1}};
+    pair(&sv, HOLD, &l, &cl, iv, 1, false);
+    nghttp2_submit_window_update(cl.s, NGHTTP2_FLAG_NONE, 0, 1 << 30);
+    request(&cl, "GET", "/watch", (const char *)NULL);
+    cl_send(&cl);
+    RUN_UNTIL(sv.nheld == 1);
+    bufferevent_disable(cl.bev, EV_READ);
+    gw_exchange_t *x = sv.held[0];
+    gone_count = 0;
+    gw_exchange_reply_start(x, 200);
+    gw_exchange_long_running(x);
+    gw_exchange_on_gone(x, count_gone, NULL);
+    struct evbuffer *b = evbuffer_new();
+    char *big = calloc(1, BIG);
+    evbuffer_add(b, big, BIG);
+    gw_exchange_reply_chunk(x, b);
+    RUN_UNTIL(sv.closed);
+    tap_ok(sv.closed, "output that does not move: the connection is dropped");
+    tap_is_int(gone_count, 1, "output that does not move: the stream is gone");
+    gw_exchange_reply_end(x);
+    evbuffer_free(b);
+    free(big);
+    client_free(&cl);
+    server_free(&sv);
+}
+
 int
 main(void)
 {
@@ -904,6 +956,8 @@ main(void)
     test_bounded_output();
     test_owner_frees();
     test_client_leaves();
+    test_silent_client();
+    test_write_timeout();
     event_free(t);
     event_base_free(base);
     return tap_done();
