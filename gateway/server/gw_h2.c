@@ -342,6 +342,10 @@ gw_h2__kick(gw_h2_conn_t *c)
     event_active(c->kick, EV_TIMEOUT, 0);
 }
 
+/* Receive windows of 1 MiB for each stream and for the connection, as Go's server opens them
+ * (nghttp2's 64 KiB would hold a large upload to a round trip per 64 KiB). */
+#define RECV_WINDOW (1 << 20)
+
 static void
 new_session(gw_h2_conn_t *c)
 {
@@ -349,13 +353,14 @@ new_session(gw_h2_conn_t *c)
     nghttp2_settings_entry iv[] = {
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, c->cfg.max_streams},
         {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, (uint32_t)c->cfg.max_header_list},
-        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, RECV_WINDOW},
     };
 
     if (nghttp2_session_server_new3(&c->session, cbs, c, NULL, &h2_mem) != 0)
         abort();
     nghttp2_session_callbacks_del(cbs);
-    if (nghttp2_submit_settings(c->session, NGHTTP2_FLAG_NONE, iv, sizeof(iv) / sizeof(iv[0])))
+    if (nghttp2_submit_settings(c->session, NGHTTP2_FLAG_NONE, iv, sizeof(iv) / sizeof(iv[0])) ||
+        nghttp2_session_set_local_window_size(c->session, NGHTTP2_FLAG_NONE, 0, RECV_WINDOW))
         abort();
 }
 

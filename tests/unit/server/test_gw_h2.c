@@ -293,7 +293,7 @@ server_init(server_t *sv, int fd, int mode, const limits_t *l)
     gw_h2_config_t cfg = {
         .max_streams = l != NULL ? l->max_streams : 1000,
         .max_header_list = l != NULL ? l->max_header_list : 64 * 1024,
-        .max_body = l != NULL ? l->max_body : 1024 * 1024,
+        .max_body = l != NULL ? l->max_body : 4 * 1024 * 1024,
         .write_timeout_s = l != NULL && l->write_timeout_s > 0 ? l->write_timeout_s : 60,
         .preface_timeout_s = l != NULL ? l->preface_timeout_s : 0,
         .dispatch = on_dispatch,
@@ -434,7 +434,7 @@ test_post(void)
 {
     server_t sv;
     client_t cl;
-    size_t n = 200000; /* past the initial 64 KiB windows: WINDOW_UPDATEs needed */
+    size_t n = 3000000; /* past the 1 MiB receive windows: WINDOW_UPDATEs needed */
     char *up = malloc(n);
     for (size_t i = 0; i < n; i++)
         up[i] = (char)('a' + i % 26);
