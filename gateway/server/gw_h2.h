@@ -10,6 +10,11 @@
  * less than GW_H2_OUTPUT_HIGH bytes; the rest of an answer waits in its stream, where
  * gw_exchange_queued sees it. Requests are collected whole (headers and body) before dispatch.
  *
+ * Callbacks: dispatch runs while the module reads the connection (from the loop, never inside
+ * a call the owner or a handler made); an exchange's on_drained runs while the module writes;
+ * on_gone runs from the loop, inside gw_h2_conn_free, or inside gw_exchange_on_gone when the
+ * client already left. `closed` runs from the loop alone.
+ *
  * Thread: a connection and its exchanges belong to the thread of the bufferevent's event_base.
  */
 
@@ -71,7 +76,8 @@ size_t gw_h2_conn_streams(const gw_h2_conn_t *c);
 /**
  * The owner is going away now (worker shutdown): c lets go of bev (its callbacks are cleared
  * here, and it is never touched again) and is freed; exchanges not yet answered see their
- * client gone (on_gone) and are freed when answered. `closed` is not called. Thread: c's.
+ * client gone (their on_gone callbacks run inside this call) and are freed when answered.
+ * `closed` is not called. Not from inside dispatch. Thread: c's.
  */
 void gw_h2_conn_free(gw_h2_conn_t *c);
 

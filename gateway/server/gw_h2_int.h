@@ -51,7 +51,7 @@ struct gw_h2__stream {
     bool too_large;           /* its header list passed the limit */
     bool has_host;
     bool headers_done; /* the request's header block is in (what follows: trailers) */
-    bool request_done; /* END_STREAM received */
+    bool request_done; /** END_STREAM received */
     bool refused;      /* answered by the module itself (4xx/5xx), never dispatched */
     bool dispatched;
     bool head;
@@ -62,32 +62,35 @@ struct gw_h2__stream {
     void *drained_arg, *gone_arg;
 };
 
+/** The exchange operations of an HTTP/2 stream (gw_h2_stream.c). Everything declared here runs
+ *  on the connection's thread. */
 extern const gw_exchange_ops_t gw_h2__ops;
 
-/* Has the work queued in c's session (answers, GOAWAY) written from the loop. */
+/** Has the work queued in c's session (answers, GOAWAY) written from the loop. */
 void gw_h2__kick(gw_h2_conn_t *c);
 
-/* A stream the session opened (a request's first HEADERS). */
+/** A stream the session opened (a request's first HEADERS). */
 gw_h2__stream_t *gw_h2__stream_new(gw_h2_conn_t *c, int32_t id);
 
-/* The client left before the answer ended: note it (on_gone) and let go of the connection; the
- * stream is freed now unless the handler still holds it. */
+/** The session closed the stream, or the connection is over: s lets go of the connection and is
+ *  freed, unless its handler still holds it (dispatched, not yet answered): then its client has
+ *  left, which on_gone hears now. */
 void gw_h2__stream_detach(gw_h2__stream_t *s);
 
-/* One request header field (pseudo-header or not), as the session's callback hands it. */
+/** One request header field (pseudo-header or not), as the session's callback hands it. */
 void gw_h2__stream_header(gw_h2__stream_t *s, const uint8_t *name, size_t namelen,
                           const uint8_t *value, size_t valuelen);
 
-/* The request's header block is complete: answer it with an error now if it is one. */
+/** The request's header block is complete: answer it with an error now if it is one. */
 void gw_h2__stream_headers_done(gw_h2__stream_t *s);
 
-/* A piece of the request body. */
+/** A piece of the request body. */
 void gw_h2__stream_data(gw_h2__stream_t *s, const uint8_t *data, size_t len);
 
-/* END_STREAM received: the request is complete, dispatch it unless already answered. */
+/** END_STREAM received: the request is complete, dispatch it unless already answered. */
 void gw_h2__stream_request_done(gw_h2__stream_t *s);
 
-/* nghttp2's send_data_callback: a DATA frame of the stream's pending bytes into the output. */
+/** nghttp2's send_data_callback: a DATA frame of the stream's pending bytes into the output. */
 int gw_h2__send_data(nghttp2_session *session, nghttp2_frame *frame, const uint8_t *framehd,
                      size_t length, nghttp2_data_source *source, void *user_data);
 
