@@ -37,6 +37,7 @@ typedef struct {
     int workers;                          /* the server's worker count */
     int max_requests_inflight;            /* 0: unlimited */
     int max_mutating_requests_inflight;
+    double goaway_chance;                 /* --goaway-chance */
     bool compression;                     /* feature gate APIResponseCompression */
     bool unsafe_delete;                   /* feature gate AllowUnsafeMalformedObjectDeletion */
     bool cbor;                            /* feature gate CBORServingAndStorage */

@@ -411,6 +411,17 @@ set_default(struct evkeyvalq *h, const char *name, const char *value)
         evhttp_add_header(h, name, value);
 }
 
+/* kube's WithProbabilisticGoaway: with --goaway-chance, an HTTP/2 answer that is not a long
+ * one asks to close its connection, which then ends gracefully (GOAWAY), so that clients
+ * reconnect, through the load balancer, to any instance. */
+static bool
+goaway_due(gw_req_t *r)
+{
+    double chance = GW_API_REQ(r)->api->cfg.goaway_chance;
+    return chance > 0 && !r->long_running && gw_exchange_version(r->x) == GW_HTTP_2 &&
+           (double)random() / ((double)RAND_MAX + 1) < chance;
+}
+
 void
 gw_api__default_headers(gw_req_t *r)
 {
@@ -418,6 +429,8 @@ gw_api__default_headers(gw_req_t *r)
     /* kube-apiserver's defaults for every response */
     set_default(h, "Cache-Control", "no-cache, private");
     set_default(h, "X-Content-Type-Options", "nosniff");
+    if (goaway_due(r))
+        set_default(h, "Connection", "close");
 }
 
 static struct evbuffer *

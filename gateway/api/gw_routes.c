@@ -268,11 +268,14 @@ serve_health(gw_req_t *r)
     evbuffer_free(out);
 }
 
-/* kgate's own gauges of the watches: streams open, shared etcd watches, catch-ups. */
+/* kgate's own gauges of the watches (streams open, shared etcd watches, catch-ups, read caches)
+ * and of the HTTP front (requests by protocol, HTTP/2 connections and streams). */
 static char *
 watch_metrics(gw_api_t *api)
 {
     gw_watch_stats_t st = {0};
+    gw_server_http_stats_t http;
+    gw_server_http_stats(&http);
     if (api->watch != NULL)
         gw_watch_stats(api->watch, &st);
     return gw_sprintf(
@@ -297,9 +300,18 @@ watch_metrics(gw_api_t *api)
         "# HELP kgate_read_cache_revision_requests_total etcd revision reads made for consistent "
         "reads from the caches.\n"
         "# TYPE kgate_read_cache_revision_requests_total counter\n"
-        "kgate_read_cache_revision_requests_total %ld\n",
+        "kgate_read_cache_revision_requests_total %ld\n"
+        "# HELP kgate_http_requests_total Requests received, by protocol.\n"
+        "# TYPE kgate_http_requests_total counter\n"
+        "kgate_http_requests_total{protocol=\"HTTP/1.1\"} %ld\n"
+        "kgate_http_requests_total{protocol=\"HTTP/2\"} %ld\n"
+        "# HELP kgate_http2_connections HTTP/2 connections open.\n"
+        "# TYPE kgate_http2_connections gauge\nkgate_http2_connections %ld\n"
+        "# HELP kgate_http2_streams HTTP/2 streams open (requests being read or answered).\n"
+        "# TYPE kgate_http2_streams gauge\nkgate_http2_streams %ld\n",
         atomic_load(&api->open_streams), st.hubs, st.catchups, st.catchups_total, st.caches,
-        st.cache_objects, st.cache_bytes, st.cache_reads, st.cache_etcd, st.cache_revisions);
+        st.cache_objects, st.cache_bytes, st.cache_reads, st.cache_etcd, st.cache_revisions,
+        http.http1_requests, http.http2_requests, http.http2_connections, http.http2_streams);
 }
 
 static void

@@ -180,7 +180,7 @@ static const flag_t flags[] = {
      "Admission plugins not to run, even if on by default."},
     {"http2-max-streams-per-connection", FLAG_INT, OFF(http2_max_streams), "1000", 0, INT_MAX, NULL,
      "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 "
-     "connection; 0 means nghttp2's default (100)."},
+     "connection; 0 means Go's default (250)."},
     {"goaway-chance", FLAG_FLOAT, OFF(goaway_chance), "0", 0, 0, NULL,
      "The chance (0 to 0.02) that an HTTP/2 client's connection gets a GOAWAY after a request "
      "that is not long-running, so that clients spread over instances behind a load balancer; "

@@ -73,6 +73,9 @@ gw_h2_conn_t *gw_h2_conn_of(gw_exchange_t *x);
 /** Streams open on c (for metrics): requests being read or answered. Thread: c's. */
 size_t gw_h2_conn_streams(const gw_h2_conn_t *c);
 
+/** Streams open on every connection of the process (for metrics). Thread: any. */
+long gw_h2_open_streams(void);
+
 /**
  * The owner is going away now (worker shutdown): c lets go of bev (its callbacks are cleared
  * here, and it is never touched again) and is freed; exchanges not yet answered see their

@@ -9,6 +9,7 @@
  */
 #include "gw_h2_int.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,15 @@ static const char *const dropped_fields[] = {"connection",        "keep-alive", 
                                              "transfer-encoding", "upgrade",    "te",
                                              "content-length"};
 
+/* Streams open in the process, for metrics. */
+static atomic_long open_streams;
+
+long
+gw_h2_open_streams(void)
+{
+    return atomic_load(&open_streams);
+}
+
 static void
 link_stream(gw_h2_conn_t *c, gw_h2__stream_t *s)
 {
@@ -41,6 +51,7 @@ link_stream(gw_h2_conn_t *c, gw_h2__stream_t *s)
         c->streams->prev = s;
     c->streams = s;
     c->nstreams++;
+    atomic_fetch_add(&open_streams, 1);
 }
 
 static void
@@ -53,6 +64,7 @@ unlink_stream(gw_h2_conn_t *c, gw_h2__stream_t *s)
     if (s->next != NULL)
         s->next->prev = s->prev;
     c->nstreams--;
+    atomic_fetch_sub(&open_streams, 1);
 }
 
 gw_h2__stream_t *
@@ -396,6 +408,11 @@ answer(gw_h2__stream_t *s, int code, bool whole, size_t length)
     for (size_t i = 1; i < named; i++)
         free(nva[i].name);
     free(nva);
+    /* As Go's server: an answer that asks to close its connection (--goaway-chance) ends the
+     * connection gracefully, the other streams finishing first. */
+    const char *conn_hdr = evhttp_find_header(&s->out, "Connection");
+    if (conn_hdr != NULL && strcasecmp(conn_hdr, "close") == 0)
+        gw_h2_conn_goaway(s->conn);
     gw_h2__kick(s->conn);
 }
 

@@ -124,6 +124,7 @@ gw_server_start(const gw_server_opts_t *opts, gw_server_t **out, char *err, size
         return rc;
     gw_server_t *s = gw_calloc(1, sizeof(*s));
     s->opts = *opts;
+    gw_server__alpn_setup(opts->tls);
     s->listen_fd = fd;
     s->n_workers = opts->workers;
     s->workers = gw_calloc((size_t)s->n_workers, sizeof(*s->workers));

@@ -13,6 +13,10 @@
  * GW_SERVER_HARD_MAX_BODY bytes (evhttp refuses larger ones itself; the handler enforces the
  * API's own GW_SERVER_MAX_BODY so that it can answer with a proper error), and an idle/read
  * timeout of GW_SERVER_READ_TIMEOUT_S seconds.
+ *
+ * TLS clients that offer HTTP/2 (ALPN "h2", as client-go, kubectl and Helm do) get it: evhttp
+ * accepts every connection, and one whose handshake chose h2 is taken from it to an HTTP/2
+ * session (gw_h2.h) whose streams reach the same handler. Others speak HTTP/1.1 with evhttp.
  */
 
 #include <stdbool.h>
@@ -48,10 +52,12 @@ typedef void (*gw_worker_hook_fn)(gw_worker_t *w, void *arg);
 typedef struct {
     const char *bind_address; /* IPv4 or IPv6 literal */
     int port;
-    int workers;           /* >= 1 */
-    SSL_CTX *tls;          /* borrowed; must outlive the server */
-    etcd_client_t *etcd;   /* borrowed; must outlive the server */
-    gw_handler_fn handler; /* every request goes here */
+    int workers;                /* >= 1 */
+    SSL_CTX *tls;               /* borrowed; must outlive the server; its ALPN callback becomes the
+                                   server's (h2, then http/1.1) */
+    uint32_t http2_max_streams; /* streams an HTTP/2 client may open at once (0: Go's 250) */
+    etcd_client_t *etcd;        /* borrowed; must outlive the server */
+    gw_handler_fn handler;      /* every request goes here */
     void *handler_data;
     gw_worker_hook_fn on_start; /* may be NULL */
     gw_worker_hook_fn on_drain; /* may be NULL; when the drain begins (listener closed): end
@@ -79,6 +85,16 @@ int gw_server_start(const gw_server_opts_t *opts, gw_server_t **out, char *err, 
  * server. Thread: the thread that started it.
  */
 void gw_server_stop(gw_server_t *s, int64_t drain_ms);
+
+/** What the HTTP front has served, process-wide (every server in the process). */
+typedef struct {
+    long http1_requests, http2_requests; /* requests received, by protocol */
+    long http2_connections;              /* HTTP/2 connections open */
+    long http2_streams;                  /* HTTP/2 streams open (requests read or answered) */
+} gw_server_http_stats_t;
+
+/** Fill out with the counts so far. Thread: any. */
+void gw_server_http_stats(gw_server_http_stats_t *out);
 
 /** The worker's index (0..workers-1). Thread: any. */
 int gw_worker_index(const gw_worker_t *w);

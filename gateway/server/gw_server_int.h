@@ -29,7 +29,8 @@ struct gw_worker {
     int64_t drain_deadline_ms;
     int64_t drain_ms; /* written before stop_ev is activated */
     bool draining;
-    int active; /* requests dispatched and not yet finished; worker thread only */
+    int active; /* HTTP/1.1 requests dispatched and not yet finished; worker thread only */
+    struct h2_link *h2_conns; /* this worker's HTTP/2 connections (gw_worker.c) */
 };
 
 struct gw_server {
@@ -41,6 +42,10 @@ struct gw_server {
     pthread_cond_t cond;
     int ready; /* workers serving so far, under lock */
 };
+
+/** Make the server's ALPN choice on ctx: h2 when the client offers it, else http/1.1 (or no
+ *  ALPN). Thread: before the workers start. */
+void gw_server__alpn_setup(SSL_CTX *ctx);
 
 /** Thread body of one worker: set up, serve until stopped, tear down. */
 void *gw_server__worker_main(void *arg);

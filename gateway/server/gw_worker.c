@@ -1,7 +1,9 @@
-/* One worker thread: its event_base, evhttp, TLS connections and request dispatch. */
+/* One worker thread: its event_base, evhttp, TLS connections (HTTP/1.1, or HTTP/2 taken from
+ * evhttp once ALPN chose it) and request dispatch. */
 #include "gw_clock.h"
 #include "gw_server_int.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +15,7 @@
 #include <openssl/ssl.h>
 
 #include "gw_alloc.h"
+#include "gw_h2.h"
 #include "gw_uuid.h"
 #include "gw_log.h"
 
@@ -22,15 +25,23 @@
  * Per-connection state, hung on the connection's SSL object so that it is freed with the
  * connection, whichever way the connection ends. It tells a drain whether a request is still
  * in progress: evhttp serves one request at a time per connection, and a connection that dies
- * mid-request never reports that request complete.
+ * mid-request never reports that request complete. An HTTP/2 connection stays evhttp's
+ * connection object (evhttp frees it, and its bufferevent, at the end), but its bufferevent's
+ * callbacks are the HTTP/2 session's.
  */
-typedef struct {
+typedef struct h2_link {
     gw_worker_t *worker;
     bool busy;
     bool closecb_set;
     void (*gone)(void *arg); /* the request in progress wants to know if the peer leaves */
     void *gone_arg;
+    struct bufferevent *bev;
+    struct evhttp_connection *evcon; /* HTTP/2: evhttp's object of this connection */
+    gw_h2_conn_t *h2;                /* HTTP/2: the session, once the handshake is done */
+    struct h2_link *prev, *next;     /* in worker->h2_conns while h2 is set */
 } conn_state_t;
+
+static atomic_long requests_http1, requests_http2, h2_connections;
 
 static int conn_index = -1;
 static pthread_once_t conn_index_once = PTHREAD_ONCE_INIT;
@@ -68,6 +79,7 @@ new_tls_bev(struct event_base *base, void *arg)
         base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
     if (bev == NULL)
         abort();
+    cs->bev = bev;
     /* Most HTTP clients close without a TLS close_notify; that is not an error here. */
     bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
     return bev;
@@ -90,7 +102,10 @@ request_done(struct evhttp_request *req, void *arg)
     cs->worker->active--;
 }
 
-/* The connection is being freed: a request still in progress has lost its client. */
+static void h2_unlink(conn_state_t *cs);
+
+/* The connection is being freed: a request still in progress has lost its client; an HTTP/2
+ * session lets go of it (the worker is going away: evhttp frees its connections). */
 static void
 conn_closed(struct evhttp_connection *evcon, void *arg)
 {
@@ -100,6 +115,11 @@ conn_closed(struct evhttp_connection *evcon, void *arg)
     cs->gone = NULL;
     if (cs->busy && gone != NULL)
         gone(cs->gone_arg);
+    if (cs->h2 != NULL) {
+        gw_h2_conn_t *c = cs->h2;
+        h2_unlink(cs);
+        gw_h2_conn_free(c);
+    }
 }
 
 static void
@@ -145,22 +165,161 @@ usable_audit_id(const char *id)
     return true;
 }
 
+/* Hand x to the handler with its Audit-ID. */
 static void
-dispatch(struct evhttp_request *req, void *arg)
+serve(gw_worker_t *w, gw_exchange_t *x)
 {
-    gw_worker_t *w = arg;
     char fresh[GW_UUID_LEN + 1];
-    const char *id = evhttp_find_header(evhttp_request_get_input_headers(req), "Audit-ID");
+    const char *id = evhttp_find_header(gw_exchange_input_headers(x), "Audit-ID");
     if (!usable_audit_id(id)) {
         gw_uuid_v4(fresh);
         id = fresh;
     }
-    struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
-    evhttp_add_header(headers, "Audit-ID", id);
+    evhttp_add_header(gw_exchange_output_headers(x), "Audit-ID", id);
+    w->srv->opts.handler(x, id, w, w->srv->opts.handler_data);
+}
+
+static void
+dispatch(struct evhttp_request *req, void *arg)
+{
+    gw_worker_t *w = arg;
     if (w->draining)
-        evhttp_add_header(headers, "Connection", "close");
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
     track_request(w, req);
-    w->srv->opts.handler(gw_server__http1_exchange(req), id, w, w->srv->opts.handler_data);
+    atomic_fetch_add(&requests_http1, 1);
+    serve(w, gw_server__http1_exchange(req));
+}
+
+/* ---- HTTP/2 ------------------------------------------------------------------------------ */
+
+static const unsigned char alpn_protocols[] = "\x02h2\x08http/1.1";
+
+static void
+h2_unlink(conn_state_t *cs)
+{
+    if (cs->prev != NULL)
+        cs->prev->next = cs->next;
+    else
+        cs->worker->h2_conns = cs->next;
+    if (cs->next != NULL)
+        cs->next->prev = cs->prev;
+    cs->prev = cs->next = NULL;
+    cs->h2 = NULL;
+    atomic_fetch_sub(&h2_connections, 1);
+}
+
+static void
+h2_dispatch(gw_exchange_t *x, void *arg)
+{
+    conn_state_t *cs = arg;
+    atomic_fetch_add(&requests_http2, 1);
+    serve(cs->worker, x);
+}
+
+/* The session is over: evhttp's connection goes, with the bufferevent and cs. */
+static void
+h2_closed(void *arg)
+{
+    conn_state_t *cs = arg;
+    h2_unlink(cs);
+    evhttp_connection_free(cs->evcon);
+}
+
+static void
+h2_start(conn_state_t *cs)
+{
+    gw_worker_t *w = cs->worker;
+    uint32_t streams = w->srv->opts.http2_max_streams;
+    gw_h2_config_t cfg = {
+        .max_streams = streams > 0 ? streams : 250,
+        .max_header_list = GW_SERVER_MAX_HEADERS,
+        .max_body = GW_SERVER_HARD_MAX_BODY,
+        .write_timeout_s = GW_SERVER_READ_TIMEOUT_S,
+        .dispatch = h2_dispatch,
+        .closed = h2_closed,
+        .arg = cs,
+        .ssl = bufferevent_openssl_get_ssl(cs->bev),
+        .peer = evhttp_connection_get_addr(cs->evcon),
+    };
+    cs->h2 = gw_h2_conn_new(cs->bev, &cfg);
+    cs->next = w->h2_conns;
+    if (cs->next != NULL)
+        cs->next->prev = cs;
+    w->h2_conns = cs;
+    atomic_fetch_add(&h2_connections, 1);
+    if (w->draining)
+        gw_h2_conn_goaway(cs->h2);
+}
+
+/* Between the ALPN choice and the handshake's end: the session starts once TLS is up. */
+static void
+h2_wait_event(struct bufferevent *bev, short what, void *arg)
+{
+    (void)bev;
+    conn_state_t *cs = arg;
+    if (what & BEV_EVENT_CONNECTED)
+        h2_start(cs);
+    else
+        evhttp_connection_free(cs->evcon);
+}
+
+static void
+h2_wait_read(struct bufferevent *bev, void *arg)
+{
+    (void)bev;
+    conn_state_t *cs = arg;
+    if (cs->h2 == NULL)
+        h2_start(cs);
+}
+
+/* ALPN during the handshake: h2 takes the connection from evhttp before evhttp reads a byte of
+ * it (evhttp's callbacks on the bufferevent carry its connection object). */
+static int
+alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
+            unsigned int inlen, void *arg)
+{
+    (void)arg;
+    unsigned char *chosen;
+    conn_state_t *cs = SSL_get_ex_data(ssl, conn_index);
+    if (SSL_select_next_proto(&chosen, outlen, alpn_protocols, sizeof(alpn_protocols) - 1, in,
+                              inlen) != OPENSSL_NPN_NEGOTIATED)
+        return SSL_TLSEXT_ERR_NOACK; /* HTTP/1.1 without ALPN */
+    *out = chosen;
+    if (cs == NULL || *outlen != 2 || memcmp(chosen, "h2", 2) != 0)
+        return SSL_TLSEXT_ERR_OK;
+    void *evcon;
+    bufferevent_getcb(cs->bev, NULL, NULL, NULL, &evcon);
+    cs->evcon = evcon;
+    evhttp_connection_set_closecb(cs->evcon, conn_closed, cs);
+    cs->closecb_set = true;
+    bufferevent_setcb(cs->bev, h2_wait_read, NULL, h2_wait_event, cs);
+    return SSL_TLSEXT_ERR_OK;
+}
+
+void
+gw_server_http_stats(gw_server_http_stats_t *out)
+{
+    out->http1_requests = atomic_load(&requests_http1);
+    out->http2_requests = atomic_load(&requests_http2);
+    out->http2_connections = atomic_load(&h2_connections);
+    out->http2_streams = gw_h2_open_streams();
+}
+
+void
+gw_server__alpn_setup(SSL_CTX *ctx)
+{
+    pthread_once(&conn_index_once, conn_index_init);
+    SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
+}
+
+/* Requests still to answer on this worker, over both protocols. */
+static size_t
+in_progress(const gw_worker_t *w)
+{
+    size_t n = (size_t)w->active;
+    for (const conn_state_t *cs = w->h2_conns; cs != NULL; cs = cs->next)
+        n += gw_h2_conn_streams(cs->h2);
+    return n;
 }
 
 /* Cancel the etcd calls first: their callbacks may still reply to live requests. */
@@ -184,10 +343,11 @@ on_drain_tick(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd, (void)what;
     gw_worker_t *w = arg;
-    if (w->active > 0 && gw_monotonic_ms() < w->drain_deadline_ms)
+    size_t n = in_progress(w);
+    if (n > 0 && gw_monotonic_ms() < w->drain_deadline_ms)
         return;
-    if (w->active > 0)
-        gw_log_warn(NULL, "worker %d: closing %d requests still in progress", w->index, w->active);
+    if (n > 0)
+        gw_log_warn(NULL, "worker %d: closing %zu requests still in progress", w->index, n);
     finish(w);
 }
 
@@ -201,6 +361,8 @@ on_stop(evutil_socket_t fd, short what, void *arg)
     evhttp_del_accept_socket(w->http, w->bound);
     w->bound = NULL;
     w->drain_deadline_ms = gw_monotonic_ms() + w->drain_ms;
+    for (conn_state_t *cs = w->h2_conns; cs != NULL; cs = cs->next)
+        gw_h2_conn_goaway(cs->h2);
     if (w->srv->opts.on_drain != NULL)
         w->srv->opts.on_drain(w, w->srv->opts.hook_arg);
     event_add(w->drain_ev, &poll);
