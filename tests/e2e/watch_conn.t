@@ -30,11 +30,11 @@ check "... and raises it to the hard limit ($HARD)" test "$(soft_limit)" = "$HAR
 
 W=/api/v1/namespaces/default/configmaps
 CURLV=$KGATE_TEST_TMP/curl-v
-# two_gets [CURL ARGS...]: a one-second watch, then a list, in one curl run (one connection
-# when it can be kept); the list's body in $OUT, curl's trace in $CURLV.
+# two_gets [CURL ARGS...]: a one-second watch, then a list, in one curl run over HTTP/1.1 (one
+# connection when it can be kept); the list's body in $OUT, curl's trace in $CURLV.
 two_gets() {
     OUT=$KGATE_TEST_TMP/body
-    kcurl -v "${ADMIN[@]}" "$@" "$KGATE_URL$W?watch=1&timeoutSeconds=1" -o /dev/null \
+    kcurl -v --http1.1 "${ADMIN[@]}" "$@" "$KGATE_URL$W?watch=1&timeoutSeconds=1" -o /dev/null \
         "$KGATE_URL$W" -o "$OUT" 2>"$CURLV"
 }
 connections() { grep -c '^\* Connected to' "$CURLV"; }
