@@ -16,6 +16,7 @@ packages=(
     curl perl python3                               # test clients, TAP runner (prove), JSON checks
     nghttp2-client                                  # h2load and nghttp: HTTP/2 test clients
     python3-kubernetes                              # the official typed client, in e2e checks
+    python3-h2 haproxy                              # an HTTP/2 client library; a TCP balancer
     clang libclang-rt-14-dev                        # libFuzzer drivers
     clang-format                                    # make format, make check-format
 )

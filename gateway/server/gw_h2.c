@@ -157,6 +157,9 @@ on_stream_close(nghttp2_session *session, int32_t stream_id, uint32_t error_code
         gw_log_debug(NULL, "h2: stream %d closed: %s", stream_id,
                      nghttp2_http2_strerror(error_code));
     nghttp2_session_set_stream_user_data(session, stream_id, NULL);
+    /* After the answer's last frame, so that the client has it whole before the GOAWAY. */
+    if (s->close_conn && error_code == NGHTTP2_NO_ERROR)
+        gw_h2_conn_goaway(s->conn);
     gw_h2__stream_detach(s);
     return 0;
 }

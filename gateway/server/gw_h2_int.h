@@ -55,9 +55,10 @@ struct gw_h2__stream {
     bool refused;      /* answered by the module itself (4xx/5xx), never dispatched */
     bool dispatched;
     bool head;
-    bool submitted; /* the answer's HEADERS are queued */
-    bool eof;       /* nothing follows pending */
-    bool ended;     /* the handler's answer ended (or the module's was queued) */
+    bool submitted;  /* the answer's HEADERS are queued */
+    bool eof;        /* nothing follows pending */
+    bool ended;      /* the handler's answer ended (or the module's was queued) */
+    bool close_conn; /* its answer asked to close the connection: GOAWAY once it is sent */
     gw_exchange_fn drained, gone;
     void *drained_arg, *gone_arg;
 };

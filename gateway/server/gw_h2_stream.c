@@ -409,10 +409,9 @@ answer(gw_h2__stream_t *s, int code, bool whole, size_t length)
         free(nva[i].name);
     free(nva);
     /* As Go's server: an answer that asks to close its connection (--goaway-chance) ends the
-     * connection gracefully, the other streams finishing first. */
+     * connection gracefully once it is sent (gw_h2.c), the other streams finishing first. */
     const char *conn_hdr = evhttp_find_header(&s->out, "Connection");
-    if (conn_hdr != NULL && strcasecmp(conn_hdr, "close") == 0)
-        gw_h2_conn_goaway(s->conn);
+    s->close_conn = conn_hdr != NULL && strcasecmp(conn_hdr, "close") == 0;
     gw_h2__kick(s->conn);
 }
 
