@@ -251,7 +251,9 @@ echo(gw_exchange_t *x)
     evhttp_add_header(out, "X-Host", evhttp_find_header(in, "Host"));
     evhttp_add_header(out, "X-Test", t != NULL ? t : "-");
     evhttp_add_header(out, "X-Cookie", cookie != NULL ? cookie : "-");
-    evhttp_add_header(out, "Connection", "close");
+    /* "close" asks for a GOAWAY once the answer is sent (test_connection_close) */
+    evhttp_add_header(out, "Connection",
+                      strcmp(gw_exchange_path(x), "/close") == 0 ? "close" : "keep-alive");
     evhttp_add_header(out, "Transfer-Encoding", "chunked");
     if (strcmp(gw_exchange_method(x), "HEAD") == 0 && strcmp(gw_exchange_path(x), "/sized") == 0) {
         evhttp_add_header(out, "Content-Length", "1234");
@@ -755,6 +757,27 @@ test_reset_mid_answer(void)
     server_free(&sv);
 }
 
+/* An answer asking to close its connection (--goaway-chance) is sent whole, then GOAWAY NO_ERROR
+ * naming its stream; the connection then ends. */
+static void
+test_connection_close(void)
+{
+    server_t sv;
+    client_t cl;
+    pair(&sv, ECHO, NULL, &cl, NULL, 0, false);
+    int32_t id = request(&cl, "GET", "/close", (const char *)NULL);
+    cl_send(&cl);
+    resp_t *r = resp_of(&cl, id);
+    RUN_UNTIL(r->done && cl.goaway && sv.closed);
+    tap_ok(r->done && r->status == 200 && evbuffer_get_length(r->body) > 0,
+           "Connection: close: the answer is sent whole");
+    tap_ok(cl.goaway && cl.goaway_last == id && cl.goaway_code == NGHTTP2_NO_ERROR,
+           "... then GOAWAY NO_ERROR naming its stream");
+    tap_ok(sv.closed, "... and the connection ends");
+    client_free(&cl);
+    server_free(&sv);
+}
+
 static void
 test_goaway(void)
 {
@@ -952,6 +975,7 @@ main(void)
     test_reset_mid_body();
     test_reset_mid_answer();
     test_goaway();
+    test_connection_close();
     test_garbage();
     test_bounded_output();
     test_owner_frees();
