@@ -60,7 +60,8 @@ const char *gw_exchange_path(const gw_exchange_t *x);
 const char *gw_exchange_query(const gw_exchange_t *x);
 
 /** The request's headers in the order sent; the list is the exchange's (a handler may remove
- *  from it what it no longer needs). Valid until the answer. */
+ *  from it what it no longer needs). Valid until the answer; emptied when a streamed answer
+ *  starts (it may last an hour), so copy first what is needed later. */
 struct evkeyvalq *gw_exchange_input_headers(gw_exchange_t *x);
 
 /** The request body, complete; the handler may drain it. Valid until the answer. */
@@ -72,7 +73,7 @@ SSL *gw_exchange_ssl(const gw_exchange_t *x);
 /** The client's address, or NULL when unknown. Valid until the answer. */
 const struct sockaddr *gw_exchange_peer(const gw_exchange_t *x);
 
-/** The answer's headers, to add to before the answer starts. */
+/** The answer's headers, to add to before the answer starts (emptied once it has). */
 struct evkeyvalq *gw_exchange_output_headers(gw_exchange_t *x);
 
 /**

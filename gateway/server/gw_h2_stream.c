@@ -457,6 +457,10 @@ x_reply_start(gw_exchange_t *x, int code)
 
     if (s->conn != NULL)
         answer(s, code, false, 0);
+    /* A streamed answer may last an hour: the header lists go now that the HEADERS frame holds
+     * its own copy (as HTTP/1.1's do, gw_http1.c). */
+    evhttp_clear_headers(&s->in);
+    evhttp_clear_headers(&s->out);
 }
 
 static void
