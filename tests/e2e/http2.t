@@ -70,6 +70,14 @@ check "h2load: 2,000 GETs on 4 connections of 16 streams all succeed" \
     grep -q "2000 succeeded, 0 failed, 0 errored" "$H2LOAD"
 check "... all 200" grep -qE "status codes: 2000 2xx" "$H2LOAD" ||
     diag "$(cat "$H2LOAD")"
+h2load -n 200 -c 2 -m 8 -H "Authorization: Bearer alice-token" "$KGATE_URL/api/v1/namespaces" \
+    >"$H2LOAD" 2>&1
+check "h2load: 200 LISTs, all 200" grep -qE "status codes: 200 2xx" "$H2LOAD" ||
+    diag "$(cat "$H2LOAD")"
+h2load -n 20 -c 1 -m 20 -H "Authorization: Bearer alice-token" \
+    "$KGATE_URL$CM?watch=1&timeoutSeconds=1" >"$H2LOAD" 2>&1
+check "h2load: 20 one-second watches on one connection, all 200 and complete" \
+    grep -q "20 succeeded, 0 failed, 0 errored" "$H2LOAD" || diag "$(cat "$H2LOAD")"
 
 # ---- 1,000 watches on one connection -----------------------------------------------------------
 
