@@ -3,8 +3,9 @@
 # bench_start (kgate's start-up time), bench_api, bench_h2 (HTTP/2 beside HTTP/1.1), bench_watch
 # (1,000 then 10,000 watchers), bench_list, bench_authn, bench_rbac, bench_audit, bench_vap,
 # bench_webhook, bench_crd (two instances) and bench_gc (the garbage collector) against
-# $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports unless KGATE_BENCH_ETCD=http://host:port
-# points at an existing one (the benchmarks' objects are removed from it afterwards).
+# $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
+# unless KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects are
+# removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
