@@ -80,7 +80,7 @@ static const char *const op_paths[] = {[OP_GET] = COLLECTION "/" GET_NAME, [OP_L
 typedef struct h2conn h2conn_t;
 typedef struct h2req h2req_t;
 
-/* One GET as one stream. The owner fills path through arg; the client the rest. */
+/* One GET as one stream. The owner sets the fields from path to arg; the client the rest. */
 struct h2req {
     h2conn_t *conn;
     const char *path;      /* kept by the owner until answered */
@@ -593,6 +593,7 @@ watches_connect(watches_t *w, bench_t *b)
 
 typedef struct {
     int n;
+    long rss_before, rss_after; /* KiB; -1: unknown */
     double open_s, deliver_ms, kib_per_watch;
 } watch_row_t;
 
@@ -638,6 +639,8 @@ measure_watches(bench_t *b, watch_row_t *row)
     after = proc_status_kb(b->kgate, "VmRSS");
     *row = (watch_row_t){
         .n = w.n,
+        .rss_before = before,
+        .rss_after = after,
         .open_s = (double)(t1 - t0) / 1e9,
         .deliver_ms = (double)(now_ns() - t1) / 1e6,
         .kib_per_watch = before >= 0 && after >= 0 ? (double)(after - before) / w.n : -1,
@@ -654,9 +657,9 @@ print_watches(const watch_row_t *row)
     if (row->n < N_WATCHES)
         printf("(kgate announces %d concurrent streams per connection: %d watches, not %d)\n",
                row->n, row->n, N_WATCHES);
-    printf("kgate memory/watch KiB (VmRSS after minus before, over %d)  %8.2f   goal <= 2; "
-           "HTTP/1.1, one connection per watch: bench_watch's row\n",
-           row->n, row->kib_per_watch);
+    printf("kgate memory/watch KiB  %.2f  (VmRSS %ld KiB before, %ld after, over %d watches; "
+           "goal <= 2; HTTP/1.1, one connection per watch: bench_watch's row)\n",
+           row->kib_per_watch, row->rss_before, row->rss_after, row->n);
     fflush(stdout);
 }
 
