@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
-# bench_start (kgate's start-up time), bench_api, bench_watch (1,000 then 10,000 watchers),
-# bench_list, bench_authn, bench_rbac, bench_audit, bench_vap, bench_webhook, bench_crd (two
-# instances) and bench_gc (the garbage collector) against $KGATE_BUILD/kgate in front of that
-# etcd. The etcd is a throwaway one on free loopback ports unless KGATE_BENCH_ETCD=http://host:port
-# points at an existing one (the benchmarks' objects are removed from it afterwards).
+# bench_start (kgate's start-up time), bench_api, bench_h2 (HTTP/2 beside HTTP/1.1), bench_watch
+# (1,000 then 10,000 watchers), bench_list, bench_authn, bench_rbac, bench_audit, bench_vap,
+# bench_webhook, bench_crd (two instances) and bench_gc (the garbage collector) against
+# $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
+# unless KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects are
+# removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +91,14 @@ restart_kgate() {
 start_kgate
 "$KGATE_BUILD/bench/bench_api" "https://127.0.0.1:$PORT" "$PKI" "$KGATE_BENCH_ETCD" "$PREFIX" \
     "$WORKERS"
+echo
+
+# HTTP/2: GET and LIST as streams on one TLS connection (and over 4) beside as many HTTP/1.1
+# keep-alive connections, and kgate's memory per idle watch with 1,000 watches as the streams of
+# one connection. A kgate started afresh, so that the watches' memory is theirs alone, and
+# without kube-root-ca.crt among the ConfigMaps it lists.
+restart_kgate "$KGATE_BENCH_ETCD" '--controllers=*,-root-ca-cert-publisher'
+"$KGATE_BUILD/bench/bench_h2" "https://127.0.0.1:$PORT" "$PKI" "$KGATE_PID"
 echo
 
 # The watch row reports etcd's memory too when this script owns the etcd, from an etcd of its
