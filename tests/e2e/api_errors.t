@@ -116,7 +116,7 @@ fetch "$CM?fieldValidation=Warn" "${UA[@]}" -H 'Content-Type: application/yaml' 
     $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\nbogus: 1\ndata:\n  a: "1"\n'
 check "a YAML create is read as YAML: 201" test "$CODE" = 201
 check "... an unknown field warns, quotes escaped as kube does" \
-    grep -qx 'Warning: 299 - "unknown field \\"bogus\\""'$'\r' "$HDR"
+    grep -qix 'Warning: 299 - "unknown field \\"bogus\\""'$'\r' "$HDR"
 fetch "$CM/from-yaml" "${UA[@]}" -X PATCH -H 'Content-Type: application/json' -d '{}'
 check "a PATCH in plain JSON: 415 listing the patch types" is_status 415 UnsupportedMediaType \
     'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml'
