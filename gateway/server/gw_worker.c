@@ -418,6 +418,10 @@ gw_server__worker_main(void *arg)
     pthread_mutex_unlock(&s->lock);
 
     event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    /* Connections evhttp freed as the loop stopped (an HTTP/2 one still open at the end) leave
+     * queued callbacks that hold their bufferevents' last references: one more pass runs them,
+     * so that every connection is given back before the base goes. */
+    event_base_loop(w->base, EVLOOP_NONBLOCK);
 
     event_free(w->stop_ev);
     event_free(w->drain_ev);
