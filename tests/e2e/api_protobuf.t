@@ -176,12 +176,13 @@ pb "Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1" G
 check "v1beta1 views too" jpy "d['apiVersion'] == 'meta.k8s.io/v1beta1'"
 
 # ---- watches --------------------------------------------------------------------------------
-# watch_to FILE ACCEPT QUERY: a watch of default's ConfigMaps for 4 s in the background (its
-# pid added to WATCHES).
+# watch_to FILE ACCEPT QUERY: a watch of default's ConfigMaps for 6 s in the background (its
+# pid added to WATCHES). Its bookmark comes 2 s before its end, as kube's: by then the writes
+# below, a second after it starts, must have reached it, even on a loaded machine.
 WATCHES=()
 watch_to() {
-    kcurl --max-time 8 "${ADMIN[@]}" -o "$1" -D "$1.hdr" -H "$2" \
-        "$KGATE_URL$CORE/configmaps?watch=1&timeoutSeconds=4&$3" &
+    kcurl --max-time 10 "${ADMIN[@]}" -o "$1" -D "$1.hdr" -H "$2" \
+        "$KGATE_URL$CORE/configmaps?watch=1&timeoutSeconds=6&$3" &
     WATCHES+=($!)
 }
 W=$KGATE_TEST_TMP/w
