@@ -117,8 +117,7 @@ typedef struct {
                               "" lists the whole store */
     const char *start_key; /* relative key to start at (inclusive); NULL = start of prefix */
     int64_t revision;      /* 0 = latest (linearizable); else the pinned revision */
-    int64_t limit;         /* at most this many items; 0 = all (the caller bounds it); a read
-                              cache may answer fewer, with more set, to bound a page's size */
+    int64_t limit;         /* items in this page; 0 = all (the caller bounds it) */
     /* what a read cache may answer (gw_read_opts_t's meaning; relaxed applies to revision 0):
      * without a collection the page comes from etcd */
     const char *collection;

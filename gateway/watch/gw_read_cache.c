@@ -169,28 +169,16 @@ serve_get(read_t *rd)
     return true;
 }
 
-/* Stored bytes a page from the cache ends after (at least one item): a reader asks for its
- * next page once it has encoded this one, so a page's size bounds the memory a long list holds,
- * and pages from memory cost no round trip. */
-#define PAGE_BYTES (128 * 1024)
-
 /* Under the read lock: the page's items as references, and what follows them. */
 static gw_cache_item_t **
 page_items(const gw_cache_t *c, const read_t *rd, gw_list_page_t *page, char **next)
 {
     size_t lo = gw_watch__cache_index(c, rd->start != NULL ? rd->start : rd->key);
-    size_t hi = prefix_end(c, lo, rd->key), n = hi - lo, bytes = 0;
+    size_t hi = prefix_end(c, lo, rd->key), n = hi - lo;
     gw_cache_item_t **refs;
 
     if (rd->limit > 0 && (size_t)rd->limit < n)
         n = (size_t)rd->limit;
-    for (size_t i = 0; i < n; i++) {
-        bytes += c->items[lo + i]->obj.value_len;
-        if (bytes >= PAGE_BYTES) {
-            n = i + 1;
-            break;
-        }
-    }
     refs = gw_malloc((n ? n : 1) * sizeof(*refs));
     for (size_t i = 0; i < n; i++)
         refs[i] = gw_watch__item_ref(c->items[lo + i]);

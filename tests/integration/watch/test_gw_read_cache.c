@@ -213,36 +213,6 @@ test_pages(void)
     tap_ok(strcmp(c.text, e.text) == 0, "... with etcd's answer");
 }
 
-/* A page from the cache ends once it holds 128 KiB of stored bytes; the pages that follow,
- * pinned to its revision, bring the rest. */
-static void
-test_page_bytes(void)
-{
-    char key[64], *big = gw_malloc(60 * 1024 + 1);
-    page_t c, e;
-    int64_t rev, last = 0;
-
-    memset(big, ' ', 60 * 1024);
-    big[0] = '{';
-    memcpy(big + 60 * 1024 - 1, "}", 2);
-    for (int i = 0; i < 4; i++) {
-        snprintf(key, sizeof(key), "configmaps/big/o%d", i);
-        last = put(key, big);
-    }
-    free(big);
-    caught_up("configmaps/", "configmaps/big/o3", last);
-    c = list("configmaps/", "configmaps/big/", NULL, 0, 0);
-    rev = strtoll(c.text, NULL, 10);
-    tap_ok(c.err == 0 && strstr(c.text, "|1|1|configmaps/big/o3|") != NULL &&
-               strstr(c.text, "o2=") != NULL,
-           "an unlimited page from the cache ends after 128 KiB, with more and the next key");
-    e = list(NULL, "configmaps/big/", NULL, rev, 3);
-    tap_ok(strcmp(c.text, e.text) == 0, "... as etcd's page of that many items");
-    c = list("configmaps/", "configmaps/big/", "configmaps/big/o3", rev, 0);
-    tap_ok(c.err == 0 && strstr(c.text, "|0|0|-|configmaps/big/o3=") != NULL,
-           "... and the next page, pinned to its revision, the rest");
-}
-
 static void
 test_limit(void)
 {
@@ -282,7 +252,6 @@ main(void)
     test_build_and_get();
     test_elsewhere();
     test_pages();
-    test_page_bytes();
     test_limit();
     etcd_conn_free(h.conn);
     gw_watch_local_free(local);
