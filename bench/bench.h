@@ -29,6 +29,7 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <event2/util.h>
+#include <jansson.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
@@ -648,5 +649,40 @@ typedef struct {
 /** The bytes of request r, formatted once so that a phase sends them as they are; the
  *  caller frees them. Thread: any. */
 char *https_request(const https_req_t *r);
+
+/* Data bytes that make a ConfigMap's GET answer 2 KiB (give or take its resourceVersion's
+ * digits). */
+#define BENCH_CM_PAD_LEN 1804
+
+/** A ConfigMap named `name` of about 2 KiB, its data shifted by i, as JSON; the caller frees
+ *  it. Thread: any. */
+static inline char *
+bench_configmap_json(const char *name, int i)
+{
+    char pad[BENCH_CM_PAD_LEN + 1];
+
+    for (int k = 0; k < BENCH_CM_PAD_LEN; k++)
+        pad[k] = (char)('a' + (i + k) % 26);
+    pad[BENCH_CM_PAD_LEN] = '\0';
+    return gw_sprintf("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+                      "\"%s\",\"labels\":{\"app\":\"bench\"}},\"data\":{\"config\":\"%s\"}}",
+                      name, pad);
+}
+
+/** Whether doc answers a GET of the ConfigMap `get_name` (bench_configmap_json's, whole) or,
+ *  with `list`, a LIST of the n of them (and the namespace's kube-root-ca.crt when published).
+ *  Thread: any. */
+static inline bool
+bench_configmaps_ok(const json_t *doc, bool list, const char *get_name, size_t n)
+{
+    const json_t *items = json_object_get(doc, "items");
+    const char *name = json_string_value(json_object_get(json_object_get(doc, "metadata"), "name"));
+    const char *config = json_string_value(json_object_get(json_object_get(doc, "data"), "config"));
+
+    if (list)
+        return json_array_size(items) == n || json_array_size(items) == n + 1;
+    return name != NULL && strcmp(name, get_name) == 0 && config != NULL &&
+           strlen(config) == BENCH_CM_PAD_LEN;
+}
 
 #endif

@@ -52,8 +52,6 @@
 #define N_OBJECTS 500
 #define OBJECT_NAME "cm-%03d"
 #define GET_NAME "cm-000" /* the object the GET reads */
-/* Data bytes that make a GET's answer 2 KiB (give or take its resourceVersion's digits). */
-#define PAD_LEN 1804
 
 #define DEPLOYMENTS "/apis/apps/v1/namespaces/" NAMESPACE "/deployments"
 /* Annotation bytes that make the Deployment about 2 KiB. */
@@ -190,27 +188,13 @@ http_free(http_t *h)
 
 /* ---- the objects, created and checked through the API ---------------------------------- */
 
-/* A ConfigMap named `name` of about 2 KiB, its data shifted by i. */
-static char *
-configmap_json(const char *name, int i)
-{
-    char pad[PAD_LEN + 1];
-
-    for (int k = 0; k < PAD_LEN; k++)
-        pad[k] = (char)('a' + (i + k) % 26);
-    pad[PAD_LEN] = '\0';
-    return gw_sprintf("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
-                      "\"%s\",\"labels\":{\"app\":\"bench\"}},\"data\":{\"config\":\"%s\"}}",
-                      name, pad);
-}
-
 static char *
 object_json(int i)
 {
     char name[32];
 
     snprintf(name, sizeof name, OBJECT_NAME, i);
-    return configmap_json(name, i);
+    return bench_configmap_json(name, i);
 }
 
 /* Caller id's n-th create: a POST of a ConfigMap no call has named yet. */
@@ -220,7 +204,7 @@ create_request(const http_t *h, int id, unsigned n)
     char name[48], *body, *req;
 
     snprintf(name, sizeof name, "new-%02d-%07u", id, n);
-    body = configmap_json(name, id);
+    body = bench_configmap_json(name, id);
     req =
         https_request(&(https_req_t){.k = &h->k, .method = "POST", .path = CREATES, .body = body});
     free(body);
@@ -316,20 +300,6 @@ seed(http_t *h)
     seed_writes(h);
 }
 
-/* The GET answers the first object, whole; the LIST answers all of them. */
-static bool
-answer_ok(op_t op, const json_t *doc)
-{
-    const json_t *items = json_object_get(doc, "items");
-    const char *name = json_string_value(json_object_get(json_object_get(doc, "metadata"), "name"));
-    const char *config = json_string_value(json_object_get(json_object_get(doc, "data"), "config"));
-
-    if (op == OP_LIST) /* the objects, and the namespace's kube-root-ca.crt when published */
-        return json_array_size(items) == N_OBJECTS || json_array_size(items) == N_OBJECTS + 1;
-    return name != NULL && strcmp(name, GET_NAME) == 0 && config != NULL &&
-           strlen(config) == PAD_LEN;
-}
-
 /* Read one answer to op in full; its length becomes the one every answer in the rows must
  * have (parsing a 1 MiB LIST per request would cost the client more than it measures). */
 static void
@@ -339,7 +309,7 @@ check(http_t *h, op_t op)
     size_t len = evbuffer_get_length(b);
     json_t *doc = json_loadb((const char *)evbuffer_pullup(b, -1), len, 0, NULL);
 
-    if (doc == NULL || !answer_ok(op, doc))
+    if (doc == NULL || !bench_configmaps_ok(doc, op == OP_LIST, GET_NAME, N_OBJECTS))
         die("GET %s: not the answer expected: %.*s", h->path[op], (int)(len < 400 ? len : 400),
             (const char *)evbuffer_pullup(b, -1));
     h->ref_len[op] = len;

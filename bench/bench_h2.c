@@ -60,8 +60,6 @@
 #define N_OBJECTS 500
 #define OBJECT_NAME "cm-%03d"
 #define GET_NAME "cm-000" /* the object the GET reads */
-/* Data bytes that make a GET's answer 2 KiB (give or take its resourceVersion's digits). */
-#define PAD_LEN 1804
 
 #define WATCH_NAMESPACE "bench-h2-watch"
 #define WATCHED "/api/v1/namespaces/" WATCH_NAMESPACE "/configmaps"
@@ -498,24 +496,10 @@ post_namespace(bench_t *b, const char *name)
     free(ns);
 }
 
-/* A ConfigMap named `name` of about 2 KiB, its data shifted by i. */
-static char *
-configmap_json(const char *name, int i)
-{
-    char pad[PAD_LEN + 1];
-
-    for (int k = 0; k < PAD_LEN; k++)
-        pad[k] = (char)('a' + (i + k) % 26);
-    pad[PAD_LEN] = '\0';
-    return gw_sprintf("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
-                      "\"%s\",\"labels\":{\"app\":\"bench\"}},\"data\":{\"config\":\"%s\"}}",
-                      name, pad);
-}
-
 static void
 post_configmap(bench_t *b, const char *collection, const char *name, int i)
 {
-    char *obj = configmap_json(name, i);
+    char *obj = bench_configmap_json(name, i);
 
     post(b, collection, obj);
     free(obj);
@@ -762,20 +746,6 @@ seed(bench_t *b)
     }
 }
 
-/* The GET answers the first object, whole; the LIST answers all of them. */
-static bool
-answer_ok(op_t op, const json_t *doc)
-{
-    const json_t *items = json_object_get(doc, "items");
-    const char *name = json_string_value(json_object_get(json_object_get(doc, "metadata"), "name"));
-    const char *config = json_string_value(json_object_get(json_object_get(doc, "data"), "config"));
-
-    if (op == OP_LIST) /* the objects, and the namespace's kube-root-ca.crt when published */
-        return json_array_size(items) == N_OBJECTS || json_array_size(items) == N_OBJECTS + 1;
-    return name != NULL && strcmp(name, GET_NAME) == 0 && config != NULL &&
-           strlen(config) == PAD_LEN;
-}
-
 static void
 check_body(const char *proto, op_t op, struct evbuffer *body)
 {
@@ -783,7 +753,7 @@ check_body(const char *proto, op_t op, struct evbuffer *body)
     const char *p = (const char *)evbuffer_pullup(body, -1);
     json_t *doc = json_loadb(p, len, 0, NULL);
 
-    if (doc == NULL || !answer_ok(op, doc))
+    if (doc == NULL || !bench_configmaps_ok(doc, op == OP_LIST, GET_NAME, N_OBJECTS))
         die("GET %s over %s: not the answer expected: %.*s", op_paths[op], proto,
             (int)(len < 400 ? len : 400), p);
     json_decref(doc);
