@@ -504,16 +504,27 @@ test_reverse(void)
     server_free(&sv);
 }
 
+/* A HOLD pair whose client has sent GET path, held by the server (sv->held[0]); the answer's
+ * record, and the stream's id in *id when asked. */
+static resp_t *
+held_get(server_t *sv, client_t *cl, const char *path, int32_t *id)
+{
+    pair(sv, HOLD, NULL, cl, NULL, 0, false);
+    int32_t sid = request(cl, "GET", path, (const char *)NULL);
+    cl_send(cl);
+    resp_t *r = resp_of(cl, sid);
+    RUN_UNTIL(sv->nheld == 1);
+    if (id != NULL)
+        *id = sid;
+    return r;
+}
+
 static void
 test_streamed(void)
 {
     server_t sv;
     client_t cl;
-    pair(&sv, HOLD, NULL, &cl, NULL, 0, false);
-    int32_t id = request(&cl, "GET", "/watch", (const char *)NULL);
-    cl_send(&cl);
-    resp_t *r = resp_of(&cl, id);
-    RUN_UNTIL(sv.nheld == 1);
+    resp_t *r = held_get(&sv, &cl, "/watch", NULL);
     gw_exchange_t *x = sv.held[0];
     evhttp_add_header(gw_exchange_output_headers(x), "Content-Type", "application/json");
     gw_exchange_reply_start(x, 200);
@@ -729,11 +740,8 @@ test_reset_mid_answer(void)
 {
     server_t sv;
     client_t cl;
-    pair(&sv, HOLD, NULL, &cl, NULL, 0, false);
-    int32_t id = request(&cl, "GET", "/watch", (const char *)NULL);
-    cl_send(&cl);
-    resp_t *r = resp_of(&cl, id);
-    RUN_UNTIL(sv.nheld == 1);
+    int32_t id;
+    resp_t *r = held_get(&sv, &cl, "/watch", &id);
     gw_exchange_t *x = sv.held[0];
     gone_count = 0;
     gw_exchange_reply_start(x, 200);
@@ -783,11 +791,8 @@ test_goaway(void)
 {
     server_t sv;
     client_t cl;
-    pair(&sv, HOLD, NULL, &cl, NULL, 0, false);
-    int32_t id = request(&cl, "GET", "/inflight", (const char *)NULL);
-    cl_send(&cl);
-    resp_t *r = resp_of(&cl, id);
-    RUN_UNTIL(sv.nheld == 1);
+    int32_t id;
+    resp_t *r = held_get(&sv, &cl, "/inflight", &id);
     gw_h2_conn_goaway(sv.c);
     gw_h2_conn_goaway(sv.c);
     RUN_UNTIL(cl.goaway);
@@ -868,10 +873,7 @@ test_owner_frees(void)
 {
     server_t sv;
     client_t cl;
-    pair(&sv, HOLD, NULL, &cl, NULL, 0, false);
-    request(&cl, "GET", "/held", (const char *)NULL);
-    cl_send(&cl);
-    RUN_UNTIL(sv.nheld == 1);
+    held_get(&sv, &cl, "/held", NULL);
     gone_count = 0;
     gw_exchange_on_gone(sv.held[0], count_gone, NULL);
     gw_h2_conn_free(sv.c);
@@ -889,10 +891,7 @@ test_client_leaves(void)
 {
     server_t sv;
     client_t cl;
-    pair(&sv, HOLD, NULL, &cl, NULL, 0, false);
-    request(&cl, "GET", "/held", (const char *)NULL);
-    cl_send(&cl);
-    RUN_UNTIL(sv.nheld == 1);
+    held_get(&sv, &cl, "/held", NULL);
     gone_count = 0;
     gw_exchange_on_gone(sv.held[0], count_gone, NULL);
     client_free(&cl);
