@@ -116,8 +116,7 @@ gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop
     p->stream_stop = stop;
     p->stream_stop_arg = arg;
     p->stream_wake = event_new(gw_worker_base(r->worker), -1, 0, on_wake, r);
-    p->stream_body = evbuffer_new();
-    if (p->stream_wake == NULL || p->stream_body == NULL)
+    if (p->stream_wake == NULL)
         abort();
     track(p, gw_worker_index(r->worker));
     if (gzip) {
@@ -136,6 +135,24 @@ gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop
     gw_exchange_on_drained(r->x, on_drained, p);
 }
 
+/* The buffer of bytes added and not yet flushed, made when first needed: an idle watch holds
+ * none. */
+static struct evbuffer *
+body(gw_api__req_t *p)
+{
+    if (p->stream_body == NULL && (p->stream_body = evbuffer_new()) == NULL)
+        abort();
+    return p->stream_body;
+}
+
+static void
+drop_body(gw_api__req_t *p)
+{
+    if (p->stream_body != NULL)
+        evbuffer_free(p->stream_body); /* lent bytes not sent are released */
+    p->stream_body = NULL;
+}
+
 bool
 gw_stream_allowed(gw_req_t *r)
 {
@@ -150,9 +167,9 @@ gw_stream_add(gw_req_t *r, const void *data, size_t len)
     if (live(r) == NULL)
         return;
     if (p->stream_gzip != NULL)
-        gw_gzip_add(p->stream_gzip, data, len, false, p->stream_body);
+        gw_gzip_add(p->stream_gzip, data, len, false, body(p));
     else
-        evbuffer_add(p->stream_body, data, len);
+        evbuffer_add(body(p), data, len);
 }
 
 void
@@ -161,8 +178,12 @@ gw_stream_add_ref(gw_req_t *r, const void *data, size_t len, gw_stream_cleanup_f
 {
     gw_api__req_t *p = GW_API_REQ(r);
 
+    /* Lent straight to the transport, after what was added before: an HTTP/2 stream keeps a
+     * few words for them where a buffer would take a 1 KiB chain per watcher. */
     if (live(r) != NULL && p->stream_gzip == NULL) {
-        evbuffer_add_reference(p->stream_body, data, len, cleanup, arg);
+        if (p->stream_body != NULL && evbuffer_get_length(p->stream_body) > 0)
+            gw_exchange_reply_chunk(r->x, p->stream_body);
+        gw_exchange_reply_ref(r->x, data, len, cleanup, arg);
         return;
     }
     gw_stream_add(r, data, len);
@@ -175,11 +196,12 @@ gw_stream_flush(gw_req_t *r, size_t high_water, gw_stream_drained_fn resume, voi
     gw_api__req_t *p = GW_API_REQ(r);
 
     if (live(r) == NULL) {
-        evbuffer_drain(p->stream_body, evbuffer_get_length(p->stream_body));
+        drop_body(p);
         return false;
     }
-    if (evbuffer_get_length(p->stream_body) > 0)
+    if (p->stream_body != NULL && evbuffer_get_length(p->stream_body) > 0)
         gw_exchange_reply_chunk(r->x, p->stream_body);
+    drop_body(p);
     if (resume == NULL || gw_stream_queued(r) <= high_water)
         return false;
     p->stream_drained = resume;
@@ -201,13 +223,12 @@ stream_close(gw_req_t *r, bool complete)
     gw_exchange_t *x = r->x;
 
     if (complete && p->stream_gzip != NULL && live(r) != NULL)
-        gw_gzip_add(p->stream_gzip, NULL, 0, true, p->stream_body);
+        gw_gzip_add(p->stream_gzip, NULL, 0, true, body(p));
     if (complete)
         gw_stream_flush(r, 0, NULL, NULL);
     gw_gzip_free(p->stream_gzip);
     p->stream_gzip = NULL;
-    evbuffer_free(p->stream_body); /* lent bytes not sent are released */
-    p->stream_body = NULL;
+    drop_body(p);
     untrack(p, gw_worker_index(r->worker));
     event_free(p->stream_wake);
     gw_exchange_on_gone(x, NULL, NULL);

@@ -80,6 +80,13 @@ gw_exchange_reply_chunk(gw_exchange_t *x, struct evbuffer *data)
 }
 
 void
+gw_exchange_reply_ref(gw_exchange_t *x, const void *data, size_t len,
+                      gw_exchange_release_fn release, void *arg)
+{
+    x->ops->reply_ref(x, data, len, release, arg);
+}
+
+void
 gw_exchange_reply_end(gw_exchange_t *x)
 {
     x->ops->reply_end(x);

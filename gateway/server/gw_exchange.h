@@ -37,6 +37,9 @@ typedef struct gw_exchange gw_exchange_t;
  *  the transport's own calls: note what happened and act from the loop. */
 typedef void (*gw_exchange_fn)(void *arg);
 
+/** Gives back bytes lent to an answer (gw_exchange_reply_ref) once they are sent or dropped. */
+typedef void (*gw_exchange_release_fn)(const void *data, size_t len, void *arg);
+
 /** The protocol of the exchange's connection. */
 typedef enum {
     GW_HTTP_1_1,
@@ -87,6 +90,15 @@ void gw_exchange_reply_start(gw_exchange_t *x, int code);
 
 /** Queue the bytes of `data` (taken, leaving it empty) as the streamed answer's next piece. */
 void gw_exchange_reply_chunk(gw_exchange_t *x, struct evbuffer *data);
+
+/**
+ * Queue `len` bytes at `data`, lent (not copied), as the streamed answer's next piece, after
+ * what was queued before; release(data, len, arg) once they are written or dropped, possibly
+ * from inside this call. Thousands of streams may hold the same bytes: an HTTP/2 stream keeps a
+ * few words per piece lent, not a buffer.
+ */
+void gw_exchange_reply_ref(gw_exchange_t *x, const void *data, size_t len,
+                           gw_exchange_release_fn release, void *arg);
 
 /** End a streamed answer: what was queued goes out, then its end. Ends the exchange. */
 void gw_exchange_reply_end(gw_exchange_t *x);

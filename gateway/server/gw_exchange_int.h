@@ -13,6 +13,8 @@ typedef struct {
     void (*reply)(gw_exchange_t *x, int code, struct evbuffer *body);
     void (*reply_start)(gw_exchange_t *x, int code);
     void (*reply_chunk)(gw_exchange_t *x, struct evbuffer *data);
+    void (*reply_ref)(gw_exchange_t *x, const void *data, size_t len,
+                      gw_exchange_release_fn release, void *arg);
     void (*reply_end)(gw_exchange_t *x);
     size_t (*queued)(gw_exchange_t *x);
     void (*on_drained)(gw_exchange_t *x, gw_exchange_fn fn, void *arg);

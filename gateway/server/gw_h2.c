@@ -127,8 +127,9 @@ on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame, void *user_d
     return 0;
 }
 
-/* RFC 9113 8.1: an answer complete before its request may ask the client, with RST_STREAM
- * NO_ERROR, to stop sending the rest (a body refused for its size, say). */
+/* A DATA frame may have ended its stream's provider (gw_h2_stream.c). RFC 9113 8.1: an answer
+ * complete before its request may ask the client, with RST_STREAM NO_ERROR, to stop sending the
+ * rest (a body refused for its size, say). */
 static int
 on_frame_send(nghttp2_session *session, const nghttp2_frame *frame, void *user_data)
 {
@@ -137,9 +138,11 @@ on_frame_send(nghttp2_session *session, const nghttp2_frame *frame, void *user_d
     (void)user_data;
     if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
         return 0;
+    s = stream_of(session, frame->hd.stream_id);
+    if (s != NULL && frame->hd.type == NGHTTP2_DATA)
+        gw_h2__stream_frame_sent(s);
     if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
         return 0;
-    s = stream_of(session, frame->hd.stream_id);
     if (s != NULL && s->refused && !s->request_done)
         nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_NO_ERROR);
     return 0;

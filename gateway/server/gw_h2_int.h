@@ -38,16 +38,24 @@ struct gw_h2_conn {
  * answered (the handler still holds it), and the session's stream may outlive the answer while
  * its bytes are sent; it is freed when both are over.
  */
+typedef struct gw_h2__piece gw_h2__piece_t;
+
 struct gw_h2__stream {
     gw_exchange_t x;    /* first: what the handler holds */
     gw_h2_conn_t *conn; /* NULL once the client left (stream closed early, connection over) */
     int32_t id;
     gw_h2__stream_t *prev, *next;
     struct evkeyvalq in, out;
-    char *method, *target, *path, *authority;
-    struct evbuffer *body;
-    struct evbuffer *pending; /* the answer's bytes not yet framed into the connection */
-    size_t header_bytes;      /* of the header block being read */
+    char *method, *target, *authority; /* pseudo-headers, until the request is dispatched */
+    char *request_line;     /* then method, target and path, one block (x points into it) */
+    struct evbuffer *body;  /* the request body, from its first byte until the answer starts */
+    /* The answer's bytes not yet framed into the connection, in order: pieces of `copied`
+     * (bytes handed over in buffers) and pieces lent by the handler. An idle watch holds
+     * neither. */
+    gw_h2__piece_t *pieces, *pieces_tail;
+    struct evbuffer *copied;
+    size_t pending;      /* bytes in the pieces */
+    size_t header_bytes; /* of the header block being read */
     bool too_large;           /* its header list passed the limit */
     bool has_host;
     bool headers_done; /* the request's header block is in (what follows: trailers) */
@@ -56,6 +64,8 @@ struct gw_h2__stream {
     bool dispatched;
     bool head;
     bool submitted;  /* the answer's HEADERS are queued */
+    bool providing;  /* nghttp2 holds a data provider of the stream (ended while idle) */
+    bool last_piece; /* the provider's last frame is being sent: it ends once that is out */
     bool eof;        /* nothing follows pending */
     bool ended;      /* the handler's answer ended (or the module's was queued) */
     bool close_conn; /* its answer asked to close the connection: GOAWAY once it is sent */
@@ -90,6 +100,10 @@ void gw_h2__stream_data(gw_h2__stream_t *s, const uint8_t *data, size_t len);
 
 /** END_STREAM received: the request is complete, dispatch it unless already answered. */
 void gw_h2__stream_request_done(gw_h2__stream_t *s);
+
+/** A DATA frame of s went out (nghttp2's on_frame_send): when it ended s's provider while
+ *  the answer goes on, bytes queued since get a new one. */
+void gw_h2__stream_frame_sent(gw_h2__stream_t *s);
 
 /** nghttp2's send_data_callback: a DATA frame of the stream's pending bytes into the output. */
 int gw_h2__send_data(nghttp2_session *session, nghttp2_frame *frame, const uint8_t *framehd,

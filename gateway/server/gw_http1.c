@@ -120,6 +120,20 @@ reply_chunk(gw_exchange_t *x, struct evbuffer *data)
     guard(conn_bev(req));
 }
 
+/* evhttp frames buffers: the lent bytes go in one of their own (a 1 KiB chain of libevent's
+ * until they are written; one connection's output holds few). */
+static void
+reply_ref(gw_exchange_t *x, const void *data, size_t len, gw_exchange_release_fn release,
+          void *arg)
+{
+    struct evbuffer *b = evbuffer_new();
+
+    if (b == NULL || evbuffer_add_reference(b, data, len, release, arg) != 0)
+        abort();
+    reply_chunk(x, b);
+    evbuffer_free(b); /* releases the bytes now if evhttp did not take them */
+}
+
 static void
 reply_end(gw_exchange_t *x)
 {
@@ -197,6 +211,7 @@ static const gw_exchange_ops_t http1_ops = {
     .reply = reply,
     .reply_start = reply_start,
     .reply_chunk = reply_chunk,
+    .reply_ref = reply_ref,
     .reply_end = reply_end,
     .queued = queued,
     .on_drained = on_drained,

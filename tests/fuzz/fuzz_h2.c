@@ -66,6 +66,12 @@ noop(void *arg)
 }
 
 static void
+release(const void *data, size_t len, void *arg)
+{
+    (void)data, (void)len, (void)arg;
+}
+
+static void
 on_dispatch(gw_exchange_t *x, void *arg)
 {
     run_t *r = arg;
@@ -79,6 +85,10 @@ on_dispatch(gw_exchange_t *x, void *arg)
         gw_exchange_on_drained(x, noop, NULL);
         chunk(x, "{\"type\":\"ADDED\"}\n");
         chunk(x, "{\"type\":\"MODIFIED\"}\n");
+    }
+    if (r->mode == 3) {
+        static const char lent[] = "{\"type\":\"DELETED\"}\n";
+        gw_exchange_reply_ref(x, lent, sizeof(lent) - 1, release, NULL);
     }
     if (r->mode == 1) {
         gw_exchange_reply_end(x);

@@ -765,6 +765,60 @@ test_reset_mid_answer(void)
     server_free(&sv);
 }
 
+static int released;
+static size_t released_bytes;
+static void
+count_release(const void *data, size_t len, void *arg)
+{
+    (void)data, (void)arg;
+    released++;
+    released_bytes += len;
+}
+
+/* Bytes lent to a streamed answer (a watch event its watchers share) go out in their place
+ * among copied chunks, across frames, and go back once sent or once the client left. Between
+ * them the stream is idle, its data provider ended; the next bytes get a new one. */
+static void
+test_lent(void)
+{
+    static char big[40000]; /* more than a DATA frame */
+    server_t sv;
+    client_t cl;
+    int32_t id;
+    resp_t *r = held_get(&sv, &cl, "/watch", &id);
+    gw_exchange_t *x = sv.held[0];
+    memset(big, 'z', sizeof(big));
+    released = 0;
+    released_bytes = 0;
+    gw_exchange_reply_start(x, 200);
+    gw_exchange_reply_ref(x, "one,", 4, count_release, NULL);
+    chunk(x, "two,");
+    gw_exchange_reply_ref(x, "three,", 6, count_release, NULL);
+    tap_is_int(gw_exchange_queued(x), 14, "lent: queued with the copied bytes");
+    RUN_UNTIL(evbuffer_get_length(r->body) == 14);
+    char *body = body_str(r);
+    tap_is_str(body, "one,two,three,", "lent: in their place among copied chunks");
+    free(body);
+    tap_ok(released == 2 && released_bytes == 10, "lent: given back once sent");
+    tap_is_int(gw_exchange_queued(x), 0, "lent: nothing queued once sent");
+    gw_exchange_reply_ref(x, big, sizeof(big), count_release, NULL);
+    RUN_UNTIL(evbuffer_get_length(r->body) == 14 + sizeof(big));
+    tap_ok(released == 3 && released_bytes == 10 + sizeof(big) && !r->done,
+           "lent: after an idle moment, a piece larger than a frame goes out whole");
+    gw_exchange_reply_ref(x, "", 0, count_release, NULL);
+    tap_is_int(released, 4, "lent: an empty piece goes back at once");
+    gw_exchange_reply_ref(x, "four", 4, count_release, NULL);
+    nghttp2_submit_rst_stream(cl.s, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+    cl_send(&cl);
+    RUN_UNTIL(gw_h2_conn_of(x) == NULL);
+    tap_is_int(released, 5, "lent: given back when the client leaves, sent or not");
+    gw_exchange_reply_ref(x, "late", 4, count_release, NULL);
+    tap_is_int(released, 6, "lent: once the client left, given back at once");
+    gw_exchange_reply_end(x);
+    client_free(&cl);
+    server_free(&sv);
+}
+
 /* An answer asking to close its connection (--goaway-chance) is sent whole, then GOAWAY NO_ERROR
  * naming its stream; the connection then ends. */
 static void
@@ -973,6 +1027,7 @@ main(void)
     test_body_too_large();
     test_reset_mid_body();
     test_reset_mid_answer();
+    test_lent();
     test_goaway();
     test_connection_close();
     test_garbage();
