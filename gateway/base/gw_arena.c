@@ -45,11 +45,18 @@ chunk_new(size_t size, chunk_t *next)
     return c;
 }
 
+/* The arena itself lives at the start of its first chunk: one allocation for a request that
+ * needs no more. */
 gw_arena_t *
 gw_arena_new(void)
 {
-    gw_arena_t *a = gw_calloc(1, sizeof(*a));
-    a->chunks = chunk_new(CHUNK_FIRST, NULL);
+    const size_t align = alignof(max_align_t);
+    chunk_t *first = chunk_new(CHUNK_FIRST, NULL);
+    gw_arena_t *a = (gw_arena_t *)first->data;
+
+    first->used = (sizeof(*a) + align - 1) & ~(align - 1);
+    a->chunks = first;
+    a->cleanups = NULL;
     return a;
 }
 
@@ -60,12 +67,12 @@ gw_arena_free(gw_arena_t *a)
         return;
     for (cleanup_t *c = a->cleanups; c != NULL; c = c->next)
         c->fn(c->obj);
+    /* The first chunk, which holds `a`, is the last of the list. */
     chunk_t *next;
     for (chunk_t *c = a->chunks; c != NULL; c = next) {
         next = c->next;
         free(c);
     }
-    free(a);
 }
 
 size_t

@@ -71,10 +71,12 @@ typedef struct {
     bool convert;       /* the resource is another version than the one stored */
     bool partial;       /* objects go out as PartialObjectMetadata */
     gw_watcher_t *w;
+    /* One timer, set for the earliest of: the watch's end, its next periodic bookmark
+     * (allowWatchBookmarks) and a paused watch's deadline (an idle watch holds one event). */
     struct event *timer;
-    struct event *slow; /* a paused watch's deadline */
-    struct event *mark; /* the next periodic bookmark (allowWatchBookmarks) */
     int64_t end_ms;     /* when the watch times out (monotonic) */
+    int64_t mark_ms;    /* when the next bookmark is due; 0: none */
+    int64_t slow_ms;    /* when a paused watch is ended; 0: not paused */
     bool page_pending;  /* an etcd page is on its way: ending waits for it */
     bool ended;
     /* a CRD whose webhook converts the objects: events wait, in order, for their reviews */
@@ -111,10 +113,6 @@ watch_end(watch_t *st)
     st->w = NULL;
     if (st->timer != NULL)
         event_free(st->timer);
-    if (st->slow != NULL)
-        event_free(st->slow);
-    if (st->mark != NULL)
-        event_free(st->mark);
     gw_stream_end(st->r);
 }
 
@@ -125,13 +123,6 @@ on_stop(gw_req_t *r, void *arg)
     watch_end(arg);
 }
 
-static void
-on_timeout(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    watch_end(arg);
-}
 
 /* ---- writing events ----------------------------------------------------------------------- */
 
@@ -563,24 +554,12 @@ on_resumable(gw_req_t *r, void *arg)
     watch_t *st = arg;
 
     (void)r;
-    event_del(st->slow);
+    st->slow_ms = 0;
     subscribe(st, st->sent);
 }
 
-/* The client did not take what was queued in time: kube ends a watcher that cannot keep up,
- * and the client resumes from what it got. */
-static void
-on_slow(evutil_socket_t fd, short what, void *arg)
-{
-    watch_t *st = arg;
-
-    (void)fd;
-    (void)what;
-    gw_log_info(st->r->audit_id,
-                "ending a watch of %s whose client reads too slowly (%zu bytes queued)",
-                st->collection, gw_stream_queued(st->r));
-    watch_end(st);
-}
+static void rearm(watch_t *st);
+static int64_t now_ms(void);
 
 /* More than the queue limit waits on the connection: leave the shared watch (nothing more is
  * queued) while the stream writer waits for the client to take it all (on_resumable), then
@@ -590,15 +569,10 @@ on_slow(evutil_socket_t fd, short what, void *arg)
 static void
 pause_watch(watch_t *st)
 {
-    struct timeval tv = {SLOW_WAIT_S, 0};
-
     gw_watcher_stop(st->w);
     st->w = NULL;
-    if (st->slow == NULL)
-        st->slow = evtimer_new(gw_worker_base(st->r->worker), on_slow, st);
-    if (st->slow == NULL)
-        abort();
-    evtimer_add(st->slow, &tv);
+    st->slow_ms = now_ms() + SLOW_WAIT_S * 1000;
+    rearm(st);
 }
 
 static void
@@ -909,28 +883,17 @@ now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void on_mark(evutil_socket_t fd, short what, void *arg);
-
 /* kube's cacheWatcher.nextBookmarkTime: a minute from now, or 2 s before the deadline when
  * that comes first; none once that moment has passed. */
 static void
 arm_mark(watch_t *st)
 {
     int64_t now = now_ms(), next = now + gw_watch_bookmark_ms(st->r->watches);
-    struct timeval tv;
 
     st->mark_is_last = st->end_ms - BOOKMARK_BEFORE_END_MS <= next;
     if (st->mark_is_last)
         next = st->end_ms - BOOKMARK_BEFORE_END_MS;
-    if (next < now)
-        return;
-    if (st->mark == NULL)
-        st->mark = evtimer_new(gw_worker_base(st->r->worker), on_mark, st);
-    if (st->mark == NULL)
-        abort();
-    tv.tv_sec = (time_t)((next - now) / 1000);
-    tv.tv_usec = (suseconds_t)((next - now) % 1000 * 1000);
-    evtimer_add(st->mark, &tv);
+    st->mark_ms = next < now ? 0 : next;
 }
 
 /* The cacher's bookmark: the newest revision known for the collection (events this watch
@@ -938,19 +901,62 @@ arm_mark(watch_t *st)
  * resumes from there. A periodic one is sent only when it moves the client on; the one before
  * the deadline always is. */
 static void
-on_mark(evutil_socket_t fd, short what, void *arg)
+bookmark_due(watch_t *st)
 {
-    watch_t *st = arg;
     int64_t rev = st->known > st->sent ? st->known : st->sent;
 
-    (void)fd;
-    (void)what;
+    st->mark_ms = 0;
     if (st->w != NULL && rev > st->after && (st->mark_is_last || rev > st->sent)) {
         add_bookmark(st, rev, false);
         flush(st);
     }
     if (!st->mark_is_last)
         arm_mark(st);
+}
+
+/* The timer set for the earliest moment due. */
+static void
+rearm(watch_t *st)
+{
+    int64_t next = st->end_ms, wait;
+    struct timeval tv;
+
+    if (st->mark_ms != 0 && st->mark_ms < next)
+        next = st->mark_ms;
+    if (st->slow_ms != 0 && st->slow_ms < next)
+        next = st->slow_ms;
+    wait = next - now_ms();
+    if (wait < 0)
+        wait = 0;
+    tv.tv_sec = (time_t)(wait / 1000);
+    tv.tv_usec = (suseconds_t)(wait % 1000 * 1000);
+    evtimer_add(st->timer, &tv);
+}
+
+static void
+on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    watch_t *st = arg;
+    int64_t now = now_ms();
+
+    (void)fd;
+    (void)what;
+    /* The client did not take what was queued in time: kube ends a watcher that cannot keep
+     * up, and the client resumes from what it got. */
+    if (st->slow_ms != 0 && now >= st->slow_ms) {
+        gw_log_info(st->r->audit_id,
+                    "ending a watch of %s whose client reads too slowly (%zu bytes queued)",
+                    st->collection, gw_stream_queued(st->r));
+        watch_end(st);
+        return;
+    }
+    if (now >= st->end_ms) {
+        watch_end(st);
+        return;
+    }
+    if (st->mark_ms != 0 && now >= st->mark_ms)
+        bookmark_due(st);
+    rearm(st);
 }
 
 /* ---- the verb ------------------------------------------------------------------------------ */
@@ -962,19 +968,13 @@ arm_timer(watch_t *st)
 {
     double s = st->timeout_s != 0 ? (double)st->timeout_s
                                   : MIN_REQUEST_TIMEOUT_S * (1.0 + (double)random() / RAND_MAX);
-    struct timeval tv = {0, 0};
-
-    if (s > 0) {
-        tv.tv_sec = (time_t)s;
-        tv.tv_usec = (suseconds_t)((s - (double)tv.tv_sec) * 1e6);
-    }
-    st->timer = evtimer_new(gw_worker_base(st->r->worker), on_timeout, st);
+    st->timer = evtimer_new(gw_worker_base(st->r->worker), on_timer, st);
     if (st->timer == NULL)
         abort();
-    evtimer_add(st->timer, &tv);
-    st->end_ms = now_ms() + (int64_t)(s * 1000);
+    st->end_ms = now_ms() + (s > 0 ? (int64_t)(s * 1000) : 0);
     if (st->bookmarks)
         arm_mark(st);
+    rearm(st);
 }
 
 /* The stream of events, never gzipped (as kgate has always answered watches). */

@@ -41,12 +41,14 @@ struct gw_watcher {
     int64_t last;  /* the last revision of the collection delivered */
     gw_hub_t *hub; /* LIVE: the hub attached to; CATCHUP: the hub aimed at (a reference) */
     gw_store_watch_t *catchup;
-    struct event *handoff; /* leaves the catch-up from the loop, after the batch in hand */
+    struct event *handoff; /* leaves the catch-up from the loop, after the batch in hand (made
+                              by the first catch-up: most watchers never need one) */
     bool sub_pending;      /* a reply to a SUB is to come */
     bool stopped;          /* no more notes; freed once nothing is pending */
     bool in_cb;            /* inside its callback: freeing waits */
     gw_watcher_t *peer_prev, *peer_next; /* hub->by_worker[l->index], when LIVE */
     gw_watcher_t *all_prev, *all_next;   /* l->all */
+    char strings[]; /* collection and key_prefix point here (one block: a watch may last long) */
 };
 
 /* ---- lifetime ------------------------------------------------------------------------------ */
@@ -66,9 +68,8 @@ maybe_free(gw_watcher_t *w)
         w->all_next->all_prev = w->all_prev;
     if (w->hub != NULL)
         gw_watch__hub_unref(w->hub);
-    event_free(w->handoff);
-    free(w->collection);
-    free(w->key_prefix);
+    if (w->handoff != NULL)
+        event_free(w->handoff);
     atomic_fetch_sub(&l->svc->n_watchers, 1);
     free(w);
 }
@@ -286,6 +287,8 @@ start_catchup(gw_watcher_t *w, gw_hub_t *hub)
     gw_watch_req_t q = {
         .key = w->collection, .is_prefix = true, .after_revision = w->last, .prev_values = true};
 
+    if (w->handoff == NULL && (w->handoff = evtimer_new(w->l->base, on_handoff, w)) == NULL)
+        abort();
     if (w->hub != NULL)
         gw_watch__hub_unref(w->hub);
     w->hub = hub;
@@ -381,21 +384,20 @@ gw_watcher_start(gw_watch_local_t *l, const gw_watcher_req_t *req, gw_watcher_cb
     if (req->collection == NULL || req->collection[0] == '\0' || req->after_rev < 1 ||
         req->encode == NULL || cb == NULL)
         return NULL;
-    w = gw_calloc(1, sizeof(*w));
+    size_t clen = strlen(req->collection) + 1;
+    size_t plen = req->key_prefix != NULL ? strlen(req->key_prefix) + 1 : 0;
+    w = gw_calloc(1, sizeof(*w) + clen + plen);
     *w = (gw_watcher_t){.l = l,
                         .cb = cb,
                         .ctx = ctx,
                         .fields = req->fields,
                         .encode = req->encode,
                         .last = req->after_rev};
-    w->collection = gw_strdup(req->collection);
+    w->collection = memcpy(w->strings, req->collection, clen);
     if (req->key_prefix != NULL) {
-        w->key_prefix = gw_strdup(req->key_prefix);
-        w->key_prefix_len = strlen(req->key_prefix);
+        w->key_prefix = memcpy(w->strings + clen, req->key_prefix, plen);
+        w->key_prefix_len = plen - 1;
     }
-    w->handoff = evtimer_new(l->base, on_handoff, w);
-    if (w->handoff == NULL)
-        abort();
     w->all_next = l->all;
     if (l->all != NULL)
         l->all->all_prev = w;
