@@ -17,6 +17,7 @@ gw_api_new(const gw_api_config_t *cfg)
     api->stores = gw_calloc((size_t)cfg->workers, sizeof(*api->stores));
     api->metrics = gw_metrics_new((size_t)cfg->workers);
     api->streams = gw_calloc((size_t)cfg->workers, sizeof(*api->streams));
+    api->wakes = gw_calloc((size_t)cfg->workers, sizeof(*api->wakes));
     atomic_init(&api->open_streams, 0);
     if (cfg->etcd != NULL) {
         gw_watch_config_t wc = {.etcd = cfg->etcd,
@@ -46,6 +47,7 @@ gw_api_free(gw_api_t *api)
     gw_watch_free(api->watch);
     free(api->watch_locals);
     free(api->streams);
+    free(api->wakes);
     free(api->stores);
     free(api->etcd_prefix);
     free(api);
@@ -55,6 +57,7 @@ void
 gw_api_worker_start(gw_api_t *api, gw_worker_t *w)
 {
     int i = gw_worker_index(w);
+    gw_api__wakes_start(api, i, gw_worker_base(w));
     api->stores[i] = gw_store_new(gw_worker_etcd(w), api->etcd_prefix, api->cfg.values);
     if (api->watch == NULL)
         return;
@@ -79,6 +82,7 @@ gw_api_worker_exit(gw_api_t *api, gw_worker_t *w)
     }
     gw_store_free(api->stores[i]);
     api->stores[i] = NULL;
+    gw_api__wakes_exit(api, i);
 }
 
 void

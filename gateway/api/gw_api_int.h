@@ -64,6 +64,13 @@ void gw_api__docs_release(gw_api_t *api);
 typedef struct gw_api__req gw_api__req_t;
 struct gw_api__audit;
 
+/* A worker's streams that have work due from its loop (gw_stream.c): one event for all of
+ * them, where one each would cost every idle watch an event. */
+typedef struct {
+    struct event *ev;
+    gw_api__req_t *first, *last;
+} gw_api__wakes_t;
+
 struct gw_api {
     gw_api_config_t cfg;
     char *etcd_prefix;
@@ -71,6 +78,7 @@ struct gw_api {
     gw_watch_t *watch;               /* the shared watches (NULL without an etcd client) */
     gw_watch_local_t **watch_locals; /* per worker index */
     gw_api__req_t **streams;         /* per worker index: its open streams */
+    gw_api__wakes_t *wakes;          /* per worker index */
     _Atomic long open_streams;
     gw_metrics_t *metrics;
     _Atomic int64_t inflight_readonly;
@@ -118,7 +126,8 @@ struct gw_api__req {
     bool stop_due, drained_due;   /* what the loop runs next for this stream */
     struct evbuffer *stream_body; /* added and not yet flushed (compressed when gzipped) */
     gw_gzip_t *stream_gzip;       /* the body's compressor, when gzipped */
-    struct event *stream_wake;    /* runs them */
+    bool wake_queued;                         /* on api->wakes[worker], which runs them */
+    gw_api__req_t *wake_prev, *wake_next;     /* ditto */
     gw_api__req_t *stream_prev, *stream_next; /* api->streams[worker] */
 };
 
@@ -168,6 +177,11 @@ void gw_api__audit_complete(gw_req_t *r, int code);
 
 /** Ask every open stream of worker `index` to end (gw_stream.c). */
 void gw_api__streams_stop(gw_api_t *api, int index);
+
+/** The event that runs worker `index`'s streams' due work, on its loop (gw_stream.c); freed
+ *  with gw_api__wakes_exit when the worker ends. */
+void gw_api__wakes_start(gw_api_t *api, int index, struct event_base *base);
+void gw_api__wakes_exit(gw_api_t *api, int index);
 
 /* ---- deprecated kinds (gw_deprecation.c) ------------------------------------------------- */
 

@@ -6,8 +6,8 @@
  *
  * The transport reports a client that left, and an answer whose queued bytes drained, from
  * inside its own calls; neither is a place to run a handler that may end the request, so both
- * only mark what is due and wake the request's own event, which runs the handler's callbacks
- * from the loop.
+ * only mark what is due and queue the request for its worker's one wake event, which runs the
+ * handler's callbacks from the loop.
  */
 #include "gw_req.h"
 
@@ -28,16 +28,14 @@ live(gw_req_t *r)
     return r->gone ? NULL : r->x;
 }
 
+/* What is due for one stream, from the loop. */
 static void
-on_wake(evutil_socket_t fd, short what, void *arg)
+run_due(gw_api__req_t *p)
 {
-    gw_req_t *r = arg;
-    gw_api__req_t *p = GW_API_REQ(r);
+    gw_req_t *r = &p->r;
     gw_stream_stop_fn stop = p->stream_stop;
     gw_stream_drained_fn drained = p->stream_drained;
 
-    (void)fd;
-    (void)what;
     if (p->stop_due) {
         p->stop_due = p->drained_due = false;
         p->stream_stop = NULL; /* once */
@@ -52,10 +50,78 @@ on_wake(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+static gw_api__wakes_t *
+wakes_of(gw_api__req_t *p)
+{
+    return &p->api->wakes[gw_worker_index(p->r.worker)];
+}
+
+static void
+unqueue(gw_api__wakes_t *q, gw_api__req_t *p)
+{
+    if (p->wake_prev != NULL)
+        p->wake_prev->wake_next = p->wake_next;
+    else
+        q->first = p->wake_next;
+    if (p->wake_next != NULL)
+        p->wake_next->wake_prev = p->wake_prev;
+    else
+        q->last = p->wake_prev;
+    p->wake_queued = false;
+}
+
+/* The worker's streams with work due, one at a time (a stream's work may end others). */
+static void
+on_wakes(evutil_socket_t fd, short what, void *arg)
+{
+    gw_api__wakes_t *q = arg;
+
+    (void)fd;
+    (void)what;
+    while (q->first != NULL) {
+        gw_api__req_t *p = q->first;
+        unqueue(q, p);
+        run_due(p);
+    }
+}
+
 static void
 wake(gw_api__req_t *p)
 {
-    event_active(p->stream_wake, EV_TIMEOUT, 0);
+    gw_api__wakes_t *q = wakes_of(p);
+
+    if (!p->wake_queued) {
+        p->wake_prev = q->last;
+        p->wake_next = NULL;
+        if (q->last != NULL)
+            q->last->wake_next = p;
+        else
+            q->first = p;
+        q->last = p;
+        p->wake_queued = true;
+    }
+    if (q->ev != NULL) /* NULL once the worker ended: evhttp_free may still report clients gone */
+        event_active(q->ev, EV_TIMEOUT, 0);
+}
+
+void
+gw_api__wakes_start(gw_api_t *api, int index, struct event_base *base)
+{
+    gw_api__wakes_t *q = &api->wakes[index];
+
+    q->ev = event_new(base, -1, 0, on_wakes, q);
+    if (q->ev == NULL)
+        abort();
+}
+
+void
+gw_api__wakes_exit(gw_api_t *api, int index)
+{
+    gw_api__wakes_t *q = &api->wakes[index];
+
+    if (q->ev != NULL)
+        event_free(q->ev);
+    q->ev = NULL;
 }
 
 /* From the transport: only note it. */
@@ -115,9 +181,6 @@ gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop
     p->streaming = true;
     p->stream_stop = stop;
     p->stream_stop_arg = arg;
-    p->stream_wake = event_new(gw_worker_base(r->worker), -1, 0, on_wake, r);
-    if (p->stream_wake == NULL)
-        abort();
     track(p, gw_worker_index(r->worker));
     if (gzip) {
         p->stream_gzip = gw_gzip_new();
@@ -230,7 +293,8 @@ stream_close(gw_req_t *r, bool complete)
     p->stream_gzip = NULL;
     drop_body(p);
     untrack(p, gw_worker_index(r->worker));
-    event_free(p->stream_wake);
+    if (p->wake_queued)
+        unqueue(wakes_of(p), p);
     gw_exchange_on_gone(x, NULL, NULL);
     gw_exchange_on_drained(x, NULL, NULL);
     gw_api__req_finish(r, 200);
