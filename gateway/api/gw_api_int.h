@@ -123,11 +123,11 @@ struct gw_api__req {
     void *stream_stop_arg;
     gw_stream_drained_fn stream_drained;
     void *stream_drained_arg;
-    bool stop_due, drained_due;   /* what the loop runs next for this stream */
-    struct evbuffer *stream_body; /* added and not yet flushed (compressed when gzipped) */
-    gw_gzip_t *stream_gzip;       /* the body's compressor, when gzipped */
-    bool wake_queued;                         /* on api->wakes[worker], which runs them */
-    gw_api__req_t *wake_prev, *wake_next;     /* ditto */
+    bool stop_due, drained_due;           /* what the loop runs next for this stream */
+    struct evbuffer *stream_body;         /* added and not yet flushed (compressed when gzipped) */
+    gw_gzip_t *stream_gzip;               /* the body's compressor, when gzipped */
+    bool wake_queued;                     /* on api->wakes[worker], which runs them */
+    gw_api__req_t *wake_prev, *wake_next; /* ditto */
     gw_api__req_t *stream_prev, *stream_next; /* api->streams[worker] */
 };
 

@@ -74,10 +74,10 @@ typedef struct {
     /* One timer, set for the earliest of: the watch's end, its next periodic bookmark
      * (allowWatchBookmarks) and a paused watch's deadline (an idle watch holds one event). */
     struct event *timer;
-    int64_t end_ms;     /* when the watch times out (monotonic) */
-    int64_t mark_ms;    /* when the next bookmark is due; 0: none */
-    int64_t slow_ms;    /* when a paused watch is ended; 0: not paused */
-    bool page_pending;  /* an etcd page is on its way: ending waits for it */
+    int64_t end_ms;    /* when the watch times out (monotonic) */
+    int64_t mark_ms;   /* when the next bookmark is due; 0: none */
+    int64_t slow_ms;   /* when a paused watch is ended; 0: not paused */
+    bool page_pending; /* an etcd page is on its way: ending waits for it */
     bool ended;
     /* a CRD whose webhook converts the objects: events wait, in order, for their reviews */
     bool webhook;
@@ -122,7 +122,6 @@ on_stop(gw_req_t *r, void *arg)
     (void)r;
     watch_end(arg);
 }
-
 
 /* ---- writing events ----------------------------------------------------------------------- */
 

@@ -47,8 +47,8 @@ struct gw_h2__stream {
     gw_h2__stream_t *prev, *next;
     struct evkeyvalq in, out;
     char *method, *target, *authority; /* pseudo-headers, until the request is dispatched */
-    char *request_line;     /* then method, target and path, one block (x points into it) */
-    struct evbuffer *body;  /* the request body, from its first byte until the answer starts */
+    char *request_line;    /* then method, target and path, one block (x points into it) */
+    struct evbuffer *body; /* the request body, from its first byte until the answer starts */
     /* The answer's bytes not yet framed into the connection, in order: pieces of `copied`
      * (bytes handed over in buffers) and pieces lent by the handler. An idle watch holds
      * neither. */
@@ -56,7 +56,7 @@ struct gw_h2__stream {
     struct evbuffer *copied;
     size_t pending;      /* bytes in the pieces */
     size_t header_bytes; /* of the header block being read */
-    bool too_large;           /* its header list passed the limit */
+    bool too_large;      /* its header list passed the limit */
     bool has_host;
     bool headers_done; /* the request's header block is in (what follows: trailers) */
     bool request_done; /** END_STREAM received */

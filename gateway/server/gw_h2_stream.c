@@ -156,8 +156,8 @@ queue_lent(gw_h2__stream_t *s, const void *data, size_t len, gw_exchange_release
 {
     gw_h2__piece_t *p = gw_malloc(sizeof(*p));
 
-    *p = (gw_h2__piece_t){.data = data, .len = len, .lent = data, .lent_len = len,
-                          .release = release, .arg = arg};
+    *p = (gw_h2__piece_t){
+        .data = data, .len = len, .lent = data, .lent_len = len, .release = release, .arg = arg};
     push_piece(s, p);
 }
 
@@ -504,8 +504,8 @@ provide(gw_h2__stream_t *s)
 
     if (s->providing) {
         nghttp2_session_resume_data(s->conn->session, s->id); /* not deferred: nothing to do */
-    } else if ((rv = nghttp2_submit_data(s->conn->session, NGHTTP2_FLAG_END_STREAM, s->id,
-                                         &prd)) == 0) {
+    } else if ((rv = nghttp2_submit_data(s->conn->session, NGHTTP2_FLAG_END_STREAM, s->id, &prd)) ==
+               0) {
         s->providing = true;
     } else {
         gw_log_debug(NULL, "h2: stream %d: data not queued: %s", s->id, nghttp2_strerror(rv));

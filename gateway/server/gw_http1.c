@@ -123,8 +123,7 @@ reply_chunk(gw_exchange_t *x, struct evbuffer *data)
 /* evhttp frames buffers: the lent bytes go in one of their own (a 1 KiB chain of libevent's
  * until they are written; one connection's output holds few). */
 static void
-reply_ref(gw_exchange_t *x, const void *data, size_t len, gw_exchange_release_fn release,
-          void *arg)
+reply_ref(gw_exchange_t *x, const void *data, size_t len, gw_exchange_release_fn release, void *arg)
 {
     struct evbuffer *b = evbuffer_new();
 
