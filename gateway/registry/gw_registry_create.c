@@ -19,7 +19,7 @@
 typedef struct {
     gw_req_t *r;
     gw_write_opts_t opts;
-    json_t *body;               /* the checked request object */
+    json_t *body;               /* the checked request object (a named create's c->obj too) */
     json_t *obj;                /* this attempt's object */
     gw_field_errors_t req_errs; /* required fields the body lacks, for the 422 */
     const char *key, *name;
@@ -250,14 +250,29 @@ validated(gw_admission_err_t *e, void *arg)
     }
 }
 
+/* Whether the name is generated (prepare): only then may a create need another attempt,
+ * which starts again from the body. */
+static bool
+name_generated(const json_t *body)
+{
+    const json_t *meta = json_object_get(body, "metadata");
+    const char *gen = json_string_value(json_object_get(meta, "generateName"));
+
+    return json_string_length(json_object_get(meta, "name")) == 0 && gen != NULL && gen[0];
+}
+
 static void
 attempt(create_t *c)
 {
     gw_req_t *r = c->r;
 
     c->attempts++;
-    c->obj = json_deep_copy(c->body);
-    keep(r, c->obj);
+    /* a named create has one attempt: it prepares the body itself, without a copy */
+    c->obj = c->body;
+    if (name_generated(c->body)) {
+        c->obj = json_deep_copy(c->body);
+        keep(r, c->obj);
+    }
     if (!prepare(c)) {
         gw_registry__reply_fail(r, &c->fail);
         return;
