@@ -174,10 +174,13 @@ static bool
 smd_update(const ctx_t *c, const json_t *old, const json_t *new, gw_ssa__managers_t *m,
            const char *applier, bool force, gw_ssa__cmp_t *cmp, gw_fieldset_t ***conflicts)
 {
-    gw_fieldset_t **conf = gw_calloc(m->n + 1, sizeof(*conf)), *changed;
+    gw_fieldset_t **conf, *changed;
     bool any = false;
 
     compare(c, old, new, cmp);
+    if (m->n == 0)
+        return true; /* nobody to take fields from: an object's first write */
+    conf = gw_calloc(m->n + 1, sizeof(*conf));
     changed = gw_fieldset_union(cmp->modified, cmp->added);
     for (size_t i = 0; i < m->n; i++) {
         if (is_applier(c, &m->e[i], applier))
@@ -239,7 +242,12 @@ run_update(const ctx_t *c, const json_t *old, const json_t *new, gw_ssa__manager
         e = gw_ssa__find(m, name, false, c->version, c->sub);
         if (e == NULL)
             e = gw_ssa__add(m, name, false, c->version, c->sub);
-        replace_set(&e->set, gw_fieldset_union(mine, e->set));
+        if (gw_fieldset_empty(e->set)) { /* a new entry: mine, without a copy */
+            replace_set(&e->set, mine);
+            mine = NULL;
+        } else {
+            replace_set(&e->set, gw_fieldset_union(mine, e->set));
+        }
         e->has_time = true;
         e->time = c->now;
     }
