@@ -58,7 +58,7 @@ h_create_guarded(harness_t *h, const char *key, const char *val, const char *gua
 static void
 test_create_guarded(harness_t *h)
 {
-    result_t g, r, u;
+    result_t g = {0}, r = {0}, u = {0};
 
     h_create(h, "guards/g", "{}", &g);
     tap_is_int(h_create_guarded(h, "widgets/ns1/g1", "one", "guards/g", g.mod, &r), 0,
