@@ -86,9 +86,23 @@ make_channel(const etcd_endpoint_t *ep, grpc_channel_credentials *creds)
     return grpc_channel_create(ep->target, creds, &ca);
 }
 
+/*
+ * abseil's mutexes, under gRPC, check every acquisition for lock-order cycles when abseil is
+ * built without NDEBUG, as Debian builds it: a graph of every mutex behind one global lock
+ * that all threads take, some 15K instructions per create. gRPC's own builds and Go's runtime
+ * (kube's) check nothing of the kind. The switch is C++
+ * (absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore), kIgnore being 0),
+ * reached by its mangled name in Debian's inline namespace; weak, so that an abseil without it
+ * keeps its default.
+ */
+extern void etcd__absl_deadlock_mode(int mode) __asm__(
+    "_ZN4absl7debian329SetMutexDeadlockDetectionModeENS0_15OnDeadlockCycleE") __attribute__((weak));
+
 static void
 start_grpc(etcd_client_t *c, const etcd__tls_t *tls)
 {
+    if (etcd__absl_deadlock_mode != NULL)
+        etcd__absl_deadlock_mode(0);
     gpr_set_log_function(route_grpc_log);
     grpc_init();
     /* After grpc_init, which reads GRPC_VERBOSITY. */

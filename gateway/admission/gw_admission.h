@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -46,6 +47,12 @@ typedef struct {
     const json_t *options;         /* Create/Update/DeleteOptions as given, or NULL */
     bool dry_run;
     gw_admission_reinvoke_t *reinvoke; /* set by gw_admission_admit (NULL before) */
+    /* A create whose write can be guarded (gw_store_create_guarded) passes where
+     * NamespaceLifecycle may leave the mod_revision of the namespace it found active in the
+     * namespaces' read cache (0: it read the namespace live). The write must then hold only
+     * while the namespace is still at that revision, and when it is not, run
+     * gw_admission_namespace_check before writing. NULL: the namespace is read live. */
+    int64_t *ns_revision;
 } gw_admission_attrs_t;
 
 /** A plugin's refusal: kube's Status. The message lives in the request's arena; details is
@@ -74,6 +81,13 @@ typedef struct {
     /** The validating phase (NULL: the plugin does not validate). */
     void (*validate)(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg);
 } gw_admission_plugin_t;
+
+/** NamespaceLifecycle's check of a create, against the namespace's latest state (etcd's
+ *  current revision): `done` gets its refusal (404 gone, 403 terminating) or NULL. For a
+ *  create whose guarded write found the namespace changed since a->ns_revision. Thread: the
+ *  request's worker. */
+void gw_admission_namespace_check(const gw_admission_attrs_t *a, gw_admission_done_fn done,
+                                  void *arg);
 
 /** The configured chain: the enabled plugins in kube's order. */
 typedef struct gw_admission gw_admission_t;

@@ -66,12 +66,19 @@ gw_memdup(const void *p, size_t n)
 char *
 gw_sprintf(const char *fmt, ...)
 {
+    char small[256];
     va_list ap;
+    int n;
+
+    /* Most strings made here (keys, field paths, messages) are short: one formatting pass into
+     * the stack, and a second only for a string that did not fit. */
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
     va_end(ap);
     if (n < 0)
         out_of_memory(0);
+    if ((size_t)n < sizeof(small))
+        return gw_memdup(small, (size_t)n + 1);
     char *s = gw_malloc((size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(s, (size_t)n + 1, fmt, ap);

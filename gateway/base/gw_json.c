@@ -356,16 +356,51 @@ onepass_next_or_close(onepass_rd_t *r, unsigned char close, bool *bad)
 
 static bool onepass_skip(onepass_rd_t *r);
 
-/* Whether key k is one of keys (all are when keys is NULL). */
-static bool
-onepass_wanted(const char *k, size_t kn, const char *const *keys, size_t n_keys)
+/* The most "<member>.<name>" keys naming one member's members (gw_json_load_members). */
+#define SUB_KEYS_MAX 32
+
+typedef enum { WANT_NONE, WANT_ALL, WANT_SOME } onepass_want_t;
+
+/* How keys name member k: not at all, whole (keys NULL, or "k"), or only its members named
+ * by keys "k.<name>", whose names go to sub (room for SUB_KEYS_MAX). */
+static onepass_want_t
+onepass_wanted(const char *k, size_t kn, const char *const *keys, size_t n_keys, const char **sub,
+               size_t *n_sub)
 {
-    if (keys == NULL)
-        return true;
-    for (size_t i = 0; i < n_keys; i++)
-        if (strlen(keys[i]) == kn && memcmp(keys[i], k, kn) == 0)
-            return true;
-    return false;
+    onepass_want_t how = keys == NULL ? WANT_ALL : WANT_NONE;
+
+    *n_sub = 0;
+    for (size_t i = 0; keys != NULL && i < n_keys && how != WANT_ALL; i++) {
+        size_t n = strlen(keys[i]);
+        if (n < kn || memcmp(keys[i], k, kn) != 0)
+            continue;
+        if (n == kn) {
+            how = WANT_ALL;
+        } else if (keys[i][kn] == '.' && *n_sub < SUB_KEYS_MAX) {
+            sub[(*n_sub)++] = keys[i] + kn + 1;
+            how = WANT_SOME;
+        }
+    }
+    return how;
+}
+
+static json_t *onepass_object(onepass_rd_t *r, const char *const *keys, size_t n_keys);
+
+/* A value of which only the members named in sub are wanted: an object is read with those
+ * alone, anything else whole. */
+static json_t *
+onepass_some(onepass_rd_t *r, const char *const *sub, size_t n_sub)
+{
+    json_t *v;
+
+    if (*r->p != '{')
+        return onepass_value(r);
+    if (r->depth == READ_MAX_DEPTH)
+        return NULL;
+    r->depth++;
+    v = onepass_object(r, sub, n_sub);
+    r->depth--;
+    return v;
 }
 
 /* One "key": value member into o, or read and dropped when keys do not name it; false when
@@ -373,11 +408,12 @@ onepass_wanted(const char *k, size_t kn, const char *const *keys, size_t n_keys)
 static bool
 onepass_member(onepass_rd_t *r, json_t *o, const char *const *keys, size_t n_keys)
 {
-    const char *k;
+    const char *k, *sub[SUB_KEYS_MAX];
     char *copy = NULL;
-    size_t kn;
+    size_t kn, n_sub;
     json_t *v = NULL;
     bool ok = false;
+    onepass_want_t how;
     int rc;
 
     if (r->p == r->end || *r->p != '"')
@@ -392,9 +428,11 @@ onepass_member(onepass_rd_t *r, json_t *o, const char *const *keys, size_t n_key
     if (r->p < r->end && *r->p == ':') {
         r->p++;
         onepass_skip_ws(r);
-        if (!onepass_wanted(k, kn, keys, n_keys)) {
+        how = onepass_wanted(k, kn, keys, n_keys, sub, &n_sub);
+        if (how == WANT_NONE) {
             ok = onepass_skip(r);
-        } else if ((v = onepass_value(r)) != NULL) {
+        } else if ((v = how == WANT_SOME ? onepass_some(r, sub, n_sub) : onepass_value(r)) !=
+                   NULL) {
             json_object_setn_new_nocheck(o, k, kn, v);
             ok = true;
         }
@@ -826,13 +864,30 @@ gw_json_dumps(const json_t *doc, size_t flags)
     return gw_buf_take(&b);
 }
 
+/* Jansson's document cut down to what gw_json_load_members keeps. */
+static void
+keep_members(json_t *o, const char *const *keys, size_t n_keys)
+{
+    const char *k, *sub[SUB_KEYS_MAX];
+    size_t n_sub;
+    void *tmp;
+    json_t *v;
+
+    json_object_foreach_safe(o, tmp, k, v)
+    {
+        onepass_want_t how = onepass_wanted(k, strlen(k), keys, n_keys, sub, &n_sub);
+        if (how == WANT_NONE)
+            json_object_del(o, k);
+        else if (how == WANT_SOME && json_is_object(v))
+            keep_members(v, sub, n_sub);
+    }
+}
+
 json_t *
 gw_json_load_members(const char *text, size_t len, const char *const *keys, size_t n_keys)
 {
     onepass_rd_t r = {.p = (const unsigned char *)text, .end = (const unsigned char *)text + len};
-    json_t *o = NULL, *v;
-    const char *k;
-    void *tmp;
+    json_t *o = NULL;
 
     if (text != NULL) {
         onepass_skip_ws(&r);
@@ -855,11 +910,7 @@ gw_json_load_members(const char *text, size_t len, const char *const *keys, size
         json_decref(o);
         return NULL;
     }
-    json_object_foreach_safe(o, tmp, k, v)
-    {
-        if (!onepass_wanted(k, strlen(k), keys, n_keys))
-            json_object_del(o, k);
-    }
+    keep_members(o, keys, n_keys);
     return o;
 }
 

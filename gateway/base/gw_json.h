@@ -23,9 +23,11 @@
 json_t *gw_json_loadb(const char *text, size_t len, size_t flags, json_error_t *err);
 
 /** The object json_loadb(text, len, 0) reads, with only its members named in keys (n_keys of
- *  them): the others are checked as Jansson checks them but never built. NULL where
- *  json_loadb fails or reads something other than an object. For readers of a few fields of
- *  whole stored objects. Thread: any. */
+ *  them): the others are checked as Jansson checks them but never built. A key
+ *  "<member>.<name>" keeps, of an object member, only the members so named (at any depth:
+ *  "metadata.a.b"; at most 32 per member), and a member that is not an object whole. NULL
+ *  where json_loadb fails or reads something other than an object. For readers of a few fields
+ *  of whole stored objects. Thread: any. */
 json_t *gw_json_load_members(const char *text, size_t len, const char *const *keys, size_t n_keys);
 
 /** json_dumps(doc, flags) with the same bytes: a malloc'd NUL-terminated string the caller

@@ -17,9 +17,10 @@
 /** The stored object's JSON if it is an object, else NULL. Caller decrefs. */
 json_t *gw_ctl__parse(const gw_obj_t *obj);
 
-/** gw_ctl__parse with only apiVersion, kind and metadata: what a reader of every object's
- *  identity and metadata needs (the garbage collector), without building the rest. New
- *  reference or NULL, as gw_ctl__parse. */
+/** gw_ctl__parse with only apiVersion, kind and of metadata uid, namespace, name,
+ *  ownerReferences, deletionTimestamp and finalizers: what the garbage collector reads of every
+ *  object, without building the rest (labels, annotations, managedFields). New reference or
+ *  NULL, as gw_ctl__parse. */
 json_t *gw_ctl__parse_meta(const gw_obj_t *obj);
 
 /** Compact JSON of `o` as the store keeps it: without metadata.resourceVersion (that is the

@@ -22,7 +22,16 @@ gw_ctl__parse(const gw_obj_t *obj)
 json_t *
 gw_ctl__parse_meta(const gw_obj_t *obj)
 {
-    static const char *const keys[] = {"apiVersion", "kind", "metadata"};
+    /* what the garbage collector reads (gw_gc_meta_parse): not the labels, annotations or
+     * managedFields, which are most of the metadata */
+    static const char *const keys[] = {"apiVersion",
+                                       "kind",
+                                       "metadata.uid",
+                                       "metadata.namespace",
+                                       "metadata.name",
+                                       "metadata.ownerReferences",
+                                       "metadata.deletionTimestamp",
+                                       "metadata.finalizers"};
 
     return gw_json_load_members((const char *)obj->value, obj->value_len, keys,
                                 sizeof(keys) / sizeof(keys[0]));

@@ -178,9 +178,15 @@ gw_pe_text(const gw_pe_t *pe)
 {
     char *json, *out;
 
+    size_t n;
+
     switch (pe->kind) {
-    case GW_PE_FIELD:
-        return gw_sprintf("f:%s", pe->name);
+    case GW_PE_FIELD: /* every write's managedFields names fields: no printf for them */
+        n = strlen(pe->name);
+        out = gw_malloc(n + 3);
+        memcpy(out, "f:", 2);
+        memcpy(out + 2, pe->name, n + 1);
+        return out;
     case GW_PE_INDEX:
         return gw_sprintf("i:%lld", pe->index);
     default:

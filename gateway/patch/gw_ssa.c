@@ -9,6 +9,7 @@
  */
 #include "gw_ssa.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ typedef struct {
     const char *version; /* the request's apiVersion */
     const char *sub;     /* the subresource, "" for the main resource */
     gw_fieldset_t *ignored;
-    gw_fieldset_t *strip;
+    const gw_fieldset_t *strip; /* shared: strip_set() */
     int64_t now;
 } ctx_t;
 
@@ -41,27 +42,46 @@ insert_field(gw_fieldset_t *set, const char *a, const char *b)
     gw_fieldset_insert(set, p, b != NULL ? 2 : 1);
 }
 
+static gw_fieldset_t *strip;
+static pthread_once_t strip_once = PTHREAD_ONCE_INIT;
+
 static void
-ctx_init(ctx_t *c, const gw_ssa_scope_t *s)
+strip_build(void)
 {
     /* stripMetaManager's paths */
     static const char *const meta[] = {"name",       "namespace",     "creationTimestamp",
                                        "selfLink",   "uid",           "clusterName",
                                        "generation", "managedFields", "resourceVersion"};
+
+    strip = gw_fieldset_new();
+    insert_field(strip, "apiVersion", NULL);
+    insert_field(strip, "kind", NULL);
+    insert_field(strip, "metadata", NULL);
+    for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]); i++)
+        insert_field(strip, "metadata", meta[i]);
+}
+
+/* The paths no manager owns, the same for every write: built once, then only read (the set
+ * operations take their operands const), by any thread. */
+static const gw_fieldset_t *
+strip_set(void)
+{
+    pthread_once(&strip_once, strip_build);
+    return strip;
+}
+
+static void
+ctx_init(ctx_t *c, const gw_ssa_scope_t *s)
+{
     int32_t nanos;
 
     *c = (ctx_t){.s = s,
                  .version = s->api_version ? s->api_version : "",
                  .sub = s->subresource ? s->subresource : "",
                  .ignored = gw_fieldset_new(),
-                 .strip = gw_fieldset_new()};
+                 .strip = strip_set()};
     for (size_t i = 0; s->reset_fields != NULL && s->reset_fields[i] != NULL; i++)
         insert_field(c->ignored, s->reset_fields[i], NULL);
-    insert_field(c->strip, "apiVersion", NULL);
-    insert_field(c->strip, "kind", NULL);
-    insert_field(c->strip, "metadata", NULL);
-    for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]); i++)
-        insert_field(c->strip, "metadata", meta[i]);
     if (s->now == NULL || !gw_protobuf__parse_time(s->now, &c->now, &nanos))
         c->now = (int64_t)time(NULL);
 }
@@ -70,7 +90,6 @@ static void
 ctx_clear(ctx_t *c)
 {
     gw_fieldset_free(c->ignored);
-    gw_fieldset_free(c->strip);
 }
 
 static void result_fail(gw_ssa_result_t *res, gw_ssa_status_t st, const char *fmt, ...)
@@ -114,6 +133,8 @@ static void
 compare(const ctx_t *c, const json_t *old, const json_t *new, gw_ssa__cmp_t *cmp)
 {
     gw_ssa__compare(c->s->schema, old, new, cmp);
+    if (gw_fieldset_empty(c->ignored))
+        return; /* a kind without reset fields: nothing to take out */
     replace_set(&cmp->added, gw_fieldset_recursive_difference(cmp->added, c->ignored));
     replace_set(&cmp->modified, gw_fieldset_recursive_difference(cmp->modified, c->ignored));
     replace_set(&cmp->removed, gw_fieldset_recursive_difference(cmp->removed, c->ignored));
@@ -153,10 +174,13 @@ static bool
 smd_update(const ctx_t *c, const json_t *old, const json_t *new, gw_ssa__managers_t *m,
            const char *applier, bool force, gw_ssa__cmp_t *cmp, gw_fieldset_t ***conflicts)
 {
-    gw_fieldset_t **conf = gw_calloc(m->n + 1, sizeof(*conf)), *changed;
+    gw_fieldset_t **conf, *changed;
     bool any = false;
 
     compare(c, old, new, cmp);
+    if (m->n == 0)
+        return true; /* nobody to take fields from: an object's first write */
+    conf = gw_calloc(m->n + 1, sizeof(*conf));
     changed = gw_fieldset_union(cmp->modified, cmp->added);
     for (size_t i = 0; i < m->n; i++) {
         if (is_applier(c, &m->e[i], applier))
@@ -218,7 +242,12 @@ run_update(const ctx_t *c, const json_t *old, const json_t *new, gw_ssa__manager
         e = gw_ssa__find(m, name, false, c->version, c->sub);
         if (e == NULL)
             e = gw_ssa__add(m, name, false, c->version, c->sub);
-        replace_set(&e->set, gw_fieldset_union(mine, e->set));
+        if (gw_fieldset_empty(e->set)) { /* a new entry: mine, without a copy */
+            replace_set(&e->set, mine);
+            mine = NULL;
+        } else {
+            replace_set(&e->set, gw_fieldset_union(mine, e->set));
+        }
         e->has_time = true;
         e->time = c->now;
     }

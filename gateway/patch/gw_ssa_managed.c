@@ -367,9 +367,22 @@ fold(gw_ssa__managers_t *m, const char *id, const char *first_id, const char *ve
     gw_ssa__remove_at(m, at);
 }
 
+/* The update entries of m. */
+static size_t
+updaters(const gw_ssa__managers_t *m)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < m->n; i++)
+        n += !m->e[i].apply;
+    return n;
+}
+
 void
 gw_ssa__cap(gw_ssa__managers_t *m, size_t max)
 {
+    if (updaters(m) <= max)
+        return; /* nearly always: nothing to fold, so no identifiers to make and sort */
     aged_t *u = gw_calloc(m->n + 1, sizeof(*u));
     char **first = gw_calloc(m->n + 1, sizeof(*first)), **fv = gw_calloc(m->n + 1, sizeof(*fv));
     size_t n = 0, nf = 0, length, at, k;

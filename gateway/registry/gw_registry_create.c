@@ -19,7 +19,7 @@
 typedef struct {
     gw_req_t *r;
     gw_write_opts_t opts;
-    json_t *body;               /* the checked request object */
+    json_t *body;               /* the checked request object (a named create's c->obj too) */
     json_t *obj;                /* this attempt's object */
     gw_field_errors_t req_errs; /* required fields the body lacks, for the 422 */
     const char *key, *name;
@@ -27,10 +27,13 @@ typedef struct {
     int attempts;
     gw_admission_attrs_t adm;
     gw_fail_t fail;
-    json_t *converting; /* [c->obj in the storage version], through the conversion webhook */
+    json_t *converting;  /* [c->obj in the storage version], through the conversion webhook */
+    int64_t ns_revision; /* the namespace's revision NamespaceLifecycle checked (0: live) */
+    json_t *stored;      /* the object the write took, for a write after a live recheck */
 } create_t;
 
 static void attempt(create_t *c);
+static void store(create_t *c, json_t *obj);
 
 static const char *
 or_empty(const char *s)
@@ -71,12 +74,33 @@ existing(int err, const gw_obj_t *obj, void *arg)
     gw_registry__reply_fail(c->r, &c->fail);
 }
 
+/* The namespace checked live after the guarded write found it changed: the write again,
+ * after that check as any write after a live check. */
+static void
+namespace_rechecked(gw_admission_err_t *e, void *arg)
+{
+    create_t *c = arg;
+
+    if (e != NULL) {
+        gw_registry__fail_admission(c->r, &c->fail, e, c->name);
+        gw_registry__reply_fail(c->r, &c->fail);
+        return;
+    }
+    store(c, c->stored);
+}
+
 static void
 created(int err, const gw_obj_t *obj, void *arg)
 {
     create_t *c = arg;
     int rc;
 
+    if (err == GW_ECONFLICT && c->ns_revision > 0) {
+        /* the namespace changed since the read cache's copy NamespaceLifecycle admitted */
+        c->ns_revision = 0;
+        gw_admission_namespace_check(&c->adm, namespace_rechecked, c);
+        return;
+    }
     if (err == 0) {
         gw_registry__reply_obj(c->r, 201, obj);
         return;
@@ -142,13 +166,23 @@ prepare(create_t *c)
     return true;
 }
 
+/* The write, guarded by the namespace's revision when NamespaceLifecycle left one. */
 static void
 store(create_t *c, json_t *obj)
 {
     size_t len;
-    char *bytes = gw_registry__encode_for(c->r->resource, obj, &len);
-    int rc = gw_store_create(c->r->store, c->key, (const uint8_t *)bytes, len, 0, created, c);
+    char *bytes = gw_registry__encode_for(c->r->resource, obj, &len), *ns_key;
+    int rc;
 
+    c->stored = obj;
+    if (c->ns_revision > 0) {
+        ns_key = gw_store_object_key("namespaces", NULL, c->adm.namespace_);
+        rc = gw_store_create_guarded(c->r->store, c->key, (const uint8_t *)bytes, len, ns_key,
+                                     c->ns_revision, created, c);
+        free(ns_key);
+    } else {
+        rc = gw_store_create(c->r->store, c->key, (const uint8_t *)bytes, len, 0, created, c);
+    }
     free(bytes);
     if (rc != 0)
         gw_reply_error(c->r, rc, c->name);
@@ -216,14 +250,29 @@ validated(gw_admission_err_t *e, void *arg)
     }
 }
 
+/* Whether the name is generated (prepare): only then may a create need another attempt,
+ * which starts again from the body. */
+static bool
+name_generated(const json_t *body)
+{
+    const json_t *meta = json_object_get(body, "metadata");
+    const char *gen = json_string_value(json_object_get(meta, "generateName"));
+
+    return json_string_length(json_object_get(meta, "name")) == 0 && gen != NULL && gen[0];
+}
+
 static void
 attempt(create_t *c)
 {
     gw_req_t *r = c->r;
 
     c->attempts++;
-    c->obj = json_deep_copy(c->body);
-    keep(r, c->obj);
+    /* a named create has one attempt: it prepares the body itself, without a copy */
+    c->obj = c->body;
+    if (name_generated(c->body)) {
+        c->obj = json_deep_copy(c->body);
+        keep(r, c->obj);
+    }
     if (!prepare(c)) {
         gw_registry__reply_fail(r, &c->fail);
         return;
@@ -312,5 +361,7 @@ gw_registry__create(gw_req_t *r)
         r, &c->adm, GW_ADMISSION_CREATE, NULL,
         gw_arena_strdup(r->arena, or_empty(gw_objmeta_str(c->body, "name"))), c->body, NULL,
         "CreateOptions", &c->opts);
+    if (!c->opts.dry_run)
+        c->adm.ns_revision = &c->ns_revision; /* the write can be guarded (store) */
     gw_admission_admit(gw_registry__admission(), &c->adm, admitted, c);
 }

@@ -177,6 +177,17 @@ int gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t
                     gw_store_write_cb cb, void *ctx);
 
 /**
+ * gw_store_create, only while the object at guard_key is still at mod_revision guard_revision
+ * (> 0), both checked in the one transaction: a check made earlier against a copy of that
+ * object (a read cache's) holds when the object is written. Errors: GW_ECONFLICT (obj NULL)
+ * when the guard moved or is gone (it wins over the key existing), GW_EEXIST, and
+ * gw_store_create's.
+ */
+int gw_store_create_guarded(gw_store_t *s, const char *key, const uint8_t *value, size_t len,
+                            const char *guard_key, int64_t guard_revision, gw_store_write_cb cb,
+                            void *ctx);
+
+/**
  * Replace the value if the object's mod_revision is still `expected_revision` (> 0, else
  * GW_EINVAL: 0 would match a missing key). The value is written without a lease.
  * Errors: GW_ECONFLICT (someone wrote in between; obj = current), GW_ENOTFOUND.

@@ -17,6 +17,7 @@ typedef struct {
     uint8_t *value; /* what create/update wrote, for the result */
     size_t len;
     int64_t lease;
+    int64_t guard_revision; /* a guarded create's */
 } write_op_t;
 
 static write_op_t *
@@ -126,6 +127,68 @@ gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t len
     rc = start_txn(op, &cmp, &put, NULL, create_done);
     gw_value_clear(&stored); /* etcd copied the request */
     free(full);
+    return rc;
+}
+
+/* The guarded create failed: the failure branch read the guard's key, so tell a guard that
+ * moved (GW_ECONFLICT) from a key that exists (GW_EEXIST). */
+static void
+guarded_create_done(int err, const Etcdserverpb__TxnResponse *resp, void *arg)
+{
+    write_op_t *op = arg;
+    const Mvccpb__KeyValue *guard;
+
+    if (err == 0 && !resp->succeeded) {
+        guard = gw_store__first_kv(gw_store__txn_range(resp, 0));
+        err = guard == NULL || guard->mod_revision != op->guard_revision ? GW_ECONFLICT : GW_EEXIST;
+        op->cb(err, NULL, op->ctx);
+        op_free(op);
+        return;
+    }
+    create_done(err, resp, arg);
+}
+
+int
+gw_store_create_guarded(gw_store_t *s, const char *key, const uint8_t *value, size_t len,
+                        const char *guard_key, int64_t guard_revision, gw_store_write_cb cb,
+                        void *ctx)
+{
+    gw_value_t stored;
+    write_op_t *op;
+    char *full, *guard;
+    int rc;
+
+    if (!gw_store__key_ok(key) || !gw_store__key_ok(guard_key) || (value == NULL && len > 0) ||
+        guard_revision <= 0)
+        return GW_EINVAL;
+    rc = gw_store__to_storage(s, key, value ? value : (const uint8_t *)"", len, &stored);
+    if (rc != 0)
+        return rc;
+    op = op_new(s, key, value, len, cb, ctx);
+    op->guard_revision = guard_revision;
+    full = gw_store__full_key(s, key);
+    guard = gw_store__full_key(s, guard_key);
+    etcd_cmp_t cmps[] = {
+        {.key = etcd_str(full), .target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL},
+        {.key = etcd_str(guard),
+         .target = ETCD_CMP_MOD,
+         .result = ETCD_CMP_EQUAL,
+         .number = guard_revision},
+    };
+    etcd_op_t put = {.kind = ETCD_OP_PUT, .key = cmps[0].key, .value = {stored.data, stored.len}};
+    etcd_op_t get = {.kind = ETCD_OP_RANGE, .key = cmps[1].key};
+    etcd_txn_req_t req = {.cmps = cmps,
+                          .n_cmps = 2,
+                          .success = &put,
+                          .n_success = 1,
+                          .failure = &get,
+                          .n_failure = 1};
+    rc = etcd_txn(s->conn, &req, guarded_create_done, op);
+    if (rc != 0)
+        op_free(op);
+    gw_value_clear(&stored); /* etcd copied the request */
+    free(full);
+    free(guard);
     return rc;
 }
 

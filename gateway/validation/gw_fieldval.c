@@ -245,10 +245,61 @@ scan_next(scan_t *s, char close, bool *more)
     return true;
 }
 
+/* The keys of one object so far. Most objects have a few members: a short list searched in
+ * order, with no allocation of its own; past SEEN_LIST keys a Jansson object indexes them. */
+#define SEEN_LIST 16
+
+typedef struct {
+    char *list[SEEN_LIST];
+    size_t lens[SEEN_LIST];
+    size_t n;
+    json_t *index; /* NULL until more than SEEN_LIST keys */
+} seen_t;
+
+/* Record key (taken); false when the object already had it. */
+static bool
+seen_add(seen_t *seen, char *key, size_t klen)
+{
+    bool fresh = true;
+
+    if (seen->index == NULL) {
+        for (size_t i = 0; i < seen->n && fresh; i++)
+            fresh = seen->lens[i] != klen || memcmp(seen->list[i], key, klen) != 0;
+        if (fresh && seen->n < SEEN_LIST) {
+            seen->list[seen->n] = key;
+            seen->lens[seen->n++] = klen;
+            return true;
+        }
+        if (fresh) { /* the list is full: index every key from now on */
+            seen->index = json_object();
+            for (size_t i = 0; i < seen->n; i++) {
+                json_object_setn_new_nocheck(seen->index, seen->list[i], seen->lens[i],
+                                             json_null());
+                free(seen->list[i]);
+            }
+            seen->n = 0;
+        }
+    }
+    if (fresh && json_object_getn(seen->index, key, klen) != NULL)
+        fresh = false;
+    else if (fresh)
+        json_object_setn_new_nocheck(seen->index, key, klen, json_null());
+    free(key);
+    return fresh;
+}
+
+static void
+seen_clear(seen_t *seen)
+{
+    for (size_t i = 0; i < seen->n; i++)
+        free(seen->list[i]);
+    json_decref(seen->index);
+}
+
 /* One member; reports its key when the object already had it (kube-apiserver's decoder
  * reports the second occurrence, where it is met). */
 static bool
-scan_member(scan_t *s, json_t *seen)
+scan_member(scan_t *s, seen_t *seen)
 {
     size_t klen;
     skip_ws(s);
@@ -262,14 +313,11 @@ scan_member(scan_t *s, json_t *seen)
     }
     s->p++;
     size_t saved = path_push(s, key, klen, false);
-    if (json_object_getn(seen, key, klen) != NULL) {
+    if (!seen_add(seen, key, klen)) {
         char *msg = gw_sprintf("duplicate field \"%s\"", s->path.data);
         gw_field_issues_add(s->out, GW_FIELD_DUPLICATE, s->path.data, msg);
         free(msg);
-    } else {
-        json_object_setn_new_nocheck(seen, key, klen, json_null());
     }
-    free(key);
     bool ok = scan_value(s);
     path_pop(s, saved);
     return ok;
@@ -278,7 +326,7 @@ scan_member(scan_t *s, json_t *seen)
 static bool
 scan_object(scan_t *s)
 {
-    json_t *seen = json_object(); /* the keys so far */
+    seen_t seen = {0}; /* the keys so far */
     bool ok, more = true;
     s->p++;
     skip_ws(s);
@@ -287,8 +335,8 @@ scan_object(scan_t *s)
         more = false;
     }
     for (ok = true; ok && more;)
-        ok = scan_member(s, seen) && scan_next(s, '}', &more);
-    json_decref(seen);
+        ok = scan_member(s, &seen) && scan_next(s, '}', &more);
+    seen_clear(&seen);
     return ok;
 }
 

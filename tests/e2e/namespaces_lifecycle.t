@@ -2,17 +2,22 @@
 # Namespace lifecycle through the API, as kube-apiserver behaves: the initial namespaces exist;
 # a namespace and its content are removed after DELETE (Terminating meanwhile); creates into a
 # missing namespace are 404, into a terminating one 403; default, kube-system and kube-public
-# may not be deleted (403). The Status answers are checked with curl, the everyday flow with
-# kubectl 1.32 when it is here.
+# may not be deleted (403). A create whose namespace changes between its admission (from the
+# read cache) and its write is checked again live: written when the namespace is still
+# active, 403 when it became terminating (a validating webhook changes the namespace in etcd
+# meanwhile). The Status answers are checked with curl, the everyday flow with kubectl 1.32
+# when it is here.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
 source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
+source scripts/pki.sh
 e2e_require namespaces_lifecycle
 
 PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
+pki_cert "$PKI" ca webhook server "/CN=webhook" "IP:127.0.0.1" >/dev/null 2>&1
 set_users
 trap stop_all EXIT
 JSON=(-H 'Content-Type: application/json')
@@ -103,6 +108,92 @@ for ns in default kube-system kube-public; do
         "namespaces \"$ns\" is forbidden: this namespace may not be deleted"
 done
 check "default is still Active" test "$(ns_code default)" = 200
+
+# --- a namespace that changes between a create's admission and its write ------------------
+HOOK_PORT=$(free_port)
+HOOK_LOG=$KGATE_TEST_TMP/hook.log
+# The webhook: on a ConfigMap labelled guard=touch it labels the ConfigMap's namespace, on
+# guard=doom it marks it terminating, both straight in etcd; it admits everything.
+python3 - "$HOOK_PORT" "$PKI/webhook.crt" "$PKI/webhook.key" "$HOOK_LOG" "$KGATE_TEST_ETCD" \
+    "/registry-nslife-$$" >>"$KGATE_TEST_TMP/hook.err" 2>&1 <<'PY' &
+import http.server, json, ssl, subprocess, sys
+port, crt, key, log, etcd, prefix = sys.argv[1:7]
+
+def etcdctl(*args, data=None):
+    return subprocess.run(["etcdctl", "--endpoints=" + etcd, *args], input=data,
+                          capture_output=True, check=True).stdout
+
+def change(ns, how):
+    k = "%s/namespaces/%s" % (prefix, ns)
+    obj = json.loads(etcdctl("get", k, "--print-value-only"))
+    if how == "touch":
+        obj["metadata"]["labels"]["touched"] = "yes"
+    else:
+        obj["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+        obj["status"]["phase"] = "Terminating"
+    etcdctl("put", k, data=json.dumps(obj).encode())
+
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a):
+        pass
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["request"]
+        how = req["object"]["metadata"].get("labels", {}).get("guard")
+        if how in ("touch", "doom"):
+            change(req["namespace"], how)
+        with open(log, "a") as f:
+            f.write("%s %s\n" % (req["name"], how))
+        body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                           "response": {"uid": req["uid"], "allowed": True}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", int(port)), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(crt, key)
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+srv.serve_forever()
+PY
+echo "$!" >>"$KGATE_TEST_TMP/pids"
+post /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations \
+    "{\"metadata\":{\"name\":\"guard\"},\"webhooks\":[{\"name\":\"guard.example.com\",
+\"clientConfig\":{\"url\":\"https://127.0.0.1:$HOOK_PORT/\",\"caBundle\":\"$(base64 -w0 "$PKI/ca.crt")\"},
+\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":[\"\"],\"apiVersions\":[\"v1\"],
+\"resources\":[\"configmaps\"]}],\"objectSelector\":{\"matchExpressions\":[{\"key\":\"guard\",
+\"operator\":\"Exists\"}]},\"sideEffects\":\"None\",\"admissionReviewVersions\":[\"v1\"]}]}"
+check "a validating webhook that changes namespaces" test "$CODE" = 201
+post /api/v1/namespaces '{"metadata":{"name":"guarded"}}'
+check "create namespace guarded" test "$CODE" = 201
+# hook_called: until a probe's create reaches the webhook (its configuration is in force).
+hook_called() {
+    for i in $(seq 100); do
+        post /api/v1/namespaces/guarded/configmaps \
+            "{\"metadata\":{\"name\":\"probe-$i\",\"labels\":{\"guard\":\"probe\"}}}"
+        grep -q "^probe-$i " "$HOOK_LOG" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "the webhook is called" hook_called
+post /api/v1/namespaces/guarded/configmaps '{"metadata":{"name":"t","labels":{"guard":"touch"}}}'
+check "a create whose namespace was relabelled meanwhile: 201" test "$CODE" = 201
+fetch /api/v1/namespaces/guarded "${ADMIN[@]}"
+check "... the namespace did change during the create" jpy \
+    "d['metadata']['labels'].get('touched') == 'yes' and d['status']['phase'] == 'Active'"
+check "... and the configmap is there" test \
+    "$(http_code /api/v1/namespaces/guarded/configmaps/t "${ADMIN[@]}")" = 200
+post /api/v1/namespaces/guarded/configmaps '{"metadata":{"name":"d","labels":{"guard":"doom"}}}'
+check "a create whose namespace began terminating meanwhile: 403" is_status 403 Forbidden \
+    'configmaps "d" is forbidden: unable to create new content in namespace guarded because it is being terminated'
+check "... with the NamespaceTerminating cause" jpy \
+    "d['details']['causes'] == [{'reason': 'NamespaceTerminating', \
+'message': 'namespace guarded is being terminated', 'field': 'metadata.namespace'}]"
+check "... and nothing was written" test \
+    "$(http_code /api/v1/namespaces/guarded/configmaps/d "${ADMIN[@]}")" = 404
 
 # --- kubectl -------------------------------------------------------------------------------
 if kubectl_ok; then

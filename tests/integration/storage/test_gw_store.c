@@ -43,6 +43,47 @@ test_create_get(harness_t *h)
     result_clear(&r);
 }
 
+static int
+h_create_guarded(harness_t *h, const char *key, const char *val, const char *guard, int64_t rev,
+                 result_t *r)
+{
+    result_clear(r);
+    return finish_(h, r,
+                   gw_store_create_guarded(h->store, key, (const uint8_t *)val, strlen(val), guard,
+                                           rev, result_obj_cb, r));
+}
+
+/* A create guarded by another key's mod_revision: written while the guard holds; a guard that
+ * moved or is gone wins over a key that exists. */
+static void
+test_create_guarded(harness_t *h)
+{
+    result_t g = {0}, r = {0}, u = {0};
+
+    h_create(h, "guards/g", "{}", &g);
+    tap_is_int(h_create_guarded(h, "widgets/ns1/g1", "one", "guards/g", g.mod, &r), 0,
+               "guarded create while the guard holds");
+    tap_ok(r.has_obj && r.mod > g.mod && r.create == r.mod, "... returns the written object");
+    tap_is_int(h_create_guarded(h, "widgets/ns1/g1", "two", "guards/g", g.mod, &r), GW_EEXIST,
+               "guard holds, key exists: EEXIST");
+    h_update(h, "guards/g", "{\"x\":1}", g.mod, &u);
+    tap_is_int(h_create_guarded(h, "widgets/ns1/g2", "one", "guards/g", g.mod, &r), GW_ECONFLICT,
+               "guard moved: ECONFLICT");
+    tap_ok(!r.has_obj, "... without an object");
+    tap_is_int(h_get(h, "widgets/ns1/g2", 0, &r), GW_ENOTFOUND, "... and nothing written");
+    tap_is_int(h_create_guarded(h, "widgets/ns1/g1", "two", "guards/g", g.mod, &r), GW_ECONFLICT,
+               "guard moved and key exists: ECONFLICT");
+    tap_is_int(h_create_guarded(h, "widgets/ns1/g2", "one", "guards/none", g.mod, &r), GW_ECONFLICT,
+               "guard missing: ECONFLICT");
+    tap_is_int(h_create_guarded(h, "widgets/ns1/g2", "one", "guards/g", 0, &r), GW_EINVAL,
+               "guard revision 0: EINVAL");
+    tap_is_int(h_create_guarded(h, "widgets/ns1/g2", "one", "guards/g", u.mod, &r), 0,
+               "the guard's new revision holds");
+    result_clear(&g);
+    result_clear(&u);
+    result_clear(&r);
+}
+
 static void
 test_update(harness_t *h)
 {
@@ -410,6 +451,7 @@ main(void)
     snprintf(prefix, sizeof(prefix), "/registry-test-%d", (int)getpid());
     harness_open(&h, client, prefix);
     test_create_get(&h);
+    test_create_guarded(&h);
     test_update(&h);
     test_delete(&h);
     test_revision_monotonic(&h);

@@ -49,6 +49,17 @@ test_duplicates(void)
            "keys compare unescaped (\\u0062 is b, a surrogate pair is its character)");
     gw_field_issues_clear(&is);
 
+    /* past 16 keys an object's keys are indexed: duplicates of keys from before and after */
+    char many[512] = "{";
+    for (int i = 0; i < 20; i++)
+        snprintf(many + strlen(many), sizeof(many) - strlen(many), "\"k%02d\":%d,", i, i);
+    strcat(many, "\"k03\":1,\"k18\":2,\"k20\":3,\"k20\":4}");
+    tap_is_int(gw_json_find_duplicates(many, strlen(many), &is), 0, "an object of 23 keys scans");
+    tap_ok(is.n == 3 && strcmp(is.items[0].path, "k03") == 0 &&
+               strcmp(is.items[1].path, "k18") == 0 && strcmp(is.items[2].path, "k20") == 0,
+           "its duplicates are found, whether their key came before the 16th or after");
+    gw_field_issues_clear(&is);
+
     const char *fine = " [ {\"a\":{\"a\":1}}, {\"a\":2}, [], {}, \"s\", -0.5e+3, true, null ] ";
     tap_ok(gw_json_find_duplicates(fine, strlen(fine), &is) == 0 && is.n == 0,
            "the same key in different objects is no duplicate");
