@@ -2,6 +2,11 @@
 # into build/san/ with sanitizers; `make test` installs what is missing, builds with the
 # sanitizers and runs every test against a real etcd; `make run` starts a local cluster.
 
+# Every build runs one job per CPU unless told otherwise (make -jN).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
+
 CC ?= cc
 SANITIZE ?=
 ifeq ($(strip $(SANITIZE)),)
@@ -176,7 +181,9 @@ test: deps
 	$(MAKE) fuzz-smoke
 	KGATE_BUILD=build/san tests/run.sh
 
-run: deps all
+# deps first: the build needs what it installs.
+run: deps
+	$(MAKE) all
 	@scripts/run-local.sh start
 
 stop:
