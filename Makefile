@@ -2,8 +2,9 @@
 # into build/san/ with sanitizers; `make test` installs what is missing, builds with the
 # sanitizers and runs every test against a real etcd; `make run` starts a local cluster.
 
-# Every build runs one job per CPU unless told otherwise (make -jN).
-ifeq ($(filter -j%,$(MAKEFLAGS)),)
+# Every build runs one job per CPU unless told otherwise (make -jN). Only the top make sets it:
+# the makes it runs share its job slots.
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(shell nproc)
 endif
 
