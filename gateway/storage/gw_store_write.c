@@ -103,6 +103,23 @@ create_done(int err, const Etcdserverpb__TxnResponse *resp, void *arg)
     op_free(op);
 }
 
+/* What both creates check and make first: the value in its stored form and the operation
+ * that reports the write. */
+static int
+create_prepare(gw_store_t *s, const char *key, const uint8_t *value, size_t len,
+               gw_store_write_cb cb, void *ctx, gw_value_t *stored, write_op_t **op)
+{
+    int rc;
+
+    if (!gw_store__key_ok(key) || (value == NULL && len > 0))
+        return GW_EINVAL;
+    rc = gw_store__to_storage(s, key, value ? value : (const uint8_t *)"", len, stored);
+    if (rc != 0)
+        return rc;
+    *op = op_new(s, key, value, len, cb, ctx);
+    return 0;
+}
+
 int
 gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t len, int64_t lease,
                 gw_store_write_cb cb, void *ctx)
@@ -112,12 +129,11 @@ gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t len
     char *full;
     int rc;
 
-    if (!gw_store__key_ok(key) || (value == NULL && len > 0) || lease < 0)
+    if (lease < 0)
         return GW_EINVAL;
-    rc = gw_store__to_storage(s, key, value ? value : (const uint8_t *)"", len, &stored);
+    rc = create_prepare(s, key, value, len, cb, ctx, &stored, &op);
     if (rc != 0)
         return rc;
-    op = op_new(s, key, value, len, cb, ctx);
     op->lease = lease;
     full = gw_store__full_key(s, key);
     /* kube-apiserver's create: only if the key has never been created (or was deleted). */
@@ -158,13 +174,11 @@ gw_store_create_guarded(gw_store_t *s, const char *key, const uint8_t *value, si
     char *full, *guard;
     int rc;
 
-    if (!gw_store__key_ok(key) || !gw_store__key_ok(guard_key) || (value == NULL && len > 0) ||
-        guard_revision <= 0)
+    if (!gw_store__key_ok(guard_key) || guard_revision <= 0)
         return GW_EINVAL;
-    rc = gw_store__to_storage(s, key, value ? value : (const uint8_t *)"", len, &stored);
+    rc = create_prepare(s, key, value, len, cb, ctx, &stored, &op);
     if (rc != 0)
         return rc;
-    op = op_new(s, key, value, len, cb, ctx);
     op->guard_revision = guard_revision;
     full = gw_store__full_key(s, key);
     guard = gw_store__full_key(s, guard_key);

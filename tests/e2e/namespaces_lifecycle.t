@@ -25,6 +25,16 @@ JSON=(-H 'Content-Type: application/json')
 # post PATH JSON: create as the admin; sets CODE and $OUT.
 post() { fetch "$1" "${ADMIN[@]}" "${JSON[@]}" -X POST -d "$2"; }
 
+# check_terminating WHAT CONFIGMAP NAMESPACE: the last answer is kube's 403 for a create of the
+# ConfigMap into a terminating namespace, with its NamespaceTerminating cause.
+check_terminating() {
+    check "$1: 403" is_status 403 Forbidden \
+        "configmaps \"$2\" is forbidden: unable to create new content in namespace $3 because it is being terminated"
+    check "... with the NamespaceTerminating cause" jpy \
+        "d['details']['causes'] == [{'reason': 'NamespaceTerminating', \
+'message': 'namespace $3 is being terminated', 'field': 'metadata.namespace'}]"
+}
+
 # ns_code NAME: the status code of GET namespaces/NAME.
 ns_code() { http_code "/api/v1/namespaces/$1" "${ADMIN[@]}"; }
 
@@ -79,11 +89,7 @@ check "... answers the namespace, Terminating, with a deletionTimestamp" jpy \
     "d['kind'] == 'Namespace' and d['status']['phase'] == 'Terminating' and \
 'deletionTimestamp' in d['metadata']"
 post /api/v1/namespaces/held/configmaps '{"metadata":{"name":"late"}}'
-check "a create into a terminating namespace: 403" is_status 403 Forbidden \
-    'configmaps "late" is forbidden: unable to create new content in namespace held because it is being terminated'
-check "... with the NamespaceTerminating cause" jpy \
-    "d['details']['causes'] == [{'reason': 'NamespaceTerminating', \
-'message': 'namespace held is being terminated', 'field': 'metadata.namespace'}]"
+check_terminating "a create into a terminating namespace" late held
 for _ in $(seq 100); do
     [[ $(http_code /api/v1/namespaces/held/secrets/s "${ADMIN[@]}") == 404 ]] && break
     sleep 0.1
@@ -187,11 +193,7 @@ check "... the namespace did change during the create" jpy \
 check "... and the configmap is there" test \
     "$(http_code /api/v1/namespaces/guarded/configmaps/t "${ADMIN[@]}")" = 200
 post /api/v1/namespaces/guarded/configmaps '{"metadata":{"name":"d","labels":{"guard":"doom"}}}'
-check "a create whose namespace began terminating meanwhile: 403" is_status 403 Forbidden \
-    'configmaps "d" is forbidden: unable to create new content in namespace guarded because it is being terminated'
-check "... with the NamespaceTerminating cause" jpy \
-    "d['details']['causes'] == [{'reason': 'NamespaceTerminating', \
-'message': 'namespace guarded is being terminated', 'field': 'metadata.namespace'}]"
+check_terminating "a create whose namespace began terminating meanwhile" d guarded
 check "... and nothing was written" test \
     "$(http_code /api/v1/namespaces/guarded/configmaps/d "${ADMIN[@]}")" = 404
 
