@@ -68,7 +68,7 @@ struct gw_api__audit;
  * them, where one each would cost every idle watch an event. */
 typedef struct {
     struct event *ev;
-    gw_api__req_t *first, *last;
+    gw_stream_t *first, *last;
 } gw_api__wakes_t;
 
 struct gw_api {
@@ -77,7 +77,7 @@ struct gw_api {
     gw_store_t **stores;             /* per worker index */
     gw_watch_t *watch;               /* the shared watches (NULL without an etcd client) */
     gw_watch_local_t **watch_locals; /* per worker index */
-    gw_api__req_t **streams;         /* per worker index: its open streams */
+    gw_stream_t **streams;           /* per worker index: its open streams */
     gw_api__wakes_t *wakes;          /* per worker index */
     _Atomic long open_streams;
     gw_metrics_t *metrics;
@@ -117,18 +117,6 @@ struct gw_api__req {
     /* warnings already added, to add each text once as kube does */
     char **warnings;
     size_t n_warnings;
-    /* a streamed answer (gw_stream.c) */
-    bool streaming;
-    gw_stream_stop_fn stream_stop;
-    void *stream_stop_arg;
-    gw_stream_drained_fn stream_drained;
-    void *stream_drained_arg;
-    bool stop_due, drained_due;           /* what the loop runs next for this stream */
-    struct evbuffer *stream_body;         /* added and not yet flushed (compressed when gzipped) */
-    gw_gzip_t *stream_gzip;               /* the body's compressor, when gzipped */
-    bool wake_queued;                     /* on api->wakes[worker], which runs them */
-    gw_api__req_t *wake_prev, *wake_next; /* ditto */
-    gw_api__req_t *stream_prev, *stream_next; /* api->streams[worker] */
 };
 
 #define GW_API_REQ(r) ((gw_api__req_t *)(r))
@@ -142,6 +130,19 @@ gw_req_t *gw_api__req_new(gw_api_t *api, gw_worker_t *w, gw_exchange_t *x, const
 
 /** Record the request's metrics, release its in-flight slot and free it (gw_req.c). */
 void gw_api__req_finish(gw_req_t *r, int code);
+
+/** The same but for the metrics, which the caller records itself (a detached stream at its
+ *  end). */
+void gw_api__req_release(gw_req_t *r, int code);
+
+/** The labels of r's metrics series, borrowing r's strings; false when r is none (kube counts
+ *  only what a route serves). */
+bool gw_api__metrics_labels(gw_req_t *r, gw_metrics_labels_t *l);
+
+/** Count one request of series l, answered `code`, that arrived at start_ns (monotonic).
+ *  Thread: worker `index`. */
+void gw_api__metrics_record(gw_api_t *api, int index, const gw_metrics_labels_t *l, int code,
+                            int64_t start_ns);
 
 /** Set kube-apiserver's headers of every response where they are not set yet (gw_req.c). */
 void gw_api__default_headers(gw_req_t *r);

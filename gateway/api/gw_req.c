@@ -360,21 +360,21 @@ metrics_verb(gw_req_t *r, const char *scope)
     return "other";
 }
 
-static void
-record_metrics(gw_req_t *r, int code)
+bool
+gw_api__metrics_labels(gw_req_t *r, gw_metrics_labels_t *l)
 {
     gw_api__req_t *p = GW_API_REQ(r);
     const gw_reqinfo_t *i = &r->info;
     /* Only what a route serves is a series, as in kube: labels taken from unknown paths or
      * from requests refused before resolution would let any client grow the metrics. */
     if (!p->info_ok || (i->is_resource ? r->resource == NULL : p->metrics_subresource == NULL))
-        return;
+        return false;
     const char *scope = !i->is_resource                                      ? ""
                         : *i->name != '\0' || strcmp(i->verb, "create") == 0 ? "resource"
                         : *i->namespace_ != '\0'                             ? "namespace"
                                                                              : "cluster";
     const char *dry = gw_req_query(r, "dryRun");
-    gw_metrics_labels_t l = {
+    *l = (gw_metrics_labels_t){
         .verb = metrics_verb(r, scope),
         .dry_run = dry == NULL               ? ""
                    : strcmp(dry, "All") == 0 ? "All"
@@ -386,22 +386,38 @@ record_metrics(gw_req_t *r, int code)
         .scope = scope,
         .component = p->component,
     };
-    double seconds = (double)(gw_monotonic_ns() - r->start_ns) / 1e9;
-    gw_metrics_observe(p->api->metrics, (size_t)gw_worker_index(r->worker), &l, code, seconds);
+    return true;
 }
 
 void
-gw_api__req_finish(gw_req_t *r, int code)
+gw_api__metrics_record(gw_api_t *api, int index, const gw_metrics_labels_t *l, int code,
+                       int64_t start_ns)
+{
+    double seconds = (double)(gw_monotonic_ns() - start_ns) / 1e9;
+    gw_metrics_observe(api->metrics, (size_t)index, l, code, seconds);
+}
+
+void
+gw_api__req_release(gw_req_t *r, int code)
 {
     gw_api__req_t *p = GW_API_REQ(r);
     gw_api__deprecation_finish(r);
     gw_api__audit_complete(r, code);
-    record_metrics(r, code);
     if (p->inflight == INFLIGHT_READONLY)
         atomic_fetch_sub(&p->api->inflight_readonly, 1);
     else if (p->inflight == INFLIGHT_MUTATING)
         atomic_fetch_sub(&p->api->inflight_mutating, 1);
     gw_arena_free(r->arena);
+}
+
+void
+gw_api__req_finish(gw_req_t *r, int code)
+{
+    gw_metrics_labels_t l;
+    if (gw_api__metrics_labels(r, &l))
+        gw_api__metrics_record(GW_API_REQ(r)->api, gw_worker_index(r->worker), &l, code,
+                               r->start_ns);
+    gw_api__req_release(r, code);
 }
 
 static void

@@ -173,12 +173,15 @@ void gw_reply_json_bytes(gw_req_t *r, int code, const char *json, size_t len);
 /** Bytes queued on a connection beyond which a streamed list waits for its client. */
 #define GW_STREAM_HIGH_WATER (256 * 1024)
 
+/** A streamed answer, from gw_stream_start to gw_stream_end or gw_stream_cut. */
+typedef struct gw_stream gw_stream_t;
+
 /** Called when a stream must end: its client left (nothing more reaches it) or the server is
  *  shutting down. The holder ends the stream with gw_stream_end, at once or soon after. */
-typedef void (*gw_stream_stop_fn)(gw_req_t *r, void *arg);
+typedef void (*gw_stream_stop_fn)(void *arg);
 
 /** Called once what was queued on the connection has been sent. */
-typedef void (*gw_stream_drained_fn)(gw_req_t *r, void *arg);
+typedef void (*gw_stream_drained_fn)(void *arg);
 
 /** Releases bytes lent to gw_stream_add_ref, once the stream is done with them. */
 typedef void (*gw_stream_cleanup_fn)(const void *data, size_t len, void *arg);
@@ -189,24 +192,40 @@ typedef void (*gw_stream_cleanup_fn)(const void *data, size_t len, void *arg);
  * gw_stream_end or gw_stream_cut. While it is open the connection is exempt from the server's
  * read timeout (a watch client sends nothing) and reads no more than a request's headers' worth
  * of input. `stop` is called once, from the loop (never from inside another call of this API),
- * when the stream must end.
+ * when the stream must end. The stream is r's until it ends (it frees itself then). Thread: r's
+ * worker, as every call on the stream.
  */
-void gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop_fn stop,
-                     void *arg);
+gw_stream_t *gw_stream_start(gw_req_t *r, const char *content_type, bool gzip,
+                             gw_stream_stop_fn stop, void *arg);
+
+/**
+ * Let the request go while its stream goes on (a long-running answer that needs nothing more
+ * of the request: an idle watch then costs its stream, not its request's arena). r is
+ * finished and freed now, except for its metrics, which the stream's end records with the
+ * whole duration; the stream keeps a reference to r's catalog until then. Returns false, and
+ * keeps r, when r must last as long as its answer (its audit event is written at the end).
+ */
+bool gw_stream_detach(gw_stream_t *s);
+
+/** The catalog the stream's request was served from (valid until the stream ends). */
+const gw_catalog_t *gw_stream_catalog(const gw_stream_t *s);
+
+/** The stream's request's audit ID, for logs (valid until the stream ends). */
+const char *gw_stream_audit_id(const gw_stream_t *s);
 
 /** Whether r's answer can be streamed at all: a GET's can (a HEAD's has no body). */
 bool gw_stream_allowed(gw_req_t *r);
 
 /** Add a copy of data[0..len) to the body (compressed when the stream is); sent by the next
  *  flush. Dropped once the client is gone. */
-void gw_stream_add(gw_req_t *r, const void *data, size_t len);
+void gw_stream_add(gw_stream_t *s, const void *data, size_t len);
 
 /**
  * Add data[0..len) to the body without copying it when the stream is not compressed (bytes
  * shared between streams, such as a watch event's); `cleanup(data, len, arg)` is called once
  * the stream no longer needs them (at once when they were compressed, or the client is gone).
  */
-void gw_stream_add_ref(gw_req_t *r, const void *data, size_t len, gw_stream_cleanup_fn cleanup,
+void gw_stream_add_ref(gw_stream_t *s, const void *data, size_t len, gw_stream_cleanup_fn cleanup,
                        void *arg);
 
 /**
@@ -216,21 +235,22 @@ void gw_stream_add_ref(gw_req_t *r, const void *data, size_t len, gw_stream_clea
  * it replaces an earlier resume not yet called. Once the client is gone, nothing is sent, false
  * is returned and no resume is called (the stream's stop callback is).
  */
-bool gw_stream_flush(gw_req_t *r, size_t high_water, gw_stream_drained_fn resume, void *arg);
+bool gw_stream_flush(gw_stream_t *s, size_t high_water, gw_stream_drained_fn resume, void *arg);
 
 /** Bytes queued on the connection and not yet sent (0 once the client is gone). */
-size_t gw_stream_queued(gw_req_t *r);
+size_t gw_stream_queued(const gw_stream_t *s);
 
 /** End the stream complete: what was added is sent, with a compressed body's end, then the
- *  body's end (the last chunk, when the client is still there). Finishes the request. */
-void gw_stream_end(gw_req_t *r);
+ *  body's end (the last chunk, when the client is still there). Finishes the request and frees
+ *  the stream. */
+void gw_stream_end(gw_stream_t *s);
 
 /**
  * End the stream short of its end (a failure once the answer is under way): what was added
  * since the last flush is dropped and a compressed body is left unfinished, so that the
- * client's decoder reports a truncated answer. Finishes the request.
+ * client's decoder reports a truncated answer. Finishes the request and frees the stream.
  */
-void gw_stream_cut(gw_req_t *r);
+void gw_stream_cut(gw_stream_t *s);
 
 /** Answer with bytes of a given content type as they are (OpenAPI documents, metrics). */
 void gw_reply_raw(gw_req_t *r, int code, const char *content_type, const void *data, size_t len);

@@ -65,10 +65,10 @@ struct gw_lister {
     void *arg;
     bool may_stream; /* the list verb's own answer (not deletecollection's) */
     /* a streamed answer */
-    bool streaming;
-    bool sent_item; /* an item went out (the next needs a comma) */
-    bool waiting;   /* for the client to take what is queued */
-    bool no_wait;   /* told to stop: never wait for the client again */
+    gw_stream_t *stream; /* once the answer is streamed */
+    bool sent_item;      /* an item went out (the next needs a comma) */
+    bool waiting;        /* for the client to take what is queued */
+    bool no_wait;        /* told to stop: never wait for the client again */
     /* a streamed protobuf answer: the first pass only counts the items' bytes */
     bool sizing;
     size_t sized;      /* the items' bytes counted by the first pass */
@@ -374,7 +374,7 @@ finish(gw_lister_t *l)
         sized(l);
         return;
     }
-    if (l->streaming) {
+    if (l->stream != NULL) {
         stream_finish(l);
         return;
     }
@@ -437,13 +437,13 @@ stream_pretty_item(gw_lister_t *l, const json_t *item)
     char *text = json_dumps(item, JSON_INDENT(2));
 
     if (l->sent_item)
-        gw_stream_add(l->r, ",\n    ", 6);
+        gw_stream_add(l->stream, ",\n    ", 6);
     for (const char *p = text; *p != '\0';) {
         size_t n = strcspn(p, "\n");
-        gw_stream_add(l->r, p, n);
+        gw_stream_add(l->stream, p, n);
         p += n;
         if (*p == '\n') {
-            gw_stream_add(l->r, "\n    ", 5);
+            gw_stream_add(l->stream, "\n    ", 5);
             p++;
         }
     }
@@ -461,8 +461,8 @@ stream_items(gw_lister_t *l)
 
     if (!l->r->pretty && l->items.len > 0) {
         if (l->sent_item && !l->form.protobuf)
-            gw_stream_add(l->r, ",", 1);
-        gw_stream_add(l->r, l->items.data, l->items.len);
+            gw_stream_add(l->stream, ",", 1);
+        gw_stream_add(l->stream, l->items.data, l->items.len);
         l->sent_bytes += l->items.len;
         l->sent_item = true;
     }
@@ -486,7 +486,7 @@ stream_cut(gw_lister_t *l, int err)
     if (err != GW_ECANCELED)
         gw_log_warn(l->r->audit_id, "a streamed list of %s was cut short: %s", l->prefix,
                     gw_strerror(err));
-    gw_stream_cut(l->r);
+    gw_stream_cut(l->stream);
 }
 
 static void
@@ -501,20 +501,19 @@ stream_finish(gw_lister_t *l)
     }
     if (l->form.protobuf) {
         gw_registry__items_tail(&l->form, &tail);
-        gw_stream_add(l->r, tail.data, tail.len);
+        gw_stream_add(l->stream, tail.data, tail.len);
         free(tail.data);
     } else {
-        gw_stream_add(l->r, end, strlen(end));
+        gw_stream_add(l->stream, end, strlen(end));
     }
-    gw_stream_end(l->r);
+    gw_stream_end(l->stream);
 }
 
 static void
-on_drained(gw_req_t *r, void *arg)
+on_drained(void *arg)
 {
     gw_lister_t *l = arg;
 
-    (void)r;
     l->waiting = false;
     fetch(l);
 }
@@ -522,7 +521,7 @@ on_drained(gw_req_t *r, void *arg)
 /* The client left, or the server drains (told once): the answer never waits for the client
  * again; a chunk on its way decides when it comes. */
 static void
-on_stop(gw_req_t *r, void *arg)
+on_stop(void *arg)
 {
     gw_lister_t *l = arg;
 
@@ -530,7 +529,7 @@ on_stop(gw_req_t *r, void *arg)
     if (!l->waiting)
         return;
     l->waiting = false;
-    if (r->gone)
+    if (l->r->gone)
         stream_cut(l, GW_ECANCELED);
     else
         fetch(l);
@@ -545,7 +544,7 @@ stream_page(gw_lister_t *l)
         stream_cut(l, GW_EINTERNAL);
         return;
     }
-    if (gw_stream_flush(l->r, GW_STREAM_HIGH_WATER, l->no_wait ? NULL : on_drained, l)) {
+    if (gw_stream_flush(l->stream, GW_STREAM_HIGH_WATER, l->no_wait ? NULL : on_drained, l)) {
         l->waiting = true;
         return;
     }
@@ -583,13 +582,12 @@ stream_start(gw_lister_t *l)
     json_t *meta = list_meta(l);
     gw_buf_t head = {0};
 
-    l->streaming = true;
-    gw_stream_start(l->r, gw_registry__items_type(&l->form), l->r->gzip, on_stop, l);
+    l->stream = gw_stream_start(l->r, gw_registry__items_type(&l->form), l->r->gzip, on_stop, l);
     if (l->r->pretty && !l->form.protobuf)
         add_pretty_head(l, &head, meta);
     else
         gw_registry__items_head(&l->form, &head, meta, l->sized);
-    gw_stream_add(l->r, head.data, head.len);
+    gw_stream_add(l->stream, head.data, head.len);
     free(head.data);
     json_decref(meta);
 }
@@ -600,7 +598,7 @@ stream_start(gw_lister_t *l)
 static void
 list_fail(gw_lister_t *l, int err)
 {
-    if (l->streaming)
+    if (l->stream != NULL)
         stream_cut(l, err);
     else if (err == GW_ECOMPACTED)
         expired(l);
@@ -613,7 +611,7 @@ static void
 next_page(gw_lister_t *l, const char *next_key)
 {
     l->start = gw_arena_strdup(l->r->arena, next_key);
-    if (!l->streaming && !l->sizing && streamable(l)) {
+    if (l->stream == NULL && !l->sizing && streamable(l)) {
         if (l->form.protobuf)
             l->sizing = true;
         else
@@ -623,7 +621,7 @@ next_page(gw_lister_t *l, const char *next_key)
         l->sized += l->items.len;
         l->items.len = 0;
     }
-    if (l->streaming)
+    if (l->stream != NULL)
         stream_page(l);
     else
         fetch(l);
@@ -651,7 +649,7 @@ page_converted(gw_req_t *r, const char *err, void *arg)
     json_t *doc;
 
     if (err != NULL) {
-        if (l->streaming) {
+        if (l->stream != NULL) {
             gw_log_error(r->audit_id, "%s", err);
             stream_cut(l, GW_EINTERNAL);
         } else {
@@ -704,7 +702,7 @@ got_page(int err, const gw_list_page_t *page, void *arg)
             return;
         err = GW_EFUTUREREV;
     }
-    if (err == 0 && (l->streaming || l->sizing) && l->r->gone)
+    if (err == 0 && (l->stream != NULL || l->sizing) && l->r->gone)
         err = GW_ECANCELED; /* nobody to read the rest for */
     if (err != 0) {
         list_fail(l, err);

@@ -17,13 +17,10 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include <event2/event.h>
-
 #include "gw_alloc.h"
 #include "gw_cbor.h"
 #include "gw_convert.h"
@@ -45,7 +42,12 @@
 #define BOOKMARK_BEFORE_END_MS 2000 /* kube's cacher: a bookmark this long before the deadline */
 
 typedef struct {
-    gw_req_t *r;
+    gw_req_t *r;                   /* the request, until the stream lets it go (gw_stream_detach) */
+    gw_stream_t *s;                /* the answer, once started */
+    const gw_resource_t *resource; /* r's, kept alive by the stream's catalog */
+    const char *as_version;        /* r's (a literal) */
+    struct gw_watch_local *watches; /* the worker's shared watches */
+    char *strings;                  /* owns collection, prefix, name and only_key */
     gw_selector_t labels, fields;
     const char *const *field_names; /* the resource's selectable fields (event attributes) */
     const char *name;               /* one object by name ("" for all) */
@@ -73,11 +75,12 @@ typedef struct {
     gw_watcher_t *w;
     /* One timer, set for the earliest of: the watch's end, its next periodic bookmark
      * (allowWatchBookmarks) and a paused watch's deadline (an idle watch holds one event). */
-    struct event *timer;
-    int64_t end_ms;    /* when the watch times out (monotonic) */
-    int64_t mark_ms;   /* when the next bookmark is due; 0: none */
-    int64_t slow_ms;   /* when a paused watch is ended; 0: not paused */
-    bool page_pending; /* an etcd page is on its way: ending waits for it */
+    gw_timer_t timer;
+    gw_timers_t *timers; /* the worker's */
+    int64_t end_ms;      /* when the watch times out (monotonic) */
+    int64_t mark_ms;     /* when the next bookmark is due; 0: none */
+    int64_t slow_ms;     /* when a paused watch is ended; 0: not paused */
+    bool page_pending;   /* an etcd page is on its way: ending waits for it */
     bool ended;
     /* a CRD whose webhook converts the objects: events wait, in order, for their reviews */
     bool webhook;
@@ -91,14 +94,14 @@ static void list_page(watch_t *st);
 /* ---- the end ------------------------------------------------------------------------------- */
 
 static void
-watch_free(void *arg)
+watch_free(watch_t *st)
 {
-    watch_t *st = arg;
-
     gw_selector_clear(&st->labels);
     gw_selector_clear(&st->fields);
     json_decref(st->queue);
     json_decref(st->review_objs);
+    free(st->strings);
+    free(st);
 }
 
 /* End the stream once nothing is pending; the request is gone after that. */
@@ -111,15 +114,15 @@ watch_end(watch_t *st)
     if (st->w != NULL)
         gw_watcher_stop(st->w);
     st->w = NULL;
-    if (st->timer != NULL)
-        event_free(st->timer);
-    gw_stream_end(st->r);
+    if (st->timers != NULL)
+        gw_timer_cancel(st->timers, &st->timer);
+    gw_stream_end(st->s);
+    watch_free(st);
 }
 
 static void
-on_stop(gw_req_t *r, void *arg)
+on_stop(void *arg)
 {
-    (void)r;
     watch_end(arg);
 }
 
@@ -129,7 +132,7 @@ on_stop(gw_req_t *r, void *arg)
 static void
 flush(watch_t *st)
 {
-    gw_stream_flush(st->r, 0, NULL, NULL);
+    gw_stream_flush(st->s, 0, NULL, NULL);
 }
 
 /* The event forms shared through gw_wev_form, one slot each (v1beta1 views are not shared). */
@@ -144,16 +147,16 @@ enum {
 static char *
 encode_cbor_event(const watch_t *st, const char *type, const json_t *doc, size_t *len)
 {
-    const gw_schema_t *s = st->r->resource->schema;
+    const gw_schema_t *s = st->resource->schema;
     const char *kind = json_string_value(json_object_get(doc, "kind"));
     uint8_t *obj, *out;
     size_t obj_len;
     char err[256];
 
-    if (kind == NULL || strcmp(kind, st->r->resource->kind) != 0)
+    if (kind == NULL || strcmp(kind, st->resource->kind) != 0)
         s = NULL; /* a Status, a metadata view: nothing there is bytes or a float */
     if (gw_cbor_encode(doc, s, &obj, &obj_len, err, sizeof(err)) != 0) {
-        gw_log_error(st->r->audit_id, "cannot encode a watch event as CBOR: %s", err);
+        gw_log_error(gw_stream_audit_id(st->s), "cannot encode a watch event as CBOR: %s", err);
         return NULL;
     }
     out = gw_cbor_encode_watch_event(type, obj, obj_len, len);
@@ -169,19 +172,20 @@ encode_event(const watch_t *st, const char *type, const json_t *doc, size_t *len
 {
     const char *kind = json_string_value(json_object_get(doc, "kind"));
     bool partial = st->partial && (kind == NULL || strcmp(kind, "Status") != 0);
-    json_t *view = partial ? gw_partial_object(doc, st->r->as_version) : json_incref((json_t *)doc);
+    json_t *view = partial ? gw_partial_object(doc, st->as_version) : json_incref((json_t *)doc);
     char err[256], *out = NULL, *text;
     uint8_t *bytes;
 
     if (st->cbor) {
         out = encode_cbor_event(st, type, view, len);
     } else if (st->protobuf) {
-        if (gw_protobuf_encode_watch_event_as(st->r->catalog,
+        if (gw_protobuf_encode_watch_event_as(gw_stream_catalog(st->s),
                                               partial ? gw_partial_schema(false) : NULL, type, view,
                                               &bytes, len, err, sizeof(err)) == 0)
             out = (char *)bytes;
         else
-            gw_log_error(st->r->audit_id, "cannot encode a watch event as protobuf: %s", err);
+            gw_log_error(gw_stream_audit_id(st->s), "cannot encode a watch event as protobuf: %s",
+                         err);
     } else {
         text = json_dumps(view, JSON_COMPACT);
         out = gw_sprintf("{\"type\":\"%s\",\"object\":%s}\n", type, text);
@@ -208,7 +212,7 @@ emit_doc(watch_t *st, const char *type, const json_t *doc)
 
     if (bytes == NULL)
         return false;
-    gw_stream_add(st->r, bytes, len);
+    gw_stream_add(st->s, bytes, len);
     free(bytes);
     return true;
 }
@@ -224,7 +228,7 @@ static bool
 queued(watch_t *st, const char *type, const json_t *doc, bool table)
 {
     bool needs = st->webhook && !st->partial &&
-                 gw_registry__webhook_needed(st->r->resource, doc, st->r->resource->api_version);
+                 gw_registry__webhook_needed(st->resource, doc, st->resource->api_version);
 
     if (!needs && json_array_size(st->queue) == 0)
         return false;
@@ -248,7 +252,7 @@ reviewed(gw_req_t *r, const char *err, void *arg)
     (void)r;
     st->review_objs = NULL;
     if (err != NULL)
-        gw_log_error(st->r->audit_id, "unable to encode watch object: %s", err);
+        gw_log_error(gw_stream_audit_id(st->s), "unable to encode watch object: %s", err);
     for (i = 0; ok && i < n; i++) {
         e = json_array_get(st->queue, i);
         const char *type = json_string_value(json_object_get(e, "t"));
@@ -288,8 +292,8 @@ pump(watch_t *st)
             json_array_append(st->review_objs, json_object_get(e, "o"));
     }
     st->in_review = json_array_size(st->queue);
-    gw_registry__webhook_convert(st->r, st->review_objs, st->r->resource->api_version, false,
-                                 reviewed, st);
+    gw_registry__webhook_convert(st->r, st->review_objs, st->resource->api_version, false, reviewed,
+                                 st);
 }
 
 /* An event built here (a bookmark, an error, an object): after those queued, if any. */
@@ -314,14 +318,14 @@ add_line(watch_t *st, const char *type, const char *obj, size_t len)
         char head[64];
         int n = snprintf(head, sizeof(head), "{\"type\":\"%s\",\"object\":", type);
 
-        gw_stream_add(st->r, head, (size_t)n);
-        gw_stream_add(st->r, obj, len);
-        gw_stream_add(st->r, "}\n", 2);
+        gw_stream_add(st->s, head, (size_t)n);
+        gw_stream_add(st->s, obj, len);
+        gw_stream_add(st->s, "}\n", 2);
         return true;
     }
     doc = json_loadb(obj, len, 0, NULL);
     if (doc != NULL && !st->partial) /* a metadata view: kube's shows the stored metadata */
-        gw_registry__serve_as(doc, st->r->resource);
+        gw_registry__serve_as(doc, st->resource);
     if (doc != NULL && queued(st, type, doc, false)) {
         json_decref(doc);
         return true;
@@ -360,13 +364,13 @@ add_shared(watch_t *st, const gw_wev_t *e)
 
     /* Forms not shared: v1beta1 metadata views, CBOR ones, and every form of a converted
      * version (the slots hold one version's). */
-    if (st->convert || (st->partial && (st->cbor || strcmp(st->r->as_version, "v1") != 0)))
+    if (st->convert || (st->partial && (st->cbor || strcmp(st->as_version, "v1") != 0)))
         return add_line(st, type_names[e->type], e->obj, e->obj_len);
     if (!plain(st))
         bytes = gw_wev_form(ev, slot, make_form, st, &len);
     if (bytes == NULL)
         return false;
-    gw_stream_add_ref(st->r, bytes, len, gw_wev_unref_cleanup, gw_wev_ref(ev));
+    gw_stream_add_ref(st->s, bytes, len, gw_wev_unref_cleanup, gw_wev_ref(ev));
     return true;
 }
 
@@ -378,7 +382,7 @@ add_table(watch_t *st, const char *type, const char *obj, size_t len)
 
     if (doc == NULL)
         return false;
-    gw_registry__serve_as(doc, st->r->resource);
+    gw_registry__serve_as(doc, st->resource);
     if (queued(st, type, doc, true)) {
         json_decref(doc);
         return true;
@@ -424,8 +428,8 @@ add_bookmark(watch_t *st, int64_t rev, bool initial_end)
 
     snprintf(text, sizeof(text), "%" PRId64, rev);
     meta = json_pack("{s:s}", "resourceVersion", text);
-    obj = json_pack("{s:s,s:s,s:o}", "kind", st->r->resource->kind, "apiVersion",
-                    gw_registry__api_version(st->r), "metadata", meta);
+    obj = json_pack("{s:s,s:s,s:o}", "kind", st->resource->kind, "apiVersion",
+                    st->resource->api_version, "metadata", meta);
 
     if (initial_end)
         json_object_set_new(meta, "annotations", json_pack("{s:s}", INITIAL_EVENTS_END, "true"));
@@ -548,11 +552,10 @@ static void subscribe(watch_t *st, int64_t after);
 
 /* The client took everything queued: go on from where the paused watch was. */
 static void
-on_resumable(gw_req_t *r, void *arg)
+on_resumable(void *arg)
 {
     watch_t *st = arg;
 
-    (void)r;
     st->slow_ms = 0;
     subscribe(st, st->sent);
 }
@@ -582,7 +585,7 @@ on_event(watch_t *st, const gw_wev_t *e)
         return;
     }
     st->sent = e->rev;
-    if (gw_stream_flush(st->r, gw_watch_queue_limit(st->r->watches), on_resumable, st))
+    if (gw_stream_flush(st->s, gw_watch_queue_limit(st->watches), on_resumable, st))
         pause_watch(st);
 }
 
@@ -625,9 +628,15 @@ subscribe(watch_t *st, int64_t after)
     st->known = 0; /* a progress note speaks for the subscription it came on */
     if (st->sent < after)
         st->sent = after;
-    st->w = gw_watcher_start(st->r->watches, &q, on_note, st);
-    if (st->w == NULL)
+    st->w = gw_watcher_start(st->watches, &q, on_note, st);
+    if (st->w == NULL) {
         fail_err(st, GW_EINTERNAL);
+        return;
+    }
+    /* From here on events are encoded from what the watch keeps: the request can go (but for
+     * Tables and webhook conversions, which are the request's work). */
+    if (st->r != NULL && !st->table && !st->webhook && gw_stream_detach(st->s))
+        st->r = NULL;
 }
 
 /* ---- initial events ----------------------------------------------------------------------- */
@@ -668,9 +677,8 @@ add_items(watch_t *st, const gw_list_page_t *page)
 }
 
 static void
-on_drained(gw_req_t *r, void *arg)
+on_drained(void *arg)
 {
-    (void)r;
     list_page(arg);
 }
 
@@ -708,7 +716,7 @@ got_page(int err, const gw_list_page_t *page, void *arg)
         return;
     }
     st->list_start = gw_arena_strdup(st->r->arena, page->next_key);
-    if (!gw_stream_flush(st->r, GW_STREAM_HIGH_WATER, on_drained, st))
+    if (!gw_stream_flush(st->s, GW_STREAM_HIGH_WATER, on_drained, st))
         list_page(st); /* else once the client took what is queued */
 }
 
@@ -835,11 +843,33 @@ parse_include(watch_t *st)
     return false;
 }
 
+/* The strings the watch needs for as long as it lasts, in one block of its own. */
+static void
+keep_strings(watch_t *st, const char *collection, const char *prefix, const char *name,
+             const char *only_key)
+{
+    const char *v[] = {collection, prefix, name, only_key != NULL ? only_key : ""};
+    const char **out[] = {&st->collection, &st->prefix, &st->name, &st->only_key};
+    size_t n[4], total = 0;
+    char *at;
+
+    for (size_t i = 0; i < 4; i++)
+        total += n[i] = strlen(v[i]) + 1;
+    at = st->strings = gw_malloc(total);
+    for (size_t i = 0; i < 4; i++) {
+        *out[i] = memcpy(at, v[i], n[i]);
+        at += n[i];
+    }
+    if (only_key == NULL)
+        st->only_key = NULL;
+}
+
 static bool
 parse_options(watch_t *st)
 {
     gw_req_t *r = st->r;
     const char *rv = gw_req_query(r, "resourceVersion");
+    const char *prefix, *only_key;
     char *all;
 
     if (!gw_registry__parse_selectors(r, &st->labels, &st->fields) ||
@@ -848,17 +878,18 @@ parse_options(watch_t *st)
     st->bookmarks = query_bool(r, "allowWatchBookmarks", NULL);
     st->list_any = rv != NULL && strcmp(rv, "0") == 0;
     st->field_names = gw_registry__selectable_fields(r->resource);
-    st->name = r->info.name;
-    st->prefix = gw_registry__collection_prefix(r, &st->fields);
-    all = gw_store_collection_prefix(r->resource->storage_path, NULL);
-    st->collection = gw_arena_strdup(r->arena, all);
-    free(all);
-    if (st->prefix == NULL) {
+    prefix = gw_registry__collection_prefix(r, &st->fields);
+    if (prefix == NULL) {
         gw_registry__reply_no_route(r);
         return false;
     }
-    if (st->name[0] != '\0' && (!r->resource->namespaced || r->info.namespace_[0] != '\0'))
-        st->only_key = gw_registry__object_key(r, st->name);
+    all = gw_store_collection_prefix(r->resource->storage_path, NULL);
+    only_key =
+        r->info.name[0] != '\0' && (!r->resource->namespaced || r->info.namespace_[0] != '\0')
+            ? gw_registry__object_key(r, r->info.name)
+            : NULL;
+    keep_strings(st, all, prefix, r->info.name, only_key);
+    free(all);
     st->table = r->accept == GW_MEDIA_TABLE;
     st->protobuf = r->accept == GW_MEDIA_PROTOBUF;
     st->cbor = r->accept == GW_MEDIA_CBOR;
@@ -876,10 +907,7 @@ parse_options(watch_t *st)
 static int64_t
 now_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return gw_timers_now_ms();
 }
 
 /* kube's cacheWatcher.nextBookmarkTime: a minute from now, or 2 s before the deadline when
@@ -887,7 +915,7 @@ now_ms(void)
 static void
 arm_mark(watch_t *st)
 {
-    int64_t now = now_ms(), next = now + gw_watch_bookmark_ms(st->r->watches);
+    int64_t now = now_ms(), next = now + gw_watch_bookmark_ms(st->watches);
 
     st->mark_is_last = st->end_ms - BOOKMARK_BEFORE_END_MS <= next;
     if (st->mark_is_last)
@@ -917,35 +945,27 @@ bookmark_due(watch_t *st)
 static void
 rearm(watch_t *st)
 {
-    int64_t next = st->end_ms, wait;
-    struct timeval tv;
+    int64_t next = st->end_ms;
 
     if (st->mark_ms != 0 && st->mark_ms < next)
         next = st->mark_ms;
     if (st->slow_ms != 0 && st->slow_ms < next)
         next = st->slow_ms;
-    wait = next - now_ms();
-    if (wait < 0)
-        wait = 0;
-    tv.tv_sec = (time_t)(wait / 1000);
-    tv.tv_usec = (suseconds_t)(wait % 1000 * 1000);
-    evtimer_add(st->timer, &tv);
+    gw_timer_set(st->timers, &st->timer, next);
 }
 
 static void
-on_timer(evutil_socket_t fd, short what, void *arg)
+on_timer(gw_timer_t *t)
 {
-    watch_t *st = arg;
+    watch_t *st = (watch_t *)((char *)t - offsetof(watch_t, timer));
     int64_t now = now_ms();
 
-    (void)fd;
-    (void)what;
     /* The client did not take what was queued in time: kube ends a watcher that cannot keep
      * up, and the client resumes from what it got. */
     if (st->slow_ms != 0 && now >= st->slow_ms) {
-        gw_log_info(st->r->audit_id,
+        gw_log_info(gw_stream_audit_id(st->s),
                     "ending a watch of %s whose client reads too slowly (%zu bytes queued)",
-                    st->collection, gw_stream_queued(st->r));
+                    st->collection, gw_stream_queued(st->s));
         watch_end(st);
         return;
     }
@@ -967,9 +987,8 @@ arm_timer(watch_t *st)
 {
     double s = st->timeout_s != 0 ? (double)st->timeout_s
                                   : MIN_REQUEST_TIMEOUT_S * (1.0 + (double)random() / RAND_MAX);
-    st->timer = evtimer_new(gw_worker_base(st->r->worker), on_timer, st);
-    if (st->timer == NULL)
-        abort();
+    st->timers = gw_worker_timers(st->r->worker);
+    gw_timer_init(&st->timer, on_timer);
     st->end_ms = now_ms() + (s > 0 ? (int64_t)(s * 1000) : 0);
     if (st->bookmarks)
         arm_mark(st);
@@ -980,11 +999,11 @@ arm_timer(watch_t *st)
 static void
 begin(watch_t *st)
 {
-    gw_stream_start(st->r,
-                    st->cbor       ? CBOR_CONTENT_TYPE
-                    : st->protobuf ? PROTOBUF_CONTENT_TYPE
-                                   : CONTENT_TYPE,
-                    false, on_stop, st);
+    st->s = gw_stream_start(st->r,
+                            st->cbor       ? CBOR_CONTENT_TYPE
+                            : st->protobuf ? PROTOBUF_CONTENT_TYPE
+                                           : CONTENT_TYPE,
+                            false, on_stop, st);
     arm_timer(st);
     if (st->initial) {
         list_page(st);
@@ -999,21 +1018,20 @@ begin(watch_t *st)
     }
 }
 
-void
-gw_registry__watch(gw_req_t *r)
+/* Whether the watch can be served, or the answer that says why it cannot (sent here). */
+static bool
+servable(watch_t *st)
 {
-    watch_t *st = gw_arena_calloc(r->arena, sizeof(*st));
+    gw_req_t *r = st->r;
 
-    st->r = r;
-    gw_arena_defer(r->arena, watch_free, st);
     if (!parse_options(st))
-        return;
+        return false;
     /* Watch streams come in JSON and protobuf: YAML has no stream framing in kube either. */
     if (r->accept == GW_MEDIA_YAML) {
         gw_reply_status(r, 406, "NotAcceptable", NULL,
                         "only the following media types are accepted: %s",
                         r->cbor ? GW_NEG_STREAMED_CBOR : GW_NEG_STREAMED);
-        return;
+        return false;
     }
     if (r->as == GW_AS_PARTIAL_LIST) {
         char pkg[64];
@@ -1021,10 +1039,27 @@ gw_registry__watch(gw_req_t *r)
                         "you requested PartialObjectMetadataList, but the requested object is "
                         "not a list (*%s.%s)",
                         gw_partial_go_package(r->resource->group, pkg), r->resource->kind);
-        return;
+        return false;
     }
     if (r->watches == NULL) {
         gw_reply_error(r, GW_EUNAVAILABLE, NULL);
+        return false;
+    }
+    return true;
+}
+
+void
+gw_registry__watch(gw_req_t *r)
+{
+    /* Not in the request's arena: the watch may outlive the request. */
+    watch_t *st = gw_calloc(1, sizeof(*st));
+
+    st->r = r;
+    st->resource = r->resource;
+    st->as_version = r->as_version;
+    st->watches = r->watches;
+    if (!servable(st)) {
+        watch_free(st);
         return;
     }
     begin(st);

@@ -166,6 +166,12 @@ gw_worker_base(const gw_worker_t *w)
     return w->base;
 }
 
+gw_timers_t *
+gw_worker_timers(const gw_worker_t *w)
+{
+    return w->timers;
+}
+
 etcd_conn_t *
 gw_worker_etcd(const gw_worker_t *w)
 {

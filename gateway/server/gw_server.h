@@ -27,6 +27,7 @@
 
 #include "etcd.h"
 #include "gw_exchange.h"
+#include "gw_timers.h"
 
 struct event_base;
 
@@ -101,6 +102,9 @@ int gw_worker_index(const gw_worker_t *w);
 
 /** The worker's event_base. Thread: any; use it only from the worker's thread. */
 struct event_base *gw_worker_base(const gw_worker_t *w);
+
+/** The worker's timer set (gw_timers.h). Thread: the worker's. */
+gw_timers_t *gw_worker_timers(const gw_worker_t *w);
 
 /** The worker's etcd conn: calls started on it complete on this worker. Thread: the worker's. */
 etcd_conn_t *gw_worker_etcd(const gw_worker_t *w);

@@ -21,6 +21,7 @@ struct gw_worker {
     int listen_fd; /* this worker's dup of the listening socket, owned by its evhttp */
     pthread_t thread;
     struct event_base *base;
+    gw_timers_t *timers; /* the many timers of what the worker serves (watches) */
     struct evhttp *http;
     struct evhttp_bound_socket *bound;
     etcd_conn_t *etcd;

@@ -396,6 +396,7 @@ setup(gw_worker_t *w)
     w->base = event_base_new();
     if (w->base == NULL)
         abort();
+    w->timers = gw_timers_new(w->base);
     setup_http(w);
     w->etcd = etcd_conn_new(w->srv->opts.etcd, w->base);
     w->stop_ev = event_new(w->base, -1, 0, on_stop, w);
@@ -425,6 +426,7 @@ gw_server__worker_main(void *arg)
 
     event_free(w->stop_ev);
     event_free(w->drain_ev);
+    gw_timers_free(w->timers);
     event_base_free(w->base);
     return NULL;
 }

@@ -135,6 +135,8 @@ check "kgate still serves" test "$(http_code /api/v1/namespaces/default)" = 200
 for _ in 1 2 3; do kcurl -o /dev/null "$KGATE_URL/api/v1/namespaces/default"; done
 kcurl -o /dev/null "$KGATE_URL/api/v1/namespaces/kube-system?dryRun=All"
 kcurl -o /dev/null "$KGATE_URL/api/v1/namespaces/nosuchns"
+# a watch that lasts its one second: counted when it ends, for all of its time
+kcurl -o /dev/null "$KGATE_URL/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1"
 fetch /metrics
 check "/metrics is Prometheus text" test "$(header Content-Type)" = \
     'text/plain; version=0.0.4; charset=utf-8'
@@ -149,6 +151,11 @@ check "the duration histogram has kube's buckets" grep -qF \
 check "... up to 60 s" grep -qF "apiserver_request_duration_seconds_bucket{$labels,le=\"60\"}" "$OUT"
 check "health checks are counted under their path" grep -qF \
     'component="",dry_run="",group="",resource="",scope="",subresource="/readyz",verb="GET",version=""' "$OUT"
+wlabels='component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="WATCH",version="v1"'
+check "a watch that ended is counted" grep -qF "apiserver_request_total{code=\"200\",$wlabels} 1" "$OUT"
+secs=$(grep -F "apiserver_request_duration_seconds_sum{$wlabels}" "$OUT" | awk '{print $2}')
+check "... with its whole duration (got ${secs:-none} s)" \
+    python3 -c "import sys; sys.exit(not 1 <= float('${secs:-0}') < 5)"
 check "unknown resources are not series" bash -c "! grep -q 'resource=\"nosuch\"' '$OUT'"
 check "in-flight gauges" grep -q '^apiserver_current_inflight_requests{request_kind="readOnly"} 1$' "$OUT"
 
