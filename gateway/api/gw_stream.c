@@ -277,6 +277,7 @@ gw_stream_detach(gw_stream_t *s)
     }
     s->r = NULL;
     gw_api__req_release(r, 200);
+    gw_exchange_release_request(s->x);
     return true;
 }
 

@@ -47,31 +47,20 @@ typedef struct {
     const gw_resource_t *resource; /* r's, kept alive by the stream's catalog */
     const char *as_version;        /* r's (a literal) */
     struct gw_watch_local *watches; /* the worker's shared watches */
-    char *strings;                  /* owns collection, prefix, name and only_key */
     gw_selector_t labels, fields;
     const char *const *field_names; /* the resource's selectable fields (event attributes) */
-    const char *name;               /* one object by name ("" for all) */
-    const char *collection;         /* the shared watch: all namespaces */
+    const char *collection;         /* the shared watch: all namespaces; the block that holds the
+                                       strings below too (keep_strings) */
     const char *prefix;             /* the request's namespace, or the collection */
-    const char *list_start;         /* the initial list's next key (NULL: the start) */
+    const char *name;               /* one object by name ("" for all) */
     const char *only_key;           /* one named object of one namespace: its key */
+    const char *list_start;         /* the initial list's next key (NULL: the start) */
     int64_t rv;                     /* the requested resourceVersion (0: unset or "0") */
-    bool initial;                   /* sendInitialEvents */
-    bool list_any;                  /* resourceVersion "0": any state of the initial list will do */
-    bool bookmarks;                 /* allowWatchBookmarks */
     int64_t timeout_s;              /* timeoutSeconds (0: kube's randomised default) */
     int64_t list_rev;               /* the initial list's revision */
     int64_t after;                  /* where the changes start */
     int64_t sent;                   /* the highest resourceVersion sent */
     int64_t known;                  /* the newest revision the collection is known to be at */
-    bool mark_is_last;              /* the bookmark timer is the one before the deadline */
-    bool table;                     /* events carry Tables */
-    gw_table_include_t include;
-    bool table_headers; /* a Table with column definitions went out */
-    bool protobuf;      /* events are protobuf frames (else JSON lines) */
-    bool cbor;          /* events are CBOR data items (application/cbor-seq) */
-    bool convert;       /* the resource is another version than the one stored */
-    bool partial;       /* objects go out as PartialObjectMetadata */
     gw_watcher_t *w;
     /* One timer, set for the earliest of: the watch's end, its next periodic bookmark
      * (allowWatchBookmarks) and a paused watch's deadline (an idle watch holds one event). */
@@ -80,7 +69,18 @@ typedef struct {
     int64_t end_ms;      /* when the watch times out (monotonic) */
     int64_t mark_ms;     /* when the next bookmark is due; 0: none */
     int64_t slow_ms;     /* when a paused watch is ended; 0: not paused */
-    bool page_pending;   /* an etcd page is on its way: ending waits for it */
+    gw_table_include_t include;
+    bool initial;       /* sendInitialEvents */
+    bool list_any;      /* resourceVersion "0": any state of the initial list will do */
+    bool bookmarks;     /* allowWatchBookmarks */
+    bool mark_is_last;  /* the bookmark timer is the one before the deadline */
+    bool table;         /* events carry Tables */
+    bool table_headers; /* a Table with column definitions went out */
+    bool protobuf;      /* events are protobuf frames (else JSON lines) */
+    bool cbor;          /* events are CBOR data items (application/cbor-seq) */
+    bool convert;       /* the resource is another version than the one stored */
+    bool partial;       /* objects go out as PartialObjectMetadata */
+    bool page_pending;  /* an etcd page is on its way: ending waits for it */
     bool ended;
     /* a CRD whose webhook converts the objects: events wait, in order, for their reviews */
     bool webhook;
@@ -100,7 +100,7 @@ watch_free(watch_t *st)
     gw_selector_clear(&st->fields);
     json_decref(st->queue);
     json_decref(st->review_objs);
-    free(st->strings);
+    free((char *)st->collection);
     free(st);
 }
 
@@ -855,7 +855,7 @@ keep_strings(watch_t *st, const char *collection, const char *prefix, const char
 
     for (size_t i = 0; i < 4; i++)
         total += n[i] = strlen(v[i]) + 1;
-    at = st->strings = gw_malloc(total);
+    at = gw_malloc(total);
     for (size_t i = 0; i < 4; i++) {
         *out[i] = memcpy(at, v[i], n[i]);
         at += n[i];

@@ -115,3 +115,12 @@ gw_exchange_long_running(gw_exchange_t *x)
 {
     x->ops->long_running(x);
 }
+
+void
+gw_exchange_release_request(gw_exchange_t *x)
+{
+    if (x->ops->release_request != NULL)
+        x->ops->release_request(x);
+    x->method = x->target = x->path = "";
+    x->query = NULL;
+}

@@ -129,4 +129,11 @@ void gw_exchange_on_gone(gw_exchange_t *x, gw_exchange_fn fn, void *arg);
  */
 void gw_exchange_long_running(gw_exchange_t *x);
 
+/**
+ * The handler reads nothing more of the request (its line, query, headers and body) while it
+ * goes on answering: the transport may free them. Afterwards method, target and path are ""
+ * and the query NULL. Call after gw_exchange_reply_start.
+ */
+void gw_exchange_release_request(gw_exchange_t *x);
+
 #endif

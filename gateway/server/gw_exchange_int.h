@@ -20,6 +20,7 @@ typedef struct {
     void (*on_drained)(gw_exchange_t *x, gw_exchange_fn fn, void *arg);
     void (*on_gone)(gw_exchange_t *x, gw_exchange_fn fn, void *arg);
     void (*long_running)(gw_exchange_t *x);
+    void (*release_request)(gw_exchange_t *x); /* NULL: the transport keeps it */
 } gw_exchange_ops_t;
 
 /* Embedded first in each transport's own exchange; the strings and lists are the transport's

@@ -721,6 +721,16 @@ x_long_running(gw_exchange_t *x)
     (void)x;
 }
 
+/* An idle watch of many on the connection keeps no copy of its request line. */
+static void
+x_release_request(gw_exchange_t *x)
+{
+    gw_h2__stream_t *s = stream_of_x(x);
+
+    free(s->request_line);
+    s->request_line = NULL;
+}
+
 const gw_exchange_ops_t gw_h2__ops = {
     .reply = x_reply,
     .reply_start = x_reply_start,
@@ -731,4 +741,5 @@ const gw_exchange_ops_t gw_h2__ops = {
     .on_drained = x_on_drained,
     .on_gone = x_on_gone,
     .long_running = x_long_running,
+    .release_request = x_release_request,
 };
