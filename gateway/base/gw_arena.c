@@ -9,9 +9,10 @@
 #include "gw_alloc.h"
 
 /*
- * Requests use 1 to 3 KiB of their arena (a watch 1.1-1.25 KiB), and a watch keeps its arena
- * for as long as it streams, so the first chunk is small (a watch's and some room) and each
- * further one twice the last, up to CHUNK_MAX: a request never holds more than twice what it
+ * Requests use 1 to 3 KiB of their arena (a watch 1.1-1.25 KiB), and a watch of Tables, of a
+ * webhook-converted kind or audited keeps its arena for as long as it streams (the others let
+ * their request go: gw_stream_detach), so the first chunk is small (a watch's and some room) and
+ * each further one twice the last, up to CHUNK_MAX: a request never holds more than twice what it
  * used plus the first chunk. Blocks past BIG_BLOCK get a chunk of their own.
  */
 #define CHUNK_FIRST 1536

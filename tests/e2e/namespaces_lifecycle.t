@@ -192,6 +192,11 @@ check "... the namespace did change during the create" jpy \
     "d['metadata']['labels'].get('touched') == 'yes' and d['status']['phase'] == 'Active'"
 check "... and the configmap is there" test \
     "$(http_code /api/v1/namespaces/guarded/configmaps/t "${ADMIN[@]}")" = 200
+# A finalizer keeps the doomed namespace terminating: without it the namespace controller
+# could remove the namespace before the create's live check, which then answers 404.
+post /api/v1/namespaces/guarded/configmaps \
+    '{"metadata":{"name":"pin","finalizers":["example.com/hold"]}}'
+check "a configmap with a finalizer in guarded" test "$CODE" = 201
 post /api/v1/namespaces/guarded/configmaps '{"metadata":{"name":"d","labels":{"guard":"doom"}}}'
 check_terminating "a create whose namespace began terminating meanwhile" d guarded
 check "... and nothing was written" test \
