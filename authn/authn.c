@@ -50,10 +50,26 @@ authn__user_copy(const authn_user_t *u)
     return c;
 }
 
+authn_user_t *
+authn__user_share(authn_user_t *u)
+{
+    atomic_fetch_add_explicit(&u->more_holders, 1, memory_order_relaxed);
+    return u;
+}
+
+/* True when the caller was u's last holder. A holder that sees no other needs no atomic
+ * write: nobody else can take a reference to a user nobody else holds. */
+static bool
+last_holder(authn_user_t *u)
+{
+    return atomic_load_explicit(&u->more_holders, memory_order_acquire) == 0 ||
+           atomic_fetch_sub_explicit(&u->more_holders, 1, memory_order_acq_rel) == 0;
+}
+
 void
 authn_user_free(authn_user_t *u)
 {
-    if (u == NULL)
+    if (u == NULL || !last_holder(u))
         return;
     for (size_t i = 0; i < u->n_groups; i++)
         free(u->groups[i]);
@@ -222,22 +238,53 @@ static const authn__token_fn token_chain[] = {
 
 #define N_TOKEN_AUTHENTICATORS (sizeof(token_chain) / sizeof(token_chain[0]))
 
+/* kube's AuthenticatedGroupAdder: unless the user is already in either all-users group. */
+static void
+add_authenticated(authn_user_t *u)
+{
+    for (size_t i = 0; i < u->n_groups; i++) {
+        if (strcmp(u->groups[i], GROUP_AUTHENTICATED) == 0 ||
+            strcmp(u->groups[i], GROUP_UNAUTHENTICATED) == 0)
+            return;
+    }
+    authn__user_add_group(u, GROUP_AUTHENTICATED);
+}
+
+/* The union accepted a token: its user gets the all-users group and, with a key, is remembered
+ * under it. kube's AuthenticatedGroupAdder wraps the cached union and adds the group to every
+ * answer alike, so the cache can hold the user as handed out and share it from then on: a hit
+ * then costs neither a copy nor a change. */
+static void
+accepted(const authn_t *a, const authn__token_key_t *key, authn_user_t *u)
+{
+    add_authenticated(u);
+    if (key != NULL)
+        authn__token_cache_put(a->token_cache, key, u);
+}
+
 /* kube's union of token authenticators from `from` on: the first that accepts decides, a
- * pending one resumes the union after itself when it refuses; all refusing is a refusal. */
+ * pending one resumes the union after itself when it refuses; all refusing is a refusal. An
+ * accepted token is remembered under key (NULL: answers are not cached), which a pending
+ * authentication carries so that its token is hashed once. */
 static authn__verdict_t
-token_union(const authn_t *a, const char *token, size_t from, authn_user_t **user,
-            authn_pending_t **pending, const char **why)
+token_union(const authn_t *a, const char *token, const authn__token_key_t *key, size_t from,
+            authn_user_t **user, authn_pending_t **pending, const char **why)
 {
     authn__verdict_t result = AUTHN__NOT_MINE;
 
     for (size_t i = from; i < N_TOKEN_AUTHENTICATORS; i++) {
         const char *reason = NULL;
         authn__verdict_t v = token_chain[i](a, token, user, pending, &reason);
-        if (v == AUTHN__FOUND)
+        if (v == AUTHN__FOUND) {
+            accepted(a, key, *user);
             return v;
+        }
         if (v == AUTHN__PENDING) {
             (*pending)->token = gw_strdup(token);
             (*pending)->next = i + 1;
+            (*pending)->keyed = key != NULL;
+            if (key != NULL)
+                (*pending)->key = *key;
             return v;
         }
         if (v == AUTHN__REFUSED) {
@@ -251,8 +298,7 @@ token_union(const authn_t *a, const char *token, size_t from, authn_user_t **use
     return AUTHN__REFUSED;
 }
 
-/* The cache key of token, when the union's answers are cached. The cache sits under the
- * all-users group (kube's AuthenticatedGroupAdder wraps it), so it holds users without it. */
+/* The cache key of token, when the union's answers are cached. */
 static bool
 cache_key(const authn_t *a, const char *token, authn__token_key_t *key)
 {
@@ -263,7 +309,8 @@ cache_key(const authn_t *a, const char *token, authn__token_key_t *key)
     return true;
 }
 
-/* kube's bearertoken: "Bearer <token>" (scheme in any case); anything else is not ours. */
+/* kube's bearertoken: "Bearer <token>" (scheme in any case); anything else is not ours. A
+ * token seen within the cache's TTL is answered from the cache, else by the union. */
 static authn__verdict_t
 bearer(const authn_t *a, const char *header, authn_user_t **user, authn_pending_t **pending,
        const char **why)
@@ -280,41 +327,26 @@ bearer(const authn_t *a, const char *header, authn_user_t **user, authn_pending_
         len--;
     if (len == 0)
         return AUTHN__NOT_MINE; /* an empty bearer token is no credential */
-    char *token = gw_strndup(tok, len);
+    /* the header's own bytes unless blanks follow the token */
+    char *copy = tok[len] != '\0' ? gw_strndup(tok, len) : NULL;
+    const char *token = copy != NULL ? copy : tok;
     authn__token_key_t key;
     bool caching = cache_key(a, token, &key);
     authn__verdict_t v = AUTHN__FOUND;
-    if (!caching || !authn__token_cache_get(a->token_cache, &key, user)) {
-        v = token_union(a, token, 0, user, pending, why);
-        if (caching && v == AUTHN__FOUND)
-            authn__token_cache_put(a->token_cache, &key, *user);
-    }
-    free(token);
+    if (!caching || !authn__token_cache_get(a->token_cache, &key, user))
+        v = token_union(a, token, caching ? &key : NULL, 0, user, pending, why);
+    free(copy);
     return v;
 }
 
-/* kube's AuthenticatedGroupAdder: unless the user is already in either all-users group. */
-static void
-add_authenticated(authn_user_t *u)
-{
-    for (size_t i = 0; i < u->n_groups; i++) {
-        if (strcmp(u->groups[i], GROUP_AUTHENTICATED) == 0 ||
-            strcmp(u->groups[i], GROUP_UNAUTHENTICATED) == 0)
-            return;
-    }
-    authn__user_add_group(u, GROUP_AUTHENTICATED);
-}
-
-/* The verdict as the public result: the group every authenticated user is in, anonymous
+/* The verdict as the public result (a user found has its all-users group already), anonymous
  * for no credential at all. */
 static authn_result_t
 conclude(const authn_t *a, authn__verdict_t v, authn_user_t **user, const char *reason, char *why,
          size_t why_len)
 {
-    if (v == AUTHN__FOUND) {
-        add_authenticated(*user);
+    if (v == AUTHN__FOUND)
         return AUTHN_OK;
-    }
     if (v == AUTHN__PENDING)
         return AUTHN_PENDING;
     if (v == AUTHN__NOT_MINE && a->anonymous) {
@@ -354,11 +386,12 @@ authn_authenticate(const authn_t *a, const authn_request_t *req, authn_user_t **
     *user = NULL;
     /* As kube's union: the front proxy, then the certificate, then the token; one that
      * refuses or names no one lets the next decide. */
-    if (authn__proxy_authenticate(a, req, user, &reason) == AUTHN__FOUND)
-        return conclude(a, AUTHN__FOUND, user, reason, why, why_len);
-    *user = req->client_cert != NULL ? authn__x509_user(req->client_cert) : NULL;
-    if (*user != NULL)
-        return conclude(a, AUTHN__FOUND, user, reason, why, why_len);
+    if (authn__proxy_authenticate(a, req, user, &reason) != AUTHN__FOUND)
+        *user = req->client_cert != NULL ? authn__x509_user(req->client_cert) : NULL;
+    if (*user != NULL) {
+        add_authenticated(*user);
+        return AUTHN_OK;
+    }
     v = bearer(a, req->authorization, user, &local, &reason);
     v = no_wait(v, pending, local, &reason);
     return conclude(a, v, user, reason, why, why_len);
@@ -371,6 +404,8 @@ authn_pending_finish(const authn_t *a, authn_pending_t *p, const authn_answer_t 
     const char *reason = "invalid bearer token";
     char *token = p->token;
     size_t next = p->next;
+    authn__token_key_t key = p->key;
+    const authn__token_key_t *keyed = p->keyed ? &key : NULL;
     authn_pending_t *local = NULL;
     authn__verdict_t v;
 
@@ -378,12 +413,11 @@ authn_pending_finish(const authn_t *a, authn_pending_t *p, const authn_answer_t 
     *pending = NULL;
     p->token = NULL;
     v = authn__pending_run(a, p, answers, user, &local, &reason);
-    if (v == AUTHN__REFUSED && token != NULL && next < N_TOKEN_AUTHENTICATORS)
-        v = token_union(a, token, next, user, &local, &reason);
     /* the union's final answer after its lookups: an accepted token is remembered */
-    authn__token_key_t key;
-    if (v == AUTHN__FOUND && token != NULL && cache_key(a, token, &key))
-        authn__token_cache_put(a->token_cache, &key, *user);
+    if (v == AUTHN__FOUND)
+        accepted(a, keyed, *user);
+    else if (v == AUTHN__REFUSED && token != NULL && next < N_TOKEN_AUTHENTICATORS)
+        v = token_union(a, token, keyed, next, user, &local, &reason);
     free(token);
     *pending = local;
     return conclude(a, v == AUTHN__NOT_MINE ? AUTHN__REFUSED : v, user, reason, why, why_len);

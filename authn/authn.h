@@ -20,6 +20,7 @@
  * key sets) live inside authn_t behind their own locks, so one authn_t serves every worker.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -31,7 +32,9 @@ typedef struct {
     size_t n_values;
 } authn_extra_t;
 
-/** An authenticated user. Immutable once returned; free with authn_user_free. */
+/** An authenticated user. Immutable once returned, and it may be shared: the cache of accepted
+ *  tokens hands one user to every request that presents the same token. Each holder lets go of
+ *  it with authn_user_free. */
 typedef struct {
     char *name;
     char *uid; /* may be "" */
@@ -39,9 +42,11 @@ typedef struct {
     size_t n_groups;
     authn_extra_t *extra;
     size_t n_extra;
+    /* holders besides the first: authn's own business (0 for a user built field by field) */
+    atomic_uint more_holders;
 } authn_user_t;
 
-/** Free a user (NULL is fine). Thread: any. */
+/** Let go of a user (NULL is fine): it is freed with its last holder. Thread: any. */
 void authn_user_free(authn_user_t *u);
 
 /** Add a copy of value to u's extra attribute `key` (a new key goes last). Thread: u's

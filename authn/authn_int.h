@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include "authn.h"
+#include "authn_token_cache.h"
 
 /** One line of the static token file. */
 typedef struct {
@@ -61,7 +62,8 @@ typedef authn__verdict_t (*authn__finish_fn)(const authn_t *a, void *state,
                                              authn_pending_t **pending, const char **why);
 
 /** A pending authentication. The chain (authn.c) resumes after the authenticator that asked
- *  (`next`, with the bearer `token`) when it refuses. */
+ *  (`next`, with the bearer `token`) when it refuses, and remembers an accepted token under
+ *  `key` when `keyed` (the union's answers are cached). */
 struct authn_pending {
     authn_need_t *needs;
     size_t n;
@@ -70,6 +72,8 @@ struct authn_pending {
     void (*free_state)(void *state);
     char *token;
     size_t next;
+    bool keyed;
+    authn__token_key_t key;
 };
 
 /** A new pending authentication that `finish` decides with `state` (freed by free_state, which
@@ -170,6 +174,10 @@ authn_user_t *authn__user_new(const char *name, const char *uid);
 
 /** A deep copy of u. */
 authn_user_t *authn__user_copy(const authn_user_t *u);
+
+/** u with one more holder (each lets go with authn_user_free); u must not change from then
+ *  on. Thread: any. */
+authn_user_t *authn__user_share(authn_user_t *u);
 
 /** Append a copy of group to u's groups. */
 void authn__user_add_group(authn_user_t *u, const char *group);

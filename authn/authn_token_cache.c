@@ -24,7 +24,8 @@
 typedef struct {
     authn__token_key_t key;
     int64_t expires_ms;
-    authn_user_t *user; /* NULL: a hole (replaced or dropped), skipped when the ring moves on */
+    authn_user_t *user; /* shared with the requests it was handed to; NULL: a hole (replaced or
+                           dropped), skipped when the ring moves on */
     uint32_t next;      /* the next slot in the same bucket, or NONE */
 } entry_t;
 
@@ -212,7 +213,7 @@ authn__token_cache_get(authn__token_cache_t *c, const authn__token_key_t *key, a
     uint32_t i = find(c, s, key);
     /* an entry at its expiry is gone: never served, even for the millisecond it turns */
     if (i != NONE && s->ring[i].expires_ms > c->clock_ms()) {
-        *user = authn__user_copy(s->ring[i].user);
+        *user = authn__user_share(s->ring[i].user);
         found = true;
     }
     pthread_mutex_unlock(&s->mu);
@@ -220,11 +221,10 @@ authn__token_cache_get(authn__token_cache_t *c, const authn__token_key_t *key, a
 }
 
 void
-authn__token_cache_put(authn__token_cache_t *c, const authn__token_key_t *key,
-                       const authn_user_t *user)
+authn__token_cache_put(authn__token_cache_t *c, const authn__token_key_t *key, authn_user_t *user)
 {
     stripe_t *s = stripe_of(c, key);
-    authn_user_t *copy = authn__user_copy(user);
+    authn_user_t *shared = authn__user_share(user);
 
     pthread_mutex_lock(&s->mu);
     int64_t now = c->clock_ms();
@@ -233,8 +233,8 @@ authn__token_cache_put(authn__token_cache_t *c, const authn__token_key_t *key,
         drop(c, s, old);
     trim(c, s, now);
     uint32_t i = (s->head + s->used) % c->per, b = bucket_of(c, key);
-    s->ring[i] =
-        (entry_t){.key = *key, .expires_ms = now + c->ttl_ms, .user = copy, .next = s->buckets[b]};
+    s->ring[i] = (entry_t){
+        .key = *key, .expires_ms = now + c->ttl_ms, .user = shared, .next = s->buckets[b]};
     s->buckets[b] = i;
     s->used++;
     pthread_mutex_unlock(&s->mu);

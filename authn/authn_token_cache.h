@@ -5,9 +5,10 @@
  * The verified-token cache in front of the bearer-token union, as kube-apiserver wraps its
  * union in k8s.io/apiserver's cached token authenticator: a user the union accepted is
  * remembered for the success TTL (kube-apiserver's TokenSuccessCacheTTL, 10 s) and handed out
- * again without verifying the token or reading anything from storage; refusals are not
- * remembered (TokenFailureCacheTTL is 0). An entry lives its TTL from when it was stored,
- * whatever the token's own expiry, and is never served past it.
+ * again, shared rather than copied, without verifying the token or reading anything from
+ * storage; refusals are not remembered (TokenFailureCacheTTL is 0). An entry lives its TTL from
+ * when it was stored, whatever the token's own expiry, and is never served past it; a request
+ * that still holds the entry's user extends nothing.
  *
  * Entries are keyed by an HMAC-SHA256, under a random key drawn at start-up, of the token and
  * the request's audiences (each length-prefixed, as kube's keyFunc writes them), so the cache
@@ -52,18 +53,21 @@ void authn__token_cache_key(const authn__token_cache_t *c, const char *token,
                             const char *const *audiences, size_t n, authn__token_key_t *key);
 
 /**
- * The user stored under key while its entry lives: true with *user a new copy (caller
- * frees), false when there is none or it expired. Thread: any.
+ * The user stored under key while its entry lives: true with *user that user, shared (the
+ * caller lets go of it with authn_user_free; it outlives the entry if need be), false when
+ * there is none or it expired. The stripe's lock is held only to find the entry and take the
+ * reference. Thread: any.
  */
 bool authn__token_cache_get(authn__token_cache_t *c, const authn__token_key_t *key,
                             authn_user_t **user);
 
 /**
- * Remember `user` (copied; borrowed for the call) under key for the TTL, replacing what the
- * key held and forgetting the oldest entry of a full stripe. Thread: any.
+ * Remember `user` under key for the TTL, replacing what the key held and forgetting the oldest
+ * entry of a full stripe. The cache shares user (the caller keeps its own reference), so it
+ * must not change from now on. Thread: any.
  */
 void authn__token_cache_put(authn__token_cache_t *c, const authn__token_key_t *key,
-                            const authn_user_t *user);
+                            authn_user_t *user);
 
 /** The number of live entries (expired ones not counted). Thread: any; for tests. */
 size_t authn__token_cache_count(authn__token_cache_t *c);

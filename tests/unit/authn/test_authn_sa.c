@@ -534,6 +534,60 @@ test_cached(void)
     authn_free(a);
 }
 
+/* The user of `token`, answered from the cache or after a lookup that `objects` answer
+ * (NULL: refused). Caller frees. */
+static authn_user_t *
+user_of(const authn_t *a, const char *token, char *const *objects, bool *looked_up)
+{
+    char *header = NULL;
+    if (asprintf(&header, "Bearer %s", token) < 0)
+        abort();
+    authn_request_t req = {.authorization = header};
+    authn_user_t *u = NULL;
+    authn_pending_t *p = NULL, *again = NULL;
+    authn_result_t r = authn_authenticate(a, &req, &u, &p, why, sizeof(why));
+    free(header);
+    *looked_up = r == AUTHN_PENDING;
+    if (r == AUTHN_PENDING) {
+        authn_answer_t ans[2] = {{.object = objects[0], .object_len = strlen(objects[0])}};
+        r = authn_pending_finish(a, p, ans, &u, &again, why, sizeof(why));
+        authn_pending_free(again);
+    }
+    return r == AUTHN_OK ? u : NULL;
+}
+
+/* The cache shares one user between the requests of a token: a request that still holds it
+ * extends nothing, and the account's deletion counts from the entry's TTL on, as before. */
+static void
+test_cached_shared(void)
+{
+    cache_ttl_ms = 200;
+    authn_t *a = make_authn(false, NULL, true);
+    cache_ttl_ms = -1;
+    char *tok = issue(a, NULL, NULL, NULL);
+    char *sa = object(SA_UID, -1), *gone = object("another-uid", -1); /* recreated */
+    char *objs[] = {sa, NULL}, *gones[] = {gone, NULL};
+    bool looked_up = false;
+
+    authn_user_t *first = user_of(a, tok, objs, &looked_up);
+    tap_ok(first != NULL && looked_up, "shared: a token accepted after its lookup");
+    authn_user_t *second = user_of(a, tok, gones, &looked_up);
+    tap_ok(second == first && !looked_up,
+           "... the next request gets the same user from the cache, without a lookup");
+    authn_user_free(second);
+    struct timespec ts = {0, 250 * 1000000L};
+    nanosleep(&ts, NULL);
+    tap_ok(user_of(a, tok, gones, &looked_up) == NULL && looked_up,
+           "past the TTL, while a request still holds the user: looked up again and refused");
+    tap_is_str(first->name, "system:serviceaccount:team:robot", "... the holder's user intact");
+    tap_is_int((int)first->n_groups, 3, "... groups and all");
+    authn_user_free(first);
+    free(tok);
+    free(sa);
+    free(gone);
+    authn_free(a);
+}
+
 int
 main(void)
 {
@@ -554,6 +608,7 @@ main(void)
     test_legacy_no_lookup(a);
     authn_free(a);
     test_cached();
+    test_cached_shared();
     test_config();
     EVP_PKEY_free(sign_key);
     EVP_PKEY_free(other_key);

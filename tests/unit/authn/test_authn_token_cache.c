@@ -1,8 +1,8 @@
 /* The verified-token cache: keys as kube's keyFunc makes them (an HMAC under a per-cache
- * random key of the length-prefixed token and audiences), the TTL never overstepped, the bound
- * that forgets the oldest entry, many threads at once; and the union in front of it: accepted
- * bearer tokens are served from it until the TTL, refusals, certificates and proxy users are
- * not cached. */
+ * random key of the length-prefixed token and audiences), the TTL never overstepped (also while
+ * requests hold the shared user), the bound that forgets the oldest entry, many threads at once;
+ * and the union in front of it: accepted bearer tokens are served from it until the TTL, refusals,
+ * certificates and proxy users are not cached. */
 #include "authn_token_cache.h"
 
 #include <pthread.h>
@@ -99,11 +99,10 @@ test_get_put(void)
     authn__token_cache_key(c, "tok2", NULL, 0, &k2);
     tap_ok(!authn__token_cache_get(c, &k, &got) && got == NULL, "an empty cache has nothing");
     authn__token_cache_put(c, &k, u);
-    u->name[0] = 'A'; /* the cache holds a copy */
     tap_ok(authn__token_cache_get(c, &k, &got), "a stored user is found");
     tap_is_str(describe(got), "alice|uid-1|dev,ops|example.com/scope=a,b",
                "... as it was stored: name, uid, groups, extra with every value");
-    tap_ok(got != u, "... as a copy of its own");
+    tap_ok(got == u, "... shared, not copied");
     authn_user_free(got);
     tap_ok(!authn__token_cache_get(c, &k2, &got), "another token finds nothing");
     tap_is_int((int)authn__token_cache_count(c), 1, "one entry");
@@ -129,6 +128,52 @@ test_get_put(void)
     tap_ok(authn__token_cache_get(c, &k, &got), "... living its TTL from the later store");
     authn_user_free(got);
     authn_user_free(u);
+    authn__token_cache_free(c);
+}
+
+/* A shared user outlives its entry for whoever holds it, and holding it keeps the entry from
+ * nothing: it is not served past its TTL, nor once replaced or forgotten. */
+static void
+test_shared(void)
+{
+    authn__token_cache_t *c = authn__token_cache_new(32, 10000, fake_clock); /* one per stripe */
+    authn__token_key_t k, k2;
+    authn_user_t *u = user("alice"), *held = NULL, *got = NULL;
+
+    now_ms = 1000;
+    authn__token_cache_key(c, "tok", NULL, 0, &k);
+    authn__token_cache_put(c, &k, u);
+    authn_user_free(u); /* the cache's reference is the only one left */
+    tap_ok(authn__token_cache_get(c, &k, &held), "a request takes the stored user");
+    now_ms = 1000 + 10000;
+    tap_ok(!authn__token_cache_get(c, &k, &got) && got == NULL,
+           "held by a request, the entry still ends at its TTL");
+    authn_user_t *bob = user("bob");
+    authn__token_cache_put(c, &k, bob);
+    authn_user_free(bob);
+    tap_is_str(describe(held), "alice|uid-1|dev,ops|example.com/scope=a,b",
+               "the request's user stays whole once its entry is replaced");
+    tap_ok(authn__token_cache_get(c, &k, &got) && strcmp(got->name, "bob") == 0,
+           "... while the key serves the later user");
+    authn_user_free(got);
+    authn_user_free(held);
+
+    /* a key of the same stripe: storing it forgets the other in a cache of one per stripe */
+    tap_ok(authn__token_cache_get(c, &k, &held), "a request takes bob");
+    char tok[32];
+    for (int i = 0; i < 10000; i++) {
+        snprintf(tok, sizeof(tok), "tok-%d", i);
+        authn__token_cache_key(c, tok, NULL, 0, &k2);
+        if (k2.b[0] % 32 == k.b[0] % 32)
+            break;
+    }
+    authn_user_t *carol = user("carol");
+    authn__token_cache_put(c, &k2, carol);
+    authn_user_free(carol);
+    tap_ok(!authn__token_cache_get(c, &k, &got) && got == NULL,
+           "held by a request, a forgotten entry is not served");
+    tap_is_str(held->name, "bob", "... and the request's user stays whole");
+    authn_user_free(held);
     authn__token_cache_free(c);
 }
 
@@ -301,8 +346,8 @@ test_union(void)
     const char *auds[] = {"https://kgate.test"};
     authn__token_cache_key(c, "tok1", auds, 1, &k);
     tap_ok(authn__token_cache_get(c, &k, &got), "the key is the token's with the API audiences");
-    tap_is_str(describe(got), "alice|u1|dev",
-               "... holding the user without system:authenticated (added on the way out)");
+    tap_is_str(describe(got), "alice|u1|dev,system:authenticated",
+               "... holding the user as handed out, system:authenticated included");
     authn_user_free(got);
     tap_is_str(who(a, "Bearer nope", NULL), "401", "an unknown token is refused");
     tap_is_str(who(a, "Bearer tok3", NULL), "401", "another");
@@ -339,6 +384,7 @@ main(void)
 {
     test_keys();
     test_get_put();
+    test_shared();
     test_bound();
     test_threads();
     test_union();
