@@ -413,11 +413,20 @@ authn_pending_finish(const authn_t *a, authn_pending_t *p, const authn_answer_t 
     *pending = NULL;
     p->token = NULL;
     v = authn__pending_run(a, p, answers, user, &local, &reason);
-    /* the union's final answer after its lookups: an accepted token is remembered */
-    if (v == AUTHN__FOUND)
+    if (v == AUTHN__PENDING) {
+        /* another round (OIDC: discovery, then keys) resumes the union where this one would,
+         * with the token and its cache key */
+        local->token = token;
+        local->next = next;
+        local->keyed = keyed != NULL;
+        local->key = key;
+        token = NULL;
+    } else if (v == AUTHN__FOUND) {
+        /* the union's final answer after its lookups: an accepted token is remembered */
         accepted(a, keyed, *user);
-    else if (v == AUTHN__REFUSED && token != NULL && next < N_TOKEN_AUTHENTICATORS)
+    } else if (v == AUTHN__REFUSED && token != NULL && next < N_TOKEN_AUTHENTICATORS) {
         v = token_union(a, token, keyed, next, user, &local, &reason);
+    }
     free(token);
     *pending = local;
     return conclude(a, v == AUTHN__NOT_MINE ? AUTHN__REFUSED : v, user, reason, why, why_len);

@@ -85,11 +85,6 @@ authn__pending_run(const authn_t *a, authn_pending_t *p, const authn_answer_t *a
 {
     authn__verdict_t v = p->finish(a, p->state, answers, user, pending, why);
 
-    if (v == AUTHN__PENDING) { /* the next step resumes the chain where this one would */
-        (*pending)->token = p->token;
-        (*pending)->next = p->next;
-        p->token = NULL;
-    }
     authn_pending_free(p);
     return v;
 }

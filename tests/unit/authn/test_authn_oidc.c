@@ -166,10 +166,13 @@ discovery_and_cache(void)
     authn_t *a =
         flags(&(authn_config_t){.oidc_groups_claim = "groups", .oidc_groups_prefix = "oidc:"});
     char *t = token("{\"groups\":[\"dev\",\"ops\"]}", "RS256", "rsa-1", rsa);
-    outcome_t o = run(a, t);
+    outcome_t o = run(a, t), again = run(a, t);
 
     free(t);
 
+    tap_ok(again.result == AUTHN_OK && again.fetches == 0 && again.user == o.user,
+           "a token accepted after two rounds of fetches is remembered: the same user again");
+    authn_user_free(again.user);
     tap_is_int(o.result, AUTHN_OK, "a good token is accepted");
     tap_is_int(o.fetches, 2, "after the discovery document and the keys");
     tap_is_str(o.url, ISSUER "/keys", "the keys from the document's jwks_uri");
