@@ -234,7 +234,8 @@ gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop
 static size_t
 labels_size(const gw_metrics_labels_t *l)
 {
-    return strlen(l->group) + strlen(l->version) + strlen(l->resource) + strlen(l->subresource) + 4;
+    return strlen(l->verb) + strlen(l->group) + strlen(l->version) + strlen(l->resource) +
+           strlen(l->subresource) + 5;
 }
 
 static const char *
@@ -266,10 +267,11 @@ gw_stream_detach(gw_stream_t *s)
     s->d->start_ns = r->start_ns;
     s->d->catalog = gw_catalog_ref(r->catalog);
     memcpy(s->d->audit_id, r->audit_id, id_len);
-    /* verb, dryRun, scope and component are literals; the rest is the request's */
+    /* dryRun, scope and component are literals; the rest is the request's or its exchange's */
     s->d->labels = l;
     at = s->d->audit_id + id_len;
     if (counted) {
+        s->d->labels.verb = copy_label(&at, l.verb);
         s->d->labels.group = copy_label(&at, l.group);
         s->d->labels.version = copy_label(&at, l.version);
         s->d->labels.resource = copy_label(&at, l.resource);

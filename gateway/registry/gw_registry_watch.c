@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "gw_alloc.h"
 #include "gw_cbor.h"
 #include "gw_convert.h"
@@ -561,7 +562,6 @@ on_resumable(void *arg)
 }
 
 static void rearm(watch_t *st);
-static int64_t now_ms(void);
 
 /* More than the queue limit waits on the connection: leave the shared watch (nothing more is
  * queued) while the stream writer waits for the client to take it all (on_resumable), then
@@ -573,7 +573,7 @@ pause_watch(watch_t *st)
 {
     gw_watcher_stop(st->w);
     st->w = NULL;
-    st->slow_ms = now_ms() + SLOW_WAIT_S * 1000;
+    st->slow_ms = gw_timers_now_ms() + SLOW_WAIT_S * 1000;
     rearm(st);
 }
 
@@ -904,18 +904,12 @@ parse_options(watch_t *st)
 
 /* ---- periodic bookmarks -------------------------------------------------------------------- */
 
-static int64_t
-now_ms(void)
-{
-    return gw_timers_now_ms();
-}
-
 /* kube's cacheWatcher.nextBookmarkTime: a minute from now, or 2 s before the deadline when
  * that comes first; none once that moment has passed. */
 static void
 arm_mark(watch_t *st)
 {
-    int64_t now = now_ms(), next = now + gw_watch_bookmark_ms(st->watches);
+    int64_t now = gw_timers_now_ms(), next = now + gw_watch_bookmark_ms(st->watches);
 
     st->mark_is_last = st->end_ms - BOOKMARK_BEFORE_END_MS <= next;
     if (st->mark_is_last)
@@ -958,7 +952,7 @@ static void
 on_timer(gw_timer_t *t)
 {
     watch_t *st = (watch_t *)((char *)t - offsetof(watch_t, timer));
-    int64_t now = now_ms();
+    int64_t now = gw_timers_now_ms();
 
     /* The client did not take what was queued in time: kube ends a watcher that cannot keep
      * up, and the client resumes from what it got. */
@@ -989,7 +983,7 @@ arm_timer(watch_t *st)
                                   : MIN_REQUEST_TIMEOUT_S * (1.0 + (double)random() / RAND_MAX);
     st->timers = gw_worker_timers(st->r->worker);
     gw_timer_init(&st->timer, on_timer);
-    st->end_ms = now_ms() + (s > 0 ? (int64_t)(s * 1000) : 0);
+    st->end_ms = gw_timers_now_ms() + (s > 0 ? (int64_t)(s * 1000) : 0);
     if (st->bookmarks)
         arm_mark(st);
     rearm(st);
