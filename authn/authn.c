@@ -262,6 +262,18 @@ accepted(const authn_t *a, const authn__token_key_t *key, authn_user_t *u)
         authn__token_cache_put(a->token_cache, key, u);
 }
 
+/* A pending authentication resumes the union at `next` when it refuses, with the token (taken)
+ * and its cache key (NULL: answers are not cached). */
+static void
+resume_at(authn_pending_t *p, char *token, size_t next, const authn__token_key_t *key)
+{
+    p->token = token;
+    p->next = next;
+    p->keyed = key != NULL;
+    if (key != NULL)
+        p->key = *key;
+}
+
 /* kube's union of token authenticators from `from` on: the first that accepts decides, a
  * pending one resumes the union after itself when it refuses; all refusing is a refusal. An
  * accepted token is remembered under key (NULL: answers are not cached), which a pending
@@ -280,11 +292,7 @@ token_union(const authn_t *a, const char *token, const authn__token_key_t *key, 
             return v;
         }
         if (v == AUTHN__PENDING) {
-            (*pending)->token = gw_strdup(token);
-            (*pending)->next = i + 1;
-            (*pending)->keyed = key != NULL;
-            if (key != NULL)
-                (*pending)->key = *key;
+            resume_at(*pending, gw_strdup(token), i + 1, key);
             return v;
         }
         if (v == AUTHN__REFUSED) {
@@ -414,12 +422,8 @@ authn_pending_finish(const authn_t *a, authn_pending_t *p, const authn_answer_t 
     p->token = NULL;
     v = authn__pending_run(a, p, answers, user, &local, &reason);
     if (v == AUTHN__PENDING) {
-        /* another round (OIDC: discovery, then keys) resumes the union where this one would,
-         * with the token and its cache key */
-        local->token = token;
-        local->next = next;
-        local->keyed = keyed != NULL;
-        local->key = key;
+        /* another round (OIDC: discovery, then keys) resumes the union where this one would */
+        resume_at(local, token, next, keyed);
         token = NULL;
     } else if (v == AUTHN__FOUND) {
         /* the union's final answer after its lookups: an accepted token is remembered */

@@ -115,8 +115,7 @@ watch_end(watch_t *st)
     if (st->w != NULL)
         gw_watcher_stop(st->w);
     st->w = NULL;
-    if (st->timers != NULL)
-        gw_timer_cancel(st->timers, &st->timer);
+    gw_timer_cancel(st->timers, &st->timer);
     gw_stream_end(st->s);
     watch_free(st);
 }
@@ -635,7 +634,7 @@ subscribe(watch_t *st, int64_t after)
     }
     /* From here on events are encoded from what the watch keeps: the request can go (but for
      * Tables and webhook conversions, which are the request's work). */
-    if (st->r != NULL && !st->table && !st->webhook && gw_stream_detach(st->s))
+    if (!st->table && !st->webhook && gw_stream_detach(st->s))
         st->r = NULL;
 }
 
@@ -848,20 +847,18 @@ static void
 keep_strings(watch_t *st, const char *collection, const char *prefix, const char *name,
              const char *only_key)
 {
-    const char *v[] = {collection, prefix, name, only_key != NULL ? only_key : ""};
+    const char *v[] = {collection, prefix, name, only_key};
     const char **out[] = {&st->collection, &st->prefix, &st->name, &st->only_key};
-    size_t n[4], total = 0;
+    size_t k = only_key != NULL ? 4 : 3, n[4], total = 0; /* only_key stays NULL without one */
     char *at;
 
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < k; i++)
         total += n[i] = strlen(v[i]) + 1;
     at = gw_malloc(total);
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < k; i++) {
         *out[i] = memcpy(at, v[i], n[i]);
         at += n[i];
     }
-    if (only_key == NULL)
-        st->only_key = NULL;
 }
 
 static bool
