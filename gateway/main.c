@@ -40,7 +40,9 @@
 #include "gw_etcd_connect.h"
 #include "gw_fetch.h"
 #include "gw_health.h"
+#include "gw_discovery.h"
 #include "gw_log.h"
+#include "gw_metric.h"
 #include "gw_rbac_bootstrap.h"
 #include "gw_admission.h"
 #include "gw_audit.h"
@@ -547,6 +549,19 @@ serve_until_signal(kgate_t *k, const sigset_t *set)
     gw_log_info(NULL, "kgate stopped");
 }
 
+/* The metric registry's release and --show-hidden-metrics-for-version; the process figures. */
+static int
+configure_metrics(const gw_config_t *cfg, char *err, size_t err_len)
+{
+    int major = atoi(GW_KUBE_MAJOR), minor = atoi(GW_KUBE_MINOR);
+    const char *show = cfg->show_hidden_metrics_for_version;
+    if (!gw_metric_check_show_hidden(show, major, minor, err, err_len))
+        return 1;
+    gw_metric_configure(major, minor, show != NULL && *show != '\0');
+    gw_metric_process_register();
+    return 0;
+}
+
 /* Serve with cfg until a signal; anonymous_reset: kube's ApplyAuthorization turned anonymous
  * authentication off, which is said once the configuration is known to be usable (so that a
  * refusal stays one line). */
@@ -559,7 +574,8 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     int code = 1;
     block_signals(&set);
     evthread_use_pthreads();
-    if (gw_config_check_files(cfg, err, sizeof(err)) != 0)
+    if (gw_config_check_files(cfg, err, sizeof(err)) != 0 ||
+        configure_metrics(cfg, err, sizeof(err)) != 0)
         goto out;
     start_etcd(&k);
     k.tls_building = gw_tls_ctx_start(cfg);

@@ -106,6 +106,7 @@ struct gw_api__req {
     const char *content_type;    /* replaces the encoder's Content-Type when set */
     const char *body;            /* gw_req_body's copy, once made */
     size_t body_len;
+    size_t resp_bytes; /* the answer's length so far (apiserver_response_sizes) */
     /* authorization in progress */
     bool authz_in_filter;
     bool authz_answered;

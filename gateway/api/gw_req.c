@@ -414,9 +414,11 @@ void
 gw_api__req_finish(gw_req_t *r, int code)
 {
     gw_metrics_labels_t l;
-    if (gw_api__metrics_labels(r, &l))
+    if (gw_api__metrics_labels(r, &l)) {
         gw_api__metrics_record(GW_API_REQ(r)->api, gw_worker_index(r->worker), &l, code,
                                r->start_ns);
+        gw_metrics_response_size(&l, GW_API_REQ(r)->resp_bytes);
+    }
     gw_api__req_release(r, code);
 }
 
@@ -480,6 +482,7 @@ send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *bod
         gw_log_debug(r->audit_id, "client left before the %d answer", code);
     /* Recorded first: the reply frees a request whose client left, and metrics read it. */
     gw_exchange_t *x = r->x;
+    GW_API_REQ(r)->resp_bytes = evbuffer_get_length(z != NULL ? z : body);
     gw_api__req_finish(r, code);
     gw_exchange_reply(x, code, z != NULL ? z : body);
     if (z != NULL)

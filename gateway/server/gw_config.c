@@ -84,6 +84,10 @@ static const flag_t flags[] = {
     {"shutdown-delay-duration", FLAG_DURATION, OFF(shutdown_delay_ms), "0", 0, 0, NULL,
      "Time between SIGTERM (after which /readyz fails) and closing the listener."},
     {"v", FLAG_INT, OFF(verbosity), "0", 0, 10, NULL, "Log verbosity; 4 and above logs debug."},
+    {"show-hidden-metrics-for-version", FLAG_STR, OFF(show_hidden_metrics_for_version), "", 0, 0,
+     NULL,
+     "The previous minor release (e.g. 1.31), to show again the metrics it hid: those "
+     "deprecated before this release."},
     {"help", FLAG_BOOL, OFF(help), "false", 0, 0, NULL, "Print this list and exit."},
     {"token-auth-file", FLAG_STR, OFF(token_auth_file), NULL, 0, 0, NULL,
      "Static bearer tokens (CSV: token,user,uid[,groups...])."},

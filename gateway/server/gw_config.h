@@ -37,6 +37,7 @@ typedef struct {
     int64_t livez_grace_period_ms;
     int64_t shutdown_delay_ms;
     int verbosity; /* --v, 0..10 */
+    char *show_hidden_metrics_for_version; /* "": hidden metrics stay hidden */
     bool help;
     /* authentication */
     char *token_auth_file;
