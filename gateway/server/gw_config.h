@@ -36,7 +36,7 @@ typedef struct {
     int workers;
     int64_t livez_grace_period_ms;
     int64_t shutdown_delay_ms;
-    int verbosity; /* --v, 0..10 */
+    int verbosity;                         /* --v, 0..10 */
     char *show_hidden_metrics_for_version; /* "": hidden metrics stay hidden */
     bool help;
     /* authentication */
