@@ -549,6 +549,23 @@ serve_until_signal(kgate_t *k, const sigset_t *set)
     gw_log_info(NULL, "kgate stopped");
 }
 
+/* The etcd metrics' names of the built-in resources' paths ("deployments.apps"); where two
+ * groups share a path (events), the first in the catalog, the core group, is the one kube
+ * stores it as. */
+static void
+name_resources(void)
+{
+    const gw_catalog_t *c = gw_catalog_builtin();
+    for (size_t i = 0; i < gw_catalog_count(c); i++) {
+        const gw_resource_t *r = gw_catalog_at(c, i);
+        if (r->virtual_only || r->storage_path == NULL)
+            continue;
+        char *gr = *r->group != '\0' ? gw_sprintf("%s.%s", r->name, r->group) : gw_strdup(r->name);
+        gw_store_name_resource(r->storage_path, gr);
+        free(gr);
+    }
+}
+
 /* The metric registry's release and --show-hidden-metrics-for-version; the process figures. */
 static int
 configure_metrics(const gw_config_t *cfg, char *err, size_t err_len)
@@ -559,6 +576,7 @@ configure_metrics(const gw_config_t *cfg, char *err, size_t err_len)
         return 1;
     gw_metric_configure(major, minor, show != NULL && *show != '\0');
     gw_metric_process_register();
+    name_resources();
     return 0;
 }
 

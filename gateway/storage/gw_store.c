@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_clock.h"
 #include "gw_err.h"
 #include "gw_log.h"
 #include "gw_store_int.h"
@@ -226,6 +227,8 @@ typedef struct {
     gw_store_t *s;
     gw_store_get_cb cb;
     void *ctx;
+    int64_t start_ns;
+    char type[GW_STORE_TYPE_MAX]; /* the etcd metrics' */
 } get_op_t;
 
 static void
@@ -235,6 +238,7 @@ get_done(int err, const Etcdserverpb__RangeResponse *resp, void *arg)
     const Mvccpb__KeyValue *kv = err == 0 ? gw_store__first_kv(resp) : NULL;
     gw_obj_t obj;
 
+    gw_store__etcd_observe("get", op->type, op->start_ns);
     if (err == 0 && kv == NULL)
         err = GW_ENOTFOUND;
     if (err != 0) {
@@ -259,7 +263,8 @@ gw_store_get(gw_store_t *s, const char *key, int64_t revision, gw_store_get_cb c
     if (!gw_store__key_ok(key) || revision < 0)
         return GW_EINVAL;
     op = gw_malloc(sizeof(*op));
-    *op = (get_op_t){.s = s, .cb = cb, .ctx = ctx};
+    *op = (get_op_t){.s = s, .cb = cb, .ctx = ctx, .start_ns = gw_monotonic_ns()};
+    gw_store__etcd_type(key, op->type, sizeof(op->type));
     full = gw_store__full_key(s, key);
     rc = etcd_range(s->conn, &(etcd_range_req_t){.key = etcd_str(full), .revision = revision},
                     get_done, op);
@@ -295,6 +300,8 @@ typedef struct {
     void *ctx;
     int64_t revision;
     int64_t limit;
+    int64_t start_ns;
+    char type[GW_STORE_TYPE_MAX]; /* the etcd metrics' */
 } list_op_t;
 
 static void
@@ -324,6 +331,7 @@ list_done(int err, const Etcdserverpb__RangeResponse *resp, void *arg)
 {
     list_op_t *op = arg;
 
+    gw_store__etcd_observe("list", op->type, op->start_ns);
     if (err != 0)
         op->cb(err, NULL, op->ctx);
     else
@@ -363,7 +371,13 @@ gw_store_list(gw_store_t *s, const gw_list_req_t *req, gw_store_list_cb cb, void
     q.range_end = (etcd_bytes_t){(const uint8_t *)end, end_len};
     q.limit = req->limit ? req->limit + 1 : 0;
     op = gw_malloc(sizeof(*op));
-    *op = (list_op_t){.s = s, .cb = cb, .ctx = ctx, .revision = req->revision, .limit = req->limit};
+    *op = (list_op_t){.s = s,
+                      .cb = cb,
+                      .ctx = ctx,
+                      .revision = req->revision,
+                      .limit = req->limit,
+                      .start_ns = gw_monotonic_ns()};
+    gw_store__etcd_type(req->prefix, op->type, sizeof(op->type));
     rc = etcd_range(s->conn, &q, list_done, op);
     if (rc != 0)
         free(op);

@@ -55,6 +55,13 @@ typedef struct {
 char *gw_store_resource_path(const char *group, const char *resource, bool custom);
 
 /**
+ * Name the group resource stored under resource_path ("deployments.apps" for "deployments"),
+ * for the etcd metrics' `type` label, as kube labels them; the first naming of a path stays.
+ * Custom resources need none. Thread: any (start-up, before requests).
+ */
+void gw_store_name_resource(const char *resource_path, const char *group_resource);
+
+/**
  * Relative key of one object: "<resource path>/<ns>/<name>", or "<resource path>/<name>" when
  * ns is NULL or empty. Returns NULL when a segment is empty or contains '/' (or is "." or
  * ".."), so user input can never escape its collection. Caller frees. Thread: any.

@@ -66,6 +66,18 @@ const Etcdserverpb__DeleteRangeResponse *gw_store__txn_delete(const Etcdserverpb
 /** The first kv of a range response, or NULL when there is none. */
 const Mvccpb__KeyValue *gw_store__first_kv(const Etcdserverpb__RangeResponse *r);
 
+/** The size of an etcd metric's type label (gw_store__etcd_type). */
+#define GW_STORE_TYPE_MAX 96
+
+/** kube's `type` label of the etcd metrics for relative key rel: its group resource
+ *  ("deployments.apps"), into out (GW_STORE_TYPE_MAX bytes). Thread: any. */
+void gw_store__etcd_type(const char *rel, char *out, size_t out_len);
+
+/** Record one etcd request of `operation` ("get", "list", "create", "update", "delete") for
+ *  `type`, begun at start_ns (gw_monotonic_ns): etcd_request_duration_seconds and
+ *  etcd_requests_total. Thread: any. */
+void gw_store__etcd_observe(const char *operation, const char *type, int64_t start_ns);
+
 /** A relative key fit to name an object: non-NULL and non-empty. */
 bool gw_store__key_ok(const char *rel);
 

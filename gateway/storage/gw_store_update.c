@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_clock.h"
 #include "gw_err.h"
 #include "gw_store_int.h"
 
@@ -29,6 +30,8 @@ struct gw_store_update {
     gw_obj_t cur;  /* its JSON, in cur.owned (mutate may run asynchronously) */
     uint8_t *next; /* the JSON being written */
     size_t next_len;
+    int64_t sent_ns;              /* when the etcd request in flight was sent */
+    char type[GW_STORE_TYPE_MAX]; /* the etcd metrics' */
 };
 
 static void
@@ -84,6 +87,7 @@ read_done(int err, const Etcdserverpb__RangeResponse *resp, void *arg)
 {
     gw_store_update_t *u = arg;
 
+    gw_store__etcd_observe("get", u->type, u->sent_ns);
     if (err != 0) {
         finish(u, err, NULL);
         return;
@@ -111,6 +115,7 @@ txn_done(int err, const Etcdserverpb__TxnResponse *resp, void *arg)
 {
     gw_store_update_t *u = arg;
 
+    gw_store__etcd_observe("update", u->type, u->sent_ns);
     if (err != 0) {
         finish(u, err, NULL);
         return;
@@ -145,6 +150,7 @@ write_next(gw_store_update_t *u, const gw_value_t *stored)
 
     cmp.target = u->exists ? ETCD_CMP_MOD : ETCD_CMP_CREATE;
     cmp.number = u->exists ? u->cur.mod_revision : 0;
+    u->sent_ns = gw_monotonic_ns();
     rc = etcd_txn_if(u->s->conn, &cmp, &put, &get, txn_done, u);
     if (rc != 0)
         finish(u, rc, NULL);
@@ -205,6 +211,8 @@ gw_store_guaranteed_update(gw_store_t *s, const char *key, int max_attempts,
     u->mutate = mutate;
     u->done = done;
     u->ctx = ctx;
+    u->sent_ns = gw_monotonic_ns();
+    gw_store__etcd_type(key, u->type, sizeof(u->type));
     rc = etcd_range(s->conn, &(etcd_range_req_t){.key = etcd_str(u->key)}, read_done, u);
     if (rc != 0) {
         free(u->key);
