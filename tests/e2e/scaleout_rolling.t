@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # A rolling restart behind a load balancer: three kgate instances on one etcd prefix behind
-# haproxy (HTTP mode, TLS on both sides, health checks on /readyz), a client of GETs, creates
-# and two watches through haproxy (scaleout_client.py), and each instance in turn sent SIGTERM
-# and started again on its port. --shutdown-delay-duration lets haproxy see /readyz fail and
-# send the instance nothing new before it closes its listener; requests in progress finish and
+# haproxy (health checks on /readyz), a client of GETs, creates and two watches through haproxy
+# (scaleout_client.py) on keep-alive connections, and each instance in turn sent SIGTERM and
+# started again on its port. --shutdown-delay-duration lets haproxy see /readyz fail and send
+# the instance nothing new before it closes its listener; requests in progress finish and
 # watches end cleanly. Asserted: no request failed, every watch that ended was resumed from its
 # last resourceVersion without a 410, and each watcher saw every created ConfigMap exactly once.
+# LB_MODE=http (the default: haproxy terminates TLS and picks an instance per request) or tcp
+# (TLS end to end, an instance per connection: kubeadm's HA set-up; scaleout_rolling_tcp.t).
 # ROLLING_DELAY=0s shows what the delay is for: haproxy then sends requests to an instance
-# that has closed its listener and answers the client 503.
+# that has closed its listener and the client gets a 503 or a closed connection.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
 source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
-e2e_require scaleout_rolling
+LB_MODE=${LB_MODE:-http}
+e2e_require "scaleout_rolling_$LB_MODE"
 
 if ! command -v haproxy >/dev/null; then
     echo "1..0 # SKIP haproxy is not installed (scripts/install-deps.sh)"
@@ -48,30 +51,37 @@ for n in 0 1 2; do
     check "instance $n starts" start "$n"
 done
 
-# haproxy terminates TLS and checks each instance's /readyz (anonymous: kube's
+# haproxy checks each instance's /readyz over TLS (anonymous: kube's
 # system:public-info-viewer) every 100 ms; two failures take an instance out, well within the
 # shutdown delay. It never retries a request elsewhere (retries 0): a request sent to an
 # instance that is no longer listening, or whose connection it closed, fails the client.
 LB_PORT=$(free_port)
 cat "$PKI/server.crt" "$PKI/server.key" >"$KGATE_TEST_TMP/lb.pem"
+if [[ $LB_MODE == http ]]; then
+    BIND="ssl crt $KGATE_TEST_TMP/lb.pem"
+    CHECK="ssl verify required ca-file $PKI/ca.crt"
+else
+    BIND=""
+    CHECK="check-ssl verify required ca-file $PKI/ca.crt"
+fi
 {
     cat <<EOF
 global
     maxconn 1000
 defaults
-    mode http
+    mode $LB_MODE
     timeout connect 5s
     timeout client 120s
     timeout server 120s
     retries 0
 frontend kgate
-    bind 127.0.0.1:$LB_PORT ssl crt $KGATE_TEST_TMP/lb.pem
+    bind 127.0.0.1:$LB_PORT $BIND
     default_backend instances
 backend instances
     balance roundrobin
     option httpchk GET /readyz
     http-check expect status 200
-    default-server check inter 100ms fall 2 rise 2 ssl verify required ca-file $PKI/ca.crt
+    default-server check inter 100ms fall 2 rise 2 $CHECK
 EOF
     for n in 0 1 2; do echo "    server k$n 127.0.0.1:${PORT[n]}"; done
 } >"$KGATE_TEST_TMP/haproxy.cfg"
