@@ -229,3 +229,17 @@ https_request(const https_req_t *r)
     free(body);
     return req;
 }
+
+size_t
+https_call_admin(https_conn_t *c, const kgate_addr_t *k, const char *method, const char *path,
+                 const char *body, int want)
+{
+    char *req = https_request(&(https_req_t){.k = k, .method = method, .path = path, .body = body});
+
+    c->k = k;
+    c->tls = NULL;
+    https_call(c, req, want, NULL);
+    https_close(c);
+    free(req);
+    return c->len;
+}

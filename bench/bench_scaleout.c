@@ -5,8 +5,8 @@
  * end, connections spread round-robin) in front of 1, 2 and 3 instances that share one etcd.
  * Each row gives requests/s, p50 and p99, and each as a ratio to the 1-instance row of the
  * same run. Every process (etcd, haproxy, the instances, this client) shares the machine's
- * CPUs, which the header names: on a 2-CPU machine the curve shows the cost of spreading, not
- * the gain of more machines.
+ * CPUs, which the header names with the load average it starts under: on a 2-CPU machine the
+ * curve shows the cost of spreading, not the gain of more machines.
  *
  * Usage: bench_scaleout PKI_DIR https://IP:PORT(1 instance) https://IP:PORT(2) https://IP:PORT(3)
  *   PKI_DIR holds ca.crt (which signed the instances' serving certificate, which names the
@@ -54,17 +54,7 @@ typedef struct {
 static size_t
 call(bench_t *b, int n, const char *method, const char *path, const char *body, int want)
 {
-    https_conn_t *c = &b->conns[0];
-    char *req =
-        https_request(&(https_req_t){.k = &b->lb[n], .method = method, .path = path, .body = body});
-
-    c->k = &b->lb[n];
-    c->tls = NULL;
-    https_call(c, req, want, NULL);
-    size_t len = c->len;
-    https_close(c);
-    free(req);
-    return len;
+    return https_call_admin(&b->conns[0], &b->lb[n], method, path, body, want);
 }
 
 static void
@@ -131,9 +121,12 @@ print_header(const bench_t *b, const timing_t *t)
            "(%zu bytes answered) by the admin over HTTPS keep-alive, %d callers with a "
            "connection each; %.1f s per row after %.1f s warm-up\n",
            b->ref_len[OP_GET], b->ref_len[OP_CREATE], CONC, t->seconds, t->warmup);
-    printf("this machine has %ld CPUs, shared by etcd, haproxy, every instance and this client: "
-           "ratios below 1 are what spreading costs when no CPU is added\n",
-           sysconf(_SC_NPROCESSORS_ONLN));
+    double load[1] = {-1};
+    getloadavg(load, 1);
+    printf("this machine has %ld CPUs, shared by etcd, haproxy, every instance and this client "
+           "(load average %.1f at the start): ratios below 1 are what spreading costs when no "
+           "CPU is added\n",
+           sysconf(_SC_NPROCESSORS_ONLN), load[0]);
     printf("%-6s %4s  %9s %7s %7s  %7s %7s %7s\n", "op", "inst", "req/s", "p50 ms", "p99 ms",
            "x req/s", "x p50", "x p99");
 }

@@ -10,17 +10,11 @@ set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
 source tests/e2e/kgate.sh
+source tests/e2e/helm_lib.sh
 source tests/e2e/api_lib.sh
 e2e_require chart_args
 
-if ! HELM=$(scripts/install-helm.sh 2>"$KGATE_TEST_TMP/install-helm.log"); then
-    check "Helm 3.10.1 installs (scripts/install-helm.sh)" false
-    diag "$(cat "$KGATE_TEST_TMP/install-helm.log")"
-    tap_end
-    exit 1
-fi
-export HELM_CACHE_HOME=$KGATE_TEST_TMP/helm/cache HELM_CONFIG_HOME=$KGATE_TEST_TMP/helm/config
-export HELM_DATA_HOME=$KGATE_TEST_TMP/helm/data
+helm_e2e
 PKI=$KGATE_TEST_TMP/pki
 e2e_pki "$PKI"
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$PKI/sa.key" 2>/dev/null
