@@ -20,6 +20,17 @@ if ! command -v haproxy >/dev/null; then
     exit 0
 fi
 
+# ready URL: wait (up to 15 s) until URL/readyz answers the admin 200.
+ready() {
+    for _ in $(seq 150); do
+        curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
+            "$1/readyz" >/dev/null && return 0
+        sleep 0.1
+    done
+    echo "scale-out: $1 did not become ready" >&2
+    return 1
+}
+
 # Each instance with kgate's defaults (--workers = CPUs), waited for until ready.
 ports=()
 for i in 0 1 2; do
@@ -29,11 +40,7 @@ for i in 0 1 2; do
         --tls-private-key-file="$PKI/server.key" --client-ca-file="$PKI/ca.crt" \
         >"$KGATE_TEST_TMP/kgate-$i.log" 2>&1 &
     echo $! >>"$KGATE_TEST_TMP/pids"
-    for _ in $(seq 150); do
-        curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
-            "https://127.0.0.1:$port/readyz" >/dev/null && break
-        sleep 0.1
-    done
+    ready "https://127.0.0.1:$port" || { cat "$KGATE_TEST_TMP/kgate-$i.log" >&2; exit 1; }
     ports+=("$port")
 done
 
@@ -54,10 +61,6 @@ urls=()
 } >"$KGATE_TEST_TMP/haproxy.cfg"
 haproxy -f "$KGATE_TEST_TMP/haproxy.cfg" -db >"$KGATE_TEST_TMP/haproxy.log" 2>&1 &
 echo $! >>"$KGATE_TEST_TMP/pids"
-for _ in $(seq 50); do
-    curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
-        "${urls[2]}/readyz" >/dev/null && break
-    sleep 0.1
-done
+ready "${urls[2]}"
 
 "$KGATE_BUILD/bench/bench_scaleout" "$PKI" "${urls[@]}"
