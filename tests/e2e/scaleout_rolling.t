@@ -68,6 +68,7 @@ fi
     cat <<EOF
 global
     maxconn 1000
+    stats socket $KGATE_TEST_TMP/haproxy.sock
 defaults
     mode $LB_MODE
     timeout connect 5s
@@ -89,6 +90,26 @@ haproxy -f "$KGATE_TEST_TMP/haproxy.cfg" -db >"$KGATE_TEST_TMP/haproxy.log" 2>&1
 echo $! >>"$KGATE_TEST_TMP/pids"
 KGATE_URL=https://127.0.0.1:$LB_PORT
 KCURL_AUTH=(-H "Authorization: Bearer admin-token")
+
+# lb_up N: wait (up to 20 s) until haproxy's checks have put instance N back in service.
+lb_up() {
+    python3 - "$KGATE_TEST_TMP/haproxy.sock" "k$1" <<'EOF'
+import socket, sys, time
+for _ in range(200):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    s.sendall(b"show stat\n")
+    out = b""
+    while chunk := s.recv(65536):
+        out += chunk
+    s.close()
+    rows = [l.split(",") for l in out.decode().splitlines()]
+    if any(r[0] == "instances" and r[1] == sys.argv[2] and r[17] == "UP" for r in rows if len(r) > 17):
+        sys.exit(0)
+    time.sleep(0.1)
+sys.exit(1)
+EOF
+}
 check "haproxy answers /readyz" wait_for_code /readyz 200 10
 
 send POST /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$NS\"}}"
@@ -112,7 +133,7 @@ for n in 0 1 2; do
         bash -c "! grep -q 'still in progress' ${LOGS[n]}"
     check "... without a sanitizer report" no_sanitizer_report "${LOGS[n]}"
     check "instance $n starts again on its port" start "$n"
-    sleep 1 # haproxy's rise: two good checks
+    check "... and haproxy sends it requests again" lb_up "$n"
 done
 sleep 2
 touch "$STOP"
