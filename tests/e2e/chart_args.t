@@ -2,10 +2,11 @@
 # The chart's Deployment run as a kubelet would run it: the flags helm renders (default values,
 # then every optional part on) with the files the pod would mount placed under a scratch root
 # (the Secrets' keys from the test PKI, the ConfigMap's authorization config and audit policy
-# as rendered). kgate must start with them, answer the probes as the kubelet sends them
-# (anonymous HTTPS, certificate not checked) on /livez and /readyz, serve the static token
-# user, write the audit log, and after SIGTERM fail /readyz at once and exit 0 well within the
-# pod's terminationGracePeriodSeconds.
+# as rendered), and / read-only but for the pod's emptyDir volumes where a private mount
+# namespace is allowed (readOnlyRootFilesystem). kgate must start with them, answer the probes
+# as the kubelet sends them (anonymous HTTPS, certificate not checked) on /livez and /readyz,
+# serve the static token user, write the audit log, and after SIGTERM fail /readyz at once and
+# exit 0 well within the pod's terminationGracePeriodSeconds.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -68,19 +69,38 @@ for a in c["args"]:
         continue  # comes with encryption at rest; chart.t counts it as a TODO
     args.append(a)
 args.append("--bind-address=127.0.0.1")
+# The pod's writable places: its emptyDir volumes (readOnlyRootFilesystem leaves no other).
+empty = {v["name"] for v in pod["volumes"] if "emptyDir" in v}
+open(f"{root}/rw", "w").write("".join(root + m["mountPath"] + "\n" for m in c["volumeMounts"]
+                                      if m["name"] in empty))
 open(f"{root}/args", "w").write("\n".join(args) + "\n")
 open(f"{root}/port", "w").write(port)
 open(f"{root}/grace", "w").write(str(pod["terminationGracePeriodSeconds"]))
 EOF
 }
 
-# run VARIANT: start kgate with the placed args; sets KGATE_URL, KGATE_PID, KGATE_LOG.
+# The container's root filesystem is read-only: where a private mount namespace is allowed,
+# kgate runs with / read-only but for the pod's emptyDir volumes.
+READ_ONLY=()
+if unshare -m --propagation private true 2>/dev/null; then
+    READ_ONLY=(unshare -m --propagation private sh -c 'while read -r d; do
+        mount --bind "$d" "$d" || exit 1; done <"$0"; mount -o bind,remount,ro / || exit 1
+        exec "$@"')
+fi
+
+# run VARIANT: start kgate with the placed args (with / read-only when it can be); sets
+# KGATE_URL, KGATE_PID, KGATE_LOG.
 run() {
     local root=$KGATE_TEST_TMP/$1 args=()
     mapfile -t args <"$root/args"
     KGATE_URL=https://127.0.0.1:$(cat "$root/port")
     KGATE_LOG=$KGATE_TEST_TMP/kgate-$1.log
-    "$KGATE" "${args[@]}" >"$KGATE_LOG" 2>&1 &
+    if [[ ${#READ_ONLY[@]} -gt 0 ]]; then
+        args=("$root/rw" "$KGATE" "${args[@]}")
+    else
+        args=("$KGATE" "${args[@]}")
+    fi
+    ${READ_ONLY[@]+"${READ_ONLY[@]}"} "${args[@]}" >"$KGATE_LOG" 2>&1 &
     KGATE_PID=$!
     echo "$KGATE_PID" >>"$KGATE_TEST_TMP/pids"
 }
@@ -123,6 +143,12 @@ check "helm template, every optional part on (plain-http test etcd)" test $? = 0
 # default values: a self-signed certificate in --cert-dir, Node,RBAC, nothing else.
 place default "$KGATE_TEST_TMP/default.yaml"
 run default
+if [[ ${#READ_ONLY[@]} -gt 0 ]]; then
+    check "kgate runs with a read-only / but for the pod's emptyDir volumes" true
+else
+    TAP_N=$((TAP_N + 1))
+    echo "ok $TAP_N - kgate runs with a read-only / # SKIP no private mount namespace here"
+fi
 check "default: the startup probe passes (anonymous /livez)" probe_until /livez 200 60
 check "default: the readiness probe passes (anonymous /readyz)" probe_until /readyz 200 30
 check "default: the self-signed pair was written to --cert-dir" \
