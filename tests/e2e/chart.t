@@ -3,8 +3,9 @@
 # values and with every optional part on (charts/kgate/ci/full-values.yaml); values of the
 # wrong type refused by values.schema.json; the rendered manifests of both accepted by
 # `kubectl apply --dry-run=server` against a real kgate (the ServiceMonitor's CRD created
-# first: before it, kubectl finds no such kind), a tampered Deployment refused by the server,
-# and every flag the Deployment passes one that `kgate --help` lists.
+# first: before it, kubectl finds no such kind), a manifest with a bad label refused by kgate,
+# every flag the Deployment passes one that `kgate --help` lists; then helm install and
+# uninstall of the full chart against kgate.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -178,6 +179,21 @@ refuse_bad_label() { ! k apply --dry-run=server -f "$M/bad.yaml"; }
 check "a label value with a '+' is refused by kgate" refuse_bad_label
 check "... with kube's field error" \
     has 'metadata.labels: Invalid value: "kgate-0.1.0+build.1": a valid label must be an empty string or consist of alphanumeric characters'
+
+# And for real: helm install with every optional part on (Helm's own validation against
+# kgate's OpenAPI), its NOTES, the objects stored, then helm uninstall.
+check "helm install of the chart, every optional part on" \
+    h install r "$CHART" -n "$NS" -f "$FULL" --wait=false
+check "... prints the chart's NOTES" grep -qF "kubectl -n $NS rollout status deployment/r-kgate" \
+    <<<"$HOUT"
+DEPLOY=/apis/apps/v1/namespaces/$NS/deployments/r-kgate
+fetch "$DEPLOY" "${ADMIN[@]}"
+check "... the Deployment is stored, labelled managed-by Helm" \
+    jpy "d['metadata']['labels']['app.kubernetes.io/managed-by'] == 'Helm'"
+fetch "/apis/monitoring.coreos.com/v1/namespaces/$NS/servicemonitors/r-kgate" "${ADMIN[@]}"
+check "... and the ServiceMonitor" jpy "d['spec']['endpoints'][0]['port'] == 'https'"
+check "helm uninstall" h uninstall r -n "$NS"
+check "... the Deployment is gone" test "$(http_code "$DEPLOY" "${ADMIN[@]}")" = 404
 
 kill -TERM "$KGATE_PID"
 wait_exit "$KGATE_PID"
