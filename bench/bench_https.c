@@ -196,6 +196,13 @@ https_send(https_conn_t *c, const char *req, int want, size_t ref_len, slot_t *s
     evbuffer_add(bufferevent_get_output(c->bev), req, strlen(req));
 }
 
+void
+https_close_all(https_conn_t *conns, int n)
+{
+    for (int i = 0; i < n; i++)
+        https_close(&conns[i]);
+}
+
 int
 https_call(https_conn_t *c, const char *req, int want, struct evbuffer **body)
 {
