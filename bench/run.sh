@@ -2,8 +2,9 @@
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
 # bench_start (kgate's start-up time), bench_api, bench_h2 (HTTP/2 beside HTTP/1.1), bench_watch
 # (1,000 then 10,000 watchers), bench_list, bench_authn, bench_rbac, bench_audit, bench_vap,
-# bench_webhook, bench_crd (two instances) and bench_gc (the garbage collector) against
-# $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
+# bench_webhook, bench_crd (two instances), bench_gc (the garbage collector) and bench_scaleout
+# (1, 2 and 3 instances behind haproxy, bench/scaleout.sh) against $KGATE_BUILD/kgate in front
+# of that etcd. The etcd is a throwaway one on free loopback ports
 # unless KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects are
 # removed from it afterwards).
 # BENCH_SECONDS sets the measured duration of each row. Builds nothing: make has done that.
@@ -206,3 +207,10 @@ wait "$CRD_A_PID" || true
 LOG=$KGATE_TEST_TMP/kgate-gc.log
 restart_kgate "$KGATE_BENCH_ETCD"
 "$KGATE_BUILD/bench/bench_gc" "$KGATE_BENCH_ETCD" "$PREFIX"
+echo
+
+# Scale-out: the collector's kgate stops (its CPU is the instances'); 1, 2 and 3 instances of
+# their own behind haproxy.
+kill "$KGATE_PID"
+wait "$KGATE_PID" || true
+bench/scaleout.sh "$PKI" "$KGATE_BENCH_ETCD" "$PREFIX"
