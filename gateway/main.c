@@ -38,6 +38,7 @@
 #include "gw_controllers.h"
 #include "gw_err.h"
 #include "gw_etcd_connect.h"
+#include "gw_features.h"
 #include "gw_fetch.h"
 #include "gw_health.h"
 #include "gw_discovery.h"
@@ -180,17 +181,15 @@ join(const gw_strlist_t *l)
     return s;
 }
 
-/* --feature-gates=Name=bool; the last mention wins. */
-static bool
-feature_enabled(const gw_config_t *cfg, const char *name, bool dflt)
+/* --feature-gates, applied to kube's gate table (gw_features.h) and on /metrics. */
+static int
+configure_features(const gw_config_t *cfg, char *err, size_t err_len)
 {
-    size_t len = strlen(name);
-    for (size_t i = 0; i < cfg->feature_gates.n; i++) {
-        const char *g = cfg->feature_gates.items[i];
-        if (strncmp(g, name, len) == 0 && g[len] == '=')
-            dflt = g[len + 1] != '\0' && strchr("1tT", g[len + 1]) != NULL;
-    }
-    return dflt;
+    const char *const *items = (const char *const *)cfg->feature_gates.items;
+    if (gw_features_set(items, cfg->feature_gates.n, err, err_len) != 0)
+        return 1;
+    gw_features_publish();
+    return 0;
 }
 
 /* A list flag as the NULL-ended array authn takes (the strings stay the config's). */
@@ -337,7 +336,7 @@ build_policy(kgate_t *k, char *err, size_t err_len)
     /* kube serves MutatingAdmissionPolicy's resources only with its feature gate (alpha, off
      * by default), even when --runtime-config enables their group version: resource keys come
      * last and the last mention wins. */
-    if (!feature_enabled(cfg, "MutatingAdmissionPolicy", false)) {
+    if (!gw_feature_enabled("MutatingAdmissionPolicy")) {
         char *gated = gw_sprintf("%s%sadmissionregistration.k8s.io/v1alpha1/"
                                  "mutatingadmissionpolicies=false,admissionregistration.k8s.io/"
                                  "v1alpha1/mutatingadmissionpolicybindings=false",
@@ -491,9 +490,9 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .max_requests_inflight = cfg->max_requests_inflight,
         .max_mutating_requests_inflight = cfg->max_mutating_requests_inflight,
         .goaway_chance = cfg->goaway_chance,
-        .compression = feature_enabled(cfg, "APIResponseCompression", true),
-        .unsafe_delete = feature_enabled(cfg, "AllowUnsafeMalformedObjectDeletion", false),
-        .cbor = feature_enabled(cfg, "CBORServingAndStorage", false),
+        .compression = gw_feature_enabled("APIResponseCompression"),
+        .unsafe_delete = gw_feature_enabled("AllowUnsafeMalformedObjectDeletion"),
+        .cbor = gw_feature_enabled("CBORServingAndStorage"),
         .watch_cache = cfg->watch_cache,
         .cache_limits = cache_limits(cfg),
         .n_cache_limits = cfg->watch_cache_sizes.n,
@@ -593,7 +592,8 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     block_signals(&set);
     evthread_use_pthreads();
     if (gw_config_check_files(cfg, err, sizeof(err)) != 0 ||
-        configure_metrics(cfg, err, sizeof(err)) != 0)
+        configure_metrics(cfg, err, sizeof(err)) != 0 ||
+        configure_features(cfg, err, sizeof(err)) != 0)
         goto out;
     start_etcd(&k);
     k.tls_building = gw_tls_ctx_start(cfg);
