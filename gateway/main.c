@@ -63,6 +63,7 @@ typedef struct {
     etcd_client_t *etcd;
     gw_health_t *health;
     gw_compactor_t *compactor;     /* worker 0's */
+    gw_store_counter_t *counter;   /* worker 0's */
     gw_controllers_t *controllers; /* worker 0's: initial namespaces, namespace controller */
     authn_t *authn;
     authz_t *authz;
@@ -126,6 +127,8 @@ on_worker_start(gw_worker_t *w, void *arg)
         return;
     k->compactor = gw_compactor_start(gw_worker_etcd(w), gw_worker_base(w),
                                       k->cfg->etcd_compaction_interval_ms);
+    k->counter = gw_store_counter_start(gw_worker_etcd(w), gw_worker_base(w), k->cfg->etcd_prefix,
+                                        k->cfg->etcd_count_metric_poll_period_ms);
     k->controllers = gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
                                           &k->values, k->catalog);
     start_service_accounts(k);
@@ -153,6 +156,8 @@ on_worker_stop(gw_worker_t *w, void *arg)
         return;
     gw_compactor_stop(k->compactor);
     k->compactor = NULL;
+    gw_store_counter_stop(k->counter);
+    k->counter = NULL;
     gw_controllers_stop(k->controllers); /* hands the namespace controller over at once */
     k->controllers = NULL;
     gw_health_probe_stop(k->health);

@@ -63,6 +63,8 @@ static const flag_t flags[] = {
      "Private key (PEM) of --etcd-certfile."},
     {"etcd-compaction-interval", FLAG_DURATION, OFF(etcd_compaction_interval_ms), "5m", 0, 0, NULL,
      "Interval between etcd compactions; 0 disables compaction."},
+    {"etcd-count-metric-poll-period", FLAG_DURATION, OFF(etcd_count_metric_poll_period_ms), "1m", 0,
+     0, NULL, "How often the objects of each resource are counted in etcd; 0 disables it."},
     {"storage-media-type", FLAG_STR, OFF(storage_media_type), "application/json", 0, 0, NULL,
      "Encoding of the objects written to etcd: application/json, application/yaml or "
      "application/vnd.kubernetes.protobuf (kube-apiserver's). Values in any of them are read."},

@@ -36,8 +36,9 @@ typedef struct {
     int workers;
     int64_t livez_grace_period_ms;
     int64_t shutdown_delay_ms;
-    int verbosity;                         /* --v, 0..10 */
-    char *show_hidden_metrics_for_version; /* "": hidden metrics stay hidden */
+    int verbosity;                            /* --v, 0..10 */
+    char *show_hidden_metrics_for_version;    /* "": hidden metrics stay hidden */
+    int64_t etcd_count_metric_poll_period_ms; /* 0: apiserver_storage_objects not kept */
     bool help;
     /* authentication */
     char *token_auth_file;

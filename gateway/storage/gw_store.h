@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct event_base;
+
 #include "etcd.h"
 #include "gw_transformer.h"
 
@@ -60,6 +62,26 @@ char *gw_store_resource_path(const char *group, const char *resource, bool custo
  * Custom resources need none. Thread: any (start-up, before requests).
  */
 void gw_store_name_resource(const char *resource_path, const char *group_resource);
+
+/**
+ * The objects stored under resource_path at the last count (a named resource's: see
+ * gw_store_name_resource), or -1 when not counted yet or the count failed. Thread: any.
+ */
+int64_t gw_store_object_count(const char *resource_path);
+
+typedef struct gw_store_counter gw_store_counter_t;
+
+/**
+ * Count the objects of every named resource now and every period_ms (--etcd-count-metric-
+ * poll-period), one etcd count at a time, into apiserver_storage_objects{resource} and
+ * gw_store_object_count. The timer runs on `base`, conn's event_base. period_ms <= 0: no
+ * counting (NULL). Thread: conn's.
+ */
+gw_store_counter_t *gw_store_counter_start(etcd_conn_t *conn, struct event_base *base,
+                                           const char *prefix, int64_t period_ms);
+
+/** Stop counting; a count in flight is let go. NULL is fine. Thread: conn's. */
+void gw_store_counter_stop(gw_store_counter_t *c);
 
 /**
  * Relative key of one object: "<resource path>/<ns>/<name>", or "<resource path>/<name>" when

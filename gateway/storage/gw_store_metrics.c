@@ -3,12 +3,17 @@
 #include "gw_store.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #include "gw_alloc.h"
 #include "gw_clock.h"
+#include "gw_err.h"
+#include "gw_log.h"
 #include "gw_metric.h"
 #include "gw_store_int.h"
 
@@ -17,6 +22,7 @@
 typedef struct {
     char *path; /* a resource path: "pods", "services/specs" */
     char *group_resource;
+    _Atomic int64_t count; /* objects at the last count; -1: not counted (yet) */
 } name_t;
 
 static struct {
@@ -71,6 +77,7 @@ gw_store_name_resource(const char *resource_path, const char *group_resource)
     if (names.slots[i].path == NULL && names.n + 1 < SLOTS / 2) {
         names.slots[i].path = gw_strdup(resource_path);
         names.slots[i].group_resource = gw_strdup(group_resource);
+        atomic_init(&names.slots[i].count, -1);
         names.n++;
     }
     pthread_rwlock_unlock(&names.lock);
@@ -116,4 +123,147 @@ gw_store__etcd_observe(const char *operation, const char *type, int64_t start_ns
     gw_metric_observe(gw_metric_cached(&duration, &duration_desc), v,
                       (double)(gw_monotonic_ns() - start_ns) / 1e9);
     gw_metric_add(gw_metric_cached(&count, &count_desc), v, 1);
+}
+
+/* ---- apiserver_storage_objects ------------------------------------------------------------ */
+
+static const char *const resource_label[] = {"resource"};
+
+static const gw_metric_desc_t objects_desc = {
+    .name = "apiserver_storage_objects",
+    .help = "Objects stored at the last count, by resource; -1 when the count failed.",
+    .stability = "STABLE",
+    .type = GW_METRIC_GAUGE,
+    .labels = resource_label,
+    .n_labels = 1,
+};
+
+typedef struct count_call count_call_t;
+
+struct gw_store_counter {
+    etcd_conn_t *conn;
+    struct event *timer;
+    char *prefix; /* --etcd-prefix with its '/' */
+    size_t next;  /* the slot counted next in this round */
+    count_call_t *in_flight;
+};
+
+/* One count in flight; orphaned (c NULL) when the counter stops first, as etcd calls cannot be
+ * recalled. */
+struct count_call {
+    gw_store_counter_t *c;
+    size_t slot;
+};
+
+int64_t
+gw_store_object_count(const char *resource_path)
+{
+    int64_t n = -1;
+    size_t len = strlen(resource_path);
+    pthread_rwlock_rdlock(&names.lock);
+    for (size_t i = slot_of(resource_path, len); names.slots[i].path != NULL;
+         i = (i + 1) & (SLOTS - 1)) {
+        if (strcmp(names.slots[i].path, resource_path) == 0) {
+            n = atomic_load(&names.slots[i].count);
+            break;
+        }
+    }
+    pthread_rwlock_unlock(&names.lock);
+    return n;
+}
+
+static void count_next(gw_store_counter_t *c);
+
+static void
+counted(int err, const Etcdserverpb__RangeResponse *resp, void *arg)
+{
+    static gw_metric_t *_Atomic family;
+    count_call_t *call = arg;
+    gw_store_counter_t *c = call->c;
+    int64_t n = err == 0 ? resp->count : -1;
+    if (c != NULL && err != GW_ECANCELED) {
+        pthread_rwlock_rdlock(&names.lock);
+        name_t *e = &names.slots[call->slot];
+        atomic_store(&e->count, n);
+        const char *v[] = {e->group_resource};
+        gw_metric_set(gw_metric_cached(&family, &objects_desc), v, (double)n);
+        pthread_rwlock_unlock(&names.lock);
+    }
+    free(call);
+    if (c == NULL)
+        return;
+    c->in_flight = NULL;
+    if (err != GW_ECANCELED)
+        count_next(c);
+}
+
+/* Count the next named resource of the round, one at a time so that a round costs etcd no
+ * more than one small read at once. */
+static void
+count_next(gw_store_counter_t *c)
+{
+    char *from = NULL;
+    pthread_rwlock_rdlock(&names.lock);
+    while (c->next < SLOTS && names.slots[c->next].path == NULL)
+        c->next++;
+    if (c->next < SLOTS)
+        from = gw_sprintf("%s%s/", c->prefix, names.slots[c->next].path);
+    pthread_rwlock_unlock(&names.lock);
+    if (from == NULL)
+        return; /* the round is over */
+    size_t end_len;
+    char *end = gw_store__prefix_end(from, &end_len);
+    etcd_range_req_t q = {
+        .key = etcd_str(from), .range_end = {(const uint8_t *)end, end_len}, .count_only = true};
+    count_call_t *call = gw_calloc(1, sizeof(*call));
+    *call = (count_call_t){.c = c, .slot = c->next++};
+    if (etcd_range(c->conn, &q, counted, call) == 0) {
+        c->in_flight = call;
+    } else {
+        gw_log_warn(NULL, "could not count the objects under %s", from);
+        free(call);
+    }
+    free(end);
+    free(from);
+}
+
+static void
+on_round(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    gw_store_counter_t *c = arg;
+    if (c->in_flight != NULL)
+        return; /* the last round is still going */
+    c->next = 0;
+    count_next(c);
+}
+
+gw_store_counter_t *
+gw_store_counter_start(etcd_conn_t *conn, struct event_base *base, const char *prefix,
+                       int64_t period_ms)
+{
+    if (period_ms <= 0)
+        return NULL;
+    gw_store_counter_t *c = gw_calloc(1, sizeof(*c));
+    size_t len = strlen(prefix);
+    c->conn = conn;
+    c->prefix =
+        gw_sprintf("%.*s/", (int)(len > 0 && prefix[len - 1] == '/' ? len - 1 : len), prefix);
+    c->timer = event_new(base, -1, EV_PERSIST, on_round, c);
+    struct timeval tv = {period_ms / 1000, (period_ms % 1000) * 1000};
+    event_add(c->timer, &tv);
+    on_round(-1, 0, c); /* the first round now, as kube's */
+    return c;
+}
+
+void
+gw_store_counter_stop(gw_store_counter_t *c)
+{
+    if (c == NULL)
+        return;
+    event_free(c->timer);
+    if (c->in_flight != NULL)
+        c->in_flight->c = NULL;
+    free(c->prefix);
+    free(c);
 }

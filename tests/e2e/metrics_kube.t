@@ -20,7 +20,8 @@ check "a release other than the previous one is refused at start-up, in kube's w
     grep -qF "must be omitted or have the value '1.31'. Only the previous minor version is allowed" \
     <<<"$out"
 
-check "kgate starts" api_start metrics --workers=2 --authorization-mode=RBAC
+check "kgate starts" api_start metrics --workers=2 --authorization-mode=RBAC \
+    --etcd-count-metric-poll-period=1s
 
 fetch /metrics "${JANE[@]}"
 check "a user without a rule for /metrics is refused (403)" test "$CODE" = 403
@@ -95,6 +96,20 @@ check "authenticated_user_requests folds names kube does not keep (kubernetes-ad
     grep -qE '^authenticated_user_requests\{username="other"\} [1-9]' "$OUT"
 check "... into its few labels only" bash -c \
     "! grep -qE '^authenticated_user_requests\{username=\"(kubernetes-admin|jane)\"' '$OUT'"
+
+for _ in $(seq 50); do
+    fetch /metrics
+    grep -qxF 'apiserver_storage_objects{resource="deployments.apps"} 1' "$OUT" && break
+    sleep 0.1
+done
+check "apiserver_storage_objects counts each resource, named as kube names it" \
+    grep -qxF 'apiserver_storage_objects{resource="deployments.apps"} 1' "$OUT"
+n=$(kcurl "$KGATE_URL/api/v1/configmaps" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')
+check "... the configmaps of every namespace ($n)" \
+    grep -qxF "apiserver_storage_objects{resource=\"configmaps\"} $n" "$OUT"
+check "... resources with no object are 0" \
+    grep -qxF 'apiserver_storage_objects{resource="cronjobs.batch"} 0' "$OUT"
+check "... a STABLE gauge" grep -q '^# HELP apiserver_storage_objects \[STABLE\]' "$OUT"
 
 for f in process_cpu_seconds_total process_resident_memory_bytes process_open_fds \
     process_max_fds process_start_time_seconds process_virtual_memory_bytes; do
