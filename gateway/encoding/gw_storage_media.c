@@ -70,12 +70,13 @@ decode_yaml(const uint8_t *in, size_t len, char *err, size_t err_len)
 }
 
 static int
-from_storage(const gw_value_transformer_t *t, const uint8_t *in, size_t len, gw_value_t *out,
-             char *err, size_t err_len)
+from_storage(const gw_value_transformer_t *t, const gw_value_key_t *key, const uint8_t *in,
+             size_t len, gw_value_t *out, char *err, size_t err_len)
 {
     bool proto = len >= K8S_MAGIC_LEN && memcmp(in, K8S_MAGIC, K8S_MAGIC_LEN) == 0;
     json_t *doc;
 
+    (void)key; /* the encodings are the same for every key */
     /* The common case first and without a copy: JSON, or nothing at all. */
     if (!proto && (len == 0 || looks_json(in, len))) {
         gw_value_view(out, in, len);
@@ -102,10 +103,11 @@ load_json(const uint8_t *json, size_t len, char *err, size_t err_len)
 }
 
 static int
-to_json(const gw_value_transformer_t *t, const uint8_t *json, size_t len, gw_value_t *out,
-        char *err, size_t err_len)
+to_json(const gw_value_transformer_t *t, const gw_value_key_t *key, const uint8_t *json, size_t len,
+        gw_value_t *out, char *err, size_t err_len)
 {
     (void)t;
+    (void)key;
     (void)err;
     (void)err_len;
     gw_value_view(out, json, len);
@@ -133,11 +135,13 @@ has_protobuf(const gw_catalog_t *c, const json_t *doc)
 }
 
 static int
-to_protobuf(const gw_value_transformer_t *t, const uint8_t *json, size_t len, gw_value_t *out,
-            char *err, size_t err_len)
+to_protobuf(const gw_value_transformer_t *t, const gw_value_key_t *key, const uint8_t *json,
+            size_t len, gw_value_t *out, char *err, size_t err_len)
 {
     json_t *doc = load_json(json, len, err, err_len);
     uint8_t *bytes;
+
+    (void)key;
     size_t n;
     int rc;
 
@@ -157,14 +161,15 @@ to_protobuf(const gw_value_transformer_t *t, const uint8_t *json, size_t len, gw
 }
 
 static int
-to_yaml(const gw_value_transformer_t *t, const uint8_t *json, size_t len, gw_value_t *out,
-        char *err, size_t err_len)
+to_yaml(const gw_value_transformer_t *t, const gw_value_key_t *key, const uint8_t *json, size_t len,
+        gw_value_t *out, char *err, size_t err_len)
 {
     json_t *doc = load_json(json, len, err, err_len);
     char *yaml;
     size_t n;
 
     (void)t;
+    (void)key;
     if (doc == NULL)
         return GW_EINTERNAL;
     yaml = gw_json_to_yaml(doc, &n);

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Encryption at rest (--encryption-provider-config): Secrets, ConfigMaps and the apps group
+# stored with kube's prefixes and byte formats (etcdctl shows the prefix and no plaintext), read
+# back; a plain value from before the configuration read through identity; a value moved to
+# another key fails AES-GCM's check with kube's 500 and is what the unsafe deletion removes;
+# rotation: a new first provider writes, the old one still reads, and kubectl's replace of
+# every Secret re-encrypts them; configurations kube refuses stop kgate at start-up.
+set -u
+cd "$(dirname "$0")/../.."
+source tests/lib/etcd.sh
+source tests/e2e/kgate.sh
+source tests/e2e/api_lib.sh
+source tests/e2e/registry_lib.sh
+e2e_require encryption
+
+PKI=$KGATE_TEST_TMP/pki
+api_pki "$PKI"
+set_users
+trap stop_all EXIT
+CONF=$KGATE_TEST_TMP/enc.yaml
+KEY1=$(head -c 32 /dev/urandom | base64)
+KEY2=$(head -c 16 /dev/urandom | base64)
+BOX=$(head -c 32 /dev/urandom | base64)
+NAME=enc-$$
+PREFIX=/registry-$NAME-$$
+OPT=ignoreStoreReadErrorWithClusterBreakingPotential
+
+# start: kgate on the same etcd prefix each time, with the configuration in $CONF.
+start() {
+    api_start "$NAME" --encryption-provider-config="$CONF" \
+        --feature-gates=AllowUnsafeMalformedObjectDeletion=true
+}
+# raw KEY: what etcd holds for KEY under the prefix (printable bytes only).
+raw() { stored "$1" | tr -c '[:print:]' '.'; }
+# lacks TEXT KEY: etcd's value for KEY does not contain TEXT.
+lacks() { ! grep -qF -- "$1" <<<"$(raw "$2")"; }
+secret() {
+    echo "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"$1\"},\
+\"stringData\":{\"password\":\"$2\"}}"
+}
+
+cat >"$CONF" <<EOF
+apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration
+resources:
+  - resources: [secrets]
+    providers:
+      - aescbc:
+          keys: [{name: key1, secret: "$KEY1"}]
+      - identity: {}
+  - resources: [configmaps]
+    providers:
+      - aesgcm:
+          keys: [{name: k1, secret: "$KEY2"}]
+  - resources: ["*.apps"]
+    providers:
+      - secretbox:
+          keys: [{name: box, secret: "$BOX"}]
+EOF
+check "kgate starts with an EncryptionConfiguration" start
+
+req POST "$CORE/secrets" "$(secret s1 hunter2-plaintext)"
+check "a Secret is created" code_is 201
+check "etcd holds it under aescbc's prefix and key name" \
+    grep -q '^k8s:enc:aescbc:v1:key1:' <<<"$(raw secrets/default/s1)"
+check "... with no plaintext" lacks hunter2 secrets/default/s1
+check "... and no base64 of it either" lacks "$(printf hunter2-plaintext | base64)" \
+    secrets/default/s1
+req GET "$CORE/secrets/s1"
+check "it reads back" jpy "d['data']['password'] == '$(printf hunter2-plaintext | base64)'"
+
+ETCDCTL_API=3 etcdctl --endpoints="$KGATE_TEST_ETCD" put "$PREFIX/secrets/default/old" \
+    '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"old","namespace":"default","uid":"u1","creationTimestamp":"2024-01-01T00:00:00Z"},"type":"Opaque","data":{"a":"YQ=="}}' >/dev/null
+req GET "$CORE/secrets/old"
+check "a plain value from before encryption is read through identity" jpy "d['data']['a'] == 'YQ=='"
+
+req POST "$CORE/configmaps" "$(cm c1)"
+check "a ConfigMap is created" code_is 201
+check "etcd holds it under aesgcm's prefix" grep -q '^k8s:enc:aesgcm:v1:k1:' \
+    <<<"$(raw configmaps/default/c1)"
+req GET "$CORE/configmaps/c1"
+check "it reads back" jpy "d['data'] == {'k': 'v'}"
+req POST "$APPS/deployments" "$(deploy d1)"
+check "a Deployment is created" code_is 201
+check "etcd holds it under secretbox's prefix (*.apps)" grep -q '^k8s:enc:secretbox:v1:box:' \
+    <<<"$(raw deployments/default/d1)"
+req GET "$APPS/deployments/d1"
+check "it reads back" jpy "d['spec']['replicas'] == 1"
+req POST "/api/v1/namespaces" '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"plain"}}'
+check "a resource no entry names is stored as it is" grep -q '^{' <<<"$(raw namespaces/plain)"
+
+# An AES-GCM value authenticates its key: copied under another name it no longer opens.
+stored configmaps/default/c1 | head -c -1 >"$KGATE_TEST_TMP/c1.bin"
+ETCDCTL_API=3 etcdctl --endpoints="$KGATE_TEST_ETCD" put "$PREFIX/configmaps/default/moved" \
+    <"$KGATE_TEST_TMP/c1.bin" >/dev/null
+req GET "$CORE/configmaps/moved"
+check "a value moved to another key: 500" code_is 500
+check "... kube's InternalError with the transformer's words" is_status 500 InternalError \
+    "Internal error occurred: cipher: message authentication failed"
+req GET "$CORE/configmaps"
+check "a list that meets it fails too: 500" code_is 500
+check "... naming the etcd key" is_status 500 InternalError \
+    "Internal error occurred: unable to transform key \"$PREFIX/configmaps/default/moved\": cipher: message authentication failed"
+req DELETE "$CORE/configmaps/c1?$OPT=true"
+check "the unsafe deletion refuses a readable object: 422" code_is 422
+req DELETE "$CORE/configmaps/moved?$OPT=true"
+check "... and removes the one that does not decrypt: 200" code_is 200
+check "... gone from etcd" test -z "$(stored configmaps/default/moved)"
+req GET "$CORE/configmaps"
+check "the list reads again" jpy "'c1' in [i['metadata']['name'] for i in d['items']] and \
+'moved' not in [i['metadata']['name'] for i in d['items']]"
+check "kgate exits cleanly" clean_exit
+
+# Rotation: a new key writes; the old provider, kept second, still reads.
+KEY3=$(head -c 24 /dev/urandom | base64)
+cat >"$CONF" <<EOF
+apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration
+resources:
+  - resources: [secrets]
+    providers:
+      - aesgcm:
+          keys: [{name: key3, secret: "$KEY3"}]
+      - aescbc:
+          keys: [{name: key1, secret: "$KEY1"}]
+      - identity: {}
+EOF
+check "kgate starts with the rotated configuration" start
+req GET "$CORE/secrets/s1"
+check "the old Secret is read with the old key" \
+    jpy "d['data']['password'] == '$(printf hunter2-plaintext | base64)'"
+req GET "$CORE/configmaps/c1"
+check "a ConfigMap encrypted by a provider no longer configured: kube's 500" is_status 500 \
+    InternalError "Internal error occurred: identity transformer tried to read encrypted data"
+if kubectl_ok; then
+    kubeconfig "$KGATE_TEST_TMP/kubeconfig"
+    export KUBECONFIG=$KGATE_TEST_TMP/kubeconfig
+    kubectl get secrets -A -o json >"$KGATE_TEST_TMP/all.json" 2>"$KGATE_TEST_TMP/kerr"
+    check "kubectl get secrets -A -o json | kubectl replace -f -" \
+        kubectl replace -f "$KGATE_TEST_TMP/all.json"
+else
+    req GET "$CORE/secrets/s1"
+    req PUT "$CORE/secrets/s1" "$(cat "$OUT")"
+    check "the Secret is replaced unchanged (kubectl 1.32 is not here)" code_is 200
+    req GET "$CORE/secrets/old"
+    req PUT "$CORE/secrets/old" "$(cat "$OUT")"
+fi
+check "... re-encrypts it with the new first provider" \
+    grep -q '^k8s:enc:aesgcm:v1:key3:' <<<"$(raw secrets/default/s1)"
+check "... and the plain one too" grep -q '^k8s:enc:aesgcm:v1:key3:' <<<"$(raw secrets/default/old)"
+req GET "$CORE/secrets/s1"
+check "it reads back" jpy "d['data']['password'] == '$(printf hunter2-plaintext | base64)'"
+check "kgate exits cleanly" clean_exit
+
+# refused CONFIG-TEXT MESSAGE: kgate with that configuration exits 1 saying MESSAGE.
+refused() {
+    if [[ -n $1 ]]; then printf '%s\n' "$1" >"$CONF"; else : >"$CONF"; fi
+    kgate_start bad --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="$PREFIX" \
+        --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
+        --encryption-provider-config="$CONF"
+    wait "$KGATE_PID"
+    local rc=$?
+    [[ $rc == 1 ]] && grep -qF -- "$2" "$KGATE_LOG" && return 0
+    diag "exit $rc: $(tail -3 "$KGATE_LOG")"
+    return 1
+}
+HEAD='apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration'
+check "a key of the wrong length is refused" refused "$HEAD
+resources:
+  - resources: [secrets]
+    providers: [{aescbc: {keys: [{name: k, secret: c2hvcnQ=}]}}]" \
+    'error while parsing file: resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 5, expected one of [16 24 32]'
+check "a secret that is not base64 is refused" refused "$HEAD
+resources:
+  - resources: [secrets]
+    providers: [{secretbox: {keys: [{name: k, secret: '!!!'}]}}]" \
+    'resources[0].providers[0].secretbox.keys[0].secret: Invalid value: "REDACTED": secrets must be base64 encoded'
+check "no resources at all is refused" refused "$HEAD
+resources: []" 'error while parsing file: resources: Required value: at least one resources is required'
+check "an entry without providers is refused" refused "$HEAD
+resources:
+  - resources: [secrets]" \
+    'resources[0].providers: Required value: at least one resources[0].providers is required'
+check "overlapping resources in one entry are refused" refused "$HEAD
+resources:
+  - resources: [secrets, '*.']
+    providers: [{identity: {}}]" \
+    "resources[0].resources: Invalid value: []string{\"secrets\", \"*.\"}: using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked"
+check "a resource masked by an earlier *.* is refused" refused "$HEAD
+resources:
+  - resources: ['*.*']
+    providers: [{identity: {}}]
+  - resources: [secrets]
+    providers: [{identity: {}}]" \
+    'error while building transformers: resource "secrets" is masked by earlier rule "*.*"'
+check "an unknown provider is refused" refused "$HEAD
+resources:
+  - resources: [secrets]
+    providers: [{aesctr: {}}]" \
+    'provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity'
+check "KMS v1 is refused as kube 1.32 refuses it" refused "$HEAD
+resources:
+  - resources: [secrets]
+    providers: [{kms: {name: p, endpoint: 'unix:///tmp/kms.sock'}}]" \
+    'KMSv1 is deprecated and will only receive security updates going forward.'
+check "an empty file is refused" refused "" "encryption provider configuration file \"$CONF\" is empty"
+tap_end
