@@ -59,7 +59,7 @@ count(const json_t *a)
 /* Go's standard base64 (padded), as kube decodes a key's secret: the decoded length (its first
  * cap bytes copied to out), or -1 when it is not base64. */
 static int
-b64_decode(const char *s, uint8_t *out, size_t cap)
+secret_decode(const char *s, uint8_t *out, size_t cap)
 {
     size_t n = strlen(s);
     uint8_t *buf;
@@ -271,7 +271,7 @@ check_key(gw_errlist_t *e, const json_t *k, const char *path, const int *sizes, 
         gw_errlist_add(e, "%s.secret: Required value: secret is a mandatory field for a key", path);
         return;
     }
-    len = b64_decode(str(k, "secret"), secret, sizeof(secret));
+    len = secret_decode(str(k, "secret"), secret, sizeof(secret));
     if (len < 0) {
         gw_errlist_add(e, "%s.secret: Invalid value: \"REDACTED\": secrets must be base64 encoded",
                        path);
@@ -463,7 +463,7 @@ build_keys(gw_enc_provider_t *p, const json_t *conf)
     {
         gw_enc_key_t *key = &p->keys[p->n_keys++];
         key->name = gw_strdup(str(k, "name"));
-        key->secret_len = (size_t)b64_decode(str(k, "secret"), key->secret, GW_ENC_MAX_KEY);
+        key->secret_len = (size_t)secret_decode(str(k, "secret"), key->secret, GW_ENC_MAX_KEY);
     }
 }
 
@@ -628,7 +628,8 @@ build(const json_t *doc, const gw_catalog_t *builtin, char *err, size_t err_len)
             return NULL;
         }
     }
-    build_paths(c, builtin);
+    if (builtin != NULL)
+        build_paths(c, builtin);
     return c;
 }
 

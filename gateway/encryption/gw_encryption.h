@@ -31,8 +31,8 @@ typedef struct gw_enc_config gw_enc_config_t;
  * Parse, validate and compile an EncryptionConfiguration from text (YAML or JSON) with kube's
  * errors ("error while parsing file: ..." / "error while building transformers: ..."); `name`
  * is the file's path, for the messages. Resource paths come from `builtin` (the built-in
- * catalog). Returns a new configuration (gw_enc_config_free), or NULL with the reason in err.
- * Thread: any.
+ * catalog; NULL: none, every key is then a custom resource's or falls to "*.*"). Returns a new
+ * configuration (gw_enc_config_free), or NULL with the reason in err. Thread: any.
  */
 gw_enc_config_t *gw_enc_config_parse(const char *text, size_t len, const char *name,
                                      const gw_catalog_t *builtin, char *err, size_t err_len);

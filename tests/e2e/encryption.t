@@ -34,6 +34,29 @@ start() {
 raw() { stored "$1" | tr -c '[:print:]' '.'; }
 # lacks TEXT KEY: etcd's value for KEY does not contain TEXT.
 lacks() { ! grep -qF -- "$1" <<<"$(raw "$2")"; }
+# opens CIPHER KEY-B64 KEY: python3-cryptography decrypts etcd's value for KEY as kube's byte
+# format says (the prefix, a 16-byte IV and PKCS#7, or a 12-byte nonce and the etcd key as
+# additional data) into the object's JSON.
+opens() {
+    stored "$3" | head -c -1 >"$KGATE_TEST_TMP/value"
+    python3 - "$1" "$2" "$PREFIX/$3" "$KGATE_TEST_TMP/value" <<'PY'
+import base64, json, sys
+from cryptography.hazmat.primitives import padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+kind, key, etcd_key = sys.argv[1], base64.b64decode(sys.argv[2]), sys.argv[3]
+data = open(sys.argv[4], "rb").read()
+head = data.split(b":", 5)
+body = data[len(b":".join(head[:5])) + 1:]
+if kind == "aesgcm":
+    plain = AESGCM(key).decrypt(body[:12], body[12:], etcd_key.encode())
+else:
+    d = Cipher(algorithms.AES(key), modes.CBC(body[:16])).decryptor()
+    u = padding.PKCS7(128).unpadder()
+    plain = u.update(d.update(body[16:]) + d.finalize()) + u.finalize()
+sys.exit(0 if "kind" in json.loads(plain) else 1)
+PY
+}
 secret() {
     echo "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"$1\"},\
 \"stringData\":{\"password\":\"$2\"}}"
@@ -68,6 +91,8 @@ check "... and no base64 of it either" lacks "$(printf hunter2-plaintext | base6
     secrets/default/s1
 req GET "$CORE/secrets/s1"
 check "it reads back" jpy "d['data']['password'] == '$(printf hunter2-plaintext | base64)'"
+check "an independent AES-CBC (python3-cryptography) opens etcd's bytes" \
+    opens aescbc "$KEY1" secrets/default/s1
 
 ETCDCTL_API=3 etcdctl --endpoints="$KGATE_TEST_ETCD" put "$PREFIX/secrets/default/old" \
     '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"old","namespace":"default","uid":"u1","creationTimestamp":"2024-01-01T00:00:00Z"},"type":"Opaque","data":{"a":"YQ=="}}' >/dev/null
@@ -80,6 +105,8 @@ check "etcd holds it under aesgcm's prefix" grep -q '^k8s:enc:aesgcm:v1:k1:' \
     <<<"$(raw configmaps/default/c1)"
 req GET "$CORE/configmaps/c1"
 check "it reads back" jpy "d['data'] == {'k': 'v'}"
+check "an independent AES-GCM opens etcd's bytes with the etcd key as additional data" \
+    opens aesgcm "$KEY2" configmaps/default/c1
 req POST "$APPS/deployments" "$(deploy d1)"
 check "a Deployment is created" code_is 201
 check "etcd holds it under secretbox's prefix (*.apps)" grep -q '^k8s:enc:secretbox:v1:box:' \
