@@ -71,6 +71,7 @@ typedef struct {
     gw_value_transformer_t media;     /* --storage-media-type */
     gw_enc_transformer_t *encryption; /* --encryption-provider-config over media, or NULL */
     const gw_value_transformer_t *values; /* every store's: encryption's, else media */
+    gw_enc_reloader_t *enc_reloader;      /* --encryption-provider-config-automatic-reload */
     struct event *enc_reload;             /* worker 0's look at the encryption config */
     gw_api_t *api;
     gw_server_t *server;
@@ -119,6 +120,32 @@ start_authz_reload(kgate_t *k, struct event_base *base)
 }
 
 static void
+enc_reload_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    gw_enc_reload_check(arg);
+}
+
+/* With --encryption-provider-config-automatic-reload the file is looked at every second on
+ * worker 0 (a stat; read when it changed), as kube's controller watches it. */
+static void
+start_enc_reload(kgate_t *k, struct event_base *base)
+{
+    struct timeval second = {1, 0};
+
+    if (k->enc_reloader == NULL)
+        return;
+    k->enc_reload = event_new(base, -1, EV_PERSIST, enc_reload_tick, k->enc_reloader);
+    event_add(k->enc_reload, &second);
+}
+
+static char *
+enc_metrics(const void *reloader)
+{
+    return gw_enc_reload_metrics(reloader);
+}
+
+static void
 on_worker_start(gw_worker_t *w, void *arg)
 {
     kgate_t *k = arg;
@@ -137,6 +164,7 @@ on_worker_start(gw_worker_t *w, void *arg)
     gw_controllers_on_synced(k->controllers, mark_synced, k->health);
     gw_health_probe_start(k->health, w);
     start_authz_reload(k, gw_worker_base(w));
+    start_enc_reload(k, gw_worker_base(w));
 }
 
 static void
@@ -160,6 +188,9 @@ on_worker_stop(gw_worker_t *w, void *arg)
     if (k->authz_reload != NULL)
         event_free(k->authz_reload);
     k->authz_reload = NULL;
+    if (k->enc_reload != NULL)
+        event_free(k->enc_reload);
+    k->enc_reload = NULL;
 }
 
 static void
@@ -377,6 +408,9 @@ build_values(kgate_t *k, char *err, size_t err_len)
         return 1;
     k->encryption = gw_enc_transformer_new(enc, &k->media);
     k->values = gw_enc_transformer_values(k->encryption);
+    if (k->cfg->encryption_provider_config_automatic_reload)
+        k->enc_reloader = gw_enc_reloader_new(k->encryption, k->cfg->encryption_provider_config,
+                                              gw_catalog_builtin());
     return 0;
 }
 
@@ -500,6 +534,8 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .etcd = k->etcd,
         .etcd_prefix = cfg->etcd_prefix,
         .values = k->values,
+        .more_metrics = k->enc_reloader != NULL ? enc_metrics : NULL,
+        .more_metrics_arg = k->enc_reloader,
         .workers = cfg->workers,
         .audit = k->audit,
         .max_requests_inflight = cfg->max_requests_inflight,
@@ -611,6 +647,7 @@ out:
         wait_tls(&k, err, sizeof(err));
     gw_etcd_connect_cancel(k.connecting); /* likewise */
     gw_api_free(k.api);
+    gw_enc_reloader_free(k.enc_reloader);
     gw_enc_transformer_free(k.encryption); /* after the workers: their stores used it */
     gw_audit_free(k.audit);                /* after the workers: what they queued is written */
     etcd_client_free(k.etcd);

@@ -323,7 +323,10 @@ serve_metrics(gw_req_t *r)
                                    atomic_load(&api->inflight_mutating), &len);
     char *watch = watch_metrics(api);
     char *audit = gw_audit_metrics(api->cfg.audit);
-    char *all = gw_sprintf("%s%s%s", text, audit, watch);
+    char *more =
+        api->cfg.more_metrics != NULL ? api->cfg.more_metrics(api->cfg.more_metrics_arg) : NULL;
+    char *all = gw_sprintf("%s%s%s%s", text, audit, watch, more != NULL ? more : "");
+    free(more);
     free(audit);
     gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", all, strlen(all));
     free(all);

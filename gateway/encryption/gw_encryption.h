@@ -80,4 +80,25 @@ void gw_enc_transformer_swap(gw_enc_transformer_t *t, gw_enc_config_t *c);
 /** Free t and every configuration it held, once no store uses it. */
 void gw_enc_transformer_free(gw_enc_transformer_t *t);
 
+typedef struct gw_enc_reloader gw_enc_reloader_t;
+
+/**
+ * The automatic reload of the configuration file at path into t (borrowed; it must outlive the
+ * result), the file's current content taken as what t holds. Thread: main, at start-up.
+ */
+gw_enc_reloader_t *gw_enc_reloader_new(gw_enc_transformer_t *t, const char *path,
+                                       const gw_catalog_t *builtin);
+
+/** Look at the file (a stat): when it changed and its content differs, build and swap in the
+ *  new configuration, or keep the current one when it is refused (logged). Both are counted.
+ *  Thread: one at a time (worker 0's timer). */
+void gw_enc_reload_check(gw_enc_reloader_t *r);
+
+/** kube's reload metric families in the text format, as a new string (caller frees); r NULL:
+ *  their headers only. Thread: any. */
+char *gw_enc_reload_metrics(const gw_enc_reloader_t *r);
+
+/** Free r (NULL is fine). */
+void gw_enc_reloader_free(gw_enc_reloader_t *r);
+
 #endif

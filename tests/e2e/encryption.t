@@ -28,7 +28,7 @@ OPT=ignoreStoreReadErrorWithClusterBreakingPotential
 # start: kgate on the same etcd prefix each time, with the configuration in $CONF.
 start() {
     api_start "$NAME" --encryption-provider-config="$CONF" \
-        --feature-gates=AllowUnsafeMalformedObjectDeletion=true
+        --feature-gates=AllowUnsafeMalformedObjectDeletion=true "$@"
 }
 # raw KEY: what etcd holds for KEY under the prefix (printable bytes only).
 raw() { stored "$1" | tr -c '[:print:]' '.'; }
@@ -177,6 +177,43 @@ check "... re-encrypts it with the new first provider" \
 check "... and the plain one too" grep -q '^k8s:enc:aesgcm:v1:key3:' <<<"$(raw secrets/default/old)"
 req GET "$CORE/secrets/s1"
 check "it reads back" jpy "d['data']['password'] == '$(printf hunter2-plaintext | base64)'"
+check "kgate exits cleanly" clean_exit
+
+# The automatic reload: a changed file is taken without a restart, a broken one is refused and
+# the configuration in force stays; both are counted in kube's metrics.
+metric() {
+    kcurl "${ADMIN[@]}" "$KGATE_URL/metrics" | grep "^apiserver_encryption_config_controller_$1" |
+        grep "status=\"$2\"" | awk '{print $2}'
+}
+wait_metric() {
+    for _ in $(seq 50); do
+        [[ $(metric "$1" "$2") == "$3" ]] && return 0
+        sleep 0.2
+    done
+    diag "$1{status=$2} is '$(metric "$1" "$2")', not $3"
+    return 1
+}
+check "kgate starts with the automatic reload" start --encryption-provider-config-automatic-reload
+req POST "$CORE/secrets" "$(secret r1 x)"
+check "a Secret is written with the configuration in force" \
+    grep -q '^k8s:enc:aesgcm:v1:key3:' <<<"$(raw secrets/default/r1)"
+sed -i "s|keys: \[{name: key3|keys: [{name: key4, secret: \"$KEY1\"}, {name: key3|" "$CONF"
+check "a changed file is reloaded: counted as a success" wait_metric automatic_reloads_total \
+    success 1
+req POST "$CORE/secrets" "$(secret r2 x)"
+check "... and the new configuration writes" \
+    grep -q '^k8s:enc:aesgcm:v1:key4:' <<<"$(raw secrets/default/r2)"
+check "... with the time of the reload" test -n "$(metric \
+    automatic_reload_last_timestamp_seconds success)"
+printf 'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources: []\n' \
+    >"$CONF"
+check "a broken file is refused: counted as a failure" wait_metric automatic_reloads_total \
+    failure 1
+req POST "$CORE/secrets" "$(secret r3 x)"
+check "... and the configuration in force stays" \
+    grep -q '^k8s:enc:aesgcm:v1:key4:' <<<"$(raw secrets/default/r3)"
+req GET "$CORE/secrets/r1"
+check "... which still reads what the one before wrote (the old key stays second)" code_is 200
 check "kgate exits cleanly" clean_exit
 
 # refused CONFIG-TEXT MESSAGE: kgate with that configuration exits 1 saying MESSAGE.
