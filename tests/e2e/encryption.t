@@ -177,6 +177,19 @@ check "... re-encrypts it with the new first provider" \
 check "... and the plain one too" grep -q '^k8s:enc:aesgcm:v1:key3:' <<<"$(raw secrets/default/old)"
 req GET "$CORE/secrets/s1"
 check "it reads back" jpy "d['data']['password'] == '$(printf hunter2-plaintext | base64)'"
+kcurl "${ADMIN[@]}" -o "$KGATE_TEST_TMP/watch" \
+    "$KGATE_URL$CORE/secrets?watch=1&timeoutSeconds=1&fieldSelector=metadata.name=s1"
+check "a watch gets the Secret decrypted" python3 -c "
+import json, sys
+ev = [json.loads(l) for l in open('$KGATE_TEST_TMP/watch') if l.strip()]
+sys.exit(0 if ev and ev[0]['object']['data']['password'] == '$(printf hunter2-plaintext | base64)' else 1)"
+cp "$CONF" "$KGATE_TEST_TMP/kept.yaml"
+sed -i 's/name: key3/name: other/' "$CONF"
+sleep 2
+req POST "$CORE/secrets" "$(secret once x)"
+check "without the automatic reload the file is read once: a change is not taken" \
+    grep -q '^k8s:enc:aesgcm:v1:key3:' <<<"$(raw secrets/default/once)"
+cp "$KGATE_TEST_TMP/kept.yaml" "$CONF"
 check "kgate exits cleanly" clean_exit
 
 # The automatic reload: a changed file is taken without a restart, a broken one is refused and
