@@ -229,6 +229,18 @@ self(const gw_value_transformer_t *v)
     return v->ctx;
 }
 
+/* When the outer step passed the inner one's new buffer through as a view, the answer takes it
+ * over; what is left of mid is freed. */
+static void
+hand_over(gw_value_t *out, gw_value_t *mid)
+{
+    if (out->owned == NULL && mid->owned != NULL) {
+        out->owned = mid->owned;
+        mid->owned = NULL;
+    }
+    gw_value_clear(mid);
+}
+
 static int
 from_storage(const gw_value_transformer_t *v, const gw_value_key_t *key, const uint8_t *in,
              size_t len, gw_value_t *out, char *err, size_t err_len)
@@ -241,15 +253,13 @@ from_storage(const gw_value_transformer_t *v, const gw_value_key_t *key, const u
     if (rc != 0)
         return rc;
     rc = t->inner->from_storage(t->inner, key, plain.data, plain.len, out, err, err_len);
-    if (rc == 0 && out->owned == NULL && plain.owned != NULL) {
-        /* the encoding passed the decrypted bytes through: they are the answer's */
-        out->owned = plain.owned;
-        plain.owned = NULL;
+    if (rc != 0) {
+        gw_value_clear(&plain);
+        return rc;
     }
-    if (rc == 0)
-        out->stale = plain.stale;
-    gw_value_clear(&plain);
-    return rc;
+    out->stale = plain.stale;
+    hand_over(out, &plain); /* JSON passes the decrypted bytes through */
+    return 0;
 }
 
 static int
@@ -264,12 +274,12 @@ to_storage(const gw_value_transformer_t *v, const gw_value_key_t *key, const uin
     if (rc != 0)
         return rc;
     rc = gw_enc_encrypt(c, key, encoded.data, encoded.len, out, err, err_len);
-    if (rc == 0 && out->owned == NULL && encoded.owned != NULL) {
-        out->owned = encoded.owned; /* identity over a transcoded value */
-        encoded.owned = NULL;
+    if (rc != 0) {
+        gw_value_clear(&encoded);
+        return rc;
     }
-    gw_value_clear(&encoded);
-    return rc;
+    hand_over(out, &encoded); /* identity over a transcoded value */
+    return 0;
 }
 
 gw_enc_transformer_t *

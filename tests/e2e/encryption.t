@@ -36,7 +36,7 @@ raw() { stored "$1" | tr -c '[:print:]' '.'; }
 lacks() { ! grep -qF -- "$1" <<<"$(raw "$2")"; }
 # opens CIPHER KEY-B64 KEY: python3-cryptography decrypts etcd's value for KEY as kube's byte
 # format says (the prefix, a 16-byte IV and PKCS#7, or a 12-byte nonce and the etcd key as
-# additional data) into the object's JSON.
+# additional data) into the object's JSON or kube's protobuf envelope.
 opens() {
     stored "$3" | head -c -1 >"$KGATE_TEST_TMP/value"
     python3 - "$1" "$2" "$PREFIX/$3" "$KGATE_TEST_TMP/value" <<'PY'
@@ -54,7 +54,7 @@ else:
     d = Cipher(algorithms.AES(key), modes.CBC(body[:16])).decryptor()
     u = padding.PKCS7(128).unpadder()
     plain = u.update(d.update(body[16:]) + d.finalize()) + u.finalize()
-sys.exit(0 if "kind" in json.loads(plain) else 1)
+sys.exit(0 if plain.startswith(b"k8s\0") or "kind" in json.loads(plain) else 1)
 PY
 }
 secret() {
@@ -190,6 +190,17 @@ req POST "$CORE/secrets" "$(secret once x)"
 check "without the automatic reload the file is read once: a change is not taken" \
     grep -q '^k8s:enc:aesgcm:v1:key3:' <<<"$(raw secrets/default/once)"
 cp "$KGATE_TEST_TMP/kept.yaml" "$CONF"
+check "kgate exits cleanly" clean_exit
+
+# kube-apiserver's own layout: protobuf encrypted, which kgate writes and reads the same way.
+check "kgate starts writing protobuf" start --storage-media-type=application/vnd.kubernetes.protobuf
+req POST "$CORE/secrets" "$(secret pb hunter3)"
+check "a Secret is stored encrypted" grep -q '^k8s:enc:aesgcm:v1:key3:' <<<"$(raw secrets/default/pb)"
+check "... with no plaintext" lacks hunter3 secrets/default/pb
+check "... and kube's protobuf inside (opened by python3-cryptography)" \
+    opens aesgcm "$KEY3" secrets/default/pb
+req GET "$CORE/secrets/pb"
+check "... and reads back" jpy "d['data']['password'] == '$(printf hunter3 | base64)'"
 check "kgate exits cleanly" clean_exit
 
 # The automatic reload: a changed file is taken without a restart, a broken one is refused and
