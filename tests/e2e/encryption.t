@@ -128,6 +128,12 @@ req GET "$CORE/configmaps"
 check "a list that meets it fails too: 500" code_is 500
 check "... naming the etcd key" is_status 500 InternalError \
     "Internal error occurred: unable to transform key \"$PREFIX/configmaps/default/moved\": cipher: message authentication failed"
+req DELETE "$CORE/configmaps/moved"
+check "a plain DELETE of it: kube's 500 with the same words" is_status 500 InternalError \
+    "Internal error occurred: cipher: message authentication failed"
+req PUT "$CORE/configmaps/moved" "$(cm moved)"
+check "... an update too" is_status 500 InternalError \
+    "Internal error occurred: cipher: message authentication failed"
 req DELETE "$CORE/configmaps/c1?$OPT=true"
 check "the unsafe deletion refuses a readable object: 422" code_is 422
 req DELETE "$CORE/configmaps/moved?$OPT=true"
