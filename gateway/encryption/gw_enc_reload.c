@@ -135,12 +135,38 @@ gw_enc_reload_check(gw_enc_reloader_t *r)
     free(text);
 }
 
+static unsigned long long
+count_of(const gw_enc_reloader_t *r, bool ok)
+{
+    gw_enc_reloader_t *m = (gw_enc_reloader_t *)r; /* atomics are read through a mutable type */
+    return atomic_load(ok ? &m->ok : &m->failed);
+}
+
+/* apiserver_encryption_config_controller_automatic_reload_{failures,success}_total */
+static void
+deprecated(gw_buf_t *b, const char *name, const char *what, const gw_enc_reloader_t *r, bool ok)
+{
+    gw_buf_printf(b,
+                  "# HELP apiserver_encryption_config_controller_automatic_reload_%s_total [ALPHA] "
+                  "(Deprecated since 1.30.0) Total number of %s automatic reloads of encryption "
+                  "configuration split by apiserver identity.\n# TYPE "
+                  "apiserver_encryption_config_controller_automatic_reload_%s_total counter\n",
+                  name, what, name);
+    if (r != NULL && count_of(r, ok) != 0)
+        gw_buf_printf(b,
+                      "apiserver_encryption_config_controller_automatic_reload_%s_total{"
+                      "apiserver_id_hash=\"%s\"} %llu\n",
+                      name, r->id_hash, count_of(r, ok));
+}
+
 char *
 gw_enc_reload_metrics(const gw_enc_reloader_t *r)
 {
     static const char *const status[] = {"failure", "success"};
     gw_buf_t b = {0};
 
+    /* kube 1.32 still serves the two counters 1.30 deprecated, beside the new one */
+    deprecated(&b, "failures", "failed", r, false);
     gw_buf_str(&b, "# HELP apiserver_encryption_config_controller_automatic_reload_last_timestamp_"
                    "seconds [ALPHA] Timestamp of the last successful or failed automatic reload of "
                    "encryption configuration split by apiserver identity.\n# TYPE "
@@ -155,13 +181,13 @@ gw_enc_reload_metrics(const gw_enc_reloader_t *r)
                           "seconds{apiserver_id_hash=\"%s\",status=\"%s\"} %lld\n",
                           r->id_hash, status[i], at);
     }
+    deprecated(&b, "success", "successful", r, true);
     gw_buf_str(&b, "# HELP apiserver_encryption_config_controller_automatic_reloads_total [ALPHA] "
                    "Total number of reload successes and failures of encryption configuration "
                    "split by apiserver identity.\n# TYPE "
                    "apiserver_encryption_config_controller_automatic_reloads_total counter\n");
     for (int i = 0; r != NULL && i < 2; i++) {
-        unsigned long long n =
-            atomic_load(i ? &((gw_enc_reloader_t *)r)->ok : &((gw_enc_reloader_t *)r)->failed);
+        unsigned long long n = count_of(r, i == 1);
         if (n != 0)
             gw_buf_printf(&b,
                           "apiserver_encryption_config_controller_automatic_reloads_total{"

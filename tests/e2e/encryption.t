@@ -215,6 +215,7 @@ metric() {
     kcurl "${ADMIN[@]}" "$KGATE_URL/metrics" | grep "^apiserver_encryption_config_controller_$1" |
         grep "status=\"$2\"" | awk '{print $2}'
 }
+has_metric() { kcurl "${ADMIN[@]}" "$KGATE_URL/metrics" | grep -qE "$1"; }
 wait_metric() {
     for _ in $(seq 50); do
         [[ $(metric "$1" "$2") == "$3" ]] && return 0
@@ -235,6 +236,8 @@ check "... and the new configuration writes" \
     grep -q '^k8s:enc:aesgcm:v1:key4:' <<<"$(raw secrets/default/r2)"
 check "... with the time of the reload" test -n "$(metric \
     automatic_reload_last_timestamp_seconds success)"
+check "... and in 1.30's deprecated counter" has_metric \
+    '^apiserver_encryption_config_controller_automatic_reload_success_total\{apiserver_id_hash="sha256:[0-9a-f]{64}"\} 1$'
 printf 'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources: []\n' \
     >"$CONF"
 check "a broken file is refused: counted as a failure" wait_metric automatic_reloads_total \
