@@ -51,9 +51,7 @@ own_json(gw_value_t *out, json_t *doc)
 
     if (text == NULL)
         abort(); /* only allocation fails here, and allocation failure aborts */
-    out->owned = (uint8_t *)text;
-    out->data = out->owned;
-    out->len = strlen(text);
+    *out = (gw_value_t){.data = (uint8_t *)text, .len = strlen(text), .owned = (uint8_t *)text};
 }
 
 static json_t *

@@ -87,6 +87,7 @@ gw_store__from_storage(const gw_store_t *s, const char *rel, const uint8_t *in, 
         gw_value_view(out, in, len);
         return NULL;
     }
+    *out = (gw_value_t){.data = NULL}; /* a transformer may set only what it uses */
     if (s->values->from_storage(s->values, &key, in, len, out, why, sizeof(why)) == 0)
         return NULL;
     /* Handed up as stored: a corrupt object to every layer above, as kube treats it. */
