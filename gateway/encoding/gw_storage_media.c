@@ -17,6 +17,9 @@
 /* kube's protobuf serializer recognizes its values by this prefix. */
 #define K8S_MAGIC "k8s\0"
 #define K8S_MAGIC_LEN 4
+/* the prefix kube reserves for values encrypted at rest */
+#define ENC_MARK "k8s:enc:"
+#define ENC_MARK_LEN 8
 
 int
 gw_storage_media_parse(const char *name, gw_storage_media_t *out)
@@ -79,6 +82,11 @@ from_storage(const gw_value_transformer_t *t, const gw_value_key_t *key, const u
     if (!proto && (len == 0 || looks_json(in, len))) {
         gw_value_view(out, in, len);
         return 0;
+    }
+    /* kube's storage without an encryption configuration is its encrypt-check identity */
+    if (!proto && len >= ENC_MARK_LEN && memcmp(in, ENC_MARK, ENC_MARK_LEN) == 0) {
+        snprintf(err, err_len, "identity transformer tried to read encrypted data");
+        return GW_EINTERNAL;
     }
     doc = proto ? gw_protobuf_decode(t->ctx, in, len, err, err_len)
                 : decode_yaml(in, len, err, err_len);

@@ -249,6 +249,12 @@ req GET "$CORE/secrets/r1"
 check "... which still reads what the one before wrote (the old key stays second)" code_is 200
 check "kgate exits cleanly" clean_exit
 
+check "kgate starts without an encryption configuration" api_start "$NAME"
+req GET "$CORE/secrets/s1"
+check "an encrypted value is then refused as kube's identity refuses it" is_status 500 \
+    InternalError "Internal error occurred: identity transformer tried to read encrypted data"
+check "kgate exits cleanly" clean_exit
+
 # refused CONFIG-TEXT MESSAGE: kgate with that configuration exits 1 saying MESSAGE.
 refused() {
     if [[ -n $1 ]]; then printf '%s\n' "$1" >"$CONF"; else : >"$CONF"; fi

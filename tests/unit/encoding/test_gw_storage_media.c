@@ -79,6 +79,12 @@ test_json_untouched(void)
                "%s: broken JSON is left for the reader to refuse", names[i]);
         rc = all[i]->from_storage(all[i], &KEY, (const uint8_t *)"", 0, &v, err, sizeof(err));
         tap_ok(rc == 0 && v.len == 0 && v.owned == NULL, "%s: an empty value passes", names[i]);
+        err[0] = '\0';
+        rc = all[i]->from_storage(all[i], &KEY, (const uint8_t *)"k8s:enc:aescbc:v1:k:xx", 22, &v,
+                                  err, sizeof(err));
+        tap_ok(rc == GW_EINTERNAL &&
+                   strcmp(err, "identity transformer tried to read encrypted data") == 0,
+               "%s: an encrypted value without a configuration: kube's identity refusal", names[i]);
     }
     tap_ok(as_json.to_storage(&as_json, &KEY, (const uint8_t *)doc, sizeof(doc) - 1, &v, err,
                               sizeof(err)) == 0 &&
