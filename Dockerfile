@@ -7,6 +7,7 @@ RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       build-essential pkg-config libevent-dev libjansson-dev libyaml-dev libprotobuf-c-dev \
       protobuf-c-compiler libgrpc-dev libssl-dev libjwt-dev libnghttp2-dev zlib1g-dev libpcre2-dev \
+      libsodium-dev \
  && make -j"$(nproc)" build/kgate
 
 FROM debian:12-slim

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
 # bench_start (kgate's start-up time), bench_api, bench_h2 (HTTP/2 beside HTTP/1.1), bench_watch
-# (1,000 then 10,000 watchers), bench_list, bench_authn, bench_rbac, bench_audit, bench_vap,
+# (1,000 then 10,000 watchers), bench_list, bench_encryption.sh, bench_authn, bench_rbac, bench_audit, bench_vap,
 # bench_webhook, bench_crd (two instances), bench_gc (the garbage collector) and bench_scaleout
 # (1, 2 and 3 instances behind haproxy, bench/scaleout.sh) against $KGATE_BUILD/kgate in front
 # of that etcd. The etcd is a throwaway one on free loopback ports
@@ -135,6 +135,11 @@ echo
 restart_kgate "$KGATE_BENCH_ETCD" '--controllers=*,-root-ca-cert-publisher'
 "$KGATE_BUILD/bench/bench_list" "https://127.0.0.1:$PORT" "$PKI" "$KGATE_BENCH_ETCD" "$PREFIX" \
     "$KGATE_PID"
+echo
+
+# Encryption at rest: GET and LIST of Secrets under aescbc and aesgcm beside identity, each
+# through a kgate of its own (the script starts and stops them).
+bench/bench_encryption.sh "$KGATE_BUILD/kgate" "$KGATE_BENCH_ETCD" "$PKI"
 echo
 
 # Authentication: a kgate that issues and checks service account tokens. Anonymous requests

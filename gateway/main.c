@@ -32,6 +32,7 @@
 #include "gw_api.h"
 #include "gw_authz_io.h"
 #include "gw_catalog.h"
+#include "gw_encryption.h"
 #include "gw_storage_media.h"
 #include "gw_compact.h"
 #include "gw_config.h"
@@ -67,11 +68,15 @@ typedef struct {
     gw_controllers_t *controllers; /* worker 0's: initial namespaces, namespace controller */
     authn_t *authn;
     authz_t *authz;
-    gw_admission_t *admission;     /* the admission plugins every write goes through */
-    gw_audit_t *audit;             /* the audit policy and log; NULL: no auditing */
-    struct event *authz_reload;    /* worker 0's look at --authorization-config, every second */
-    const gw_catalog_t *catalog;   /* the built-in one as --runtime-config shapes it */
-    gw_value_transformer_t values; /* --storage-media-type: every store's */
+    gw_admission_t *admission;        /* the admission plugins every write goes through */
+    gw_audit_t *audit;                /* the audit policy and log; NULL: no auditing */
+    struct event *authz_reload;       /* worker 0's look at --authorization-config, every second */
+    const gw_catalog_t *catalog;      /* the built-in one as --runtime-config shapes it */
+    gw_value_transformer_t media;     /* --storage-media-type */
+    gw_enc_transformer_t *encryption; /* --encryption-provider-config over media, or NULL */
+    const gw_value_transformer_t *values; /* every store's: encryption's, else media */
+    gw_enc_reloader_t *enc_reloader;      /* --encryption-provider-config-automatic-reload */
+    struct event *enc_reload;             /* worker 0's look at the encryption config */
     gw_api_t *api;
     gw_server_t *server;
 } kgate_t;
@@ -119,6 +124,32 @@ start_authz_reload(kgate_t *k, struct event_base *base)
 }
 
 static void
+enc_reload_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    gw_enc_reload_check(arg);
+}
+
+/* With --encryption-provider-config-automatic-reload the file is looked at every second on
+ * worker 0 (a stat; read when it changed), as kube's controller watches it. */
+static void
+start_enc_reload(kgate_t *k, struct event_base *base)
+{
+    struct timeval second = {1, 0};
+
+    if (k->enc_reloader == NULL)
+        return;
+    k->enc_reload = event_new(base, -1, EV_PERSIST, enc_reload_tick, k->enc_reloader);
+    event_add(k->enc_reload, &second);
+}
+
+static char *
+enc_metrics(const void *reloader)
+{
+    return gw_enc_reload_metrics(reloader);
+}
+
+static void
 on_worker_start(gw_worker_t *w, void *arg)
 {
     kgate_t *k = arg;
@@ -130,7 +161,7 @@ on_worker_start(gw_worker_t *w, void *arg)
     k->counter = gw_store_counter_start(gw_worker_etcd(w), gw_worker_base(w), k->cfg->etcd_prefix,
                                         k->cfg->etcd_count_metric_poll_period_ms);
     k->controllers = gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
-                                          &k->values, k->catalog);
+                                          k->values, k->catalog);
     start_service_accounts(k);
     if (authz_has_mode(k->authz, "Node"))
         gw_controllers_start_node_graph(k->controllers);
@@ -139,6 +170,7 @@ on_worker_start(gw_worker_t *w, void *arg)
     gw_controllers_on_synced(k->controllers, mark_synced, k->health);
     gw_health_probe_start(k->health, w);
     start_authz_reload(k, gw_worker_base(w));
+    start_enc_reload(k, gw_worker_base(w));
 }
 
 static void
@@ -164,6 +196,9 @@ on_worker_stop(gw_worker_t *w, void *arg)
     if (k->authz_reload != NULL)
         event_free(k->authz_reload);
     k->authz_reload = NULL;
+    if (k->enc_reload != NULL)
+        event_free(k->enc_reload);
+    k->enc_reload = NULL;
 }
 
 static void
@@ -358,16 +393,31 @@ build_policy(kgate_t *k, char *err, size_t err_len)
 }
 
 /* Every store reads any encoding kube may have written and writes --storage-media-type
- * (already checked by gw_config.c). The built-in catalog: stored objects may be of versions
- * --runtime-config does not serve. */
-static void
-build_values(kgate_t *k)
+ * (already checked by gw_config.c), encrypted as --encryption-provider-config says. The
+ * built-in catalog: stored objects may be of versions --runtime-config does not serve.
+ * Returns the exit code for a failure (1: an unusable configuration, as kube's) or 0. */
+static int
+build_values(kgate_t *k, char *err, size_t err_len)
 {
     gw_storage_media_t media = GW_STORAGE_JSON;
+    gw_enc_config_t *enc;
 
     if (gw_storage_media_parse(k->cfg->storage_media_type, &media) != 0)
         abort(); /* gw_config.c refused every other value */
-    gw_storage_media_transformer(&k->values, media, gw_catalog_builtin());
+    gw_storage_media_transformer(&k->media, media, gw_catalog_builtin());
+    k->values = &k->media;
+    if (k->cfg->encryption_provider_config == NULL)
+        return 0;
+    enc =
+        gw_enc_config_load(k->cfg->encryption_provider_config, gw_catalog_builtin(), err, err_len);
+    if (enc == NULL)
+        return 1;
+    k->encryption = gw_enc_transformer_new(enc, &k->media);
+    k->values = gw_enc_transformer_values(k->encryption);
+    if (k->cfg->encryption_provider_config_automatic_reload)
+        k->enc_reloader = gw_enc_reloader_new(k->encryption, k->cfg->encryption_provider_config,
+                                              gw_catalog_builtin());
+    return 0;
 }
 
 /* The etcd client and its first status answer, made while the catalog and the policy are
@@ -489,7 +539,9 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .health = k->health,
         .etcd = k->etcd,
         .etcd_prefix = cfg->etcd_prefix,
-        .values = &k->values,
+        .values = k->values,
+        .more_metrics = k->enc_reloader != NULL ? enc_metrics : NULL,
+        .more_metrics_arg = k->enc_reloader,
         .workers = cfg->workers,
         .audit = k->audit,
         .max_requests_inflight = cfg->max_requests_inflight,
@@ -611,7 +663,9 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     code = build_audit(&k, err, sizeof(err));
     if (code != 0)
         goto out;
-    build_values(&k);
+    code = build_values(&k, err, sizeof(err));
+    if (code != 0)
+        goto out;
     code = 1;
     if (wait_tls(&k, err, sizeof(err)) != 0 || connect_etcd(&k, err, sizeof(err)) != 0)
         goto out;
@@ -632,7 +686,9 @@ out:
         wait_tls(&k, err, sizeof(err));
     gw_etcd_connect_cancel(k.connecting); /* likewise */
     gw_api_free(k.api);
-    gw_audit_free(k.audit); /* after the workers: what they queued is written */
+    gw_enc_reloader_free(k.enc_reloader);
+    gw_enc_transformer_free(k.encryption); /* after the workers: their stores used it */
+    gw_audit_free(k.audit);                /* after the workers: what they queued is written */
     etcd_client_free(k.etcd);
     gw_health_free(k.health);
     authz_free(k.authz);

@@ -11,6 +11,7 @@ packages=(
     libgrpc-dev                                     # gRPC C core: the etcd transport
     libssl-dev openssl libjwt-dev                   # TLS, certificates, tokens
     zlib1g-dev                                      # gzip responses
+    libsodium-dev                                   # secretbox encryption at rest (XSalsa20-Poly1305)
     libpcre2-dev                                    # CEL regular expressions
     etcd-server etcd-client                         # the store, for tests and `make run`
     curl perl python3                               # test clients, TAP runner (prove), JSON checks

@@ -68,6 +68,12 @@ static const flag_t flags[] = {
     {"storage-media-type", FLAG_STR, OFF(storage_media_type), "application/json", 0, 0, NULL,
      "Encoding of the objects written to etcd: application/json, application/yaml or "
      "application/vnd.kubernetes.protobuf (kube-apiserver's). Values in any of them are read."},
+    {"encryption-provider-config", FLAG_STR, OFF(encryption_provider_config), NULL, 0, 0, NULL,
+     "EncryptionConfiguration (apiserver.config.k8s.io/v1, YAML or JSON): the providers that "
+     "encrypt each resource in etcd; without it values are stored as encoded."},
+    {"encryption-provider-config-automatic-reload", FLAG_BOOL,
+     OFF(encryption_provider_config_automatic_reload), "false", 0, 0, NULL,
+     "Reload --encryption-provider-config when the file changes; otherwise it is read once."},
     {"bind-address", FLAG_STR, OFF(bind_address), "0.0.0.0", 0, 0, check_ip,
      "IP address to listen on for HTTPS."},
     {"secure-port", FLAG_INT, OFF(secure_port), "6443", 1, 65535, NULL, "Port to serve HTTPS on."},

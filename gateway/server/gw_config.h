@@ -27,6 +27,8 @@ typedef struct {
     char *etcd_keyfile;
     int64_t etcd_compaction_interval_ms; /* 0 disables compaction */
     char *storage_media_type;            /* the encoding written to etcd (all are read) */
+    char *encryption_provider_config;    /* EncryptionConfiguration file, or NULL */
+    bool encryption_provider_config_automatic_reload;
     char *bind_address;
     int secure_port;
     char *tls_cert_file;

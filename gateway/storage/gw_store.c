@@ -26,6 +26,12 @@ gw_store_new(etcd_conn_t *conn, const char *prefix, const gw_value_transformer_t
     return s;
 }
 
+const char *
+gw_store_prefix(const gw_store_t *s)
+{
+    return s->prefix;
+}
+
 void
 gw_store_free(gw_store_t *s)
 {
@@ -64,21 +70,31 @@ gw_store__prefix_end(const char *key, size_t *len)
     return end;
 }
 
-void
+/* The key a value is stored under, as transformers see it. */
+static gw_value_key_t
+value_key(const gw_store_t *s, const char *rel)
+{
+    return (gw_value_key_t){.prefix = s->prefix, .prefix_len = s->prefix_len, .rel = rel};
+}
+
+char *
 gw_store__from_storage(const gw_store_t *s, const char *rel, const uint8_t *in, size_t len,
                        gw_value_t *out)
 {
     char why[256] = "";
+    gw_value_key_t key = value_key(s, rel);
 
     if (s->values == NULL) {
         gw_value_view(out, in, len);
-        return;
+        return NULL;
     }
-    if (s->values->from_storage(s->values, in, len, out, why, sizeof(why)) == 0)
-        return;
+    *out = (gw_value_t){.data = NULL}; /* a transformer may set only what it uses */
+    if (s->values->from_storage(s->values, &key, in, len, out, why, sizeof(why)) == 0)
+        return NULL;
     /* Handed up as stored: a corrupt object to every layer above, as kube treats it. */
     gw_log_warn(NULL, "stored value of %s cannot be decoded: %s", rel, why);
     gw_value_view(out, in, len);
+    return gw_strdup(why);
 }
 
 int
@@ -92,7 +108,9 @@ gw_store__to_storage(const gw_store_t *s, const char *rel, const uint8_t *json, 
         gw_value_view(out, json, len);
         return 0;
     }
-    rc = s->values->to_storage(s->values, json, len, out, why, sizeof(why));
+    gw_value_key_t key = value_key(s, rel);
+
+    rc = s->values->to_storage(s->values, &key, json, len, out, why, sizeof(why));
     if (rc != 0)
         gw_log_warn(NULL, "value of %s cannot be encoded for storage: %s", rel, why);
     return rc;
@@ -119,8 +137,9 @@ gw_store__obj_init(const gw_store_t *s, const Mvccpb__KeyValue *kv, gw_obj_t *ob
 
     obj->key = gw_store__rel_key(s, kv);
     /* protobuf-c gives NULL for an empty value; callers get a pointer they can always use. */
-    gw_store__from_storage(s, obj->key, kv->value.data ? kv->value.data : (const uint8_t *)"",
-                           kv->value.len, &v);
+    obj->unreadable = gw_store__from_storage(
+        s, obj->key, kv->value.data ? kv->value.data : (const uint8_t *)"", kv->value.len, &v);
+    obj->stale = v.stale;
     obj->value = v.data;
     obj->value_len = v.len;
     obj->owned = v.owned;
@@ -135,8 +154,10 @@ gw_store__obj_clear(gw_obj_t *obj)
 {
     free((char *)obj->key);
     free(obj->owned);
+    free((char *)obj->unreadable);
     obj->key = NULL;
     obj->owned = NULL;
+    obj->unreadable = NULL;
 }
 
 int64_t

@@ -31,12 +31,13 @@ char *gw_store__full_key(const gw_store_t *s, const char *rel);
 char *gw_store__prefix_end(const char *key, size_t *len);
 
 /**
- * The JSON document of a stored value (relative key `rel`, for the log): a view of `in` when
- * it needs no change, else a new buffer in out->owned. Never fails: a value the transformer
- * refuses is logged and handed up as stored (no JSON reader takes it: a corrupt object).
+ * The JSON document of a stored value (relative key `rel`): a view of `in` when it needs no
+ * change, else a new buffer in out->owned. Never fails: a value the transformer refuses is
+ * logged and handed up as stored (no JSON reader takes it: a corrupt object), and the
+ * transformer's reason returned as a new string (caller frees); NULL when it was read.
  */
-void gw_store__from_storage(const gw_store_t *s, const char *rel, const uint8_t *in, size_t len,
-                            gw_value_t *out);
+char *gw_store__from_storage(const gw_store_t *s, const char *rel, const uint8_t *in, size_t len,
+                             gw_value_t *out);
 
 /** The bytes to store for a JSON document: a view of it or a new buffer (gw_value_clear).
  *  Returns 0 or the transformer's error (logged). */

@@ -38,6 +38,7 @@ static void
 clear_current(gw_store_update_t *u)
 {
     free(u->cur.owned);
+    free((char *)u->cur.unreadable);
     u->cur = (gw_obj_t){.key = u->rel};
 }
 
@@ -50,8 +51,9 @@ set_current(gw_store_update_t *u, const Mvccpb__KeyValue *kv)
     u->exists = kv != NULL;
     if (kv == NULL)
         return;
-    gw_store__from_storage(u->s, u->rel, kv->value.data ? kv->value.data : (const uint8_t *)"",
-                           kv->value.len, &v);
+    u->cur.unreadable = gw_store__from_storage(
+        u->s, u->rel, kv->value.data ? kv->value.data : (const uint8_t *)"", kv->value.len, &v);
+    u->cur.stale = v.stale;
     /* Ours to keep: a transcoded buffer as is, a view of the response copied. */
     u->cur.owned = v.owned != NULL ? v.owned : gw_memdup(v.data, v.len);
     u->cur.value = u->cur.owned;
@@ -168,7 +170,9 @@ gw_store_update_commit(gw_store_update_t *u, uint8_t *value, size_t len)
      * sides are JSON (the current value came through from_storage), so a value kube stored as
      * protobuf is seen unchanged without encoding anything, and an unchanged object is never
      * rewritten merely to change its encoding. */
-    if (u->exists && len == u->cur.value_len &&
+    /* A stale value (an older key or provider) is written again even unchanged: that is how
+     * kube's replace of every object re-encrypts it with the current key. */
+    if (u->exists && !u->cur.stale && len == u->cur.value_len &&
         (len == 0 || memcmp(value, u->cur.value, len) == 0)) {
         free(value);
         finish(u, 0, &u->cur);
