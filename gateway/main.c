@@ -30,6 +30,7 @@
 #include "gw_alloc.h"
 #include "gw_store.h"
 #include "gw_api.h"
+#include "gw_apf.h"
 #include "gw_authz_io.h"
 #include "gw_catalog.h"
 #include "gw_storage_media.h"
@@ -69,6 +70,7 @@ typedef struct {
     const gw_catalog_t *catalog;   /* the built-in one as --runtime-config shapes it */
     gw_value_transformer_t values; /* --storage-media-type: every store's */
     gw_api_t *api;
+    gw_apf_t *apf; /* API Priority and Fairness; NULL when turned off */
     gw_server_t *server;
 } kgate_t;
 
@@ -126,6 +128,8 @@ on_worker_start(gw_worker_t *w, void *arg)
     k->controllers = gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
                                           &k->values, k->catalog);
     start_service_accounts(k);
+    if (k->apf != NULL)
+        gw_controllers_start_apf(k->controllers, k->apf);
     if (authz_has_mode(k->authz, "Node"))
         gw_controllers_start_node_graph(k->controllers);
     gw_controllers_enable(k->controllers, (const char *const *)k->cfg->controllers.items,
@@ -475,6 +479,12 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         return rc;
     }
     gw_registry_set_admission(k->admission);
+    /* kube's server concurrency limit under APF: the two in-flight limits together */
+    if (cfg->enable_priority_and_fairness) {
+        int server_cl = cfg->max_requests_inflight + cfg->max_mutating_requests_inflight;
+        /* both at 0 ("no limit"): a limit no level reaches */
+        k->apf = gw_apf_new(server_cl > 0 ? server_cl : 1 << 24);
+    }
     gw_api_config_t ac = {
         .handle_resource = gw_registry_handle,
         .authn = k->authn,
@@ -488,6 +498,7 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .audit = k->audit,
         .max_requests_inflight = cfg->max_requests_inflight,
         .max_mutating_requests_inflight = cfg->max_mutating_requests_inflight,
+        .apf = k->apf,
         .goaway_chance = cfg->goaway_chance,
         .compression = feature_enabled(cfg, "APIResponseCompression", true),
         .unsafe_delete = feature_enabled(cfg, "AllowUnsafeMalformedObjectDeletion", false),
@@ -593,6 +604,7 @@ out:
         wait_tls(&k, err, sizeof(err));
     gw_etcd_connect_cancel(k.connecting); /* likewise */
     gw_api_free(k.api);
+    gw_apf_free(k.apf);
     gw_audit_free(k.audit); /* after the workers: what they queued is written */
     etcd_client_free(k.etcd);
     gw_health_free(k.health);

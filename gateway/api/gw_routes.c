@@ -1,6 +1,7 @@
 /* Non-resource requests: health, /version, discovery, OpenAPI, /metrics and the service account
  * issuer's OpenID documents. */
 #include "gw_api_int.h"
+#include "gw_apf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -323,8 +324,10 @@ serve_metrics(gw_req_t *r)
                                    atomic_load(&api->inflight_mutating), &len);
     char *watch = watch_metrics(api);
     char *audit = gw_audit_metrics(api->cfg.audit);
-    char *all = gw_sprintf("%s%s%s", text, audit, watch);
+    char *apf = api->cfg.apf != NULL ? gw_apf_metrics(api->cfg.apf) : gw_strdup("");
+    char *all = gw_sprintf("%s%s%s%s", text, audit, apf, watch);
     free(audit);
+    free(apf);
     gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", all, strlen(all));
     free(all);
     free(watch);

@@ -37,6 +37,7 @@
 #include "gw_nsctl.h"
 
 struct event_base;
+struct gw_apf;
 
 typedef struct gw_controllers gw_controllers_t;
 
@@ -102,5 +103,14 @@ gw_nsctl_resource_t *gw_controllers_namespaced(const gw_catalog_t *catalog, size
  * fine. Thread: the one that started them.
  */
 void gw_controllers_stop(gw_controllers_t *c);
+
+/**
+ * Feed API Priority and Fairness' dispatcher `apf` (borrowed; it outlives c) from the stored
+ * FlowSchemas and PriorityLevelConfigurations, and campaign for the
+ * "priority-and-fairness-config-producer" election, whose leader keeps kube's bootstrap
+ * objects and the FlowSchemas' status (gw_apf_ctl.h). A second call does nothing.
+ * Thread: c's.
+ */
+void gw_controllers_start_apf(gw_controllers_t *c, struct gw_apf *apf);
 
 #endif
