@@ -113,12 +113,12 @@ test_distinguisher_and_deal(void)
            "the flow hash separates FlowSchema name and distinguisher");
 }
 
-static int woken[16];
+static int order[32], n_order;
 
 static void
 wake(void *ctx)
 {
-    woken[(intptr_t)ctx]++;
+    order[n_order++] = (int)(intptr_t)ctx;
 }
 
 static void
@@ -127,10 +127,11 @@ test_dispatch(void)
     /* ServerCL 3: global-default's NominalCL = ceil(3*20/245) = 1 */
     gw_apf_t *a = gw_apf_new(3);
     json_t *pls = gw_apf_bootstrap_levels(false), *fss = gw_apf_bootstrap_flowschemas(false);
-    gw_apf_ticket_t *t[8];
+    gw_apf_ticket_t *t[16];
     gw_apf_digest_t flood = res("flooder", "list", "", "configmaps", "", "x");
     gw_apf_digest_t victim = res("victim", "list", "", "configmaps", "", "x");
     int64_t now = 1000 * MS;
+    bool waits = true;
 
     gw_apf_configure(a, fss, pls);
     tap_ok(gw_apf_admit(a, &flood, 1, now, wake, (void *)0, &t[0]) == GW_APF_EXECUTE,
@@ -138,29 +139,43 @@ test_dispatch(void)
     tap_ok(strcmp(gw_apf_ticket_fs(t[0]), "global-default") == 0 &&
                strcmp(gw_apf_ticket_pl(t[0]), "global-default") == 0,
            "an authenticated user lands in global-default");
-    for (intptr_t i = 1; i <= 4; i++)
-        tap_ok(gw_apf_admit(a, &flood, 1, now, wake, (void *)i, &t[i]) == GW_APF_QUEUED,
-               "flooder request %d waits", (int)i);
-    tap_ok(gw_apf_admit(a, &victim, 1, now + MS, wake, (void *)5, &t[5]) == GW_APF_QUEUED,
-           "the victim waits too");
-    gw_apf_done(a, t[0], now + 100 * MS);
-    tap_ok(woken[5] == 1 && woken[1] == 0, "the victim's queue dispatches before the flooder's");
-    gw_apf_done(a, t[5], now + 101 * MS);
-    tap_ok(woken[1] == 1, "then the flooder's next");
-    tap_ok(gw_apf_cancel(a, t[4], now + 200 * MS), "a waiting request times out");
-    tap_ok(strcmp(gw_apf_ticket_reason(t[4]), GW_APF_REASON_TIMEOUT) == 0, "reason time-out");
-    tap_ok(!gw_apf_cancel(a, t[1], now + 200 * MS), "a dispatched one does not");
-    for (int i = 1; i <= 4; i++)
-        gw_apf_done(a, t[i], now + 300 * MS);
-
+    for (intptr_t i = 1; i <= 12; i++)
+        waits &= gw_apf_admit(a, &flood, 1, now, wake, (void *)i, &t[i]) == GW_APF_QUEUED;
+    tap_ok(waits, "12 more of the flooder's wait (one seat)");
+    tap_ok(gw_apf_admit(a, &victim, 1, now + MS, wake, (void *)13, &t[13]) == GW_APF_QUEUED,
+           "the victim, coming last, waits too");
+    /* each dispatched request runs 100 ms */
+    int running = 0;
+    for (int step = 1; step <= 13; step++) {
+        gw_apf_done(a, t[running], now + step * 100 * MS);
+        running = order[n_order - 1];
+    }
+    int at = -1;
+    for (int i = 0; i < n_order; i++) {
+        if (order[i] == 13)
+            at = i;
+    }
+    tap_ok(n_order == 13, "every waiting request was dispatched, one per seat freed");
+    /* FIFO would serve it 13th; fair queuing after at most one request of each of the
+     * flooder's queues (its hand of 6) */
+    tap_ok(at >= 0 && at < 7, "the victim is served before the flooder's backlog (at %d)", at);
+    gw_apf_done(a, t[running], now + 1500 * MS);
+    tap_ok(gw_apf_admit(a, &flood, 1, now + 2000 * MS, wake, (void *)1, &t[1]) == GW_APF_EXECUTE &&
+               gw_apf_admit(a, &flood, 1, now + 2000 * MS, wake, (void *)2, &t[2]) == GW_APF_QUEUED,
+           "an idle level executes at once again, and queues past its seat");
+    tap_ok(gw_apf_cancel(a, t[2], now + 2200 * MS), "a waiting request times out");
+    tap_ok(strcmp(gw_apf_ticket_reason(t[2]), GW_APF_REASON_TIMEOUT) == 0, "reason time-out");
+    tap_ok(!gw_apf_cancel(a, t[1], now + 2200 * MS), "an executing one does not");
+    gw_apf_done(a, t[1], now + 2300 * MS);
+    gw_apf_done(a, t[2], now + 2300 * MS);
     gw_apf_digest_t masters = flood;
     const char *const groups[] = {"system:masters", "system:authenticated"};
     masters.groups = groups;
     masters.n_groups = 2;
-    tap_ok(gw_apf_admit(a, &masters, 1, now, wake, (void *)6, &t[6]) == GW_APF_EXECUTE &&
-               strcmp(gw_apf_ticket_pl(t[6]), "exempt") == 0,
+    tap_ok(gw_apf_admit(a, &masters, 1, now, wake, (void *)14, &t[14]) == GW_APF_EXECUTE &&
+               strcmp(gw_apf_ticket_pl(t[14]), "exempt") == 0,
            "system:masters is exempt");
-    gw_apf_done(a, t[6], now);
+    gw_apf_done(a, t[14], now);
 
     /* a Reject level of no nominal seats */
     json_t *pl = json_pack("{s:{s:s,s:s},s:{s:s,s:{s:i,s:{s:s}}}}", "metadata", "name", "rej",
@@ -175,12 +190,12 @@ test_dispatch(void)
                                         "priorityLevelConfiguration"),
                         "name", json_string("rej"));
     gw_apf_configure(a, fss, pls);
-    tap_ok(gw_apf_admit(a, &flood, 1, now, wake, (void *)7, &t[7]) == GW_APF_REJECT,
+    tap_ok(gw_apf_admit(a, &flood, 1, now, wake, (void *)15, &t[15]) == GW_APF_REJECT,
            "a Reject level without seats rejects");
-    tap_ok(strcmp(gw_apf_ticket_reason(t[7]), GW_APF_REASON_CONCURRENCY) == 0 &&
-               strcmp(gw_apf_ticket_pl_uid(t[7]), "u-rej") == 0,
+    tap_ok(strcmp(gw_apf_ticket_reason(t[15]), GW_APF_REASON_CONCURRENCY) == 0 &&
+               strcmp(gw_apf_ticket_pl_uid(t[15]), "u-rej") == 0,
            "reason concurrency-limit, the level's uid");
-    gw_apf_done(a, t[7], now);
+    gw_apf_done(a, t[15], now);
     json_decref(pls);
     json_decref(fss);
     gw_apf_free(a);
