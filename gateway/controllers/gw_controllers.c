@@ -393,7 +393,6 @@ on_gc_lost(gw_leader_t *l, void *arg)
     (void)l;
 
     gw_gc_stop(c->gc);
-    gw_apf_ctl_stop(c->apf_ctl);
     c->gc = NULL;
     gw_log_info(NULL, GC_ELECTION " stopped");
 }
@@ -636,6 +635,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_crd_naming_stop(c->crd_naming);
     gw_crd_finalizer_stop(c->crd_finalizer);
     gw_gc_stop(c->gc);
+    gw_apf_ctl_stop(c->apf_ctl);
     gw_rbac_cache_stop(c->rbac);
     gw_vap_cache_stop(c->vap);
     gw_vap_cache_stop(c->map);
