@@ -105,6 +105,29 @@ check "its Dangling condition says NotFound, in kube's words" until_eq \
     field $FC/flowschemas/lost \
     '[" ".join((c["status"], c["reason"], c["message"])) for c in d["status"]["conditions"] if c["type"] == "Dangling"][0]'
 
+# kube's validation (422, field paths and words) and v1 defaults
+send POST $FC/flowschemas '{"metadata":{"name":"bad"},"spec":{"priorityLevelConfiguration":{"name":"global-default"},"matchingPrecedence":20000,"distinguisherMethod":{"type":"ByGroup"},"rules":[{"subjects":[{"kind":"ServiceAccount","serviceAccount":{"name":"x"}}],"resourceRules":[{"verbs":["get","*"],"apiGroups":[""],"resources":["pods"]}]}]}}' "${ADMIN[@]}"
+check "an invalid FlowSchema is refused: 422" test "$CODE" = 422
+for msg in 'spec.matchingPrecedence: Invalid value: 20000: must not be greater than 10000' \
+    'spec.distinguisherMethod.type: Unsupported value: \"ByGroup\": supported values: \"ByNamespace\", \"ByUser\"' \
+    'spec.rules[0].subjects[0].serviceAccount.namespace: Required value: must specify namespace for service account' \
+    "spec.rules[0].resourceRules[0].verbs: Invalid value: []string{\\\"get\\\", \\\"*\\\"}: if '*' is present, must not specify other verbs" \
+    'spec.rules[0].resourceRules[0].namespaces: Required value: resource rules that are not cluster scoped must supply at least one namespace'; do
+    check "... $msg" grep -qF -- "$msg" "$OUT" || diag "$(cat "$OUT")"
+done
+send POST $FC/prioritylevelconfigurations '{"metadata":{"name":"badpl"},"spec":{"type":"Limited","exempt":{},"limited":{"nominalConcurrencyShares":-1,"lendablePercent":101,"limitResponse":{"type":"Queue","queuing":{"queues":4,"handSize":10,"queueLengthLimit":5}}}}}' "${ADMIN[@]}"
+check "an invalid priority level is refused: 422" test "$CODE" = 422
+for msg in 'spec.exempt: Forbidden: must be nil if the type is Limited' \
+    'spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer' \
+    'spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive' \
+    'spec.limited.limitResponse.queuing.handSize: Invalid value: 10: should not be greater than queues (4)'; do
+    check "... $msg" grep -qF -- "$msg" "$OUT" || diag "$(cat "$OUT")"
+done
+send POST $FC/prioritylevelconfigurations '{"metadata":{"name":"defaulted"},"spec":{"type":"Limited","limited":{"limitResponse":{"type":"Queue","queuing":{}}}}}' "${ADMIN[@]}"
+check "a level given no numbers is created" test "$CODE" = 201
+check "with v1's defaults: 30 shares, lendable 0, 64 queues of hand 8, 50 long" jpy \
+    'd["spec"]["limited"] == {"nominalConcurrencyShares": 30, "lendablePercent": 0, "limitResponse": {"type": "Queue", "queuing": {"queues": 64, "handSize": 8, "queueLengthLimit": 50}}}'
+
 # a jail: a Reject level of no seats for bob's resource requests
 send POST $FC/prioritylevelconfigurations '{"metadata":{"name":"jail"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":0,"limitResponse":{"type":"Reject"}}}}' "${ADMIN[@]}"
 check "a Reject level of no shares is created" test "$CODE" = 201
