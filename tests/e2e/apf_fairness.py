@@ -2,6 +2,7 @@
 """One user floods kgate with LISTs while another sends small GETs one after another.
 
 usage: apf_fairness.py URL CA FLOODER_CERT FLOODER_KEY VICTIM_TOKEN NS FLOODERS VICTIM_REQS
+       apf_fairness.py seed URL CA CERT KEY NS N   (N ConfigMaps of 2 KiB in NS, 8 at a time)
 
 With FLOODERS 0 the victim runs alone. The flooders (threads of a process of their own, so
 that they do not hold up the victim's timing) keep a LIST of NS's configmaps each in flight on
@@ -16,9 +17,11 @@ import ssl
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
-url, ca, fcert, fkey, token, ns = sys.argv[1:7]
-flooders, victim_reqs = int(sys.argv[7]), int(sys.argv[8])
+SEED = sys.argv[1] == "seed"
+args = sys.argv[2:] if SEED else sys.argv[1:]
+url, ca, fcert, fkey, token, ns = args[:6] if not SEED else args[:4] + [None] + args[4:5]
 host, port = url.split("//")[1].split(":")
 
 
@@ -62,7 +65,23 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(len(xs) * p))] if xs else 0
 
 
+def seed(n):
+    def make(i):
+        c = conn(fcert, fkey)
+        body = json.dumps({"metadata": {"name": "cm-%d" % i}, "data": {"v": "x" * 2048}})
+        c.request("POST", "/api/v1/namespaces/%s/configmaps" % ns, body,
+                  {"Content-Type": "application/json"})
+        return c.getresponse().status
+
+    with ThreadPoolExecutor(8) as ex:
+        codes = set(ex.map(make, range(n)))
+    sys.exit(0 if codes == {201} else 1)
+
+
 if __name__ == "__main__":
+    if SEED:
+        seed(int(args[5]))
+    flooders, victim_reqs = int(args[6]), int(args[7])
     done, started, out = mp.Event(), mp.Event(), mp.Queue()
     proc = None
     if flooders:
