@@ -108,13 +108,20 @@ level_apply(gw_apf_t *a, const json_t *plc)
     l->exempt = strcmp(type, "Exempt") == 0;
     l->shares = l->exempt ? int_at(json_object_get(spec, "exempt"), "nominalConcurrencyShares", 0)
                           : int_at(lim, "nominalConcurrencyShares", 30);
+    if (l->shares < 0)
+        l->shares = 0;
     const char *response = json_string_value(json_object_get(resp, "type"));
     l->reject = !l->exempt && (response == NULL || strcmp(response, "Queue") != 0);
     int n = l->reject || l->exempt ? 0 : int_at(q, "queues", 64);
     l->hand = int_at(q, "handSize", 8);
     l->qlen = int_at(q, "queueLengthLimit", 50);
-    if (l->hand > n)
-        l->hand = n;
+    /* what validation lets through; a stored object written past it is held to the same */
+    if (n < 0 || n > 10000)
+        n = n < 0 ? 0 : 10000;
+    if (l->hand > n || l->hand > 60)
+        l->hand = n < 60 ? n : 60;
+    if (l->hand < 1)
+        l->hand = 1;
     /* a level's queues change only while none waits (the waiting keep their places) */
     if (n != l->n_queues && l->waiting == 0) {
         free(l->queues);

@@ -175,17 +175,17 @@ nonresource_rule(const json_t *r, const char *base, gw_field_errors_t *errs)
 }
 
 static void
-subject(const json_t *s, const char *base, gw_field_errors_t *errs)
+validate_subject(const json_t *s, const char *base, gw_field_errors_t *errs)
 {
     static const char *const kinds[] = {"Group", "ServiceAccount", "User", NULL};
     static const char *const members[] = {"group", "serviceAccount", "user"};
     static const char *const forbidden[] = {"group is forbidden when subject kind is not 'Group'",
-                                            "serviceAccount is forbidden when subject kind is not "
-                                            "'ServiceAccount'",
+                                            ("serviceAccount is forbidden when subject kind is not "
+                                             "'ServiceAccount'"),
                                             "user is forbidden when subject kind is not 'User'"};
     static const char *const required[] = {"group is required when subject kind is 'Group'",
-                                           "serviceAccount is required when subject kind is "
-                                           "'ServiceAccount'",
+                                           ("serviceAccount is required when subject kind is "
+                                            "'ServiceAccount'"),
                                            "user is required when subject kind is 'User'"};
     static const char *const names[] = {"groupname is required", NULL, "username is required"};
     const char *kind = json_string_value(json_object_get(s, "kind"));
@@ -249,7 +249,7 @@ rules_with_subjects(const json_t *prws, const char *base, gw_field_errors_t *err
     json_array_foreach(subs, i, v)
     {
         char *p = idx(base, "subjects", i);
-        subject(v, p, errs);
+        validate_subject(v, p, errs);
         free(p);
     }
     if (json_array_size(rr) == 0 && json_array_size(nr) == 0)
