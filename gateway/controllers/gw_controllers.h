@@ -23,6 +23,10 @@
  *    NamesAccepted, Established and NonStructuralSchema (gw_crd_naming.h);
  *  - on the leader of the "crd-finalizer-controller" election only: the custom objects of a
  *    deleted CRD, then its cleanup finalizer (gw_crd_finalizer.h).
+ *  - with API Priority and Fairness (gw_controllers_start_apf): on every instance, the
+ *    dispatcher fed from the stored FlowSchemas and priority levels; on the leader of the
+ *    "priority-and-fairness-config-producer" election only, kube's bootstrap objects and the
+ *    FlowSchemas' Dangling condition (gw_apf_ctl.h).
  * The elections start once the start-up state is confirmed (gw_controllers_on_synced), so
  * that what leaders run does not delay readiness. Elections and handovers are logged
  * ("<election>: leading as <identity>" / "no longer leading").
