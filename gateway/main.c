@@ -30,6 +30,7 @@
 #include "gw_alloc.h"
 #include "gw_store.h"
 #include "gw_api.h"
+#include "gw_apf.h"
 #include "gw_authz_io.h"
 #include "gw_catalog.h"
 #include "gw_encryption.h"
@@ -78,6 +79,7 @@ typedef struct {
     gw_enc_reloader_t *enc_reloader;      /* --encryption-provider-config-automatic-reload */
     struct event *enc_reload;             /* worker 0's look at the encryption config */
     gw_api_t *api;
+    gw_apf_t *apf; /* API Priority and Fairness; NULL when turned off */
     gw_server_t *server;
 } kgate_t;
 
@@ -163,6 +165,8 @@ on_worker_start(gw_worker_t *w, void *arg)
     k->controllers = gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
                                           k->values, k->catalog);
     start_service_accounts(k);
+    if (k->apf != NULL)
+        gw_controllers_start_apf(k->controllers, k->apf);
     if (authz_has_mode(k->authz, "Node"))
         gw_controllers_start_node_graph(k->controllers);
     gw_controllers_enable(k->controllers, (const char *const *)k->cfg->controllers.items,
@@ -531,6 +535,12 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         return rc;
     }
     gw_registry_set_admission(k->admission);
+    /* kube's server concurrency limit under APF: the two in-flight limits together */
+    if (cfg->enable_priority_and_fairness) {
+        int server_cl = cfg->max_requests_inflight + cfg->max_mutating_requests_inflight;
+        /* both at 0 ("no limit"): a limit no level reaches */
+        k->apf = gw_apf_new(server_cl > 0 ? server_cl : 1 << 24);
+    }
     gw_api_config_t ac = {
         .handle_resource = gw_registry_handle,
         .authn = k->authn,
@@ -546,6 +556,7 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .audit = k->audit,
         .max_requests_inflight = cfg->max_requests_inflight,
         .max_mutating_requests_inflight = cfg->max_mutating_requests_inflight,
+        .apf = k->apf,
         .goaway_chance = cfg->goaway_chance,
         .compression = gw_feature_enabled("APIResponseCompression"),
         .unsafe_delete = gw_feature_enabled("AllowUnsafeMalformedObjectDeletion"),
@@ -686,6 +697,7 @@ out:
         wait_tls(&k, err, sizeof(err));
     gw_etcd_connect_cancel(k.connecting); /* likewise */
     gw_api_free(k.api);
+    gw_apf_free(k.apf);
     gw_enc_reloader_free(k.enc_reloader);
     gw_enc_transformer_free(k.encryption); /* after the workers: their stores used it */
     gw_audit_free(k.audit);                /* after the workers: what they queued is written */

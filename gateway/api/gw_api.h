@@ -21,6 +21,7 @@
 
 struct gw_req;
 struct gw_audit;
+struct gw_apf;
 
 typedef struct {
     /* The chain's last step for resource requests whose resource the catalog resolved (the
@@ -41,6 +42,9 @@ typedef struct {
     int workers;               /* the server's worker count */
     int max_requests_inflight; /* 0: unlimited */
     int max_mutating_requests_inflight;
+    struct gw_apf *apf;                   /* borrowed: API Priority and Fairness (gw_apf.h);
+                                             NULL with --enable-priority-and-fairness=false,
+                                             where the in-flight limits above apply */
     double goaway_chance;                 /* --goaway-chance */
     bool compression;                     /* feature gate APIResponseCompression */
     bool unsafe_delete;                   /* feature gate AllowUnsafeMalformedObjectDeletion */

@@ -21,8 +21,6 @@
 #include "gw_server.h"
 #include "gw_tls.h"
 
-#define PRIVILEGED_GROUP "system:masters"
-
 void
 gw_api__chain_run(gw_req_t *r)
 {
@@ -372,40 +370,6 @@ f_authz(gw_req_t *r)
     return GW_DONE;
 }
 
-/* ---- in-flight limits ----------------------------------------------------------------------- */
-
-static bool
-privileged(const authn_user_t *u)
-{
-    for (size_t i = 0; u != NULL && i < u->n_groups; i++) {
-        if (strcmp(u->groups[i], PRIVILEGED_GROUP) == 0)
-            return true;
-    }
-    return false;
-}
-
-static gw_verdict_t
-f_inflight(gw_req_t *r)
-{
-    gw_api__req_t *p = GW_API_REQ(r);
-    const char *v = r->info.verb;
-    r->long_running = gw_reqinfo_long_running(&r->info);
-    r->mutating = strcmp(v, "get") != 0 && strcmp(v, "list") != 0 && strcmp(v, "watch") != 0;
-    if (r->long_running)
-        return GW_NEXT;
-    _Atomic int64_t *count = r->mutating ? &p->api->inflight_mutating : &p->api->inflight_readonly;
-    int limit = r->mutating ? p->api->cfg.max_mutating_requests_inflight
-                            : p->api->cfg.max_requests_inflight;
-    int64_t now = atomic_fetch_add(count, 1) + 1;
-    p->inflight = r->mutating ? INFLIGHT_MUTATING : INFLIGHT_READONLY;
-    /* As kube does, system:masters is always answered. */
-    if (limit == 0 || now <= limit || privileged(r->user))
-        return GW_NEXT;
-    gw_reply_status(r, 429, "TooManyRequests", json_pack("{s:i}", "retryAfterSeconds", 1),
-                    "Too many requests, please try again later.");
-    return GW_DONE;
-}
-
 /* ---- resolution and the handler ------------------------------------------------------------- */
 
 static void
@@ -484,7 +448,7 @@ const gw_filter_t gw_api__filters[] = {
     {.name = "audit", .run = gw_api__audit_filter},
     {.name = "impersonation", .run = gw_impersonate_filter},
     {.name = "authorization", .run = f_authz},
-    {.name = "maxinflight", .run = f_inflight},
+    {.name = "priorityandfairness", .run = gw_api__limit_filter},
     {.name = "handler", .run = f_serve},
 };
 const size_t gw_api__n_filters = sizeof(gw_api__filters) / sizeof(gw_api__filters[0]);

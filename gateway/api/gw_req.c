@@ -10,10 +10,12 @@
 #include <time.h>
 
 #include <event2/buffer.h>
+#include <event2/event.h>
 #include <event2/http.h>
 
 #include "gw_alloc.h"
 #include "gw_api_int.h"
+#include "gw_apf.h"
 #include "gw_cbor.h"
 #include "gw_err.h"
 #include "gw_gojson.h"
@@ -397,6 +399,22 @@ gw_api__metrics_record(gw_api_t *api, int index, const gw_metrics_labels_t *l, i
     gw_metrics_observe(api->metrics, (size_t)index, l, code, seconds);
 }
 
+/* The request's priority-and-fairness admission ends with it (gw_apf_filter.c starts it). */
+void
+gw_api__apf_end(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+
+    if (p->apf_ticket != NULL)
+        gw_apf_done(p->api->cfg.apf, p->apf_ticket, gw_monotonic_ns());
+    if (p->apf_wake != NULL)
+        event_free(p->apf_wake);
+    if (p->apf_timeout != NULL)
+        event_free(p->apf_timeout);
+    p->apf_ticket = NULL;
+    p->apf_wake = p->apf_timeout = NULL;
+}
+
 void
 gw_api__req_release(gw_req_t *r, int code)
 {
@@ -407,6 +425,7 @@ gw_api__req_release(gw_req_t *r, int code)
         atomic_fetch_sub(&p->api->inflight_readonly, 1);
     else if (p->inflight == INFLIGHT_MUTATING)
         atomic_fetch_sub(&p->api->inflight_mutating, 1);
+    gw_api__apf_end(r);
     gw_arena_free(r->arena);
 }
 

@@ -1,6 +1,7 @@
 /* Non-resource requests: health, /version, discovery, OpenAPI, /metrics and the service account
  * issuer's OpenID documents. */
 #include "gw_api_int.h"
+#include "gw_apf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,11 @@ serve_metrics(gw_req_t *r)
     gw_buf_str(&all, watch);
     if (more != NULL)
         gw_buf_str(&all, more);
+    if (api->cfg.apf != NULL) {
+        char *apf = gw_apf_metrics(api->cfg.apf);
+        gw_buf_str(&all, apf);
+        free(apf);
+    }
     free(more);
     free(audit);
     gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", all.data, all.len);

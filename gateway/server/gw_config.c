@@ -198,6 +198,10 @@ static const flag_t flags[] = {
      "The chance (0 to 0.02) that an HTTP/2 client's connection gets a GOAWAY after a request "
      "that is not long-running, so that clients spread over instances behind a load balancer; "
      "0 never."},
+    {"enable-priority-and-fairness", FLAG_BOOL, OFF(enable_priority_and_fairness), "true", 0, 0,
+     NULL,
+     "If true, replace the max-in-flight handler with an enhanced one that queues and "
+     "dispatches with priority and fairness."},
     {"max-requests-inflight", FLAG_INT, OFF(max_requests_inflight), "400", 0, INT_MAX, NULL,
      "Limit of read-only requests in flight; 0 means no limit."},
     {"max-mutating-requests-inflight", FLAG_INT, OFF(max_mutating_requests_inflight), "200", 0,

@@ -84,6 +84,7 @@ typedef struct {
     gw_strlist_t feature_gates;
     gw_strlist_t enable_admission_plugins; /* checked by gw_admission_new */
     gw_strlist_t disable_admission_plugins;
+    bool enable_priority_and_fairness;
     int max_requests_inflight;
     int max_mutating_requests_inflight;
     int http2_max_streams;          /* --http2-max-streams-per-connection */
