@@ -29,6 +29,8 @@ typedef struct {
     char *storage_media_type;            /* the encoding written to etcd (all are read) */
     char *bind_address;
     int secure_port;
+    char *advertise_address;        /* NULL: derived from --bind-address (main.c) */
+    char *service_cluster_ip_range; /* its first address is the kubernetes Service's */
     char *tls_cert_file;
     char *tls_private_key_file;
     char *cert_dir;
