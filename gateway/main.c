@@ -43,6 +43,7 @@
 #include "gw_err.h"
 #include "gw_etcd_connect.h"
 #include "gw_fetch.h"
+#include "gw_apiserver_identity.h"
 #include "gw_health.h"
 #include "gw_kubesvc.h"
 #include "gw_poststart.h"
@@ -78,7 +79,9 @@ typedef struct {
     gw_server_t *server;
     /* kube-apiserver's post-start hooks kgate has, as /readyz lists them */
     gw_health_hook_t *hook_namespaces, *hook_rbac, *hook_priority, *hook_bootstrap;
+    gw_health_hook_t *hook_identity, *hook_identity_gc;
     gw_poststart_t *poststart;         /* worker 0's */
+    gw_apiserver_identity_t *identity; /* worker 0's */
     gw_kubesvc_t *_Atomic kubesvc;     /* worker 0's; the pre-shutdown hook's from main */
     char advertise[INET6_ADDRSTRLEN];  /* --advertise-address or what it defaults to */
     char service_ip[INET6_ADDRSTRLEN]; /* the kubernetes Service's ClusterIP */
@@ -90,6 +93,10 @@ static void
 register_hooks(kgate_t *k)
 {
     k->hook_namespaces = gw_health_hook_add(k->health, "start-system-namespaces-controller");
+    k->hook_identity =
+        gw_health_hook_add(k->health, "start-kube-apiserver-identity-lease-controller");
+    k->hook_identity_gc =
+        gw_health_hook_add(k->health, "start-kube-apiserver-identity-lease-garbage-collector");
     k->hook_rbac = gw_health_hook_add(k->health, "rbac/bootstrap-roles");
     k->hook_priority =
         gw_health_hook_add(k->health, "scheduling/bootstrap-system-priority-classes");
@@ -139,6 +146,9 @@ start_poststart(kgate_t *k, gw_worker_t *w)
                             .ready_arg = k->health};
 
     k->poststart = gw_poststart_start(k->etcd, gw_worker_base(w), &po);
+    k->identity = gw_apiserver_identity_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
+                                              &k->values, hook_done, k->hook_identity);
+    gw_health_hook_done(k->hook_identity_gc); /* started with it, as kube's hook */
     atomic_store(&k->kubesvc, gw_kubesvc_start(k->etcd, gw_worker_base(w), &ko));
     gw_health_hook_done(k->hook_bootstrap); /* kube's hook: the controller is started */
 }
@@ -257,6 +267,8 @@ on_worker_stop(gw_worker_t *w, void *arg)
     k->controllers = NULL;
     gw_poststart_stop(k->poststart);
     k->poststart = NULL;
+    gw_apiserver_identity_stop(k->identity);
+    k->identity = NULL;
     gw_kubesvc_stop(atomic_exchange(&k->kubesvc, NULL));
     gw_health_probe_stop(k->health);
     if (k->authz_reload != NULL)
