@@ -44,6 +44,7 @@
 #include "gw_etcd_connect.h"
 #include "gw_fetch.h"
 #include "gw_apiserver_identity.h"
+#include "gw_authtrust.h"
 #include "gw_health.h"
 #include "gw_kubesvc.h"
 #include "gw_poststart.h"
@@ -79,7 +80,8 @@ typedef struct {
     gw_server_t *server;
     /* kube-apiserver's post-start hooks kgate has, as /readyz lists them */
     gw_health_hook_t *hook_namespaces, *hook_rbac, *hook_priority, *hook_bootstrap;
-    gw_health_hook_t *hook_identity, *hook_identity_gc;
+    gw_health_hook_t *hook_identity, *hook_identity_gc, *hook_authinfo;
+    gw_authtrust_t *authtrust;         /* worker 0's */
     gw_poststart_t *poststart;         /* worker 0's */
     gw_apiserver_identity_t *identity; /* worker 0's */
     gw_kubesvc_t *_Atomic kubesvc;     /* worker 0's; the pre-shutdown hook's from main */
@@ -93,6 +95,8 @@ static void
 register_hooks(kgate_t *k)
 {
     k->hook_namespaces = gw_health_hook_add(k->health, "start-system-namespaces-controller");
+    k->hook_authinfo =
+        gw_health_hook_add(k->health, "start-cluster-authentication-info-controller");
     k->hook_identity =
         gw_health_hook_add(k->health, "start-kube-apiserver-identity-lease-controller");
     k->hook_identity_gc =
@@ -126,6 +130,27 @@ instance_ready(void *health)
     return gw_health_ready(health);
 }
 
+#define LIST(l) ((gw_authtrust_list_t){(const char *const *)(l).items, (l).n})
+
+/* What extension API servers are told to trust (kube-system/extension-apiserver-authentication). */
+static gw_authtrust_t *
+start_authtrust(kgate_t *k, gw_worker_t *w)
+{
+    const gw_config_t *cfg = k->cfg;
+    gw_authtrust_opts_t o = {.etcd_prefix = cfg->etcd_prefix,
+                             .values = &k->values,
+                             .client_ca_file = cfg->client_ca_file,
+                             .requestheader_client_ca_file = cfg->requestheader_client_ca_file,
+                             .allowed_names = LIST(cfg->requestheader_allowed_names),
+                             .username_headers = LIST(cfg->requestheader_username_headers),
+                             .group_headers = LIST(cfg->requestheader_group_headers),
+                             .extra_headers_prefix = LIST(cfg->requestheader_extra_headers_prefix),
+                             .synced = hook_done,
+                             .synced_arg = k->hook_authinfo};
+
+    return gw_authtrust_start(k->etcd, gw_worker_base(w), &o);
+}
+
 /* kube's post-start hooks run on every instance: the RBAC policy and the system priority
  * classes, then the bootstrap controller (the kubernetes Service and its endpoints). */
 static void
@@ -146,6 +171,7 @@ start_poststart(kgate_t *k, gw_worker_t *w)
                             .ready_arg = k->health};
 
     k->poststart = gw_poststart_start(k->etcd, gw_worker_base(w), &po);
+    k->authtrust = start_authtrust(k, w);
     k->identity = gw_apiserver_identity_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
                                               &k->values, hook_done, k->hook_identity);
     gw_health_hook_done(k->hook_identity_gc); /* started with it, as kube's hook */
@@ -269,6 +295,8 @@ on_worker_stop(gw_worker_t *w, void *arg)
     k->poststart = NULL;
     gw_apiserver_identity_stop(k->identity);
     k->identity = NULL;
+    gw_authtrust_stop(k->authtrust);
+    k->authtrust = NULL;
     gw_kubesvc_stop(atomic_exchange(&k->kubesvc, NULL));
     gw_health_probe_stop(k->health);
     if (k->authz_reload != NULL)
