@@ -9,7 +9,8 @@
  *  - the Service default/kubernetes: ClusterIP the first address of
  *    --service-cluster-ip-range, port "https" 443/TCP to --secure-port, labels
  *    component=apiserver and provider=kubernetes; created when missing, its ports and type
- *    put back on the first pass;
+ *    put back on the first pass (kgate allocates no cluster IPs, gw_defaults_core.c: a Service
+ *    created with that address is not refused, where kube's allocator would);
  *  - a TTL record of this instance's --advertise-address under
  *    "<etcd prefix>/masterleases/<ip>" (an Endpoints value on an etcd lease of 15 s, renewed
  *    every 10 s);
