@@ -167,6 +167,7 @@ start_poststart(kgate_t *k, gw_worker_t *w)
                             .service_ip = k->service_ip,
                             .public_ip = k->advertise,
                             .public_port = k->cfg->secure_port,
+                            .no_endpoints = strcmp(k->cfg->endpoint_reconciler_type, "none") == 0,
                             .ready = instance_ready,
                             .ready_arg = k->health};
 

@@ -40,6 +40,7 @@ struct gw_kubesvc {
     etcd_client_t *client;
     char *service_ip, *public_ip;
     int port;
+    bool leases; /* --endpoint-reconciler-type=lease; else none: the Service only */
     bool (*ready)(void *arg);
     void *ready_arg;
     /* the loop's, on its thread */
@@ -197,7 +198,10 @@ service_done(int err, const gw_obj_t *obj, void *arg)
         s->done(s, err);
         return;
     }
-    step_renew(s);
+    if (s->k->leases)
+        step_renew(s);
+    else
+        s->done(s, 0);
 }
 
 static void
@@ -704,20 +708,22 @@ gw_kubesvc_start(etcd_client_t *client, struct event_base *base, const gw_kubesv
     k->service_ip = gw_strdup(o->service_ip);
     k->public_ip = gw_strdup(o->public_ip);
     k->port = o->public_port;
+    k->leases = !o->no_endpoints;
     k->ready = o->ready;
     k->ready_arg = o->ready_arg;
     k->conn = etcd_conn_new(client, base);
     k->store = gw_store_new(k->conn, k->prefix, k->values);
     k->first = true;
     atomic_init(&k->stopping, false);
-    atomic_init(&k->busy, true);
+    atomic_init(&k->busy, k->leases);
     k->timer = evtimer_new(base, tick, k);
     if (k->timer == NULL)
         abort();
-    /* kube's Start: a record left by a run that did not exit cleanly goes first */
-    s = sync_new(k, k->conn, k->store, stale_done, k);
-    s->stale_only = true;
-    step_remove(s);
+    if (k->leases) { /* kube's Start: a record left by a run that did not exit cleanly first */
+        s = sync_new(k, k->conn, k->store, stale_done, k);
+        s->stale_only = true;
+        step_remove(s);
+    }
     add_timer(k, 0);
     return k;
 }
@@ -763,7 +769,7 @@ gw_kubesvc_pre_shutdown(gw_kubesvc_t *k)
     gw_store_t *store;
     struct timeval tv;
 
-    if (k == NULL)
+    if (k == NULL || !k->leases)
         return;
     gw_log_info(NULL, "Shutting down kubernetes service endpoint reconciler");
     atomic_store(&k->stopping, true);

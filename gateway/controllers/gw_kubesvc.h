@@ -24,7 +24,8 @@
  * polls its /readyz) and then runs every 10 s. gw_kubesvc_pre_shutdown (kube's pre-shutdown
  * hook) stops the passes, removes the record and reconciles, so the others see the instance
  * gone at once; an instance that dies leaves when its record expires. The last record is
- * never taken out of the Endpoints (kube refuses to erase every address).
+ * never taken out of the Endpoints (kube refuses to erase every address). With
+ * --endpoint-reconciler-type=none only the Service is kept.
  */
 
 #include <stdbool.h>
@@ -46,7 +47,8 @@ typedef struct {
     const char *service_ip;               /* the Service's ClusterIP; copied */
     const char *public_ip;                /* --advertise-address; copied */
     int public_port;                      /* --secure-port */
-    bool (*ready)(void *arg);             /* whether this instance is ready (its /readyz) */
+    bool no_endpoints;        /* --endpoint-reconciler-type=none: the Service only, as kube */
+    bool (*ready)(void *arg); /* whether this instance is ready (its /readyz) */
     void *ready_arg;
 } gw_kubesvc_opts_t;
 

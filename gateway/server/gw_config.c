@@ -46,6 +46,7 @@ static const char *check_webhook_version(const char *v);
 static const char *check_audit_format(const char *v);
 static const char *check_cache_size(const char *v);
 static const char *check_cidr(const char *v);
+static const char *check_reconciler(const char *v);
 
 #define OFF(field) offsetof(gw_config_t, field)
 
@@ -75,6 +76,10 @@ static const flag_t flags[] = {
     {"service-cluster-ip-range", FLAG_STR, OFF(service_cluster_ip_range), "10.0.0.0/24", 0, 0,
      check_cidr,
      "CIDR of the Services' cluster IPs; its first address is the kubernetes Service's."},
+    {"endpoint-reconciler-type", FLAG_STR, OFF(endpoint_reconciler_type), "lease", 0, 0,
+     check_reconciler,
+     "How the kubernetes Service's endpoints are kept: lease (each instance's TTL record in "
+     "etcd) or none."},
     {"tls-cert-file", FLAG_STR, OFF(tls_cert_file), NULL, 0, 0, NULL,
      "Serving certificate (PEM, chain after the leaf)."},
     {"tls-private-key-file", FLAG_STR, OFF(tls_private_key_file), NULL, 0, 0, NULL,
@@ -270,6 +275,15 @@ check_cidr(const char *v)
     if (bits >= (v6 ? 127 : 31))
         return "too small: no room for the kubernetes Service's address";
     return NULL;
+}
+
+/* kube's master-count reconciler needs --apiserver-count, which kgate does not take. */
+static const char *
+check_reconciler(const char *v)
+{
+    if (strcmp(v, "lease") == 0 || strcmp(v, "none") == 0)
+        return NULL;
+    return "unsupported endpoint reconciler type (want lease or none)";
 }
 
 static const char *

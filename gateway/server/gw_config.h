@@ -31,6 +31,7 @@ typedef struct {
     int secure_port;
     char *advertise_address;        /* NULL: derived from --bind-address (main.c) */
     char *service_cluster_ip_range; /* its first address is the kubernetes Service's */
+    char *endpoint_reconciler_type; /* "lease" or "none" */
     char *tls_cert_file;
     char *tls_private_key_file;
     char *cert_dir;

@@ -23,14 +23,15 @@ PORT=$(free_port)
 declare -A PID LOG
 CORE=/api/v1/namespaces/default
 
-# start NAME IP: an instance on IP:$PORT; true once its /readyz answers 200.
+# start NAME IP [FLAG...]: an instance on IP:$PORT; true once its /readyz answers 200.
 start() {
     local name=$1 ip=$2
+    shift 2
     LOG[$name]=$KGATE_TEST_TMP/kgate-$name.log
     "$KGATE" --bind-address="$ip" --secure-port="$PORT" --etcd-servers="$KGATE_TEST_ETCD" \
         --etcd-prefix="$PREFIX" --tls-cert-file="$PKI/multi.crt" \
         --tls-private-key-file="$PKI/multi.key" --client-ca-file="$PKI/ca.crt" \
-        --shutdown-delay-duration=0s --workers=2 >"${LOG[$name]}" 2>&1 &
+        --shutdown-delay-duration=0s --workers=2 "$@" >"${LOG[$name]}" 2>&1 &
     PID[$name]=$!
     echo "$!" >>"$KGATE_TEST_TMP/pids"
     KGATE_URL=https://$ip:$PORT
@@ -160,4 +161,16 @@ wait_exit "${PID[a]}" 30
 check "the last instance to stop exits cleanly" test "$EXIT_CODE" = 0
 check "it says why it leaves its address" grep -q \
     "no API server IP addresses were listed in storage, refusing to erase all endpoints" "${LOG[a]}"
+
+# --endpoint-reconciler-type=none: the Service only
+PREFIX=/registry-boot-none-$$
+check "an instance with --endpoint-reconciler-type=none starts" \
+    start none 127.0.0.1 --endpoint-reconciler-type=none
+check "it writes the kubernetes Service" wait_for_code $CORE/services/kubernetes 200 10
+sleep 1
+check "but no Endpoints" test "$(http_code $CORE/endpoints/kubernetes)" = 404
+check "and no record" test -z "$(leases)"
+check "--endpoint-reconciler-type=master-count is refused (no --apiserver-count)" \
+    bash -c "\"$KGATE\" --etcd-servers=$KGATE_TEST_ETCD --endpoint-reconciler-type=master-count \
+        2>/dev/null; test \$? = 2"
 tap_end
