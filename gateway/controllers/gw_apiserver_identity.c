@@ -189,8 +189,7 @@ gc_listed(int err, const gw_list_page_t *page, void *arg)
     for (size_t i = 0; err == 0 && i < page->n_items; i++) {
         json_t *lease = gw_ctl__parse(&page->items[i]);
         const json_t *labels = json_object_get(json_object_get(lease, "metadata"), "labels");
-        if (lease != NULL &&
-            json_equal(json_object_get(labels, IDENTITY_LABEL), json_string(COMPONENT)) &&
+        if (lease != NULL && gw_ctl__str_is(json_object_get(labels, IDENTITY_LABEL), COMPONENT) &&
             expired(lease, now))
             /* under its revision: a lease renewed meanwhile stays (kube reads it again) */
             gw_store_delete(a->store, page->items[i].key, page->items[i].mod_revision, deleted, a);

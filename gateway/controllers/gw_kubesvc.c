@@ -153,7 +153,7 @@ service_fix(const gw_kubesvc_t *k, json_t *svc)
         json_object_set(spec, "ports", want);
         changed = true;
     }
-    if (!json_equal(json_object_get(spec, "type"), json_string("ClusterIP"))) {
+    if (!gw_ctl__str_is(json_object_get(spec, "type"), "ClusterIP")) {
         json_object_set_new(spec, "type", json_string("ClusterIP"));
         changed = true;
     }
@@ -458,7 +458,7 @@ endpoints_fix(const sync_t *s, json_t *ep)
         labels = json_object();
         json_object_set_new(meta, "labels", labels);
     }
-    if (!json_equal(json_object_get(labels, SKIP_MIRROR), json_string("true"))) {
+    if (!gw_ctl__str_is(json_object_get(labels, SKIP_MIRROR), "true")) {
         json_object_set_new(labels, SKIP_MIRROR, json_string("true"));
         changed = true;
     }
