@@ -8,6 +8,7 @@ cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
 source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
+source tests/e2e/registry_lib.sh
 e2e_require apiserver_identity
 
 PKI=$KGATE_TEST_TMP/pki
@@ -72,4 +73,5 @@ check "it is renewed within 10 s (and a little)" wait_renewed
 check "the identity hooks are listed and done" test "$(kcurl "$KGATE_URL/readyz?verbose" |
     grep -c -e '^\[+\]poststarthook/start-kube-apiserver-identity-lease-controller ok$' \
         -e '^\[+\]poststarthook/start-kube-apiserver-identity-lease-garbage-collector ok$')" = 2
+check "kgate exits cleanly" clean_exit
 tap_end

@@ -106,6 +106,7 @@ kill -TERM "${PID[c]}"
 check "c (SIGTERM) is gone from both within 3 s" listed "127.0.0.1 127.0.0.2" 3
 wait_exit "${PID[c]}" 30
 check "c exits cleanly" test "$EXIT_CODE" = 0
+check "no sanitizer report from c" no_sanitizer_report "${LOG[c]}"
 check "c removed its record" test "$(leases)" = \
     "$PREFIX/masterleases/127.0.0.1 $PREFIX/masterleases/127.0.0.2 "
 check "c's log names kube's pre-shutdown step" \
@@ -159,6 +160,7 @@ wait_exit "${PID[b]}" 30
 kill -TERM "${PID[a]}"
 wait_exit "${PID[a]}" 30
 check "the last instance to stop exits cleanly" test "$EXIT_CODE" = 0
+check "no sanitizer report from a" no_sanitizer_report "${LOG[a]}"
 check "it says why it leaves its address" grep -q \
     "no API server IP addresses were listed in storage, refusing to erase all endpoints" "${LOG[a]}"
 
@@ -170,6 +172,9 @@ check "it writes the kubernetes Service" wait_for_code $CORE/services/kubernetes
 sleep 1
 check "but no Endpoints" test "$(http_code $CORE/endpoints/kubernetes)" = 404
 check "and no record" test -z "$(leases)"
+kill -TERM "${PID[none]}"
+wait_exit "${PID[none]}" 30
+check "it exits cleanly, without a sanitizer report" no_sanitizer_report "${LOG[none]}"
 check "--endpoint-reconciler-type=master-count is refused (no --apiserver-count)" \
     bash -c "\"$KGATE\" --etcd-servers=$KGATE_TEST_ETCD --endpoint-reconciler-type=master-count \
         2>/dev/null; test \$? = 2"

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
 source tests/e2e/kgate.sh
 source tests/e2e/api_lib.sh
+source tests/e2e/registry_lib.sh
 e2e_require extension_auth_configmap
 
 PKI=$KGATE_TEST_TMP/pki
@@ -66,4 +67,5 @@ check "the proxy CA is there once" test "$(data "d['requestheader-client-ca-file
 KGATE_URL=$ONE
 sleep 2
 check "the first instance keeps the combined data (no flapping)" combined
+check "kgate exits cleanly" clean_exit
 tap_end

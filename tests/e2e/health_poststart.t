@@ -68,10 +68,15 @@ check "a deleted system PriorityClass is not recreated before the next start" \
 kill -TERM "$KGATE_PID"
 wait_exit "$KGATE_PID" 30
 check "kgate exits cleanly" test "$EXIT_CODE" = 0
+check "no sanitizer report" no_sanitizer_report "$KGATE_LOG"
 kgate_start again --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="$PREFIX" \
     --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
     --client-ca-file="$PKI/ca.crt" --shutdown-delay-duration=0s --workers=2
 check "a restarted kgate is ready" wait_for_code /readyz 200
 check "it created the missing PriorityClass again" \
     test "$(pc system-node-critical | cut -d' ' -f1)" = 2000001000
+kill -TERM "$KGATE_PID"
+wait_exit "$KGATE_PID" 30
+exited_cleanly() { [[ $EXIT_CODE == 0 ]] && no_sanitizer_report "$KGATE_LOG"; }
+check "the restarted kgate exits cleanly, without a sanitizer report" exited_cleanly
 tap_end
