@@ -1,14 +1,12 @@
 /* The cluster authentication trust controller (gw_authtrust.h): one sync at a time, a
  * guaranteed update of the ConfigMap that combines what is there with this instance's. */
 #include "gw_authtrust.h"
+#include "gw_authtrust_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <event2/event.h>
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 
 #include "gw_alloc.h"
 #include "gw_ctl_int.h"
@@ -28,11 +26,7 @@
 #define MAX_ATTEMPTS 5
 #define UNCHANGED GW_EEXIST
 
-/* the request-header lists, in kube's data keys */
-enum { ALLOWED, USERNAME, GROUP, EXTRA, N_LISTS };
-static const char *const list_keys[N_LISTS] = {
-    "requestheader-allowed-names", "requestheader-username-headers", "requestheader-group-headers",
-    "requestheader-extra-headers-prefix"};
+enum { ALLOWED, USERNAME, GROUP, EXTRA };
 
 struct gw_authtrust {
     etcd_conn_t *conn; /* ours: freeing it cancels the calls in flight */
@@ -40,8 +34,8 @@ struct gw_authtrust {
     gw_informer_t *informer;
     struct event *timer;
     char *client_ca_file, *rh_ca_file;
-    json_t *lists[N_LISTS]; /* this instance's, as JSON arrays */
-    bool busy, again;       /* a sync is in flight; another is wanted after it */
+    json_t *lists[GW_AUTHTRUST_N_LISTS]; /* this instance's, as JSON arrays */
+    bool busy, again;                    /* a sync is in flight; another is wanted after it */
     bool stopping;
     void (*synced)(void *arg);
     void *synced_arg;
@@ -55,126 +49,26 @@ later(gw_authtrust_t *t, int64_t ms)
     evtimer_add(t->timer, &tv);
 }
 
-/* Add the certificates of PEM text to certs: each once (by DER), none expired (kube's
- * combineCertLists and filterExpiredCerts). */
-static void
-add_certs(STACK_OF(X509) * certs, const char *pem, size_t len)
+/* A CA file's PEM text (NULL when unset or unreadable: then only what is there counts). */
+static gw_authtrust_pem_t
+read_pem(const char *path)
 {
-    BIO *bio = BIO_new_mem_buf(pem, (int)len);
-    X509 *x;
+    gw_authtrust_pem_t pem = {NULL, 0};
 
-    if (bio == NULL)
-        abort();
-    while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
-        bool keep = X509_cmp_current_time(X509_get0_notAfter(x)) > 0;
-        for (int i = 0; keep && i < sk_X509_num(certs); i++)
-            keep = X509_cmp(sk_X509_value(certs, i), x) != 0;
-        if (keep)
-            sk_X509_push(certs, x);
-        else
-            X509_free(x);
-    }
-    ERR_clear_error(); /* the end of the bundle reads as an error */
-    BIO_free(bio);
-}
-
-static void
-add_file(STACK_OF(X509) * certs, const char *path)
-{
-    size_t len;
-    char *text = path != NULL ? gw_file_read(path, MAX_CA_BYTES, &len) : NULL;
-
-    if (text != NULL)
-        add_certs(certs, text, len);
-    free(text);
-}
-
-/* The bundle as PEM (Go's pem.Encode writes the same 64-column blocks), or NULL when empty. */
-static json_t *
-encode_certs(STACK_OF(X509) * certs)
-{
-    BIO *bio = BIO_new(BIO_s_mem());
-    char *data;
-    long len;
-    json_t *out = NULL;
-
-    if (bio == NULL)
-        abort();
-    for (int i = 0; i < sk_X509_num(certs); i++)
-        PEM_write_bio_X509(bio, sk_X509_value(certs, i));
-    len = BIO_get_mem_data(bio, &data);
-    if (len > 0)
-        out = json_stringn(data, (size_t)len);
-    BIO_free(bio);
-    return out;
-}
-
-/* A bundle of the existing data's `key` combined with the file's. */
-static json_t *
-bundle(const json_t *data, const char *key, const char *path)
-{
-    STACK_OF(X509) *certs = sk_X509_new_null();
-    const json_t *old = json_object_get(data, key);
-    json_t *out;
-
-    if (certs == NULL)
-        abort();
-    if (json_is_string(old))
-        add_certs(certs, json_string_value(old), json_string_length(old));
-    add_file(certs, path);
-    out = encode_certs(certs);
-    sk_X509_pop_free(certs, X509_free);
-    return out;
-}
-
-/* kube's combineUniqueStringSlices over the existing JSON text and ours, written back as
- * JSON text. */
-static char *
-combined_list(const json_t *data, const char *key, json_t *ours)
-{
-    const json_t *text_old = json_object_get(data, key);
-    json_t *old = json_is_string(text_old) ? gw_json_loadb(json_string_value(text_old),
-                                                           json_string_length(text_old), 0, NULL)
-                                           : NULL;
-    json_t *all = json_array(), *v;
-    size_t i, j;
-    char *text;
-
-    json_array_extend(all, json_is_array(old) ? old : NULL);
-    json_array_extend(all, ours);
-    json_t *out = json_array();
-    json_array_foreach(all, i, v)
-    {
-        bool seen = !json_is_string(v);
-        for (j = 0; !seen && j < json_array_size(out); j++)
-            seen = json_equal(json_array_get(out, j), v);
-        if (!seen)
-            json_array_append(out, v);
-    }
-    text = gw_json_dumps(out, JSON_COMPACT);
-    json_decref(old);
-    json_decref(all);
-    json_decref(out);
-    return text;
+    if (path != NULL)
+        pem.text = gw_file_read(path, MAX_CA_BYTES, &pem.len);
+    return pem;
 }
 
 /* kube's getConfigMapDataFor(combinedClusterAuthenticationInfo(existing, ours)). */
 static json_t *
 data_for(const gw_authtrust_t *t, const json_t *old)
 {
-    json_t *data = json_object(), *client = bundle(old, "client-ca-file", t->client_ca_file);
-    json_t *rh = bundle(old, "requestheader-client-ca-file", t->rh_ca_file);
+    gw_authtrust_pem_t client = read_pem(t->client_ca_file), rh = read_pem(t->rh_ca_file);
+    json_t *data = gw_authtrust__data(old, &client, &rh, t->lists);
 
-    if (client != NULL)
-        json_object_set_new(data, "client-ca-file", client);
-    if (rh == NULL)
-        return data;
-    for (int i = 0; i < N_LISTS; i++) {
-        char *text = combined_list(old, list_keys[i], t->lists[i]);
-        json_object_set_new(data, list_keys[i], json_string(text));
-        free(text);
-    }
-    json_object_set_new(data, "requestheader-client-ca-file", rh);
+    free(client.text);
+    free(rh.text);
     return data;
 }
 
@@ -313,7 +207,7 @@ gw_authtrust_stop(gw_authtrust_t *t)
     etcd_conn_free(t->conn); /* every callback in flight fires now, and sees `stopping` */
     gw_store_free(t->store);
     event_free(t->timer);
-    for (int i = 0; i < N_LISTS; i++)
+    for (int i = 0; i < GW_AUTHTRUST_N_LISTS; i++)
         json_decref(t->lists[i]);
     free(t->client_ca_file);
     free(t->rh_ca_file);
