@@ -134,7 +134,7 @@ export KUBECONFIG=$KGATE_TEST_TMP/kubeconfig
 kubeconfig "$KUBECONFIG"
 # Debian's python3-kubernetes is for Debian's python3 (not one first on PATH).
 if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
-    check "the Python client reads the Service, Endpoints and EndpointSlice" /usr/bin/python3 - <<'EOF'
+    check "the Python client reads the Service, Endpoints, EndpointSlice, identity Lease, PriorityClass and ConfigMap" /usr/bin/python3 - <<'EOF'
 import sys
 from kubernetes import client, config
 config.load_kube_config()
@@ -144,6 +144,14 @@ ep = core.read_namespaced_endpoints('kubernetes', 'default')
 sl = disc.read_namespaced_endpoint_slice('kubernetes', 'default')
 core.list_namespaced_endpoints('default')
 disc.list_namespaced_endpoint_slice('default', label_selector='kubernetes.io/service-name=kubernetes')
+# the other objects kube-apiserver keeps for its clients
+leases = client.CoordinationV1Api().list_namespaced_lease(
+    'kube-system', label_selector='apiserver.kubernetes.io/identity=kube-apiserver')
+pc = client.SchedulingV1Api().read_priority_class('system-node-critical')
+cm = core.read_namespaced_config_map('extension-apiserver-authentication', 'kube-system')
+if len(leases.items) != 1 or leases.items[0].spec.renew_time is None or pc.value != 2000001000 \
+        or 'client-ca-file' not in cm.data:
+    sys.exit(1)
 ok = (svc.spec.cluster_ip == '10.0.0.1' and svc.spec.ports[0].port == 443
       and [a.ip for a in ep.subsets[0].addresses] == ['127.0.0.1', '127.0.0.2']
       and [e.addresses[0] for e in sl.endpoints] == ['127.0.0.1', '127.0.0.2']
