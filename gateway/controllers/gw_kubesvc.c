@@ -124,7 +124,8 @@ service_ports(const gw_kubesvc_t *k)
                      "targetPort", k->port);
 }
 
-/* What kube's controller creates, with what its Service strategy defaults (single-stack). */
+/* What kube's controller creates, with what its Service strategy defaults (single-stack, the
+ * family of the service CIDR). */
 static json_t *
 service_object(const gw_kubesvc_t *k)
 {
@@ -133,9 +134,9 @@ service_object(const gw_kubesvc_t *k)
     return json_pack("{s:s,s:s,s:o,s:{s:o,s:s,s:[s],s:s,s:s,s:[s],s:s,s:s},s:{s:{}}}", "apiVersion",
                      "v1", "kind", "Service", "metadata", new_meta(labels), "spec", "ports",
                      service_ports(k), "clusterIP", k->service_ip, "clusterIPs", k->service_ip,
-                     "type", "ClusterIP", "sessionAffinity", "None", "ipFamilies", "IPv4",
-                     "ipFamilyPolicy", "SingleStack", "internalTrafficPolicy", "Cluster", "status",
-                     "loadBalancer");
+                     "type", "ClusterIP", "sessionAffinity", "None", "ipFamilies",
+                     strchr(k->service_ip, ':') != NULL ? "IPv6" : "IPv4", "ipFamilyPolicy",
+                     "SingleStack", "internalTrafficPolicy", "Cluster", "status", "loadBalancer");
 }
 
 /* kube's getMasterServiceUpdateIfNeeded: the ports and the type, put back if changed. */
@@ -534,6 +535,23 @@ step_endpoints(sync_t *s)
 
 /* ---- the EndpointSlice ------------------------------------------------------------------ */
 
+/* kube's allAddressesIPv6: some addresses, none of them IPv4. */
+static bool
+all_ipv6(const json_t *subset)
+{
+    const json_t *addrs = json_object_get(subset, "addresses");
+    size_t i;
+    json_t *a;
+
+    json_array_foreach(addrs, i, a)
+    {
+        const char *ip = json_string_value(json_object_get(a, "ip"));
+        if (ip == NULL || strchr(ip, ':') == NULL)
+            return false;
+    }
+    return json_array_size(addrs) > 0;
+}
+
 /* kube's endpointSliceFromEndpoints: one endpoint per address, ready, the ports converted. */
 static void
 slice_fill(json_t *slice, const json_t *ep)
@@ -554,7 +572,7 @@ slice_fill(json_t *slice, const json_t *ep)
                                                "protocol", json_object_get(p, "protocol"), "port",
                                                json_object_get(p, "port")));
     }
-    json_object_set_new(slice, "addressType", json_string("IPv4"));
+    json_object_set_new(slice, "addressType", json_string(all_ipv6(subset) ? "IPv6" : "IPv4"));
     json_object_set_new(slice, "endpoints", endpoints);
     json_object_set_new(slice, "ports", ports);
 }

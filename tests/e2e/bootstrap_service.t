@@ -14,7 +14,7 @@ e2e_require bootstrap_service
 
 PKI=$KGATE_TEST_TMP/pki
 api_pki "$PKI"
-pki_cert "$PKI" ca multi server "/CN=kgate" "DNS:localhost,IP:127.0.0.1,IP:127.0.0.2,IP:127.0.0.3"
+pki_cert "$PKI" ca multi server "/CN=kgate" "DNS:localhost,IP:127.0.0.1,IP:127.0.0.2,IP:127.0.0.3,IP:::1"
 set_users
 KCURL_AUTH=("${ADMIN[@]}")
 trap stop_all EXIT
@@ -35,6 +35,7 @@ start() {
     PID[$name]=$!
     echo "$!" >>"$KGATE_TEST_TMP/pids"
     KGATE_URL=https://$ip:$PORT
+    [[ $ip == *:* ]] && KGATE_URL="https://[$ip]:$PORT"
     wait_for_code /readyz 200 30
 }
 
@@ -61,6 +62,17 @@ listed() {
         sleep 0.2
     done
     diag "endpoints: $(ips 2>&1)"
+    return 1
+}
+
+wait_v6() {
+    local want="IPv6 ['::1']"
+    for _ in $(seq 50); do
+        [[ $(json /apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes \
+            "d['addressType'], [a for e in d['endpoints'] for a in e['addresses']]" \
+            2>/dev/null) == "$want" ]] && return 0
+        sleep 0.2
+    done
     return 1
 }
 
@@ -183,6 +195,14 @@ check "and no record" test -z "$(leases)"
 kill -TERM "${PID[none]}"
 wait_exit "${PID[none]}" 30
 check "it exits cleanly, without a sanitizer report" no_sanitizer_report "${LOG[none]}"
+# IPv6: the Service in the family of its CIDR, the EndpointSlice in its addresses' family
+PREFIX=/registry-boot-v6-$$
+if check "an instance on ::1 with an IPv6 service CIDR starts" \
+    start v6 ::1 --service-cluster-ip-range=fd00:10:96::/112; then
+    check "the Service is IPv6: fd00:10:96::1" test "$(json $CORE/services/kubernetes \
+        "d['spec']['clusterIP'], d['spec']['ipFamilies']")" = "fd00:10:96::1 ['IPv6']"
+    check "the EndpointSlice's addressType is IPv6" wait_v6
+fi
 check "--endpoint-reconciler-type=master-count is refused (no --apiserver-count)" \
     bash -c "\"$KGATE\" --etcd-servers=$KGATE_TEST_ETCD --endpoint-reconciler-type=master-count \
         2>/dev/null; test \$? = 2"
