@@ -7,8 +7,12 @@
  * authorization mode or --runtime-config key kgate does not take), 1 when startup fails
  * (unusable files, etcd unreachable, address in use).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <malloc.h>
+#include <net/if.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,8 +46,12 @@
 #include "gw_etcd_connect.h"
 #include "gw_features.h"
 #include "gw_fetch.h"
+#include "gw_apiserver_identity.h"
+#include "gw_authtrust.h"
 #include "gw_health.h"
 #include "gw_discovery.h"
+#include "gw_kubesvc.h"
+#include "gw_poststart.h"
 #include "gw_log.h"
 #include "gw_metric.h"
 #include "gw_rbac_bootstrap.h"
@@ -81,13 +89,144 @@ typedef struct {
     gw_api_t *api;
     gw_apf_t *apf; /* API Priority and Fairness; NULL when turned off */
     gw_server_t *server;
+    /* kube-apiserver's post-start hooks kgate has, as /readyz lists them */
+    gw_health_hook_t *hook_namespaces, *hook_rbac, *hook_priority, *hook_bootstrap;
+    gw_health_hook_t *hook_identity, *hook_identity_gc, *hook_authinfo;
+    gw_authtrust_t *authtrust;         /* worker 0's */
+    gw_poststart_t *poststart;         /* worker 0's */
+    gw_apiserver_identity_t *identity; /* worker 0's */
+    gw_kubesvc_t *_Atomic kubesvc;     /* worker 0's; the pre-shutdown hook's from main */
+    char advertise[INET6_ADDRSTRLEN];  /* --advertise-address or what it defaults to */
+    char service_ip[INET6_ADDRSTRLEN]; /* the kubernetes Service's ClusterIP */
 } kgate_t;
 
-/* The controllers confirmed the start-up state: readiness may pass. */
+/* In kube's order of registration (the hooks kgate has); adding one is one line here and a
+ * gw_health_hook_done where its work ends. */
 static void
-mark_synced(void *health)
+register_hooks(kgate_t *k)
 {
-    gw_health_set_synced(health);
+    k->hook_namespaces = gw_health_hook_add(k->health, "start-system-namespaces-controller");
+    k->hook_authinfo =
+        gw_health_hook_add(k->health, "start-cluster-authentication-info-controller");
+    k->hook_identity =
+        gw_health_hook_add(k->health, "start-kube-apiserver-identity-lease-controller");
+    k->hook_identity_gc =
+        gw_health_hook_add(k->health, "start-kube-apiserver-identity-lease-garbage-collector");
+    k->hook_rbac = gw_health_hook_add(k->health, "rbac/bootstrap-roles");
+    k->hook_priority =
+        gw_health_hook_add(k->health, "scheduling/bootstrap-system-priority-classes");
+    k->hook_bootstrap = gw_health_hook_add(k->health, "bootstrap-controller");
+}
+
+static void
+hook_done(void *hook)
+{
+    gw_health_hook_done(hook);
+}
+
+/* The controllers confirmed the start-up state (the system namespaces among it): readiness
+ * may pass. */
+static void
+mark_synced(void *arg)
+{
+    kgate_t *k = arg;
+
+    gw_health_set_synced(k->health);
+    gw_health_hook_done(k->hook_namespaces);
+}
+
+static bool
+instance_ready(void *health)
+{
+    return gw_health_ready(health);
+}
+
+#define LIST(l) ((gw_authtrust_list_t){(const char *const *)(l).items, (l).n})
+
+/* What extension API servers are told to trust (kube-system/extension-apiserver-authentication). */
+static gw_authtrust_t *
+start_authtrust(kgate_t *k, gw_worker_t *w)
+{
+    const gw_config_t *cfg = k->cfg;
+    gw_authtrust_opts_t o = {.etcd_prefix = cfg->etcd_prefix,
+                             .values = &k->values,
+                             .client_ca_file = cfg->client_ca_file,
+                             .requestheader_client_ca_file = cfg->requestheader_client_ca_file,
+                             .allowed_names = LIST(cfg->requestheader_allowed_names),
+                             .username_headers = LIST(cfg->requestheader_username_headers),
+                             .group_headers = LIST(cfg->requestheader_group_headers),
+                             .extra_headers_prefix = LIST(cfg->requestheader_extra_headers_prefix),
+                             .synced = hook_done,
+                             .synced_arg = k->hook_authinfo};
+
+    return gw_authtrust_start(k->etcd, gw_worker_base(w), &o);
+}
+
+/* kube's post-start hooks run on every instance: the RBAC policy and the system priority
+ * classes, then the bootstrap controller (the kubernetes Service and its endpoints). */
+static void
+start_poststart(kgate_t *k, gw_worker_t *w)
+{
+    gw_poststart_opts_t po = {.etcd_prefix = k->cfg->etcd_prefix,
+                              .values = &k->values,
+                              .rbac_done = hook_done,
+                              .rbac_arg = k->hook_rbac,
+                              .priority_done = hook_done,
+                              .priority_arg = k->hook_priority};
+    gw_kubesvc_opts_t ko = {.etcd_prefix = k->cfg->etcd_prefix,
+                            .values = &k->values,
+                            .service_ip = k->service_ip,
+                            .public_ip = k->advertise,
+                            .public_port = k->cfg->secure_port,
+                            .no_endpoints = strcmp(k->cfg->endpoint_reconciler_type, "none") == 0,
+                            .ready = instance_ready,
+                            .ready_arg = k->health};
+
+    k->poststart = gw_poststart_start(k->etcd, gw_worker_base(w), &po);
+    k->authtrust = start_authtrust(k, w);
+    k->identity = gw_apiserver_identity_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
+                                              &k->values, hook_done, k->hook_identity);
+    gw_health_hook_done(k->hook_identity_gc); /* started with it, as kube's hook */
+    atomic_store(&k->kubesvc, gw_kubesvc_start(k->etcd, gw_worker_base(w), &ko));
+    gw_health_hook_done(k->hook_bootstrap); /* kube's hook: the controller is started */
+}
+
+/* kube's default --advertise-address: the bind address, or with 0.0.0.0 (or ::) the host's
+ * first non-loopback IPv4 address (kube picks the default route's interface's). */
+static int
+resolve_advertise(kgate_t *k, char *err, size_t err_len)
+{
+    const gw_config_t *cfg = k->cfg;
+    const char *bind = cfg->bind_address;
+    struct ifaddrs *ifs = NULL;
+
+    if (!gw_kubesvc_first_ip(cfg->service_cluster_ip_range, k->service_ip, sizeof(k->service_ip))) {
+        snprintf(err, err_len, "--service-cluster-ip-range %s has no first address",
+                 cfg->service_cluster_ip_range);
+        return 2;
+    }
+    if (cfg->advertise_address != NULL ||
+        (strcmp(bind, "0.0.0.0") != 0 && strcmp(bind, "::") != 0)) {
+        snprintf(k->advertise, sizeof(k->advertise), "%s",
+                 cfg->advertise_address != NULL ? cfg->advertise_address : bind);
+        return 0;
+    }
+    if (getifaddrs(&ifs) == 0) {
+        for (struct ifaddrs *i = ifs; i != NULL && k->advertise[0] == '\0'; i = i->ifa_next) {
+            if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET ||
+                (i->ifa_flags & IFF_LOOPBACK) || !(i->ifa_flags & IFF_UP))
+                continue;
+            inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr, k->advertise,
+                      sizeof(k->advertise));
+        }
+        freeifaddrs(ifs);
+    }
+    if (k->advertise[0] == '\0') {
+        gw_log_warn(NULL, "no non-loopback address found; advertising 127.0.0.1 (set "
+                          "--advertise-address)");
+        snprintf(k->advertise, sizeof(k->advertise), "127.0.0.1");
+    }
+    return 0;
 }
 
 /* The serviceaccount and root-ca-cert-publisher controllers, unless --controllers turns both
@@ -171,7 +310,8 @@ on_worker_start(gw_worker_t *w, void *arg)
         gw_controllers_start_node_graph(k->controllers);
     gw_controllers_enable(k->controllers, (const char *const *)k->cfg->controllers.items,
                           k->cfg->controllers.n);
-    gw_controllers_on_synced(k->controllers, mark_synced, k->health);
+    gw_controllers_on_synced(k->controllers, mark_synced, k);
+    start_poststart(k, w);
     gw_health_probe_start(k->health, w);
     start_authz_reload(k, gw_worker_base(w));
     start_enc_reload(k, gw_worker_base(w));
@@ -196,6 +336,13 @@ on_worker_stop(gw_worker_t *w, void *arg)
     k->counter = NULL;
     gw_controllers_stop(k->controllers); /* hands the namespace controller over at once */
     k->controllers = NULL;
+    gw_poststart_stop(k->poststart);
+    k->poststart = NULL;
+    gw_apiserver_identity_stop(k->identity);
+    k->identity = NULL;
+    gw_authtrust_stop(k->authtrust);
+    k->authtrust = NULL;
+    gw_kubesvc_stop(atomic_exchange(&k->kubesvc, NULL));
     gw_health_probe_stop(k->health);
     if (k->authz_reload != NULL)
         event_free(k->authz_reload);
@@ -605,6 +752,7 @@ serve_until_signal(kgate_t *k, const sigset_t *set)
     gw_log_info(NULL, "received %s: not ready from now on, closing the listener in %lld ms",
                 strsignal(sig), (long long)k->cfg->shutdown_delay_ms);
     gw_health_set_shutting_down(k->health);
+    gw_kubesvc_pre_shutdown(atomic_load(&k->kubesvc)); /* kube's pre-shutdown hook */
     int64_t delay = k->cfg->shutdown_delay_ms;
     struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};
     siginfo_t info;
@@ -680,7 +828,10 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     code = 1;
     if (wait_tls(&k, err, sizeof(err)) != 0 || connect_etcd(&k, err, sizeof(err)) != 0)
         goto out;
+    if (resolve_advertise(&k, err, sizeof(err)) != 0)
+        goto out;
     k.health = gw_health_new(cfg->livez_grace_period_ms);
+    register_hooks(&k);
     gw_health_etcd_result(k.health, 0);
     if (anonymous_reset)
         gw_log_warn(NULL, "AnonymousAuth is not allowed with the AlwaysAllow authorizer. "

@@ -13,8 +13,8 @@
  *    controllers (gw_sactl.h).
  *  - on every instance: the process's RBAC snapshot, from watches of the RBAC kinds
  *    (gw_rbac_cache.h);
- *  - on the leader of the "rbac-controllers" election only: the bootstrap policy's
- *    reconciliation and ClusterRole aggregation (gw_rbac_ctl.h);
+ *  - on the leader of the "rbac-controllers" election only: ClusterRole aggregation
+ *    (gw_rbac_ctl.h; the bootstrap policy is every instance's, gw_poststart.h);
  *  - on every instance: the admission policy snapshot (gw_vap_cache.h) and the admission
  *    webhook snapshot (gw_webhook_cache.h);
  *  - on the leader of the "validatingadmissionpolicy-status-controller" election only: the

@@ -46,6 +46,8 @@ static const char *check_feature_gate(const char *v);
 static const char *check_webhook_version(const char *v);
 static const char *check_audit_format(const char *v);
 static const char *check_cache_size(const char *v);
+static const char *check_cidr(const char *v);
+static const char *check_reconciler(const char *v);
 
 #define OFF(field) offsetof(gw_config_t, field)
 
@@ -77,6 +79,16 @@ static const flag_t flags[] = {
     {"bind-address", FLAG_STR, OFF(bind_address), "0.0.0.0", 0, 0, check_ip,
      "IP address to listen on for HTTPS."},
     {"secure-port", FLAG_INT, OFF(secure_port), "6443", 1, 65535, NULL, "Port to serve HTTPS on."},
+    {"advertise-address", FLAG_STR, OFF(advertise_address), NULL, 0, 0, check_ip,
+     "IP address this instance advertises in the kubernetes Service's endpoints. Default: "
+     "--bind-address, or the host's first non-loopback address when that is 0.0.0.0."},
+    {"service-cluster-ip-range", FLAG_STR, OFF(service_cluster_ip_range), "10.0.0.0/24", 0, 0,
+     check_cidr,
+     "CIDR of the Services' cluster IPs; its first address is the kubernetes Service's."},
+    {"endpoint-reconciler-type", FLAG_STR, OFF(endpoint_reconciler_type), "lease", 0, 0,
+     check_reconciler,
+     "How the kubernetes Service's endpoints are kept: lease (each instance's TTL record in "
+     "etcd) or none."},
     {"tls-cert-file", FLAG_STR, OFF(tls_cert_file), NULL, 0, 0, NULL,
      "Serving certificate (PEM, chain after the leaf)."},
     {"tls-private-key-file", FLAG_STR, OFF(tls_private_key_file), NULL, 0, 0, NULL,
@@ -256,6 +268,39 @@ check_ip(const char *v)
     if (inet_pton(AF_INET, v, buf) == 1 || inet_pton(AF_INET6, v, buf) == 1)
         return NULL;
     return "not an IP address";
+}
+
+static const char *
+check_cidr(const char *v)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    const char *slash = strchr(v, '/');
+    char host[INET6_ADDRSTRLEN];
+    char *end;
+    long bits;
+    bool v6;
+
+    if (slash == NULL || (size_t)(slash - v) >= sizeof(host))
+        return "not a CIDR";
+    memcpy(host, v, (size_t)(slash - v));
+    host[slash - v] = '\0';
+    v6 = strchr(host, ':') != NULL;
+    bits = strtol(slash + 1, &end, 10);
+    if (slash[1] == '\0' || *end != '\0' || bits < 0 || bits > (v6 ? 128 : 32) ||
+        inet_pton(v6 ? AF_INET6 : AF_INET, host, buf) != 1)
+        return "not a CIDR";
+    if (bits >= (v6 ? 127 : 31))
+        return "too small: no room for the kubernetes Service's address";
+    return NULL;
+}
+
+/* kube's master-count reconciler needs --apiserver-count, which kgate does not take. */
+static const char *
+check_reconciler(const char *v)
+{
+    if (strcmp(v, "lease") == 0 || strcmp(v, "none") == 0)
+        return NULL;
+    return "unsupported endpoint reconciler type (want lease or none)";
 }
 
 static const char *

@@ -31,6 +31,9 @@ typedef struct {
     bool encryption_provider_config_automatic_reload;
     char *bind_address;
     int secure_port;
+    char *advertise_address;        /* NULL: derived from --bind-address (main.c) */
+    char *service_cluster_ip_range; /* its first address is the kubernetes Service's */
+    char *endpoint_reconciler_type; /* "lease" or "none" */
     char *tls_cert_file;
     char *tls_private_key_file;
     char *cert_dir;
