@@ -155,11 +155,12 @@ start_authtrust(kgate_t *k, gw_worker_t *w)
                              .allowed_names = LIST(cfg->requestheader_allowed_names),
                              .username_headers = LIST(cfg->requestheader_username_headers),
                              .group_headers = LIST(cfg->requestheader_group_headers),
-                             .extra_headers_prefix = LIST(cfg->requestheader_extra_headers_prefix),
-                             .synced = hook_done,
-                             .synced_arg = k->hook_authinfo};
-
-    return gw_authtrust_start(k->etcd, gw_worker_base(w), &o);
+                             .extra_headers_prefix = LIST(cfg->requestheader_extra_headers_prefix)};
+    gw_authtrust_t *t = gw_authtrust_start(k->etcd, gw_worker_base(w), &o);
+    /* kube's hook is done once the controller runs, not once it wrote: a ConfigMap it cannot
+     * read or write (another instance's encryption key, say) must not hold readiness. */
+    gw_health_hook_done(k->hook_authinfo);
+    return t;
 }
 
 /* kube's post-start hooks run on every instance: the RBAC policy and the system priority
