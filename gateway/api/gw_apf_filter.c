@@ -1,6 +1,7 @@
 /* The in-flight limit step of the chain: kube's WithPriorityAndFairness filter (classification,
  * admission, a queued request parked until its worker is woken, kube's headers and 429), or
  * with --enable-priority-and-fairness=false kube's WithMaxInFlightLimit. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "gw_clock.h"
 #include "gw_req.h"
 #include "gw_server.h"
+#include "gw_store.h"
 
 #define PRIVILEGED_GROUP "system:masters"
 #define FS_UID_HEADER "X-Kubernetes-PF-FlowSchema-UID"
@@ -112,12 +114,45 @@ park(gw_req_t *r)
     evtimer_add(GW_API_REQ(r)->apf_timeout, &limit);
 }
 
-/* kube's seats of a request: one; kgate keeps no object counts for the list estimator yet. */
+#define MIN_SEATS 1
+#define MAX_SEATS 10         /* kube's MaximumSeatsLimit */
+#define OBJECTS_PER_SEAT 100 /* kube's list work estimator */
+
+/* kube's list work estimator: a LIST (or a watch that sends its initial events) takes a seat
+ * per 100 objects it will go through, from the resource's last object count; an unknown count
+ * is one seat (kube's ObjectCountNotFound), an unparsable limit the most. */
 static int
-work_seats(const gw_req_t *r)
+work_seats(gw_req_t *r)
 {
-    (void)r;
-    return 1;
+    const char *verb = r->info.verb;
+    const char *initial = gw_req_query(r, "sendInitialEvents");
+    if (strcmp(verb, "list") != 0 &&
+        (strcmp(verb, "watch") != 0 || initial == NULL || strcmp(initial, "true") != 0))
+        return MIN_SEATS;
+    /* the handler resolves the resource after this filter: look it up now */
+    const gw_resource_t *res =
+        r->catalog != NULL
+            ? gw_catalog_find(r->catalog, r->info.group, r->info.version, r->info.resource)
+            : NULL;
+    if (res == NULL || res->storage_path == NULL)
+        return MIN_SEATS;
+    int64_t stored = gw_store_object_count(res->storage_path);
+    if (stored < 0)
+        return MIN_SEATS;
+    const char *limit_text = gw_req_query(r, "limit");
+    char *end = NULL;
+    long long limit = limit_text != NULL ? strtoll(limit_text, &end, 10) : 0;
+    if (limit_text != NULL && (*limit_text == '\0' || *end != '\0'))
+        return MAX_SEATS;
+    if (limit <= 0 || limit > stored)
+        limit = stored;
+    const char *rv = gw_req_query(r, "resourceVersion");
+    bool from_cache = strcmp(verb, "watch") == 0 || (rv != NULL && strcmp(rv, "0") == 0);
+    bool selective =
+        gw_req_query(r, "labelSelector") != NULL || gw_req_query(r, "fieldSelector") != NULL;
+    int64_t objects = from_cache ? stored : selective ? stored + limit : 2 * limit;
+    int64_t seats = (objects + OBJECTS_PER_SEAT - 1) / OBJECTS_PER_SEAT;
+    return seats < MIN_SEATS ? MIN_SEATS : seats > MAX_SEATS ? MAX_SEATS : (int)seats;
 }
 
 static gw_verdict_t
