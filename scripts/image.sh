@@ -8,7 +8,8 @@
 # Podman and buildah build with chroot isolation and the host's network: a RUN step then needs
 # no OCI runtime, cgroup setup, rlimits above the caller's or CNI bridge, which a machine
 # without systemd's cgroup layout or with fewer capabilities than a full root (a CI container)
-# lacks; the steps only install packages and compile.
+# lacks; the steps only install packages and compile. --layers (buildah's default is off)
+# keeps each step's result, so that a build whose sources did not change reuses the compile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +32,7 @@ fi
 
 case $tool in
 docker) cmd=(docker build) ;;
-podman | buildah) cmd=("$tool" build --isolation=chroot --network=host) ;;
+podman | buildah) cmd=("$tool" build --layers --isolation=chroot --network=host) ;;
 *) echo "image: unknown IMAGE_TOOL $tool (docker, podman or buildah)" >&2; exit 2 ;;
 esac
 cmd+=("$@" -t "$tag" .)
