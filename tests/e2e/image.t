@@ -2,7 +2,9 @@
 # The image as a user builds and runs it: `make image` from a Debian 12 base made here (no
 # container registry is reachable: scripts/image-base.sh), at most 100 MB, running as a user
 # other than root; a container of it on the host's network against the test's etcd becomes
-# ready, creates and serves a namespace that lands in that etcd. Each phase's time is printed.
+# ready, creates and serves a namespace that lands in that etcd, and exits 0 on SIGTERM; one
+# without a serving pair serves the self-signed one it writes as that user. Each phase's time
+# is printed.
 #
 # Podman runs the container with runc and rlimits no higher than the caller's: crun 1.8 refuses
 # a host whose cgroup v2 hierarchy has controllers beside v1 ones, and podman asks for
@@ -78,7 +80,18 @@ KGATE_PORT=$(free_port)
 KGATE_URL=https://127.0.0.1:$KGATE_PORT
 PREFIX=/image-$$
 NAME=kgate-image-test-$$
-trap 'podman rm -f -t 0 "$NAME" >/dev/null 2>&1; stop_all' EXIT
+trap 'podman rm -f -i -t 0 "$NAME" "$NAME-certdir" >/dev/null 2>&1; stop_all' EXIT
+
+# ready_code URL [CURL ARGS...]: poll URL's /readyz for up to 30 s; true once it answers 200.
+ready_code() {
+    local url=$1; shift
+    for _ in $(seq 300); do
+        [[ $(curl -s --max-time 2 "$@" -o /dev/null -w '%{http_code}' "$url/readyz") == 200 ]] &&
+            return 0
+        sleep 0.1
+    done
+    return 1
+}
 
 # The chart's way: RBAC lets the anonymous probes read /readyz.
 check "a container of the image starts" phase run podman run -d --name "$NAME" --runtime=runc \
@@ -90,10 +103,7 @@ check "a container of the image starts" phase run podman run -d --name "$NAME" -
     --client-ca-file=/etc/kgate/pki/ca.crt
 start=$EPOCHREALTIME
 check "its /readyz answers 200, anonymously as the kubelet's probe" \
-    bash -c "for i in \$(seq 300); do
-        [[ \$(curl -s --max-time 2 --cacert '$PKI/ca.crt' -o /dev/null -w '%{http_code}' \
-            '$KGATE_URL/readyz') == 200 ]] && exit 0; sleep 0.1; done; exit 1" ||
-    diag "$(podman logs "$NAME" 2>&1 | tail -20)"
+    ready_code "$KGATE_URL" --cacert "$PKI/ca.crt" || diag "$(podman logs "$NAME" 2>&1 | tail -20)"
 diag "ready: $(since "$start") s after the start"
 
 pid=$(podman inspect --format '{{.State.Pid}}' "$NAME")
@@ -121,6 +131,21 @@ check "the default namespace is served too" test "$(http_code /api/v1/namespaces
 podman stop -t 10 "$NAME" >/dev/null 2>&1
 check "kgate exits 0 on the stop's SIGTERM" \
     test "$(podman inspect --format '{{.State.ExitCode}}' "$NAME")" = 0
+
+# Without a serving pair kgate makes a self-signed one in --cert-dir, /var/run/kubernetes by
+# default, which the image's user must be able to write (the chart mounts an emptyDir there).
+port=$(free_port)
+podman run -d --name "$NAME-certdir" --runtime=runc --network=host \
+    --ulimit nofile=4096:4096 --ulimit nproc=4096:4096 "$IMAGE" \
+    --etcd-servers="$KGATE_TEST_ETCD" --etcd-prefix="$PREFIX" --bind-address=127.0.0.1 \
+    --secure-port="$port" --authorization-mode=Node,RBAC >/dev/null
+ready_code "https://127.0.0.1:$port" -k || diag "$(podman logs "$NAME-certdir" 2>&1 | tail -20)"
+podman cp "$NAME-certdir:/var/run/kubernetes/apiserver.crt" "$KGATE_TEST_TMP/self.crt" 2>/dev/null
+check "without a serving pair it serves the one it wrote into /var/run/kubernetes" \
+    test "$(curl -s --max-time 5 --cacert "$KGATE_TEST_TMP/self.crt" \
+        "https://localhost:$port/readyz")" = ok
+podman rm -f -t 0 "$NAME-certdir" >/dev/null 2>&1
+
 ETCDCTL_API=3 etcdctl --endpoints="$KGATE_TEST_ETCD" del --prefix "$PREFIX/" >/dev/null
 # Each source change leaves the previous build's layers behind, unnamed: drop those over a day
 # old, keeping what today's builds may take from the cache.
