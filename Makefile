@@ -19,8 +19,9 @@ SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-poi
 endif
 GEN := $(BUILD)/gen
 
+# libsodium: the secretbox provider of encryption at rest (XSalsa20-Poly1305, as kube's).
 PKGS := grpc gpr libevent libevent_pthreads libevent_openssl jansson yaml-0.1 libprotobuf-c \
-        openssl libjwt zlib libnghttp2
+        openssl libjwt zlib libnghttp2 libsodium
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # gRPC's .pc lists every abseil archive for static links; a dynamic link needs only these two.
 PKG_LIBS = $(shell pkg-config --libs $(filter-out grpc gpr,$(PKGS)) 2>/dev/null) -lgrpc -lgpr

@@ -636,6 +636,18 @@ void https_send(https_conn_t *c, const char *req, int want, size_t ref_len, slot
  */
 int https_call(https_conn_t *c, const char *req, int want, struct evbuffer **body);
 
+/** Close conns[0..n) (idle ones): the next row of a phase opens its own afresh, to its own
+ *  server or with its own credential. Thread: their base's. */
+void https_close_all(https_conn_t *conns, int n);
+
+/**
+ * One request of the admin (k's own certificate) to k with https_call on c, which is closed
+ * afterwards: for set-up and checks between phases. Dies unless answered `want`. Returns the
+ * answer's body length. Thread: c->base's, outside its loop.
+ */
+size_t https_call_admin(https_conn_t *c, const kgate_addr_t *k, const char *method,
+                        const char *path, const char *body, int want);
+
 /** A request to kgate k. */
 typedef struct {
     const kgate_addr_t *k;

@@ -55,16 +55,7 @@ static const int want_status[N_OPS] = {[OP_GET] = 200, [OP_CREATE] = 201};
 static size_t
 call(bench_t *b, kgate_mode_t m, const char *method, const char *path, const char *body, int want)
 {
-    https_conn_t *c = &b->conns[0];
-    char *req =
-        https_request(&(https_req_t){.k = &b->k[m], .method = method, .path = path, .body = body});
-    c->k = &b->k[m];
-    c->tls = NULL;
-    https_call(c, req, want, NULL);
-    size_t len = c->len;
-    https_close(c);
-    free(req);
-    return len;
+    return https_call_admin(&b->conns[0], &b->k[m], method, path, body, want);
 }
 
 static void
@@ -85,11 +76,8 @@ bench_start(driver_t *d, slot_t *s)
 static void
 bench_run(driver_t *d, phase_t *p)
 {
-    bench_t *b = (bench_t *)d;
-
     evdriver_run(d, p);
-    for (int i = 0; i < p->conc; i++)
-        https_close(&b->conns[i]);
+    https_close_all(((bench_t *)d)->conns, p->conc);
 }
 
 /* The namespace and the ConfigMap the GETs read; the requests of every row; the answers'

@@ -196,6 +196,13 @@ https_send(https_conn_t *c, const char *req, int want, size_t ref_len, slot_t *s
     evbuffer_add(bufferevent_get_output(c->bev), req, strlen(req));
 }
 
+void
+https_close_all(https_conn_t *conns, int n)
+{
+    for (int i = 0; i < n; i++)
+        https_close(&conns[i]);
+}
+
 int
 https_call(https_conn_t *c, const char *req, int want, struct evbuffer **body)
 {
@@ -228,4 +235,18 @@ https_request(const https_req_t *r)
     free(auth);
     free(body);
     return req;
+}
+
+size_t
+https_call_admin(https_conn_t *c, const kgate_addr_t *k, const char *method, const char *path,
+                 const char *body, int want)
+{
+    char *req = https_request(&(https_req_t){.k = k, .method = method, .path = path, .body = body});
+
+    c->k = k;
+    c->tls = NULL;
+    https_call(c, req, want, NULL);
+    https_close(c);
+    free(req);
+    return c->len;
 }

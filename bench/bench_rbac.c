@@ -98,11 +98,8 @@ bench_start(driver_t *d, slot_t *s)
 static void
 bench_run(driver_t *d, phase_t *p)
 {
-    bench_t *b = (bench_t *)d;
-
     evdriver_run(d, p);
-    for (int i = 0; i < p->conc; i++)
-        https_close(&b->conns[i]);
+    https_close_all(((bench_t *)d)->conns, p->conc);
 }
 
 /* Role i (get on a resource of its own) bound to a user of its own; the last one instead

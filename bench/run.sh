@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `make bench`: run every benchmark and print their tables: bench_etcd against etcd, then
 # bench_start (kgate's start-up time), bench_api, bench_h2 (HTTP/2 beside HTTP/1.1), bench_watch
-# (1,000 then 10,000 watchers), bench_list, bench_authn, bench_rbac, bench_audit, bench_vap,
-# bench_webhook, bench_crd (two instances) and bench_gc (the garbage collector) against
+# (1,000 then 10,000 watchers), bench_list, bench_encryption.sh, bench_authn, bench_rbac,
+# bench_audit, bench_vap, bench_webhook, bench_crd (two instances), bench_gc (the garbage
+# collector), API Priority and Fairness's victim beside a flooder (tests/e2e/apf_fairness.py)
+# and bench_scaleout (1, 2 and 3 instances behind haproxy, bench/scaleout.sh) against
 # $KGATE_BUILD/kgate in front of that etcd. The etcd is a throwaway one on free loopback ports
 # unless KGATE_BENCH_ETCD=http://host:port points at an existing one (the benchmarks' objects are
 # removed from it afterwards).
@@ -136,6 +138,11 @@ restart_kgate "$KGATE_BENCH_ETCD" '--controllers=*,-root-ca-cert-publisher'
     "$KGATE_PID"
 echo
 
+# Encryption at rest: GET and LIST of Secrets under aescbc and aesgcm beside identity, each
+# through a kgate of its own (the script starts and stops them).
+bench/bench_encryption.sh "$KGATE_BUILD/kgate" "$KGATE_BENCH_ETCD" "$PKI"
+echo
+
 # Authentication: a kgate that issues and checks service account tokens. Anonymous requests
 # are not served under AlwaysAllow (as in kube), so an ABAC policy lets everyone in.
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$PKI/sa.key" 2>/dev/null
@@ -206,3 +213,31 @@ wait "$CRD_A_PID" || true
 LOG=$KGATE_TEST_TMP/kgate-gc.log
 restart_kgate "$KGATE_BENCH_ETCD"
 "$KGATE_BUILD/bench/bench_gc" "$KGATE_BENCH_ETCD" "$PREFIX"
+echo
+
+# API Priority and Fairness: one seat for global-default (in-flight limits 2 + 1), a victim's
+# small GETs one at a time alone, then while a flooder keeps 48 LISTs of 300 ConfigMaps of
+# 2 KiB in flight (tests/e2e/apf_fairness.py; the admin who seeds them is exempt).
+pki_cert "$PKI" ca flooder client "/CN=flooder"
+LOG=$KGATE_TEST_TMP/kgate-apf.log
+restart_kgate "$KGATE_BENCH_ETCD" --max-requests-inflight=2 --max-mutating-requests-inflight=1 \
+    --token-auth-file="$PKI/tokens.csv"
+curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
+    -H 'Content-Type: application/json' -d '{"metadata":{"name":"apf-flood"}}' \
+    "https://127.0.0.1:$PORT/api/v1/namespaces" >/dev/null
+python3 tests/e2e/apf_fairness.py seed "https://127.0.0.1:$PORT" "$PKI/ca.crt" \
+    "$PKI/admin.crt" "$PKI/admin.key" apf-flood 300
+apf_row() {
+    python3 tests/e2e/apf_fairness.py "https://127.0.0.1:$PORT" "$PKI/ca.crt" \
+        "$PKI/flooder.crt" "$PKI/flooder.key" bench-token apf-flood "$2" 200 |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); print("%-34s %9.2f %9.2f %12s" % (sys.argv[1], d["victim_p50"], d["victim_p99"], "%.2f" % d["flood_p50"] if d["flood_n"] else "-"))' "$1"
+}
+printf '%-34s %9s %9s %12s\n' "APF: victim GET, 1 seat" "p50 ms" "p99 ms" "flooder p50"
+apf_row "alone" 0
+apf_row "beside 48 flooding LISTs" 48
+
+# Scale-out: the collector's kgate stops (its CPU is the instances'); 1, 2 and 3 instances of
+# their own behind haproxy.
+kill "$KGATE_PID"
+wait "$KGATE_PID" || true
+bench/scaleout.sh "$PKI" "$KGATE_BENCH_ETCD" "$PREFIX"

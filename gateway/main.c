@@ -7,8 +7,12 @@
  * authorization mode or --runtime-config key kgate does not take), 1 when startup fails
  * (unusable files, etcd unreachable, address in use).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <malloc.h>
+#include <net/if.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,17 +34,26 @@
 #include "gw_alloc.h"
 #include "gw_store.h"
 #include "gw_api.h"
+#include "gw_apf.h"
 #include "gw_authz_io.h"
 #include "gw_catalog.h"
+#include "gw_encryption.h"
 #include "gw_storage_media.h"
 #include "gw_compact.h"
 #include "gw_config.h"
 #include "gw_controllers.h"
 #include "gw_err.h"
 #include "gw_etcd_connect.h"
+#include "gw_features.h"
 #include "gw_fetch.h"
+#include "gw_apiserver_identity.h"
+#include "gw_authtrust.h"
 #include "gw_health.h"
+#include "gw_discovery.h"
+#include "gw_kubesvc.h"
+#include "gw_poststart.h"
 #include "gw_log.h"
+#include "gw_metric.h"
 #include "gw_rbac_bootstrap.h"
 #include "gw_admission.h"
 #include "gw_audit.h"
@@ -60,23 +73,160 @@ typedef struct {
     etcd_client_t *etcd;
     gw_health_t *health;
     gw_compactor_t *compactor;     /* worker 0's */
+    gw_store_counter_t *counter;   /* worker 0's */
     gw_controllers_t *controllers; /* worker 0's: initial namespaces, namespace controller */
     authn_t *authn;
     authz_t *authz;
-    gw_admission_t *admission;     /* the admission plugins every write goes through */
-    gw_audit_t *audit;             /* the audit policy and log; NULL: no auditing */
-    struct event *authz_reload;    /* worker 0's look at --authorization-config, every second */
-    const gw_catalog_t *catalog;   /* the built-in one as --runtime-config shapes it */
-    gw_value_transformer_t values; /* --storage-media-type: every store's */
+    gw_admission_t *admission;        /* the admission plugins every write goes through */
+    gw_audit_t *audit;                /* the audit policy and log; NULL: no auditing */
+    struct event *authz_reload;       /* worker 0's look at --authorization-config, every second */
+    const gw_catalog_t *catalog;      /* the built-in one as --runtime-config shapes it */
+    gw_value_transformer_t media;     /* --storage-media-type */
+    gw_enc_transformer_t *encryption; /* --encryption-provider-config over media, or NULL */
+    const gw_value_transformer_t *values; /* every store's: encryption's, else media */
+    gw_enc_reloader_t *enc_reloader;      /* --encryption-provider-config-automatic-reload */
+    struct event *enc_reload;             /* worker 0's look at the encryption config */
     gw_api_t *api;
+    gw_apf_t *apf; /* API Priority and Fairness; NULL when turned off */
     gw_server_t *server;
+    /* kube-apiserver's post-start hooks kgate has, as /readyz lists them */
+    gw_health_hook_t *hook_namespaces, *hook_rbac, *hook_priority, *hook_bootstrap;
+    gw_health_hook_t *hook_identity, *hook_identity_gc, *hook_authinfo;
+    gw_authtrust_t *authtrust;         /* worker 0's */
+    gw_poststart_t *poststart;         /* worker 0's */
+    gw_apiserver_identity_t *identity; /* worker 0's */
+    gw_kubesvc_t *_Atomic kubesvc;     /* worker 0's; the pre-shutdown hook's from main */
+    char advertise[INET6_ADDRSTRLEN];  /* --advertise-address or what it defaults to */
+    char service_ip[INET6_ADDRSTRLEN]; /* the kubernetes Service's ClusterIP */
 } kgate_t;
 
-/* The controllers confirmed the start-up state: readiness may pass. */
+/* In kube's order of registration (the hooks kgate has); adding one is one line here and a
+ * gw_health_hook_done where its work ends. */
 static void
-mark_synced(void *health)
+register_hooks(kgate_t *k)
 {
-    gw_health_set_synced(health);
+    k->hook_namespaces = gw_health_hook_add(k->health, "start-system-namespaces-controller");
+    k->hook_authinfo =
+        gw_health_hook_add(k->health, "start-cluster-authentication-info-controller");
+    k->hook_identity =
+        gw_health_hook_add(k->health, "start-kube-apiserver-identity-lease-controller");
+    k->hook_identity_gc =
+        gw_health_hook_add(k->health, "start-kube-apiserver-identity-lease-garbage-collector");
+    k->hook_rbac = gw_health_hook_add(k->health, "rbac/bootstrap-roles");
+    k->hook_priority =
+        gw_health_hook_add(k->health, "scheduling/bootstrap-system-priority-classes");
+    k->hook_bootstrap = gw_health_hook_add(k->health, "bootstrap-controller");
+}
+
+static void
+hook_done(void *hook)
+{
+    gw_health_hook_done(hook);
+}
+
+/* The controllers confirmed the start-up state (the system namespaces among it): readiness
+ * may pass. */
+static void
+mark_synced(void *arg)
+{
+    kgate_t *k = arg;
+
+    gw_health_set_synced(k->health);
+    gw_health_hook_done(k->hook_namespaces);
+}
+
+static bool
+instance_ready(void *health)
+{
+    return gw_health_ready(health);
+}
+
+#define LIST(l) ((gw_authtrust_list_t){(const char *const *)(l).items, (l).n})
+
+/* What extension API servers are told to trust (kube-system/extension-apiserver-authentication). */
+static gw_authtrust_t *
+start_authtrust(kgate_t *k, gw_worker_t *w)
+{
+    const gw_config_t *cfg = k->cfg;
+    gw_authtrust_opts_t o = {.etcd_prefix = cfg->etcd_prefix,
+                             .values = &k->values,
+                             .client_ca_file = cfg->client_ca_file,
+                             .requestheader_client_ca_file = cfg->requestheader_client_ca_file,
+                             .allowed_names = LIST(cfg->requestheader_allowed_names),
+                             .username_headers = LIST(cfg->requestheader_username_headers),
+                             .group_headers = LIST(cfg->requestheader_group_headers),
+                             .extra_headers_prefix = LIST(cfg->requestheader_extra_headers_prefix),
+                             .synced = hook_done,
+                             .synced_arg = k->hook_authinfo};
+
+    return gw_authtrust_start(k->etcd, gw_worker_base(w), &o);
+}
+
+/* kube's post-start hooks run on every instance: the RBAC policy and the system priority
+ * classes, then the bootstrap controller (the kubernetes Service and its endpoints). */
+static void
+start_poststart(kgate_t *k, gw_worker_t *w)
+{
+    gw_poststart_opts_t po = {.etcd_prefix = k->cfg->etcd_prefix,
+                              .values = &k->values,
+                              .rbac_done = hook_done,
+                              .rbac_arg = k->hook_rbac,
+                              .priority_done = hook_done,
+                              .priority_arg = k->hook_priority};
+    gw_kubesvc_opts_t ko = {.etcd_prefix = k->cfg->etcd_prefix,
+                            .values = &k->values,
+                            .service_ip = k->service_ip,
+                            .public_ip = k->advertise,
+                            .public_port = k->cfg->secure_port,
+                            .no_endpoints = strcmp(k->cfg->endpoint_reconciler_type, "none") == 0,
+                            .ready = instance_ready,
+                            .ready_arg = k->health};
+
+    k->poststart = gw_poststart_start(k->etcd, gw_worker_base(w), &po);
+    k->authtrust = start_authtrust(k, w);
+    k->identity = gw_apiserver_identity_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
+                                              &k->values, hook_done, k->hook_identity);
+    gw_health_hook_done(k->hook_identity_gc); /* started with it, as kube's hook */
+    atomic_store(&k->kubesvc, gw_kubesvc_start(k->etcd, gw_worker_base(w), &ko));
+    gw_health_hook_done(k->hook_bootstrap); /* kube's hook: the controller is started */
+}
+
+/* kube's default --advertise-address: the bind address, or with 0.0.0.0 (or ::) the host's
+ * first non-loopback IPv4 address (kube picks the default route's interface's). */
+static int
+resolve_advertise(kgate_t *k, char *err, size_t err_len)
+{
+    const gw_config_t *cfg = k->cfg;
+    const char *bind = cfg->bind_address;
+    struct ifaddrs *ifs = NULL;
+
+    if (!gw_kubesvc_first_ip(cfg->service_cluster_ip_range, k->service_ip, sizeof(k->service_ip))) {
+        snprintf(err, err_len, "--service-cluster-ip-range %s has no first address",
+                 cfg->service_cluster_ip_range);
+        return 2;
+    }
+    if (cfg->advertise_address != NULL ||
+        (strcmp(bind, "0.0.0.0") != 0 && strcmp(bind, "::") != 0)) {
+        snprintf(k->advertise, sizeof(k->advertise), "%s",
+                 cfg->advertise_address != NULL ? cfg->advertise_address : bind);
+        return 0;
+    }
+    if (getifaddrs(&ifs) == 0) {
+        for (struct ifaddrs *i = ifs; i != NULL && k->advertise[0] == '\0'; i = i->ifa_next) {
+            if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET ||
+                (i->ifa_flags & IFF_LOOPBACK) || !(i->ifa_flags & IFF_UP))
+                continue;
+            inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr, k->advertise,
+                      sizeof(k->advertise));
+        }
+        freeifaddrs(ifs);
+    }
+    if (k->advertise[0] == '\0') {
+        gw_log_warn(NULL, "no non-loopback address found; advertising 127.0.0.1 (set "
+                          "--advertise-address)");
+        snprintf(k->advertise, sizeof(k->advertise), "127.0.0.1");
+    }
+    return 0;
 }
 
 /* The serviceaccount and root-ca-cert-publisher controllers, unless --controllers turns both
@@ -115,6 +265,32 @@ start_authz_reload(kgate_t *k, struct event_base *base)
 }
 
 static void
+enc_reload_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    gw_enc_reload_check(arg);
+}
+
+/* With --encryption-provider-config-automatic-reload the file is looked at every second on
+ * worker 0 (a stat; read when it changed), as kube's controller watches it. */
+static void
+start_enc_reload(kgate_t *k, struct event_base *base)
+{
+    struct timeval second = {1, 0};
+
+    if (k->enc_reloader == NULL)
+        return;
+    k->enc_reload = event_new(base, -1, EV_PERSIST, enc_reload_tick, k->enc_reloader);
+    event_add(k->enc_reload, &second);
+}
+
+static char *
+enc_metrics(const void *reloader)
+{
+    return gw_enc_reload_metrics(reloader);
+}
+
+static void
 on_worker_start(gw_worker_t *w, void *arg)
 {
     kgate_t *k = arg;
@@ -123,16 +299,22 @@ on_worker_start(gw_worker_t *w, void *arg)
         return;
     k->compactor = gw_compactor_start(gw_worker_etcd(w), gw_worker_base(w),
                                       k->cfg->etcd_compaction_interval_ms);
+    k->counter = gw_store_counter_start(gw_worker_etcd(w), gw_worker_base(w), k->cfg->etcd_prefix,
+                                        k->cfg->etcd_count_metric_poll_period_ms);
     k->controllers = gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
-                                          &k->values, k->catalog);
+                                          k->values, k->catalog);
     start_service_accounts(k);
+    if (k->apf != NULL)
+        gw_controllers_start_apf(k->controllers, k->apf);
     if (authz_has_mode(k->authz, "Node"))
         gw_controllers_start_node_graph(k->controllers);
     gw_controllers_enable(k->controllers, (const char *const *)k->cfg->controllers.items,
                           k->cfg->controllers.n);
-    gw_controllers_on_synced(k->controllers, mark_synced, k->health);
+    gw_controllers_on_synced(k->controllers, mark_synced, k);
+    start_poststart(k, w);
     gw_health_probe_start(k->health, w);
     start_authz_reload(k, gw_worker_base(w));
+    start_enc_reload(k, gw_worker_base(w));
 }
 
 static void
@@ -150,12 +332,24 @@ on_worker_stop(gw_worker_t *w, void *arg)
         return;
     gw_compactor_stop(k->compactor);
     k->compactor = NULL;
+    gw_store_counter_stop(k->counter);
+    k->counter = NULL;
     gw_controllers_stop(k->controllers); /* hands the namespace controller over at once */
     k->controllers = NULL;
+    gw_poststart_stop(k->poststart);
+    k->poststart = NULL;
+    gw_apiserver_identity_stop(k->identity);
+    k->identity = NULL;
+    gw_authtrust_stop(k->authtrust);
+    k->authtrust = NULL;
+    gw_kubesvc_stop(atomic_exchange(&k->kubesvc, NULL));
     gw_health_probe_stop(k->health);
     if (k->authz_reload != NULL)
         event_free(k->authz_reload);
     k->authz_reload = NULL;
+    if (k->enc_reload != NULL)
+        event_free(k->enc_reload);
+    k->enc_reload = NULL;
 }
 
 static void
@@ -178,17 +372,15 @@ join(const gw_strlist_t *l)
     return s;
 }
 
-/* --feature-gates=Name=bool; the last mention wins. */
-static bool
-feature_enabled(const gw_config_t *cfg, const char *name, bool dflt)
+/* --feature-gates, applied to kube's gate table (gw_features.h) and on /metrics. */
+static int
+configure_features(const gw_config_t *cfg, char *err, size_t err_len)
 {
-    size_t len = strlen(name);
-    for (size_t i = 0; i < cfg->feature_gates.n; i++) {
-        const char *g = cfg->feature_gates.items[i];
-        if (strncmp(g, name, len) == 0 && g[len] == '=')
-            dflt = g[len + 1] != '\0' && strchr("1tT", g[len + 1]) != NULL;
-    }
-    return dflt;
+    const char *const *items = (const char *const *)cfg->feature_gates.items;
+    if (gw_features_set(items, cfg->feature_gates.n, err, err_len) != 0)
+        return 1;
+    gw_features_publish();
+    return 0;
 }
 
 /* A list flag as the NULL-ended array authn takes (the strings stay the config's). */
@@ -335,7 +527,7 @@ build_policy(kgate_t *k, char *err, size_t err_len)
     /* kube serves MutatingAdmissionPolicy's resources only with its feature gate (alpha, off
      * by default), even when --runtime-config enables their group version: resource keys come
      * last and the last mention wins. */
-    if (!feature_enabled(cfg, "MutatingAdmissionPolicy", false)) {
+    if (!gw_feature_enabled("MutatingAdmissionPolicy")) {
         char *gated = gw_sprintf("%s%sadmissionregistration.k8s.io/v1alpha1/"
                                  "mutatingadmissionpolicies=false,admissionregistration.k8s.io/"
                                  "v1alpha1/mutatingadmissionpolicybindings=false",
@@ -352,16 +544,31 @@ build_policy(kgate_t *k, char *err, size_t err_len)
 }
 
 /* Every store reads any encoding kube may have written and writes --storage-media-type
- * (already checked by gw_config.c). The built-in catalog: stored objects may be of versions
- * --runtime-config does not serve. */
-static void
-build_values(kgate_t *k)
+ * (already checked by gw_config.c), encrypted as --encryption-provider-config says. The
+ * built-in catalog: stored objects may be of versions --runtime-config does not serve.
+ * Returns the exit code for a failure (1: an unusable configuration, as kube's) or 0. */
+static int
+build_values(kgate_t *k, char *err, size_t err_len)
 {
     gw_storage_media_t media = GW_STORAGE_JSON;
+    gw_enc_config_t *enc;
 
     if (gw_storage_media_parse(k->cfg->storage_media_type, &media) != 0)
         abort(); /* gw_config.c refused every other value */
-    gw_storage_media_transformer(&k->values, media, gw_catalog_builtin());
+    gw_storage_media_transformer(&k->media, media, gw_catalog_builtin());
+    k->values = &k->media;
+    if (k->cfg->encryption_provider_config == NULL)
+        return 0;
+    enc =
+        gw_enc_config_load(k->cfg->encryption_provider_config, gw_catalog_builtin(), err, err_len);
+    if (enc == NULL)
+        return 1;
+    k->encryption = gw_enc_transformer_new(enc, &k->media);
+    k->values = gw_enc_transformer_values(k->encryption);
+    if (k->cfg->encryption_provider_config_automatic_reload)
+        k->enc_reloader = gw_enc_reloader_new(k->encryption, k->cfg->encryption_provider_config,
+                                              gw_catalog_builtin());
+    return 0;
 }
 
 /* The etcd client and its first status answer, made while the catalog and the policy are
@@ -475,6 +682,12 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         return rc;
     }
     gw_registry_set_admission(k->admission);
+    /* kube's server concurrency limit under APF: the two in-flight limits together */
+    if (cfg->enable_priority_and_fairness) {
+        int server_cl = cfg->max_requests_inflight + cfg->max_mutating_requests_inflight;
+        /* both at 0 ("no limit"): a limit no level reaches */
+        k->apf = gw_apf_new(server_cl > 0 ? server_cl : 1 << 24);
+    }
     gw_api_config_t ac = {
         .handle_resource = gw_registry_handle,
         .authn = k->authn,
@@ -483,15 +696,18 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .health = k->health,
         .etcd = k->etcd,
         .etcd_prefix = cfg->etcd_prefix,
-        .values = &k->values,
+        .values = k->values,
+        .more_metrics = k->enc_reloader != NULL ? enc_metrics : NULL,
+        .more_metrics_arg = k->enc_reloader,
         .workers = cfg->workers,
         .audit = k->audit,
         .max_requests_inflight = cfg->max_requests_inflight,
         .max_mutating_requests_inflight = cfg->max_mutating_requests_inflight,
+        .apf = k->apf,
         .goaway_chance = cfg->goaway_chance,
-        .compression = feature_enabled(cfg, "APIResponseCompression", true),
-        .unsafe_delete = feature_enabled(cfg, "AllowUnsafeMalformedObjectDeletion", false),
-        .cbor = feature_enabled(cfg, "CBORServingAndStorage", false),
+        .compression = gw_feature_enabled("APIResponseCompression"),
+        .unsafe_delete = gw_feature_enabled("AllowUnsafeMalformedObjectDeletion"),
+        .cbor = gw_feature_enabled("CBORServingAndStorage"),
         .watch_cache = cfg->watch_cache,
         .cache_limits = cache_limits(cfg),
         .n_cache_limits = cfg->watch_cache_sizes.n,
@@ -536,6 +752,7 @@ serve_until_signal(kgate_t *k, const sigset_t *set)
     gw_log_info(NULL, "received %s: not ready from now on, closing the listener in %lld ms",
                 strsignal(sig), (long long)k->cfg->shutdown_delay_ms);
     gw_health_set_shutting_down(k->health);
+    gw_kubesvc_pre_shutdown(atomic_load(&k->kubesvc)); /* kube's pre-shutdown hook */
     int64_t delay = k->cfg->shutdown_delay_ms;
     struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};
     siginfo_t info;
@@ -545,6 +762,37 @@ serve_until_signal(kgate_t *k, const sigset_t *set)
     gw_server_stop(k->server, DRAIN_MS);
     k->server = NULL;
     gw_log_info(NULL, "kgate stopped");
+}
+
+/* The etcd metrics' names of the built-in resources' paths ("deployments.apps"); where two
+ * groups share a path (events), the first in the catalog, the core group, is the one kube
+ * stores it as. */
+static void
+name_resources(void)
+{
+    const gw_catalog_t *c = gw_catalog_builtin();
+    for (size_t i = 0; i < gw_catalog_count(c); i++) {
+        const gw_resource_t *r = gw_catalog_at(c, i);
+        if (r->virtual_only || r->storage_path == NULL)
+            continue;
+        char *gr = *r->group != '\0' ? gw_sprintf("%s.%s", r->name, r->group) : gw_strdup(r->name);
+        gw_store_name_resource(r->storage_path, gr);
+        free(gr);
+    }
+}
+
+/* The metric registry's release and --show-hidden-metrics-for-version; the process figures. */
+static int
+configure_metrics(const gw_config_t *cfg, char *err, size_t err_len)
+{
+    int major = atoi(GW_KUBE_MAJOR), minor = atoi(GW_KUBE_MINOR);
+    const char *show = cfg->show_hidden_metrics_for_version;
+    if (!gw_metric_check_show_hidden(show, major, minor, err, err_len))
+        return 1;
+    gw_metric_configure(major, minor, show != NULL && *show != '\0');
+    gw_metric_process_register();
+    name_resources();
+    return 0;
 }
 
 /* Serve with cfg until a signal; anonymous_reset: kube's ApplyAuthorization turned anonymous
@@ -559,7 +807,9 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     int code = 1;
     block_signals(&set);
     evthread_use_pthreads();
-    if (gw_config_check_files(cfg, err, sizeof(err)) != 0)
+    if (gw_config_check_files(cfg, err, sizeof(err)) != 0 ||
+        configure_metrics(cfg, err, sizeof(err)) != 0 ||
+        configure_features(cfg, err, sizeof(err)) != 0)
         goto out;
     start_etcd(&k);
     k.tls_building = gw_tls_ctx_start(cfg);
@@ -572,11 +822,16 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     code = build_audit(&k, err, sizeof(err));
     if (code != 0)
         goto out;
-    build_values(&k);
+    code = build_values(&k, err, sizeof(err));
+    if (code != 0)
+        goto out;
     code = 1;
     if (wait_tls(&k, err, sizeof(err)) != 0 || connect_etcd(&k, err, sizeof(err)) != 0)
         goto out;
+    if (resolve_advertise(&k, err, sizeof(err)) != 0)
+        goto out;
     k.health = gw_health_new(cfg->livez_grace_period_ms);
+    register_hooks(&k);
     gw_health_etcd_result(k.health, 0);
     if (anonymous_reset)
         gw_log_warn(NULL, "AnonymousAuth is not allowed with the AlwaysAllow authorizer. "
@@ -593,7 +848,10 @@ out:
         wait_tls(&k, err, sizeof(err));
     gw_etcd_connect_cancel(k.connecting); /* likewise */
     gw_api_free(k.api);
-    gw_audit_free(k.audit); /* after the workers: what they queued is written */
+    gw_apf_free(k.apf);
+    gw_enc_reloader_free(k.enc_reloader);
+    gw_enc_transformer_free(k.encryption); /* after the workers: their stores used it */
+    gw_audit_free(k.audit);                /* after the workers: what they queued is written */
     etcd_client_free(k.etcd);
     gw_health_free(k.health);
     authz_free(k.authz);

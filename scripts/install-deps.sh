@@ -13,6 +13,7 @@ build_packages=(
     libgrpc-dev                                     # gRPC C core: the etcd transport
     libssl-dev openssl libjwt-dev                   # TLS, certificates, tokens
     zlib1g-dev                                      # gzip responses
+    libsodium-dev                                   # secretbox encryption at rest (XSalsa20-Poly1305)
     libpcre2-dev                                    # CEL regular expressions
     python3                                         # check-layers.py (include paths); JSON checks
 )

@@ -21,6 +21,7 @@
 
 struct gw_req;
 struct gw_audit;
+struct gw_apf;
 
 typedef struct {
     /* The chain's last step for resource requests whose resource the catalog resolved (the
@@ -34,9 +35,16 @@ typedef struct {
     const char *etcd_prefix;              /* --etcd-prefix */
     const gw_value_transformer_t *values; /* borrowed: every store's (--storage-media-type) */
     struct gw_audit *audit;               /* borrowed (gw_audit.h); NULL: no auditing */
-    int workers;                          /* the server's worker count */
-    int max_requests_inflight;            /* 0: unlimited */
+    /* metric families of modules this layer does not know (encryption at rest's reload): a new
+     * string appended to /metrics; NULL: none. Called on any worker. */
+    char *(*more_metrics)(const void *arg);
+    const void *more_metrics_arg;
+    int workers;               /* the server's worker count */
+    int max_requests_inflight; /* 0: unlimited */
     int max_mutating_requests_inflight;
+    struct gw_apf *apf;                   /* borrowed: API Priority and Fairness (gw_apf.h);
+                                             NULL with --enable-priority-and-fairness=false,
+                                             where the in-flight limits above apply */
     double goaway_chance;                 /* --goaway-chance */
     bool compression;                     /* feature gate APIResponseCompression */
     bool unsafe_delete;                   /* feature gate AllowUnsafeMalformedObjectDeletion */

@@ -102,10 +102,14 @@ struct gw_api__req {
     const char *metrics_subresource; /* non-resource: the route, when one matched */
     const char *component;           /* metrics component label */
     gw_api__inflight_t inflight;
-    struct gw_api__audit *audit; /* the request's audit event; NULL when not audited */
-    const char *content_type;    /* replaces the encoder's Content-Type when set */
-    const char *body;            /* gw_req_body's copy, once made */
+    struct gw_apf_ticket *apf_ticket; /* its priority-and-fairness admission, ended on release */
+    struct event *apf_wake;           /* fired once a queued request is granted its seats */
+    struct event *apf_timeout;        /* its wait limit in the queue */
+    struct gw_api__audit *audit;      /* the request's audit event; NULL when not audited */
+    const char *content_type;         /* replaces the encoder's Content-Type when set */
+    const char *body;                 /* gw_req_body's copy, once made */
     size_t body_len;
+    size_t resp_bytes; /* the answer's length so far (apiserver_response_sizes) */
     /* authorization in progress */
     bool authz_in_filter;
     bool authz_answered;
@@ -194,6 +198,14 @@ void gw_api__deprecation_mark(gw_req_t *r);
 /** The request is finishing: a deprecated kind's audit annotations, which kube's handlers add
  *  when they return. From gw_api__req_finish, before the ResponseComplete event. */
 void gw_api__deprecation_finish(gw_req_t *r);
+
+/** The in-flight limit step: API Priority and Fairness, or the max-in-flight limits without
+ *  it (gw_apf_filter.c). */
+gw_verdict_t gw_api__limit_filter(gw_req_t *r);
+
+/** End r's priority-and-fairness admission and free its events (gw_api__req_release).
+ *  Thread: r's. */
+void gw_api__apf_end(gw_req_t *r);
 
 /** Run the chain from r->filter_index (gw_chain.c). */
 void gw_api__chain_run(gw_req_t *r);

@@ -13,13 +13,13 @@
 #include "gw_api_int.h"
 #include "gw_audit.h"
 #include "gw_authn_io.h"
+#include "gw_clock.h"
 #include "gw_err.h"
 #include "gw_impersonate.h"
 #include "gw_log.h"
+#include "gw_metric.h"
 #include "gw_server.h"
 #include "gw_tls.h"
-
-#define PRIVILEGED_GROUP "system:masters"
 
 void
 gw_api__chain_run(gw_req_t *r)
@@ -114,6 +114,71 @@ header_at(void *ctx, size_t i, const char **name, const char **value)
     return true;
 }
 
+/* ---- kube's authentication metrics --------------------------------------------------------- */
+
+static const char *const result_label[] = {"result"};
+static const char *const username_label[] = {"username"};
+/* kube's ExponentialBuckets(0.001, 2, 15) */
+static const double authn_buckets[] = {0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128,
+                                       0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384};
+
+static const gw_metric_desc_t attempts_desc = {
+    .name = "authentication_attempts",
+    .help = "Authentication attempts, by result.",
+    .stability = "ALPHA",
+    .type = GW_METRIC_COUNTER,
+    .labels = result_label,
+    .n_labels = 1,
+};
+
+static const gw_metric_desc_t authn_duration_desc = {
+    .name = "authentication_duration_seconds",
+    .help = "Time to authenticate a request in seconds, by result.",
+    .stability = "ALPHA",
+    .type = GW_METRIC_HISTOGRAM,
+    .labels = result_label,
+    .n_labels = 1,
+    .buckets = authn_buckets,
+    .n_buckets = sizeof(authn_buckets) / sizeof(authn_buckets[0]),
+};
+
+static const gw_metric_desc_t user_requests_desc = {
+    .name = "authenticated_user_requests",
+    .help = "Authenticated requests, by a coarse user name (kube's: a few known identities, "
+            "email_id, other).",
+    .stability = "ALPHA",
+    .type = GW_METRIC_COUNTER,
+    .labels = username_label,
+    .n_labels = 1,
+};
+
+/* kube's compressUsername: a few well-known names kept, the rest folded. */
+static const char *
+coarse_username(const char *name)
+{
+    static const char *const known[] = {"admin", "client", "kube_proxy", "kubelet",
+                                        "system:serviceaccount:kube-system:default"};
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        if (strcmp(name, known[i]) == 0)
+            return known[i];
+    }
+    return strchr(name, '@') != NULL ? "email_id" : "other";
+}
+
+static void
+authn_metrics(const gw_req_t *r, bool ok, const authn_user_t *user)
+{
+    static gw_metric_t *_Atomic attempts, *_Atomic duration, *_Atomic users;
+    const char *result[] = {ok ? "success" : "failure"};
+    gw_metric_add(gw_metric_cached(&attempts, &attempts_desc), result, 1);
+    gw_metric_observe(gw_metric_cached(&duration, &authn_duration_desc), result,
+                      (double)(gw_monotonic_ns() - r->start_ns) / 1e9);
+    if (ok) {
+        const char *name[] = {coarse_username(user->name)};
+        gw_metric_add(gw_metric_cached(&users, &user_requests_desc), name, 1);
+    }
+}
+
 static void
 reply_unauthorized(gw_req_t *r)
 {
@@ -126,6 +191,7 @@ static void
 authn_resolved(gw_req_t *r, authn_result_t result, const authn_user_t *user, void *arg)
 {
     (void)arg;
+    authn_metrics(r, result == AUTHN_OK, user);
     if (result != AUTHN_OK) {
         reply_unauthorized(r);
         return;
@@ -158,12 +224,14 @@ f_authn(gw_req_t *r)
     case AUTHN_OK:
         gw_arena_defer(r->arena, (void (*)(void *))authn_user_free, user);
         r->user = user;
+        authn_metrics(r, true, user);
         return GW_NEXT;
     case AUTHN_PENDING:
         gw_authn_resolve(r, a, pending, authn_resolved, NULL);
         return GW_SUSPEND;
     default:
         gw_log_debug(r->audit_id, "unauthorized: %s", why);
+        authn_metrics(r, false, NULL);
         reply_unauthorized(r);
         return GW_DONE;
     }
@@ -302,40 +370,6 @@ f_authz(gw_req_t *r)
     return GW_DONE;
 }
 
-/* ---- in-flight limits ----------------------------------------------------------------------- */
-
-static bool
-privileged(const authn_user_t *u)
-{
-    for (size_t i = 0; u != NULL && i < u->n_groups; i++) {
-        if (strcmp(u->groups[i], PRIVILEGED_GROUP) == 0)
-            return true;
-    }
-    return false;
-}
-
-static gw_verdict_t
-f_inflight(gw_req_t *r)
-{
-    gw_api__req_t *p = GW_API_REQ(r);
-    const char *v = r->info.verb;
-    r->long_running = gw_reqinfo_long_running(&r->info);
-    r->mutating = strcmp(v, "get") != 0 && strcmp(v, "list") != 0 && strcmp(v, "watch") != 0;
-    if (r->long_running)
-        return GW_NEXT;
-    _Atomic int64_t *count = r->mutating ? &p->api->inflight_mutating : &p->api->inflight_readonly;
-    int limit = r->mutating ? p->api->cfg.max_mutating_requests_inflight
-                            : p->api->cfg.max_requests_inflight;
-    int64_t now = atomic_fetch_add(count, 1) + 1;
-    p->inflight = r->mutating ? INFLIGHT_MUTATING : INFLIGHT_READONLY;
-    /* As kube does, system:masters is always answered. */
-    if (limit == 0 || now <= limit || privileged(r->user))
-        return GW_NEXT;
-    gw_reply_status(r, 429, "TooManyRequests", json_pack("{s:i}", "retryAfterSeconds", 1),
-                    "Too many requests, please try again later.");
-    return GW_DONE;
-}
-
 /* ---- resolution and the handler ------------------------------------------------------------- */
 
 static void
@@ -414,7 +448,7 @@ const gw_filter_t gw_api__filters[] = {
     {.name = "audit", .run = gw_api__audit_filter},
     {.name = "impersonation", .run = gw_impersonate_filter},
     {.name = "authorization", .run = f_authz},
-    {.name = "maxinflight", .run = f_inflight},
+    {.name = "priorityandfairness", .run = gw_api__limit_filter},
     {.name = "handler", .run = f_serve},
 };
 const size_t gw_api__n_filters = sizeof(gw_api__filters) / sizeof(gw_api__filters[0]);

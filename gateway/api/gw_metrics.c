@@ -2,12 +2,14 @@
 #include "gw_metrics.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_metric.h"
 
 #define N_LABELS 8
 #define SEP '\x1f' /* joins label values into a series key; never in a label we record */
@@ -426,4 +428,66 @@ gw_metrics_render(gw_metrics_t *m, int64_t inflight_readonly, int64_t inflight_m
     free(all);
     table_free(&merged);
     return text;
+}
+
+/* ---- the families kept in the process's registry ----------------------------------------- */
+
+static const char *const route_labels[] = {"verb",        "group", "version",  "resource",
+                                           "subresource", "scope", "component"};
+
+static const gw_metric_desc_t longrunning_desc = {
+    .name = "apiserver_longrunning_requests",
+    .help = "Long-running requests (watches) open now, by verb, group, version, resource, "
+            "subresource, scope and component.",
+    .stability = "STABLE",
+    .type = GW_METRIC_GAUGE,
+    .labels = route_labels,
+    .n_labels = 7,
+};
+
+/* kube's ExponentialBuckets(1000, 10, 7) */
+static const double size_buckets[] = {1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
+static const gw_metric_desc_t sizes_desc = {
+    .name = "apiserver_response_sizes",
+    .help = "Sizes of answers in bytes, by verb, group, version, resource, subresource, scope "
+            "and component.",
+    .stability = "STABLE",
+    .type = GW_METRIC_HISTOGRAM,
+    .labels = route_labels,
+    .n_labels = 7,
+    .buckets = size_buckets,
+    .n_buckets = sizeof(size_buckets) / sizeof(size_buckets[0]),
+};
+
+static void
+route_values(const gw_metrics_labels_t *l, const char *v[7])
+{
+    v[0] = l->verb;
+    v[1] = l->group;
+    v[2] = l->version;
+    v[3] = l->resource;
+    v[4] = l->subresource;
+    v[5] = l->scope;
+    v[6] = l->component;
+}
+
+void
+gw_metrics_longrunning(const gw_metrics_labels_t *l, int delta)
+{
+    static gw_metric_t *_Atomic family;
+    const char *v[7];
+    route_values(l, v);
+    gw_metric_add(gw_metric_cached(&family, &longrunning_desc), v, delta);
+}
+
+void
+gw_metrics_response_size(const gw_metrics_labels_t *l, size_t bytes)
+{
+    static gw_metric_t *_Atomic family;
+    const char *v[7];
+    if (strcmp(l->verb, "GET") != 0 && strcmp(l->verb, "LIST") != 0)
+        return;
+    route_values(l, v);
+    gw_metric_observe(gw_metric_cached(&family, &sizes_desc), v, (double)bytes);
 }

@@ -7,7 +7,9 @@
  * subresource, scope, component and code), apiserver_request_duration_seconds (a histogram
  * with kube's buckets, same labels without code), apiserver_current_inflight_requests and
  * apiserver_requested_deprecated_apis (a gauge at 1 for each deprecated API requested: group,
- * version, resource, subresource, removed_release).
+ * version, resource, subresource, removed_release); apiserver_longrunning_requests and
+ * apiserver_response_sizes go to the process's registry (gw_metric.h), which /metrics prints
+ * after these.
  *
  * Each worker records into its own shard, under that shard's own lock (uncontended but for
  * a scrape), so requests on different workers never share a lock; a scrape merges the shards.
@@ -53,6 +55,14 @@ typedef struct {
 /** Record that a deprecated API was requested, into `shard` (kube's gauge is set to 1 for its
  *  labels). Thread: the shard's worker. */
 void gw_metrics_deprecated(gw_metrics_t *m, size_t shard, const gw_metrics_deprecated_t *d);
+
+/** A long-running request (a watch) of labels l began (delta 1) or ended (-1):
+ *  apiserver_longrunning_requests. Thread: any. */
+void gw_metrics_longrunning(const gw_metrics_labels_t *l, int delta);
+
+/** The answer to a request of labels l was `bytes` long: apiserver_response_sizes, which
+ *  kube keeps for GET and LIST only. Thread: any. */
+void gw_metrics_response_size(const gw_metrics_labels_t *l, size_t bytes);
 
 /**
  * Render every metric as Prometheus text (series sorted, labels in alphabetical order) into a

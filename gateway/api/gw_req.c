@@ -10,10 +10,12 @@
 #include <time.h>
 
 #include <event2/buffer.h>
+#include <event2/event.h>
 #include <event2/http.h>
 
 #include "gw_alloc.h"
 #include "gw_api_int.h"
+#include "gw_apf.h"
 #include "gw_cbor.h"
 #include "gw_err.h"
 #include "gw_gojson.h"
@@ -397,6 +399,22 @@ gw_api__metrics_record(gw_api_t *api, int index, const gw_metrics_labels_t *l, i
     gw_metrics_observe(api->metrics, (size_t)index, l, code, seconds);
 }
 
+/* The request's priority-and-fairness admission ends with it (gw_apf_filter.c starts it). */
+void
+gw_api__apf_end(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+
+    if (p->apf_ticket != NULL)
+        gw_apf_done(p->api->cfg.apf, p->apf_ticket, gw_monotonic_ns());
+    if (p->apf_wake != NULL)
+        event_free(p->apf_wake);
+    if (p->apf_timeout != NULL)
+        event_free(p->apf_timeout);
+    p->apf_ticket = NULL;
+    p->apf_wake = p->apf_timeout = NULL;
+}
+
 void
 gw_api__req_release(gw_req_t *r, int code)
 {
@@ -407,6 +425,7 @@ gw_api__req_release(gw_req_t *r, int code)
         atomic_fetch_sub(&p->api->inflight_readonly, 1);
     else if (p->inflight == INFLIGHT_MUTATING)
         atomic_fetch_sub(&p->api->inflight_mutating, 1);
+    gw_api__apf_end(r);
     gw_arena_free(r->arena);
 }
 
@@ -414,9 +433,11 @@ void
 gw_api__req_finish(gw_req_t *r, int code)
 {
     gw_metrics_labels_t l;
-    if (gw_api__metrics_labels(r, &l))
+    if (gw_api__metrics_labels(r, &l)) {
         gw_api__metrics_record(GW_API_REQ(r)->api, gw_worker_index(r->worker), &l, code,
                                r->start_ns);
+        gw_metrics_response_size(&l, GW_API_REQ(r)->resp_bytes);
+    }
     gw_api__req_release(r, code);
 }
 
@@ -480,6 +501,7 @@ send_reply(gw_req_t *r, int code, const char *content_type, struct evbuffer *bod
         gw_log_debug(r->audit_id, "client left before the %d answer", code);
     /* Recorded first: the reply frees a request whose client left, and metrics read it. */
     gw_exchange_t *x = r->x;
+    GW_API_REQ(r)->resp_bytes = evbuffer_get_length(z != NULL ? z : body);
     gw_api__req_finish(r, code);
     gw_exchange_reply(x, code, z != NULL ? z : body);
     if (z != NULL)

@@ -1,6 +1,7 @@
 /* Non-resource requests: health, /version, discovery, OpenAPI, /metrics and the service account
  * issuer's OpenID documents. */
 #include "gw_api_int.h"
+#include "gw_apf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,12 @@
 #include "authn_sa.h"
 #include "gw_audit.h"
 #include "gw_alloc.h"
+#include "gw_buf.h"
 #include "gw_err.h"
 #include "gw_health.h"
 #include "gw_openapi.h"
 #include "gw_json.h"
+#include "gw_metric.h"
 
 #define OPENAPI_V3_PREFIX "/openapi/v3/"
 #define ONE_YEAR_S (365 * 24 * 3600)
@@ -323,10 +326,24 @@ serve_metrics(gw_req_t *r)
                                    atomic_load(&api->inflight_mutating), &len);
     char *watch = watch_metrics(api);
     char *audit = gw_audit_metrics(api->cfg.audit);
-    char *all = gw_sprintf("%s%s%s", text, audit, watch);
+    char *more =
+        api->cfg.more_metrics != NULL ? api->cfg.more_metrics(api->cfg.more_metrics_arg) : NULL;
+    gw_buf_t all = {0};
+    gw_buf_add(&all, text, len);
+    gw_metric_render(&all);
+    gw_buf_str(&all, audit);
+    gw_buf_str(&all, watch);
+    if (more != NULL)
+        gw_buf_str(&all, more);
+    if (api->cfg.apf != NULL) {
+        char *apf = gw_apf_metrics(api->cfg.apf);
+        gw_buf_str(&all, apf);
+        free(apf);
+    }
+    free(more);
     free(audit);
-    gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", all, strlen(all));
-    free(all);
+    gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", all.data, all.len);
+    gw_buf_free(&all);
     free(watch);
     free(text);
 }

@@ -42,6 +42,7 @@ struct gw_stream {
     gw_exchange_t *x;
     int worker;                 /* the worker's index */
     bool gone;                  /* the client left */
+    bool started;               /* its status line went out */
     bool stop_due, drained_due; /* what the loop runs next for this stream */
     bool wake_queued;           /* on api->wakes[worker], which runs them */
     gw_stream_stop_fn stop;
@@ -200,6 +201,16 @@ untrack(gw_stream_t *s)
     atomic_fetch_sub(&s->api->open_streams, 1);
 }
 
+/* apiserver_longrunning_requests counts r's streamed answer while it lasts, when r is
+ * long-running (a watch; a streamed list is not). Detached streams are watches. */
+static void
+longrunning(gw_req_t *r, int delta)
+{
+    gw_metrics_labels_t l;
+    if (r->long_running && gw_api__metrics_labels(r, &l))
+        gw_metrics_longrunning(&l, delta);
+}
+
 gw_stream_t *
 gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop_fn stop, void *arg)
 {
@@ -226,6 +237,8 @@ gw_stream_start(gw_req_t *r, const char *content_type, bool gzip, gw_stream_stop
     gw_api__audit_started(r, 200);
     gw_exchange_reply_start(r->x, 200);
     gw_exchange_long_running(r->x);
+    longrunning(r, 1);
+    s->started = true;
     gw_exchange_on_drained(r->x, on_drained, s);
     return s;
 }
@@ -324,6 +337,8 @@ gw_stream_add(gw_stream_t *s, const void *data, size_t len)
 {
     if (live(s) == NULL)
         return;
+    if (s->r != NULL)
+        GW_API_REQ(s->r)->resp_bytes += len;
     if (s->gzip != NULL)
         gw_gzip_add(s->gzip, data, len, false, body(s));
     else
@@ -376,11 +391,16 @@ finish(gw_stream_t *s)
     detached_t *d = s->d;
 
     if (s->r != NULL) {
+        if (s->started)
+            longrunning(s->r, -1);
         gw_api__req_finish(s->r, 200);
         return;
     }
-    if (d->counted)
+    if (d->counted) {
+        if (s->started)
+            gw_metrics_longrunning(&d->labels, -1);
         gw_api__metrics_record(s->api, s->worker, &d->labels, 200, d->start_ns);
+    }
     gw_catalog_unref(d->catalog);
     free(d);
 }

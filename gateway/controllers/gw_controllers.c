@@ -40,6 +40,7 @@
 #include "gw_crd_feed.h"
 #include "gw_vap_cache.h"
 #include "gw_webhook_cache.h"
+#include "gw_apf_ctl.h"
 
 #define ENSURE_EVERY_MS 60000 /* kube's system namespaces controller: once a minute */
 #define ENSURE_RETRY_MS 5000
@@ -51,6 +52,7 @@
 #define CRD_NAMING_ELECTION "crd-naming-controller"
 #define CRD_FINALIZER_ELECTION "crd-finalizer-controller"
 #define GC_ELECTION "garbage-collector-controller"
+#define APF_ELECTION "priority-and-fairness-config-producer"
 #define MAX_ELECTIONS 10
 
 /* An election asked for before this instance was ready (see elect). */
@@ -103,7 +105,9 @@ struct gw_controllers {
     gw_leader_t *crd_finalizer_leader;
     gw_crd_finalizer_t *crd_finalizer; /* while leading the CRD finalizer election */
     gw_leader_t *gc_leader;
-    gw_gc_t *gc; /* while leading the garbage collector election */
+    gw_gc_t *gc;           /* while leading the garbage collector election */
+    gw_apf_ctl_t *apf_ctl; /* priority and fairness' configuration, when it is on */
+    gw_leader_t *apf_leader;
     void (*on_synced)(void *arg);
     void *on_synced_arg;
     bool elections_open; /* synced once: elections start when asked */
@@ -580,6 +584,35 @@ gw_controllers_start_node_graph(gw_controllers_t *c)
         c->node_graph = gw_node_graph_start(c->client, c->base, c->prefix, c->values);
 }
 
+static void
+on_apf_elected(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    gw_apf_ctl_lead(c->apf_ctl, true);
+    gw_log_info(NULL, APF_ELECTION " started");
+}
+
+static void
+on_apf_lost(gw_leader_t *l, void *arg)
+{
+    gw_controllers_t *c = arg;
+    (void)l;
+
+    gw_apf_ctl_lead(c->apf_ctl, false);
+    gw_log_info(NULL, APF_ELECTION " stopped");
+}
+
+void
+gw_controllers_start_apf(gw_controllers_t *c, struct gw_apf *apf)
+{
+    if (c->apf_ctl != NULL)
+        return;
+    c->apf_ctl = gw_apf_ctl_start(c->client, c->base, c->prefix, c->values, apf);
+    elect(c, &c->apf_leader, APF_ELECTION, on_apf_elected, on_apf_lost);
+}
+
 bool
 gw_controllers_leading(const gw_controllers_t *c)
 {
@@ -602,6 +635,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_crd_naming_stop(c->crd_naming);
     gw_crd_finalizer_stop(c->crd_finalizer);
     gw_gc_stop(c->gc);
+    gw_apf_ctl_stop(c->apf_ctl);
     gw_rbac_cache_stop(c->rbac);
     gw_vap_cache_stop(c->vap);
     gw_vap_cache_stop(c->map);
@@ -613,6 +647,7 @@ gw_controllers_stop(gw_controllers_t *c)
     gw_leader_stop(c->crd_naming_leader);
     gw_leader_stop(c->crd_finalizer_leader);
     gw_leader_stop(c->gc_leader);
+    gw_leader_stop(c->apf_leader);
     gw_leader_stop(c->leader); /* releases the elections at once */
     gw_leader_stop(c->sa_leader);
     etcd_conn_free(c->conn);

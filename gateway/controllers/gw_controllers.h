@@ -13,8 +13,8 @@
  *    controllers (gw_sactl.h).
  *  - on every instance: the process's RBAC snapshot, from watches of the RBAC kinds
  *    (gw_rbac_cache.h);
- *  - on the leader of the "rbac-controllers" election only: the bootstrap policy's
- *    reconciliation and ClusterRole aggregation (gw_rbac_ctl.h);
+ *  - on the leader of the "rbac-controllers" election only: ClusterRole aggregation
+ *    (gw_rbac_ctl.h; the bootstrap policy is every instance's, gw_poststart.h);
  *  - on every instance: the admission policy snapshot (gw_vap_cache.h) and the admission
  *    webhook snapshot (gw_webhook_cache.h);
  *  - on the leader of the "validatingadmissionpolicy-status-controller" election only: the
@@ -23,6 +23,10 @@
  *    NamesAccepted, Established and NonStructuralSchema (gw_crd_naming.h);
  *  - on the leader of the "crd-finalizer-controller" election only: the custom objects of a
  *    deleted CRD, then its cleanup finalizer (gw_crd_finalizer.h).
+ *  - with API Priority and Fairness (gw_controllers_start_apf): on every instance, the
+ *    dispatcher fed from the stored FlowSchemas and priority levels; on the leader of the
+ *    "priority-and-fairness-config-producer" election only, kube's bootstrap objects and the
+ *    FlowSchemas' Dangling condition (gw_apf_ctl.h).
  * The elections start once the start-up state is confirmed (gw_controllers_on_synced), so
  * that what leaders run does not delay readiness. Elections and handovers are logged
  * ("<election>: leading as <identity>" / "no longer leading").
@@ -37,6 +41,7 @@
 #include "gw_nsctl.h"
 
 struct event_base;
+struct gw_apf;
 
 typedef struct gw_controllers gw_controllers_t;
 
@@ -102,5 +107,14 @@ gw_nsctl_resource_t *gw_controllers_namespaced(const gw_catalog_t *catalog, size
  * fine. Thread: the one that started them.
  */
 void gw_controllers_stop(gw_controllers_t *c);
+
+/**
+ * Feed API Priority and Fairness' dispatcher `apf` (borrowed; it outlives c) from the stored
+ * FlowSchemas and PriorityLevelConfigurations, and campaign for the
+ * "priority-and-fairness-config-producer" election, whose leader keeps kube's bootstrap
+ * objects and the FlowSchemas' status (gw_apf_ctl.h). A second call does nothing.
+ * Thread: c's.
+ */
+void gw_controllers_start_apf(gw_controllers_t *c, struct gw_apf *apf);
 
 #endif

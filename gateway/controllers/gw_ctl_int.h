@@ -23,6 +23,9 @@ json_t *gw_ctl__parse(const gw_obj_t *obj);
  *  NULL, as gw_ctl__parse. */
 json_t *gw_ctl__parse_meta(const gw_obj_t *obj);
 
+/** Whether v is the JSON string s. */
+bool gw_ctl__str_is(const json_t *v, const char *s);
+
 /** Compact JSON of `o` as the store keeps it: without metadata.resourceVersion (that is the
  *  key's mod_revision). A new malloc'd buffer (no NUL counted in *len); caller frees. */
 uint8_t *gw_ctl__dump(json_t *o, size_t *len);

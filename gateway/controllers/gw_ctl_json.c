@@ -51,3 +51,9 @@ gw_ctl__dump(json_t *o, size_t *len)
     *len = strlen(text);
     return (uint8_t *)text;
 }
+
+bool
+gw_ctl__str_is(const json_t *v, const char *s)
+{
+    return json_is_string(v) && strcmp(json_string_value(v), s) == 0;
+}

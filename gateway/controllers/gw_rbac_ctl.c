@@ -1,5 +1,5 @@
-/* The RBAC controllers on a ClusterRole informer: the bootstrap policy once, then aggregation
- * passes, one at a time, after changes. */
+/* The RBAC controller on a ClusterRole informer: aggregation passes, one at a time, after
+ * changes (every instance reconciles the bootstrap policy at start, gw_poststart.h). */
 #include "gw_rbac_ctl.h"
 
 #include <stdlib.h>
@@ -9,7 +9,6 @@
 #include "gw_informer.h"
 #include "gw_log.h"
 #include "gw_rbac_aggregate.h"
-#include "gw_rbac_bootstrap.h"
 #include "gw_store.h"
 #include "gw_workqueue.h"
 
@@ -22,7 +21,6 @@ struct gw_rbac_ctl {
     gw_store_t *store;
     gw_informer_t *roles;
     gw_workqueue_t *queue;
-    bool booted; /* the bootstrap policy was reconciled */
     bool stopping;
 };
 
@@ -56,34 +54,12 @@ aggregate(gw_rbac_ctl_t *c)
 }
 
 static void
-booted(int err, void *arg)
-{
-    gw_rbac_ctl_t *c = arg;
-
-    if (c->stopping)
-        return;
-    if (err != 0) {
-        gw_log_warn(NULL, "rbac bootstrap: %s; retrying", gw_strerror(err));
-        pass_done(c, RETRY_MS);
-        return;
-    }
-    c->booted = true;
-    gw_log_info(NULL, "rbac bootstrap: the default policy is in place");
-    if (gw_informer_synced(c->roles))
-        aggregate(c);
-    else
-        pass_done(c, RESYNC_MS); /* the ClusterRoles' first list queues the next pass */
-}
-
-static void
 process(gw_workqueue_t *q, const char *key, void *ctx)
 {
     gw_rbac_ctl_t *c = ctx;
     (void)q, (void)key;
 
-    if (!c->booted)
-        gw_rbac_bootstrap_reconcile(c->store, booted, c);
-    else if (gw_informer_synced(c->roles))
+    if (gw_informer_synced(c->roles))
         aggregate(c);
     else
         pass_done(c, RESYNC_MS);
@@ -115,7 +91,6 @@ gw_rbac_ctl_start(etcd_client_t *client, struct event_base *base, const char *et
                                                        .cache = GW_INFORMER_JSON,
                                                        .handler = changed,
                                                        .ctx = c});
-    gw_workqueue_add(c->queue, QUEUE_KEY); /* the bootstrap policy at once */
     return c;
 }
 

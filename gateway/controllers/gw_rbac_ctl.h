@@ -2,10 +2,10 @@
 #define GATEWAY_CONTROLLERS_GW_RBAC_CTL_H
 
 /*
- * The RBAC controllers the leader of the "rbac-controllers" election runs: first the bootstrap
- * policy's reconciliation (gw_rbac_bootstrap.h, once per leadership, retried until it
- * succeeds), then ClusterRole aggregation (gw_rbac_aggregate.h) over a ClusterRole informer's
- * cache after every change to a ClusterRole and every minute.
+ * The RBAC controller the leader of the "rbac-controllers" election runs: ClusterRole
+ * aggregation (gw_rbac_aggregate.h) over a ClusterRole informer's cache after every change to
+ * a ClusterRole and every minute. The bootstrap policy is not the leader's: every instance
+ * reconciles it at start, as kube's rbac/bootstrap-roles post-start hook (gw_poststart.h).
  */
 
 #include "etcd.h"

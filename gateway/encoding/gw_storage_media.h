@@ -9,7 +9,9 @@
  *     starting with "k8s\0" is kube's protobuf envelope (decoded through the catalog), one
  *     starting with '{' (after white space) is JSON and passes untouched, without a copy; any
  *     other is YAML. A transcoded value becomes the compact, key-sorted JSON kgate itself
- *     stores. A value that does not decode is an error (the store hands it up as corrupt).
+ *     stores. A value that does not decode is an error (the store hands it up as corrupt); one
+ *     encrypted at rest ("k8s:enc:") is refused in the words of kube's encrypt-check identity,
+ *     which is what kube reads with when no encryption is configured.
  *   - to_storage writes the configured encoding: JSON untouched; protobuf, the envelope kube
  *     writes (a kind without protobuf facts stays JSON, as kube stores such kinds); YAML.
  *

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gw_defaults_int.h"
+#include "gw_flowcontrol_valid.h"
 
 /* ---- field defaults ----------------------------------------------------------------------- */
 
@@ -264,6 +265,12 @@ static const kind_t kinds[] = {
      .fn = gw_defaults__admission_policy},
     {"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyBinding",
      .fn = gw_defaults__admission_policy_binding},
+    {"flowcontrol.apiserver.k8s.io", "v1", "FlowSchema", .fn = gw_flowschema_defaults},
+    {"flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfiguration",
+     .fn = gw_prioritylevel_defaults},
+    {"flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema", .fn = gw_flowschema_defaults},
+    {"flowcontrol.apiserver.k8s.io", "v1beta3", "PriorityLevelConfiguration",
+     .fn = gw_prioritylevel_defaults},
 };
 
 static const kind_t *

@@ -455,6 +455,11 @@ del_mutate(gw_store_update_t *su, const gw_obj_t *current, void *ctx)
         gw_store_update_abort(su, GW_ECANCELED);
         return;
     }
+    if (current->unreadable != NULL) {
+        gw_registry__fail_unreadable(d->r, &d->fail, current->unreadable);
+        gw_store_update_abort(su, GW_ECANCELED);
+        return;
+    }
     cur = gw_registry__parse_stored((const char *)current->value, current->value_len,
                                     current->mod_revision, d->r->resource);
     if (cur == NULL || !preconditions_hold(d, cur)) {

@@ -124,3 +124,11 @@ gw_registry__qualified_kind(gw_req_t *r)
         return r->resource->kind;
     return gw_arena_sprintf(r->arena, "%s.%s", r->resource->kind, r->resource->group);
 }
+
+void
+gw_registry__fail_unreadable(gw_req_t *r, gw_fail_t *f, const char *why)
+{
+    gw_registry__fail(r, f, 500, "InternalError",
+                      json_pack("{s:[{s:s}]}", "causes", "message", why),
+                      "Internal error occurred: %s", why);
+}

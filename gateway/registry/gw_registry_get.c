@@ -79,10 +79,12 @@ got(int err, const gw_obj_t *obj, void *arg)
     /* Older than asked: fine if the store has reached min_rv (the object just has not
      * changed since); the value must outlive this callback for that check. */
     g->value = gw_memdup(obj->value, obj->value_len);
-    g->obj = (gw_obj_t){.key = "",
-                        .value = g->value,
-                        .value_len = obj->value_len,
-                        .mod_revision = obj->mod_revision};
+    g->obj = (gw_obj_t){
+        .key = "",
+        .value = g->value,
+        .value_len = obj->value_len,
+        .mod_revision = obj->mod_revision,
+        .unreadable = obj->unreadable != NULL ? gw_arena_strdup(r->arena, obj->unreadable) : NULL};
     rc = gw_store_current_revision(r->store, rev_checked, g);
     if (rc != 0) {
         free(g->value);

@@ -174,6 +174,11 @@ void gw_registry__fail(gw_req_t *r, gw_fail_t *f, int code, const char *reason, 
 /** Record a gw_err error about object `name` as gw_reply_error would word it. */
 void gw_registry__fail_err(gw_req_t *r, gw_fail_t *f, int err, const char *name);
 
+/** Record kube's answer to a stored value its transformer refused (gw_obj_t.unreadable: a
+ *  value no encryption provider can decrypt, or a corrupt one): 500 InternalError, "Internal
+ *  error occurred: " and the transformer's words, as kube's storage InternalError. */
+void gw_registry__fail_unreadable(gw_req_t *r, gw_fail_t *f, const char *why);
+
 /** Record kube's 422 Invalid for field errors (the errors are cleared). `kind` and `group`
  *  name what is invalid (the object's kind, or e.g. "CreateOptions" in "meta.k8s.io"). */
 void gw_registry__fail_invalid(gw_req_t *r, gw_fail_t *f, const char *group, const char *kind,

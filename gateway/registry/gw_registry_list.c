@@ -606,6 +606,24 @@ list_fail(gw_lister_t *l, int err)
         gw_reply_error(l->r, err, "");
 }
 
+/* An item no transformer can read fails the whole list, as kube's: its etcd key and the
+ * transformer's words. */
+static void
+list_unreadable(gw_lister_t *l, const gw_obj_t *obj)
+{
+    gw_fail_t f = {0};
+
+    if (l->stream != NULL) {
+        stream_cut(l, GW_EINTERNAL);
+        return;
+    }
+    gw_registry__fail_unreadable(
+        l->r, &f,
+        gw_arena_sprintf(l->r->arena, "unable to transform key \"%s%s\": %s",
+                         gw_store_prefix(l->r->store), obj->key, obj->unreadable));
+    gw_registry__reply_fail(l->r, &f);
+}
+
 /* The chunk read, more to come and no limit reached: on to the next. */
 static void
 next_page(gw_lister_t *l, const char *next_key)
@@ -713,6 +731,10 @@ got_page(int err, const gw_list_page_t *page, void *arg)
         if (l->limit > 0 && l->count == l->limit) {
             page_end(l, AFTER_STOP, page->items[i].key,
                      (int64_t)(page->n_items - i) + page->remaining);
+            return;
+        }
+        if (page->items[i].unreadable != NULL) {
+            list_unreadable(l, &page->items[i]);
             return;
         }
         if (!take(l, &page->items[i])) {

@@ -161,6 +161,12 @@ gw_registry__reply_obj(gw_req_t *r, int code, const gw_obj_t *obj)
     gw_buf_t b = {0};
     json_t *doc;
 
+    if (obj->unreadable != NULL) {
+        gw_fail_t f = {0};
+        gw_registry__fail_unreadable(r, &f, obj->unreadable);
+        gw_registry__reply_fail(r, &f);
+        return;
+    }
     if (reply_converted(r, code, obj))
         return;
     if (r->accept == GW_MEDIA_TABLE) {

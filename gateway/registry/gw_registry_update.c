@@ -340,6 +340,10 @@ current_doc(gw_upd_t *u, const gw_obj_t *current, json_t **cur)
             gw_registry__fail_err(u->r, &u->fail, GW_ENOTFOUND, u->name);
         return u->allow_create;
     }
+    if (current->unreadable != NULL) {
+        gw_registry__fail_unreadable(u->r, &u->fail, current->unreadable);
+        return false;
+    }
     *cur = gw_registry__parse_stored((const char *)current->value, current->value_len,
                                      current->mod_revision, u->r->resource);
     if (*cur == NULL) {

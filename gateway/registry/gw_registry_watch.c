@@ -27,6 +27,7 @@
 #include "gw_convert.h"
 #include "gw_err.h"
 #include "gw_log.h"
+#include "gw_metric.h"
 #include "gw_negotiate.h"
 #include "gw_partial.h"
 #include "gw_protobuf.h"
@@ -83,6 +84,7 @@ typedef struct {
     bool partial;       /* objects go out as PartialObjectMetadata */
     bool page_pending;  /* an etcd page is on its way: ending waits for it */
     bool ended;
+    bool registered; /* counted in apiserver_registered_watchers */
     /* a CRD whose webhook converts the objects: events wait, in order, for their reviews */
     bool webhook;
     json_t *queue;       /* [{"t": type, "o": object, "c": to convert, "table": as a Table}] */
@@ -92,11 +94,35 @@ typedef struct {
 
 static void list_page(watch_t *st);
 
+/* ---- apiserver_registered_watchers --------------------------------------------------------- */
+
+static const char *const gvk_labels[] = {"group", "version", "kind"};
+
+static const gw_metric_desc_t watchers_desc = {
+    .name = "apiserver_registered_watchers",
+    .help = "Watches open now, by group, version and kind.",
+    .stability = "ALPHA",
+    .type = GW_METRIC_GAUGE,
+    .labels = gvk_labels,
+    .n_labels = 3,
+};
+
+static void
+count_watcher(watch_t *st, int delta)
+{
+    static gw_metric_t *_Atomic family;
+    const char *v[] = {st->resource->group, st->resource->version, st->resource->kind};
+    gw_metric_add(gw_metric_cached(&family, &watchers_desc), v, delta);
+    st->registered = delta > 0;
+}
+
 /* ---- the end ------------------------------------------------------------------------------- */
 
 static void
 watch_free(watch_t *st)
 {
+    if (st->registered)
+        count_watcher(st, -1);
     gw_selector_clear(&st->labels);
     gw_selector_clear(&st->fields);
     json_decref(st->queue);
@@ -995,6 +1021,7 @@ begin(watch_t *st)
                             : st->protobuf ? PROTOBUF_CONTENT_TYPE
                                            : CONTENT_TYPE,
                             false, on_stop, st);
+    count_watcher(st, 1);
     arm_timer(st);
     if (st->initial) {
         list_page(st);

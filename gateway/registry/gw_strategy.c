@@ -56,6 +56,8 @@ static const struct {
     {"certificates.k8s.io", "certificatesigningrequests", &gw_strategy_csr},
     {"coordination.k8s.io", "leases", &create_on_update},
     {"events.k8s.io", "events", &gw_strategy_event},
+    {"flowcontrol.apiserver.k8s.io", "flowschemas", &gw_strategy_flowschema},
+    {"flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations", &gw_strategy_prioritylevel},
     {"node.k8s.io", "runtimeclasses", &create_on_update},
     {RBAC, "clusterrolebindings", &gw_strategy_clusterrolebinding},
     {RBAC, "clusterroles", &gw_strategy_clusterrole},

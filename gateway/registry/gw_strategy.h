@@ -136,6 +136,8 @@ extern const gw_strategy_t gw_strategy_csr;
 extern const gw_strategy_t gw_strategy_serviceaccount;
 extern const gw_strategy_t gw_strategy_validating_admission_policy;
 extern const gw_strategy_t gw_strategy_validating_admission_policy_binding;
+extern const gw_strategy_t gw_strategy_flowschema;
+extern const gw_strategy_t gw_strategy_prioritylevel;
 extern const gw_strategy_t gw_strategy_mutating_webhook_configuration;
 extern const gw_strategy_t gw_strategy_validating_webhook_configuration;
 extern const gw_strategy_t gw_strategy_mutating_admission_policy;

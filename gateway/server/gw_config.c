@@ -14,6 +14,7 @@
 #include "etcd.h"
 #include "gw_alloc.h"
 #include "gw_err.h"
+#include "gw_features.h"
 #include "gw_log.h"
 
 typedef enum {
@@ -45,6 +46,8 @@ static const char *check_feature_gate(const char *v);
 static const char *check_webhook_version(const char *v);
 static const char *check_audit_format(const char *v);
 static const char *check_cache_size(const char *v);
+static const char *check_cidr(const char *v);
+static const char *check_reconciler(const char *v);
 
 #define OFF(field) offsetof(gw_config_t, field)
 
@@ -62,12 +65,30 @@ static const flag_t flags[] = {
      "Private key (PEM) of --etcd-certfile."},
     {"etcd-compaction-interval", FLAG_DURATION, OFF(etcd_compaction_interval_ms), "5m", 0, 0, NULL,
      "Interval between etcd compactions; 0 disables compaction."},
+    {"etcd-count-metric-poll-period", FLAG_DURATION, OFF(etcd_count_metric_poll_period_ms), "1m", 0,
+     0, NULL, "How often the objects of each resource are counted in etcd; 0 disables it."},
     {"storage-media-type", FLAG_STR, OFF(storage_media_type), "application/json", 0, 0, NULL,
      "Encoding of the objects written to etcd: application/json, application/yaml or "
      "application/vnd.kubernetes.protobuf (kube-apiserver's). Values in any of them are read."},
+    {"encryption-provider-config", FLAG_STR, OFF(encryption_provider_config), NULL, 0, 0, NULL,
+     "EncryptionConfiguration (apiserver.config.k8s.io/v1, YAML or JSON): the providers that "
+     "encrypt each resource in etcd; without it values are stored as encoded."},
+    {"encryption-provider-config-automatic-reload", FLAG_BOOL,
+     OFF(encryption_provider_config_automatic_reload), "false", 0, 0, NULL,
+     "Reload --encryption-provider-config when the file changes; otherwise it is read once."},
     {"bind-address", FLAG_STR, OFF(bind_address), "0.0.0.0", 0, 0, check_ip,
      "IP address to listen on for HTTPS."},
     {"secure-port", FLAG_INT, OFF(secure_port), "6443", 1, 65535, NULL, "Port to serve HTTPS on."},
+    {"advertise-address", FLAG_STR, OFF(advertise_address), NULL, 0, 0, check_ip,
+     "IP address this instance advertises in the kubernetes Service's endpoints. Default: "
+     "--bind-address, or the host's first non-loopback address when that is 0.0.0.0."},
+    {"service-cluster-ip-range", FLAG_STR, OFF(service_cluster_ip_range), "10.0.0.0/24", 0, 0,
+     check_cidr,
+     "CIDR of the Services' cluster IPs; its first address is the kubernetes Service's."},
+    {"endpoint-reconciler-type", FLAG_STR, OFF(endpoint_reconciler_type), "lease", 0, 0,
+     check_reconciler,
+     "How the kubernetes Service's endpoints are kept: lease (each instance's TTL record in "
+     "etcd) or none."},
     {"tls-cert-file", FLAG_STR, OFF(tls_cert_file), NULL, 0, 0, NULL,
      "Serving certificate (PEM, chain after the leaf)."},
     {"tls-private-key-file", FLAG_STR, OFF(tls_private_key_file), NULL, 0, 0, NULL,
@@ -84,6 +105,10 @@ static const flag_t flags[] = {
     {"shutdown-delay-duration", FLAG_DURATION, OFF(shutdown_delay_ms), "0", 0, 0, NULL,
      "Time between SIGTERM (after which /readyz fails) and closing the listener."},
     {"v", FLAG_INT, OFF(verbosity), "0", 0, 10, NULL, "Log verbosity; 4 and above logs debug."},
+    {"show-hidden-metrics-for-version", FLAG_STR, OFF(show_hidden_metrics_for_version), "", 0, 0,
+     NULL,
+     "The previous minor release (e.g. 1.31), to show again the metrics it hid: those "
+     "deprecated before this release."},
     {"help", FLAG_BOOL, OFF(help), "false", 0, 0, NULL, "Print this list and exit."},
     {"token-auth-file", FLAG_STR, OFF(token_auth_file), NULL, 0, 0, NULL,
      "Static bearer tokens (CSV: token,user,uid[,groups...])."},
@@ -172,7 +197,7 @@ static const flag_t flags[] = {
     {"runtime-config", FLAG_LIST, OFF(runtime_config), "", 0, 0, check_key_value,
      "API groups and versions to enable or disable: key[=value] pairs."},
     {"feature-gates", FLAG_LIST, OFF(feature_gates), "", 0, 0, check_feature_gate,
-     "Feature gates: name=true|false pairs."},
+     "A set of key=value pairs that describe feature gates for alpha/experimental features."},
     {"enable-admission-plugins", FLAG_LIST, OFF(enable_admission_plugins), "", 0, 0, NULL,
      "Admission plugins to run beside the default ones (kube's names; they run in kube's "
      "order)."},
@@ -185,6 +210,10 @@ static const flag_t flags[] = {
      "The chance (0 to 0.02) that an HTTP/2 client's connection gets a GOAWAY after a request "
      "that is not long-running, so that clients spread over instances behind a load balancer; "
      "0 never."},
+    {"enable-priority-and-fairness", FLAG_BOOL, OFF(enable_priority_and_fairness), "true", 0, 0,
+     NULL,
+     "If true, replace the max-in-flight handler with an enhanced one that queues and "
+     "dispatches with priority and fairness."},
     {"max-requests-inflight", FLAG_INT, OFF(max_requests_inflight), "400", 0, INT_MAX, NULL,
      "Limit of read-only requests in flight; 0 means no limit."},
     {"max-mutating-requests-inflight", FLAG_INT, OFF(max_mutating_requests_inflight), "200", 0,
@@ -242,6 +271,39 @@ check_ip(const char *v)
 }
 
 static const char *
+check_cidr(const char *v)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    const char *slash = strchr(v, '/');
+    char host[INET6_ADDRSTRLEN];
+    char *end;
+    long bits;
+    bool v6;
+
+    if (slash == NULL || (size_t)(slash - v) >= sizeof(host))
+        return "not a CIDR";
+    memcpy(host, v, (size_t)(slash - v));
+    host[slash - v] = '\0';
+    v6 = strchr(host, ':') != NULL;
+    bits = strtol(slash + 1, &end, 10);
+    if (slash[1] == '\0' || *end != '\0' || bits < 0 || bits > (v6 ? 128 : 32) ||
+        inet_pton(v6 ? AF_INET6 : AF_INET, host, buf) != 1)
+        return "not a CIDR";
+    if (bits >= (v6 ? 127 : 31))
+        return "too small: no room for the kubernetes Service's address";
+    return NULL;
+}
+
+/* kube's master-count reconciler needs --apiserver-count, which kgate does not take. */
+static const char *
+check_reconciler(const char *v)
+{
+    if (strcmp(v, "lease") == 0 || strcmp(v, "none") == 0)
+        return NULL;
+    return "unsupported endpoint reconciler type (want lease or none)";
+}
+
+static const char *
 check_authz_mode(const char *v)
 {
     for (size_t i = 0; i < sizeof(authz_modes) / sizeof(authz_modes[0]); i++) {
@@ -294,14 +356,11 @@ parse_bool(const char *s, bool *out)
     return GW_EINVAL;
 }
 
+/* kube's feature gates: a known name, a Go boolean, a locked gate left at its default. */
 static const char *
 check_feature_gate(const char *v)
 {
-    const char *eq = strchr(v, '=');
-    bool b;
-    if (eq == NULL || eq == v || parse_bool(eq + 1, &b) != 0)
-        return "want name=true|false pairs";
-    return NULL;
+    return gw_features_check(v);
 }
 
 static const char *

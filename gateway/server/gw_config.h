@@ -27,8 +27,13 @@ typedef struct {
     char *etcd_keyfile;
     int64_t etcd_compaction_interval_ms; /* 0 disables compaction */
     char *storage_media_type;            /* the encoding written to etcd (all are read) */
+    char *encryption_provider_config;    /* EncryptionConfiguration file, or NULL */
+    bool encryption_provider_config_automatic_reload;
     char *bind_address;
     int secure_port;
+    char *advertise_address;        /* NULL: derived from --bind-address (main.c) */
+    char *service_cluster_ip_range; /* its first address is the kubernetes Service's */
+    char *endpoint_reconciler_type; /* "lease" or "none" */
     char *tls_cert_file;
     char *tls_private_key_file;
     char *cert_dir;
@@ -36,7 +41,9 @@ typedef struct {
     int workers;
     int64_t livez_grace_period_ms;
     int64_t shutdown_delay_ms;
-    int verbosity; /* --v, 0..10 */
+    int verbosity;                            /* --v, 0..10 */
+    char *show_hidden_metrics_for_version;    /* "": hidden metrics stay hidden */
+    int64_t etcd_count_metric_poll_period_ms; /* 0: apiserver_storage_objects not kept */
     bool help;
     /* authentication */
     char *token_auth_file;
@@ -80,6 +87,7 @@ typedef struct {
     gw_strlist_t feature_gates;
     gw_strlist_t enable_admission_plugins; /* checked by gw_admission_new */
     gw_strlist_t disable_admission_plugins;
+    bool enable_priority_and_fairness;
     int max_requests_inflight;
     int max_mutating_requests_inflight;
     int http2_max_streams;          /* --http2-max-streams-per-connection */

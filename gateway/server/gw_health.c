@@ -1,8 +1,10 @@
 #include "gw_clock.h"
 #include "gw_health.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,6 +21,14 @@
 #define PROBE_INTERVAL_MS 1000
 #define ETCD_FRESH_MS 3000 /* a probe success older than this no longer counts */
 #define NOT_PROBED 1       /* etcd_err before any result: not an error code */
+#define HOOK_PREFIX "poststarthook/"
+#define HOOK_NAME_MAX 96
+
+/* A post-start hook's check: its name as listed, and whether its work is done. */
+struct gw_health_hook {
+    char name[HOOK_NAME_MAX];
+    _Atomic bool done;
+};
 
 struct gw_health {
     int64_t started_ms;
@@ -27,6 +37,10 @@ struct gw_health {
     _Atomic int etcd_err;       /* outcome of the last probe */
     _Atomic bool shutting_down;
     _Atomic bool synced; /* start-up state confirmed (gw_health_set_synced) */
+    /* Post-start hooks in registration order: entries below n_hooks are complete. */
+    gw_health_hook_t hooks[GW_HEALTH_MAX_HOOKS];
+    _Atomic size_t n_hooks;
+    pthread_mutex_t hooks_lock; /* one registration at a time */
     /* The prober's, on its worker's thread only. */
     struct event *timer;
     etcd_conn_t *conn;
@@ -92,11 +106,53 @@ static const check_t checks[] = {
 };
 #define N_CHECKS (sizeof(checks) / sizeof(checks[0]))
 
+#define SHUTDOWN_CHECK (N_CHECKS - 1) /* listed after the post-start hooks, as in kube */
+
+/* Every endpoint lists the post-start hooks too (kube's AddBootSequenceHealthChecks). */
 static const endpoint_t endpoints[] = {
     {"/livez", "livez", 0x7},
     {"/readyz", "readyz", 0x1f},
     {"/healthz", "healthz", 0x7},
 };
+
+/* One check's outcome: its name and why it failed (NULL: it passed). */
+typedef struct {
+    const char *name;
+    const char *why;
+} result_t;
+
+#define MAX_RESULTS (N_CHECKS + GW_HEALTH_MAX_HOOKS)
+
+/* A hook fails until its work is done; /livez lets it pass during --livez-grace-period, as
+ * kube's boot sequence checks. */
+static const char *
+check_hook(const gw_health_t *h, const gw_health_hook_t *hook, bool livez)
+{
+    if (atomic_load(&hook->done))
+        return NULL;
+    if (livez && gw_monotonic_ms() - h->started_ms < h->livez_grace_ms)
+        return NULL;
+    return "not finished";
+}
+
+/* Run the endpoint's checks in kube's order (the fixed ones, the hooks, shutdown) into out;
+ * returns how many. */
+static size_t
+evaluate(const gw_health_t *h, const endpoint_t *ep, result_t *out)
+{
+    bool livez = ep == &endpoints[0];
+    size_t n = 0, n_hooks = atomic_load(&h->n_hooks);
+
+    for (size_t i = 0; i < N_CHECKS; i++) {
+        if (i == SHUTDOWN_CHECK) {
+            for (size_t j = 0; j < n_hooks; j++)
+                out[n++] = (result_t){h->hooks[j].name, check_hook(h, &h->hooks[j], livez)};
+        }
+        if (ep->checks & (1u << i))
+            out[n++] = (result_t){checks[i].name, checks[i].run(h, livez)};
+    }
+    return n;
+}
 
 gw_health_t *
 gw_health_new(int64_t livez_grace_ms)
@@ -108,13 +164,55 @@ gw_health_new(int64_t livez_grace_ms)
     atomic_init(&h->etcd_err, NOT_PROBED);
     atomic_init(&h->shutting_down, false);
     atomic_init(&h->synced, false);
+    atomic_init(&h->n_hooks, 0);
+    pthread_mutex_init(&h->hooks_lock, NULL);
     return h;
 }
 
 void
 gw_health_free(gw_health_t *h)
 {
+    if (h == NULL)
+        return;
+    pthread_mutex_destroy(&h->hooks_lock);
     free(h);
+}
+
+gw_health_hook_t *
+gw_health_hook_add(gw_health_t *h, const char *name)
+{
+    gw_health_hook_t *hook;
+
+    pthread_mutex_lock(&h->hooks_lock);
+    size_t n = atomic_load(&h->n_hooks);
+    if (n == GW_HEALTH_MAX_HOOKS || strlen(name) + sizeof(HOOK_PREFIX) > HOOK_NAME_MAX)
+        abort(); /* a programming error: a bigger table or a shorter name */
+    hook = &h->hooks[n];
+    snprintf(hook->name, sizeof(hook->name), HOOK_PREFIX "%s", name);
+    atomic_init(&hook->done, false);
+    atomic_store(&h->n_hooks, n + 1); /* publishes the entry to the renderers */
+    pthread_mutex_unlock(&h->hooks_lock);
+    return hook;
+}
+
+void
+gw_health_hook_done(gw_health_hook_t *hook)
+{
+    if (!atomic_exchange(&hook->done, true))
+        gw_log_info(NULL, "%s: done", hook->name);
+}
+
+bool
+gw_health_ready(const gw_health_t *h)
+{
+    result_t res[MAX_RESULTS];
+    size_t n = evaluate(h, &endpoints[1], res);
+
+    for (size_t i = 0; i < n; i++) {
+        if (res[i].why != NULL)
+            return false;
+    }
+    return true;
 }
 
 void
@@ -258,23 +356,22 @@ static bool
 run_checks(const gw_health_t *h, const endpoint_t *ep, excludes_t *x, struct evbuffer *out,
            const char *audit_id)
 {
-    bool failed = false, livez = ep == &endpoints[0];
-    for (size_t i = 0; i < N_CHECKS; i++) {
-        if (!(ep->checks & (1u << i)))
-            continue;
-        const char *name = checks[i].name, *why = NULL;
-        if (excludes_take(x, name)) {
-            evbuffer_add_printf(out, "[+]%s excluded: ok\n", name);
+    result_t res[MAX_RESULTS];
+    size_t n = evaluate(h, ep, res);
+    bool failed = false;
+
+    for (size_t i = 0; i < n; i++) {
+        if (excludes_take(x, res[i].name)) {
+            evbuffer_add_printf(out, "[+]%s excluded: ok\n", res[i].name);
             continue;
         }
-        why = checks[i].run(h, livez);
-        if (why == NULL) {
-            evbuffer_add_printf(out, "[+]%s ok\n", name);
+        if (res[i].why == NULL) {
+            evbuffer_add_printf(out, "[+]%s ok\n", res[i].name);
             continue;
         }
         failed = true;
-        evbuffer_add_printf(out, "[-]%s failed: reason withheld\n", name);
-        gw_log_debug(audit_id, "%s check %s failed: %s", ep->name, name, why);
+        evbuffer_add_printf(out, "[-]%s failed: reason withheld\n", res[i].name);
+        gw_log_debug(audit_id, "%s check %s failed: %s", ep->name, res[i].name, res[i].why);
     }
     excludes_warn_unused(x, out);
     return failed;
@@ -311,15 +408,17 @@ render_all(const gw_health_t *h, const endpoint_t *ep, const char *query, const 
 static int
 render_one(const gw_health_t *h, const endpoint_t *ep, const char *name, struct evbuffer *out)
 {
-    for (size_t i = 0; i < N_CHECKS; i++) {
-        if (!(ep->checks & (1u << i)) || strcmp(checks[i].name, name) != 0)
+    result_t res[MAX_RESULTS];
+    size_t n = evaluate(h, ep, res);
+
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(res[i].name, name) != 0)
             continue;
-        const char *why = checks[i].run(h, ep == &endpoints[0]);
-        if (why == NULL) {
+        if (res[i].why == NULL) {
             evbuffer_add(out, "ok", 2);
             return HTTP_OK;
         }
-        evbuffer_add_printf(out, "internal server error: %s\n", why);
+        evbuffer_add_printf(out, "internal server error: %s\n", res[i].why);
         return HTTP_INTERNAL;
     }
     evbuffer_add_printf(out, "404 page not found\n");

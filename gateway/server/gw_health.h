@@ -9,14 +9,18 @@
  *    "<endpoint> check failed";
  *  - `?exclude=<check>` (repeatable) skips a check, listed as "[+]<check> excluded: ok";
  *  - `/<endpoint>/<check>` runs one check (404 for a check the endpoint does not have).
- * Checks: livez and healthz = ping, log, etcd; readyz adds informer-sync (the start-up state
- * is confirmed in etcd: gw_health_set_synced) and shutdown.
+ * Checks: livez and healthz = ping, log, etcd, then the post-start hooks; readyz = ping, log,
+ * etcd, informer-sync (the start-up state is confirmed in etcd: gw_health_set_synced), the
+ * post-start hooks, shutdown. A post-start hook ("poststarthook/<name>", as kube's
+ * AddPostStartHook registers it) fails until the work it stands for is done
+ * (gw_health_hook_done); /livez lets it pass during --livez-grace-period.
  *
  * The etcd check reads the outcome of a Maintenance Status probe that one worker sends about
  * every second; it passes when the last probe succeeded within the last few seconds. During
  * --livez-grace-period after start, /livez does not fail on etcd.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "etcd.h"
@@ -25,6 +29,10 @@
 struct evbuffer;
 
 typedef struct gw_health gw_health_t;
+typedef struct gw_health_hook gw_health_hook_t;
+
+/** The most post-start hooks one process registers. */
+#define GW_HEALTH_MAX_HOOKS 24
 
 /** Create the shared state; the grace period starts now. Thread: main. */
 gw_health_t *gw_health_new(int64_t livez_grace_ms);
@@ -41,6 +49,20 @@ void gw_health_etcd_result(gw_health_t *h, int err);
 /** The start-up state is in place: /readyz's informer-sync check passes from now on.
  *  Thread: any. */
 void gw_health_set_synced(gw_health_t *h);
+
+/**
+ * Register post-start hook `name` (kube's name without "poststarthook/", e.g.
+ * "rbac/bootstrap-roles"; copied): from now on every endpoint lists
+ * "poststarthook/<name>", failing until gw_health_hook_done. Hooks are listed in registration
+ * order. The hook lives as long as h. Aborts past GW_HEALTH_MAX_HOOKS. Thread: any.
+ */
+gw_health_hook_t *gw_health_hook_add(gw_health_t *h, const char *name);
+
+/** The hook's work is done: its check passes from now on (logged once). Thread: any. */
+void gw_health_hook_done(gw_health_hook_t *hook);
+
+/** Whether every /readyz check passes now. Thread: any. */
+bool gw_health_ready(const gw_health_t *h);
 
 /** From now on /readyz fails its shutdown check. Thread: any (signal handling). */
 void gw_health_set_shutting_down(gw_health_t *h);

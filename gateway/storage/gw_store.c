@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_clock.h"
 #include "gw_err.h"
 #include "gw_log.h"
 #include "gw_store_int.h"
@@ -23,6 +24,12 @@ gw_store_new(etcd_conn_t *conn, const char *prefix, const gw_value_transformer_t
     s->prefix_len = len + 1;
     s->values = values;
     return s;
+}
+
+const char *
+gw_store_prefix(const gw_store_t *s)
+{
+    return s->prefix;
 }
 
 void
@@ -63,21 +70,31 @@ gw_store__prefix_end(const char *key, size_t *len)
     return end;
 }
 
-void
+/* The key a value is stored under, as transformers see it. */
+static gw_value_key_t
+value_key(const gw_store_t *s, const char *rel)
+{
+    return (gw_value_key_t){.prefix = s->prefix, .prefix_len = s->prefix_len, .rel = rel};
+}
+
+char *
 gw_store__from_storage(const gw_store_t *s, const char *rel, const uint8_t *in, size_t len,
                        gw_value_t *out)
 {
     char why[256] = "";
+    gw_value_key_t key = value_key(s, rel);
 
     if (s->values == NULL) {
         gw_value_view(out, in, len);
-        return;
+        return NULL;
     }
-    if (s->values->from_storage(s->values, in, len, out, why, sizeof(why)) == 0)
-        return;
+    *out = (gw_value_t){.data = NULL}; /* a transformer may set only what it uses */
+    if (s->values->from_storage(s->values, &key, in, len, out, why, sizeof(why)) == 0)
+        return NULL;
     /* Handed up as stored: a corrupt object to every layer above, as kube treats it. */
     gw_log_warn(NULL, "stored value of %s cannot be decoded: %s", rel, why);
     gw_value_view(out, in, len);
+    return gw_strdup(why);
 }
 
 int
@@ -91,7 +108,9 @@ gw_store__to_storage(const gw_store_t *s, const char *rel, const uint8_t *json, 
         gw_value_view(out, json, len);
         return 0;
     }
-    rc = s->values->to_storage(s->values, json, len, out, why, sizeof(why));
+    gw_value_key_t key = value_key(s, rel);
+
+    rc = s->values->to_storage(s->values, &key, json, len, out, why, sizeof(why));
     if (rc != 0)
         gw_log_warn(NULL, "value of %s cannot be encoded for storage: %s", rel, why);
     return rc;
@@ -118,8 +137,9 @@ gw_store__obj_init(const gw_store_t *s, const Mvccpb__KeyValue *kv, gw_obj_t *ob
 
     obj->key = gw_store__rel_key(s, kv);
     /* protobuf-c gives NULL for an empty value; callers get a pointer they can always use. */
-    gw_store__from_storage(s, obj->key, kv->value.data ? kv->value.data : (const uint8_t *)"",
-                           kv->value.len, &v);
+    obj->unreadable = gw_store__from_storage(
+        s, obj->key, kv->value.data ? kv->value.data : (const uint8_t *)"", kv->value.len, &v);
+    obj->stale = v.stale;
     obj->value = v.data;
     obj->value_len = v.len;
     obj->owned = v.owned;
@@ -134,8 +154,10 @@ gw_store__obj_clear(gw_obj_t *obj)
 {
     free((char *)obj->key);
     free(obj->owned);
+    free((char *)obj->unreadable);
     obj->key = NULL;
     obj->owned = NULL;
+    obj->unreadable = NULL;
 }
 
 int64_t
@@ -226,6 +248,8 @@ typedef struct {
     gw_store_t *s;
     gw_store_get_cb cb;
     void *ctx;
+    int64_t start_ns;
+    char type[GW_STORE_TYPE_MAX]; /* the etcd metrics' */
 } get_op_t;
 
 static void
@@ -235,6 +259,7 @@ get_done(int err, const Etcdserverpb__RangeResponse *resp, void *arg)
     const Mvccpb__KeyValue *kv = err == 0 ? gw_store__first_kv(resp) : NULL;
     gw_obj_t obj;
 
+    gw_store__etcd_observe("get", op->type, op->start_ns);
     if (err == 0 && kv == NULL)
         err = GW_ENOTFOUND;
     if (err != 0) {
@@ -259,7 +284,8 @@ gw_store_get(gw_store_t *s, const char *key, int64_t revision, gw_store_get_cb c
     if (!gw_store__key_ok(key) || revision < 0)
         return GW_EINVAL;
     op = gw_malloc(sizeof(*op));
-    *op = (get_op_t){.s = s, .cb = cb, .ctx = ctx};
+    *op = (get_op_t){.s = s, .cb = cb, .ctx = ctx, .start_ns = gw_monotonic_ns()};
+    gw_store__etcd_type(key, op->type, sizeof(op->type));
     full = gw_store__full_key(s, key);
     rc = etcd_range(s->conn, &(etcd_range_req_t){.key = etcd_str(full), .revision = revision},
                     get_done, op);
@@ -295,6 +321,8 @@ typedef struct {
     void *ctx;
     int64_t revision;
     int64_t limit;
+    int64_t start_ns;
+    char type[GW_STORE_TYPE_MAX]; /* the etcd metrics' */
 } list_op_t;
 
 static void
@@ -324,6 +352,7 @@ list_done(int err, const Etcdserverpb__RangeResponse *resp, void *arg)
 {
     list_op_t *op = arg;
 
+    gw_store__etcd_observe("list", op->type, op->start_ns);
     if (err != 0)
         op->cb(err, NULL, op->ctx);
     else
@@ -363,7 +392,13 @@ gw_store_list(gw_store_t *s, const gw_list_req_t *req, gw_store_list_cb cb, void
     q.range_end = (etcd_bytes_t){(const uint8_t *)end, end_len};
     q.limit = req->limit ? req->limit + 1 : 0;
     op = gw_malloc(sizeof(*op));
-    *op = (list_op_t){.s = s, .cb = cb, .ctx = ctx, .revision = req->revision, .limit = req->limit};
+    *op = (list_op_t){.s = s,
+                      .cb = cb,
+                      .ctx = ctx,
+                      .revision = req->revision,
+                      .limit = req->limit,
+                      .start_ns = gw_monotonic_ns()};
+    gw_store__etcd_type(req->prefix, op->type, sizeof(op->type));
     rc = etcd_range(s->conn, &q, list_done, op);
     if (rc != 0)
         free(op);

@@ -12,9 +12,10 @@
  * the store's value transformer (gw_transformer.h) makes of them: every value read (gets, list
  * items, the current object of a failed transaction or a guaranteed update, deletions' last
  * values, watch events and their previous values) goes through from_storage, every value
- * written through to_storage. A value from_storage refuses (a corrupt one) is handed up as
- * stored, which no JSON reader accepts, so the layers above treat it as the corrupt object it
- * is (as kube-apiserver's corrupt-object errors).
+ * written through to_storage. A value from_storage refuses (a corrupt one, or one no
+ * configured encryption provider can decrypt) is handed up as stored with the transformer's
+ * reason in gw_obj_t.unreadable, so the layers above treat it as the corrupt object it is (as
+ * kube-apiserver's corrupt-object errors) and can answer with kube's words.
  *
  * A gw_store_t belongs to one worker thread (it wraps that worker's etcd_conn_t). Every
  * operation is asynchronous: it returns 0 when started (its callback fires exactly once, on
@@ -25,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct event_base;
 
 #include "etcd.h"
 #include "gw_transformer.h"
@@ -40,8 +43,11 @@ typedef struct {
     int64_t mod_revision; /* the resourceVersion */
     int64_t create_revision;
     int64_t lease;
-    uint8_t *owned;   /* the store's: a transcoded value it frees after the callback */
-    int64_t revision; /* gets: the store's revision the read saw (0 elsewhere) */
+    uint8_t *owned;         /* the store's: a transcoded value it frees after the callback */
+    int64_t revision;       /* gets: the store's revision the read saw (0 elsewhere) */
+    const char *unreadable; /* NULL, or why from_storage refused the value (then value is the
+                               bytes as stored): the transformer's words */
+    bool stale;             /* read through an older key or provider (gw_value_t.stale) */
 } gw_obj_t;
 
 /**
@@ -55,6 +61,33 @@ typedef struct {
 char *gw_store_resource_path(const char *group, const char *resource, bool custom);
 
 /**
+ * Name the group resource stored under resource_path ("deployments.apps" for "deployments"),
+ * for the etcd metrics' `type` label, as kube labels them; the first naming of a path stays.
+ * Custom resources need none. Thread: any (start-up, before requests).
+ */
+void gw_store_name_resource(const char *resource_path, const char *group_resource);
+
+/**
+ * The objects stored under resource_path at the last count (a named resource's: see
+ * gw_store_name_resource), or -1 when not counted yet or the count failed. Thread: any.
+ */
+int64_t gw_store_object_count(const char *resource_path);
+
+typedef struct gw_store_counter gw_store_counter_t;
+
+/**
+ * Count the objects of every named resource now and every period_ms (--etcd-count-metric-
+ * poll-period), one etcd count at a time, into apiserver_storage_objects{resource} and
+ * gw_store_object_count. The timer runs on `base`, conn's event_base. period_ms <= 0: no
+ * counting (NULL). Thread: conn's.
+ */
+gw_store_counter_t *gw_store_counter_start(etcd_conn_t *conn, struct event_base *base,
+                                           const char *prefix, int64_t period_ms);
+
+/** Stop counting; a count in flight is let go. NULL is fine. Thread: conn's. */
+void gw_store_counter_stop(gw_store_counter_t *c);
+
+/**
  * Relative key of one object: "<resource path>/<ns>/<name>", or "<resource path>/<name>" when
  * ns is NULL or empty. Returns NULL when a segment is empty or contains '/' (or is "." or
  * ".."), so user input can never escape its collection. Caller frees. Thread: any.
@@ -66,6 +99,10 @@ char *gw_store_object_key(const char *resource_path, const char *ns, const char 
  * "<resource path>/" (all namespaces). NULL on a bad segment, as above. Caller frees.
  */
 char *gw_store_collection_prefix(const char *resource_path, const char *ns);
+
+/** The store's key prefix, with its trailing '/' ("/registry/"): a relative key after it is the
+ *  etcd key, as kube's messages name it. Valid as long as s. Thread: any. */
+const char *gw_store_prefix(const gw_store_t *s);
 
 /**
  * A store over `conn` under `prefix` (--etcd-prefix, e.g. "/registry"; a trailing '/' is

@@ -31,12 +31,13 @@ char *gw_store__full_key(const gw_store_t *s, const char *rel);
 char *gw_store__prefix_end(const char *key, size_t *len);
 
 /**
- * The JSON document of a stored value (relative key `rel`, for the log): a view of `in` when
- * it needs no change, else a new buffer in out->owned. Never fails: a value the transformer
- * refuses is logged and handed up as stored (no JSON reader takes it: a corrupt object).
+ * The JSON document of a stored value (relative key `rel`): a view of `in` when it needs no
+ * change, else a new buffer in out->owned. Never fails: a value the transformer refuses is
+ * logged and handed up as stored (no JSON reader takes it: a corrupt object), and the
+ * transformer's reason returned as a new string (caller frees); NULL when it was read.
  */
-void gw_store__from_storage(const gw_store_t *s, const char *rel, const uint8_t *in, size_t len,
-                            gw_value_t *out);
+char *gw_store__from_storage(const gw_store_t *s, const char *rel, const uint8_t *in, size_t len,
+                             gw_value_t *out);
 
 /** The bytes to store for a JSON document: a view of it or a new buffer (gw_value_clear).
  *  Returns 0 or the transformer's error (logged). */
@@ -65,6 +66,18 @@ const Etcdserverpb__DeleteRangeResponse *gw_store__txn_delete(const Etcdserverpb
 
 /** The first kv of a range response, or NULL when there is none. */
 const Mvccpb__KeyValue *gw_store__first_kv(const Etcdserverpb__RangeResponse *r);
+
+/** The size of an etcd metric's type label (gw_store__etcd_type). */
+#define GW_STORE_TYPE_MAX 96
+
+/** kube's `type` label of the etcd metrics for relative key rel: its group resource
+ *  ("deployments.apps"), into out (GW_STORE_TYPE_MAX bytes). Thread: any. */
+void gw_store__etcd_type(const char *rel, char *out, size_t out_len);
+
+/** Record one etcd request of `operation` ("get", "list", "create", "update", "delete") for
+ *  `type`, begun at start_ns (gw_monotonic_ns): etcd_request_duration_seconds and
+ *  etcd_requests_total. Thread: any. */
+void gw_store__etcd_observe(const char *operation, const char *type, int64_t start_ns);
 
 /** A relative key fit to name an object: non-NULL and non-empty. */
 bool gw_store__key_ok(const char *rel);

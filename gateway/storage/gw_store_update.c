@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_clock.h"
 #include "gw_err.h"
 #include "gw_store_int.h"
 
@@ -29,12 +30,15 @@ struct gw_store_update {
     gw_obj_t cur;  /* its JSON, in cur.owned (mutate may run asynchronously) */
     uint8_t *next; /* the JSON being written */
     size_t next_len;
+    int64_t sent_ns;              /* when the etcd request in flight was sent */
+    char type[GW_STORE_TYPE_MAX]; /* the etcd metrics' */
 };
 
 static void
 clear_current(gw_store_update_t *u)
 {
     free(u->cur.owned);
+    free((char *)u->cur.unreadable);
     u->cur = (gw_obj_t){.key = u->rel};
 }
 
@@ -47,8 +51,9 @@ set_current(gw_store_update_t *u, const Mvccpb__KeyValue *kv)
     u->exists = kv != NULL;
     if (kv == NULL)
         return;
-    gw_store__from_storage(u->s, u->rel, kv->value.data ? kv->value.data : (const uint8_t *)"",
-                           kv->value.len, &v);
+    u->cur.unreadable = gw_store__from_storage(
+        u->s, u->rel, kv->value.data ? kv->value.data : (const uint8_t *)"", kv->value.len, &v);
+    u->cur.stale = v.stale;
     /* Ours to keep: a transcoded buffer as is, a view of the response copied. */
     u->cur.owned = v.owned != NULL ? v.owned : gw_memdup(v.data, v.len);
     u->cur.value = u->cur.owned;
@@ -84,6 +89,7 @@ read_done(int err, const Etcdserverpb__RangeResponse *resp, void *arg)
 {
     gw_store_update_t *u = arg;
 
+    gw_store__etcd_observe("get", u->type, u->sent_ns);
     if (err != 0) {
         finish(u, err, NULL);
         return;
@@ -111,6 +117,7 @@ txn_done(int err, const Etcdserverpb__TxnResponse *resp, void *arg)
 {
     gw_store_update_t *u = arg;
 
+    gw_store__etcd_observe("update", u->type, u->sent_ns);
     if (err != 0) {
         finish(u, err, NULL);
         return;
@@ -145,6 +152,7 @@ write_next(gw_store_update_t *u, const gw_value_t *stored)
 
     cmp.target = u->exists ? ETCD_CMP_MOD : ETCD_CMP_CREATE;
     cmp.number = u->exists ? u->cur.mod_revision : 0;
+    u->sent_ns = gw_monotonic_ns();
     rc = etcd_txn_if(u->s->conn, &cmp, &put, &get, txn_done, u);
     if (rc != 0)
         finish(u, rc, NULL);
@@ -162,7 +170,9 @@ gw_store_update_commit(gw_store_update_t *u, uint8_t *value, size_t len)
      * sides are JSON (the current value came through from_storage), so a value kube stored as
      * protobuf is seen unchanged without encoding anything, and an unchanged object is never
      * rewritten merely to change its encoding. */
-    if (u->exists && len == u->cur.value_len &&
+    /* A stale value (an older key or provider) is written again even unchanged: that is how
+     * kube's replace of every object re-encrypts it with the current key. */
+    if (u->exists && !u->cur.stale && len == u->cur.value_len &&
         (len == 0 || memcmp(value, u->cur.value, len) == 0)) {
         free(value);
         finish(u, 0, &u->cur);
@@ -205,6 +215,8 @@ gw_store_guaranteed_update(gw_store_t *s, const char *key, int max_attempts,
     u->mutate = mutate;
     u->done = done;
     u->ctx = ctx;
+    u->sent_ns = gw_monotonic_ns();
+    gw_store__etcd_type(key, u->type, sizeof(u->type));
     rc = etcd_range(s->conn, &(etcd_range_req_t){.key = etcd_str(u->key)}, read_done, u);
     if (rc != 0) {
         free(u->key);

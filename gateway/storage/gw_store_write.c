@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "gw_alloc.h"
+#include "gw_clock.h"
 #include "gw_err.h"
 #include "gw_store_int.h"
 
@@ -18,6 +19,8 @@ typedef struct {
     size_t len;
     int64_t lease;
     int64_t guard_revision; /* a guarded create's */
+    const char *operation;  /* the etcd metrics' */
+    int64_t start_ns;
 } write_op_t;
 
 static write_op_t *
@@ -32,12 +35,18 @@ op_new(gw_store_t *s, const char *rel, const uint8_t *value, size_t len, gw_stor
     op->rel = gw_strdup(rel);
     op->value = gw_memdup(value, len);
     op->len = len;
+    op->start_ns = gw_monotonic_ns();
     return op;
 }
 
 static void
 op_free(write_op_t *op)
 {
+    if (op->operation != NULL) {
+        char type[GW_STORE_TYPE_MAX];
+        gw_store__etcd_type(op->rel, type, sizeof(type));
+        gw_store__etcd_observe(op->operation, type, op->start_ns);
+    }
     free(op->rel);
     free(op->value);
     free(op);
@@ -80,8 +89,10 @@ start_txn(write_op_t *op, const etcd_cmp_t *cmp, const etcd_op_t *then_op, const
 {
     int rc = etcd_txn_if(op->s->conn, cmp, then_op, else_op, done, op);
 
-    if (rc != 0)
+    if (rc != 0) {
+        op->operation = NULL; /* no request was made */
         op_free(op);
+    }
     return rc;
 }
 
@@ -117,6 +128,7 @@ create_prepare(gw_store_t *s, const char *key, const uint8_t *value, size_t len,
     if (rc != 0)
         return rc;
     *op = op_new(s, key, value, len, cb, ctx);
+    (*op)->operation = "create";
     return 0;
 }
 
@@ -241,6 +253,7 @@ gw_store_update(gw_store_t *s, const char *key, const uint8_t *value, size_t len
     if (rc != 0)
         return rc;
     op = op_new(s, key, value, len, cb, ctx);
+    op->operation = "update";
     full = gw_store__full_key(s, key);
     etcd_cmp_t cmp = {.key = etcd_str(full),
                       .target = ETCD_CMP_MOD,
@@ -292,6 +305,7 @@ gw_store_delete(gw_store_t *s, const char *key, int64_t expected_revision, gw_st
     if (!gw_store__key_ok(key) || expected_revision < 0)
         return GW_EINVAL;
     op = op_new(s, key, NULL, 0, cb, ctx);
+    op->operation = "delete";
     full = gw_store__full_key(s, key);
     /* Without a precondition the compare only asks that the key exists. */
     etcd_cmp_t cmp = {.key = etcd_str(full),

@@ -49,20 +49,27 @@ static gw_cache_item_t *
 item_new(const gw_obj_t *o)
 {
     size_t key_len = strlen(o->key) + 1;
-    gw_cache_item_t *it = gw_malloc(sizeof(*it) + key_len + o->value_len + 1);
+    /* a value nobody can read keeps the reason, so a read from the cache answers as etcd's */
+    size_t why_len = o->unreadable != NULL ? strlen(o->unreadable) + 1 : 0;
+    gw_cache_item_t *it = gw_malloc(sizeof(*it) + key_len + o->value_len + 1 + why_len);
     char *key = (char *)(it + 1);
     uint8_t *value = (uint8_t *)key + key_len;
+    char *why = (char *)value + o->value_len + 1;
 
     memcpy(key, o->key, key_len);
     memcpy(value, o->value, o->value_len);
     value[o->value_len] = '\0';
+    if (why_len > 0)
+        memcpy(why, o->unreadable, why_len);
     atomic_init(&it->refs, 1);
     it->obj = (gw_obj_t){.key = key,
                          .value = value,
                          .value_len = o->value_len,
                          .mod_revision = o->mod_revision,
                          .create_revision = o->create_revision,
-                         .lease = o->lease};
+                         .lease = o->lease,
+                         .unreadable = why_len > 0 ? why : NULL,
+                         .stale = o->stale};
     return it;
 }
 

@@ -27,16 +27,17 @@ for ep in livez readyz healthz; do
 done
 
 body=$(kcurl "$KGATE_URL/readyz?verbose")
-want=$'[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]informer-sync ok\n[+]shutdown ok\nreadyz check passed'
+HOOKS=$'[+]poststarthook/start-system-namespaces-controller ok\n[+]poststarthook/start-cluster-authentication-info-controller ok\n[+]poststarthook/start-kube-apiserver-identity-lease-controller ok\n[+]poststarthook/start-kube-apiserver-identity-lease-garbage-collector ok\n[+]poststarthook/rbac/bootstrap-roles ok\n[+]poststarthook/scheduling/bootstrap-system-priority-classes ok\n[+]poststarthook/bootstrap-controller ok\n'
+want=$'[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]informer-sync ok\n'"$HOOKS"$'[+]shutdown ok\nreadyz check passed'
 check "/readyz?verbose lists every check and the passed line" test "$body" = "$want"
 body=$(kcurl "$KGATE_URL/livez?verbose")
-want=$'[+]ping ok\n[+]log ok\n[+]etcd ok\nlivez check passed'
+want=$'[+]ping ok\n[+]log ok\n[+]etcd ok\n'"$HOOKS"'livez check passed'
 check "/livez?verbose has no shutdown check" test "$body" = "$want"
 body=$(kcurl "$KGATE_URL/healthz?verbose=1")
 check "/healthz?verbose=1 ends with the passed line" test "$(tail -1 <<<"$body")" = "healthz check passed"
 
 body=$(kcurl "$KGATE_URL/readyz?verbose&exclude=etcd&exclude=log")
-want=$'[+]ping ok\n[+]log excluded: ok\n[+]etcd excluded: ok\n[+]informer-sync ok\n[+]shutdown ok\nreadyz check passed'
+want=$'[+]ping ok\n[+]log excluded: ok\n[+]etcd excluded: ok\n[+]informer-sync ok\n'"$HOOKS"$'[+]shutdown ok\nreadyz check passed'
 check "exclude is repeatable and shown as excluded: ok" test "$body" = "$want"
 body=$(kcurl "$KGATE_URL/livez?exclude=nosuch&verbose")
 check "an unknown exclude is named in a warning" \
@@ -50,6 +51,13 @@ check "/readyz?exclude=etcd without verbose is plain ok" \
 check "/livez/ping is ok" test "$(kcurl "$KGATE_URL/livez/ping")" = ok
 check "/readyz/etcd is ok" test "$(kcurl "$KGATE_URL/readyz/etcd")" = ok
 check "/readyz/shutdown is 200" test "$(http_code /readyz/shutdown)" = 200
+check "/readyz/poststarthook/rbac/bootstrap-roles is ok" \
+    test "$(kcurl "$KGATE_URL/readyz/poststarthook/rbac/bootstrap-roles")" = ok
+check "/livez/poststarthook/bootstrap-controller is ok" \
+    test "$(kcurl "$KGATE_URL/livez/poststarthook/bootstrap-controller")" = ok
+body=$(kcurl "$KGATE_URL/readyz?verbose&exclude=poststarthook/rbac/bootstrap-roles")
+check "a post-start hook can be excluded" \
+    grep -qx '\[+\]poststarthook/rbac/bootstrap-roles excluded: ok' <<<"$body"
 check "/livez/shutdown is 404 (not a livez check)" test "$(http_code /livez/shutdown)" = 404
 check "/readyz/nosuch is 404" test "$(http_code /readyz/nosuch)" = 404
 check "/readyz/ is 404" test "$(http_code /readyz/)" = 404

@@ -8,27 +8,13 @@ set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
 source tests/e2e/kgate.sh
+source tests/e2e/helm_lib.sh
 source tests/e2e/api_lib.sh
 source tests/e2e/registry_lib.sh
 e2e_require helm
 kubectl_e2e helm
 
-if ! HELM=$(scripts/install-helm.sh 2>"$KGATE_TEST_TMP/install-helm.log"); then
-    check "Helm 3.10.1 installs (scripts/install-helm.sh)" false
-    diag "$(cat "$KGATE_TEST_TMP/install-helm.log")"
-    tap_end
-    exit 1
-fi
-export HELM_CACHE_HOME=$KGATE_TEST_TMP/helm/cache HELM_CONFIG_HOME=$KGATE_TEST_TMP/helm/config
-export HELM_DATA_HOME=$KGATE_TEST_TMP/helm/data
-
-# h ARGS...: helm with its output in $HOUT (true when it succeeded).
-h() {
-    HOUT=$(timeout 120 "$HELM" "$@" 2>&1)
-    local rc=$?
-    [[ $rc -eq 0 ]] || diag "helm $*: $HOUT"
-    return $rc
-}
+helm_e2e
 
 # get PATH: GET as the admin into $OUT; sets CODE.
 get() { fetch "$1" "${ADMIN[@]}"; }

@@ -13,12 +13,20 @@
 
 static char prefix[64];
 static int reads, writes;
+static char last_key[256]; /* the etcd key the toy last wrote under, joined */
+
+static void
+note_key(const gw_value_key_t *key)
+{
+    snprintf(last_key, sizeof(last_key), "%.*s%s", (int)key->prefix_len, key->prefix, key->rel);
+}
 
 static int
-toy_from(const gw_value_transformer_t *t, const uint8_t *in, size_t len, gw_value_t *out, char *err,
-         size_t err_len)
+toy_from(const gw_value_transformer_t *t, const gw_value_key_t *key, const uint8_t *in, size_t len,
+         gw_value_t *out, char *err, size_t err_len)
 {
     (void)t;
+    note_key(key);
     reads++;
     if (len < 2 || memcmp(in, "T:", 2) != 0) {
         gw_value_view(out, in, len);
@@ -35,10 +43,11 @@ toy_from(const gw_value_transformer_t *t, const uint8_t *in, size_t len, gw_valu
 }
 
 static int
-toy_to(const gw_value_transformer_t *t, const uint8_t *in, size_t len, gw_value_t *out, char *err,
-       size_t err_len)
+toy_to(const gw_value_transformer_t *t, const gw_value_key_t *key, const uint8_t *in, size_t len,
+       gw_value_t *out, char *err, size_t err_len)
 {
     (void)t;
+    note_key(key);
     writes++;
     if (len >= 7 && memcmp(in, "{refuse", 7) == 0) {
         snprintf(err, err_len, "refused");
@@ -78,6 +87,9 @@ test_writes_and_reads(void)
     tap_is_int(h_create(&h, "v/a", "{a1}", &r), 0, "create through the toy");
     tap_is_str(r.value, "{a1}", "... answers the caller's JSON");
     raw_is("v/a", "T:{a1}", "... etcd holds to_storage's bytes");
+    char want_key[256];
+    snprintf(want_key, sizeof(want_key), "%s/v/a", prefix);
+    tap_is_str(last_key, want_key, "... to_storage was given the full etcd key");
     rev = r.mod;
     tap_is_int(h_get(&h, "v/a", 0, &r), 0, "get");
     tap_is_str(r.value, "{a1}", "... comes through from_storage");

@@ -13,6 +13,10 @@
 #include "gw_storage_media.h"
 #include "tap.h"
 
+/* The key every value here is stored under (the encodings do not look at it). */
+static const gw_value_key_t KEY = {
+    .prefix = "/registry/", .prefix_len = 10, .rel = "configmaps/ns/x"};
+
 static const gw_catalog_t *cat;
 static gw_value_transformer_t as_json, as_yaml, as_proto;
 
@@ -65,18 +69,24 @@ test_json_untouched(void)
     gw_value_t v;
 
     for (size_t i = 0; i < 3; i++) {
-        int rc = all[i]->from_storage(all[i], (const uint8_t *)doc, sizeof(doc) - 1, &v, err,
+        int rc = all[i]->from_storage(all[i], &KEY, (const uint8_t *)doc, sizeof(doc) - 1, &v, err,
                                       sizeof(err));
         tap_ok(rc == 0 && v.data == (const uint8_t *)doc && v.len == sizeof(doc) - 1 &&
                    v.owned == NULL,
                "%s: a JSON value reads as itself, not copied", names[i]);
-        rc = all[i]->from_storage(all[i], broken, sizeof(broken), &v, err, sizeof(err));
+        rc = all[i]->from_storage(all[i], &KEY, broken, sizeof(broken), &v, err, sizeof(err));
         tap_ok(rc == 0 && v.data == broken && v.owned == NULL,
                "%s: broken JSON is left for the reader to refuse", names[i]);
-        rc = all[i]->from_storage(all[i], (const uint8_t *)"", 0, &v, err, sizeof(err));
+        rc = all[i]->from_storage(all[i], &KEY, (const uint8_t *)"", 0, &v, err, sizeof(err));
         tap_ok(rc == 0 && v.len == 0 && v.owned == NULL, "%s: an empty value passes", names[i]);
+        err[0] = '\0';
+        rc = all[i]->from_storage(all[i], &KEY, (const uint8_t *)"k8s:enc:aescbc:v1:k:xx", 22, &v,
+                                  err, sizeof(err));
+        tap_ok(rc == GW_EINTERNAL &&
+                   strcmp(err, "identity transformer tried to read encrypted data") == 0,
+               "%s: an encrypted value without a configuration: kube's identity refusal", names[i]);
     }
-    tap_ok(as_json.to_storage(&as_json, (const uint8_t *)doc, sizeof(doc) - 1, &v, err,
+    tap_ok(as_json.to_storage(&as_json, &KEY, (const uint8_t *)doc, sizeof(doc) - 1, &v, err,
                               sizeof(err)) == 0 &&
                v.data == (const uint8_t *)doc && v.owned == NULL,
            "json: written as itself, not copied");
@@ -107,7 +117,7 @@ test_envelope_reads(const char *dir)
         snprintf(path, sizeof(path), "%s/%s", dir, bodies[i].file);
         data = read_file(path, &len);
         tap_ok(len > 4 && memcmp(data, "k8s\0", 4) == 0, "%s is an envelope", bodies[i].file);
-        if (as_json.from_storage(&as_json, data, len, &v, err, sizeof(err)) != 0) {
+        if (as_json.from_storage(&as_json, &KEY, data, len, &v, err, sizeof(err)) != 0) {
             tap_diag("%s", err);
             v = (gw_value_t){.data = (const uint8_t *)"", .len = 0};
         }
@@ -142,11 +152,11 @@ test_writes(void)
     char err[256];
     gw_value_t v, back;
 
-    tap_ok(as_proto.to_storage(&as_proto, (const uint8_t *)small_cm_json, sizeof(small_cm_json) - 1,
-                               &v, err, sizeof(err)) == 0,
+    tap_ok(as_proto.to_storage(&as_proto, &KEY, (const uint8_t *)small_cm_json,
+                               sizeof(small_cm_json) - 1, &v, err, sizeof(err)) == 0,
            "protobuf: a ConfigMap is written");
     is_bytes(&v, small_cm_pb, sizeof(small_cm_pb), "... as kube's envelope");
-    tap_ok(as_json.from_storage(&as_json, v.data, v.len, &back, err, sizeof(err)) == 0,
+    tap_ok(as_json.from_storage(&as_json, &KEY, v.data, v.len, &back, err, sizeof(err)) == 0,
            "... which a JSON store reads");
     is_bytes(&back, small_cm_kube, sizeof(small_cm_kube) - 1,
              "... as kube shows it (Go's unset creationTimestamp is null)");
@@ -154,21 +164,21 @@ test_writes(void)
     gw_value_clear(&v);
 
     static const char cr[] = "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\"}";
-    tap_ok(as_proto.to_storage(&as_proto, (const uint8_t *)cr, sizeof(cr) - 1, &v, err,
+    tap_ok(as_proto.to_storage(&as_proto, &KEY, (const uint8_t *)cr, sizeof(cr) - 1, &v, err,
                                sizeof(err)) == 0 &&
                v.data == (const uint8_t *)cr && v.owned == NULL,
            "protobuf: a kind without protobuf stays JSON, as kube stores custom resources");
-    tap_ok(as_proto.to_storage(&as_proto, (const uint8_t *)"{nope", 5, &v, err, sizeof(err)) ==
-               GW_EINTERNAL,
+    tap_ok(as_proto.to_storage(&as_proto, &KEY, (const uint8_t *)"{nope", 5, &v, err,
+                               sizeof(err)) == GW_EINTERNAL,
            "protobuf: a value that is not JSON is an error");
 
-    tap_ok(as_yaml.to_storage(&as_yaml, (const uint8_t *)small_cm_json, sizeof(small_cm_json) - 1,
-                              &v, err, sizeof(err)) == 0,
+    tap_ok(as_yaml.to_storage(&as_yaml, &KEY, (const uint8_t *)small_cm_json,
+                              sizeof(small_cm_json) - 1, &v, err, sizeof(err)) == 0,
            "yaml: a ConfigMap is written");
     is_bytes(&v, "apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\nmetadata:\n  name: a\n",
              strlen("apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\nmetadata:\n  name: a\n"),
              "... as YAML");
-    tap_ok(as_json.from_storage(&as_json, v.data, v.len, &back, err, sizeof(err)) == 0,
+    tap_ok(as_json.from_storage(&as_json, &KEY, v.data, v.len, &back, err, sizeof(err)) == 0,
            "... which a JSON store reads");
     is_bytes(&back, small_cm_json, sizeof(small_cm_json) - 1, "... as the same JSON");
     gw_value_clear(&back);
@@ -180,7 +190,7 @@ refused(const void *data, size_t len)
 {
     char err[256] = "";
     gw_value_t v = {0};
-    int rc = as_json.from_storage(&as_json, data, len, &v, err, sizeof(err));
+    int rc = as_json.from_storage(&as_json, &KEY, data, len, &v, err, sizeof(err));
 
     if (rc == 0)
         gw_value_clear(&v);

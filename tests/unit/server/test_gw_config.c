@@ -246,8 +246,8 @@ test_lists(void)
                strcmp(cfg.authorization_mode.items[2], "Webhook") == 0,
            "a repeated list flag appends");
     gw_config_free(&cfg);
-    rc = parse(&cfg, ETCD, "--feature-gates=A=true,B=false", "--runtime-config=api/all=true,v1",
-               (const char *)NULL);
+    rc = parse(&cfg, ETCD, "--feature-gates=WatchList=true,KMSv1=false",
+               "--runtime-config=api/all=true,v1", (const char *)NULL);
     tap_ok(rc == 0 && cfg.feature_gates.n == 2 && cfg.runtime_config.n == 2 &&
                strcmp(cfg.runtime_config.items[1], "v1") == 0,
            "feature gates and runtime config");
@@ -262,8 +262,11 @@ test_lists(void)
     expect_error("invalid value \"RBAC,Magic\" for --authorization-mode: unknown authorization "
                  "mode (want AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC or Node)",
                  "unknown authorization mode", ETCD, "--authorization-mode=RBAC,Magic", NULL);
-    expect_error("invalid value \"A\" for --feature-gates: want name=true|false pairs",
+    expect_error("invalid value \"A\" for --feature-gates: missing bool value for A",
                  "feature gate without value", ETCD, "--feature-gates=A", NULL);
+    expect_error("invalid value \"WatchList=true,Nope=true\" for --feature-gates: unrecognized "
+                 "feature gate: Nope",
+                 "unknown feature gate", ETCD, "--feature-gates=WatchList=true,Nope=true", NULL);
     expect_error("invalid value \"=x\" for --runtime-config: want key[=value] pairs",
                  "runtime config without key", ETCD, "--runtime-config==x", NULL);
 }

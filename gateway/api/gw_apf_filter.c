@@ -1,0 +1,176 @@
+/* The in-flight limit step of the chain: kube's WithPriorityAndFairness filter (classification,
+ * admission, a queued request parked until its worker is woken, kube's headers and 429), or
+ * with --enable-priority-and-fairness=false kube's WithMaxInFlightLimit. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "gw_api_int.h"
+#include "gw_apf.h"
+#include "gw_clock.h"
+#include "gw_req.h"
+#include "gw_server.h"
+
+#define PRIVILEGED_GROUP "system:masters"
+#define FS_UID_HEADER "X-Kubernetes-PF-FlowSchema-UID"
+#define PL_UID_HEADER "X-Kubernetes-PF-PriorityLevel-UID"
+/* kube's answer to a request it will not serve now (filters.tooManyRequests: http.Error) */
+#define TOO_MANY "Too many requests, please try again later.\n"
+
+/* ---- without APF: kube's max-in-flight limits ----------------------------------------------- */
+
+static bool
+privileged(const authn_user_t *u)
+{
+    for (size_t i = 0; u != NULL && i < u->n_groups; i++) {
+        if (strcmp(u->groups[i], PRIVILEGED_GROUP) == 0)
+            return true;
+    }
+    return false;
+}
+
+static gw_verdict_t
+max_inflight(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    if (r->long_running)
+        return GW_NEXT;
+    _Atomic int64_t *count = r->mutating ? &p->api->inflight_mutating : &p->api->inflight_readonly;
+    int limit = r->mutating ? p->api->cfg.max_mutating_requests_inflight
+                            : p->api->cfg.max_requests_inflight;
+    int64_t now = atomic_fetch_add(count, 1) + 1;
+    p->inflight = r->mutating ? INFLIGHT_MUTATING : INFLIGHT_READONLY;
+    /* As kube does, system:masters is always answered. */
+    if (limit == 0 || now <= limit || privileged(r->user))
+        return GW_NEXT;
+    gw_reply_status(r, 429, "TooManyRequests", json_pack("{s:i}", "retryAfterSeconds", 1),
+                    "Too many requests, please try again later.");
+    return GW_DONE;
+}
+
+/* ---- API Priority and Fairness ----------------------------------------------------------------
+ */
+
+static void
+reply_rejected(gw_req_t *r)
+{
+    gw_req_set_header(r, "Retry-After", "1");
+    gw_req_set_header(r, "X-Content-Type-Options", "nosniff");
+    gw_reply_raw(r, 429, "text/plain; charset=utf-8", TOO_MANY, strlen(TOO_MANY));
+}
+
+/* The request executes: a watch holds its seats only while it initialises (kube), which in
+ * kgate ends once it is subscribed; the handler takes that long, so they go back now. */
+static void
+executing(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    if (r->long_running) {
+        gw_apf_release(p->api->cfg.apf, p->apf_ticket, gw_monotonic_ns());
+        return;
+    }
+    /* apiserver_current_inflight_requests counts what executes, as kube's watermarks */
+    atomic_fetch_add(r->mutating ? &p->api->inflight_mutating : &p->api->inflight_readonly, 1);
+    p->inflight = r->mutating ? INFLIGHT_MUTATING : INFLIGHT_READONLY;
+}
+
+/* A seat was granted: called under the apf mutex from any thread; only posts to r's worker. */
+static void
+granted(void *ctx)
+{
+    event_active(GW_API_REQ(ctx)->apf_wake, EV_READ, 0);
+}
+
+static void
+on_granted(evutil_socket_t fd, short what, void *arg)
+{
+    gw_req_t *r = arg;
+    (void)fd, (void)what;
+
+    evtimer_del(GW_API_REQ(r)->apf_timeout);
+    executing(r);
+    gw_chain_resume(r);
+}
+
+/* The wait limit passed: 429, unless the seat was granted meanwhile (on_granted then runs). */
+static void
+on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    gw_req_t *r = arg;
+    (void)fd, (void)what;
+
+    if (gw_apf_cancel(GW_API_REQ(r)->api->cfg.apf, GW_API_REQ(r)->apf_ticket, gw_monotonic_ns()))
+        reply_rejected(r);
+}
+
+static void
+park(gw_req_t *r)
+{
+    struct timeval limit = {GW_APF_WAIT_LIMIT_MS / 1000, (GW_APF_WAIT_LIMIT_MS % 1000) * 1000};
+
+    evtimer_add(GW_API_REQ(r)->apf_timeout, &limit);
+}
+
+/* kube's seats of a request: one; kgate keeps no object counts for the list estimator yet. */
+static int
+work_seats(const gw_req_t *r)
+{
+    (void)r;
+    return 1;
+}
+
+static gw_verdict_t
+apf(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+    const gw_reqinfo_t *i = &r->info;
+    const authn_user_t *u = r->user;
+    struct event_base *base = gw_worker_base(r->worker);
+    gw_apf_digest_t d = {.user = u != NULL ? u->name : "",
+                         .groups = u != NULL ? (const char *const *)u->groups : NULL,
+                         .n_groups = u != NULL ? u->n_groups : 0,
+                         .is_resource = i->is_resource,
+                         .verb = i->verb,
+                         .path = i->path,
+                         .api_group = i->group,
+                         .resource = i->resource,
+                         .subresource = i->subresource,
+                         .namespace_ = i->namespace_};
+
+    /* kube tracks no long-running request but watches */
+    if (r->long_running && strcmp(i->verb, "watch") != 0)
+        return GW_NEXT;
+    /* both events exist before admission: a grant may come from another thread at once */
+    p->apf_wake = event_new(base, -1, 0, on_granted, r);
+    p->apf_timeout = evtimer_new(base, on_timeout, r);
+    if (p->apf_wake == NULL || p->apf_timeout == NULL)
+        abort();
+    gw_apf_verdict_t v = gw_apf_admit(p->api->cfg.apf, &d, work_seats(r), gw_monotonic_ns(),
+                                      granted, r, &p->apf_ticket);
+    /* kube's headers name the matched objects by uid, on every answer */
+    gw_req_set_header(r, FS_UID_HEADER, gw_apf_ticket_fs_uid(p->apf_ticket));
+    gw_req_set_header(r, PL_UID_HEADER, gw_apf_ticket_pl_uid(p->apf_ticket));
+    switch (v) {
+    case GW_APF_EXECUTE:
+        executing(r);
+        return GW_NEXT;
+    case GW_APF_QUEUED:
+        park(r);
+        return GW_SUSPEND;
+    default:
+        reply_rejected(r);
+        return GW_DONE;
+    }
+}
+
+gw_verdict_t
+gw_api__limit_filter(gw_req_t *r)
+{
+    const char *v = r->info.verb;
+    r->long_running = gw_reqinfo_long_running(&r->info);
+    r->mutating = strcmp(v, "get") != 0 && strcmp(v, "list") != 0 && strcmp(v, "watch") != 0;
+    if (GW_API_REQ(r)->api->cfg.apf == NULL)
+        return max_inflight(r);
+    return apf(r);
+}

@@ -1,0 +1,207 @@
+/*
+ * --encryption-provider-config-automatic-reload: kube's controller looks at the file and, when
+ * its content changed, builds the new configuration and swaps it in; a configuration it cannot
+ * build leaves the current one in force. Both outcomes are counted as kube's metrics
+ * apiserver_encryption_config_controller_automatic_reloads_total{status,apiserver_id_hash} and
+ * _automatic_reload_last_timestamp_seconds.
+ */
+#include "gw_encryption.h"
+
+#include <openssl/sha.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gw_alloc.h"
+#include "gw_buf.h"
+#include "gw_file.h"
+#include "gw_log.h"
+
+#define MAX_CONFIG_BYTES (4u << 20)
+
+struct gw_enc_reloader {
+    gw_enc_transformer_t *t; /* borrowed */
+    char *path;
+    const gw_catalog_t *builtin;
+    struct stat seen;                   /* the file as last looked at */
+    uint8_t hash[SHA256_DIGEST_LENGTH]; /* the content in force */
+    char id_hash[80];                   /* "sha256:<hex>" of kube's apiserver ID */
+    _Atomic unsigned long long ok, failed;
+    _Atomic long long ok_at, failed_at; /* seconds since the epoch; 0: never */
+};
+
+static void
+hex(const uint8_t *b, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+/* kube's apiserver ID: "apiserver-" and the SHA-1 UUID of the host name in the nil namespace;
+ * the metrics carry its SHA-256. */
+static void
+apiserver_id_hash(char *out, size_t len)
+{
+    char host[256] = "", id[64], text[2 * SHA256_DIGEST_LENGTH + 1];
+    uint8_t in[16 + sizeof(host)] = {0}, sha1[SHA_DIGEST_LENGTH], sha256[SHA256_DIGEST_LENGTH];
+    size_t n;
+
+    gethostname(host, sizeof(host) - 1);
+    n = strlen(host);
+    memcpy(in + 16, host, n);
+    SHA1(in, 16 + n, sha1);
+    sha1[6] = (uint8_t)((sha1[6] & 0x0f) | 0x50);
+    sha1[8] = (uint8_t)((sha1[8] & 0x3f) | 0x80);
+    snprintf(id, sizeof(id),
+             "apiserver-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             sha1[0], sha1[1], sha1[2], sha1[3], sha1[4], sha1[5], sha1[6], sha1[7], sha1[8],
+             sha1[9], sha1[10], sha1[11], sha1[12], sha1[13], sha1[14], sha1[15]);
+    SHA256((const uint8_t *)id, strlen(id), sha256);
+    hex(sha256, sizeof(sha256), text);
+    snprintf(out, len, "sha256:%s", text);
+}
+
+gw_enc_reloader_t *
+gw_enc_reloader_new(gw_enc_transformer_t *t, const char *path, const gw_catalog_t *builtin)
+{
+    gw_enc_reloader_t *r = gw_calloc(1, sizeof(*r));
+    size_t len;
+    char *text = gw_file_read(path, MAX_CONFIG_BYTES, &len);
+
+    r->t = t;
+    r->path = gw_strdup(path);
+    r->builtin = builtin;
+    stat(path, &r->seen);
+    if (text != NULL)
+        SHA256((const uint8_t *)text, len, r->hash);
+    free(text);
+    apiserver_id_hash(r->id_hash, sizeof(r->id_hash));
+    return r;
+}
+
+static bool
+same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static void
+reloaded(gw_enc_reloader_t *r, gw_enc_config_t *c, const char *why)
+{
+    long long now = (long long)time(NULL);
+
+    if (c == NULL) {
+        gw_log_warn(NULL, "failed to process encryption config: %s", why);
+        atomic_fetch_add(&r->failed, 1);
+        atomic_store(&r->failed_at, now);
+        return;
+    }
+    gw_enc_transformer_swap(r->t, c);
+    gw_log_info(NULL, "Loaded new kms encryption config content");
+    atomic_fetch_add(&r->ok, 1);
+    atomic_store(&r->ok_at, now);
+}
+
+void
+gw_enc_reload_check(gw_enc_reloader_t *r)
+{
+    struct stat st;
+    uint8_t hash[SHA256_DIGEST_LENGTH];
+    char err[1024] = "";
+    size_t len;
+    char *text;
+
+    if (stat(r->path, &st) != 0 || same_file(&st, &r->seen))
+        return;
+    r->seen = st;
+    text = gw_file_read(r->path, MAX_CONFIG_BYTES, &len);
+    if (text == NULL || len == 0) {
+        free(text);
+        /* an editor's truncate-then-write: the next look sees the whole file */
+        return;
+    }
+    SHA256((const uint8_t *)text, len, hash);
+    if (memcmp(hash, r->hash, sizeof(hash)) != 0) {
+        gw_enc_config_t *c = gw_enc_config_parse(text, len, r->path, r->builtin, err, sizeof(err));
+        if (c != NULL)
+            memcpy(r->hash, hash, sizeof(hash));
+        reloaded(r, c, err);
+    }
+    free(text);
+}
+
+static unsigned long long
+count_of(const gw_enc_reloader_t *r, bool ok)
+{
+    gw_enc_reloader_t *m = (gw_enc_reloader_t *)r; /* atomics are read through a mutable type */
+    return atomic_load(ok ? &m->ok : &m->failed);
+}
+
+/* apiserver_encryption_config_controller_automatic_reload_{failures,success}_total */
+static void
+deprecated(gw_buf_t *b, const char *name, const char *what, const gw_enc_reloader_t *r, bool ok)
+{
+    gw_buf_printf(b,
+                  "# HELP apiserver_encryption_config_controller_automatic_reload_%s_total [ALPHA] "
+                  "(Deprecated since 1.30.0) Total number of %s automatic reloads of encryption "
+                  "configuration split by apiserver identity.\n# TYPE "
+                  "apiserver_encryption_config_controller_automatic_reload_%s_total counter\n",
+                  name, what, name);
+    if (r != NULL && count_of(r, ok) != 0)
+        gw_buf_printf(b,
+                      "apiserver_encryption_config_controller_automatic_reload_%s_total{"
+                      "apiserver_id_hash=\"%s\"} %llu\n",
+                      name, r->id_hash, count_of(r, ok));
+}
+
+char *
+gw_enc_reload_metrics(const gw_enc_reloader_t *r)
+{
+    static const char *const status[] = {"failure", "success"};
+    gw_buf_t b = {0};
+
+    /* kube 1.32 still serves the two counters 1.30 deprecated, beside the new one */
+    deprecated(&b, "failures", "failed", r, false);
+    gw_buf_str(&b, "# HELP apiserver_encryption_config_controller_automatic_reload_last_timestamp_"
+                   "seconds [ALPHA] Timestamp of the last successful or failed automatic reload of "
+                   "encryption configuration split by apiserver identity.\n# TYPE "
+                   "apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds "
+                   "gauge\n");
+    for (int i = 0; r != NULL && i < 2; i++) {
+        long long at = atomic_load(i ? &((gw_enc_reloader_t *)r)->ok_at
+                                     : &((gw_enc_reloader_t *)r)->failed_at);
+        if (at != 0)
+            gw_buf_printf(&b,
+                          "apiserver_encryption_config_controller_automatic_reload_last_timestamp_"
+                          "seconds{apiserver_id_hash=\"%s\",status=\"%s\"} %lld\n",
+                          r->id_hash, status[i], at);
+    }
+    deprecated(&b, "success", "successful", r, true);
+    gw_buf_str(&b, "# HELP apiserver_encryption_config_controller_automatic_reloads_total [ALPHA] "
+                   "Total number of reload successes and failures of encryption configuration "
+                   "split by apiserver identity.\n# TYPE "
+                   "apiserver_encryption_config_controller_automatic_reloads_total counter\n");
+    for (int i = 0; r != NULL && i < 2; i++) {
+        unsigned long long n = count_of(r, i == 1);
+        if (n != 0)
+            gw_buf_printf(&b,
+                          "apiserver_encryption_config_controller_automatic_reloads_total{"
+                          "apiserver_id_hash=\"%s\",status=\"%s\"} %llu\n",
+                          r->id_hash, status[i], n);
+    }
+    return gw_buf_take(&b);
+}
+
+void
+gw_enc_reloader_free(gw_enc_reloader_t *r)
+{
+    if (r == NULL)
+        return;
+    free(r->path);
+    free(r);
+}

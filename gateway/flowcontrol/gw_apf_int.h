@@ -1,0 +1,89 @@
+#ifndef GATEWAY_FLOWCONTROL_GW_APF_INT_H
+#define GATEWAY_FLOWCONTROL_GW_APF_INT_H
+
+/* The dispatcher's state, shared by the files of gateway/flowcontrol/. Everything here is
+ * guarded by gw_apf_t's mutex. */
+
+#include <pthread.h>
+
+#include "gw_apf.h"
+
+/* kube's estimated service duration of a request before its real duration is known */
+#define EST_SECONDS 0.003
+
+typedef enum { T_NEW, T_WAITING, T_EXECUTING, T_RELEASED, T_REJECTED } state_t;
+
+typedef struct {
+    gw_apf_ticket_t *head, *tail;
+    int n_waiting;
+    int waiting_seats;
+    int seats_in_use;
+    double next_r; /* virtual time at which this queue's next request would start */
+} queue_t;
+
+typedef struct level {
+    struct level *next;
+    char *name, *uid;
+    bool active; /* in the configuration in force */
+    bool exempt, reject;
+    int shares, lendable;
+    int n_queues, hand, qlen;
+    int cl; /* NominalCL */
+    queue_t *queues;
+    int seats_in_use, executing, waiting;
+    double current_r;
+    int64_t last_ns;
+    uint64_t dispatched, rejected[4];
+} level_t;
+
+typedef struct {
+    json_t *obj;
+    level_t *pl;
+} fs_t;
+
+/* kube's request_wait_duration_seconds buckets */
+#define WAIT_BUCKETS 13
+extern const double gw_apf__wait_buckets[WAIT_BUCKETS];
+
+/* One flow_schema and priority_level pair's figures (kept until the dispatcher is freed). */
+typedef struct series {
+    struct series *next;
+    char *fs, *pl;
+    uint64_t dispatched, rejected[4];
+    int inqueue, executing, seats;
+    uint64_t wait_counts[2][WAIT_BUCKETS]; /* [executed][bucket], not cumulative */
+    uint64_t wait_n[2];
+    double wait_sum[2];
+} series_t;
+
+struct gw_apf_ticket {
+    level_t *pl;
+    series_t *s;
+    char *fs, *fs_uid, *pl_name, *pl_uid;
+    state_t state;
+    int seats;
+    int queue; /* its queue's index, -1 when it never waited in one */
+    gw_apf_ticket_t *prev, *next;
+    int64_t enqueued_ns, started_ns, waited_ns;
+    void (*wake)(void *ctx);
+    void *ctx;
+    const char *reason;
+};
+
+struct gw_apf {
+    pthread_mutex_t lock;
+    int server_cl;
+    level_t *levels; /* every level ever configured (a removed one drains) */
+    fs_t *fss;       /* in matching order */
+    size_t n_fss;
+    json_t *fs_objs; /* holds the objects fss point into */
+    series_t *series;
+};
+
+/** The GW_APF_REASON_* in the order of the rejected[] counters. */
+extern const char *const gw_apf__reasons[4];
+
+/** Index of a GW_APF_REASON_* in series_t's rejected[] and level_t's. */
+int gw_apf__reason_index(const char *reason);
+
+#endif

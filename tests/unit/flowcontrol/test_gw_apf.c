@@ -1,0 +1,211 @@
+/* Unit tests for gateway/flowcontrol: matching, the dealer, kube's bootstrap objects, and the
+ * dispatcher's limits, rejections, queues and fair order. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gw_apf.h"
+#include "tap.h"
+
+#define MS 1000000LL
+
+static const char *const authed[] = {"system:authenticated"};
+
+static gw_apf_digest_t
+res(const char *user, const char *verb, const char *group, const char *resource, const char *sub,
+    const char *ns)
+{
+    return (gw_apf_digest_t){.user = user,
+                             .groups = authed,
+                             .n_groups = 1,
+                             .is_resource = true,
+                             .verb = verb,
+                             .path = "",
+                             .api_group = group,
+                             .resource = resource,
+                             .subresource = sub,
+                             .namespace_ = ns};
+}
+
+static json_t *
+fs_with(const char *rules_json)
+{
+    json_error_t e;
+    json_t *rules = json_loads(rules_json, 0, &e);
+    return json_pack("{s:{s:s},s:{s:{s:s},s:i,s:o}}", "metadata", "name", "t", "spec",
+                     "priorityLevelConfiguration", "name", "global-default", "matchingPrecedence",
+                     500, "rules", rules);
+}
+
+static void
+test_matching(void)
+{
+    json_t *fs =
+        fs_with("[{\"subjects\":[{\"kind\":\"ServiceAccount\",\"serviceAccount\":"
+                "{\"namespace\":\"ns1\",\"name\":\"*\"}}],\"resourceRules\":[{\"verbs\":"
+                "[\"get\",\"update\"],\"apiGroups\":[\"\"],\"resources\":[\"pods/status\"],"
+                "\"namespaces\":[\"ns1\"]}]}]");
+    gw_apf_digest_t d = res("system:serviceaccount:ns1:bot", "update", "", "pods", "status", "ns1");
+
+    tap_ok(gw_apf_fs_matches(fs, &d), "a ServiceAccount * subject matches an account of its ns");
+    d.user = "system:serviceaccount:ns2:bot";
+    tap_ok(!gw_apf_fs_matches(fs, &d), "but not one of another namespace");
+    d.user = "system:serviceaccount:ns1:bot";
+    d.subresource = "";
+    tap_ok(!gw_apf_fs_matches(fs, &d), "pods/status does not match the pods themselves");
+    d.subresource = "status";
+    d.verb = "delete";
+    tap_ok(!gw_apf_fs_matches(fs, &d), "a verb the rule lacks does not match");
+    d.verb = "get";
+    d.namespace_ = "";
+    tap_ok(!gw_apf_fs_matches(fs, &d), "a cluster-scoped request needs clusterScope");
+    json_decref(fs);
+
+    fs = fs_with(
+        "[{\"subjects\":[{\"kind\":\"User\",\"user\":{\"name\":\"alice\"}}],"
+        "\"nonResourceRules\":[{\"verbs\":[\"get\"],\"nonResourceURLs\":[\"/healthz/*\"]}]}]");
+    d = res("alice", "get", "", "", "", "");
+    d.is_resource = false;
+    d.path = "/healthz/etcd";
+    tap_ok(gw_apf_fs_matches(fs, &d), "a /prefix/* URL matches a path under it");
+    d.path = "/readyz";
+    tap_ok(!gw_apf_fs_matches(fs, &d), "and not another path");
+    d.path = "/healthz/etcd";
+    d.user = "bob";
+    tap_ok(!gw_apf_fs_matches(fs, &d), "a User subject matches that user only");
+    json_decref(fs);
+}
+
+static void
+test_distinguisher_and_deal(void)
+{
+    json_t *fss = gw_apf_bootstrap_flowschemas(false);
+    json_t *kcm = NULL;
+    size_t i;
+    json_t *v;
+    json_array_foreach(fss, i, v)
+    {
+        if (strcmp(json_string_value(json_object_get(json_object_get(v, "metadata"), "name")),
+                   "kube-controller-manager") == 0)
+            kcm = v;
+    }
+    gw_apf_digest_t d = res("system:kube-controller-manager", "list", "", "pods", "", "ns1");
+    tap_ok(kcm != NULL && strcmp(gw_apf_distinguisher(kcm, &d), "ns1") == 0,
+           "kube-controller-manager's flows are by namespace");
+    tap_ok(json_array_size(fss) == 11, "kube 1.32 suggests 11 FlowSchemas (%zu)",
+           json_array_size(fss));
+    json_decref(fss);
+
+    int hand[8];
+    int ok = 1;
+    for (uint64_t h = 1; h < 2000; h += 7) {
+        gw_apf_deal(gw_apf_flow_hash("global-default", "u") * h, 128, 6, hand);
+        for (int a = 0; a < 6; a++) {
+            ok &= hand[a] >= 0 && hand[a] < 128;
+            for (int b = 0; b < a; b++)
+                ok &= hand[a] != hand[b];
+        }
+    }
+    tap_ok(ok, "every hand holds distinct cards of the deck");
+    gw_apf_deal(0, 10, 3, hand);
+    tap_ok(hand[0] == 0 && hand[1] == 1 && hand[2] == 2, "hash 0 deals the first cards");
+    tap_ok(gw_apf_flow_hash("a", "b") == gw_apf_flow_hash("a", "b") &&
+               gw_apf_flow_hash("a", "b") != gw_apf_flow_hash("ab", ""),
+           "the flow hash separates FlowSchema name and distinguisher");
+}
+
+static int order[32], n_order;
+
+static void
+wake(void *ctx)
+{
+    order[n_order++] = (int)(intptr_t)ctx;
+}
+
+static void
+test_dispatch(void)
+{
+    /* ServerCL 3: global-default's NominalCL = ceil(3*20/245) = 1 */
+    gw_apf_t *a = gw_apf_new(3);
+    json_t *pls = gw_apf_bootstrap_levels(false), *fss = gw_apf_bootstrap_flowschemas(false);
+    gw_apf_ticket_t *t[16];
+    gw_apf_digest_t flood = res("flooder", "list", "", "configmaps", "", "x");
+    gw_apf_digest_t victim = res("victim", "list", "", "configmaps", "", "x");
+    int64_t now = 1000 * MS;
+    bool waits = true;
+
+    gw_apf_configure(a, fss, pls);
+    tap_ok(gw_apf_admit(a, &flood, 1, now, wake, (void *)0, &t[0]) == GW_APF_EXECUTE,
+           "the first request executes at once");
+    tap_ok(strcmp(gw_apf_ticket_fs(t[0]), "global-default") == 0 &&
+               strcmp(gw_apf_ticket_pl(t[0]), "global-default") == 0,
+           "an authenticated user lands in global-default");
+    for (intptr_t i = 1; i <= 12; i++)
+        waits &= gw_apf_admit(a, &flood, 1, now, wake, (void *)i, &t[i]) == GW_APF_QUEUED;
+    tap_ok(waits, "12 more of the flooder's wait (one seat)");
+    tap_ok(gw_apf_admit(a, &victim, 1, now + MS, wake, (void *)13, &t[13]) == GW_APF_QUEUED,
+           "the victim, coming last, waits too");
+    /* each dispatched request runs 100 ms */
+    int running = 0;
+    for (int step = 1; step <= 13; step++) {
+        gw_apf_done(a, t[running], now + step * 100 * MS);
+        running = order[n_order - 1];
+    }
+    int at = -1;
+    for (int i = 0; i < n_order; i++) {
+        if (order[i] == 13)
+            at = i;
+    }
+    tap_ok(n_order == 13, "every waiting request was dispatched, one per seat freed");
+    /* FIFO would serve it 13th; fair queuing after at most one request of each of the
+     * flooder's queues (its hand of 6) */
+    tap_ok(at >= 0 && at < 7, "the victim is served before the flooder's backlog (at %d)", at);
+    gw_apf_done(a, t[running], now + 1500 * MS);
+    tap_ok(gw_apf_admit(a, &flood, 1, now + 2000 * MS, wake, (void *)1, &t[1]) == GW_APF_EXECUTE &&
+               gw_apf_admit(a, &flood, 1, now + 2000 * MS, wake, (void *)2, &t[2]) == GW_APF_QUEUED,
+           "an idle level executes at once again, and queues past its seat");
+    tap_ok(gw_apf_cancel(a, t[2], now + 2200 * MS), "a waiting request times out");
+    tap_ok(strcmp(gw_apf_ticket_reason(t[2]), GW_APF_REASON_TIMEOUT) == 0, "reason time-out");
+    tap_ok(!gw_apf_cancel(a, t[1], now + 2200 * MS), "an executing one does not");
+    gw_apf_done(a, t[1], now + 2300 * MS);
+    gw_apf_done(a, t[2], now + 2300 * MS);
+    gw_apf_digest_t masters = flood;
+    const char *const groups[] = {"system:masters", "system:authenticated"};
+    masters.groups = groups;
+    masters.n_groups = 2;
+    tap_ok(gw_apf_admit(a, &masters, 1, now, wake, (void *)14, &t[14]) == GW_APF_EXECUTE &&
+               strcmp(gw_apf_ticket_pl(t[14]), "exempt") == 0,
+           "system:masters is exempt");
+    gw_apf_done(a, t[14], now);
+
+    /* a Reject level of no nominal seats */
+    json_t *pl = json_pack("{s:{s:s,s:s},s:{s:s,s:{s:i,s:{s:s}}}}", "metadata", "name", "rej",
+                           "uid", "u-rej", "spec", "type", "Limited", "limited",
+                           "nominalConcurrencyShares", 0, "limitResponse", "type", "Reject");
+    json_array_append_new(pls, pl);
+    json_array_append_new(fss, fs_with("[{\"subjects\":[{\"kind\":\"User\",\"user\":{\"name\":"
+                                       "\"flooder\"}}],\"resourceRules\":[{\"verbs\":[\"*\"],"
+                                       "\"apiGroups\":[\"*\"],\"resources\":[\"*\"],"
+                                       "\"namespaces\":[\"*\"]}]}]"));
+    json_object_set_new(json_object_get(json_object_get(json_array_get(fss, 11), "spec"),
+                                        "priorityLevelConfiguration"),
+                        "name", json_string("rej"));
+    gw_apf_configure(a, fss, pls);
+    tap_ok(gw_apf_admit(a, &flood, 1, now, wake, (void *)15, &t[15]) == GW_APF_REJECT,
+           "a Reject level without seats rejects");
+    tap_ok(strcmp(gw_apf_ticket_reason(t[15]), GW_APF_REASON_CONCURRENCY) == 0 &&
+               strcmp(gw_apf_ticket_pl_uid(t[15]), "u-rej") == 0,
+           "reason concurrency-limit, the level's uid");
+    gw_apf_done(a, t[15], now);
+    json_decref(pls);
+    json_decref(fss);
+    gw_apf_free(a);
+}
+
+int
+main(void)
+{
+    test_matching();
+    test_distinguisher_and_deal();
+    test_dispatch();
+    return tap_done();
+}
