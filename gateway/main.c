@@ -149,7 +149,7 @@ start_authtrust(kgate_t *k, gw_worker_t *w)
 {
     const gw_config_t *cfg = k->cfg;
     gw_authtrust_opts_t o = {.etcd_prefix = cfg->etcd_prefix,
-                             .values = &k->values,
+                             .values = k->values,
                              .client_ca_file = cfg->client_ca_file,
                              .requestheader_client_ca_file = cfg->requestheader_client_ca_file,
                              .allowed_names = LIST(cfg->requestheader_allowed_names),
@@ -168,13 +168,13 @@ static void
 start_poststart(kgate_t *k, gw_worker_t *w)
 {
     gw_poststart_opts_t po = {.etcd_prefix = k->cfg->etcd_prefix,
-                              .values = &k->values,
+                              .values = k->values,
                               .rbac_done = hook_done,
                               .rbac_arg = k->hook_rbac,
                               .priority_done = hook_done,
                               .priority_arg = k->hook_priority};
     gw_kubesvc_opts_t ko = {.etcd_prefix = k->cfg->etcd_prefix,
-                            .values = &k->values,
+                            .values = k->values,
                             .service_ip = k->service_ip,
                             .public_ip = k->advertise,
                             .public_port = k->cfg->secure_port,
@@ -185,7 +185,7 @@ start_poststart(kgate_t *k, gw_worker_t *w)
     k->poststart = gw_poststart_start(k->etcd, gw_worker_base(w), &po);
     k->authtrust = start_authtrust(k, w);
     k->identity = gw_apiserver_identity_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
-                                              &k->values, hook_done, k->hook_identity);
+                                              k->values, hook_done, k->hook_identity);
     gw_health_hook_done(k->hook_identity_gc); /* started with it, as kube's hook */
     atomic_store(&k->kubesvc, gw_kubesvc_start(k->etcd, gw_worker_base(w), &ko));
     gw_health_hook_done(k->hook_bootstrap); /* kube's hook: the controller is started */

@@ -221,6 +221,14 @@ lease_key(const gw_kubesvc_t *k, const char *ip)
     return gw_sprintf("%s" LEASES_DIR "%s", k->prefix, ip != NULL ? ip : "");
 }
 
+/* full (a lease_key) as the value transformer sees it: the prefix with its '/', the rest. */
+static gw_value_key_t
+value_key(const gw_kubesvc_t *k, const char *full)
+{
+    size_t n = strlen(k->prefix) + 1;
+    return (gw_value_key_t){.prefix = full, .prefix_len = n, .rel = full + n};
+}
+
 static void step_list(sync_t *s);
 
 static void
@@ -242,7 +250,7 @@ granted(int err, const Etcdserverpb__LeaseGrantResponse *resp, void *arg)
     sync_t *s = arg;
     char *key, *text, why[128];
     json_t *o;
-    gw_value_t v;
+    gw_value_t v = {0};
     int rc;
 
     if (err != 0) {
@@ -253,15 +261,17 @@ granted(int err, const Etcdserverpb__LeaseGrantResponse *resp, void *arg)
                   "metadata", "creationTimestamp", "subsets", "addresses", "ip", s->k->public_ip);
     text = gw_json_dumps(o, JSON_COMPACT);
     json_decref(o);
-    rc = s->k->values->to_storage(s->k->values, (const uint8_t *)text, strlen(text), &v, why,
+    key = lease_key(s->k, s->k->public_ip);
+    gw_value_key_t vk = value_key(s->k, key);
+    rc = s->k->values->to_storage(s->k->values, &vk, (const uint8_t *)text, strlen(text), &v, why,
                                   sizeof(why));
     if (rc != 0) {
         gw_log_warn(NULL, "kubernetes service: cannot store the master lease: %s", why);
+        free(key);
         free(text);
         s->done(s, rc);
         return;
     }
-    key = lease_key(s->k, s->k->public_ip);
     /* v may be a view of text: both live until the put has taken the bytes */
     rc = etcd_put(s->conn, etcd_str(key), (etcd_bytes_t){v.data, v.len}, resp->id, false, put_done,
                   s);
@@ -318,12 +328,16 @@ step_remove(sync_t *s)
 static json_t *
 record_ip(const gw_kubesvc_t *k, const Mvccpb__KeyValue *kv)
 {
-    gw_value_t v;
+    gw_value_t v = {0};
     char why[128];
     json_t *o, *ip = NULL;
 
-    if (k->values->from_storage(k->values, kv->value.data, kv->value.len, &v, why, sizeof(why)) !=
-        0)
+    char *full = gw_strndup((const char *)kv->key.data, kv->key.len);
+    gw_value_key_t vk = value_key(k, full);
+    int rc = k->values->from_storage(k->values, &vk, kv->value.data, kv->value.len, &v, why,
+                                     sizeof(why));
+    free(full);
+    if (rc != 0)
         return NULL;
     o = gw_json_loadb((const char *)v.data, v.len, 0, NULL);
     gw_value_clear(&v);
