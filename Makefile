@@ -191,6 +191,17 @@ run: deps
 stop:
 	@scripts/run-local.sh stop
 
+# `make image`: the container image (Dockerfile), built by docker, podman or buildah
+# (scripts/image.sh) and tagged kgate:<the chart's appVersion>, the tag the chart runs by default.
+# IMAGE names another tag; IMAGE_ARGS go to the build, e.g. --build-arg BUILD_BASE=... and
+# RUN_BASE=... for Debian 12 bases of one's own (scripts/image-base.sh makes one).
+.PHONY: image
+VERSION := $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$$/\1/p' \
+             charts/kgate/Chart.yaml 2>/dev/null)
+IMAGE ?= kgate:$(VERSION)
+image:
+	scripts/image.sh $(IMAGE) $(IMAGE_ARGS)
+
 bench: deps
 	$(MAKE) $(BUILD)/kgate $(BENCH_BIN)
 	KGATE_BUILD=$(BUILD) bench/run.sh

