@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gw_admission_int.h"
 #include "gw_alloc.h"
 #include "gw_arena.h"
+#include "gw_clock.h"
 
 /* kube's AllOrderedPlugins (1.32) and whether each is on by default. The plugins kgate
  * implements point at their vtable; the others are known names only. */
@@ -190,7 +192,25 @@ typedef struct {
     gw_admission_err_t *err; /* ... with this refusal */
     gw_admission_done_fn done;
     void *arg;
+    const char *plugin;      /* the plugin asked last (its metrics) */
+    int64_t plugin_start_ns; /* ... and since when */
+    int64_t start_ns;        /* the phase's start */
 } run_t;
+
+static void
+plugin_done(run_t *rn, gw_admission_err_t *err)
+{
+    gw_admission__observe_plugin(rn->plugin, rn->a->op, rn->validating, err != NULL,
+                                 rn->plugin_start_ns);
+}
+
+/* The phase's end: its metrics, then the caller. */
+static void
+phase_done(run_t *rn, gw_admission_err_t *err)
+{
+    gw_admission__observe_step(rn->a->op, rn->validating, err != NULL, rn->start_ns);
+    rn->done(err, rn->arg);
+}
 
 static void run(run_t *rn);
 
@@ -199,6 +219,7 @@ answered(gw_admission_err_t *err, void *arg)
 {
     run_t *rn = arg;
 
+    plugin_done(rn, err);
     if (rn->in_call) {
         /* run() goes on when the plugin returns: the refusal may end the request, so it is
          * delivered only once nothing touches rn any more. */
@@ -207,7 +228,7 @@ answered(gw_admission_err_t *err, void *arg)
         return;
     }
     if (err != NULL)
-        rn->done(err, rn->arg);
+        phase_done(rn, err);
     else
         run(rn);
 }
@@ -223,6 +244,8 @@ run(run_t *rn)
             continue;
         rn->in_call = true;
         rn->answered = false;
+        rn->plugin = p->name;
+        rn->plugin_start_ns = gw_monotonic_ns();
         if (rn->validating)
             p->validate(rn->a, answered, rn);
         else
@@ -231,11 +254,11 @@ run(run_t *rn)
         if (!rn->answered)
             return; /* the answer is on its way */
         if (rn->err != NULL) {
-            rn->done(rn->err, rn->arg);
+            phase_done(rn, rn->err);
             return;
         }
     }
-    rn->done(NULL, rn->arg);
+    phase_done(rn, NULL);
 }
 
 static run_t *
@@ -249,6 +272,7 @@ new_run(const gw_admission_t *chain, gw_admission_attrs_t *a, bool validating,
     rn->validating = validating;
     rn->done = done;
     rn->arg = arg;
+    rn->start_ns = gw_monotonic_ns();
     return rn;
 }
 

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -115,5 +116,14 @@ void gw_admission__answer_checks(gw_req_t *req, gw_vap_memo_t *memo, void (*resu
  *  in the second. Thread: the request's worker. */
 void gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn done, void *arg,
                             gw_admission__map_reinvoke_t *reinvoke, bool reinvoking);
+
+/** kube's apiserver_admission_controller_admission_duration_seconds: plugin `name` ran for
+ *  op in the validating (else mutating) phase since start_ns, refusing or not. Thread: any. */
+void gw_admission__observe_plugin(const char *name, gw_admission_op_t op, bool validating,
+                                  bool rejected, int64_t start_ns);
+
+/** kube's apiserver_admission_step_admission_duration_seconds: a whole phase. Thread: any. */
+void gw_admission__observe_step(gw_admission_op_t op, bool validating, bool rejected,
+                                int64_t start_ns);
 
 #endif

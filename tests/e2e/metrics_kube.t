@@ -83,6 +83,18 @@ check "... reads by get, with kube's buckets" grep -qF \
 check "etcd_requests_total counts them" grep -qE \
     '^etcd_requests_total\{operation="create",type="configmaps"\} [1-9]' "$OUT"
 
+check "apiserver_admission_step_admission_duration_seconds: the creates' mutating phase" \
+    grep -qE '^apiserver_admission_step_admission_duration_seconds_count\{operation="CREATE",rejected="false",type="admit"\} [1-9]' "$OUT"
+check "... and validating phase, with kube's buckets" grep -qF \
+    'apiserver_admission_step_admission_duration_seconds_bucket{operation="CREATE",rejected="false",type="validate",le="2.5"}' "$OUT"
+check "apiserver_admission_controller_admission_duration_seconds: each plugin by kube's name" \
+    grep -qE '^apiserver_admission_controller_admission_duration_seconds_count\{name="NamespaceLifecycle",operation="CREATE",rejected="false",type="(admit|validate)"\} [1-9]' "$OUT"
+kcurl -o /dev/null -X POST -H 'Content-Type: application/json' \
+    --data '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"m2"}}' \
+    "$KGATE_URL/api/v1/namespaces/no-such-namespace/configmaps"
+fetch /metrics
+check "... a refusal is counted as rejected" grep -qE \
+    '^apiserver_admission_controller_admission_duration_seconds_count\{name="NamespaceLifecycle",operation="CREATE",rejected="true",type="(admit|validate)"\} 1' "$OUT"
 KCURL_AUTH=()
 kcurl -o /dev/null -H "Authorization: Bearer no-such-token" "$KGATE_URL/api/v1/namespaces"
 KCURL_AUTH=("${ADMIN[@]}")
