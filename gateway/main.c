@@ -313,7 +313,9 @@ on_worker_start(gw_worker_t *w, void *arg)
                           k->cfg->controllers.n);
     gw_controllers_on_synced(k->controllers, mark_synced, k);
     start_poststart(k, w);
-    gw_health_probe_start(k->health, w);
+    char *first = gw_strndup(k->cfg->etcd_servers, strcspn(k->cfg->etcd_servers, ","));
+    gw_health_probe_start(k->health, w, first);
+    free(first);
     start_authz_reload(k, gw_worker_base(w));
     start_enc_reload(k, gw_worker_base(w));
 }

@@ -17,6 +17,7 @@
 #include "gw_err.h"
 #include "gw_query.h"
 #include "gw_log.h"
+#include "gw_metric.h"
 
 #define PROBE_INTERVAL_MS 1000
 #define ETCD_FRESH_MS 3000 /* a probe success older than this no longer counts */
@@ -44,9 +45,44 @@ struct gw_health {
     /* The prober's, on its worker's thread only. */
     struct event *timer;
     etcd_conn_t *conn;
+    char *endpoint; /* the deprecated size metric's label */
     bool in_flight;
     bool stopped;
 };
+
+/* ---- the database size, as kube's storage monitor reports it ------------------------------ */
+
+static const char *const cluster_label[] = {"storage_cluster_id"};
+static const char *const endpoint_label[] = {"endpoint"};
+
+static const gw_metric_desc_t size_desc = {
+    .name = "apiserver_storage_size_bytes",
+    .help = "Size of the storage database file in bytes, as etcd allocated it.",
+    .stability = "STABLE",
+    .type = GW_METRIC_GAUGE,
+    .labels = cluster_label,
+    .n_labels = 1,
+};
+
+static const gw_metric_desc_t db_size_desc = {
+    .name = "apiserver_storage_db_total_size_in_bytes",
+    .help = "Size of the storage database file in bytes, by etcd endpoint.",
+    .stability = "ALPHA",
+    .type = GW_METRIC_GAUGE,
+    .labels = endpoint_label,
+    .n_labels = 1,
+    .deprecated = "1.28",
+};
+
+static void
+record_db_size(const gw_health_t *h, int64_t bytes)
+{
+    static gw_metric_t *_Atomic size, *_Atomic db_size;
+    const char *cluster[] = {"etcd-0"}; /* kube's name of the one (default) etcd */
+    const char *endpoint[] = {h->endpoint != NULL ? h->endpoint : ""};
+    gw_metric_set(gw_metric_cached(&size, &size_desc), cluster, (double)bytes);
+    gw_metric_set(gw_metric_cached(&db_size, &db_size_desc), endpoint, (double)bytes);
+}
 
 /* A check returns NULL when it passes, else why (for logs and the single-check reply). */
 typedef const char *(*check_fn)(const gw_health_t *h, bool livez);
@@ -175,6 +211,7 @@ gw_health_free(gw_health_t *h)
     if (h == NULL)
         return;
     pthread_mutex_destroy(&h->hooks_lock);
+    free(h->endpoint);
     free(h);
 }
 
@@ -242,9 +279,10 @@ gw_health_set_shutting_down(gw_health_t *h)
 static void
 probe_done(int err, const Etcdserverpb__StatusResponse *resp, void *ctx)
 {
-    (void)resp;
     gw_health_t *h = ctx;
     h->in_flight = false;
+    if (err == 0 && !h->stopped)
+        record_db_size(h, resp->dbsize);
     if (!h->stopped)
         gw_health_etcd_result(h, err);
 }
@@ -260,8 +298,10 @@ probe_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 void
-gw_health_probe_start(gw_health_t *h, gw_worker_t *w)
+gw_health_probe_start(gw_health_t *h, gw_worker_t *w, const char *endpoint)
 {
+    free(h->endpoint);
+    h->endpoint = endpoint != NULL ? gw_strdup(endpoint) : NULL;
     struct timeval every = {PROBE_INTERVAL_MS / 1000, (PROBE_INTERVAL_MS % 1000) * 1000};
     h->conn = gw_worker_etcd(w);
     h->timer = event_new(gw_worker_base(w), -1, EV_PERSIST, probe_tick, h);

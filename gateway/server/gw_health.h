@@ -68,10 +68,12 @@ bool gw_health_ready(const gw_health_t *h);
 void gw_health_set_shutting_down(gw_health_t *h);
 
 /**
- * Start probing etcd through `w`'s conn about once a second. Thread: w's, from its on_start
- * hook. At most one worker probes.
+ * Start probing etcd through `w`'s conn about once a second; each answer also sets the
+ * database size metrics (apiserver_storage_size_bytes, and the deprecated
+ * apiserver_storage_db_total_size_in_bytes labelled with `endpoint`, copied). Thread: w's,
+ * from its on_start hook. At most one worker probes.
  */
-void gw_health_probe_start(gw_health_t *h, gw_worker_t *w);
+void gw_health_probe_start(gw_health_t *h, gw_worker_t *w, const char *endpoint);
 
 /** Stop probing; an outstanding probe ends when w's conn is freed. Thread: the prober's. */
 void gw_health_probe_stop(gw_health_t *h);

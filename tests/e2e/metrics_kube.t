@@ -136,8 +136,28 @@ check "process_start_time_seconds is recent (got $start)" python3 -c \
 check "values in Go's format: large numbers in exponent form" grep -qE \
     '^process_resident_memory_bytes [0-9](\.[0-9]+)?e\+[0-9]{2}$' "$OUT"
 
+check "apiserver_storage_size_bytes: etcd's database size" grep -qE \
+    '^apiserver_storage_size_bytes\{storage_cluster_id="etcd-0"\} [0-9]' "$OUT"
+check "apiserver_storage_db_total_size_in_bytes, deprecated in 1.28, is hidden" bash -c \
+    "! grep -q '^apiserver_storage_db_total_size_in_bytes' '$OUT'"
+
 kill -TERM "$KGATE_PID"
 wait_exit "$KGATE_PID"
 check "SIGTERM: exit 0" test "$EXIT_CODE" = 0
+check "no sanitizer report" no_sanitizer_report "$KGATE_LOG"
+
+check "kgate starts with --show-hidden-metrics-for-version=1.31" api_start metrics-hidden \
+    --show-hidden-metrics-for-version=1.31
+for _ in $(seq 30); do
+    fetch /metrics
+    grep -q '^apiserver_storage_db_total_size_in_bytes{' "$OUT" && break
+    sleep 0.1
+done
+check "... which shows the hidden family again" grep -qE \
+    '^apiserver_storage_db_total_size_in_bytes\{endpoint="[^"]+"\} [0-9]' "$OUT"
+check "... marked as kube marks it" grep -qF \
+    '# HELP apiserver_storage_db_total_size_in_bytes [ALPHA] (Deprecated since 1.28.0) ' "$OUT"
+kill -TERM "$KGATE_PID"
+wait_exit "$KGATE_PID"
 check "no sanitizer report" no_sanitizer_report "$KGATE_LOG"
 tap_end
