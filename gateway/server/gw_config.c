@@ -342,20 +342,6 @@ check_key_value(const char *v)
     return NULL;
 }
 
-static int
-parse_bool(const char *s, bool *out)
-{
-    static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True"};
-    static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False"};
-    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-        if (strcmp(s, yes[i]) == 0 || strcmp(s, no[i]) == 0) {
-            *out = strcmp(s, yes[i]) == 0;
-            return 0;
-        }
-    }
-    return GW_EINVAL;
-}
-
 /* kube's feature gates: a known name, a Go boolean, a locked gate left at its default. */
 static const char *
 check_feature_gate(const char *v)
@@ -511,7 +497,7 @@ set_value(gw_config_t *cfg, const flag_t *f, const char *value, bool again)
         *(char **)dst = gw_strdup(value);
         return NULL;
     case FLAG_BOOL:
-        return parse_bool(value, dst) == 0 ? NULL : "want true or false";
+        return gw_parse_bool(value, dst) == 0 ? NULL : "want true or false";
     case FLAG_INT:
         return parse_int(value, f->min, f->max, dst);
     case FLAG_DURATION:

@@ -43,8 +43,8 @@ find(const char *name, size_t len)
 }
 
 /* strconv.ParseBool's spellings. */
-static int
-parse_bool(const char *s, bool *out)
+int
+gw_parse_bool(const char *s, bool *out)
 {
     static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True"};
     static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False"};
@@ -89,7 +89,7 @@ parse(const char *item, parsed_t *p, char *err, size_t len)
         snprintf(err, len, "unrecognized feature gate: %.*s", klen, k);
         return err;
     }
-    if (parse_bool(v, &p->value) != 0) {
+    if (gw_parse_bool(v, &p->value) != 0) {
         snprintf(err, len,
                  "invalid value of %.*s=%s, err: strconv.ParseBool: parsing \"%s\": invalid syntax",
                  klen, k, v, v);

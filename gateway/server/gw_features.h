@@ -19,6 +19,10 @@
  */
 const char *gw_features_check(const char *item);
 
+/** s as Go's strconv.ParseBool reads it ("1", "t", "T", "true", "TRUE", "True" and their
+ *  false forms) into *out: 0, or -1 for anything else. Thread: any. */
+int gw_parse_bool(const char *s, bool *out);
+
 /**
  * Apply the items of --feature-gates in order (a later item for a gate wins), logging kube's
  * warning for each GA or deprecated gate set. Returns 0, or -1 with kube's error in err.
