@@ -1,7 +1,10 @@
 #ifndef GATEWAY_BASE_GW_UUID_H
 #define GATEWAY_BASE_GW_UUID_H
 
-/* Random UUIDs, for object uids, Audit-IDs, token ids and leader identities. */
+/* Random UUIDs, for object uids, Audit-IDs, token ids and leader identities; and kube's
+ * apiserver ID, a name-based UUID of the host. */
+
+#include <stddef.h>
 
 /** Length of a UUID in text form, without the NUL. */
 #define GW_UUID_LEN 36
@@ -12,5 +15,12 @@
  * Thread: any.
  */
 void gw_uuid_v4(char out[GW_UUID_LEN + 1]);
+
+/**
+ * The apiserver_id_hash label of kube's reload metrics: "sha256:<hex>" of kube's apiserver ID,
+ * "apiserver-" and the SHA-1 (version 5) UUID of the host name in the nil namespace, into out
+ * (at least 72 bytes). Thread: any.
+ */
+void gw_apiserver_id_hash(char *out, size_t len);
 
 #endif

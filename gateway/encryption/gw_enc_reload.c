@@ -20,6 +20,7 @@
 #include "gw_buf.h"
 #include "gw_file.h"
 #include "gw_log.h"
+#include "gw_uuid.h"
 
 #define MAX_CONFIG_BYTES (4u << 20)
 
@@ -33,37 +34,6 @@ struct gw_enc_reloader {
     _Atomic unsigned long long ok, failed;
     _Atomic long long ok_at, failed_at; /* seconds since the epoch; 0: never */
 };
-
-static void
-hex(const uint8_t *b, size_t n, char *out)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", b[i]);
-}
-
-/* kube's apiserver ID: "apiserver-" and the SHA-1 UUID of the host name in the nil namespace;
- * the metrics carry its SHA-256. */
-static void
-apiserver_id_hash(char *out, size_t len)
-{
-    char host[256] = "", id[64], text[2 * SHA256_DIGEST_LENGTH + 1];
-    uint8_t in[16 + sizeof(host)] = {0}, sha1[SHA_DIGEST_LENGTH], sha256[SHA256_DIGEST_LENGTH];
-    size_t n;
-
-    gethostname(host, sizeof(host) - 1);
-    n = strlen(host);
-    memcpy(in + 16, host, n);
-    SHA1(in, 16 + n, sha1);
-    sha1[6] = (uint8_t)((sha1[6] & 0x0f) | 0x50);
-    sha1[8] = (uint8_t)((sha1[8] & 0x3f) | 0x80);
-    snprintf(id, sizeof(id),
-             "apiserver-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             sha1[0], sha1[1], sha1[2], sha1[3], sha1[4], sha1[5], sha1[6], sha1[7], sha1[8],
-             sha1[9], sha1[10], sha1[11], sha1[12], sha1[13], sha1[14], sha1[15]);
-    SHA256((const uint8_t *)id, strlen(id), sha256);
-    hex(sha256, sizeof(sha256), text);
-    snprintf(out, len, "sha256:%s", text);
-}
 
 gw_enc_reloader_t *
 gw_enc_reloader_new(gw_enc_transformer_t *t, const char *path, const gw_catalog_t *builtin)
@@ -79,7 +49,7 @@ gw_enc_reloader_new(gw_enc_transformer_t *t, const char *path, const gw_catalog_
     if (text != NULL)
         SHA256((const uint8_t *)text, len, r->hash);
     free(text);
-    apiserver_id_hash(r->id_hash, sizeof(r->id_hash));
+    gw_apiserver_id_hash(r->id_hash, sizeof(r->id_hash));
     return r;
 }
 

@@ -165,6 +165,14 @@ sleep 11
 whoami "$(good)"
 check "a broken new file keeps the authenticators" code_is 201
 check "... and is logged" grep -q 'keeping the authenticators in use' "$KGATE_LOG"
+fetch /metrics "${ADMIN[@]}"
+reloads=apiserver_authentication_config_controller_automatic_reloads_total
+check "the reload is counted as kube counts it, by status and apiserver identity" grep -qE \
+    "^$reloads\{apiserver_id_hash=\"sha256:[0-9a-f]{64}\",status=\"success\"\} [1-9]" "$OUT"
+check "... the broken file as a failure" grep -qE \
+    "^$reloads\{apiserver_id_hash=\"sha256:[0-9a-f]{64}\",status=\"failure\"\} [1-9]" "$OUT"
+check "... with the time of the last of each" grep -qE \
+    '^apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="failure"\} [0-9]\.[0-9]+e\+09$' "$OUT"
 check "kgate exits cleanly" clean_exit
 
 # ---- start-up errors --------------------------------------------------------------------------
