@@ -17,10 +17,13 @@
 void gw_uuid_v4(char out[GW_UUID_LEN + 1]);
 
 /**
- * The apiserver_id_hash label of kube's reload metrics: "sha256:<hex>" of kube's apiserver ID,
- * "apiserver-" and the SHA-1 (version 5) UUID of the host name in the nil namespace, into out
- * (at least 72 bytes). Thread: any.
+ * The apiserver_id_hash label of kube's reload metrics for this host: "sha256:<hex>" of kube's
+ * apiserver ID, "apiserver-" and the SHA-1 (version 5) UUID of the host name in the nil
+ * namespace (gw_apiserver_id), into out (at least 72 bytes). Thread: any.
  */
 void gw_apiserver_id_hash(char *out, size_t len);
+
+/** kube's apiserver ID of host `host` into out (at least 47 bytes). Thread: any. */
+void gw_apiserver_id(const char *host, char *out, size_t len);
 
 #endif

@@ -26,5 +26,14 @@ main(void)
     regfree(&re);
     tap_ok(shaped, "%d UUIDs have the version 4 and RFC 4122 variant bits (e.g. %s)", N, ids[0]);
     tap_ok(distinct, "%d UUIDs are distinct", N);
+
+    char id[64], hash[80];
+    gw_apiserver_id("kgate-host", id, sizeof(id));
+    tap_is_str(id, "apiserver-46624a5f-035c-5f52-89d9-f5f0c1195334",
+               "kube's apiserver ID: the version 5 UUID of the host name in the nil namespace");
+    gw_apiserver_id_hash(hash, sizeof(hash));
+    regcomp(&re, "^sha256:[0-9a-f]{64}$", REG_EXTENDED | REG_NOSUB);
+    tap_ok(regexec(&re, hash, 0, NULL, 0) == 0, "its hash reads sha256:<64 hex digits> (%s)", hash);
+    regfree(&re);
     return tap_done();
 }
