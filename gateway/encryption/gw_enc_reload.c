@@ -118,8 +118,8 @@ deprecated(gw_buf_t *b, const char *name, const char *what, const gw_enc_reloade
 {
     gw_buf_printf(b,
                   "# HELP apiserver_encryption_config_controller_automatic_reload_%s_total [ALPHA] "
-                  "(Deprecated since 1.30.0) Total number of %s automatic reloads of encryption "
-                  "configuration split by apiserver identity.\n# TYPE "
+                  "(Deprecated since 1.30.0) Automatic reloads of the encryption configuration "
+                  "that %s, by apiserver identity.\n# TYPE "
                   "apiserver_encryption_config_controller_automatic_reload_%s_total counter\n",
                   name, what, name);
     if (r != NULL && count_of(r, ok) != 0)
@@ -138,8 +138,8 @@ gw_enc_reload_metrics(const gw_enc_reloader_t *r)
     /* kube 1.32 still serves the two counters 1.30 deprecated, beside the new one */
     deprecated(&b, "failures", "failed", r, false);
     gw_buf_str(&b, "# HELP apiserver_encryption_config_controller_automatic_reload_last_timestamp_"
-                   "seconds [ALPHA] Timestamp of the last successful or failed automatic reload of "
-                   "encryption configuration split by apiserver identity.\n# TYPE "
+                   "seconds [ALPHA] When the encryption configuration was last reloaded, by status "
+                   "and apiserver identity.\n# TYPE "
                    "apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds "
                    "gauge\n");
     for (int i = 0; r != NULL && i < 2; i++) {
@@ -151,10 +151,10 @@ gw_enc_reload_metrics(const gw_enc_reloader_t *r)
                           "seconds{apiserver_id_hash=\"%s\",status=\"%s\"} %lld\n",
                           r->id_hash, status[i], at);
     }
-    deprecated(&b, "success", "successful", r, true);
+    deprecated(&b, "success", "succeeded", r, true);
     gw_buf_str(&b, "# HELP apiserver_encryption_config_controller_automatic_reloads_total [ALPHA] "
-                   "Total number of reload successes and failures of encryption configuration "
-                   "split by apiserver identity.\n# TYPE "
+                   "Automatic reloads of the encryption configuration, by status and apiserver "
+                   "identity.\n# TYPE "
                    "apiserver_encryption_config_controller_automatic_reloads_total counter\n");
     for (int i = 0; r != NULL && i < 2; i++) {
         unsigned long long n = count_of(r, i == 1);

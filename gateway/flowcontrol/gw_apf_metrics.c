@@ -30,7 +30,7 @@ rejected(FILE *out, const series_t *all)
     const char *name = "apiserver_flowcontrol_rejected_requests_total";
 
     head(out, name, "counter",
-         "Number of requests rejected by API Priority and Fairness subsystem");
+         "Requests refused by priority and fairness, by flow schema, level and why");
     for (const series_t *s = all; s != NULL; s = s->next) {
         for (int i = 0; i < 4; i++) {
             if (s->rejected[i] > 0)
@@ -45,7 +45,8 @@ waits(FILE *out, const series_t *all)
 {
     const char *name = "apiserver_flowcontrol_request_wait_duration_seconds";
 
-    head(out, name, "histogram", "Length of time a request spent waiting in its queue");
+    head(out, name, "histogram",
+         "Seconds requests waited in a queue before running or being refused");
     for (const series_t *s = all; s != NULL; s = s->next) {
         for (int e = 1; e >= 0; e--) {
             const char *ex = e ? "true" : "false";
@@ -76,8 +77,7 @@ levels(FILE *out, const level_t *all)
 {
     const char *name = "apiserver_flowcontrol_nominal_limit_seats";
 
-    head(out, name, "gauge",
-         "Nominal number of execution seats configured for each priority level");
+    head(out, name, "gauge", "Seats each priority level is given of this instance's limit");
     for (const level_t *l = all; l != NULL; l = l->next) {
         if (l->active)
             fprintf(out, "%s{priority_level=\"%s\"} %d\n", name, l->name, l->cl);
@@ -95,21 +95,14 @@ gw_apf_metrics(gw_apf_t *a)
         abort();
     pthread_mutex_lock(&a->lock);
     per_series(out, a->series, "apiserver_flowcontrol_dispatched_requests_total", "counter",
-               "Number of requests executed by API Priority and Fairness subsystem", 0);
+               "Requests let through by priority and fairness, by flow schema and level", 0);
     rejected(out, a->series);
     per_series(out, a->series, "apiserver_flowcontrol_current_inqueue_requests", "gauge",
-               "Number of requests currently pending in queues of the API Priority and Fairness "
-               "subsystem",
-               1);
+               "Requests waiting in a queue now", 1);
     per_series(out, a->series, "apiserver_flowcontrol_current_executing_requests", "gauge",
-               "Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution "
-               "stage in the API Priority and Fairness subsystem",
-               2);
+               "Requests holding seats now (a watch only while it starts)", 2);
     per_series(out, a->series, "apiserver_flowcontrol_current_executing_seats", "gauge",
-               "Concurrency (number of seats) occupied by the currently executing (initial stage "
-               "for a WATCH, any stage otherwise) requests in the API Priority and Fairness "
-               "subsystem",
-               3);
+               "Seats held now by running requests (a watch only while it starts)", 3);
     levels(out, a->levels);
     waits(out, a->series);
     pthread_mutex_unlock(&a->lock);
