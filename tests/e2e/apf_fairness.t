@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test: alone (it compares latencies: a test running beside it would skew them)
 # API Priority and Fairness keeps one user's latency while another floods: against one seat of
 # global-default (--max-requests-inflight=2, --max-mutating-requests-inflight=1: ServerCL 3,
 # ceil(3 * 20 / 245) = 1), jane keeps 48 LISTs of 300 ConfigMaps in flight while alice sends
