@@ -21,7 +21,6 @@
 #include "gw_err.h"
 #include "gw_log.h"
 #include "gw_metric.h"
-#include "gw_uuid.h"
 #include "gw_json.h"
 
 #define REFETCH_MS 5000 /* the fewest milliseconds between two fetches of an issuer's keys */
@@ -366,41 +365,6 @@ load(const char *path, authn__jwt_set_t **out, char *err, size_t err_len)
     return rc;
 }
 
-/* kube's apiserver_authentication_config_controller_automatic_reload* metrics: each reload
- * attempt by status, and when the last of each status happened. */
-static const char *const reload_labels[] = {"status", "apiserver_id_hash"};
-
-static const gw_metric_desc_t reloads_desc = {
-    .name = "apiserver_authentication_config_controller_automatic_reloads_total",
-    .help = "Automatic reloads of the authentication configuration, by status and apiserver "
-            "identity.",
-    .stability = "ALPHA",
-    .type = GW_METRIC_COUNTER,
-    .labels = reload_labels,
-    .n_labels = 2,
-};
-
-static const gw_metric_desc_t reload_time_desc = {
-    .name = "apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds",
-    .help = "When the authentication configuration was last reloaded, by status and apiserver "
-            "identity.",
-    .stability = "ALPHA",
-    .type = GW_METRIC_GAUGE,
-    .labels = reload_labels,
-    .n_labels = 2,
-};
-
-static void
-record_reload(bool ok)
-{
-    static gw_metric_t *_Atomic reloads, *_Atomic times;
-    char id_hash[80];
-    gw_apiserver_id_hash(id_hash, sizeof(id_hash));
-    const char *v[] = {ok ? "success" : "failure", id_hash};
-    gw_metric_add(gw_metric_cached(&reloads, &reloads_desc), v, 1);
-    gw_metric_set(gw_metric_cached(&times, &reload_time_desc), v, (double)time(NULL));
-}
-
 /* A changed file replaces the set; one that does not validate is logged and ignored. */
 static void
 maybe_reload(authn__oidc_t *o)
@@ -421,7 +385,7 @@ maybe_reload(authn__oidc_t *o)
         gw_log_warn(NULL, "%s; keeping the authenticators in use", err);
     else
         gw_log_info(NULL, "--authentication-config \"%s\" reloaded", o->path);
-    record_reload(fresh != NULL);
+    gw_metric_reload(GW_RELOAD_AUTHENTICATION, fresh != NULL);
     pthread_mutex_lock(&o->mu);
     o->stamp = st;
     if (fresh != NULL) {

@@ -23,6 +23,7 @@
 #include "gw_err.h"
 #include "gw_file.h"
 #include "gw_log.h"
+#include "gw_metric.h"
 
 #define PRIVILEGED_GROUP "system:masters"
 #define COMPARE_MS 60000 /* the file's content is compared at least this often */
@@ -66,9 +67,9 @@ free_static(authz_authorizer_t *self)
 }
 
 static authz_authorizer_t mode_always_allow = {
-    .name = "AlwaysAllow", .authorize = always_allow, .free = free_static};
+    .name = "AlwaysAllow", .label = "alwaysallow", .authorize = always_allow, .free = free_static};
 static authz_authorizer_t mode_always_deny = {
-    .name = "AlwaysDeny", .authorize = always_deny, .free = free_static};
+    .name = "AlwaysDeny", .label = "alwaysdeny", .authorize = always_deny, .free = free_static};
 
 static authz_authorizer_t *const modes_known[] = {&mode_always_allow, &mode_always_deny,
                                                   &authz_rbac_authorizer, &authz_abac_authorizer,
@@ -323,6 +324,7 @@ reload(authz_t *z, const char *text, size_t len)
                     "--authorization-config \"%s\" not reloaded, keeping the authorizers "
                     "in use: %s",
                     z->path, err);
+        gw_metric_reload(GW_RELOAD_AUTHORIZATION, false);
         return;
     }
     fresh->refs = 1;
@@ -332,6 +334,7 @@ reload(authz_t *z, const char *text, size_t len)
     pthread_mutex_unlock(&z->mu);
     chain_release(z, old);
     gw_log_info(NULL, "--authorization-config \"%s\" reloaded", z->path);
+    gw_metric_reload(GW_RELOAD_AUTHORIZATION, true);
 }
 
 void
@@ -432,6 +435,7 @@ record(decision_t *d, authz_decision_t decision, const char *reason, const char 
         reason = "";
     d->decision = decision;
     d->answered = true;
+    authz__count_decision(d->chain->items[d->next - 1], decision);
     if (error != NULL && *error != '\0')
         append(&d->errors, ", ", error);
     if (decision != AUTHZ_NO_OPINION)

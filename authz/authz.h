@@ -52,7 +52,8 @@ typedef void (*authz_done_cb)(authz_decision_t decision, const char *reason, con
 /** One authorizer (a const vtable plus its state). */
 typedef struct authz_authorizer authz_authorizer_t;
 struct authz_authorizer {
-    const char *name; /* "AlwaysAllow", "RBAC", ... */
+    const char *name;  /* its type: "AlwaysAllow", "RBAC", ... */
+    const char *label; /* its name in kube's metrics: the type lowercased, or a Webhook's name */
     void (*authorize)(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb cb,
                       void *ctx);
     void (*free)(authz_authorizer_t *self);

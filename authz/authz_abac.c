@@ -372,4 +372,4 @@ abac_free(authz_authorizer_t *self)
 }
 
 authz_authorizer_t authz_abac_authorizer = {
-    .name = "ABAC", .authorize = abac_authorize, .free = abac_free};
+    .name = "ABAC", .label = "abac", .authorize = abac_authorize, .free = abac_free};

@@ -578,6 +578,7 @@ build_webhook(entry_t *en, size_t i, authz_https_fn https, authz_authorizer_t **
 {
     char *flag = gw_sprintf("authorizers[%zu].webhook.connectionInfo.kubeConfigFile", i);
     authz__webhook_opts_t o = {
+        .name = en->name,
         .kubeconfig = en->kubeconfig,
         .kubeconfig_flag = flag,
         .version = en->version,

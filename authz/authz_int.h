@@ -42,6 +42,7 @@ authz_authorizer_t *authz__builtin(const char *name);
 /** One Webhook authorizer's settings. Borrowed by authz__webhook_new for the call, except
  *  `conditions`, whose programs it takes over (the array stays the caller's). */
 typedef struct {
+    const char *name;            /* its name in metrics: "webhook", or the entry's name */
     const char *kubeconfig;      /* read now */
     const char *kubeconfig_flag; /* how errors name it: "--authorization-webhook-config-file" */
     const char *version;         /* SubjectAccessReview version: "v1beta1" or "v1" */
@@ -59,6 +60,26 @@ typedef struct {
  *  one-line reason. The condition programs are taken over, also on failure. Thread: any. */
 int authz__webhook_new(const authz__webhook_opts_t *o, authz_authorizer_t **out, char *err,
                        size_t err_len);
+
+/** Count a's decision in apiserver_authorization_decisions_total (no opinion is not counted).
+ *  Thread: any. */
+void authz__count_decision(const authz_authorizer_t *a, authz_decision_t decision);
+
+/** Count one round trip to the Webhook authorizer `name`: result "success", "timeout" or
+ *  "error" (kube's words), its duration, and whether its failure gave no opinion (the
+ *  NoOpinion failure policy). Thread: any. */
+void authz__count_webhook(const char *name, const char *result, double seconds, bool fail_open);
+
+/** What an authorizer's match conditions decided. */
+typedef enum {
+    AUTHZ__CONDITIONS_ERROR,    /* one failed to evaluate (and none was false) */
+    AUTHZ__CONDITIONS_EXCLUDED, /* one was false: the authorizer is not asked */
+    AUTHZ__CONDITIONS_HOLD,     /* all true */
+} authz__conditions_t;
+
+/** Count one evaluation of a's match conditions and the seconds it took. Thread: any. */
+void authz__count_conditions(const authz_authorizer_t *a, authz__conditions_t outcome,
+                             double seconds);
 
 /** Parse and validate an AuthorizationConfiguration (YAML or JSON, `len` bytes) as
  *  kube-apiserver does, and build its chain into *out (no reference yet). `require`, when not

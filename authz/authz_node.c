@@ -271,4 +271,4 @@ node_free(authz_authorizer_t *self)
 }
 
 authz_authorizer_t authz_node_authorizer = {
-    .name = "Node", .authorize = node_authorize, .free = node_free};
+    .name = "Node", .label = "node", .authorize = node_authorize, .free = node_free};

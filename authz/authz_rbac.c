@@ -539,4 +539,4 @@ rbac_free(authz_authorizer_t *self)
 }
 
 authz_authorizer_t authz_rbac_authorizer = {
-    .name = "RBAC", .authorize = rbac_authorize, .free = rbac_free};
+    .name = "RBAC", .label = "rbac", .authorize = rbac_authorize, .free = rbac_free};

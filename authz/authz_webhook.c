@@ -38,6 +38,7 @@ typedef struct {
 
 typedef struct {
     authz_authorizer_t base; /* first: the chain holds and frees it as an authorizer */
+    char *label;             /* base.label's storage */
     char *server;
     authn_tls_t tls;
     char *api_version;      /* authorization.k8s.io/v1beta1 or /v1 */
@@ -55,6 +56,7 @@ typedef struct {
 /* One review in flight. */
 typedef struct {
     webhook_t *w;
+    int64_t start_ns;
     unsigned char hash[SHA256_DIGEST_LENGTH];
     authz_done_cb cb;
     void *ctx;
@@ -284,16 +286,23 @@ conditions_hold(const webhook_t *w, const json_t *spec, authz_done_cb cb, void *
 {
     gw_errlist_t errs = {0};
     char error[4096];
+    int64_t start = gw_monotonic_ns();
+    authz__conditions_t outcome = AUTHZ__CONDITIONS_HOLD;
 
-    for (size_t i = 0; i < w->n_conds; i++) {
-        if (condition(w, i, spec, &errs) == 0) {
-            gw_errlist_clear(&errs);
-            cb(AUTHZ_NO_OPINION, "", NULL, ctx);
-            return false;
-        }
+    for (size_t i = 0; i < w->n_conds && outcome == AUTHZ__CONDITIONS_HOLD; i++) {
+        if (condition(w, i, spec, &errs) == 0)
+            outcome = AUTHZ__CONDITIONS_EXCLUDED;
     }
-    if (errs.n == 0)
+    if (outcome == AUTHZ__CONDITIONS_HOLD && errs.n > 0)
+        outcome = AUTHZ__CONDITIONS_ERROR;
+    authz__count_conditions(&w->base, outcome, (double)(gw_monotonic_ns() - start) / 1e9);
+    if (outcome == AUTHZ__CONDITIONS_HOLD)
         return true;
+    if (outcome == AUTHZ__CONDITIONS_EXCLUDED) {
+        gw_errlist_clear(&errs);
+        cb(AUTHZ_NO_OPINION, "", NULL, ctx);
+        return false;
+    }
     gw_errlist_print(&errs, "", error, sizeof(error));
     cb(w->on_error, "", error, ctx);
     return false;
@@ -345,6 +354,12 @@ reviewed(int err, int status, const char *body, size_t len, void *ctx)
     } else {
         cache_put(rv->w, rv->hash, decision, reason);
     }
+    authz__count_webhook(rv->w->label,
+                         error == NULL        ? "success"
+                         : err == GW_ETIMEOUT ? "timeout"
+                                              : "error",
+                         (double)(gw_monotonic_ns() - rv->start_ns) / 1e9,
+                         error != NULL && decision == AUTHZ_NO_OPINION);
     rv->cb(decision, reason != NULL ? reason : "", error, rv->ctx);
     free(reason);
     free(error);
@@ -369,6 +384,7 @@ review(webhook_t *w, json_t *spec, void *io, authz_done_cb cb, void *ctx)
         free(rv);
         cb(AUTHZ_NO_OPINION, "", NULL, ctx); /* a caller that cannot wait */
     } else {
+        rv->start_ns = gw_monotonic_ns();
         w->https(io, w->server, body, &w->tls, reviewed, rv);
     }
     free(body);
@@ -410,6 +426,7 @@ webhook_free(authz_authorizer_t *self)
     free(w->conds);
     free(w->cond_src);
     free(w->api_version);
+    free(w->label);
     free(w);
 }
 
@@ -443,7 +460,9 @@ authz__webhook_new(const authz__webhook_opts_t *o, authz_authorizer_t **out, cha
         free(w);
         return GW_EINVAL;
     }
-    w->base = (authz_authorizer_t){.name = "Webhook", .authorize = authorize, .free = webhook_free};
+    w->label = gw_strdup(o->name);
+    w->base = (authz_authorizer_t){
+        .name = "Webhook", .label = w->label, .authorize = authorize, .free = webhook_free};
     w->api_version = gw_sprintf("authorization.k8s.io/%s", version);
     w->groups_key = strcmp(version, "v1") == 0 ? "groups" : "group";
     w->allowed_ttl_ms = o->authorized_ttl_ms;
@@ -462,6 +481,7 @@ int
 authz_webhook_new(const authz_config_t *cfg, authz_authorizer_t **out, char *err, size_t err_len)
 {
     authz__webhook_opts_t o = {
+        .name = "webhook", /* kube's name for the --authorization-mode Webhook */
         .kubeconfig = cfg->webhook_config_file,
         .kubeconfig_flag = "--authorization-webhook-config-file",
         .version = cfg->webhook_version,

@@ -122,6 +122,25 @@ void gw_admission__policies(const gw_admission_attrs_t *a, gw_admission_done_fn 
 void gw_admission__observe_plugin(const char *name, gw_admission_op_t op, bool validating,
                                   bool rejected, int64_t start_ns);
 
+/** How one admission webhook call ended, as kube's webhook metrics tell them apart. */
+typedef enum {
+    GW_ADMISSION__WEBHOOK_ALLOWED,
+    GW_ADMISSION__WEBHOOK_CALL_ERROR, /* not reached or not understood: failurePolicy decides */
+    GW_ADMISSION__WEBHOOK_REJECTED,   /* the webhook said no */
+    GW_ADMISSION__WEBHOOK_INTERNAL,   /* refused by kgate itself (a dry run it does not support) */
+} gw_admission__webhook_end_t;
+
+/**
+ * kube's admission webhook metrics of one call of webhook `name` (mutating or validating) for
+ * op since start_ns: apiserver_admission_webhook_admission_duration_seconds and
+ * _request_total (code: the HTTP status kube gives the call, 0 for an internal refusal), and
+ * _rejection_count when the call refuses the request, or _fail_open_count when a call error is
+ * ignored (failurePolicy Ignore). Thread: any.
+ */
+void gw_admission__observe_webhook(const char *name, bool mutating, gw_admission_op_t op,
+                                   gw_admission__webhook_end_t end, int code, bool ignore,
+                                   int64_t start_ns);
+
 /** kube's apiserver_admission_step_admission_duration_seconds: a whole phase. Thread: any. */
 void gw_admission__observe_step(gw_admission_op_t op, bool validating, bool rejected,
                                 int64_t start_ns);

@@ -1,10 +1,14 @@
 /* kube's admission metrics: each plugin's time (apiserver_admission_controller_admission_
  * duration_seconds) and each phase's (apiserver_admission_step_admission_duration_seconds),
- * by operation, whether it refused and the phase, "admit" or "validate". */
+ * by operation, whether it refused and the phase, "admit" or "validate"; and each webhook
+ * call's (apiserver_admission_webhook_*), whose type label is kube's "admit" or
+ * "validating". */
 #include "gw_admission_int.h"
 
 #include "gw_clock.h"
 #include "gw_metric.h"
+
+#include <stdio.h>
 
 static const char *const controller_labels[] = {"name", "operation", "rejected", "type"};
 static const char *const step_labels[] = {"operation", "rejected", "type"};
@@ -60,4 +64,89 @@ gw_admission__observe_step(gw_admission_op_t op, bool validating, bool rejected,
                        validating ? "validate" : "admit"};
     gw_metric_observe(gw_metric_cached(&family, &step_desc), v,
                       (double)(gw_monotonic_ns() - start_ns) / 1e9);
+}
+
+/* ---- webhooks ---------------------------------------------------------------------------- */
+
+static const char *const webhook_labels[] = {"name", "operation", "rejected", "type"};
+static const char *const request_labels[] = {"code", "name", "operation", "rejected", "type"};
+static const char *const rejection_labels[] = {"error_type", "name", "operation", "rejection_code",
+                                               "type"};
+static const char *const fail_open_labels[] = {"name", "type"};
+static const double webhook_buckets[] = {0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25}; /* kube's */
+
+static const gw_metric_desc_t webhook_desc = {
+    .name = "apiserver_admission_webhook_admission_duration_seconds",
+    .help = "Time an admission webhook call took in seconds, by webhook, operation, refusal and "
+            "type (admit or validating).",
+    .stability = "STABLE",
+    .type = GW_METRIC_HISTOGRAM,
+    .labels = webhook_labels,
+    .n_labels = 4,
+    .buckets = webhook_buckets,
+    .n_buckets = sizeof(webhook_buckets) / sizeof(webhook_buckets[0]),
+};
+
+static const gw_metric_desc_t request_desc = {
+    .name = "apiserver_admission_webhook_request_total",
+    .help = "Admission webhook calls, by webhook, type, operation, refusal and HTTP status "
+            "(above 600 counted as 600).",
+    .stability = "ALPHA",
+    .type = GW_METRIC_COUNTER,
+    .labels = request_labels,
+    .n_labels = 5,
+};
+
+static const gw_metric_desc_t rejection_desc = {
+    .name = "apiserver_admission_webhook_rejection_count",
+    .help = "Requests admission webhook calls refused, by webhook, type, operation, error type "
+            "(calling_webhook_error, apiserver_internal_error or no_error) and the code of the "
+            "refusal (above 600 counted as 600).",
+    .stability = "ALPHA",
+    .type = GW_METRIC_COUNTER,
+    .labels = rejection_labels,
+    .n_labels = 5,
+};
+
+static const gw_metric_desc_t fail_open_desc = {
+    .name = "apiserver_admission_webhook_fail_open_count",
+    .help = "Admission webhook calls that failed and were ignored (failurePolicy Ignore), by "
+            "webhook and type.",
+    .stability = "ALPHA",
+    .type = GW_METRIC_COUNTER,
+    .labels = fail_open_labels,
+    .n_labels = 2,
+};
+
+void
+gw_admission__observe_webhook(const char *name, bool mutating, gw_admission_op_t op,
+                              gw_admission__webhook_end_t end, int code, bool ignore,
+                              int64_t start_ns)
+{
+    static gw_metric_t *_Atomic durations, *_Atomic requests, *_Atomic rejections,
+        *_Atomic fail_opens;
+    static const char *const error_types[] = {
+        [GW_ADMISSION__WEBHOOK_CALL_ERROR] = "calling_webhook_error",
+        [GW_ADMISSION__WEBHOOK_REJECTED] = "no_error",
+        [GW_ADMISSION__WEBHOOK_INTERNAL] = "apiserver_internal_error"};
+    const char *type = mutating ? "admit" : "validating", *operation = operation_name(op);
+    bool rejected = end == GW_ADMISSION__WEBHOOK_REJECTED ||
+                    end == GW_ADMISSION__WEBHOOK_INTERNAL ||
+                    (end == GW_ADMISSION__WEBHOOK_CALL_ERROR && !ignore);
+    const char *rejected_s = rejected ? "true" : "false";
+    char code_s[16];
+
+    snprintf(code_s, sizeof(code_s), "%d", code > 600 ? 600 : code);
+    const char *dv[] = {name, operation, rejected_s, type};
+    const char *rv[] = {code_s, name, operation, rejected_s, type};
+    gw_metric_observe(gw_metric_cached(&durations, &webhook_desc), dv,
+                      (double)(gw_monotonic_ns() - start_ns) / 1e9);
+    gw_metric_add(gw_metric_cached(&requests, &request_desc), rv, 1);
+    if (rejected) {
+        const char *jv[] = {error_types[end], name, operation, code_s, type};
+        gw_metric_add(gw_metric_cached(&rejections, &rejection_desc), jv, 1);
+    } else if (end == GW_ADMISSION__WEBHOOK_CALL_ERROR) {
+        const char *fv[] = {name, type};
+        gw_metric_add(gw_metric_cached(&fail_opens, &fail_open_desc), fv, 1);
+    }
 }

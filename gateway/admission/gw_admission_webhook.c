@@ -13,6 +13,7 @@
 
 #include "gw_admission_int.h"
 #include "gw_alloc.h"
+#include "gw_clock.h"
 #include "gw_convert.h"
 #include "gw_err.h"
 #include "gw_log.h"
@@ -273,9 +274,21 @@ typedef struct {
     gw_webhook__run_t *run;
     const gw_webhook_t *w;
     char uid[GW_UUID_LEN + 1];
+    int64_t start_ns;
     gw_webhook__called_fn done;
     void *arg;
 } call_t;
+
+/* The metrics of a call of w that ended as `end` with kube's `code` for it, then done. */
+static void
+ended(const gw_webhook__run_t *run, const gw_webhook_t *w, int64_t start_ns,
+      gw_admission__webhook_end_t end, int code, gw_webhook__outcome_t *out,
+      gw_webhook__called_fn done, void *arg)
+{
+    gw_admission__observe_webhook(w->name, run->mutating, run->a->op, end, code, w->ignore,
+                                  start_ns);
+    done(out, arg);
+}
 
 /* kube's ToStatusErr: the webhook's own Status, its message prefixed. */
 static gw_admission_err_t *
@@ -342,6 +355,13 @@ answered(int err, int status, const char *body, size_t len, const char *why, voi
     call_t *c = ctx;
     gw_admission_attrs_t *a = c->run->a;
     gw_webhook__outcome_t out = {0};
+    gw_admission__webhook_end_t end = GW_ADMISSION__WEBHOOK_CALL_ERROR;
+    /* kube's status of a failed call: the webhook's own HTTP status, else a BadRequest
+       (validating) or ServiceUnavailable (mutating) of its own; an unreadable answer is a
+       ServiceUnavailable */
+    int code = err != 0                        ? (c->run->mutating ? 503 : 400)
+               : status >= 300 || status < 200 ? status
+                                               : 503;
     char msg[1024];
 
     if (err != 0) {
@@ -351,10 +371,15 @@ answered(int err, int status, const char *body, size_t len, const char *why, voi
         out.call_error = gw_arena_strdup(a->req->arena, msg);
     } else {
         take_notes(c->run, c->w, &out.rsp);
-        if (!out.rsp.allowed)
+        end = GW_ADMISSION__WEBHOOK_ALLOWED;
+        code = 200;
+        if (!out.rsp.allowed) {
             out.err = rejection(a, c->w->name, out.rsp.result);
+            end = GW_ADMISSION__WEBHOOK_REJECTED;
+            code = out.err->code;
+        }
     }
-    c->done(&out, c->arg);
+    ended(c->run, c->w, c->start_ns, end, code, &out, c->done, c->arg);
     gw_webhook_response_clear(&out.rsp);
     free(c);
 }
@@ -448,27 +473,32 @@ gw_webhook__call(gw_webhook__run_t *run, const gw_webhook_t *w,
 {
     gw_req_t *r = run->a->req;
     gw_webhook__outcome_t out = {0};
+    int64_t start = gw_monotonic_ns();
     call_t *c;
     char *body, *name;
     size_t len;
 
+    /* Calls refused before any exchange: kube's are BadRequests (400), or a plain error */
     if (dry_run_refused(run, w, &out)) {
-        done(&out, arg);
+        ended(run, w, start,
+              out.err != NULL ? GW_ADMISSION__WEBHOOK_INTERNAL : GW_ADMISSION__WEBHOOK_CALL_ERROR,
+              out.err != NULL ? 0 : 400, &out, done, arg);
         return;
     }
     if (w->review_version == NULL) {
         out.call_error = "could not create admission objects: webhook does not accept known "
                          "AdmissionReview versions (v1, v1beta1)";
-        done(&out, arg);
+        ended(run, w, start, GW_ADMISSION__WEBHOOK_CALL_ERROR, 400, &out, done, arg);
         return;
     }
     if (w->url == NULL && w->svc_name == NULL) {
         out.call_error = "could not get REST client: webhook configuration must have either "
                          "service or URL";
-        done(&out, arg);
+        ended(run, w, start, GW_ADMISSION__WEBHOOK_CALL_ERROR, 400, &out, done, arg);
         return;
     }
     c = gw_calloc(1, sizeof(*c));
+    c->start_ns = start;
     c->run = run;
     c->w = w;
     c->done = done;

@@ -92,6 +92,14 @@ void gw_metric_render(gw_buf_t *b);
  *  Thread: main, once. */
 void gw_metric_process_register(void);
 
+/** The configuration files kube-apiserver reloads on its own, whose reloads it counts in
+ *  apiserver_<config>_config_controller_automatic_reload* families. */
+typedef enum { GW_RELOAD_AUTHENTICATION, GW_RELOAD_AUTHORIZATION } gw_reload_config_t;
+
+/** Count one automatic reload of that configuration, accepted (ok) or refused, as of now.
+ *  Thread: any. */
+void gw_metric_reload(gw_reload_config_t config, bool ok);
+
 /** Drop every family and series (tests, and exit under a leak checker). Thread: main, with no
  *  other thread recording. */
 void gw_metric_reset(void);

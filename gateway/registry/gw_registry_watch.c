@@ -116,6 +116,41 @@ count_watcher(watch_t *st, int delta)
     st->registered = delta > 0;
 }
 
+/* kube counts every event a watch sends (bookmarks too) and the size of its object's
+ * encoding. Objects in a shared JSON line are measured exactly; other forms by the event as
+ * sent, whose envelope adds a few dozen bytes to the object's. */
+static const double event_size_buckets[] = {1024,  2048,  4096,  8192,
+                                            16384, 32768, 65536, 131072}; /* kube's: 1 KiB x 2^n */
+
+static const gw_metric_desc_t events_desc = {
+    .name = "apiserver_watch_events_total",
+    .help = "Events watches sent, by group, version and kind.",
+    .stability = "ALPHA",
+    .type = GW_METRIC_COUNTER,
+    .labels = gvk_labels,
+    .n_labels = 3,
+};
+
+static const gw_metric_desc_t event_sizes_desc = {
+    .name = "apiserver_watch_events_sizes",
+    .help = "Size in bytes of the objects watches sent, by group, version and kind.",
+    .stability = "ALPHA",
+    .type = GW_METRIC_HISTOGRAM,
+    .labels = gvk_labels,
+    .n_labels = 3,
+    .buckets = event_size_buckets,
+    .n_buckets = sizeof(event_size_buckets) / sizeof(event_size_buckets[0]),
+};
+
+static void
+count_event(const watch_t *st, size_t size)
+{
+    static gw_metric_t *_Atomic events, *_Atomic sizes;
+    const char *v[] = {st->resource->group, st->resource->version, st->resource->kind};
+    gw_metric_add(gw_metric_cached(&events, &events_desc), v, 1);
+    gw_metric_observe(gw_metric_cached(&sizes, &event_sizes_desc), v, (double)size);
+}
+
 /* ---- the end ------------------------------------------------------------------------------- */
 
 static void
@@ -238,6 +273,7 @@ emit_doc(watch_t *st, const char *type, const json_t *doc)
 
     if (bytes == NULL)
         return false;
+    count_event(st, len);
     gw_stream_add(st->s, bytes, len);
     free(bytes);
     return true;
@@ -344,6 +380,7 @@ add_line(watch_t *st, const char *type, const char *obj, size_t len)
         char head[64];
         int n = snprintf(head, sizeof(head), "{\"type\":\"%s\",\"object\":", type);
 
+        count_event(st, len);
         gw_stream_add(st->s, head, (size_t)n);
         gw_stream_add(st->s, obj, len);
         gw_stream_add(st->s, "}\n", 2);
@@ -396,6 +433,7 @@ add_shared(watch_t *st, const gw_wev_t *e)
         bytes = gw_wev_form(ev, slot, make_form, st, &len);
     if (bytes == NULL)
         return false;
+    count_event(st, plain(st) ? e->obj_len : len);
     gw_stream_add_ref(st->s, bytes, len, gw_wev_unref_cleanup, gw_wev_ref(ev));
     return true;
 }

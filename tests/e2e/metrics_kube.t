@@ -31,13 +31,13 @@ check "system:masters reads /metrics" test "$CODE" = 200
 kcurl -o /dev/null "$KGATE_URL/api/v1/namespaces/default"
 kcurl -o /dev/null "$KGATE_URL/api/v1/namespaces"
 kcurl -o /dev/null -X POST -H 'Content-Type: application/json' \
-    --data '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"m1"}}' \
+    --data '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"m1","labels":{"w":"1"}}}' \
     "$KGATE_URL/api/v1/namespaces/default/configmaps"
 kcurl -o /dev/null -X POST -H 'Content-Type: application/json' \
     --data '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d1"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}' \
     "$KGATE_URL/apis/apps/v1/namespaces/default/deployments"
 # a watch held open for 3 s while /metrics is read
-kcurl -sN -o /dev/null "$KGATE_URL/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=3" &
+kcurl -sN -o /dev/null "$KGATE_URL/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=3&labelSelector=w%3D1" &
 WATCH_PID=$!
 for _ in $(seq 50); do
     fetch /metrics
@@ -61,6 +61,19 @@ done
 check "... and lets it go when it ends" grep -qxF "apiserver_longrunning_requests{$wl} 0" "$OUT"
 check "... so does apiserver_registered_watchers" \
     grep -qxF 'apiserver_registered_watchers{group="",kind="ConfigMap",version="v1"} 0' "$OUT"
+check "apiserver_watch_events_total counts the watch's ADDED event of m1" grep -qxF \
+    'apiserver_watch_events_total{group="",kind="ConfigMap",version="v1"} 1' "$OUT" ||
+    diag "$(grep '^apiserver_watch_events' "$OUT")"
+check "apiserver_watch_events_sizes: its object's size in kube's first bucket (1024 bytes)" \
+    grep -qxF 'apiserver_watch_events_sizes_bucket{group="",kind="ConfigMap",version="v1",le="1024"} 1' "$OUT"
+check "... whose last is 131072" grep -qxF \
+    'apiserver_watch_events_sizes_bucket{group="",kind="ConfigMap",version="v1",le="131072"} 1' "$OUT"
+fetch /api "${JANE[@]}"
+fetch /metrics
+check "apiserver_authorization_decisions_total: RBAC's allow of jane's discovery" grep -qE \
+    '^apiserver_authorization_decisions_total\{decision="allowed",name="rbac",type="RBAC"\} [1-9]' "$OUT"
+check "... not its no opinion on /metrics (a denial nobody gave)" bash -c \
+    "! grep -q 'apiserver_authorization_decisions_total{decision=\"denied\"' '$OUT'"
 
 gl='component="apiserver",group="",resource="namespaces",scope="resource",subresource="",verb="GET",version="v1"'
 check "apiserver_response_sizes: kube's buckets (1000 to 1e+09) for a GET" \

@@ -3,6 +3,8 @@
 #include "authz.c"
 
 #include "authz_result.h"
+#include "gw_buf.h"
+#include "gw_metric.h"
 #include "tap.h"
 
 static char err[256];
@@ -115,10 +117,14 @@ later(const authz_authorizer_t *self, const authz_attrs_t *attrs, authz_done_cb 
     pending_ctx = ctx;
 }
 
-static authz_authorizer_t a_none1 = {"first", no_opinion, free_static};
-static authz_authorizer_t a_none2 = {"second", no_opinion, free_static};
-static authz_authorizer_t a_deny = {"deny", deny, free_static};
-static authz_authorizer_t a_later = {"later", later, free_static};
+static authz_authorizer_t a_none1 = {
+    .name = "first", .label = "first", .authorize = no_opinion, .free = free_static};
+static authz_authorizer_t a_none2 = {
+    .name = "second", .label = "second", .authorize = no_opinion, .free = free_static};
+static authz_authorizer_t a_deny = {
+    .name = "Deny", .label = "deny", .authorize = deny, .free = free_static};
+static authz_authorizer_t a_later = {
+    .name = "later", .label = "later", .authorize = later, .free = free_static};
 
 /* A chain of up to three static authorizers (NULL ends it). */
 static authz_t *
@@ -185,10 +191,40 @@ test_chain(void)
     authz_free(z);
 }
 
+/* apiserver_authorization_decisions_total counts terminal decisions by the deciding
+ * authorizer's type and name; no opinion and system:masters are not counted. */
+static void
+test_metrics(void)
+{
+    static authz_authorizer_t counted = {
+        .name = "Deny", .label = "counted", .authorize = deny, .free = free_static};
+    gw_buf_t b = {0};
+    authz_t *z = chain_of(&a_none1, &counted, NULL);
+
+    decide(z, user("u", NULL));
+    decide(z, user("u", NULL));
+    gw_metric_render(&b);
+    char *text = gw_buf_take(&b);
+    tap_ok(strstr(text,
+                  "apiserver_authorization_decisions_total{decision=\"denied\",name=\"counted\","
+                  "type=\"Deny\"} 2\n") != NULL,
+           "two denials counted under the denying authorizer's type and name");
+    tap_ok(strstr(text, "name=\"first\"") == NULL, "an authorizer without opinion is not counted");
+    decide(z, user("root", "system:masters"));
+    gw_metric_render(&b);
+    char *after = gw_buf_take(&b);
+    tap_is_str(after, text, "system:masters' allow is not counted");
+    authz_free(z);
+    free(text);
+    free(after);
+    gw_metric_reset(); /* last: the call sites' cached families are gone after it */
+}
+
 int
 main(void)
 {
     test_modes();
     test_chain();
+    test_metrics();
     return tap_done();
 }
