@@ -325,13 +325,11 @@ serve_metrics(gw_req_t *r)
     char *text = gw_metrics_render(api->metrics, atomic_load(&api->inflight_readonly),
                                    atomic_load(&api->inflight_mutating), &len);
     char *watch = watch_metrics(api);
-    char *audit = gw_audit_metrics(api->cfg.audit);
     char *more =
         api->cfg.more_metrics != NULL ? api->cfg.more_metrics(api->cfg.more_metrics_arg) : NULL;
     gw_buf_t all = {0};
     gw_buf_add(&all, text, len);
     gw_metric_render(&all);
-    gw_buf_str(&all, audit);
     gw_buf_str(&all, watch);
     if (more != NULL)
         gw_buf_str(&all, more);
@@ -341,7 +339,6 @@ serve_metrics(gw_req_t *r)
         free(apf);
     }
     free(more);
-    free(audit);
     gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", all.data, all.len);
     gw_buf_free(&all);
     free(watch);

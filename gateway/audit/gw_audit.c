@@ -1,7 +1,7 @@
-/* Auditing from the flags: policy, log backend and kube's audit metrics. */
+/* Auditing from the flags: policy, log backend and kube's audit metrics (in the process's
+ * registry, gw_metric.h). */
 #include "gw_audit.h"
 
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,16 +9,59 @@
 
 #include "gw_alloc.h"
 #include "gw_audit_log.h"
-#include "gw_buf.h"
 #include "gw_err.h"
 #include "gw_log.h"
+#include "gw_metric.h"
 
 struct gw_audit {
     gw_audit_policy_t *policy;
     gw_audit_log_t *log;
-    _Atomic uint64_t events;
-    _Atomic uint64_t levels[4]; /* by gw_audit_level_t */
 };
+
+/* ---- kube's audit metrics ---------------------------------------------------------------- */
+
+static const char *const no_labels[1];
+static const char *const level_labels[] = {"level"};
+static const char *const plugin_labels[] = {"plugin"};
+
+static const gw_metric_desc_t events_desc = {
+    .name = "apiserver_audit_event_total",
+    .help = "Audit events made and handed to the audit backend.",
+    .stability = "ALPHA",
+    .type = GW_METRIC_COUNTER,
+};
+
+static const gw_metric_desc_t levels_desc = {
+    .name = "apiserver_audit_level_total",
+    .help = "Audit policy levels requests were given (one per request), by level.",
+    .stability = "ALPHA",
+    .type = GW_METRIC_COUNTER,
+    .labels = level_labels,
+    .n_labels = 1,
+};
+
+static const gw_metric_desc_t errors_desc = {
+    .name = "apiserver_audit_error_total",
+    .help = "Audit events that could not be audited, by the backend plugin that lost them.",
+    .stability = "ALPHA",
+    .type = GW_METRIC_COUNTER,
+    .labels = plugin_labels,
+    .n_labels = 1,
+};
+
+static gw_metric_t *_Atomic events_family, *_Atomic levels_family;
+
+/* The backend counts its losses; a scrape reads them: the buffered plugin's events dropped
+ * on a full buffer, the log plugin's that could not be written. */
+static void
+read_errors(void *arg)
+{
+    const gw_audit_t *a = arg;
+    gw_metric_t *m = gw_metric_family(&errors_desc);
+
+    gw_metric_set(m, (const char *const[]){"buffered"}, (double)gw_audit_log_dropped(a->log));
+    gw_metric_set(m, (const char *const[]){"log"}, (double)gw_audit_log_failed(a->log));
+}
 
 int
 gw_audit_new(const gw_audit_opts_t *o, gw_audit_t **out, char *err, size_t err_len)
@@ -26,6 +69,8 @@ gw_audit_new(const gw_audit_opts_t *o, gw_audit_t **out, char *err, size_t err_l
     gw_audit_policy_t *p;
     gw_audit_file_t *f;
     *out = NULL;
+    /* kube's event counter is there, at 0, with auditing off too */
+    gw_metric_add(gw_metric_cached(&events_family, &events_desc), no_labels, 0);
     if (o->policy_file == NULL || *o->policy_file == '\0' || o->log_path == NULL ||
         *o->log_path == '\0')
         return 0;
@@ -44,6 +89,7 @@ gw_audit_new(const gw_audit_opts_t *o, gw_audit_t **out, char *err, size_t err_l
         gw_audit_log_start(f, o->buffer_size > 0 ? (size_t)o->buffer_size : GW_AUDIT_LOG_BUFFER);
     gw_log_info(NULL, "audit: %zu policy rules from %s, events to %s", gw_audit_policy_rules(p),
                 o->policy_file, o->log_path);
+    gw_metric_on_scrape(read_errors, a);
     *out = a;
     return 0;
 }
@@ -53,6 +99,7 @@ gw_audit_free(gw_audit_t *a)
 {
     if (a == NULL)
         return;
+    gw_metric_off_scrape(read_errors, a);
     gw_audit_log_stop(a->log);
     gw_audit_policy_free(a->policy);
     free(a);
@@ -62,7 +109,8 @@ gw_audit_decision_t
 gw_audit_decide(gw_audit_t *a, const gw_audit_attrs_t *attrs)
 {
     gw_audit_decision_t d = gw_audit_policy_eval(a->policy, attrs);
-    atomic_fetch_add(&a->levels[d.level], 1);
+    gw_metric_add(gw_metric_cached(&levels_family, &levels_desc),
+                  (const char *const[]){gw_audit_level_name(d.level)}, 1);
     return d;
 }
 
@@ -79,35 +127,6 @@ gw_audit_emit(gw_audit_t *a, const gw_audit_event_t *ev, gw_audit_stage_t stage)
 {
     size_t len;
     char *line = gw_audit_event_encode(ev, stage, gw_audit_now_us(), &len);
-    atomic_fetch_add(&a->events, 1);
+    gw_metric_add(gw_metric_cached(&events_family, &events_desc), no_labels, 1);
     gw_audit_log_submit(a->log, line, len);
-}
-
-char *
-gw_audit_metrics(const gw_audit_t *a)
-{
-    gw_audit_t *m = (gw_audit_t *)a;
-    gw_buf_t b = {0};
-    gw_buf_str(&b, "# HELP apiserver_audit_error_total [ALPHA] Counter of audit events that "
-                   "failed to be audited properly. Plugin identifies the plugin affected by the "
-                   "error.\n# TYPE apiserver_audit_error_total counter\n");
-    if (m != NULL) {
-        gw_buf_printf(&b, "apiserver_audit_error_total{plugin=\"buffered\"} %llu\n",
-                      (unsigned long long)gw_audit_log_dropped(m->log));
-        gw_buf_printf(&b, "apiserver_audit_error_total{plugin=\"log\"} %llu\n",
-                      (unsigned long long)gw_audit_log_failed(m->log));
-    }
-    gw_buf_printf(&b,
-                  "# HELP apiserver_audit_event_total [ALPHA] Counter of audit events generated "
-                  "and sent to the audit backend.\n# TYPE apiserver_audit_event_total counter\n"
-                  "apiserver_audit_event_total %llu\n",
-                  m != NULL ? (unsigned long long)atomic_load(&m->events) : 0ULL);
-    gw_buf_str(&b, "# HELP apiserver_audit_level_total [ALPHA] Counter of policy levels for "
-                   "audit events (1 per request).\n# TYPE apiserver_audit_level_total counter\n");
-    for (int l = 0; m != NULL && l < 4; l++) {
-        gw_buf_printf(&b, "apiserver_audit_level_total{level=\"%s\"} %llu\n",
-                      gw_audit_level_name((gw_audit_level_t)l),
-                      (unsigned long long)atomic_load(&m->levels[l]));
-    }
-    return gw_buf_take(&b);
 }

@@ -46,10 +46,6 @@ gw_audit_decision_t gw_audit_decide(gw_audit_t *a, const gw_audit_attrs_t *attrs
  *  any. */
 void gw_audit_emit(gw_audit_t *a, const gw_audit_event_t *ev, gw_audit_stage_t stage);
 
-/** kube's audit metrics in the Prometheus text format (a NULL a: auditing off, the event
- *  counter at 0). Caller frees. Thread: any. */
-char *gw_audit_metrics(const gw_audit_t *a);
-
 /** Wall-clock microseconds since the epoch, the events' time base. Thread: any. */
 int64_t gw_audit_now_us(void);
 
