@@ -141,6 +141,15 @@ void gw_admission__observe_webhook(const char *name, bool mutating, gw_admission
                                    gw_admission__webhook_end_t end, int code, bool ignore,
                                    int64_t start_ns);
 
+/**
+ * kube's apiserver_validating_admission_policy_check_total and _check_duration_seconds of one
+ * evaluation of policy through binding (`binding_doc`: its validationActions): each failed or
+ * errored validation once per action it leads to (deny, warn, audit; an error under Ignore:
+ * allow), each audit annotation error as a denial. Thread: any.
+ */
+void gw_admission__observe_policy(const char *policy, const char *binding,
+                                  const json_t *binding_doc, const gw_vap_result_t *r);
+
 /** kube's apiserver_admission_step_admission_duration_seconds: a whole phase. Thread: any. */
 void gw_admission__observe_step(gw_admission_op_t op, bool validating, bool rejected,
                                 int64_t start_ns);

@@ -9,6 +9,7 @@
 #include "gw_metric.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *const controller_labels[] = {"name", "operation", "rejected", "type"};
 static const char *const step_labels[] = {"operation", "rejected", "type"};
@@ -148,5 +149,88 @@ gw_admission__observe_webhook(const char *name, bool mutating, gw_admission_op_t
     } else if (end == GW_ADMISSION__WEBHOOK_CALL_ERROR) {
         const char *fv[] = {name, type};
         gw_metric_add(gw_metric_cached(&fail_opens, &fail_open_desc), fv, 1);
+    }
+}
+
+/* ---- validating admission policies ------------------------------------------------------- */
+
+static const char *const policy_labels[] = {"enforcement_action", "error_type", "policy",
+                                            "policy_binding"};
+static const double policy_buckets[] = {0.0000005, 0.001, 0.01, 0.1, 1.0}; /* kube's */
+
+static const gw_metric_desc_t policy_checks_desc = {
+    .name = "apiserver_validating_admission_policy_check_total",
+    .help = "Validating admission policy checks that were not a plain pass, by policy, binding, "
+            "error type and the action taken (deny, warn, audit, or allow for an ignored error).",
+    .stability = "BETA",
+    .type = GW_METRIC_COUNTER,
+    .labels = policy_labels,
+    .n_labels = 4,
+};
+
+static const gw_metric_desc_t policy_time_desc = {
+    .name = "apiserver_validating_admission_policy_check_duration_seconds",
+    .help = "Time one validating admission policy expression took in seconds, by policy, "
+            "binding, error type and the action taken.",
+    .stability = "BETA",
+    .type = GW_METRIC_HISTOGRAM,
+    .labels = policy_labels,
+    .n_labels = 4,
+    .buckets = policy_buckets,
+    .n_buckets = sizeof(policy_buckets) / sizeof(policy_buckets[0]),
+};
+
+/* kube's error type of a decision: by what its message starts with, as kube tells them. */
+static const char *
+error_type(gw_vap_evaluation_t evaluation, const char *message)
+{
+    static const char out_of_budget[] = "validation failed due to running out of cost budget";
+
+    if (evaluation == GW_VAP_EVAL_ADMIT)
+        return "no_error";
+    if (message != NULL && strncmp(message, "compilation", 11) == 0)
+        return "compile_error";
+    if (message != NULL && strncmp(message, out_of_budget, sizeof(out_of_budget) - 1) == 0)
+        return "out_of_budget";
+    return "invalid_error";
+}
+
+static void
+observe_check(const char *policy, const char *binding, const char *action, const char *type,
+              double seconds)
+{
+    static gw_metric_t *_Atomic checks, *_Atomic times;
+    const char *v[] = {action, type, policy, binding};
+
+    gw_metric_add(gw_metric_cached(&checks, &policy_checks_desc), v, 1);
+    gw_metric_observe(gw_metric_cached(&times, &policy_time_desc), v, seconds);
+}
+
+void
+gw_admission__observe_policy(const char *policy, const char *binding, const json_t *binding_doc,
+                             const gw_vap_result_t *r)
+{
+    static const char *const actions[][2] = {
+        {"Deny", "deny"}, {"Warn", "warn"}, {"Audit", "audit"}};
+    const json_t *chosen =
+        json_object_get(json_object_get(binding_doc, "spec"), "validationActions");
+
+    for (size_t i = 0; i < r->ndecisions; i++) {
+        const gw_vap_decision_t *d = &r->decisions[i];
+        const char *type = error_type(d->evaluation, d->message);
+        if (d->action == GW_VAP_ADMIT && d->evaluation == GW_VAP_EVAL_ERROR)
+            observe_check(policy, binding, "allow", type, d->seconds);
+        for (size_t k = 0; d->action == GW_VAP_DENY && k < json_array_size(chosen); k++) {
+            const char *act = json_string_value(json_array_get(chosen, k));
+            for (size_t j = 0; act != NULL && j < sizeof(actions) / sizeof(actions[0]); j++)
+                if (strcmp(act, actions[j][0]) == 0)
+                    observe_check(policy, binding, actions[j][1], type, d->seconds);
+        }
+    }
+    for (size_t i = 0; i < r->naudits; i++) {
+        const gw_vap_audit_t *au = &r->audits[i];
+        if (au->action == GW_VAP_AUDIT_ERROR)
+            observe_check(policy, binding, "deny", error_type(GW_VAP_EVAL_ERROR, au->error),
+                          au->seconds);
     }
 }

@@ -301,8 +301,10 @@ evaluate(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
         gw_map_result_clear(&mres);
     } else {
         rc = gw_vap_eval(p->compiled, &in, v->memo, arena, &res);
-        if (rc == 0)
+        if (rc == 0) {
             gw_vap_outcome_add(&v->out, p->name, b->doc, &res);
+            gw_admission__observe_policy(p->name, b->name, b->doc, &res);
+        }
     }
     cel_arena_free(arena);
     if (rc == GW_VAP_NEEDS_ANSWERS) {

@@ -12,6 +12,7 @@
 
 #include "gw_alloc.h"
 #include "gw_buf.h"
+#include "gw_clock.h"
 #include "gw_vap_int.h"
 
 const char gw_vap__out_of_budget[] =
@@ -447,12 +448,15 @@ run_validations(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_mem
     cel_value_t *mvals = cel_arena_alloc(a, (n + 1) * sizeof(*mvals));
     const char **errs = cel_arena_alloc(a, (n + 1) * sizeof(*errs));
     const char **merrs = cel_arena_alloc(a, (n + 1) * sizeof(*merrs));
+    int64_t *ns = cel_arena_alloc(a, (n + 1) * sizeof(*ns));
     gw_vap__phase_init(&p, c, in, memo, a, true, in->namespace_object);
     for (size_t i = 0; i < n; i++) {
+        int64_t start = gw_monotonic_ns();
         if (!gw_vap__eval_expr(&p, &c->validations[i].expr, &budget, &vals[i], &errs[i])) {
             single_error(c, a, gw_vap__out_of_budget, out);
             return false;
         }
+        ns[i] = gw_monotonic_ns() - start;
     }
     /* The messageExpressions run for every validation, on what the validations left. */
     gw_vap__phase_init(&pm, c, in, memo, a, false, in->namespace_object);
@@ -476,6 +480,7 @@ run_validations(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_mem
                                      .evaluation = GW_VAP_EVAL_DENY,
                                      .reason = v->reason != NULL ? v->reason : "Invalid",
                                      .message = failure_message(a, v, &mvals[i], merrs[i])};
+        d->seconds = (double)ns[i] / 1e9;
     }
     return true;
 }
@@ -513,16 +518,22 @@ run_audits(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *
     size_t n = c->naudits;
     cel_value_t *vals = cel_arena_alloc(a, (n + 1) * sizeof(*vals));
     const char **errs = cel_arena_alloc(a, (n + 1) * sizeof(*errs));
+    int64_t *ns = cel_arena_alloc(a, (n + 1) * sizeof(*ns));
     if (n == 0)
         return true;
     gw_vap__phase_init(&p, c, in, memo, a, false, in->namespace_object);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        int64_t start = gw_monotonic_ns();
         if (!gw_vap__eval_expr(&p, &c->audits[i].expr, &budget, &vals[i], &errs[i]))
             return false;
+        ns[i] = gw_monotonic_ns() - start;
+    }
     out->audits = cel_arena_alloc(a, n * sizeof(*out->audits));
     out->naudits = n;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         audit_value(c, a, &c->audits[i], &vals[i], errs[i], &out->audits[i]);
+        out->audits[i].seconds = (double)ns[i] / 1e9;
+    }
     return true;
 }
 

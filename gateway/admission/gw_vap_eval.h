@@ -72,6 +72,7 @@ typedef struct {
     gw_vap_evaluation_t evaluation;
     const char *reason;  /* a failed validation's reason ("Invalid" when unset); else NULL */
     const char *message; /* failed or errored: kube's message; else NULL */
+    double seconds;      /* how long its expression took (kube's Elapsed), for the metrics */
 } gw_vap_decision_t;
 
 /** kube's PolicyAuditAnnotationAction. */
@@ -86,6 +87,7 @@ typedef struct {
     const char *key;
     const char *value; /* PUBLISH: trimmed, not yet truncated */
     const char *error; /* ERROR: kube's message */
+    double seconds;    /* how long its expression took */
 } gw_vap_audit_t;
 
 /** kube's ValidateResult. No decisions: the matchConditions did not match (or an Ignore'd

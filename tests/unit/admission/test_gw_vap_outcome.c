@@ -49,7 +49,7 @@ test_words(void)
     json_decref(actions);
 }
 
-static gw_vap_decision_t admit = {GW_VAP_ADMIT, GW_VAP_EVAL_ADMIT, NULL, NULL};
+static gw_vap_decision_t admit = {GW_VAP_ADMIT, GW_VAP_EVAL_ADMIT, NULL, NULL, 0};
 
 static void
 test_actions(void)
@@ -57,9 +57,9 @@ test_actions(void)
     gw_vap_outcome_t o = {0};
     gw_vap_decision_t d1[] = {
         admit,
-        {GW_VAP_DENY, GW_VAP_EVAL_DENY, "Forbidden", "first"},
-        {GW_VAP_DENY, GW_VAP_EVAL_DENY, "Invalid", "second"},
-        {GW_VAP_ADMIT, GW_VAP_EVAL_ERROR, NULL, "ignored error"},
+        {GW_VAP_DENY, GW_VAP_EVAL_DENY, "Forbidden", "first", 0},
+        {GW_VAP_DENY, GW_VAP_EVAL_DENY, "Invalid", "second", 0},
+        {GW_VAP_ADMIT, GW_VAP_EVAL_ERROR, NULL, "ignored error", 0},
     };
     gw_vap_result_t r = {d1, 4, NULL, 0};
     json_t *warn_audit = binding("b-warn", "[\"Warn\",\"Audit\"]");
@@ -122,11 +122,11 @@ test_audit_annotations(void)
     char *big = malloc(11001);
     memset(big, 'z', 11000);
     big[11000] = '\0';
-    gw_vap_audit_t a1[] = {{GW_VAP_AUDIT_PUBLISH, "k", "one", NULL},
-                           {GW_VAP_AUDIT_EXCLUDE, "gone", NULL, NULL},
-                           {GW_VAP_AUDIT_PUBLISH, "big", big, NULL}};
-    gw_vap_audit_t a2[] = {{GW_VAP_AUDIT_PUBLISH, "k", "two", NULL}};
-    gw_vap_audit_t a3[] = {{GW_VAP_AUDIT_PUBLISH, "k", "one", NULL}};
+    gw_vap_audit_t a1[] = {{GW_VAP_AUDIT_PUBLISH, "k", "one", NULL, 0},
+                           {GW_VAP_AUDIT_EXCLUDE, "gone", NULL, NULL, 0},
+                           {GW_VAP_AUDIT_PUBLISH, "big", big, NULL, 0}};
+    gw_vap_audit_t a2[] = {{GW_VAP_AUDIT_PUBLISH, "k", "two", NULL, 0}};
+    gw_vap_audit_t a3[] = {{GW_VAP_AUDIT_PUBLISH, "k", "one", NULL, 0}};
     gw_vap_result_t r1 = {NULL, 0, a1, 3}, r2 = {NULL, 0, a2, 1}, r3 = {NULL, 0, a3, 1};
     json_t *b1 = binding("b1", "[\"Warn\"]"), *b2 = binding("b2", "[\"Warn\"]");
     gw_vap_outcome_add(&o, "p1", b1, &r1);
@@ -140,7 +140,8 @@ test_audit_annotations(void)
     tap_is_int(strlen(o.annotations[1].value), 10240, "values truncated to 10 KiB");
     tap_ok(o.deny_message == NULL, "nothing refused");
 
-    gw_vap_audit_t bad[] = {{GW_VAP_AUDIT_ERROR, "k", NULL, "expression 'x' resulted in error: e"}};
+    gw_vap_audit_t bad[] = {
+        {GW_VAP_AUDIT_ERROR, "k", NULL, "expression 'x' resulted in error: e", 0}};
     gw_vap_result_t rb = {NULL, 0, bad, 1};
     gw_vap_outcome_add(&o, "p2", b1, &rb);
     gw_vap_outcome_end_policy(&o, "p2");
