@@ -304,7 +304,8 @@ print_labels(FILE *out, const series_t *s, const char *extra_name, const char *e
 static void
 print_counter(FILE *out, series_t **all, size_t n)
 {
-    fputs("# HELP apiserver_request_total Requests served, by verb, dry run, group, version, "
+    fputs("# HELP apiserver_request_total [STABLE] Requests served, by verb, dry run, group, "
+          "version, "
           "resource, subresource, scope, component and HTTP status code.\n"
           "# TYPE apiserver_request_total counter\n",
           out);
@@ -323,10 +324,11 @@ print_counter(FILE *out, series_t **all, size_t n)
 static void
 print_histogram(FILE *out, series_t **all, size_t n)
 {
-    fputs("# HELP apiserver_request_duration_seconds Time to answer requests in seconds, by "
-          "verb, dry run, group, version, resource, subresource, scope and component.\n"
-          "# TYPE apiserver_request_duration_seconds histogram\n",
-          out);
+    fputs(
+        "# HELP apiserver_request_duration_seconds [STABLE] Time to answer requests in seconds, by "
+        "verb, dry run, group, version, resource, subresource, scope and component.\n"
+        "# TYPE apiserver_request_duration_seconds histogram\n",
+        out);
     for (size_t i = 0; i < n; i++) {
         uint64_t cumulative = 0;
         for (size_t b = 0; b <= N_BUCKETS; b++) {
@@ -371,7 +373,8 @@ print_deprecated(FILE *out, gw_metrics_t *m)
     }
     qsort(all, n, sizeof(*all), by_key);
     if (n > 0)
-        fputs("# HELP apiserver_requested_deprecated_apis Deprecated APIs requested since the "
+        fputs("# HELP apiserver_requested_deprecated_apis [STABLE] Deprecated APIs requested since "
+              "the "
               "start, by group, version, resource, subresource and removal release.\n"
               "# TYPE apiserver_requested_deprecated_apis gauge\n",
               out);
@@ -415,7 +418,8 @@ gw_metrics_render(gw_metrics_t *m, int64_t inflight_readonly, int64_t inflight_m
     if (out == NULL)
         abort();
     fprintf(out,
-            "# HELP apiserver_current_inflight_requests Requests being served now, read-only and "
+            "# HELP apiserver_current_inflight_requests [STABLE] Requests being served now, "
+            "read-only and "
             "mutating.\n# TYPE apiserver_current_inflight_requests gauge\n"
             "apiserver_current_inflight_requests{request_kind=\"mutating\"} %lld\n"
             "apiserver_current_inflight_requests{request_kind=\"readOnly\"} %lld\n",

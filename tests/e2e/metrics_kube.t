@@ -86,6 +86,10 @@ check "... LISTs too" grep -qF 'apiserver_response_sizes_count{component="apiser
 check "... not writes" bash -c "! grep -q 'apiserver_response_sizes_count{.*verb=\"POST\"' '$OUT'"
 check "help lines carry kube's stability level" grep -q \
     '^# HELP apiserver_response_sizes \[STABLE\] ' "$OUT"
+for f in apiserver_request_total apiserver_request_duration_seconds \
+    apiserver_current_inflight_requests; do
+    check "... $f's too" grep -q "^# HELP $f \\[STABLE\\] " "$OUT"
+done
 
 check "etcd_request_duration_seconds: a create of a configmap, type is its resource" grep -qF \
     'etcd_request_duration_seconds_count{operation="create",type="configmaps"}' "$OUT"
