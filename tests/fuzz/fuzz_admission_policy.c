@@ -84,6 +84,7 @@
 #undef cleanup
 #undef cleanup_t
 #include "gw_buf.c"
+#include "gw_clock.c"
 #define lookup gw_catalog__lookup
 #include "gw_catalog.c"
 #include "gw_catalog_custom.c"
