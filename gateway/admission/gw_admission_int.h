@@ -150,6 +150,12 @@ void gw_admission__observe_webhook(const char *name, bool mutating, gw_admission
 void gw_admission__observe_policy(const char *policy, const char *binding,
                                   const json_t *binding_doc, const gw_vap_result_t *r);
 
+/** kube's apiserver_admission_match_condition_evaluation_errors_total, _exclusions_total and
+ *  _evaluation_seconds of one run of `name`'s matchConditions (kind "webhook" or "policy",
+ *  type "admit" or "validating"); nothing when it has none. Thread: any. */
+void gw_admission__observe_matches(const char *name, const char *kind, const char *type,
+                                   gw_admission_op_t op, const gw_vap_match_stats_t *s);
+
 /** kube's apiserver_admission_step_admission_duration_seconds: a whole phase. Thread: any. */
 void gw_admission__observe_step(gw_admission_op_t op, bool validating, bool rejected,
                                 int64_t start_ns);

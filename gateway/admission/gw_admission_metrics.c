@@ -234,3 +234,56 @@ gw_admission__observe_policy(const char *policy, const char *binding, const json
                           au->seconds);
     }
 }
+
+/* ---- matchConditions --------------------------------------------------------------------- */
+
+static const char *const match_labels[] = {"kind", "name", "operation", "type"};
+static const double match_buckets[] = {0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25}; /* kube's */
+
+static const gw_metric_desc_t match_descs[] = {
+    {
+        .name = "apiserver_admission_match_condition_evaluation_errors_total",
+        .help = "Admission match conditions that failed to evaluate, by the webhook or policy "
+                "holding them, its kind, the operation and the admission type.",
+        .stability = "ALPHA",
+        .type = GW_METRIC_COUNTER,
+        .labels = match_labels,
+        .n_labels = 4,
+    },
+    {
+        .name = "apiserver_admission_match_condition_exclusions_total",
+        .help = "Requests a false admission match condition kept from a webhook or policy, by "
+                "its name and kind, the operation and the admission type.",
+        .stability = "ALPHA",
+        .type = GW_METRIC_COUNTER,
+        .labels = match_labels,
+        .n_labels = 4,
+    },
+    {
+        .name = "apiserver_admission_match_condition_evaluation_seconds",
+        .help = "Time the match conditions of a webhook or policy took in seconds, by its name "
+                "and kind, the operation and the admission type.",
+        .stability = "ALPHA",
+        .type = GW_METRIC_HISTOGRAM,
+        .labels = match_labels,
+        .n_labels = 4,
+        .buckets = match_buckets,
+        .n_buckets = sizeof(match_buckets) / sizeof(match_buckets[0]),
+    },
+};
+
+void
+gw_admission__observe_matches(const char *name, const char *kind, const char *type,
+                              gw_admission_op_t op, const gw_vap_match_stats_t *s)
+{
+    static gw_metric_t *_Atomic families[3];
+    const char *v[] = {kind, name, operation_name(op), type};
+
+    if (!s->ran)
+        return;
+    if (s->errors > 0)
+        gw_metric_add(gw_metric_cached(&families[0], &match_descs[0]), v, s->errors);
+    if (s->excluded)
+        gw_metric_add(gw_metric_cached(&families[1], &match_descs[1]), v, 1);
+    gw_metric_observe(gw_metric_cached(&families[2], &match_descs[2]), v, s->seconds);
+}

@@ -304,6 +304,7 @@ evaluate(vap_t *v, const gw_vap_policy_t *p, const gw_vap_binding_t *b)
         if (rc == 0) {
             gw_vap_outcome_add(&v->out, p->name, b->doc, &res);
             gw_admission__observe_policy(p->name, b->name, b->doc, &res);
+            gw_admission__observe_matches(p->name, "policy", "validating", v->a->op, &res.match);
         }
     }
     cel_arena_free(arena);

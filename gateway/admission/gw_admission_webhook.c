@@ -142,8 +142,12 @@ conditions(gw_webhook__run_t *run, const gw_webhook_t *w, const gw_admission_mat
                              .name = a->name},
     };
     gw_webhook__verdict_t v = GW_WEBHOOK__SKIP;
+    gw_vap_match_stats_t stats;
 
-    rc = gw_vap_eval_matches(w->conditions, &in, run->memo, arena, &matched, &msg);
+    rc = gw_vap_eval_matches(w->conditions, &in, run->memo, arena, &matched, &msg, &stats);
+    if (rc == 0)
+        gw_admission__observe_matches(w->name, "webhook", run->mutating ? "admit" : "validating",
+                                      a->op, &stats);
     if (rc == GW_VAP_NEEDS_ANSWERS) {
         v = GW_WEBHOOK__WAIT;
     } else if (matched < 0) {

@@ -277,7 +277,7 @@ gw_map_eval(const gw_map_compiled_t *c, const gw_vap_input_t *in, const gw_schem
     memset(out, 0, sizeof(*out));
     gw_vap__memo_begin(memo);
     out->errors = cel_arena_alloc(a, (c->nmutations + 1) * sizeof(*out->errors));
-    int m = gw_vap__run_matches(c->base, in, memo, a, &msg);
+    int m = gw_vap__run_matches(c->base, in, memo, a, &msg, NULL);
     if (m < 0)
         out->errors[out->nerrors++] = msg;
     json_t *cur = m > 0 && in->object != NULL ? json_deep_copy(in->object) : NULL;

@@ -354,11 +354,15 @@ aggregate(cel_arena_t *a, const char **errs, size_t n)
  * policy fails. */
 int
 gw_vap__run_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
-                    cel_arena_t *a, const char **msg)
+                    cel_arena_t *a, const char **msg, gw_vap_match_stats_t *stats)
 {
     gw_vap__phase_t p;
-    int64_t budget = GW_VAP__BUDGET_MATCH_CONDITIONS;
+    gw_vap_match_stats_t none;
+    int64_t budget = GW_VAP__BUDGET_MATCH_CONDITIONS, start = gw_monotonic_ns();
     size_t n = c->nmatches, nerr = 0;
+    if (stats == NULL)
+        stats = &none;
+    *stats = (gw_vap_match_stats_t){.ran = n > 0};
     if (n == 0)
         return 1;
     cel_value_t *vals = cel_arena_alloc(a, n * sizeof(*vals));
@@ -369,14 +373,20 @@ gw_vap__run_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap
     for (size_t i = 0; i < n; i++) {
         if (!gw_vap__eval_expr(&p, &c->matches[i].expr, &budget, &vals[i], &errs[i])) {
             *msg = gw_vap__out_of_budget;
+            stats->errors = 1;
+            stats->seconds = (double)(gw_monotonic_ns() - start) / 1e9;
             return -1;
         }
     }
+    stats->seconds = (double)(gw_monotonic_ns() - start) / 1e9;
     for (size_t i = 0; i < n; i++) {
-        if (errs[i] != NULL)
+        if (errs[i] != NULL) {
             errlist[nerr++] = errs[i];
-        else if (vals[i].kind == CEL_BOOL && !vals[i].v.b)
+            stats->errors++;
+        } else if (vals[i].kind == CEL_BOOL && !vals[i].v.b) {
+            stats->excluded = true;
             return 0;
+        }
     }
     if (nerr == 0)
         return 1;
@@ -545,11 +555,13 @@ gw_vap_eval(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t 
     memset(out, 0, sizeof(*out));
     if (memo != NULL)
         memo->missed = false;
-    int m = gw_vap__run_matches(c, in, memo, a, &msg);
+    gw_vap_match_stats_t match;
+    int m = gw_vap__run_matches(c, in, memo, a, &msg, &match);
     if (m < 0)
         single_error(c, a, msg, out);
     else if (m > 0 && run_validations(c, in, memo, a, out) && !run_audits(c, in, memo, a, out))
         single_error(c, a, gw_vap__out_of_budget, out);
+    out->match = match;
     if (memo != NULL && memo->missed) {
         memset(out, 0, sizeof(*out));
         return GW_VAP_NEEDS_ANSWERS;
@@ -559,12 +571,12 @@ gw_vap_eval(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t 
 
 int
 gw_vap_eval_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
-                    cel_arena_t *a, int *matched, const char **msg)
+                    cel_arena_t *a, int *matched, const char **msg, gw_vap_match_stats_t *stats)
 {
     *msg = NULL;
     if (memo != NULL)
         memo->missed = false;
-    *matched = gw_vap__run_matches(c, in, memo, a, msg);
+    *matched = gw_vap__run_matches(c, in, memo, a, msg, stats);
     if (memo != NULL && memo->missed) {
         *matched = 0;
         *msg = NULL;

@@ -90,6 +90,15 @@ typedef struct {
     double seconds;    /* how long its expression took */
 } gw_vap_audit_t;
 
+/** What a run of matchConditions met, for kube's admission match condition metrics. */
+typedef struct {
+    bool ran;        /* there are matchConditions, and they were evaluated */
+    bool excluded;   /* one was false */
+    unsigned errors; /* conditions that failed to evaluate (before a false one), or 1 for a
+                        run out of budget */
+    double seconds;  /* how long they took */
+} gw_vap_match_stats_t;
+
 /** kube's ValidateResult. No decisions: the matchConditions did not match (or an Ignore'd
  *  error made them skip). */
 typedef struct {
@@ -97,6 +106,7 @@ typedef struct {
     size_t ndecisions;
     gw_vap_audit_t *audits;
     size_t naudits;
+    gw_vap_match_stats_t match;
 } gw_vap_result_t;
 
 /** gw_vap_eval()'s "ask the authorizer, then evaluate again". */
@@ -115,11 +125,12 @@ int gw_vap_eval(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_mem
  * The matchConditions of `c` alone, as kube's webhook matcher (matchconditions/matcher.go)
  * runs them for an admission webhook compiled as a policy holding only them: *matched is 1
  * (they match, or there are none), 0 (a condition is false, or an error under Ignore) or -1
- * with kube's error in *msg (in `a`; under Fail). Returns 0, or GW_VAP_NEEDS_ANSWERS (*matched
- * 0) when `memo` lacks answers, as gw_vap_eval. Any thread.
+ * with kube's error in *msg (in `a`; under Fail), and what they met in *stats. Returns 0, or
+ * GW_VAP_NEEDS_ANSWERS (*matched 0) when `memo` lacks answers, as gw_vap_eval. Any thread.
  */
 int gw_vap_eval_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
-                        cel_arena_t *a, int *matched, const char **msg);
+                        cel_arena_t *a, int *matched, const char **msg,
+                        gw_vap_match_stats_t *stats);
 
 /** The request's identity and target, for gw_vap_request_doc. Strings may be NULL or "". */
 typedef struct {

@@ -77,9 +77,9 @@ bool gw_vap__eval_expr(gw_vap__phase_t *p, const gw_vap__expr_t *e, int64_t *rem
                        cel_value_t *v, const char **err);
 
 /** The matchConditions (their own budget): 1 match, 0 not (or an error Ignore'd), -1 with
- *  `*msg` saying why the policy fails. */
+ *  `*msg` saying why the policy fails; what they met in *stats (NULL: not wanted). */
 int gw_vap__run_matches(const gw_vap_compiled_t *c, const gw_vap_input_t *in, gw_vap_memo_t *memo,
-                        cel_arena_t *a, const char **msg);
+                        cel_arena_t *a, const char **msg, gw_vap_match_stats_t *stats);
 
 /** Before an evaluation: no check has missed an answer yet. NULL is a no-op. */
 void gw_vap__memo_begin(gw_vap_memo_t *m);

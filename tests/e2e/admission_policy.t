@@ -411,6 +411,8 @@ check "... under Audit" test "$(sample \
     "${pc}_total{enforcement_action=\"audit\",error_type=\"invalid_error\",policy=\"p-aud\",policy_binding=\"b-aud\"}")" -ge 1
 check "... an error under Ignore: allow" test "$(sample \
     "${pc}_total{enforcement_action=\"allow\",error_type=\"invalid_error\",policy=\"p-ign\",policy_binding=\"b-ign\"}")" -ge 1
+check "a false matchCondition: exclusions_total, kind policy" test "$(sample \
+    "apiserver_admission_match_condition_exclusions_total{kind=\"policy\",name=\"p-mc\",operation=\"CREATE\",type=\"validating\"}")" -ge 1
 check "... a passing validation is not counted" bash -c \
     "! grep -q '^${pc}_total{.*error_type=\"no_error\"' '$KGATE_TEST_TMP/metrics'"
 check "check_duration_seconds with kube's buckets (5e-07 to 1), BETA" test "$(sample \

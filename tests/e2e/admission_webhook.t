@@ -492,6 +492,13 @@ check "the mutating webhook's time: the STABLE histogram, kube's buckets up to 2
     "${wh}_admission_duration_seconds_bucket{name=\"label.example.com\",operation=\"CREATE\",rejected=\"false\",type=\"admit\",le=\"25\"}")" -ge 1
 check "... its help line says STABLE" grep -q \
     "^# HELP ${wh}_admission_duration_seconds \\[STABLE\\] " "$KGATE_TEST_TMP/metrics"
+mc='apiserver_admission_match_condition'
+check "a false match condition: exclusions_total, kind webhook" test "$(sample \
+    "${mc}_exclusions_total{kind=\"webhook\",name=\"mc.example.com\",operation=\"CREATE\",type=\"validating\"}")" -ge 1
+check "... one that errs: evaluation_errors_total" test "$(sample \
+    "${mc}_evaluation_errors_total{kind=\"webhook\",name=\"mcerr.example.com\",operation=\"CREATE\",type=\"validating\"}")" -ge 1
+check "... their time, kube's buckets up to 0.25 s" test "$(sample \
+    "${mc}_evaluation_seconds_bucket{kind=\"webhook\",name=\"mc.example.com\",operation=\"CREATE\",type=\"validating\",le=\"0.25\"}")" -ge 2
 
 on a
 check "instance a exits cleanly" clean_exit

@@ -61,7 +61,7 @@ test_actions(void)
         {GW_VAP_DENY, GW_VAP_EVAL_DENY, "Invalid", "second", 0},
         {GW_VAP_ADMIT, GW_VAP_EVAL_ERROR, NULL, "ignored error", 0},
     };
-    gw_vap_result_t r = {d1, 4, NULL, 0};
+    gw_vap_result_t r = {d1, 4, NULL, 0, {0}};
     json_t *warn_audit = binding("b-warn", "[\"Warn\",\"Audit\"]");
     json_t *deny = binding("b-deny", "[\"Deny\"]");
 
@@ -127,7 +127,8 @@ test_audit_annotations(void)
                            {GW_VAP_AUDIT_PUBLISH, "big", big, NULL, 0}};
     gw_vap_audit_t a2[] = {{GW_VAP_AUDIT_PUBLISH, "k", "two", NULL, 0}};
     gw_vap_audit_t a3[] = {{GW_VAP_AUDIT_PUBLISH, "k", "one", NULL, 0}};
-    gw_vap_result_t r1 = {NULL, 0, a1, 3}, r2 = {NULL, 0, a2, 1}, r3 = {NULL, 0, a3, 1};
+    gw_vap_result_t r1 = {NULL, 0, a1, 3, {0}}, r2 = {NULL, 0, a2, 1, {0}},
+                    r3 = {NULL, 0, a3, 1, {0}};
     json_t *b1 = binding("b1", "[\"Warn\"]"), *b2 = binding("b2", "[\"Warn\"]");
     gw_vap_outcome_add(&o, "p1", b1, &r1);
     gw_vap_outcome_add(&o, "p1", b2, &r2);
@@ -142,7 +143,7 @@ test_audit_annotations(void)
 
     gw_vap_audit_t bad[] = {
         {GW_VAP_AUDIT_ERROR, "k", NULL, "expression 'x' resulted in error: e", 0}};
-    gw_vap_result_t rb = {NULL, 0, bad, 1};
+    gw_vap_result_t rb = {NULL, 0, bad, 1, {0}};
     gw_vap_outcome_add(&o, "p2", b1, &rb);
     gw_vap_outcome_end_policy(&o, "p2");
     tap_is_str(o.deny_message,
