@@ -51,9 +51,9 @@ KGATE_LDFLAGS = $(SANFLAGS) $(filter-out -lgrpc -lgpr,$(PKG_LIBS)) -Wl,-Bstatic 
 endif
 
 # Sources are discovered, so adding a module needs no Makefile edit.
-LIB_DIRS := gateway etcdproto authn authz
-PROTOS := $(wildcard etcdproto/*.proto)
-GEN_C := $(patsubst etcdproto/%.proto,$(GEN)/%.pb-c.c,$(PROTOS))
+LIB_DIRS := gateway etcdproto kmsproto authn authz
+PROTOS := $(wildcard etcdproto/*.proto kmsproto/*.proto)
+GEN_C := $(patsubst %.proto,$(GEN)/%.pb-c.c,$(notdir $(PROTOS)))
 GEN_H := $(GEN_C:.c=.h)
 LIB_SRC := $(filter-out gateway/main.c,$(shell find $(LIB_DIRS) -name '*.c' 2>/dev/null | sort))
 LIB_HDR := $(shell find $(LIB_DIRS) cel -name '*.h' 2>/dev/null | sort)
@@ -105,6 +105,10 @@ deps:
 $(GEN)/%.pb-c.c $(GEN)/%.pb-c.h: etcdproto/%.proto $(PROTOS)
 	@mkdir -p $(GEN)
 	protoc-c -Ietcdproto --c_out=$(GEN) $<
+
+$(GEN)/%.pb-c.c $(GEN)/%.pb-c.h: kmsproto/%.proto
+	@mkdir -p $(GEN)
+	protoc-c -Ikmsproto --c_out=$(GEN) $<
 
 # Each library folder's include path, from layers.json and the headers' own includes
 # (scripts/check-layers.py --make); remade when either changes.
