@@ -113,7 +113,12 @@ start_on_prefix() {
         --tls-cert-file="$PKI/server.crt" --tls-private-key-file="$PKI/server.key" \
         --client-ca-file="$PKI/ca.crt" --token-auth-file="$PKI/tokens.csv" \
         --encryption-provider-config="$CONF"
-    wait_for_code "/livez?exclude=kms-providers" 200 30
+    for _ in $(seq 300); do
+        [[ $(http_code "/livez?exclude=kms-providers" "${ADMIN[@]}") == 200 ]] && return 0
+        alive "$KGATE_PID" || break
+        sleep 0.1
+    done
+    return 1
 }
 # health PATH: GET PATH with the admin's credentials into $OUT, CODE set.
 health() { req GET "$1"; }
@@ -251,7 +256,7 @@ check "... after the 2 s timeout, not forever" test $((t1 - t0)) -le 6
 req GET "$CORE/configmaps/c1"
 check "ConfigMaps read meanwhile" code_is 200
 kill -CONT "$PLUGIN_PID"
-req GET "$CORE/secrets/s6"
+for _ in $(seq 20); do req GET "$CORE/secrets/s6"; [[ $CODE == 200 ]] && break; sleep 0.5; done
 check "the plugin answers again: the read succeeds" jpy "d['data']['password'] == '$(printf from-b | base64)'"
 check "kgate exits cleanly" clean_exit
 KGATE_PID=$B_PID KGATE_LOG=$KGATE_TEST_TMP/kgate-$NAME-b.log
