@@ -568,7 +568,8 @@ build_values(kgate_t *k, char *err, size_t err_len)
     if (enc == NULL)
         return 1;
     gw_enc_config_start(enc); /* KMS plugins primed before serving, as kube's */
-    k->kms_check = gw_enc_config_uses_kms(enc) || k->cfg->encryption_provider_config_automatic_reload;
+    k->kms_check =
+        gw_enc_config_uses_kms(enc) || k->cfg->encryption_provider_config_automatic_reload;
     k->encryption = gw_enc_transformer_new(enc, &k->media);
     k->values = gw_enc_transformer_values(k->encryption);
     if (k->cfg->encryption_provider_config_automatic_reload)

@@ -783,7 +783,8 @@ gw_enc_config_kms_healthy(const gw_enc_config_t *c, char *why, size_t why_len)
         if (!gw_enc__kms_check(c->providers[i].kms, one, sizeof(one))) {
             /* kube's aggregate: "[a, b]" for several; the closing bracket added below */
             if (at < why_len)
-                at += (size_t)snprintf(why + at, why_len - at, "%shealth check for kms-provider-%zu failed: %s",
+                at += (size_t)snprintf(why + at, why_len - at,
+                                       "%shealth check for kms-provider-%zu failed: %s",
                                        failed ? ", " : "", n, one);
             failed++;
         }

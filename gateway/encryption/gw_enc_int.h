@@ -137,6 +137,12 @@ int gw_kms__seed_seal(const uint8_t *seed, size_t seed_len, const gw_value_key_t
 int gw_kms__seed_open(const uint8_t *seed, size_t seed_len, const gw_value_key_t *aad,
                       const uint8_t *in, size_t len, gw_value_t *out, char *err, size_t err_len);
 
+/** Count one transformation as kube's apiserver_storage_transformation_operations_total and
+ *  (when it succeeded, err NULL) _duration_seconds since start_ns (gw_monotonic_ns): type
+ *  "from_storage" or "to_storage", the transformer's prefix ("identity" for identity's reads).
+ *  Thread: any. */
+void gw_enc__record(const char *type, const char *prefix, int64_t start_ns, const char *err);
+
 /** Initialize the cipher libraries once (libsodium); false when they cannot run. */
 bool gw_enc__init(void);
 

@@ -36,12 +36,12 @@
 #include "gw_uuid.h"
 #include "kms.h"
 
-#define WRITE_TTL_MS (3 * 60 * 1000)          /* kmsv2PluginWriteDEKSourceMaxTTL */
-#define POLL_HEALTHY_MS (60 * 1000)           /* kmsv2PluginHealthzPositiveInterval */
-#define POLL_UNHEALTHY_MS (10 * 1000)         /* kmsv2PluginHealthzNegativeInterval */
-#define PROBE_TTL_HEALTHY_MS (20 * 1000)      /* kmsPluginHealthzPositiveTTL */
-#define PROBE_TTL_UNHEALTHY_MS (3 * 1000)     /* kmsPluginHealthzNegativeTTL */
-#define CACHE_TTL_MS (24LL * 60 * 60 * 1000)  /* the DEK-source cache's cacheTTL */
+#define WRITE_TTL_MS (3 * 60 * 1000)         /* kmsv2PluginWriteDEKSourceMaxTTL */
+#define POLL_HEALTHY_MS (60 * 1000)          /* kmsv2PluginHealthzPositiveInterval */
+#define POLL_UNHEALTHY_MS (10 * 1000)        /* kmsv2PluginHealthzNegativeInterval */
+#define PROBE_TTL_HEALTHY_MS (20 * 1000)     /* kmsPluginHealthzPositiveTTL */
+#define PROBE_TTL_UNHEALTHY_MS (3 * 1000)    /* kmsPluginHealthzNegativeTTL */
+#define CACHE_TTL_MS (24LL * 60 * 60 * 1000) /* the DEK-source cache's cacheTTL */
 #define WHY_LEN 1024
 
 /* What writes use: the seed, and the EncryptedObject fields every value written with it
@@ -70,7 +70,7 @@ struct gw_enc_kms {
     char *name, *endpoint;
     int64_t timeout_ms;
     kms_client_t *client; /* NULL until started */
-    char id_hash[96]; /* kube's apiserver_id_hash label */
+    char id_hash[96];     /* kube's apiserver_id_hash label */
     pthread_mutex_t lock;
     state_t *state; /* NULL until a probe succeeded once */
     cached_t *cache;
@@ -93,7 +93,8 @@ static const char *const invalid_labels[] = {"provider_name", "error"};
 static const char *const provider_label[] = {"provider_name"};
 static const gw_metric_desc_t use_total_desc = {
     .name = "apiserver_envelope_encryption_key_id_hash_total",
-    .help = "Number of times a keyID is used split by transformation type, provider, and apiserver identity.",
+    .help = "Number of times a keyID is used split by transformation type, provider, and apiserver "
+            "identity.",
     .stability = "ALPHA",
     .type = GW_METRIC_COUNTER,
     .labels = use_labels,
@@ -229,7 +230,8 @@ state_new(const uint8_t seed[GW_KMS_SEED], V2__EncryptResponse *resp, const char
     s->entries = gw_calloc(n + 1, sizeof(*s->entries));
     s->entry_ptrs = gw_calloc(n + 1, sizeof(*s->entry_ptrs));
     for (size_t i = 0; i < n; i++) {
-        s->entries[i] = (V2__EncryptedObject__AnnotationsEntry)V2__ENCRYPTED_OBJECT__ANNOTATIONS_ENTRY__INIT;
+        s->entries[i] =
+            (V2__EncryptedObject__AnnotationsEntry)V2__ENCRYPTED_OBJECT__ANNOTATIONS_ENTRY__INIT;
         s->entries[i].key = resp->annotations[i]->key;
         s->entries[i].value = resp->annotations[i]->value;
         s->entry_ptrs[i] = &s->entries[i];
@@ -346,7 +348,8 @@ rotate(gw_enc_kms_t *k, const char *status_key_id)
         V2__EncryptedObject probe = s->tmpl;
         uint8_t one = 0;
         probe.encrypteddata = (ProtobufCBinaryData){1, &one}; /* any value passes, as kube's */
-        if (gw_kms__validate(&probe, gen, sizeof(gen)) && strcmp(resp->key_id, status_key_id) == 0) {
+        if (gw_kms__validate(&probe, gen, sizeof(gen)) &&
+            strcmp(resp->key_id, status_key_id) == 0) {
             atomic_init(&s->expires_ms, expires);
             pthread_mutex_lock(&k->lock);
             state_t *was = k->state;
@@ -400,9 +403,9 @@ judge(gw_enc_kms_t *k, const V2__StatusResponse *st)
     if (n == 0)
         return NULL;
     /* kube's aggregate: one error as itself, several as "[a, b]" */
-    char *list = gw_sprintf("%s%s%s%s%s%s%s", n > 1 ? "[" : "", errs[0], n > 1 ? ", " : "",
-                            n > 1 ? errs[1] : "", n > 2 ? ", " : "", n > 2 ? errs[2] : "",
-                            n > 1 ? "]" : "");
+    char *list =
+        gw_sprintf("%s%s%s%s%s%s%s", n > 1 ? "[" : "", errs[0], n > 1 ? ", " : "",
+                   n > 1 ? errs[1] : "", n > 2 ? ", " : "", n > 2 ? errs[2] : "", n > 1 ? "]" : "");
     char *out = gw_sprintf("kmsv2 Provider %s is not healthy, error: %s", k->name, list);
     for (size_t i = 0; i < n; i++)
         free(errs[i]);
@@ -591,12 +594,11 @@ gw_enc__kms_seal(gw_enc_kms_t *k, const gw_value_key_t *aad, const char *head, s
 
 /* The DEK source of o, from the cache or the plugin (kube's words on failure). */
 static int
-dek_source(gw_enc_kms_t *k, const V2__EncryptedObject *o, cached_t *out, char *err,
-           size_t err_len)
+dek_source(gw_enc_kms_t *k, const V2__EncryptedObject *o, cached_t *out, char *err, size_t err_len)
 {
     uint8_t hash[GW_KMS_HASH];
-    bool seed = o->encrypteddeksourcetype ==
-                V2__ENCRYPTED_DEKSOURCE_TYPE__HKDF_SHA256_XNONCE_AES_GCM_SEED;
+    bool seed =
+        o->encrypteddeksourcetype == V2__ENCRYPTED_DEKSOURCE_TYPE__HKDF_SHA256_XNONCE_AES_GCM_SEED;
     V2__DecryptRequest req = V2__DECRYPT_REQUEST__INIT;
     V2__DecryptRequest__AnnotationsEntry *entries, **ptrs;
     V2__DecryptResponse *resp = NULL;
@@ -610,7 +612,8 @@ dek_source(gw_enc_kms_t *k, const V2__EncryptedObject *o, cached_t *out, char *e
     entries = gw_calloc(o->n_annotations + 1, sizeof(*entries));
     ptrs = gw_calloc(o->n_annotations + 1, sizeof(*ptrs));
     for (size_t i = 0; i < o->n_annotations; i++) {
-        entries[i] = (V2__DecryptRequest__AnnotationsEntry)V2__DECRYPT_REQUEST__ANNOTATIONS_ENTRY__INIT;
+        entries[i] =
+            (V2__DecryptRequest__AnnotationsEntry)V2__DECRYPT_REQUEST__ANNOTATIONS_ENTRY__INIT;
         entries[i].key = o->annotations[i]->key;
         entries[i].value = o->annotations[i]->value;
         ptrs[i] = &entries[i];
@@ -674,8 +677,8 @@ gw_enc__kms_open(gw_enc_kms_t *k, const gw_value_key_t *aad, const uint8_t *in, 
         } else {
             gw_enc_key_t key = {.secret_len = dek.key_len};
             memcpy(key.secret, dek.key, dek.key_len);
-            rc = gw_enc__open(GW_ENC_AESGCM, &key, aad, o->encrypteddata.data,
-                              o->encrypteddata.len, out, err, err_len);
+            rc = gw_enc__open(GW_ENC_AESGCM, &key, aad, o->encrypteddata.data, o->encrypteddata.len,
+                              out, err, err_len);
             OPENSSL_cleanse(key.secret, sizeof(key.secret));
         }
         OPENSSL_cleanse(&dek, sizeof(dek));

@@ -15,9 +15,9 @@
 #include "gw_err.h"
 #include "gw_names.h"
 
-#define KEY_ID_MAX 1024          /* kube's KeyIDMaxSize */
-#define DEK_SOURCE_MAX 1024      /* encryptedDEKSourceMaxSize */
-#define ANNOTATIONS_MAX 32768    /* annotationsMaxSize */
+#define KEY_ID_MAX 1024       /* kube's KeyIDMaxSize */
+#define DEK_SOURCE_MAX 1024   /* encryptedDEKSourceMaxSize */
+#define ANNOTATIONS_MAX 32768 /* annotationsMaxSize */
 #define SHORT "the stored data was shorter than the required size"
 
 static int
@@ -111,8 +111,10 @@ gw_kms__validate(const V2__EncryptedObject *o, char *err, size_t err_len)
     char why[256];
 
     if (o->encrypteddeksourcetype != V2__ENCRYPTED_DEKSOURCE_TYPE__AES_GCM_KEY &&
-        o->encrypteddeksourcetype != V2__ENCRYPTED_DEKSOURCE_TYPE__HKDF_SHA256_XNONCE_AES_GCM_SEED) {
-        snprintf(err, err_len, "unknown encryptedDEKSourceType: %d", (int)o->encrypteddeksourcetype);
+        o->encrypteddeksourcetype !=
+            V2__ENCRYPTED_DEKSOURCE_TYPE__HKDF_SHA256_XNONCE_AES_GCM_SEED) {
+        snprintf(err, err_len, "unknown encryptedDEKSourceType: %d",
+                 (int)o->encrypteddeksourcetype);
         return false;
     }
     if (o->encrypteddata.len == 0) {
@@ -174,8 +176,10 @@ put_u16_bytes(EVP_MD_CTX *h, const void *p, size_t n)
 static int
 by_key(const void *a, const void *b)
 {
-    const V2__EncryptedObject__AnnotationsEntry *x = *(V2__EncryptedObject__AnnotationsEntry *const *)a;
-    const V2__EncryptedObject__AnnotationsEntry *y = *(V2__EncryptedObject__AnnotationsEntry *const *)b;
+    const V2__EncryptedObject__AnnotationsEntry *x =
+        *(V2__EncryptedObject__AnnotationsEntry *const *)a;
+    const V2__EncryptedObject__AnnotationsEntry *y =
+        *(V2__EncryptedObject__AnnotationsEntry *const *)b;
     return strcmp(x->key, y->key);
 }
 

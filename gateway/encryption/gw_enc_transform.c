@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_clock.h"
 #include "gw_err.h"
 
 #define ENC_MARK "k8s:enc:"
@@ -130,7 +131,12 @@ open_with_keys(const gw_enc_provider_t *p, const gw_value_key_t *key, const uint
         if (len <= n || memcmp(in, k->name, n) != 0 || in[n] != ':')
             continue;
         matched = true;
-        if (gw_enc__open(p->kind, k, key, in + n + 1, len - n - 1, out, why, sizeof(why)) == 0) {
+        int64_t start = gw_monotonic_ns();
+        char *kp = gw_sprintf("%s:", k->name);
+        int rc = gw_enc__open(p->kind, k, key, in + n + 1, len - n - 1, out, why, sizeof(why));
+        gw_enc__record("from_storage", kp, start, rc == 0 ? NULL : why);
+        free(kp);
+        if (rc == 0) {
             out->stale = i != 0;
             return 0;
         }
@@ -151,29 +157,37 @@ open_chain(const gw_enc_chain_t *ch, const gw_value_key_t *key, const uint8_t *i
     for (size_t i = 0; i < ch->n; i++) {
         const gw_enc_provider_t *p = ch->providers[i];
         size_t plen = strlen(p->prefix);
+        int64_t start = gw_monotonic_ns();
         if (p->kind == GW_ENC_IDENTITY) {
             /* kube tries the next provider when identity meets an encrypted value */
             if (sealed)
                 continue;
             gw_value_view(out, in, len);
             out->stale = i != 0;
+            gw_enc__record("from_storage", "identity", start, NULL);
             return 0;
         }
         if (len < plen || memcmp(in, p->prefix, plen) != 0)
             continue;
         if (p->kind == GW_ENC_KMS) {
             char why[1024];
-            if (gw_enc__kms_open(p->kms, key, in + plen, len - plen, out, why, sizeof(why)) == 0) {
+            int rc = gw_enc__kms_open(p->kms, key, in + plen, len - plen, out, why, sizeof(why));
+            gw_enc__record("from_storage", p->prefix, start, rc == 0 ? NULL : why);
+            if (rc == 0) {
                 out->stale = out->stale || i != 0;
                 return 0;
             }
             errs_add(&errs, why);
             continue;
         }
+        size_t before = errs.n;
         if (open_with_keys(p, key, in + plen, len - plen, out, &errs) == 0) {
+            gw_enc__record("from_storage", p->prefix, start, NULL);
             out->stale = out->stale || i != 0;
             return 0;
         }
+        gw_enc__record("from_storage", p->prefix, start,
+                       errs.n > before ? errs.seen[errs.n - 1] : "failed");
     }
     if (errs.n == 0) {
         snprintf(err, err_len, "no matching prefix found");
@@ -210,19 +224,30 @@ gw_enc_encrypt(const gw_enc_config_t *c, const gw_value_key_t *key, const uint8_
     char head[300];
     int hlen;
 
+    int64_t start = gw_monotonic_ns();
+    int rc;
     if (p == NULL || p->kind == GW_ENC_IDENTITY) {
         gw_value_view(out, in, len);
+        if (p != NULL) /* a configured identity: kube's prefix transformer counts it */
+            gw_enc__record("to_storage", "", start, NULL);
         return 0;
     }
-    if (p->kind == GW_ENC_KMS) /* the first provider writes: never a later one instead */
-        return gw_enc__kms_seal(p->kms, key, p->prefix, strlen(p->prefix), in, len, out, err,
-                                err_len);
+    if (p->kind == GW_ENC_KMS) { /* the first provider writes: never a later one instead */
+        rc =
+            gw_enc__kms_seal(p->kms, key, p->prefix, strlen(p->prefix), in, len, out, err, err_len);
+        gw_enc__record("to_storage", p->prefix, start, rc == 0 ? NULL : err);
+        return rc;
+    }
     hlen = snprintf(head, sizeof(head), "%s%s:", p->prefix, p->keys[0].name);
     if (hlen < 0 || (size_t)hlen >= sizeof(head)) {
         snprintf(err, err_len, "key name too long");
         return GW_EINTERNAL;
     }
-    return gw_enc__seal(p->kind, &p->keys[0], key, head, (size_t)hlen, in, len, out, err, err_len);
+    rc = gw_enc__seal(p->kind, &p->keys[0], key, head, (size_t)hlen, in, len, out, err, err_len);
+    /* the key's prefix transformer inside the provider's counts it too, as kube's nesting */
+    gw_enc__record("to_storage", head + strlen(p->prefix), start, rc == 0 ? NULL : err);
+    gw_enc__record("to_storage", p->prefix, start, rc == 0 ? NULL : err);
+    return rc;
 }
 
 /* ---- the store's transformer -------------------------------------------------------------- */

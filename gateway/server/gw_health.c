@@ -48,7 +48,7 @@ struct gw_health {
     /* Post-start hooks in registration order: entries below n_hooks are complete. */
     gw_health_hook_t hooks[GW_HEALTH_MAX_HOOKS];
     _Atomic size_t n_hooks;
-    pthread_mutex_t hooks_lock; /* one registration at a time */
+    pthread_mutex_t hooks_lock;          /* one registration at a time */
     named_t named[GW_HEALTH_MAX_CHECKS]; /* registered before serving */
     size_t n_named;
     /* The prober's, on its worker's thread only. */
@@ -200,8 +200,7 @@ evaluate(const gw_health_t *h, const endpoint_t *ep, result_t *out)
 
     for (size_t i = 0; i < N_CHECKS; i++) {
         if (i == SHUTDOWN_CHECK) {
-            for (size_t j = 0; j < n_hooks; j++)
-            {
+            for (size_t j = 0; j < n_hooks; j++) {
                 out[n].name = h->hooks[j].name;
                 out[n++].why = check_hook(h, &h->hooks[j], livez);
             }

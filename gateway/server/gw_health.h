@@ -12,9 +12,9 @@
  * Checks: livez and healthz = ping, log, etcd, the named checks, then the post-start hooks;
  * readyz = ping, log, etcd, the named checks, informer-sync (the start-up state is confirmed in
  * etcd: gw_health_set_synced), the post-start hooks, shutdown. A named check (e.g. encryption's
- * "kms-providers") is a function of its owner's (gw_health_check_add). A post-start hook ("poststarthook/<name>", as kube's
- * AddPostStartHook registers it) fails until the work it stands for is done
- * (gw_health_hook_done); /livez lets it pass during --livez-grace-period.
+ * "kms-providers") is a function of its owner's (gw_health_check_add). A post-start hook
+ * ("poststarthook/<name>", as kube's AddPostStartHook registers it) fails until the work it stands
+ * for is done (gw_health_hook_done); /livez lets it pass during --livez-grace-period.
  *
  * The etcd check reads the outcome of a Maintenance Status probe that one worker sends about
  * every second; it passes when the last probe succeeded within the last few seconds. During

@@ -189,6 +189,12 @@ check "... kms_operations_latency_seconds each call" \
     'provider_name="p1"} 1'
 check "... dek_source_cache_size the cache" \
     metric apiserver_envelope_encryption_dek_source_cache_size '{provider_name="p1"} 1'
+check "apiserver_storage_transformation_operations_total counts the provider's writes" \
+    metric apiserver_storage_transformation_operations_total 'status="OK"' \
+    'transformation_type="to_storage"' 'transformer_prefix="k8s:enc:kms:v2:p1:"'
+check "... and _duration_seconds times them" \
+    metric apiserver_storage_transformation_duration_seconds_count \
+    'transformation_type="to_storage"' 'transformer_prefix="k8s:enc:kms:v2:p1:"'
 check "kgate exits cleanly" clean_exit
 
 # A new instance has a seed of its own: the old values' seed takes one Decrypt, then is cached.
@@ -253,6 +259,9 @@ t1=$(date +%s)
 check "the first reads it: a Decrypt the hung plugin never answers, kube's 500" is_status 500 \
     InternalError "Internal error occurred: failed to decrypt DEK, error: rpc error: code = DeadlineExceeded desc = context deadline exceeded"
 check "... after the 2 s timeout, not forever" test $((t1 - t0)) -le 6
+check "a failed read counts with the gRPC code" \
+    metric apiserver_storage_transformation_operations_total 'status="DeadlineExceeded"' \
+    'transformation_type="from_storage"' 'transformer_prefix="k8s:enc:kms:v2:p1:"'
 req GET "$CORE/configmaps/c1"
 check "ConfigMaps read meanwhile" code_is 200
 kill -CONT "$PLUGIN_PID"

@@ -310,12 +310,12 @@ test_kms_envelope(void)
         snprintf(hex + 2 * i, 3, "%02x", key[i]);
     tap_is_str(hex, want, "HKDF-Expand(SHA-256, seed, info): Python's known answer");
 
-    tap_is_int(gw_kms__seed_seal(seed, 32, &k, (const uint8_t *)"plain", 5, &sealed, err,
-                                 sizeof(err)),
-               0, "a value sealed under a seed");
+    tap_is_int(
+        gw_kms__seed_seal(seed, 32, &k, (const uint8_t *)"plain", 5, &sealed, err, sizeof(err)), 0,
+        "a value sealed under a seed");
     tap_is_int((int)sealed.len, 32 + 12 + 5 + 16, "... info, nonce, ciphertext, tag");
-    tap_is_int(gw_kms__seed_open(seed, 32, &k, sealed.data, sealed.len, &back, err, sizeof(err)),
-               0, "... opens");
+    tap_is_int(gw_kms__seed_open(seed, 32, &k, sealed.data, sealed.len, &back, err, sizeof(err)), 0,
+               "... opens");
     tap_ok(back.len == 5 && memcmp(back.data, "plain", 5) == 0, "... to the plain bytes");
     gw_value_clear(&back);
     gw_kms__seed_open(seed, 32, &other, sealed.data, sealed.len, &back, err, sizeof(err));
@@ -344,7 +344,8 @@ test_kms_envelope(void)
     long_id[1025] = '\0';
     o.keyid = long_id;
     gw_kms__validate(&o, err, sizeof(err));
-    tap_is_str(err, "failed to validate key id: keyID is 1025 bytes, which exceeds the max size of 1024",
+    tap_is_str(err,
+               "failed to validate key id: keyID is 1025 bytes, which exceeds the max size of 1024",
                "... a key ID over 1 kB");
     o.keyid = (char *)"k1";
     a.key = (char *)"nodots";
@@ -374,8 +375,9 @@ test_kms_envelope(void)
            "garbage is no EncryptedObject");
     tap_is_str(err, "proto: cannot parse invalid wire-format data", "... in Go's words");
 
-    gw_enc_config_t *c = must("resources:\n  - resources: [secrets]\n    providers: [{kms: "
-                              "{apiVersion: v2, name: p1, endpoint: 'unix:///nonexistent.sock'}}]\n");
+    gw_enc_config_t *c =
+        must("resources:\n  - resources: [secrets]\n    providers: [{kms: "
+             "{apiVersion: v2, name: p1, endpoint: 'unix:///nonexistent.sock'}}]\n");
     gw_value_t out;
     tap_is_int(gw_enc_encrypt(c, &k, (const uint8_t *)"{}", 2, &out, err, sizeof(err)),
                GW_EINTERNAL, "a KMS provider not started does not write");
