@@ -30,7 +30,7 @@ struct kms_client {
 
 /* Start 0.1 ms, the last bucket from about 52 s: kube's ExponentialBuckets(0.0001, 2, 20). */
 static const double latency_buckets[] = {
-    0.0001, 0.0002, 0.0004, 0.0008, 0.0016, 0.0032, 0.0064, 0.0128, 0.0256, 0.0512,
+    0.0001, 0.0002, 0.0004, 0.0008, 0.0016, 0.0032, 0.0064, 0.0128,  0.0256,  0.0512,
     0.1024, 0.2048, 0.4096, 0.8192, 1.6384, 3.2768, 6.5536, 13.1072, 26.2144, 52.4288,
 };
 static const char *const latency_labels[] = {"provider_name", "method_name", "grpc_status_code"};
@@ -47,10 +47,10 @@ static const gw_metric_desc_t latency_desc = {
 
 /* Go's codes.Code String() names, by gRPC status number. */
 static const char *const code_names[] = {
-    "OK",         "Canceled",      "Unknown",         "InvalidArgument",    "DeadlineExceeded",
-    "NotFound",   "AlreadyExists", "PermissionDenied", "ResourceExhausted", "FailedPrecondition",
-    "Aborted",    "OutOfRange",    "Unimplemented",   "Internal",           "Unavailable",
-    "DataLoss",   "Unauthenticated",
+    "OK",       "Canceled",        "Unknown",          "InvalidArgument",   "DeadlineExceeded",
+    "NotFound", "AlreadyExists",   "PermissionDenied", "ResourceExhausted", "FailedPrecondition",
+    "Aborted",  "OutOfRange",      "Unimplemented",    "Internal",          "Unavailable",
+    "DataLoss", "Unauthenticated",
 };
 
 static const char *
@@ -110,7 +110,8 @@ static void
 status_text(grpc_status_code code, grpc_slice details, char *err, size_t err_len)
 {
     if (code == GRPC_STATUS_DEADLINE_EXCEEDED) {
-        snprintf(err, err_len, "rpc error: code = DeadlineExceeded desc = context deadline exceeded");
+        snprintf(err, err_len,
+                 "rpc error: code = DeadlineExceeded desc = context deadline exceeded");
         return;
     }
     snprintf(err, err_len, "rpc error: code = %s desc = %.*s", code_name(code),
@@ -148,7 +149,8 @@ start_batch(grpc_call *call, call_t *u)
 
     memset(ops, 0, sizeof(ops));
     ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-    ops[0].flags = GRPC_INITIAL_METADATA_WAIT_FOR_READY; /* as kube's client: wait, up to the deadline */
+    ops[0].flags =
+        GRPC_INITIAL_METADATA_WAIT_FOR_READY; /* as kube's client: wait, up to the deadline */
     ops[1].op = GRPC_OP_SEND_MESSAGE;
     ops[1].data.send_message.send_message = u->send;
     ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
@@ -170,9 +172,9 @@ run(kms_client_t *c, const char *method, call_t *u)
     grpc_completion_queue *cq = grpc_completion_queue_create_for_next(NULL);
     gpr_timespec deadline = gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
                                          gpr_time_from_millis(c->timeout_ms, GPR_TIMESPAN));
-    grpc_call *call = grpc_channel_create_call(c->channel, NULL, GRPC_PROPAGATE_DEFAULTS, cq,
-                                               grpc_slice_from_static_string(method), NULL,
-                                               deadline, NULL);
+    grpc_call *call =
+        grpc_channel_create_call(c->channel, NULL, GRPC_PROPAGATE_DEFAULTS, cq,
+                                 grpc_slice_from_static_string(method), NULL, deadline, NULL);
 
     if (!start_batch(call, u)) {
         u->status = GRPC_STATUS_INTERNAL;
@@ -211,8 +213,8 @@ unary(kms_client_t *c, const char *method, const ProtobufCMessage *req,
         if (*resp == NULL) {
             u.status = GRPC_STATUS_INTERNAL;
             grpc_slice_unref(u.details);
-            u.details = grpc_slice_from_static_string(
-                "grpc: failed to unmarshal the received message");
+            u.details =
+                grpc_slice_from_static_string("grpc: failed to unmarshal the received message");
         }
     }
     record_latency(c, method, u.status, now_seconds() - start);
@@ -232,8 +234,8 @@ kms_status(kms_client_t *c, V2__StatusResponse **out, char *err, size_t err_len)
 {
     V2__StatusRequest req = V2__STATUS_REQUEST__INIT;
 
-    return unary(c, "/v2.KeyManagementService/Status", &req.base,
-                 &v2__status_response__descriptor, (ProtobufCMessage **)out, err, err_len);
+    return unary(c, "/v2.KeyManagementService/Status", &req.base, &v2__status_response__descriptor,
+                 (ProtobufCMessage **)out, err, err_len);
 }
 
 int

@@ -287,4 +287,28 @@ for _ in $(seq 30); do ready && break; sleep 1; done
 check "within kube's 10 s unhealthy poll, Secrets are written again" code_is 201
 check "... encrypted" lacks never-plain secrets/default/s5
 check "kgate exits cleanly" clean_exit
+
+# The automatic reload: a configuration without KMS, then one with it; the new configuration's
+# provider is primed and writes, and kms-providers is listed from the start (kube lists it
+# whenever the reload is on).
+cat >"$CONF" <<EOF
+apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration
+resources:
+  - resources: [secrets]
+    providers: [{identity: {}}, {kms: {apiVersion: v2, name: p1, endpoint: "unix://$SOCK"}}]
+EOF
+check "kgate starts with the reload on, identity first" start \
+    --encryption-provider-config-automatic-reload
+health /healthz/kms-providers
+check "kms-providers is listed with the reload on" code_is 200
+req POST "$CORE/secrets" "$(secret s7 plain-first)"
+check "identity writes first" grep -q '^{' <<<"$(raw secrets/default/s7)"
+req GET "$CORE/secrets/s1"
+check "... and the KMS provider still reads" code_is 200
+sed -i 's/providers: \[{identity: {}}, {kms: \(.*\)}\]$/providers: [{kms: \1}, {identity: {}}]/' "$CONF"
+reloaded() { req POST "$CORE/secrets" "$(secret "s8-$1" after-reload)"; grep -q '^k8s:enc:kms:v2:p1:' <<<"$(raw "secrets/default/s8-$1")"; }
+for i in $(seq 30); do reloaded "$i" && break; sleep 0.5; done
+check "the reloaded configuration writes with KMS" reloaded x
+check "kgate exits cleanly" clean_exit
 tap_end
