@@ -14,6 +14,7 @@
 #include "gw_alloc.h"
 #include "gw_err.h"
 #include "gw_names.h"
+#include "gw_objmeta.h"
 
 #define KEY_ID_MAX 1024       /* kube's KeyIDMaxSize */
 #define DEK_SOURCE_MAX 1024   /* encryptedDEKSourceMaxSize */
@@ -21,7 +22,7 @@
 #define SHORT "the stored data was shorter than the required size"
 
 static int
-fail(char *err, size_t err_len, const char *why)
+refuse(char *err, size_t err_len, const char *why)
 {
     snprintf(err, err_len, "%s", why);
     return GW_EINTERNAL;
@@ -46,6 +47,16 @@ gw_kms__validate_key_id(const char *key_id, char *err, size_t err_len)
     return NULL;
 }
 
+/* field.Invalid's text: the value as Go's %q shows it. */
+static char *
+invalid(const char *value, const char *msg)
+{
+    char *q = gw_ferr_quote(value), *why = gw_sprintf("annotations: Invalid value: %s: %s", q, msg);
+
+    free(q);
+    return why;
+}
+
 /* kube's IsFullyQualifiedDomainName on an annotation key: NULL, or the field error. */
 static char *
 fqdn_error(const char *key)
@@ -58,17 +69,15 @@ fqdn_error(const char *key)
         return gw_strdup("annotations: Required value");
     name = gw_strndup(key, key[n - 1] == '.' ? n - 1 : n);
     if ((msg = gw_valid_dns1123_subdomain(name)) != NULL)
-        why = gw_sprintf("annotations: Invalid value: \"%s\": %s", name, msg);
+        why = invalid(name, msg);
     else if (strchr(name, '.') == NULL)
-        why = gw_sprintf("annotations: Invalid value: \"%s\": should be a domain with at least "
-                         "two segments separated by dots",
-                         name);
+        why = invalid(name, "should be a domain with at least two segments separated by dots");
     for (char *label = name, *dot; why == NULL && label != NULL; label = dot ? dot + 1 : NULL) {
         dot = strchr(label, '.');
         if (dot != NULL)
             *dot = '\0';
         if ((msg = gw_valid_dns1123_label(label)) != NULL)
-            why = gw_sprintf("annotations: Invalid value: \"%s\": %s", label, msg);
+            why = invalid(label, msg);
     }
     free(name);
     return why;
@@ -76,7 +85,7 @@ fqdn_error(const char *key)
 
 /* kube's validateAnnotations: the errors as its aggregate prints them. */
 static bool
-validate_annotations(const V2__EncryptedObject *o, char *err, size_t err_len)
+check_annotations(const V2__EncryptedObject *o, char *err, size_t err_len)
 {
     char *errs[3];
     size_t n = 0, total = 0, at = 0;
@@ -135,7 +144,7 @@ gw_kms__validate(const V2__EncryptedObject *o, char *err, size_t err_len)
         snprintf(err, err_len, "failed to validate key id: %s", why);
         return false;
     }
-    return validate_annotations(o, err, err_len);
+    return check_annotations(o, err, err_len);
 }
 
 V2__EncryptedObject *
@@ -235,7 +244,7 @@ gw_kms__seed_seal(const uint8_t *seed, size_t seed_len, const gw_value_key_t *aa
     int rc;
 
     if (RAND_bytes(info, sizeof(info)) != 1)
-        return fail(err, err_len, "failed to generate info for KDF: crypto/rand: read failed");
+        return refuse(err, err_len, "failed to generate info for KDF: crypto/rand: read failed");
     gw_kms__derive(seed, seed_len, info, k.secret);
     /* info, then AES-GCM's nonce and seal: the info goes first as the seal's head */
     rc = gw_enc__seal(GW_ENC_AESGCM, &k, aad, (const char *)info, sizeof(info), in, len, out, err,
@@ -252,7 +261,7 @@ gw_kms__seed_open(const uint8_t *seed, size_t seed_len, const gw_value_key_t *aa
     int rc;
 
     if (len < GW_KMS_INFO)
-        return fail(err, err_len, SHORT);
+        return refuse(err, err_len, SHORT);
     gw_kms__derive(seed, seed_len, in, k.secret);
     rc = gw_enc__open(GW_ENC_AESGCM, &k, aad, in + GW_KMS_INFO, len - GW_KMS_INFO, out, err,
                       err_len);

@@ -12,8 +12,12 @@
 #include "gw_alloc.c"
 #include "gw_enc_cipher.c"
 #include "gw_enc_kms_envelope.c"
+#include "gw_buf.c"
+#include "gw_json.c"
 #include "gw_names.c"
+#include "gw_objmeta.c"
 #include "gw_transformer.c"
+#include "kms_service.pb-c.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
