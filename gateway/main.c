@@ -86,6 +86,7 @@ typedef struct {
     const gw_value_transformer_t *values; /* every store's: encryption's, else media */
     gw_enc_reloader_t *enc_reloader;      /* --encryption-provider-config-automatic-reload */
     struct event *enc_reload;             /* worker 0's look at the encryption config */
+    bool kms_check;                       /* health lists kube's kms-providers check */
     gw_api_t *api;
     gw_apf_t *apf; /* API Priority and Fairness; NULL when turned off */
     gw_server_t *server;
@@ -566,6 +567,9 @@ build_values(kgate_t *k, char *err, size_t err_len)
         gw_enc_config_load(k->cfg->encryption_provider_config, gw_catalog_builtin(), err, err_len);
     if (enc == NULL)
         return 1;
+    gw_enc_config_start(enc); /* KMS plugins primed before serving, as kube's */
+    k->kms_check =
+        gw_enc_config_uses_kms(enc) || k->cfg->encryption_provider_config_automatic_reload;
     k->encryption = gw_enc_transformer_new(enc, &k->media);
     k->values = gw_enc_transformer_values(k->encryption);
     if (k->cfg->encryption_provider_config_automatic_reload)
@@ -834,6 +838,10 @@ run(const gw_config_t *cfg, bool anonymous_reset)
     if (resolve_advertise(&k, err, sizeof(err)) != 0)
         goto out;
     k.health = gw_health_new(cfg->livez_grace_period_ms);
+    /* kube's one "kms-providers" check: KMS v2 in use, or any configuration a reload may bring */
+    if (k.kms_check)
+        gw_health_check_add(k.health, "kms-providers", gw_enc_transformer_kms_healthy,
+                            k.encryption);
     register_hooks(&k);
     gw_health_etcd_result(k.health, 0);
     if (anonymous_reset)

@@ -23,6 +23,8 @@ packages=(
     curl perl                                       # test clients, TAP runner (prove)
     nghttp2-client                                  # h2load and nghttp: HTTP/2 test clients
     python3-kubernetes                              # the official typed client, in e2e checks
+    python3-grpcio python3-cryptography             # the KMS v2 test plugin (gRPC on a unix
+                                                    # socket, AES-GCM) and its checks
     python3-h2 haproxy                              # an HTTP/2 client library; a TCP balancer
     clang libclang-rt-14-dev                        # libFuzzer drivers
     clang-format                                    # make format, make check-format

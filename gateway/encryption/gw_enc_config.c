@@ -20,6 +20,7 @@
 #include "gw_yaml.h"
 
 #define MAX_CONFIG_BYTES (4u << 20)
+#define KMS_DEFAULT_TIMEOUT_NS 3e9 /* kube's default KMS call timeout */
 #define KMS_V1_DISABLED                                                                            \
     "KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 "         \
     "instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature."
@@ -467,6 +468,21 @@ build_keys(gw_enc_provider_t *p, const json_t *conf)
     }
 }
 
+/* A KMS v2 provider (validated: a name, a unix endpoint, a positive timeout or none). */
+static void
+build_kms(gw_enc_provider_t *p, const json_t *kms)
+{
+    const json_t *timeout = present(kms, "timeout");
+    double ns = KMS_DEFAULT_TIMEOUT_NS;
+
+    if (timeout != NULL)
+        duration_ns(json_string_value(timeout), &ns);
+    p->kind = GW_ENC_KMS;
+    p->kms_prefix = gw_sprintf("k8s:enc:kms:v2:%s:", str(kms, "name"));
+    p->prefix = p->kms_prefix;
+    p->kms = gw_enc__kms_new(str(kms, "name"), str(kms, "endpoint"), (int64_t)(ns / 1e6));
+}
+
 /* One provider entry into p; false with kube's building error in err. */
 static bool
 build_provider(gw_enc_provider_t *p, const json_t *conf, char *err, size_t err_len)
@@ -475,14 +491,12 @@ build_provider(gw_enc_provider_t *p, const json_t *conf, char *err, size_t err_l
 
     if (kms != NULL) {
         const char *av = str(kms, "apiVersion");
-        if (av[0] == '\0' || strcmp(av, "v1") == 0)
+        if (av[0] == '\0' || strcmp(av, "v1") == 0) {
             snprintf(err, err_len, "error while building transformers: " KMS_V1_DISABLED);
-        else
-            snprintf(err, err_len,
-                     "error while building transformers: could not configure KMSv2 plugin "
-                     "%s: kgate has no KMS v2 client",
-                     str(kms, "name"));
-        return false;
+            return false;
+        }
+        build_kms(p, kms);
+        return true;
     }
     p->kind = GW_ENC_IDENTITY;
     p->prefix = "";
@@ -723,6 +737,8 @@ gw_enc_config_free(gw_enc_config_t *c)
             OPENSSL_cleanse(c->providers[i].keys[j].secret, GW_ENC_MAX_KEY);
         }
         free(c->providers[i].keys);
+        gw_enc__kms_free(c->providers[i].kms);
+        free(c->providers[i].kms_prefix);
     }
     for (size_t i = 0; i < c->n_chains; i++) {
         free(c->chains[i].group);
@@ -733,4 +749,51 @@ gw_enc_config_free(gw_enc_config_t *c)
     free(c->chains);
     free(c->paths);
     free(c);
+}
+
+void
+gw_enc_config_start(gw_enc_config_t *c)
+{
+    for (size_t i = 0; i < c->n_providers; i++) {
+        if (c->providers[i].kms != NULL)
+            gw_enc__kms_start(c->providers[i].kms);
+    }
+}
+
+bool
+gw_enc_config_uses_kms(const gw_enc_config_t *c)
+{
+    for (size_t i = 0; i < c->n_providers; i++) {
+        if (c->providers[i].kms != NULL)
+            return true;
+    }
+    return false;
+}
+
+bool
+gw_enc_config_kms_healthy(const gw_enc_config_t *c, char *why, size_t why_len)
+{
+    size_t n = 0, failed = 0, at = 0;
+    char one[1024];
+
+    why[0] = '\0';
+    for (size_t i = 0; i < c->n_providers; i++) {
+        if (c->providers[i].kms == NULL)
+            continue;
+        if (!gw_enc__kms_check(c->providers[i].kms, one, sizeof(one))) {
+            /* kube's aggregate: "[a, b]" for several; the closing bracket added below */
+            if (at < why_len)
+                at += (size_t)snprintf(why + at, why_len - at,
+                                       "%shealth check for kms-provider-%zu failed: %s",
+                                       failed ? ", " : "", n, one);
+            failed++;
+        }
+        n++;
+    }
+    if (failed > 1) {
+        char *list = gw_sprintf("[%s]", why);
+        snprintf(why, why_len, "%s", list);
+        free(list);
+    }
+    return failed == 0;
 }

@@ -86,6 +86,7 @@ gw_enc_reload_check(gw_enc_reloader_t *r)
     size_t len;
     char *text;
 
+    gw_enc_transformer_collect(r->t); /* what earlier reloads replaced, once unused */
     if (stat(r->path, &st) != 0 || same_file(&st, &r->seen))
         return;
     r->seen = st;
@@ -98,8 +99,10 @@ gw_enc_reload_check(gw_enc_reloader_t *r)
     SHA256((const uint8_t *)text, len, hash);
     if (memcmp(hash, r->hash, sizeof(hash)) != 0) {
         gw_enc_config_t *c = gw_enc_config_parse(text, len, r->path, r->builtin, err, sizeof(err));
-        if (c != NULL)
+        if (c != NULL) {
             memcpy(r->hash, hash, sizeof(hash));
+            gw_enc_config_start(c); /* its KMS plugins primed before it serves */
+        }
         reloaded(r, c, err);
     }
     free(text);

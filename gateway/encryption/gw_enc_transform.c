@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gw_alloc.h"
+#include "gw_clock.h"
 #include "gw_err.h"
 
 #define ENC_MARK "k8s:enc:"
@@ -130,7 +131,12 @@ open_with_keys(const gw_enc_provider_t *p, const gw_value_key_t *key, const uint
         if (len <= n || memcmp(in, k->name, n) != 0 || in[n] != ':')
             continue;
         matched = true;
-        if (gw_enc__open(p->kind, k, key, in + n + 1, len - n - 1, out, why, sizeof(why)) == 0) {
+        int64_t start = gw_monotonic_ns();
+        char *kp = gw_sprintf("%s:", k->name);
+        int rc = gw_enc__open(p->kind, k, key, in + n + 1, len - n - 1, out, why, sizeof(why));
+        gw_enc__record("from_storage", kp, start, rc == 0 ? NULL : why);
+        free(kp);
+        if (rc == 0) {
             out->stale = i != 0;
             return 0;
         }
@@ -151,20 +157,37 @@ open_chain(const gw_enc_chain_t *ch, const gw_value_key_t *key, const uint8_t *i
     for (size_t i = 0; i < ch->n; i++) {
         const gw_enc_provider_t *p = ch->providers[i];
         size_t plen = strlen(p->prefix);
+        int64_t start = gw_monotonic_ns();
         if (p->kind == GW_ENC_IDENTITY) {
             /* kube tries the next provider when identity meets an encrypted value */
             if (sealed)
                 continue;
             gw_value_view(out, in, len);
             out->stale = i != 0;
+            gw_enc__record("from_storage", "identity", start, NULL);
             return 0;
         }
         if (len < plen || memcmp(in, p->prefix, plen) != 0)
             continue;
+        if (p->kind == GW_ENC_KMS) {
+            char why[1024];
+            int rc = gw_enc__kms_open(p->kms, key, in + plen, len - plen, out, why, sizeof(why));
+            gw_enc__record("from_storage", p->prefix, start, rc == 0 ? NULL : why);
+            if (rc == 0) {
+                out->stale = out->stale || i != 0;
+                return 0;
+            }
+            errs_add(&errs, why);
+            continue;
+        }
+        size_t before = errs.n;
         if (open_with_keys(p, key, in + plen, len - plen, out, &errs) == 0) {
+            gw_enc__record("from_storage", p->prefix, start, NULL);
             out->stale = out->stale || i != 0;
             return 0;
         }
+        gw_enc__record("from_storage", p->prefix, start,
+                       errs.n > before ? errs.seen[errs.n - 1] : "failed");
     }
     if (errs.n == 0) {
         snprintf(err, err_len, "no matching prefix found");
@@ -201,16 +224,30 @@ gw_enc_encrypt(const gw_enc_config_t *c, const gw_value_key_t *key, const uint8_
     char head[300];
     int hlen;
 
+    int64_t start = gw_monotonic_ns();
+    int rc;
     if (p == NULL || p->kind == GW_ENC_IDENTITY) {
         gw_value_view(out, in, len);
+        if (p != NULL) /* a configured identity: kube's prefix transformer counts it */
+            gw_enc__record("to_storage", "", start, NULL);
         return 0;
+    }
+    if (p->kind == GW_ENC_KMS) { /* the first provider writes: never a later one instead */
+        rc =
+            gw_enc__kms_seal(p->kms, key, p->prefix, strlen(p->prefix), in, len, out, err, err_len);
+        gw_enc__record("to_storage", p->prefix, start, rc == 0 ? NULL : err);
+        return rc;
     }
     hlen = snprintf(head, sizeof(head), "%s%s:", p->prefix, p->keys[0].name);
     if (hlen < 0 || (size_t)hlen >= sizeof(head)) {
         snprintf(err, err_len, "key name too long");
         return GW_EINTERNAL;
     }
-    return gw_enc__seal(p->kind, &p->keys[0], key, head, (size_t)hlen, in, len, out, err, err_len);
+    rc = gw_enc__seal(p->kind, &p->keys[0], key, head, (size_t)hlen, in, len, out, err, err_len);
+    /* the key's prefix transformer inside the provider's counts it too, as kube's nesting */
+    gw_enc__record("to_storage", head + strlen(p->prefix), start, rc == 0 ? NULL : err);
+    gw_enc__record("to_storage", p->prefix, start, rc == 0 ? NULL : err);
+    return rc;
 }
 
 /* ---- the store's transformer -------------------------------------------------------------- */
@@ -219,14 +256,31 @@ struct gw_enc_transformer {
     gw_value_transformer_t values; /* first: the vtable's ctx is t itself */
     const gw_value_transformer_t *inner;
     _Atomic(gw_enc_config_t *) current;
-    gw_enc_config_t **old; /* replaced by reloads, freed with t */
+    _Atomic long active;   /* values being transformed now */
+    gw_enc_config_t **old; /* replaced by reloads, not yet collected */
     size_t n_old;
 };
 
-static const gw_enc_transformer_t *
+/* A value's transformation holds t's configuration from here to release: a collect that finds
+ * none active frees what was replaced, since any later one loads the current configuration
+ * (both sides sequentially consistent: the increment precedes the load). */
+static gw_enc_config_t *
+acquire(gw_enc_transformer_t *t)
+{
+    atomic_fetch_add(&t->active, 1);
+    return atomic_load(&t->current);
+}
+
+static void
+release(gw_enc_transformer_t *t)
+{
+    atomic_fetch_sub(&t->active, 1);
+}
+
+static gw_enc_transformer_t *
 self(const gw_value_transformer_t *v)
 {
-    return v->ctx;
+    return (gw_enc_transformer_t *)v->ctx; /* the transformer is its own mutable state */
 }
 
 /* When the outer step passed the inner one's new buffer through as a view, the answer takes it
@@ -245,11 +299,12 @@ static int
 from_storage(const gw_value_transformer_t *v, const gw_value_key_t *key, const uint8_t *in,
              size_t len, gw_value_t *out, char *err, size_t err_len)
 {
-    const gw_enc_transformer_t *t = self(v);
-    gw_enc_config_t *c = atomic_load_explicit(&t->current, memory_order_acquire);
+    gw_enc_transformer_t *t = self(v);
+    gw_enc_config_t *c = acquire(t);
     gw_value_t plain;
     int rc = gw_enc_decrypt(c, key, in, len, &plain, err, err_len);
 
+    release(t);
     if (rc != 0)
         return rc;
     rc = t->inner->from_storage(t->inner, key, plain.data, plain.len, out, err, err_len);
@@ -266,14 +321,14 @@ static int
 to_storage(const gw_value_transformer_t *v, const gw_value_key_t *key, const uint8_t *json,
            size_t len, gw_value_t *out, char *err, size_t err_len)
 {
-    const gw_enc_transformer_t *t = self(v);
-    gw_enc_config_t *c = atomic_load_explicit(&t->current, memory_order_acquire);
+    gw_enc_transformer_t *t = self(v);
     gw_value_t encoded;
     int rc = t->inner->to_storage(t->inner, key, json, len, &encoded, err, err_len);
 
     if (rc != 0)
         return rc;
-    rc = gw_enc_encrypt(c, key, encoded.data, encoded.len, out, err, err_len);
+    rc = gw_enc_encrypt(acquire(t), key, encoded.data, encoded.len, out, err, err_len);
+    release(t);
     if (rc != 0) {
         gw_value_clear(&encoded);
         return rc;
@@ -291,6 +346,7 @@ gw_enc_transformer_new(gw_enc_config_t *c, const gw_value_transformer_t *inner)
         (gw_value_transformer_t){.from_storage = from_storage, .to_storage = to_storage, .ctx = t};
     t->inner = inner;
     atomic_init(&t->current, c);
+    atomic_init(&t->active, 0);
     return t;
 }
 
@@ -303,10 +359,32 @@ gw_enc_transformer_values(const gw_enc_transformer_t *t)
 void
 gw_enc_transformer_swap(gw_enc_transformer_t *t, gw_enc_config_t *c)
 {
-    gw_enc_config_t *was = atomic_exchange_explicit(&t->current, c, memory_order_acq_rel);
+    gw_enc_config_t *was = atomic_exchange(&t->current, c);
 
     t->old = gw_realloc(t->old, (t->n_old + 1) * sizeof(*t->old));
     t->old[t->n_old++] = was;
+}
+
+void
+gw_enc_transformer_collect(gw_enc_transformer_t *t)
+{
+    if (t->n_old == 0 || atomic_load(&t->active) != 0)
+        return;
+    for (size_t i = 0; i < t->n_old; i++)
+        gw_enc_config_free(t->old[i]);
+    free(t->old);
+    t->old = NULL;
+    t->n_old = 0;
+}
+
+bool
+gw_enc_transformer_kms_healthy(void *arg, char *why, size_t why_len)
+{
+    gw_enc_transformer_t *t = arg;
+    bool ok = gw_enc_config_kms_healthy(acquire(t), why, why_len);
+
+    release(t);
+    return ok;
 }
 
 void

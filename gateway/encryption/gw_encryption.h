@@ -14,9 +14,15 @@
  *   - aescbc: a random 16-byte IV, then AES-CBC with PKCS#7 padding; aesgcm: a random 12-byte
  *     nonce, then the AES-GCM seal (tag last) with the etcd key as additional data; secretbox:
  *     a random 24-byte nonce, then XSalsa20-Poly1305 (libsodium's crypto_secretbox_easy);
+ *   - kms (apiVersion v2): "k8s:enc:kms:v2:<name>:" then kube's protobuf EncryptedObject; each
+ *     value is sealed with AES-256-GCM under a key HKDF-SHA256 derives from a 32-byte seed
+ *     and a random 32-byte info stored before the nonce; the seed is encrypted by the plugin
+ *     (KMS v2 gRPC on a unix socket) and stored with every value; reads ask the plugin only
+ *     for seeds they have not cached. KMS v1 is refused as 1.32 refuses it;
  *   - a resource no entry names is read as kube's encrypt-check identity.
  *
- * KMS providers are validated as kube validates them, then refused: kgate has no KMS client.
+ * A configuration with KMS providers talks to their plugins only once started
+ * (gw_enc_config_start): parsing alone never connects.
  */
 
 #include <stdbool.h>
@@ -40,6 +46,24 @@ gw_enc_config_t *gw_enc_config_parse(const char *text, size_t len, const char *n
 /** gw_enc_config_parse of the file at path (kube's messages for a missing or empty file). */
 gw_enc_config_t *gw_enc_config_load(const char *path, const gw_catalog_t *builtin, char *err,
                                     size_t err_len);
+
+/**
+ * Start c's KMS providers: each connects to its plugin and is primed with a Status (and the
+ * seed's Encrypt) inline, blocking up to its timeout when the plugin does not answer, then
+ * probed by a thread of its own. Before this a KMS provider neither reads nor writes. Thread:
+ * one at a time (start-up, or the reload).
+ */
+void gw_enc_config_start(gw_enc_config_t *c);
+
+/** Whether c has a KMS provider. Thread: any. */
+bool gw_enc_config_uses_kms(const gw_enc_config_t *c);
+
+/**
+ * kube's "kms-providers" health check over c's KMS providers (kms-provider-0, -1, ... in file
+ * order): true when each one's last probe was healthy, else false with kube's aggregate
+ * ("health check for kms-provider-0 failed: ...") in why. Never blocks. Thread: any.
+ */
+bool gw_enc_config_kms_healthy(const gw_enc_config_t *c, char *why, size_t why_len);
 
 /** Free c (NULL is fine). Nothing may use it any more. */
 void gw_enc_config_free(gw_enc_config_t *c);
@@ -71,11 +95,20 @@ gw_enc_transformer_t *gw_enc_transformer_new(gw_enc_config_t *c,
 const gw_value_transformer_t *gw_enc_transformer_values(const gw_enc_transformer_t *t);
 
 /**
- * Use c (taken) from now on (the automatic reload). Values being transformed finish with the
- * configuration they started with: replaced ones are kept until gw_enc_transformer_free, as a
- * reload is rare and each is small. Thread: any (one writer at a time).
+ * Use c (taken, started) from now on (the automatic reload). Values being transformed finish
+ * with the configuration they started with: replaced ones are freed (their KMS clients
+ * closed) by gw_enc_transformer_collect once no value is being transformed. Thread: any (one
+ * writer at a time).
  */
 void gw_enc_transformer_swap(gw_enc_transformer_t *t, gw_enc_config_t *c);
+
+/** Free the replaced configurations when no value is being transformed at this moment (else
+ *  a later call will). Thread: the swapping thread. */
+void gw_enc_transformer_collect(gw_enc_transformer_t *t);
+
+/** gw_enc_config_kms_healthy of t's current configuration: the health check's function
+ *  (arg: t). Thread: any. */
+bool gw_enc_transformer_kms_healthy(void *t, char *why, size_t why_len);
 
 /** Free t and every configuration it held, once no store uses it. */
 void gw_enc_transformer_free(gw_enc_transformer_t *t);

@@ -185,7 +185,7 @@ store(create_t *c, json_t *obj)
     }
     free(bytes);
     if (rc != 0)
-        gw_reply_error(c->r, rc, c->name);
+        gw_registry__reply_write_error(c->r, rc, c->name);
 }
 
 static void

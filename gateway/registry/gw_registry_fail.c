@@ -126,6 +126,20 @@ gw_registry__qualified_kind(gw_req_t *r)
 }
 
 void
+gw_registry__reply_write_error(gw_req_t *r, int err, const char *name)
+{
+    const char *why = err == GW_EINTERNAL ? gw_store_value_error() : NULL;
+    gw_fail_t f = {0};
+
+    if (why == NULL) {
+        gw_reply_error(r, err, name);
+        return;
+    }
+    gw_registry__fail_unreadable(r, &f, why); /* kube's NewInternalError of the reason */
+    gw_registry__reply_fail(r, &f);
+}
+
+void
 gw_registry__fail_unreadable(gw_req_t *r, gw_fail_t *f, const char *why)
 {
     gw_registry__fail(r, f, 500, "InternalError",

@@ -177,6 +177,11 @@ void gw_registry__fail_err(gw_req_t *r, gw_fail_t *f, int err, const char *name)
 /** Record kube's answer to a stored value its transformer refused (gw_obj_t.unreadable: a
  *  value no encryption provider can decrypt, or a corrupt one): 500 InternalError, "Internal
  *  error occurred: " and the transformer's words, as kube's storage InternalError. */
+/** Answer a failed write: a value the transformer refused (gw_store_value_error) as kube's 500
+ *  "Internal error occurred: <why>", anything else as gw_reply_error. Thread: the request's,
+ *  right after the write failed. */
+void gw_registry__reply_write_error(gw_req_t *r, int err, const char *name);
+
 void gw_registry__fail_unreadable(gw_req_t *r, gw_fail_t *f, const char *why);
 
 /** Record kube's 422 Invalid for field errors (the errors are cleared). `kind` and `group`

@@ -503,7 +503,7 @@ done(int err, const gw_obj_t *obj, void *ctx)
         gw_registry__fail_err(u->r, &u->fail, err, u->name);
         gw_registry__reply_fail(u->r, &u->fail);
     } else if (err != 0) {
-        gw_reply_error(u->r, err, u->name);
+        gw_registry__reply_write_error(u->r, err, u->name);
     } else {
         reply_obj(u, u->created ? 201 : 200, obj);
     }

@@ -31,6 +31,13 @@ struct gw_health_hook {
     _Atomic bool done;
 };
 
+/* A named check of another layer's (gw_health_check_add). */
+typedef struct {
+    char name[HOOK_NAME_MAX];
+    gw_health_check_fn fn;
+    void *arg;
+} named_t;
+
 struct gw_health {
     int64_t started_ms;
     int64_t livez_grace_ms;
@@ -41,7 +48,9 @@ struct gw_health {
     /* Post-start hooks in registration order: entries below n_hooks are complete. */
     gw_health_hook_t hooks[GW_HEALTH_MAX_HOOKS];
     _Atomic size_t n_hooks;
-    pthread_mutex_t hooks_lock; /* one registration at a time */
+    pthread_mutex_t hooks_lock;          /* one registration at a time */
+    named_t named[GW_HEALTH_MAX_CHECKS]; /* registered before serving */
+    size_t n_named;
     /* The prober's, on its worker's thread only. */
     struct event *timer;
     etcd_conn_t *conn;
@@ -151,13 +160,23 @@ static const endpoint_t endpoints[] = {
     {"/healthz", "healthz", 0x7},
 };
 
-/* One check's outcome: its name and why it failed (NULL: it passed). */
+/* One check's outcome: its name and why it failed (NULL: it passed); a named check's reason
+ * is written into text. */
 typedef struct {
     const char *name;
     const char *why;
+    char text[512];
 } result_t;
 
-#define MAX_RESULTS (N_CHECKS + GW_HEALTH_MAX_HOOKS)
+#define MAX_RESULTS (N_CHECKS + GW_HEALTH_MAX_HOOKS + GW_HEALTH_MAX_CHECKS)
+#define ETCD_CHECK 2 /* the named checks follow it, as kube adds KMS checks after etcd's */
+
+static void
+run_named(const named_t *c, result_t *r)
+{
+    r->name = c->name;
+    r->why = c->fn(c->arg, r->text, sizeof(r->text)) ? NULL : r->text;
+}
 
 /* A hook fails until its work is done; /livez lets it pass during --livez-grace-period, as
  * kube's boot sequence checks. */
@@ -181,11 +200,17 @@ evaluate(const gw_health_t *h, const endpoint_t *ep, result_t *out)
 
     for (size_t i = 0; i < N_CHECKS; i++) {
         if (i == SHUTDOWN_CHECK) {
-            for (size_t j = 0; j < n_hooks; j++)
-                out[n++] = (result_t){h->hooks[j].name, check_hook(h, &h->hooks[j], livez)};
+            for (size_t j = 0; j < n_hooks; j++) {
+                out[n].name = h->hooks[j].name;
+                out[n++].why = check_hook(h, &h->hooks[j], livez);
+            }
         }
-        if (ep->checks & (1u << i))
-            out[n++] = (result_t){checks[i].name, checks[i].run(h, livez)};
+        if (ep->checks & (1u << i)) {
+            out[n].name = checks[i].name;
+            out[n++].why = checks[i].run(h, livez);
+        }
+        for (size_t j = 0; i == ETCD_CHECK && j < h->n_named; j++)
+            run_named(&h->named[j], &out[n++]);
     }
     return n;
 }
@@ -230,6 +255,17 @@ gw_health_hook_add(gw_health_t *h, const char *name)
     atomic_store(&h->n_hooks, n + 1); /* publishes the entry to the renderers */
     pthread_mutex_unlock(&h->hooks_lock);
     return hook;
+}
+
+void
+gw_health_check_add(gw_health_t *h, const char *name, gw_health_check_fn fn, void *arg)
+{
+    if (h->n_named == GW_HEALTH_MAX_CHECKS || strlen(name) >= HOOK_NAME_MAX)
+        abort(); /* a programming error: a bigger table or a shorter name */
+    named_t *c = &h->named[h->n_named++];
+    snprintf(c->name, sizeof(c->name), "%s", name);
+    c->fn = fn;
+    c->arg = arg;
 }
 
 void

@@ -9,11 +9,12 @@
  *    "<endpoint> check failed";
  *  - `?exclude=<check>` (repeatable) skips a check, listed as "[+]<check> excluded: ok";
  *  - `/<endpoint>/<check>` runs one check (404 for a check the endpoint does not have).
- * Checks: livez and healthz = ping, log, etcd, then the post-start hooks; readyz = ping, log,
- * etcd, informer-sync (the start-up state is confirmed in etcd: gw_health_set_synced), the
- * post-start hooks, shutdown. A post-start hook ("poststarthook/<name>", as kube's
- * AddPostStartHook registers it) fails until the work it stands for is done
- * (gw_health_hook_done); /livez lets it pass during --livez-grace-period.
+ * Checks: livez and healthz = ping, log, etcd, the named checks, then the post-start hooks;
+ * readyz = ping, log, etcd, the named checks, informer-sync (the start-up state is confirmed in
+ * etcd: gw_health_set_synced), the post-start hooks, shutdown. A named check (e.g. encryption's
+ * "kms-providers") is a function of its owner's (gw_health_check_add). A post-start hook
+ * ("poststarthook/<name>", as kube's AddPostStartHook registers it) fails until the work it stands
+ * for is done (gw_health_hook_done); /livez lets it pass during --livez-grace-period.
  *
  * The etcd check reads the outcome of a Maintenance Status probe that one worker sends about
  * every second; it passes when the last probe succeeded within the last few seconds. During
@@ -21,6 +22,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "etcd.h"
@@ -60,6 +62,19 @@ gw_health_hook_t *gw_health_hook_add(gw_health_t *h, const char *name);
 
 /** The hook's work is done: its check passes from now on (logged once). Thread: any. */
 void gw_health_hook_done(gw_health_hook_t *hook);
+
+/** The most named checks one process registers. */
+#define GW_HEALTH_MAX_CHECKS 4
+
+/** A named check: true when it passes, else false with kube's reason in why. It must not block
+ *  (it runs on a worker for each health request). Thread: any. */
+typedef bool (*gw_health_check_fn)(void *arg, char *why, size_t why_len);
+
+/**
+ * Register check `name` (copied) on every endpoint, after etcd: fn(arg) answers it (arg lives
+ * as long as h). Aborts past GW_HEALTH_MAX_CHECKS. Thread: main, before serving.
+ */
+void gw_health_check_add(gw_health_t *h, const char *name, gw_health_check_fn fn, void *arg);
 
 /** Whether every /readyz check passes now. Thread: any. */
 bool gw_health_ready(const gw_health_t *h);

@@ -97,22 +97,33 @@ gw_store__from_storage(const gw_store_t *s, const char *rel, const uint8_t *in, 
     return gw_strdup(why);
 }
 
+/* The reason of this thread's last refused to_storage (gw_store_value_error). */
+static _Thread_local char value_error[512];
+
+const char *
+gw_store_value_error(void)
+{
+    return value_error[0] != '\0' ? value_error : NULL;
+}
+
 int
 gw_store__to_storage(const gw_store_t *s, const char *rel, const uint8_t *json, size_t len,
                      gw_value_t *out)
 {
-    char why[256] = "";
     int rc;
 
+    value_error[0] = '\0';
     if (s->values == NULL) {
         gw_value_view(out, json, len);
         return 0;
     }
     gw_value_key_t key = value_key(s, rel);
 
-    rc = s->values->to_storage(s->values, &key, json, len, out, why, sizeof(why));
+    rc = s->values->to_storage(s->values, &key, json, len, out, value_error, sizeof(value_error));
     if (rc != 0)
-        gw_log_warn(NULL, "value of %s cannot be encoded for storage: %s", rel, why);
+        gw_log_warn(NULL, "value of %s cannot be encoded for storage: %s", rel, value_error);
+    else
+        value_error[0] = '\0';
     return rc;
 }
 

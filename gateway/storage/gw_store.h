@@ -210,6 +210,14 @@ typedef void (*gw_store_write_cb)(int err, const gw_obj_t *obj, void *ctx);
 /** Create key=value (optionally under a lease; 0 = none). GW_EEXIST if the key exists. A value
  *  the transformer cannot store is refused at once with its error (no callback), as is
  *  GW_EINVAL; the same holds for gw_store_update. */
+/**
+ * Why the last value this thread encoded for a write was refused by the value transformer
+ * (encryption's words, e.g. a KMS provider without a seed), or NULL when the last one was not:
+ * a write that failed with GW_EINTERNAL answers kube's "Internal error occurred: <why>" with
+ * it. Valid until the thread's next write. Thread: the writing thread.
+ */
+const char *gw_store_value_error(void);
+
 int gw_store_create(gw_store_t *s, const char *key, const uint8_t *value, size_t len, int64_t lease,
                     gw_store_write_cb cb, void *ctx);
 

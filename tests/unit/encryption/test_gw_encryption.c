@@ -2,7 +2,11 @@
  * values and values moved to another key refused with kube's words, the NaCl secretbox
  * known-answer vector, key rotation (the first key writes, any reads, stale when not the
  * first), identity's fallback and its refusal of encrypted data, the resource precedence
- * (resource.group, *.group, *.*), and the configuration's validation with kube's messages. */
+ * (resource.group, *.group, *.*), and the configuration's validation with kube's messages.
+ * KMS v2's envelope: the HKDF derivation against a vector Python's cryptography computed
+ * (HKDFExpand(SHA256, 32, info).derive(seed)), the seed's seal and open, kube's validation of
+ * an EncryptedObject, the cache key's independence of annotation order, and a provider that
+ * was never started refusing to write. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -287,6 +291,101 @@ test_validation(void)
                "KMS v2 fields");
 }
 
+static void
+test_kms_envelope(void)
+{
+    /* seed = 00..1f, info = 20..3f */
+    static const char want[] = "ccb4f05e673c90bd153935b11d0dabfc00537bc35cf92953deac178dd081ef8d";
+    uint8_t seed[32], info[32], key[32];
+    char hex[65], err[512];
+    gw_value_key_t k = key_of("secrets/default/s"), other = key_of("secrets/default/t");
+    gw_value_t sealed, back;
+
+    for (int i = 0; i < 32; i++) {
+        seed[i] = (uint8_t)i;
+        info[i] = (uint8_t)(32 + i);
+    }
+    gw_kms__derive(seed, sizeof(seed), info, key);
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", key[i]);
+    tap_is_str(hex, want, "HKDF-Expand(SHA-256, seed, info): Python's known answer");
+
+    tap_is_int(
+        gw_kms__seed_seal(seed, 32, &k, (const uint8_t *)"plain", 5, &sealed, err, sizeof(err)), 0,
+        "a value sealed under a seed");
+    tap_is_int((int)sealed.len, 32 + 12 + 5 + 16, "... info, nonce, ciphertext, tag");
+    tap_is_int(gw_kms__seed_open(seed, 32, &k, sealed.data, sealed.len, &back, err, sizeof(err)), 0,
+               "... opens");
+    tap_ok(back.len == 5 && memcmp(back.data, "plain", 5) == 0, "... to the plain bytes");
+    gw_value_clear(&back);
+    gw_kms__seed_open(seed, 32, &other, sealed.data, sealed.len, &back, err, sizeof(err));
+    tap_is_str(err, "cipher: message authentication failed", "... not under another etcd key");
+    gw_kms__seed_open(seed, 32, &k, sealed.data, 31, &back, err, sizeof(err));
+    tap_is_str(err, "the stored data was shorter than the required size", "... nor cut short");
+    gw_value_clear(&sealed);
+
+    V2__EncryptedObject o = V2__ENCRYPTED_OBJECT__INIT;
+    V2__EncryptedObject__AnnotationsEntry a = V2__ENCRYPTED_OBJECT__ANNOTATIONS_ENTRY__INIT,
+                                          b = V2__ENCRYPTED_OBJECT__ANNOTATIONS_ENTRY__INIT;
+    V2__EncryptedObject__AnnotationsEntry *ab[] = {&a, &b}, *ba[] = {&b, &a};
+    uint8_t one = 1, h1[GW_KMS_HASH], h2[GW_KMS_HASH];
+    char long_id[1100];
+
+    gw_kms__validate(&o, err, sizeof(err));
+    tap_is_str(err, "encrypted data is empty", "an empty EncryptedObject: kube's words");
+    o.encrypteddata = (ProtobufCBinaryData){1, &one};
+    gw_kms__validate(&o, err, sizeof(err));
+    tap_is_str(err, "failed to validate encrypted DEK source: encrypted DEK source is empty",
+               "... no DEK source");
+    o.encrypteddeksource = (ProtobufCBinaryData){1, &one};
+    gw_kms__validate(&o, err, sizeof(err));
+    tap_is_str(err, "failed to validate key id: keyID is empty", "... no key ID");
+    memset(long_id, 'k', 1025);
+    long_id[1025] = '\0';
+    o.keyid = long_id;
+    gw_kms__validate(&o, err, sizeof(err));
+    tap_is_str(err,
+               "failed to validate key id: keyID is 1025 bytes, which exceeds the max size of 1024",
+               "... a key ID over 1 kB");
+    o.keyid = (char *)"k1";
+    a.key = (char *)"nodots";
+    o.annotations = ab;
+    o.n_annotations = 1;
+    gw_kms__validate(&o, err, sizeof(err));
+    tap_is_str(err,
+               "failed to validate annotations: annotations: Invalid value: \"nodots\": should be "
+               "a domain with at least two segments separated by dots",
+               "... an annotation key that is no domain name");
+    a.key = (char *)"a.example.com";
+    b.key = (char *)"b.example.com";
+    o.n_annotations = 2;
+    o.encrypteddeksourcetype = 7;
+    gw_kms__validate(&o, err, sizeof(err));
+    tap_is_str(err, "unknown encryptedDEKSourceType: 7", "... an unknown DEK source type");
+    o.encrypteddeksourcetype = V2__ENCRYPTED_DEKSOURCE_TYPE__HKDF_SHA256_XNONCE_AES_GCM_SEED;
+    tap_ok(gw_kms__validate(&o, err, sizeof(err)), "a whole one is valid");
+    gw_kms__cache_key(&o, h1);
+    o.annotations = ba;
+    gw_kms__cache_key(&o, h2);
+    tap_ok(memcmp(h1, h2, sizeof(h1)) == 0, "the cache key sorts annotations by key");
+    o.keyid = (char *)"k2";
+    gw_kms__cache_key(&o, h2);
+    tap_ok(memcmp(h1, h2, sizeof(h1)) != 0, "... and names the key ID");
+    tap_ok(gw_kms__decode((const uint8_t *)"\xff\xff", 2, err, sizeof(err)) == NULL,
+           "garbage is no EncryptedObject");
+    tap_is_str(err, "proto: cannot parse invalid wire-format data", "... in Go's words");
+
+    gw_enc_config_t *c =
+        must("resources:\n  - resources: [secrets]\n    providers: [{kms: "
+             "{apiVersion: v2, name: p1, endpoint: 'unix:///nonexistent.sock'}}]\n");
+    gw_value_t out;
+    tap_is_int(gw_enc_encrypt(c, &k, (const uint8_t *)"{}", 2, &out, err, sizeof(err)),
+               GW_EINTERNAL, "a KMS provider not started does not write");
+    tap_is_str(err, "got unexpected nil transformer", "... in kube's words");
+    tap_ok(gw_enc_config_uses_kms(c), "the configuration has a KMS provider");
+    gw_enc_config_free(c);
+}
+
 int
 main(void)
 {
@@ -295,5 +394,6 @@ main(void)
     test_rotation();
     test_precedence();
     test_validation();
+    test_kms_envelope();
     return tap_done();
 }
