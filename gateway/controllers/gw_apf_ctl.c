@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #include "gw_alloc.h"
 #include "gw_apf.h"
+#include "gw_clock.h"
 #include "gw_ctl_int.h"
 #include "gw_err.h"
 #include "gw_informer.h"
@@ -30,6 +33,7 @@ struct gw_apf_ctl {
     struct gw_apf *apf;
     gw_informer_t *fs, *pl;
     gw_workqueue_t *queue;
+    struct event *borrowing; /* kube's periodic seat re-allocation between levels */
     bool leading;
     bool stopping;
     /* the leader's pass: writes one after another */
@@ -393,6 +397,15 @@ start_informer(gw_apf_ctl_t *c, etcd_client_t *client, struct event_base *base,
                                                    .ctx = c});
 }
 
+static void
+adjust(evutil_socket_t fd, short what, void *ctx)
+{
+    gw_apf_ctl_t *c = ctx;
+    (void)fd, (void)what;
+
+    gw_apf_adjust(c->apf, gw_monotonic_ns());
+}
+
 gw_apf_ctl_t *
 gw_apf_ctl_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
                  const gw_value_transformer_t *values, struct gw_apf *apf)
@@ -405,6 +418,10 @@ gw_apf_ctl_start(etcd_client_t *client, struct event_base *base, const char *etc
     c->queue = gw_workqueue_new(base, &(gw_workqueue_opts_t){.process = process, .ctx = c});
     c->fs = start_informer(c, client, base, etcd_prefix, values, "flowschemas/");
     c->pl = start_informer(c, client, base, etcd_prefix, values, "prioritylevelconfigurations/");
+    struct timeval every = {GW_APF_BORROWING_PERIOD_MS / 1000, 0};
+    c->borrowing = event_new(base, -1, EV_PERSIST, adjust, c);
+    if (c->borrowing == NULL || event_add(c->borrowing, &every) != 0)
+        abort();
     return c;
 }
 
@@ -422,6 +439,8 @@ gw_apf_ctl_stop(gw_apf_ctl_t *c)
     if (c == NULL)
         return;
     c->stopping = true;
+    if (c->borrowing != NULL)
+        event_free(c->borrowing);
     gw_workqueue_shutdown(c->queue);
     gw_informer_stop(c->fs);
     gw_informer_stop(c->pl);

@@ -4,7 +4,8 @@
 /*
  * API Priority and Fairness' configuration, as kube-apiserver's config consumer and producer:
  *  - on every instance: informers on flowschemas and prioritylevelconfigurations; any change
- *    puts the stored objects in force in the process's dispatcher (gw_apf_configure);
+ *    puts the stored objects in force in the process's dispatcher (gw_apf_configure), and a
+ *    timer moves seats between its levels every 10 s (gw_apf_adjust, kube's borrowing);
  *  - on the leader of its election only (gw_apf_ctl_lead): kube's ensurer of the mandatory and
  *    suggested objects (gw_apf_bootstrap_*), then every FlowSchema's Dangling condition.
  * The ensurer creates every missing object with `apf.kubernetes.io/autoupdate-spec: "true"`;

@@ -106,10 +106,13 @@ level_apply(gw_apf_t *a, const json_t *plc)
     l->uid = gw_strdup(uid != NULL ? uid : "");
     l->active = true;
     l->exempt = strcmp(type, "Exempt") == 0;
-    l->shares = l->exempt ? int_at(json_object_get(spec, "exempt"), "nominalConcurrencyShares", 0)
-                          : int_at(lim, "nominalConcurrencyShares", 30);
+    const json_t *limits = l->exempt ? json_object_get(spec, "exempt") : lim;
+    l->shares = int_at(limits, "nominalConcurrencyShares", l->exempt ? 0 : 30);
     if (l->shares < 0)
         l->shares = 0;
+    /* an exempt level lends what it is told, and borrows without limit */
+    l->lendable = int_at(limits, "lendablePercent", 0);
+    l->borrowing = l->exempt ? -1 : int_at(lim, "borrowingLimitPercent", -1);
     const char *response = json_string_value(json_object_get(resp, "type"));
     l->reject = !l->exempt && (response == NULL || strcmp(response, "Queue") != 0);
     int n = l->reject || l->exempt ? 0 : int_at(q, "queues", 64);
@@ -176,6 +179,8 @@ with_mandatory(const json_t *objs, json_t *mandatory)
     return all;
 }
 
+/* kube's finishQueueSetReconfigsLocked: each level's NominalCL, the least it keeps when lending
+ * and the most it may reach borrowing; a new level starts halfway into what it lends. */
 static void
 limits_compute(gw_apf_t *a)
 {
@@ -184,11 +189,23 @@ limits_compute(gw_apf_t *a)
         if (l->active)
             sum += l->shares;
     }
+    a->nominal_sum = 0;
     for (level_t *l = a->levels; l != NULL; l = l->next) {
-        if (l->exempt)
-            l->cl = 0;
-        else if (l->active && sum > 0)
-            l->cl = (int)ceil((double)a->server_cl * l->shares / sum);
+        if (!l->active || sum <= 0)
+            continue;
+        int nominal = (int)ceil((double)a->server_cl * l->shares / sum);
+        int lend = (int)round((double)nominal * l->lendable / 100);
+        int borrow =
+            l->borrowing >= 0 ? (int)round((double)nominal * l->borrowing / 100) : a->server_cl;
+        l->nominal = nominal;
+        l->min_cl = nominal - lend;
+        l->max_cl = nominal + borrow;
+        if (!l->placed) {
+            l->cl = nominal - lend / 2;
+            l->stats = (demand_stats_t){0};
+            l->placed = true;
+        }
+        a->nominal_sum += nominal;
     }
 }
 
@@ -202,6 +219,7 @@ gw_apf_configure(gw_apf_t *a, const json_t *flowschemas, const json_t *levels)
     size_t i, n = 0;
     json_t *v;
     fs_t *order = gw_calloc(json_array_size(fss) + 1, sizeof(*order));
+    int64_t now = gw_monotonic_ns();
 
     pthread_mutex_lock(&a->lock);
     for (level_t *l = a->levels; l != NULL; l = l->next)
@@ -219,15 +237,26 @@ gw_apf_configure(gw_apf_t *a, const json_t *flowschemas, const json_t *levels)
     }
     qsort(order, n, sizeof(*order), fs_order);
     limits_compute(a);
+    gw_apf__adjust_locked(a, now);
     free(a->fss);
     json_decref(a->fs_objs);
     a->fss = order;
     a->n_fss = n;
     a->fs_objs = fss;
     for (level_t *l = a->levels; l != NULL; l = l->next)
-        dispatch(l, gw_monotonic_ns(), NULL); /* a level whose limit grew takes more now */
+        dispatch(l, now, NULL); /* a level whose limit grew takes more now */
     pthread_mutex_unlock(&a->lock);
     json_decref(pls);
+}
+
+void
+gw_apf_adjust(gw_apf_t *a, int64_t now_ns)
+{
+    pthread_mutex_lock(&a->lock);
+    gw_apf__adjust_locked(a, now_ns);
+    for (level_t *l = a->levels; l != NULL; l = l->next)
+        dispatch(l, now_ns, NULL);
+    pthread_mutex_unlock(&a->lock);
 }
 
 gw_apf_t *
@@ -309,6 +338,7 @@ unlink_ticket(level_t *pl, gw_apf_ticket_t *t)
     t->prev = t->next = NULL;
     q->n_waiting--;
     q->waiting_seats -= t->seats;
+    pl->waiting_seats -= t->seats;
 }
 
 static void
@@ -343,10 +373,13 @@ next_queue(level_t *pl)
     return best;
 }
 
+/* kube's canAccommodateSeatsLocked: a request wider than the whole limit runs alone */
 static bool
 fits(const level_t *pl, int seats)
 {
-    return pl->seats_in_use == 0 && pl->cl > 0 ? true : pl->seats_in_use + seats <= pl->cl;
+    if (seats > pl->cl)
+        return pl->executing == 0;
+    return pl->seats_in_use + seats <= pl->cl;
 }
 
 /* Dispatch as many waiting requests as the limit allows; each but `admitting` is woken. */
@@ -364,6 +397,7 @@ dispatch(level_t *pl, int64_t now_ns, const gw_apf_ticket_t *admitting)
         if (t != admitting)
             t->wake(t->ctx);
     }
+    gw_apf__demand_note(pl, now_ns);
 }
 
 /* Shuffle sharding: the least loaded queue of the flow's hand. */
@@ -441,12 +475,15 @@ admit_locked(const fs_t *f, const gw_apf_digest_t *d, int seats, int64_t now_ns,
     t->seats = seats < 1 ? 1 : seats;
     if (pl->exempt) {
         start(pl, t, now_ns);
+        gw_apf__demand_note(pl, now_ns);
         return GW_APF_EXECUTE;
     }
     if (pl->reject || pl->n_queues == 0) {
-        if (pl->cl == 0 || !fits(pl, t->seats))
+        /* a level of no nominal seats is a jail, whatever it could borrow */
+        if (pl->nominal == 0 || !fits(pl, t->seats))
             return reject(t, GW_APF_REASON_CONCURRENCY);
         start(pl, t, now_ns);
+        gw_apf__demand_note(pl, now_ns);
         return GW_APF_EXECUTE;
     }
     advance_r(pl, now_ns);
@@ -464,6 +501,7 @@ admit_locked(const fs_t *f, const gw_apf_digest_t *d, int seats, int64_t now_ns,
     q->tail = t;
     q->n_waiting++;
     q->waiting_seats += t->seats;
+    pl->waiting_seats += t->seats;
     pl->waiting++;
     t->s->inqueue++;
     t->state = T_WAITING;
@@ -504,6 +542,7 @@ gw_apf_cancel(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
         unlink_ticket(t->pl, t);
         t->waited_ns = now_ns - t->enqueued_ns;
         reject(t, GW_APF_REASON_TIMEOUT);
+        gw_apf__demand_note(t->pl, now_ns);
     }
     pthread_mutex_unlock(&a->lock);
     return waiting;
@@ -552,6 +591,7 @@ gw_apf_done(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
         unlink_ticket(t->pl, t);
         t->waited_ns = now_ns - t->enqueued_ns;
         reject(t, GW_APF_REASON_CANCELLED);
+        gw_apf__demand_note(t->pl, now_ns);
     }
     release_locked(t, now_ns);
     pthread_mutex_unlock(&a->lock);
@@ -607,7 +647,10 @@ gw_apf_each_level(gw_apf_t *a, void (*fn)(const gw_apf_level_stats_t *s, void *c
             continue;
         gw_apf_level_stats_t s = {.name = l->name,
                                   .exempt = l->exempt,
-                                  .nominal_seats = l->cl,
+                                  .nominal_seats = l->nominal,
+                                  .current_seats = l->cl,
+                                  .lower_seats = l->min_cl,
+                                  .upper_seats = l->max_cl,
                                   .executing = l->executing,
                                   .seats_executing = l->seats_in_use,
                                   .waiting = l->waiting,

@@ -81,6 +81,20 @@ void gw_apf_configure(gw_apf_t *a, const json_t *flowschemas, const json_t *leve
 gw_apf_verdict_t gw_apf_admit(gw_apf_t *a, const gw_apf_digest_t *d, int seats, int64_t now_ns,
                               void (*wake)(void *ctx), void *ctx, gw_apf_ticket_t **out);
 
+/** kube's borrowingAdjustmentPeriod: how often gw_apf_adjust should run. */
+#define GW_APF_BORROWING_PERIOD_MS 10000
+
+/**
+ * Seat borrowing between priority levels, as kube's periodic adjustment: each level's seat
+ * demand since the last call (high watermark, time-weighted average and standard deviation, a
+ * smoothed envelope decaying with a 5 minute half-life) becomes a target, and the sum of the
+ * NominalCLs is shared out in proportion to the targets, each level held between NominalCL less
+ * its lendablePercent and NominalCL plus its borrowingLimitPercent (no limit when unset).
+ * Waiting requests a level's new limit lets in are dispatched at once. Call it every
+ * GW_APF_BORROWING_PERIOD_MS; gw_apf_configure also does. now_ns: monotonic. Thread: any.
+ */
+void gw_apf_adjust(gw_apf_t *a, int64_t now_ns);
+
 /** Take a queued ticket out of its queue (its wait timed out): true when it was still
  *  waiting (the caller answers 429, reason time-out), false when a seat was granted in the
  *  meantime (wake was or is being called: the request goes on). Thread: any. */
@@ -108,7 +122,10 @@ int64_t gw_apf_ticket_waited_ns(const gw_apf_ticket_t *t);
 typedef struct {
     const char *name;
     bool exempt;
-    int nominal_seats;    /* NominalCL (0 for exempt) */
+    int nominal_seats;    /* NominalCL */
+    int current_seats;    /* CurrentCL, as borrowing last set it */
+    int lower_seats;      /* NominalCL less what it may lend */
+    int upper_seats;      /* NominalCL plus what it may borrow */
     int executing;        /* requests executing */
     int seats_executing;  /* seats in use */
     int waiting;          /* requests in queues */
@@ -132,6 +149,21 @@ char *gw_apf_metrics(gw_apf_t *a);
 /** kube's shuffle sharding dealer: `hand_size` distinct queue indexes out of `deck_size` from
  *  `hash`, into hand[]. Thread: any. */
 void gw_apf_deal(uint64_t hash, int deck_size, int hand_size, int *hand);
+
+/** One class of gw_apf_allocate: what it would like, and the least and most it may get. */
+typedef struct {
+    double target, lower, upper;
+} gw_apf_alloc_item_t;
+
+/**
+ * kube's computeConcurrencyAllocation: allocs[i] for the n items, summing to `required`, each
+ * within its bounds and otherwise the same multiple (*fair, kube's seat_fair_frac) of its
+ * target (a target under 0.001 counts as 0.001). Returns false, leaving allocs alone, when the
+ * items are inconsistent (target under lower bound, upper under lower, negative lower) or their
+ * bounds cannot reach `required`. Thread: any.
+ */
+bool gw_apf_allocate(int required, const gw_apf_alloc_item_t *items, size_t n, double *allocs,
+                     double *fair);
 
 /** kube's hashFlowID: the first 8 bytes (little-endian) of SHA-256(fs "\0" distinguisher). */
 uint64_t gw_apf_flow_hash(const char *fs_name, const char *distinguisher);

@@ -21,16 +21,35 @@ typedef struct {
     double next_r; /* virtual time at which this queue's next request would start */
 } queue_t;
 
+/* kube's seat demand integrator: the seats a level uses or waits for, integrated over time
+ * between two borrowing adjustments. */
+typedef struct {
+    double x, max;        /* the demand now, and its most since the last reset */
+    double ix, ixx, secs; /* the integrals of x and x² over secs seconds */
+    int64_t last_ns;
+} demand_t;
+
+/* What an adjustment derived from a level's demand (kube's seatDemandStats, and its target). */
+typedef struct {
+    double avg, stdev, hwm, smoothed, target;
+} demand_stats_t;
+
 typedef struct level {
     struct level *next;
     char *name, *uid;
     bool active; /* in the configuration in force */
     bool exempt, reject;
     int shares, lendable;
+    int borrowing; /* borrowingLimitPercent, -1 when unset (no limit) */
     int n_queues, hand, qlen;
-    int cl; /* NominalCL */
+    int nominal;        /* NominalCL */
+    int min_cl, max_cl; /* NominalCL less what it lends, plus what it may borrow */
+    int cl;             /* CurrentCL: what dispatch holds to, moved by borrowing */
+    bool placed;        /* cl was set once (a new level starts at nominal - lendable/2) */
     queue_t *queues;
-    int seats_in_use, executing, waiting;
+    int seats_in_use, executing, waiting, waiting_seats;
+    demand_t demand;
+    demand_stats_t stats;
     double current_r;
     int64_t last_ns;
     uint64_t dispatched, rejected[4];
@@ -78,10 +97,19 @@ struct gw_apf {
     size_t n_fss;
     json_t *fs_objs; /* holds the objects fss point into */
     series_t *series;
+    int nominal_sum; /* what borrowing shares out: the NominalCLs summed */
+    double fair_frac;
 };
 
 /** The GW_APF_REASON_* in the order of the rejected[] counters. */
 extern const char *const gw_apf__reasons[4];
+
+/** Note a change of pl's seat demand (seats in use plus seats waiting) at now_ns. */
+void gw_apf__demand_note(level_t *pl, int64_t now_ns);
+
+/** kube's periodic borrowing adjustment (updateBorrowingLocked): every active level's demand
+ *  statistics are renewed and its CurrentCL reallocated out of nominal_sum. */
+void gw_apf__adjust_locked(gw_apf_t *a, int64_t now_ns);
 
 /** Index of a GW_APF_REASON_* in series_t's rejected[] and level_t's. */
 int gw_apf__reason_index(const char *reason);

@@ -80,7 +80,7 @@ levels(FILE *out, const level_t *all)
     head(out, name, "gauge", "Seats each priority level is given of this instance's limit");
     for (const level_t *l = all; l != NULL; l = l->next) {
         if (l->active)
-            fprintf(out, "%s{priority_level=\"%s\"} %d\n", name, l->name, l->cl);
+            fprintf(out, "%s{priority_level=\"%s\"} %d\n", name, l->name, l->nominal);
     }
 }
 
