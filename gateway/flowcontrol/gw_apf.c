@@ -200,6 +200,7 @@ limits_compute(gw_apf_t *a)
         l->nominal = nominal;
         l->min_cl = nominal - lend;
         l->max_cl = nominal + borrow;
+        l->spare_denom = (int)fmax(1, round(a->server_cl / 10.0));
         if (!l->placed) {
             l->cl = nominal - lend / 2;
             l->stats = (demand_stats_t){0};
@@ -266,6 +267,7 @@ gw_apf_new(int server_cl)
     pthread_mutex_init(&a->lock, NULL);
     a->server_cl = server_cl;
     gw_apf_configure(a, NULL, NULL);
+    gw_apf__scrape_register(a);
     return a;
 }
 
@@ -274,6 +276,7 @@ gw_apf_free(gw_apf_t *a)
 {
     if (a == NULL)
         return;
+    gw_apf__scrape_unregister(a);
     while (a->levels != NULL) {
         level_t *l = a->levels;
         a->levels = l->next;
@@ -327,6 +330,7 @@ unlink_ticket(level_t *pl, gw_apf_ticket_t *t)
 
     pl->waiting--;
     t->s->inqueue--;
+    t->s->inqueue_seats -= t->seats;
     if (t->prev != NULL)
         t->prev->next = t->next;
     else
@@ -435,6 +439,8 @@ ticket_new(gw_apf_t *a, const fs_t *f)
     t->pl_uid = gw_strdup(f->pl->uid);
     t->s = series_get(a, t->fs, t->pl_name);
     t->queue = -1;
+    t->queue_len = -1;
+    t->executed = -1;
     return t;
 }
 
@@ -504,6 +510,8 @@ admit_locked(const fs_t *f, const gw_apf_digest_t *d, int seats, int64_t now_ns,
     pl->waiting_seats += t->seats;
     pl->waiting++;
     t->s->inqueue++;
+    t->s->inqueue_seats += t->seats;
+    t->queue_len = q->n_waiting;
     t->state = T_WAITING;
     t->enqueued_ns = now_ns;
     dispatch(pl, now_ns, t);
@@ -526,8 +534,10 @@ gw_apf_admit(gw_apf_t *a, const gw_apf_digest_t *d, int seats, int64_t now_ns,
     *out = ticket_new(a, f);
     (*out)->wake = wake;
     (*out)->ctx = ctx;
+    (*out)->watch = strcmp(d->verb, "watch") == 0;
     v = admit_locked(f, d, seats, now_ns, *out);
     pthread_mutex_unlock(&a->lock);
+    gw_apf__observe_admitted(*out);
     return v;
 }
 
@@ -548,14 +558,16 @@ gw_apf_cancel(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
     return waiting;
 }
 
-static void
+/* Give t's seats back; true when it held them until now. */
+static bool
 release_locked(gw_apf_ticket_t *t, int64_t now_ns)
 {
     level_t *pl = t->pl;
 
     if (t->state != T_EXECUTING)
-        return;
+        return false;
     t->state = T_RELEASED;
+    t->executed = (double)(now_ns - t->started_ns) / 1e9;
     advance_r(pl, now_ns);
     pl->seats_in_use -= t->seats;
     pl->executing--;
@@ -571,14 +583,17 @@ release_locked(gw_apf_ticket_t *t, int64_t now_ns)
         q->next_r += t->seats * (took - EST_SECONDS);
     }
     dispatch(pl, now_ns, NULL);
+    return true;
 }
 
 void
 gw_apf_release(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
 {
     pthread_mutex_lock(&a->lock);
-    release_locked(t, now_ns);
+    bool released = release_locked(t, now_ns);
     pthread_mutex_unlock(&a->lock);
+    if (released)
+        gw_apf__observe_released(t);
 }
 
 void
@@ -593,8 +608,10 @@ gw_apf_done(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
         reject(t, GW_APF_REASON_CANCELLED);
         gw_apf__demand_note(t->pl, now_ns);
     }
-    release_locked(t, now_ns);
+    bool released = release_locked(t, now_ns);
     pthread_mutex_unlock(&a->lock);
+    if (released)
+        gw_apf__observe_released(t);
     free(t->fs);
     free(t->fs_uid);
     free(t->pl_name);

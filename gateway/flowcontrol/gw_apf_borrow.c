@@ -38,6 +38,7 @@ gw_apf__demand_note(level_t *pl, int64_t now_ns)
     d->x = pl->seats_in_use + pl->waiting_seats;
     if (d->x > d->max)
         d->max = d->x;
+    gw_apf__timing_note(pl, now_ns);
 }
 
 /* kube's seatDemandStats.update from the integrator's results, which restarts from now. */
@@ -157,6 +158,7 @@ gw_apf__adjust_locked(gw_apf_t *a, int64_t now_ns)
     for (level_t *l = a->levels; l != NULL; l = l->next) {
         if (!l->active)
             continue;
+        gw_apf__timing_note(l, now_ns); /* what was observed so far, against the old limit */
         stats_update(l, now_ns);
         /* a level keeps at least what it used lately, up to its nominal seats (KEP-1040) */
         double lower = fmax(l->min_cl, fmin(l->nominal, l->stats.hwm));

@@ -34,6 +34,22 @@ typedef struct {
     double avg, stdev, hwm, smoothed, target;
 } demand_stats_t;
 
+/* kube's timing ratio histograms: the seconds a ratio spent in each bucket (not cumulative),
+ * the integral of the ratio and the seconds observed. */
+#define UTIL_BUCKETS 15
+typedef struct {
+    double secs[UTIL_BUCKETS + 1]; /* the last one: above every bound */
+    double sum, total;
+} timing_t;
+
+/* What a level's timing histograms observe, and since when. */
+typedef struct {
+    int seats, executing, waiting;
+    double demand;
+    int64_t since_ns;
+    timing_t seat_util, exec_util, wait_util, demand_util;
+} level_timing_t;
+
 typedef struct level {
     struct level *next;
     char *name, *uid;
@@ -46,10 +62,12 @@ typedef struct level {
     int min_cl, max_cl; /* NominalCL less what it lends, plus what it may borrow */
     int cl;             /* CurrentCL: what dispatch holds to, moved by borrowing */
     bool placed;        /* cl was set once (a new level starts at nominal - lendable/2) */
+    int spare_denom;    /* utilization's denominator while cl is 0: max(1, round(ServerCL/10)) */
     queue_t *queues;
     int seats_in_use, executing, waiting, waiting_seats;
     demand_t demand;
     demand_stats_t stats;
+    level_timing_t timing;
     double current_r;
     int64_t last_ns;
     uint64_t dispatched, rejected[4];
@@ -69,7 +87,7 @@ typedef struct series {
     struct series *next;
     char *fs, *pl;
     uint64_t dispatched, rejected[4];
-    int inqueue, executing, seats;
+    int inqueue, executing, seats, inqueue_seats;
     uint64_t wait_counts[2][WAIT_BUCKETS]; /* [executed][bucket], not cumulative */
     uint64_t wait_n[2];
     double wait_sum[2];
@@ -81,7 +99,10 @@ struct gw_apf_ticket {
     char *fs, *fs_uid, *pl_name, *pl_uid;
     state_t state;
     int seats;
-    int queue; /* its queue's index, -1 when it never waited in one */
+    bool watch;
+    int queue;       /* its queue's index, -1 when it never waited in one */
+    int queue_len;   /* its queue's length once it joined, -1 when it joined none */
+    double executed; /* seconds it executed, -1 until its seats went back */
     gw_apf_ticket_t *prev, *next;
     int64_t enqueued_ns, started_ns, waited_ns;
     void (*wake)(void *ctx);
@@ -99,6 +120,7 @@ struct gw_apf {
     series_t *series;
     int nominal_sum; /* what borrowing shares out: the NominalCLs summed */
     double fair_frac;
+    bool scraped; /* its refresher is registered with the metric registry */
 };
 
 /** The GW_APF_REASON_* in the order of the rejected[] counters. */
@@ -110,6 +132,18 @@ void gw_apf__demand_note(level_t *pl, int64_t now_ns);
 /** kube's periodic borrowing adjustment (updateBorrowingLocked): every active level's demand
  *  statistics are renewed and its CurrentCL reallocated out of nominal_sum. */
 void gw_apf__adjust_locked(gw_apf_t *a, int64_t now_ns);
+
+/** Bring pl's timing ratio histograms up to now_ns, from what they last observed to the
+ *  level's figures now. */
+void gw_apf__timing_note(level_t *pl, int64_t now_ns);
+
+/** The registry's families: observations a request leaves once the apf mutex is released
+ *  (its estimated seats, its queue's length, its execution), and the refresher that sets the
+ *  levels' and series' gauges at each scrape. */
+void gw_apf__observe_admitted(const gw_apf_ticket_t *t);
+void gw_apf__observe_released(const gw_apf_ticket_t *t);
+void gw_apf__scrape_register(gw_apf_t *a);
+void gw_apf__scrape_unregister(gw_apf_t *a);
 
 /** Index of a GW_APF_REASON_* in series_t's rejected[] and level_t's. */
 int gw_apf__reason_index(const char *reason);
