@@ -171,11 +171,15 @@ apf(gw_req_t *r)
                          .api_group = i->group,
                          .resource = i->resource,
                          .subresource = i->subresource,
-                         .namespace_ = i->namespace_};
+                         .namespace_ = i->namespace_,
+                         .name = i->name};
 
     /* kube tracks no long-running request but watches */
     if (r->long_running && strcmp(i->verb, "watch") != 0)
         return GW_NEXT;
+    /* kube counts a watch for the mutating work estimator from before its admission */
+    if (strcmp(i->verb, "watch") == 0)
+        p->apf_watch = gw_apf_watch_register(p->api->cfg.apf, &d);
     /* both events exist before admission: a grant may come from another thread at once */
     p->apf_wake = event_new(base, -1, 0, on_granted, r);
     p->apf_timeout = evtimer_new(base, on_timeout, r);

@@ -12,6 +12,14 @@
 #include "gw_alloc.h"
 #include "gw_clock.h"
 
+/* kube's work estimator: the most seats of a request (MaximumSeatsLimit), the share of a
+ * level's NominalCL one request may take (priorityLevelMaxSeatsPercent), and the mutating
+ * estimator's watches per seat and time per event (watchesPerSeat, eventAdditionalDuration) */
+#define MAX_SEATS_LIMIT 10
+#define MAX_SEATS_SHARE 0.15
+#define WATCHES_PER_SEAT 10
+#define EVENT_SECONDS 0.005
+
 const char *const gw_apf__reasons[4] = {GW_APF_REASON_QUEUE_FULL, GW_APF_REASON_CONCURRENCY,
                                         GW_APF_REASON_TIMEOUT, GW_APF_REASON_CANCELLED};
 
@@ -201,6 +209,10 @@ limits_compute(gw_apf_t *a)
         l->min_cl = nominal - lend;
         l->max_cl = nominal + borrow;
         l->spare_denom = (int)fmax(1, round(a->server_cl / 10.0));
+        /* kube's max seats: 15% of NominalCL, at most a hand's share of it; none without queues */
+        l->max_seats = l->n_queues > 0 ? (int)fmax(1, fmin(ceil(nominal * MAX_SEATS_SHARE),
+                                                           nominal / (l->hand > 0 ? l->hand : 1)))
+                                       : 0;
         if (!l->placed) {
             l->cl = nominal - lend / 2;
             l->stats = (demand_stats_t){0};
@@ -260,6 +272,16 @@ gw_apf_adjust(gw_apf_t *a, int64_t now_ns)
     pthread_mutex_unlock(&a->lock);
 }
 
+static void
+ticket_free(gw_apf_ticket_t *t)
+{
+    free(t->fs);
+    free(t->fs_uid);
+    free(t->pl_name);
+    free(t->pl_uid);
+    free(t);
+}
+
 gw_apf_t *
 gw_apf_new(int server_cl)
 {
@@ -277,6 +299,12 @@ gw_apf_free(gw_apf_t *a)
     if (a == NULL)
         return;
     gw_apf__scrape_unregister(a);
+    while (a->lingering != NULL) {
+        gw_apf_ticket_t *t = a->lingering;
+        a->lingering = t->next;
+        ticket_free(t);
+    }
+    gw_apf__watches_free(a);
     while (a->levels != NULL) {
         level_t *l = a->levels;
         a->levels = l->next;
@@ -441,6 +469,7 @@ ticket_new(gw_apf_t *a, const fs_t *f)
     t->queue = -1;
     t->queue_len = -1;
     t->executed = -1;
+    t->watch_count = -1;
     return t;
 }
 
@@ -473,12 +502,42 @@ reject(gw_apf_ticket_t *t, const char *reason)
     return GW_APF_REJECT;
 }
 
+static bool
+is_mutating(const gw_apf_digest_t *d)
+{
+    const char *v = d->verb != NULL ? d->verb : "";
+    return strcmp(v, "create") == 0 || strcmp(v, "update") == 0 || strcmp(v, "patch") == 0 ||
+           strcmp(v, "delete") == 0;
+}
+
+/* kube's work estimate, once the level is known: the caller's list estimate held to the level's
+ * most, or the mutating estimate from the watches that will see the change. */
+static void
+estimate(gw_apf_t *a, const gw_apf_digest_t *d, int seats, gw_apf_ticket_t *t)
+{
+    int most = t->pl->max_seats > 0 && t->pl->max_seats < MAX_SEATS_LIMIT ? t->pl->max_seats
+                                                                          : MAX_SEATS_LIMIT;
+    t->seats = seats < 1 ? 1 : seats > most ? most : seats;
+    if (!is_mutating(d))
+        return;
+    t->seats = 1;
+    /* a service account's token request makes no event */
+    if (d->resource != NULL && strcmp(d->resource, "serviceaccounts") == 0 &&
+        d->subresource != NULL && strcmp(d->subresource, "token") == 0)
+        return;
+    t->watch_count = gw_apf__watches_interested(a, d);
+    if (t->watch_count < WATCHES_PER_SEAT)
+        return;
+    int final = (t->watch_count + WATCHES_PER_SEAT - 1) / WATCHES_PER_SEAT;
+    double work = final * EVENT_SECONDS; /* seat-seconds, kept whatever the cap */
+    t->seats = final > most ? most : final;
+    t->extra_ns = (int64_t)(work / t->seats * 1e9);
+}
+
 static gw_apf_verdict_t
-admit_locked(const fs_t *f, const gw_apf_digest_t *d, int seats, int64_t now_ns, gw_apf_ticket_t *t)
+admit_locked(const fs_t *f, const gw_apf_digest_t *d, int64_t now_ns, gw_apf_ticket_t *t)
 {
     level_t *pl = t->pl;
-
-    t->seats = seats < 1 ? 1 : seats;
     if (pl->exempt) {
         start(pl, t, now_ns);
         gw_apf__demand_note(pl, now_ns);
@@ -535,9 +594,12 @@ gw_apf_admit(gw_apf_t *a, const gw_apf_digest_t *d, int seats, int64_t now_ns,
     (*out)->wake = wake;
     (*out)->ctx = ctx;
     (*out)->watch = strcmp(d->verb, "watch") == 0;
-    v = admit_locked(f, d, seats, now_ns, *out);
+    estimate(a, d, seats, *out);
+    v = admit_locked(f, d, now_ns, *out);
     pthread_mutex_unlock(&a->lock);
     gw_apf__observe_admitted(*out);
+    if ((*out)->watch_count >= 0)
+        gw_apf__observe_watch_count(*out);
     return v;
 }
 
@@ -558,24 +620,33 @@ gw_apf_cancel(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
     return waiting;
 }
 
-/* Give t's seats back; true when it held them until now. */
+/* The request stops executing (its seats may stay a while yet). */
+static void
+finish_locked(gw_apf_ticket_t *t, int64_t now_ns)
+{
+    t->executed = (double)(now_ns - t->started_ns) / 1e9;
+    t->pl->executing--;
+    t->s->executing--;
+}
+
+/* Give t's seats back; true when it was executing until now. */
 static bool
 release_locked(gw_apf_ticket_t *t, int64_t now_ns)
 {
     level_t *pl = t->pl;
+    bool executing = t->state == T_EXECUTING;
 
-    if (t->state != T_EXECUTING)
+    if (!executing && t->state != T_LINGERING)
         return false;
     t->state = T_RELEASED;
-    t->executed = (double)(now_ns - t->started_ns) / 1e9;
+    if (executing)
+        finish_locked(t, now_ns);
     advance_r(pl, now_ns);
     pl->seats_in_use -= t->seats;
-    pl->executing--;
-    t->s->executing--;
     t->s->seats -= t->seats;
     if (t->queue >= 0 && t->queue < pl->n_queues) {
         queue_t *q = &pl->queues[t->queue];
-        double took = (double)(now_ns - t->started_ns) / 1e9;
+        double took = t->executed;
         q->seats_in_use -= t->seats;
         if (q->seats_in_use < 0)
             q->seats_in_use = 0;
@@ -583,7 +654,7 @@ release_locked(gw_apf_ticket_t *t, int64_t now_ns)
         q->next_r += t->seats * (took - EST_SECONDS);
     }
     dispatch(pl, now_ns, NULL);
-    return true;
+    return executing;
 }
 
 void
@@ -596,11 +667,26 @@ gw_apf_release(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
         gw_apf__observe_released(t);
 }
 
-void
+/* The request ended but its seats stay for its additional latency (kube's queueset). The
+ * dispatcher owns the ticket from now on; observed here, as it may go any time after. */
+static int64_t
+linger_locked(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
+{
+    finish_locked(t, now_ns);
+    gw_apf__demand_note(t->pl, now_ns);
+    gw_apf__observe_released(t);
+    t->state = T_LINGERING;
+    t->expires_ns = now_ns + t->extra_ns;
+    t->next = a->lingering;
+    a->lingering = t;
+    return t->extra_ns;
+}
+
+int64_t
 gw_apf_done(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
 {
     if (t == NULL)
-        return;
+        return 0;
     pthread_mutex_lock(&a->lock);
     if (t->state == T_WAITING) { /* never woken: the request ended otherwise */
         unlink_ticket(t->pl, t);
@@ -608,15 +694,42 @@ gw_apf_done(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
         reject(t, GW_APF_REASON_CANCELLED);
         gw_apf__demand_note(t->pl, now_ns);
     }
+    if (t->state == T_EXECUTING && t->extra_ns > 0) {
+        int64_t linger = linger_locked(a, t, now_ns);
+        pthread_mutex_unlock(&a->lock);
+        return linger;
+    }
     bool released = release_locked(t, now_ns);
     pthread_mutex_unlock(&a->lock);
     if (released)
         gw_apf__observe_released(t);
-    free(t->fs);
-    free(t->fs_uid);
-    free(t->pl_name);
-    free(t->pl_uid);
-    free(t);
+    ticket_free(t);
+    return 0;
+}
+
+void
+gw_apf_expire(gw_apf_t *a, int64_t now_ns)
+{
+    gw_apf_ticket_t *gone = NULL;
+
+    pthread_mutex_lock(&a->lock);
+    for (gw_apf_ticket_t **p = &a->lingering; *p != NULL;) {
+        gw_apf_ticket_t *t = *p;
+        if (t->expires_ns > now_ns) {
+            p = &t->next;
+            continue;
+        }
+        *p = t->next;
+        release_locked(t, now_ns);
+        t->next = gone;
+        gone = t;
+    }
+    pthread_mutex_unlock(&a->lock);
+    while (gone != NULL) {
+        gw_apf_ticket_t *t = gone;
+        gone = t->next;
+        ticket_free(t);
+    }
 }
 
 const char *
@@ -647,6 +760,12 @@ const char *
 gw_apf_ticket_reason(const gw_apf_ticket_t *t)
 {
     return t->reason;
+}
+
+int
+gw_apf_ticket_seats(const gw_apf_ticket_t *t)
+{
+    return t->seats;
 }
 
 int64_t

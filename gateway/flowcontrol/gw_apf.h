@@ -35,6 +35,7 @@ typedef struct {
     const char *resource;
     const char *subresource; /* "" when none */
     const char *namespace_;  /* "" when cluster-scoped */
+    const char *name;        /* the object's name, "" or NULL when none */
 } gw_apf_digest_t;
 
 /** The outcome of gw_apf_admit. */
@@ -72,9 +73,14 @@ void gw_apf_free(gw_apf_t *a);
 void gw_apf_configure(gw_apf_t *a, const json_t *flowschemas, const json_t *levels);
 
 /**
- * Classify d and ask for `seats` seats (at least 1). Always returns a ticket in *out (the
- * caller ends it with gw_apf_done), naming the FlowSchema and priority level (their uids for
- * kube's X-Kubernetes-PF-* headers). On GW_APF_QUEUED, wake(ctx) is called exactly once from
+ * Classify d and ask for `seats` seats (at least 1): the list work estimate the caller made,
+ * held to the level's most (kube's max seats: max(1, min(ceil(15% of NominalCL), NominalCL /
+ * handSize)) for a queuing level, else 10). A create, update, patch or delete is estimated here
+ * as kube's mutating work estimator: one seat, or with W watches interested in its object
+ * (gw_apf_watch_register) and W >= 10, ceil(W/10) seats (held to the level's most) kept 5 ms
+ * per uncapped seat past the request's end, spread over those seats. Always returns a ticket in
+ * *out (the caller ends it with gw_apf_done), naming the FlowSchema and priority level (their uids
+ * for kube's X-Kubernetes-PF-* headers). On GW_APF_QUEUED, wake(ctx) is called exactly once from
  * whichever thread frees a seat, under the apf mutex, unless gw_apf_cancel takes the ticket out
  * of its queue first. now_ns: monotonic. Thread: any.
  */
@@ -104,9 +110,29 @@ bool gw_apf_cancel(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns);
  *  a no-op when they were given back already or never held. Thread: any. */
 void gw_apf_release(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns);
 
-/** End the ticket: its seats are released (gw_apf_release) and it is freed. NULL is fine.
+/** End the ticket: it is freed, and its seats released (gw_apf_release), or for a mutating
+ *  request that watchers make costly kept for its additional latency: then the return is the
+ *  nanoseconds after which the caller must call gw_apf_expire, else 0. NULL is fine.
  *  Thread: any. */
-void gw_apf_done(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns);
+int64_t gw_apf_done(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns);
+
+/** Give back the seats whose additional latency has passed by now_ns, dispatching waiting
+ *  requests. Thread: any. */
+void gw_apf_expire(gw_apf_t *a, int64_t now_ns);
+
+typedef struct gw_apf_watch gw_apf_watch_t;
+
+/** kube's WatchTracker: count a watch of d's resource (narrowed to d's namespace and name when
+ *  given) until gw_apf_watch_forget; mutating requests of that resource see it.
+ *  Thread: any. */
+gw_apf_watch_t *gw_apf_watch_register(gw_apf_t *a, const gw_apf_digest_t *d);
+
+/** The watch ended. NULL is fine. Thread: any. */
+void gw_apf_watch_forget(gw_apf_t *a, gw_apf_watch_t *w);
+
+/** The watches interested in d's object: those of its whole resource, of its namespace and of
+ *  its name (kube's GetInterestedWatchCount); 0 for reads. Thread: any. */
+int gw_apf_watch_count(gw_apf_t *a, const gw_apf_digest_t *d);
 
 /** The ticket's FlowSchema and priority level: names and uids (valid until gw_apf_done). */
 const char *gw_apf_ticket_fs(const gw_apf_ticket_t *t);
@@ -115,6 +141,8 @@ const char *gw_apf_ticket_pl(const gw_apf_ticket_t *t);
 const char *gw_apf_ticket_pl_uid(const gw_apf_ticket_t *t);
 /** Why it was rejected (GW_APF_REASON_*), or NULL. */
 const char *gw_apf_ticket_reason(const gw_apf_ticket_t *t);
+/** The seats it holds (or asked for): the estimate, held to its level's most. */
+int gw_apf_ticket_seats(const gw_apf_ticket_t *t);
 /** Nanoseconds it waited in a queue (0 when it was not queued). */
 int64_t gw_apf_ticket_waited_ns(const gw_apf_ticket_t *t);
 

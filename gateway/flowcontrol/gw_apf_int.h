@@ -11,7 +11,8 @@
 /* kube's estimated service duration of a request before its real duration is known */
 #define EST_SECONDS 0.003
 
-typedef enum { T_NEW, T_WAITING, T_EXECUTING, T_RELEASED, T_REJECTED } state_t;
+/* T_LINGERING: the request ended, its seats wait out its additional latency */
+typedef enum { T_NEW, T_WAITING, T_EXECUTING, T_LINGERING, T_RELEASED, T_REJECTED } state_t;
 
 typedef struct {
     gw_apf_ticket_t *head, *tail;
@@ -63,6 +64,7 @@ typedef struct level {
     int cl;             /* CurrentCL: what dispatch holds to, moved by borrowing */
     bool placed;        /* cl was set once (a new level starts at nominal - lendable/2) */
     int spare_denom;    /* utilization's denominator while cl is 0: max(1, round(ServerCL/10)) */
+    int max_seats;      /* the most seats one request gets here (kube's MaxSeatsTracker) */
     queue_t *queues;
     int seats_in_use, executing, waiting, waiting_seats;
     demand_t demand;
@@ -100,15 +102,26 @@ struct gw_apf_ticket {
     state_t state;
     int seats;
     bool watch;
-    int queue;       /* its queue's index, -1 when it never waited in one */
-    int queue_len;   /* its queue's length once it joined, -1 when it joined none */
-    double executed; /* seconds it executed, -1 until its seats went back */
+    int queue;          /* its queue's index, -1 when it never waited in one */
+    int queue_len;      /* its queue's length once it joined, -1 when it joined none */
+    int watch_count;    /* watches interested in a mutating request, -1 for other requests */
+    int64_t extra_ns;   /* kube's additional latency: its seats stay held that long past its end */
+    int64_t expires_ns; /* once ended, when that latency is over */
+    double executed;    /* seconds it executed, -1 until its seats went back */
     gw_apf_ticket_t *prev, *next;
     int64_t enqueued_ns, started_ns, waited_ns;
     void (*wake)(void *ctx);
     void *ctx;
     const char *reason;
 };
+
+/* One watch identity's count (kube's watchIdentifier: group, resource, namespace, name). */
+struct gw_apf_watch {
+    struct gw_apf_watch *next;
+    char *group, *resource, *ns, *name;
+    int count;
+};
+#define WATCH_BUCKETS 256
 
 struct gw_apf {
     pthread_mutex_t lock;
@@ -121,6 +134,8 @@ struct gw_apf {
     int nominal_sum; /* what borrowing shares out: the NominalCLs summed */
     double fair_frac;
     bool scraped; /* its refresher is registered with the metric registry */
+    struct gw_apf_watch *watches[WATCH_BUCKETS];
+    gw_apf_ticket_t *lingering; /* ended tickets whose seats wait out their latency */
 };
 
 /** The GW_APF_REASON_* in the order of the rejected[] counters. */
@@ -144,6 +159,15 @@ void gw_apf__observe_admitted(const gw_apf_ticket_t *t);
 void gw_apf__observe_released(const gw_apf_ticket_t *t);
 void gw_apf__scrape_register(gw_apf_t *a);
 void gw_apf__scrape_unregister(gw_apf_t *a);
+
+/** Free every watch identity (the dispatcher is being freed). */
+void gw_apf__watches_free(gw_apf_t *a);
+
+/** Watches interested in d's object; called under the apf mutex. */
+int gw_apf__watches_interested(gw_apf_t *a, const gw_apf_digest_t *d);
+
+/** Observe a mutating request's interested watches (watch_count_samples). */
+void gw_apf__observe_watch_count(const gw_apf_ticket_t *t);
 
 /** Index of a GW_APF_REASON_* in series_t's rejected[] and level_t's. */
 int gw_apf__reason_index(const char *reason);

@@ -15,6 +15,18 @@ static const char *const pl_only[] = {"priority_level"};
 
 static const double seat_buckets[] = {1, 2, 4, 10};
 static const double length_buckets[] = {0, 10, 25, 50, 100, 250, 500, 1000};
+static const double watch_buckets[] = {0, 1, 10, 100, 1000, 10000};
+
+static const gw_metric_desc_t watch_count_desc = {
+    .name = "apiserver_flowcontrol_watch_count_samples",
+    .help = "Watches interested in each mutating request",
+    .stability = "ALPHA",
+    .type = GW_METRIC_HISTOGRAM,
+    .labels = pl_fs,
+    .n_labels = 2,
+    .buckets = watch_buckets,
+    .n_buckets = 6,
+};
 
 static const gw_metric_desc_t estimated_desc = {
     .name = "apiserver_flowcontrol_work_estimated_seats",
@@ -117,6 +129,15 @@ gw_apf__observe_admitted(const gw_apf_ticket_t *t)
     gw_metric_observe(gw_metric_cached(&estimated, &estimated_desc), v, t->seats);
     if (t->queue_len >= 0)
         gw_metric_observe(gw_metric_cached(&length, &length_desc), v, t->queue_len);
+}
+
+void
+gw_apf__observe_watch_count(const gw_apf_ticket_t *t)
+{
+    const char *v[] = {t->pl_name, t->fs};
+    static gw_metric_t *_Atomic family;
+
+    gw_metric_observe(gw_metric_cached(&family, &watch_count_desc), v, t->watch_count);
 }
 
 void

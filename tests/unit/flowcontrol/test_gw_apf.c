@@ -303,6 +303,55 @@ test_borrowing(void)
     gw_apf_free(a);
 }
 
+static void
+test_work_estimate(void)
+{
+    /* ServerCL 600: global-default's NominalCL is 49, so one request takes at most
+     * min(ceil(49 * 0.15), 49 / 6) = 8 seats there */
+    gw_apf_t *a = gw_apf_new(600);
+    json_t *pls = gw_apf_bootstrap_levels(false), *fss = gw_apf_bootstrap_flowschemas(false);
+    gw_apf_digest_t watch = res("w", "watch", "", "configmaps", "", "x");
+    gw_apf_digest_t create = res("u", "create", "", "configmaps", "", "x");
+    gw_apf_digest_t list = res("u", "list", "", "configmaps", "", "x");
+    gw_apf_watch_t *w[120];
+    gw_apf_ticket_t *t;
+
+    gw_apf_configure(a, fss, pls);
+    gw_apf_admit(a, &list, 10, gw_monotonic_ns(), wake, NULL, &t);
+    tap_ok(gw_apf_ticket_seats(t) == 8, "a LIST of 10 seats is held to global-default's 8 (%d)",
+           gw_apf_ticket_seats(t));
+    tap_ok(gw_apf_done(a, t, gw_monotonic_ns()) == 0, "and gives them back when it ends");
+    for (int i = 0; i < 25; i++)
+        w[i] = gw_apf_watch_register(a, &watch);
+    tap_ok(gw_apf_watch_count(a, &create) == 25, "25 watches of configmaps in x see a create");
+    create.namespace_ = "y";
+    tap_ok(gw_apf_watch_count(a, &create) == 0, "none sees one in another namespace");
+    create.namespace_ = "x";
+    int64_t now = gw_monotonic_ns();
+    gw_apf_admit(a, &create, 1, now, wake, NULL, &t);
+    tap_ok(gw_apf_ticket_seats(t) == 3, "a create seen by 25 watches takes ceil(25/10) = 3 seats");
+    int64_t linger = gw_apf_done(a, t, now + MS);
+    tap_ok(linger == 5 * MS, "kept 5 ms past its end (%lld ns)", (long long)linger);
+    tap_ok(level_of(a, "global-default").seats_executing == 3 &&
+               level_of(a, "global-default").executing == 0,
+           "meanwhile its seats stay taken, though it no longer executes");
+    gw_apf_expire(a, now + 6 * MS);
+    tap_ok(level_of(a, "global-default").seats_executing == 0, "then they go back");
+    for (int i = 25; i < 120; i++)
+        w[i] = gw_apf_watch_register(a, &watch);
+    gw_apf_admit(a, &create, 1, now, wake, NULL, &t);
+    tap_ok(gw_apf_ticket_seats(t) == 8, "120 watches: 12 seats, held to the level's 8");
+    linger = gw_apf_done(a, t, now);
+    tap_ok(linger == 7500000, "the same work spread over 8 seats: 12 * 5 ms / 8 (%lld ns)",
+           (long long)linger);
+    for (int i = 0; i < 120; i++)
+        gw_apf_watch_forget(a, w[i]);
+    tap_ok(gw_apf_watch_count(a, &create) == 0, "forgotten watches count no more");
+    json_decref(pls);
+    json_decref(fss);
+    gw_apf_free(a); /* the lingering ticket goes with it */
+}
+
 int
 main(void)
 {
@@ -311,5 +360,6 @@ main(void)
     test_dispatch();
     test_allocate();
     test_borrowing();
+    test_work_estimate();
     return tap_done();
 }
