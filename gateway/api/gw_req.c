@@ -400,6 +400,15 @@ gw_api__metrics_record(gw_api_t *api, int index, const gw_metrics_labels_t *l, i
     gw_metrics_observe(api->metrics, (size_t)index, l, code, seconds);
 }
 
+void
+gw_req_watch_initialized(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+
+    if (p->apf_ticket != NULL)
+        gw_apf_release(p->api->cfg.apf, p->apf_ticket, gw_monotonic_ns());
+}
+
 static void
 expire_seats(evutil_socket_t fd, short what, void *apf)
 {

@@ -4,7 +4,8 @@
 # read, at most 10) where the level allows it (at most 15% of its NominalCL, and NominalCL /
 # handSize), 7 in global-default (NominalCL 44 beside the test's level, hand 6); a level of 70 seats that neither lends
 # nor borrows runs at most 7 such LISTs at once and queues the rest; a create that 25 watches
-# of its namespace will see takes ceil(25/10) = 3 seats (kube's mutating work estimator).
+# of its namespace will see takes ceil(25/10) = 3 seats (kube's mutating work estimator); a
+# watch that sends initial events holds its seats until they are written.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib/etcd.sh
@@ -90,6 +91,22 @@ check "the mutating estimator saw 25 interested watches (watch_count_samples: $g
 got=$(val apiserver_flowcontrol_work_estimated_seats_sum "$GD")
 check "and charged ceil(25/10) = 3 seats (7 + 3 estimated in global-default: $got)" \
     test "$got" = 10
+kill $WATCHES 2>/dev/null
+WATCHES=""
+
+# a watch that sends initial events holds its seats until they are written, not its whole life
+W="$GD,type=\"watch\""
+INIT=$KGATE_TEST_TMP/initial.json
+kcurl "${ALICE[@]}" -N "$KGATE_URL/api/v1/namespaces/many/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=20" >"$INIT" 2>/dev/null &
+WATCHES=$!
+ended() { grep -q initial-events-end "$INIT" && echo 1; }
+check "alice's watch sends its initial events, then the initial-events-end bookmark" until_ge 1 ended
+check "its seats went back then (request_execution_seconds, type watch)" until_ge 1 \
+    val apiserver_flowcontrol_request_execution_seconds_count "$W"
+check "while the watch stays open" kill -0 $WATCHES
+held=$(val apiserver_flowcontrol_request_execution_seconds_sum "$W")
+check "it held them while it sent 1001 objects ($held s)" \
+    python3 -c "import sys; sys.exit(0 if $held > 0.01 else 1)"
 kill $WATCHES 2>/dev/null
 WATCHES=""
 check "kgate reported no sanitizer error" no_sanitizer_report "$KGATE_LOG"
