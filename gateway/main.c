@@ -92,6 +92,7 @@ typedef struct {
     gw_server_t *server;
     /* kube-apiserver's post-start hooks kgate has, as /readyz lists them */
     gw_health_hook_t *hook_namespaces, *hook_rbac, *hook_priority, *hook_bootstrap;
+    gw_health_hook_t *hook_apf_consumer, *hook_apf_filter, *hook_apf_producer;
     gw_health_hook_t *hook_identity, *hook_identity_gc, *hook_authinfo;
     gw_authtrust_t *authtrust;         /* worker 0's */
     gw_poststart_t *poststart;         /* worker 0's */
@@ -106,6 +107,12 @@ typedef struct {
 static void
 register_hooks(kgate_t *k)
 {
+    bool apf = k->cfg->enable_priority_and_fairness; /* kube's come with its flow control */
+    if (apf) {
+        k->hook_apf_consumer =
+            gw_health_hook_add(k->health, "priority-and-fairness-config-consumer");
+        k->hook_apf_filter = gw_health_hook_add(k->health, "priority-and-fairness-filter");
+    }
     k->hook_namespaces = gw_health_hook_add(k->health, "start-system-namespaces-controller");
     k->hook_authinfo =
         gw_health_hook_add(k->health, "start-cluster-authentication-info-controller");
@@ -116,6 +123,9 @@ register_hooks(kgate_t *k)
     k->hook_rbac = gw_health_hook_add(k->health, "rbac/bootstrap-roles");
     k->hook_priority =
         gw_health_hook_add(k->health, "scheduling/bootstrap-system-priority-classes");
+    if (apf)
+        k->hook_apf_producer =
+            gw_health_hook_add(k->health, "priority-and-fairness-config-producer");
     k->hook_bootstrap = gw_health_hook_add(k->health, "bootstrap-controller");
 }
 
@@ -123,6 +133,17 @@ static void
 hook_done(void *hook)
 {
     gw_health_hook_done(hook);
+}
+
+/* The APF configuration is in force: kube's consumer hook, and its filter's (which waits for
+ * the same caches). */
+static void
+apf_configured(void *arg)
+{
+    kgate_t *k = arg;
+
+    gw_health_hook_done(k->hook_apf_consumer);
+    gw_health_hook_done(k->hook_apf_filter);
 }
 
 /* The controllers confirmed the start-up state (the system namespaces among it): readiness
@@ -306,8 +327,13 @@ on_worker_start(gw_worker_t *w, void *arg)
     k->controllers = gw_controllers_start(k->etcd, gw_worker_base(w), k->cfg->etcd_prefix,
                                           k->values, k->catalog);
     start_service_accounts(k);
-    if (k->apf != NULL)
-        gw_controllers_start_apf(k->controllers, k->apf);
+    if (k->apf != NULL) {
+        gw_apf_ctl_hooks_t hooks = {.configured = apf_configured,
+                                    .configured_arg = k,
+                                    .ensured = hook_done,
+                                    .ensured_arg = k->hook_apf_producer};
+        gw_controllers_start_apf(k->controllers, k->apf, &hooks);
+    }
     if (authz_has_mode(k->authz, "Node"))
         gw_controllers_start_node_graph(k->controllers);
     gw_controllers_enable(k->controllers, (const char *const *)k->cfg->controllers.items,

@@ -62,14 +62,24 @@ reply_rejected(gw_req_t *r)
     gw_reply_raw(r, 429, "text/plain; charset=utf-8", TOO_MANY, strlen(TOO_MANY));
 }
 
-/* The request executes: a watch holds its seats only while it initialises (kube), which in
- * kgate ends once it is subscribed; the handler takes that long, so they go back now. */
+static bool
+sends_initial_events(gw_req_t *r)
+{
+    const char *initial = gw_req_query(r, "sendInitialEvents");
+    return strcmp(r->info.verb, "watch") == 0 && initial != NULL && strcmp(initial, "true") == 0;
+}
+
+/* The request executes: a watch holds its seats only while it initialises (kube). One that
+ * sends initial events holds them until the watch handler says they are written
+ * (gw_req_watch_initialized); another is subscribed by the time its handler returns, so its
+ * seats go back now. */
 static void
 executing(gw_req_t *r)
 {
     gw_api__req_t *p = GW_API_REQ(r);
     if (r->long_running) {
-        gw_apf_release(p->api->cfg.apf, p->apf_ticket, gw_monotonic_ns());
+        if (!sends_initial_events(r))
+            gw_apf_release(p->api->cfg.apf, p->apf_ticket, gw_monotonic_ns());
         return;
     }
     /* apiserver_current_inflight_requests counts what executes, as kube's watermarks */
@@ -125,9 +135,7 @@ static int
 work_seats(gw_req_t *r)
 {
     const char *verb = r->info.verb;
-    const char *initial = gw_req_query(r, "sendInitialEvents");
-    if (strcmp(verb, "list") != 0 &&
-        (strcmp(verb, "watch") != 0 || initial == NULL || strcmp(initial, "true") != 0))
+    if (strcmp(verb, "list") != 0 && !sends_initial_events(r))
         return MIN_SEATS;
     /* the handler resolves the resource after this filter: look it up now */
     const gw_resource_t *res =
@@ -171,11 +179,15 @@ apf(gw_req_t *r)
                          .api_group = i->group,
                          .resource = i->resource,
                          .subresource = i->subresource,
-                         .namespace_ = i->namespace_};
+                         .namespace_ = i->namespace_,
+                         .name = i->name};
 
     /* kube tracks no long-running request but watches */
     if (r->long_running && strcmp(i->verb, "watch") != 0)
         return GW_NEXT;
+    /* kube counts a watch for the mutating work estimator from before its admission */
+    if (strcmp(i->verb, "watch") == 0)
+        p->apf_watch = gw_apf_watch_register(p->api->cfg.apf, &d);
     /* both events exist before admission: a grant may come from another thread at once */
     p->apf_wake = event_new(base, -1, 0, on_granted, r);
     p->apf_timeout = evtimer_new(base, on_timeout, r);

@@ -103,6 +103,7 @@ struct gw_api__req {
     const char *component;           /* metrics component label */
     gw_api__inflight_t inflight;
     struct gw_apf_ticket *apf_ticket; /* its priority-and-fairness admission, ended on release */
+    struct gw_apf_watch *apf_watch;   /* a watch counted for the mutating work estimator */
     struct event *apf_wake;           /* fired once a queued request is granted its seats */
     struct event *apf_timeout;        /* its wait limit in the queue */
     struct gw_api__audit *audit;      /* the request's audit event; NULL when not audited */

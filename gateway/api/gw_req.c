@@ -4,6 +4,7 @@
 #include "gw_req.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,14 +400,39 @@ gw_api__metrics_record(gw_api_t *api, int index, const gw_metrics_labels_t *l, i
     gw_metrics_observe(api->metrics, (size_t)index, l, code, seconds);
 }
 
-/* The request's priority-and-fairness admission ends with it (gw_apf_filter.c starts it). */
+void
+gw_req_watch_initialized(gw_req_t *r)
+{
+    gw_api__req_t *p = GW_API_REQ(r);
+
+    if (p->apf_ticket != NULL)
+        gw_apf_release(p->api->cfg.apf, p->apf_ticket, gw_monotonic_ns());
+}
+
+static void
+expire_seats(evutil_socket_t fd, short what, void *apf)
+{
+    (void)fd, (void)what;
+    gw_apf_expire(apf, gw_monotonic_ns());
+}
+
+/* The request's priority-and-fairness admission ends with it (gw_apf_filter.c starts it); a
+ * mutating request watchers make costly keeps its seats a few milliseconds more. */
 void
 gw_api__apf_end(gw_req_t *r)
 {
     gw_api__req_t *p = GW_API_REQ(r);
 
-    if (p->apf_ticket != NULL)
-        gw_apf_done(p->api->cfg.apf, p->apf_ticket, gw_monotonic_ns());
+    if (p->apf_ticket != NULL) {
+        int64_t linger = gw_apf_done(p->api->cfg.apf, p->apf_ticket, gw_monotonic_ns());
+        int64_t us = linger / 1000 + 1;
+        struct timeval after = {(time_t)(us / 1000000), (suseconds_t)(us % 1000000)};
+        if (linger > 0 && event_base_once(gw_worker_base(r->worker), -1, EV_TIMEOUT, expire_seats,
+                                          p->api->cfg.apf, &after) != 0)
+            gw_apf_expire(p->api->cfg.apf, INT64_MAX); /* no timer: give them back now */
+    }
+    gw_apf_watch_forget(p->api->cfg.apf, p->apf_watch);
+    p->apf_watch = NULL;
     if (p->apf_wake != NULL)
         event_free(p->apf_wake);
     if (p->apf_timeout != NULL)

@@ -146,6 +146,11 @@ void gw_req_audit_annotate(gw_req_t *r, const char *key, const char *value);
  *  AddAnnotationWithLevel(..., LevelRequest): a mutating webhook's patch). */
 void gw_req_audit_annotate_at_request(gw_req_t *r, const char *key, const char *value);
 
+/** The watch r serves is initialised: its initial events are written and it follows changes
+ *  now. Priority and fairness gets the seats back that a watch sending initial events held
+ *  until now (kube's); a no-op otherwise. Thread: r's worker. */
+void gw_req_watch_initialized(gw_req_t *r);
+
 /* ---- answers ---------------------------------------------------------------------------- */
 
 /**

@@ -22,6 +22,7 @@
 
 #include "gw_alloc.h"
 #include "gw_api_int.h"
+#include "gw_apf.h"
 #include "gw_gzip.h"
 #include "gw_log.h"
 
@@ -31,7 +32,8 @@ typedef struct {
     gw_metrics_labels_t labels;
     bool counted; /* the request is a series */
     int64_t start_ns;
-    const gw_catalog_t *catalog; /* a reference */
+    const gw_catalog_t *catalog;    /* a reference */
+    struct gw_apf_watch *apf_watch; /* the watch counted for priority and fairness, or NULL */
     char audit_id[];
 } detached_t;
 
@@ -279,6 +281,9 @@ gw_stream_detach(gw_stream_t *s)
     s->d->counted = counted;
     s->d->start_ns = r->start_ns;
     s->d->catalog = gw_catalog_ref(r->catalog);
+    /* the watch stays counted for the mutating work estimator until the stream ends */
+    s->d->apf_watch = GW_API_REQ(r)->apf_watch;
+    GW_API_REQ(r)->apf_watch = NULL;
     memcpy(s->d->audit_id, r->audit_id, id_len);
     /* dryRun, scope and component are literals; the rest is the request's or its exchange's */
     s->d->labels = l;
@@ -402,6 +407,8 @@ finish(gw_stream_t *s)
         gw_api__metrics_record(s->api, s->worker, &d->labels, 200, d->start_ns);
     }
     gw_catalog_unref(d->catalog);
+    if (d->apf_watch != NULL)
+        gw_apf_watch_forget(s->api->cfg.apf, d->apf_watch);
     free(d);
 }
 

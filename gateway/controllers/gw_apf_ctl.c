@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #include "gw_alloc.h"
 #include "gw_apf.h"
+#include "gw_clock.h"
 #include "gw_ctl_int.h"
 #include "gw_err.h"
 #include "gw_informer.h"
@@ -30,6 +33,8 @@ struct gw_apf_ctl {
     struct gw_apf *apf;
     gw_informer_t *fs, *pl;
     gw_workqueue_t *queue;
+    struct event *borrowing;  /* kube's periodic seat re-allocation between levels */
+    gw_apf_ctl_hooks_t hooks; /* each called once, then cleared */
     bool leading;
     bool stopping;
     /* the leader's pass: writes one after another */
@@ -54,6 +59,52 @@ configure(gw_apf_ctl_t *c)
     gw_apf_configure(c->apf, fss, pls);
     json_decref(fss);
     json_decref(pls);
+}
+
+static void
+note_configured(gw_apf_ctl_t *c)
+{
+    if (c->hooks.configured != NULL)
+        c->hooks.configured(c->hooks.configured_arg);
+    c->hooks.configured = NULL;
+}
+
+static void
+note_ensured(gw_apf_ctl_t *c)
+{
+    if (c->hooks.ensured != NULL)
+        c->hooks.ensured(c->hooks.ensured_arg);
+    c->hooks.ensured = NULL;
+}
+
+/* Whether every object of `want` (consumed) is in `have` (consumed), by name. */
+static bool
+all_present(json_t *want, json_t *have)
+{
+    size_t i, j;
+    json_t *w, *h;
+    bool all = true;
+
+    json_array_foreach(want, i, w)
+    {
+        bool found = false;
+        json_array_foreach(have, j, h) found = found || strcmp(name_of(h), name_of(w)) == 0;
+        all = all && found;
+    }
+    json_decref(want);
+    json_decref(have);
+    return all;
+}
+
+/* kube's producer ensures the bootstrap objects on every instance: where another instance
+ * leads, they are in place once the caches hold them all. */
+static bool
+bootstrap_present(gw_apf_ctl_t *c)
+{
+    return all_present(gw_apf_bootstrap_levels(true), gw_informer_list(c->pl)) &&
+           all_present(gw_apf_bootstrap_levels(false), gw_informer_list(c->pl)) &&
+           all_present(gw_apf_bootstrap_flowschemas(true), gw_informer_list(c->fs)) &&
+           all_present(gw_apf_bootstrap_flowschemas(false), gw_informer_list(c->fs));
 }
 
 /* ---- the leader: kube's ensurer ---------------------------------------------------------- */
@@ -270,6 +321,8 @@ written(int err, const gw_obj_t *obj, void *ctx)
 static void
 pass_done(gw_apf_ctl_t *c)
 {
+    if (c->err == 0 && c->leading && c->at >= json_array_size(c->writes))
+        note_ensured(c);
     if (c->err != 0)
         gw_log_warn(NULL, "priority and fairness configuration: %s; retrying", gw_strerror(c->err));
     json_decref(c->writes);
@@ -353,8 +406,12 @@ process(gw_workqueue_t *q, const char *key, void *ctx)
     bool synced = gw_informer_synced(c->fs) && gw_informer_synced(c->pl);
 
     if (strcmp(key, CONFIG_KEY) == 0) {
-        if (synced)
+        if (synced) {
             configure(c);
+            note_configured(c);
+            if (!c->leading && c->hooks.ensured != NULL && bootstrap_present(c))
+                note_ensured(c);
+        }
         gw_workqueue_done(q, key);
         return;
     }
@@ -393,18 +450,34 @@ start_informer(gw_apf_ctl_t *c, etcd_client_t *client, struct event_base *base,
                                                    .ctx = c});
 }
 
+static void
+adjust(evutil_socket_t fd, short what, void *ctx)
+{
+    gw_apf_ctl_t *c = ctx;
+    (void)fd, (void)what;
+
+    gw_apf_adjust(c->apf, gw_monotonic_ns());
+}
+
 gw_apf_ctl_t *
 gw_apf_ctl_start(etcd_client_t *client, struct event_base *base, const char *etcd_prefix,
-                 const gw_value_transformer_t *values, struct gw_apf *apf)
+                 const gw_value_transformer_t *values, struct gw_apf *apf,
+                 const gw_apf_ctl_hooks_t *hooks)
 {
     gw_apf_ctl_t *c = gw_calloc(1, sizeof(*c));
 
     c->apf = apf;
+    if (hooks != NULL)
+        c->hooks = *hooks;
     c->conn = etcd_conn_new(client, base);
     c->store = gw_store_new(c->conn, etcd_prefix, values);
     c->queue = gw_workqueue_new(base, &(gw_workqueue_opts_t){.process = process, .ctx = c});
     c->fs = start_informer(c, client, base, etcd_prefix, values, "flowschemas/");
     c->pl = start_informer(c, client, base, etcd_prefix, values, "prioritylevelconfigurations/");
+    struct timeval every = {GW_APF_BORROWING_PERIOD_MS / 1000, 0};
+    c->borrowing = event_new(base, -1, EV_PERSIST, adjust, c);
+    if (c->borrowing == NULL || event_add(c->borrowing, &every) != 0)
+        abort();
     return c;
 }
 
@@ -422,6 +495,8 @@ gw_apf_ctl_stop(gw_apf_ctl_t *c)
     if (c == NULL)
         return;
     c->stopping = true;
+    if (c->borrowing != NULL)
+        event_free(c->borrowing);
     gw_workqueue_shutdown(c->queue);
     gw_informer_stop(c->fs);
     gw_informer_stop(c->pl);

@@ -4,7 +4,8 @@
 /*
  * API Priority and Fairness' configuration, as kube-apiserver's config consumer and producer:
  *  - on every instance: informers on flowschemas and prioritylevelconfigurations; any change
- *    puts the stored objects in force in the process's dispatcher (gw_apf_configure);
+ *    puts the stored objects in force in the process's dispatcher (gw_apf_configure), and a
+ *    timer moves seats between its levels every 10 s (gw_apf_adjust, kube's borrowing);
  *  - on the leader of its election only (gw_apf_ctl_lead): kube's ensurer of the mandatory and
  *    suggested objects (gw_apf_bootstrap_*), then every FlowSchema's Dangling condition.
  * The ensurer creates every missing object with `apf.kubernetes.io/autoupdate-spec: "true"`;
@@ -24,11 +25,23 @@ struct gw_apf;
 
 typedef struct gw_apf_ctl gw_apf_ctl_t;
 
-/** Start on `base` (it must keep running); client, values and apf must outlive it.
- *  Thread: base's. */
+/** What kube's post-start hooks wait for, each called once (NULL: not told). */
+typedef struct {
+    /* the stored configuration was first put in force (priority-and-fairness-config-consumer) */
+    void (*configured)(void *arg);
+    void *configured_arg;
+    /* kube's mandatory and suggested objects are in place: this instance's ensurer finished a
+     * pass, or, on an instance that does not lead, its caches hold every one of them
+     * (priority-and-fairness-config-producer) */
+    void (*ensured)(void *arg);
+    void *ensured_arg;
+} gw_apf_ctl_hooks_t;
+
+/** Start on `base` (it must keep running); client, values and apf must outlive it; hooks is
+ *  copied (NULL: none). Thread: base's. */
 gw_apf_ctl_t *gw_apf_ctl_start(etcd_client_t *client, struct event_base *base,
                                const char *etcd_prefix, const gw_value_transformer_t *values,
-                               struct gw_apf *apf);
+                               struct gw_apf *apf, const gw_apf_ctl_hooks_t *hooks);
 
 /** This instance leads (or no longer leads) the configuration producer's election: the
  *  ensurer and status writes run while it does, at once and then every minute and after

@@ -605,11 +605,11 @@ on_apf_lost(gw_leader_t *l, void *arg)
 }
 
 void
-gw_controllers_start_apf(gw_controllers_t *c, struct gw_apf *apf)
+gw_controllers_start_apf(gw_controllers_t *c, struct gw_apf *apf, const gw_apf_ctl_hooks_t *hooks)
 {
     if (c->apf_ctl != NULL)
         return;
-    c->apf_ctl = gw_apf_ctl_start(c->client, c->base, c->prefix, c->values, apf);
+    c->apf_ctl = gw_apf_ctl_start(c->client, c->base, c->prefix, c->values, apf, hooks);
     elect(c, &c->apf_leader, APF_ELECTION, on_apf_elected, on_apf_lost);
 }
 

@@ -36,6 +36,7 @@
 #include <stddef.h>
 
 #include "etcd.h"
+#include "gw_apf_ctl.h"
 #include "gw_transformer.h"
 #include "gw_catalog.h"
 #include "gw_nsctl.h"
@@ -112,9 +113,12 @@ void gw_controllers_stop(gw_controllers_t *c);
  * Feed API Priority and Fairness' dispatcher `apf` (borrowed; it outlives c) from the stored
  * FlowSchemas and PriorityLevelConfigurations, and campaign for the
  * "priority-and-fairness-config-producer" election, whose leader keeps kube's bootstrap
- * objects and the FlowSchemas' status (gw_apf_ctl.h). A second call does nothing.
+ * objects and the FlowSchemas' status (gw_apf_ctl.h); `hooks` (copied, NULL: none) are told
+ * when the configuration is first in force and the bootstrap objects are in place. A second
+ * call does nothing.
  * Thread: c's.
  */
-void gw_controllers_start_apf(gw_controllers_t *c, struct gw_apf *apf);
+void gw_controllers_start_apf(gw_controllers_t *c, struct gw_apf *apf,
+                              const gw_apf_ctl_hooks_t *hooks);
 
 #endif

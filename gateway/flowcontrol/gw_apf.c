@@ -12,6 +12,14 @@
 #include "gw_alloc.h"
 #include "gw_clock.h"
 
+/* kube's work estimator: the most seats of a request (MaximumSeatsLimit), the share of a
+ * level's NominalCL one request may take (priorityLevelMaxSeatsPercent), and the mutating
+ * estimator's watches per seat and time per event (watchesPerSeat, eventAdditionalDuration) */
+#define MAX_SEATS_LIMIT 10
+#define MAX_SEATS_SHARE 0.15
+#define WATCHES_PER_SEAT 10
+#define EVENT_SECONDS 0.005
+
 const char *const gw_apf__reasons[4] = {GW_APF_REASON_QUEUE_FULL, GW_APF_REASON_CONCURRENCY,
                                         GW_APF_REASON_TIMEOUT, GW_APF_REASON_CANCELLED};
 
@@ -106,10 +114,13 @@ level_apply(gw_apf_t *a, const json_t *plc)
     l->uid = gw_strdup(uid != NULL ? uid : "");
     l->active = true;
     l->exempt = strcmp(type, "Exempt") == 0;
-    l->shares = l->exempt ? int_at(json_object_get(spec, "exempt"), "nominalConcurrencyShares", 0)
-                          : int_at(lim, "nominalConcurrencyShares", 30);
+    const json_t *limits = l->exempt ? json_object_get(spec, "exempt") : lim;
+    l->shares = int_at(limits, "nominalConcurrencyShares", l->exempt ? 0 : 30);
     if (l->shares < 0)
         l->shares = 0;
+    /* an exempt level lends what it is told, and borrows without limit */
+    l->lendable = int_at(limits, "lendablePercent", 0);
+    l->borrowing = l->exempt ? -1 : int_at(lim, "borrowingLimitPercent", -1);
     const char *response = json_string_value(json_object_get(resp, "type"));
     l->reject = !l->exempt && (response == NULL || strcmp(response, "Queue") != 0);
     int n = l->reject || l->exempt ? 0 : int_at(q, "queues", 64);
@@ -176,6 +187,8 @@ with_mandatory(const json_t *objs, json_t *mandatory)
     return all;
 }
 
+/* kube's finishQueueSetReconfigsLocked: each level's NominalCL, the least it keeps when lending
+ * and the most it may reach borrowing; a new level starts halfway into what it lends. */
 static void
 limits_compute(gw_apf_t *a)
 {
@@ -184,11 +197,28 @@ limits_compute(gw_apf_t *a)
         if (l->active)
             sum += l->shares;
     }
+    a->nominal_sum = 0;
     for (level_t *l = a->levels; l != NULL; l = l->next) {
-        if (l->exempt)
-            l->cl = 0;
-        else if (l->active && sum > 0)
-            l->cl = (int)ceil((double)a->server_cl * l->shares / sum);
+        if (!l->active || sum <= 0)
+            continue;
+        int nominal = (int)ceil((double)a->server_cl * l->shares / sum);
+        int lend = (int)round((double)nominal * l->lendable / 100);
+        int borrow =
+            l->borrowing >= 0 ? (int)round((double)nominal * l->borrowing / 100) : a->server_cl;
+        l->nominal = nominal;
+        l->min_cl = nominal - lend;
+        l->max_cl = nominal + borrow;
+        l->spare_denom = (int)fmax(1, round(a->server_cl / 10.0));
+        /* kube's max seats: 15% of NominalCL, at most a hand's share of it; none without queues */
+        l->max_seats = l->n_queues > 0 ? (int)fmax(1, fmin(ceil(nominal * MAX_SEATS_SHARE),
+                                                           nominal / (l->hand > 0 ? l->hand : 1)))
+                                       : 0;
+        if (!l->placed) {
+            l->cl = nominal - lend / 2;
+            l->stats = (demand_stats_t){0};
+            l->placed = true;
+        }
+        a->nominal_sum += nominal;
     }
 }
 
@@ -202,6 +232,7 @@ gw_apf_configure(gw_apf_t *a, const json_t *flowschemas, const json_t *levels)
     size_t i, n = 0;
     json_t *v;
     fs_t *order = gw_calloc(json_array_size(fss) + 1, sizeof(*order));
+    int64_t now = gw_monotonic_ns();
 
     pthread_mutex_lock(&a->lock);
     for (level_t *l = a->levels; l != NULL; l = l->next)
@@ -219,15 +250,36 @@ gw_apf_configure(gw_apf_t *a, const json_t *flowschemas, const json_t *levels)
     }
     qsort(order, n, sizeof(*order), fs_order);
     limits_compute(a);
+    gw_apf__adjust_locked(a, now);
     free(a->fss);
     json_decref(a->fs_objs);
     a->fss = order;
     a->n_fss = n;
     a->fs_objs = fss;
     for (level_t *l = a->levels; l != NULL; l = l->next)
-        dispatch(l, gw_monotonic_ns(), NULL); /* a level whose limit grew takes more now */
+        dispatch(l, now, NULL); /* a level whose limit grew takes more now */
     pthread_mutex_unlock(&a->lock);
     json_decref(pls);
+}
+
+void
+gw_apf_adjust(gw_apf_t *a, int64_t now_ns)
+{
+    pthread_mutex_lock(&a->lock);
+    gw_apf__adjust_locked(a, now_ns);
+    for (level_t *l = a->levels; l != NULL; l = l->next)
+        dispatch(l, now_ns, NULL);
+    pthread_mutex_unlock(&a->lock);
+}
+
+static void
+ticket_free(gw_apf_ticket_t *t)
+{
+    free(t->fs);
+    free(t->fs_uid);
+    free(t->pl_name);
+    free(t->pl_uid);
+    free(t);
 }
 
 gw_apf_t *
@@ -237,6 +289,7 @@ gw_apf_new(int server_cl)
     pthread_mutex_init(&a->lock, NULL);
     a->server_cl = server_cl;
     gw_apf_configure(a, NULL, NULL);
+    gw_apf__scrape_register(a);
     return a;
 }
 
@@ -245,6 +298,13 @@ gw_apf_free(gw_apf_t *a)
 {
     if (a == NULL)
         return;
+    gw_apf__scrape_unregister(a);
+    while (a->lingering != NULL) {
+        gw_apf_ticket_t *t = a->lingering;
+        a->lingering = t->next;
+        ticket_free(t);
+    }
+    gw_apf__watches_free(a);
     while (a->levels != NULL) {
         level_t *l = a->levels;
         a->levels = l->next;
@@ -298,6 +358,7 @@ unlink_ticket(level_t *pl, gw_apf_ticket_t *t)
 
     pl->waiting--;
     t->s->inqueue--;
+    t->s->inqueue_seats -= t->seats;
     if (t->prev != NULL)
         t->prev->next = t->next;
     else
@@ -309,6 +370,7 @@ unlink_ticket(level_t *pl, gw_apf_ticket_t *t)
     t->prev = t->next = NULL;
     q->n_waiting--;
     q->waiting_seats -= t->seats;
+    pl->waiting_seats -= t->seats;
 }
 
 static void
@@ -343,10 +405,13 @@ next_queue(level_t *pl)
     return best;
 }
 
+/* kube's canAccommodateSeatsLocked: a request wider than the whole limit runs alone */
 static bool
 fits(const level_t *pl, int seats)
 {
-    return pl->seats_in_use == 0 && pl->cl > 0 ? true : pl->seats_in_use + seats <= pl->cl;
+    if (seats > pl->cl)
+        return pl->executing == 0;
+    return pl->seats_in_use + seats <= pl->cl;
 }
 
 /* Dispatch as many waiting requests as the limit allows; each but `admitting` is woken. */
@@ -364,6 +429,7 @@ dispatch(level_t *pl, int64_t now_ns, const gw_apf_ticket_t *admitting)
         if (t != admitting)
             t->wake(t->ctx);
     }
+    gw_apf__demand_note(pl, now_ns);
 }
 
 /* Shuffle sharding: the least loaded queue of the flow's hand. */
@@ -401,6 +467,9 @@ ticket_new(gw_apf_t *a, const fs_t *f)
     t->pl_uid = gw_strdup(f->pl->uid);
     t->s = series_get(a, t->fs, t->pl_name);
     t->queue = -1;
+    t->queue_len = -1;
+    t->executed = -1;
+    t->watch_count = -1;
     return t;
 }
 
@@ -433,20 +502,53 @@ reject(gw_apf_ticket_t *t, const char *reason)
     return GW_APF_REJECT;
 }
 
+static bool
+is_mutating(const gw_apf_digest_t *d)
+{
+    const char *v = d->verb != NULL ? d->verb : "";
+    return strcmp(v, "create") == 0 || strcmp(v, "update") == 0 || strcmp(v, "patch") == 0 ||
+           strcmp(v, "delete") == 0;
+}
+
+/* kube's work estimate, once the level is known: the caller's list estimate held to the level's
+ * most, or the mutating estimate from the watches that will see the change. */
+static void
+estimate(gw_apf_t *a, const gw_apf_digest_t *d, int seats, gw_apf_ticket_t *t)
+{
+    int most = t->pl->max_seats > 0 && t->pl->max_seats < MAX_SEATS_LIMIT ? t->pl->max_seats
+                                                                          : MAX_SEATS_LIMIT;
+    t->seats = seats < 1 ? 1 : seats > most ? most : seats;
+    if (!is_mutating(d))
+        return;
+    t->seats = 1;
+    /* a service account's token request makes no event */
+    if (d->resource != NULL && strcmp(d->resource, "serviceaccounts") == 0 &&
+        d->subresource != NULL && strcmp(d->subresource, "token") == 0)
+        return;
+    t->watch_count = gw_apf__watches_interested(a, d);
+    if (t->watch_count < WATCHES_PER_SEAT)
+        return;
+    int final = (t->watch_count + WATCHES_PER_SEAT - 1) / WATCHES_PER_SEAT;
+    double work = final * EVENT_SECONDS; /* seat-seconds, kept whatever the cap */
+    t->seats = final > most ? most : final;
+    t->extra_ns = (int64_t)(work / t->seats * 1e9);
+}
+
 static gw_apf_verdict_t
-admit_locked(const fs_t *f, const gw_apf_digest_t *d, int seats, int64_t now_ns, gw_apf_ticket_t *t)
+admit_locked(const fs_t *f, const gw_apf_digest_t *d, int64_t now_ns, gw_apf_ticket_t *t)
 {
     level_t *pl = t->pl;
-
-    t->seats = seats < 1 ? 1 : seats;
     if (pl->exempt) {
         start(pl, t, now_ns);
+        gw_apf__demand_note(pl, now_ns);
         return GW_APF_EXECUTE;
     }
     if (pl->reject || pl->n_queues == 0) {
-        if (pl->cl == 0 || !fits(pl, t->seats))
+        /* a level of no nominal seats is a jail, whatever it could borrow */
+        if (pl->nominal == 0 || !fits(pl, t->seats))
             return reject(t, GW_APF_REASON_CONCURRENCY);
         start(pl, t, now_ns);
+        gw_apf__demand_note(pl, now_ns);
         return GW_APF_EXECUTE;
     }
     advance_r(pl, now_ns);
@@ -464,8 +566,11 @@ admit_locked(const fs_t *f, const gw_apf_digest_t *d, int seats, int64_t now_ns,
     q->tail = t;
     q->n_waiting++;
     q->waiting_seats += t->seats;
+    pl->waiting_seats += t->seats;
     pl->waiting++;
     t->s->inqueue++;
+    t->s->inqueue_seats += t->seats;
+    t->queue_len = q->n_waiting;
     t->state = T_WAITING;
     t->enqueued_ns = now_ns;
     dispatch(pl, now_ns, t);
@@ -488,8 +593,13 @@ gw_apf_admit(gw_apf_t *a, const gw_apf_digest_t *d, int seats, int64_t now_ns,
     *out = ticket_new(a, f);
     (*out)->wake = wake;
     (*out)->ctx = ctx;
-    v = admit_locked(f, d, seats, now_ns, *out);
+    (*out)->watch = strcmp(d->verb, "watch") == 0;
+    estimate(a, d, seats, *out);
+    v = admit_locked(f, d, now_ns, *out);
     pthread_mutex_unlock(&a->lock);
+    gw_apf__observe_admitted(*out);
+    if ((*out)->watch_count >= 0)
+        gw_apf__observe_watch_count(*out);
     return v;
 }
 
@@ -504,27 +614,39 @@ gw_apf_cancel(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
         unlink_ticket(t->pl, t);
         t->waited_ns = now_ns - t->enqueued_ns;
         reject(t, GW_APF_REASON_TIMEOUT);
+        gw_apf__demand_note(t->pl, now_ns);
     }
     pthread_mutex_unlock(&a->lock);
     return waiting;
 }
 
+/* The request stops executing (its seats may stay a while yet). */
 static void
+finish_locked(gw_apf_ticket_t *t, int64_t now_ns)
+{
+    t->executed = (double)(now_ns - t->started_ns) / 1e9;
+    t->pl->executing--;
+    t->s->executing--;
+}
+
+/* Give t's seats back; true when it was executing until now. */
+static bool
 release_locked(gw_apf_ticket_t *t, int64_t now_ns)
 {
     level_t *pl = t->pl;
+    bool executing = t->state == T_EXECUTING;
 
-    if (t->state != T_EXECUTING)
-        return;
+    if (!executing && t->state != T_LINGERING)
+        return false;
     t->state = T_RELEASED;
+    if (executing)
+        finish_locked(t, now_ns);
     advance_r(pl, now_ns);
     pl->seats_in_use -= t->seats;
-    pl->executing--;
-    t->s->executing--;
     t->s->seats -= t->seats;
     if (t->queue >= 0 && t->queue < pl->n_queues) {
         queue_t *q = &pl->queues[t->queue];
-        double took = (double)(now_ns - t->started_ns) / 1e9;
+        double took = t->executed;
         q->seats_in_use -= t->seats;
         if (q->seats_in_use < 0)
             q->seats_in_use = 0;
@@ -532,34 +654,82 @@ release_locked(gw_apf_ticket_t *t, int64_t now_ns)
         q->next_r += t->seats * (took - EST_SECONDS);
     }
     dispatch(pl, now_ns, NULL);
+    return executing;
 }
 
 void
 gw_apf_release(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
 {
     pthread_mutex_lock(&a->lock);
-    release_locked(t, now_ns);
+    bool released = release_locked(t, now_ns);
     pthread_mutex_unlock(&a->lock);
+    if (released)
+        gw_apf__observe_released(t);
 }
 
-void
+/* The request ended but its seats stay for its additional latency (kube's queueset). The
+ * dispatcher owns the ticket from now on; observed here, as it may go any time after. */
+static int64_t
+linger_locked(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
+{
+    finish_locked(t, now_ns);
+    gw_apf__demand_note(t->pl, now_ns);
+    gw_apf__observe_released(t);
+    t->state = T_LINGERING;
+    t->expires_ns = now_ns + t->extra_ns;
+    t->next = a->lingering;
+    a->lingering = t;
+    return t->extra_ns;
+}
+
+int64_t
 gw_apf_done(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns)
 {
     if (t == NULL)
-        return;
+        return 0;
     pthread_mutex_lock(&a->lock);
     if (t->state == T_WAITING) { /* never woken: the request ended otherwise */
         unlink_ticket(t->pl, t);
         t->waited_ns = now_ns - t->enqueued_ns;
         reject(t, GW_APF_REASON_CANCELLED);
+        gw_apf__demand_note(t->pl, now_ns);
     }
-    release_locked(t, now_ns);
+    if (t->state == T_EXECUTING && t->extra_ns > 0) {
+        int64_t linger = linger_locked(a, t, now_ns);
+        pthread_mutex_unlock(&a->lock);
+        return linger;
+    }
+    bool released = release_locked(t, now_ns);
     pthread_mutex_unlock(&a->lock);
-    free(t->fs);
-    free(t->fs_uid);
-    free(t->pl_name);
-    free(t->pl_uid);
-    free(t);
+    if (released)
+        gw_apf__observe_released(t);
+    ticket_free(t);
+    return 0;
+}
+
+void
+gw_apf_expire(gw_apf_t *a, int64_t now_ns)
+{
+    gw_apf_ticket_t *gone = NULL;
+
+    pthread_mutex_lock(&a->lock);
+    for (gw_apf_ticket_t **p = &a->lingering; *p != NULL;) {
+        gw_apf_ticket_t *t = *p;
+        if (t->expires_ns > now_ns) {
+            p = &t->next;
+            continue;
+        }
+        *p = t->next;
+        release_locked(t, now_ns);
+        t->next = gone;
+        gone = t;
+    }
+    pthread_mutex_unlock(&a->lock);
+    while (gone != NULL) {
+        gw_apf_ticket_t *t = gone;
+        gone = t->next;
+        ticket_free(t);
+    }
 }
 
 const char *
@@ -592,6 +762,12 @@ gw_apf_ticket_reason(const gw_apf_ticket_t *t)
     return t->reason;
 }
 
+int
+gw_apf_ticket_seats(const gw_apf_ticket_t *t)
+{
+    return t->seats;
+}
+
 int64_t
 gw_apf_ticket_waited_ns(const gw_apf_ticket_t *t)
 {
@@ -607,7 +783,10 @@ gw_apf_each_level(gw_apf_t *a, void (*fn)(const gw_apf_level_stats_t *s, void *c
             continue;
         gw_apf_level_stats_t s = {.name = l->name,
                                   .exempt = l->exempt,
-                                  .nominal_seats = l->cl,
+                                  .nominal_seats = l->nominal,
+                                  .current_seats = l->cl,
+                                  .lower_seats = l->min_cl,
+                                  .upper_seats = l->max_cl,
                                   .executing = l->executing,
                                   .seats_executing = l->seats_in_use,
                                   .waiting = l->waiting,

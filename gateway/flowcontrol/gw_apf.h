@@ -35,6 +35,7 @@ typedef struct {
     const char *resource;
     const char *subresource; /* "" when none */
     const char *namespace_;  /* "" when cluster-scoped */
+    const char *name;        /* the object's name, "" or NULL when none */
 } gw_apf_digest_t;
 
 /** The outcome of gw_apf_admit. */
@@ -72,14 +73,33 @@ void gw_apf_free(gw_apf_t *a);
 void gw_apf_configure(gw_apf_t *a, const json_t *flowschemas, const json_t *levels);
 
 /**
- * Classify d and ask for `seats` seats (at least 1). Always returns a ticket in *out (the
- * caller ends it with gw_apf_done), naming the FlowSchema and priority level (their uids for
- * kube's X-Kubernetes-PF-* headers). On GW_APF_QUEUED, wake(ctx) is called exactly once from
+ * Classify d and ask for `seats` seats (at least 1): the list work estimate the caller made,
+ * held to the level's most (kube's max seats: max(1, min(ceil(15% of NominalCL), NominalCL /
+ * handSize)) for a queuing level, else 10). A create, update, patch or delete is estimated here
+ * as kube's mutating work estimator: one seat, or with W watches interested in its object
+ * (gw_apf_watch_register) and W >= 10, ceil(W/10) seats (held to the level's most) kept 5 ms
+ * per uncapped seat past the request's end, spread over those seats. Always returns a ticket in
+ * *out (the caller ends it with gw_apf_done), naming the FlowSchema and priority level (their uids
+ * for kube's X-Kubernetes-PF-* headers). On GW_APF_QUEUED, wake(ctx) is called exactly once from
  * whichever thread frees a seat, under the apf mutex, unless gw_apf_cancel takes the ticket out
  * of its queue first. now_ns: monotonic. Thread: any.
  */
 gw_apf_verdict_t gw_apf_admit(gw_apf_t *a, const gw_apf_digest_t *d, int seats, int64_t now_ns,
                               void (*wake)(void *ctx), void *ctx, gw_apf_ticket_t **out);
+
+/** kube's borrowingAdjustmentPeriod: how often gw_apf_adjust should run. */
+#define GW_APF_BORROWING_PERIOD_MS 10000
+
+/**
+ * Seat borrowing between priority levels, as kube's periodic adjustment: each level's seat
+ * demand since the last call (high watermark, time-weighted average and standard deviation, a
+ * smoothed envelope decaying with a 5 minute half-life) becomes a target, and the sum of the
+ * NominalCLs is shared out in proportion to the targets, each level held between NominalCL less
+ * its lendablePercent and NominalCL plus its borrowingLimitPercent (no limit when unset).
+ * Waiting requests a level's new limit lets in are dispatched at once. Call it every
+ * GW_APF_BORROWING_PERIOD_MS; gw_apf_configure also does. now_ns: monotonic. Thread: any.
+ */
+void gw_apf_adjust(gw_apf_t *a, int64_t now_ns);
 
 /** Take a queued ticket out of its queue (its wait timed out): true when it was still
  *  waiting (the caller answers 429, reason time-out), false when a seat was granted in the
@@ -90,9 +110,29 @@ bool gw_apf_cancel(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns);
  *  a no-op when they were given back already or never held. Thread: any. */
 void gw_apf_release(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns);
 
-/** End the ticket: its seats are released (gw_apf_release) and it is freed. NULL is fine.
+/** End the ticket: it is freed, and its seats released (gw_apf_release), or for a mutating
+ *  request that watchers make costly kept for its additional latency: then the return is the
+ *  nanoseconds after which the caller must call gw_apf_expire, else 0. NULL is fine.
  *  Thread: any. */
-void gw_apf_done(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns);
+int64_t gw_apf_done(gw_apf_t *a, gw_apf_ticket_t *t, int64_t now_ns);
+
+/** Give back the seats whose additional latency has passed by now_ns, dispatching waiting
+ *  requests. Thread: any. */
+void gw_apf_expire(gw_apf_t *a, int64_t now_ns);
+
+typedef struct gw_apf_watch gw_apf_watch_t;
+
+/** kube's WatchTracker: count a watch of d's resource (narrowed to d's namespace and name when
+ *  given) until gw_apf_watch_forget; mutating requests of that resource see it.
+ *  Thread: any. */
+gw_apf_watch_t *gw_apf_watch_register(gw_apf_t *a, const gw_apf_digest_t *d);
+
+/** The watch ended. NULL is fine. Thread: any. */
+void gw_apf_watch_forget(gw_apf_t *a, gw_apf_watch_t *w);
+
+/** The watches interested in d's object: those of its whole resource, of its namespace and of
+ *  its name (kube's GetInterestedWatchCount); 0 for reads. Thread: any. */
+int gw_apf_watch_count(gw_apf_t *a, const gw_apf_digest_t *d);
 
 /** The ticket's FlowSchema and priority level: names and uids (valid until gw_apf_done). */
 const char *gw_apf_ticket_fs(const gw_apf_ticket_t *t);
@@ -101,6 +141,8 @@ const char *gw_apf_ticket_pl(const gw_apf_ticket_t *t);
 const char *gw_apf_ticket_pl_uid(const gw_apf_ticket_t *t);
 /** Why it was rejected (GW_APF_REASON_*), or NULL. */
 const char *gw_apf_ticket_reason(const gw_apf_ticket_t *t);
+/** The seats it holds (or asked for): the estimate, held to its level's most. */
+int gw_apf_ticket_seats(const gw_apf_ticket_t *t);
 /** Nanoseconds it waited in a queue (0 when it was not queued). */
 int64_t gw_apf_ticket_waited_ns(const gw_apf_ticket_t *t);
 
@@ -108,7 +150,10 @@ int64_t gw_apf_ticket_waited_ns(const gw_apf_ticket_t *t);
 typedef struct {
     const char *name;
     bool exempt;
-    int nominal_seats;    /* NominalCL (0 for exempt) */
+    int nominal_seats;    /* NominalCL */
+    int current_seats;    /* CurrentCL, as borrowing last set it */
+    int lower_seats;      /* NominalCL less what it may lend */
+    int upper_seats;      /* NominalCL plus what it may borrow */
     int executing;        /* requests executing */
     int seats_executing;  /* seats in use */
     int waiting;          /* requests in queues */
@@ -132,6 +177,21 @@ char *gw_apf_metrics(gw_apf_t *a);
 /** kube's shuffle sharding dealer: `hand_size` distinct queue indexes out of `deck_size` from
  *  `hash`, into hand[]. Thread: any. */
 void gw_apf_deal(uint64_t hash, int deck_size, int hand_size, int *hand);
+
+/** One class of gw_apf_allocate: what it would like, and the least and most it may get. */
+typedef struct {
+    double target, lower, upper;
+} gw_apf_alloc_item_t;
+
+/**
+ * kube's computeConcurrencyAllocation: allocs[i] for the n items, summing to `required`, each
+ * within its bounds and otherwise the same multiple (*fair, kube's seat_fair_frac) of its
+ * target (a target under 0.001 counts as 0.001). Returns false, leaving allocs alone, when the
+ * items are inconsistent (target under lower bound, upper under lower, negative lower) or their
+ * bounds cannot reach `required`. Thread: any.
+ */
+bool gw_apf_allocate(int required, const gw_apf_alloc_item_t *items, size_t n, double *allocs,
+                     double *fair);
 
 /** kube's hashFlowID: the first 8 bytes (little-endian) of SHA-256(fs "\0" distinguisher). */
 uint64_t gw_apf_flow_hash(const char *fs_name, const char *distinguisher);

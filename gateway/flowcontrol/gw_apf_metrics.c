@@ -3,6 +3,105 @@
 #include <stdlib.h>
 
 #include "gw_apf_int.h"
+#include "gw_clock.h"
+
+/* kube's bucket bounds of its timing ratio histograms */
+static const double seat_util_bounds[] = {0,   0.1, 0.2, 0.3,  0.4,  0.5, 0.6,
+                                          0.7, 0.8, 0.9, 0.95, 0.99, 1};
+static const double request_util_bounds[] = {0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1};
+static const double demand_bounds[] = {0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6};
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static void
+timing_add(timing_t *h, const double *bounds, size_t n, double ratio, double secs)
+{
+    size_t b = 0;
+    while (b < n && ratio > bounds[b])
+        b++;
+    h->secs[b] += secs;
+    h->sum += ratio * secs;
+    h->total += secs;
+}
+
+/* kube's denominators: the current limit, or while that is 0 a tenth of the server's */
+void
+gw_apf__timing_note(level_t *pl, int64_t now_ns)
+{
+    level_timing_t *t = &pl->timing;
+
+    if (t->since_ns != 0 && now_ns > t->since_ns) {
+        double secs = (double)(now_ns - t->since_ns) / 1e9;
+        double seats = pl->cl > 0 ? pl->cl : pl->spare_denom > 0 ? pl->spare_denom : 1;
+        double room = (double)(pl->qlen > 1 ? pl->qlen : 1) * (pl->n_queues > 1 ? pl->n_queues : 1);
+        timing_add(&t->seat_util, seat_util_bounds, N_OF(seat_util_bounds), t->seats / seats, secs);
+        timing_add(&t->exec_util, request_util_bounds, N_OF(request_util_bounds),
+                   t->executing / seats, secs);
+        timing_add(&t->wait_util, request_util_bounds, N_OF(request_util_bounds), t->waiting / room,
+                   secs);
+        timing_add(&t->demand_util, demand_bounds, N_OF(demand_bounds), t->demand / seats, secs);
+    }
+    if (now_ns > t->since_ns)
+        t->since_ns = now_ns;
+    t->seats = pl->seats_in_use;
+    t->executing = pl->executing;
+    t->waiting = pl->waiting;
+    t->demand = pl->seats_in_use + pl->waiting_seats;
+}
+
+/* One series of a timing histogram: `labels` without braces. */
+static void
+timing_series(FILE *out, const char *name, const char *labels, const timing_t *h,
+              const double *bounds, size_t n)
+{
+    double cum = 0;
+    for (size_t b = 0; b < n; b++) {
+        cum += h->secs[b];
+        fprintf(out, "%s_bucket{%s,le=\"%g\"} %.9g\n", name, labels, bounds[b], cum);
+    }
+    fprintf(out, "%s_bucket{%s,le=\"+Inf\"} %.9g\n", name, labels, h->total);
+    fprintf(out, "%s_sum{%s} %.9g\n%s_count{%s} %.9g\n", name, labels, h->sum, name, labels,
+            h->total);
+}
+
+static void
+timings(FILE *out, level_t *all, int64_t now_ns)
+{
+    const char *seat = "apiserver_flowcontrol_priority_level_seat_utilization";
+    const char *req = "apiserver_flowcontrol_priority_level_request_utilization";
+    const char *dem = "apiserver_flowcontrol_demand_seats";
+    char labels[512];
+
+    for (level_t *l = all; l != NULL; l = l->next)
+        gw_apf__timing_note(l, now_ns);
+    fprintf(out, "# HELP %s [ALPHA] %s\n# TYPE %s histogram\n", dem,
+            "Seats each priority level used or waited for, over its current limit, in every "
+            "nanosecond",
+            dem);
+    for (const level_t *l = all; l != NULL; l = l->next) {
+        snprintf(labels, sizeof(labels), "priority_level=\"%s\"", l->name);
+        timing_series(out, dem, labels, &l->timing.demand_util, demand_bounds, N_OF(demand_bounds));
+    }
+    fprintf(out, "# HELP %s [ALPHA] %s\n# TYPE %s histogram\n", req,
+            "Requests executing (over the current limit) or waiting (over the queues' room) in "
+            "each priority level, in every nanosecond",
+            req);
+    for (const level_t *l = all; l != NULL; l = l->next) {
+        snprintf(labels, sizeof(labels), "phase=\"executing\",priority_level=\"%s\"", l->name);
+        timing_series(out, req, labels, &l->timing.exec_util, request_util_bounds,
+                      N_OF(request_util_bounds));
+        snprintf(labels, sizeof(labels), "phase=\"waiting\",priority_level=\"%s\"", l->name);
+        timing_series(out, req, labels, &l->timing.wait_util, request_util_bounds,
+                      N_OF(request_util_bounds));
+    }
+    fprintf(out, "# HELP %s [ALPHA] %s\n# TYPE %s histogram\n", seat,
+            "Seats in use in each priority level over its current limit, in every nanosecond",
+            seat);
+    for (const level_t *l = all; l != NULL; l = l->next) {
+        snprintf(labels, sizeof(labels), "phase=\"executing\",priority_level=\"%s\"", l->name);
+        timing_series(out, seat, labels, &l->timing.seat_util, seat_util_bounds,
+                      N_OF(seat_util_bounds));
+    }
+}
 
 static void
 head(FILE *out, const char *name, const char *type, const char *help)
@@ -80,7 +179,7 @@ levels(FILE *out, const level_t *all)
     head(out, name, "gauge", "Seats each priority level is given of this instance's limit");
     for (const level_t *l = all; l != NULL; l = l->next) {
         if (l->active)
-            fprintf(out, "%s{priority_level=\"%s\"} %d\n", name, l->name, l->cl);
+            fprintf(out, "%s{priority_level=\"%s\"} %d\n", name, l->name, l->nominal);
     }
 }
 
@@ -105,6 +204,7 @@ gw_apf_metrics(gw_apf_t *a)
                "Seats held now by running requests (a watch only while it starts)", 3);
     levels(out, a->levels);
     waits(out, a->series);
+    timings(out, a->levels, gw_monotonic_ns());
     pthread_mutex_unlock(&a->lock);
     if (fclose(out) != 0)
         abort();

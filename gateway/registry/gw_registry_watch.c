@@ -696,6 +696,9 @@ subscribe(watch_t *st, int64_t after)
         fail_err(st, GW_EINTERNAL);
         return;
     }
+    /* initialised: its initial events are written, it follows changes from here */
+    if (st->r != NULL)
+        gw_req_watch_initialized(st->r);
     /* From here on events are encoded from what the watch keeps: the request can go (but for
      * Tables and webhook conversions, which are the request's work). */
     if (!st->table && !st->webhook && gw_stream_detach(st->s))

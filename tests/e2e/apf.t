@@ -148,11 +148,21 @@ rejections() {
 # the list that found bob classified there was refused too
 check "both refusals are counted (rejected_requests_total, reason concurrency-limit)" \
     test "$(rejections)" = 2
+# kube's post-start hooks: the consumer and the filter once the configuration is in force, the
+# producer once the bootstrap objects are
+check "/readyz?verbose has kube's priority and fairness hooks, passed" test "$(kcurl \
+    "${ADMIN[@]}" "$KGATE_URL/readyz?verbose" | grep -c -e '^\[+\]poststarthook/priority-and-fairness-config-consumer ok$' \
+    -e '^\[+\]poststarthook/priority-and-fairness-filter ok$' \
+    -e '^\[+\]poststarthook/priority-and-fairness-config-producer ok$')" = 3
+check "/readyz/poststarthook/priority-and-fairness-config-producer is ok" test "$(kcurl \
+    "${ADMIN[@]}" "$KGATE_URL/readyz/poststarthook/priority-and-fairness-config-producer")" = ok
 check "kgate reported no sanitizer error" no_sanitizer_report "$KGATE_LOG"
 
 check "kgate starts with --enable-priority-and-fairness=false" api_start noapf \
     --enable-priority-and-fairness=false
 fetch /api/v1/namespaces "${ALICE[@]}"
 check "then answers carry no APF headers" test -z "$(header X-Kubernetes-PF-FlowSchema-UID)"
+check "and /readyz has no priority and fairness hook" test "$(kcurl "${ADMIN[@]}" \
+    "$KGATE_URL/readyz?verbose" | grep -c priority-and-fairness)" = 0
 check "and no sanitizer error" no_sanitizer_report "$KGATE_LOG"
 tap_end

@@ -27,7 +27,7 @@ for ep in livez readyz healthz; do
 done
 
 body=$(kcurl "$KGATE_URL/readyz?verbose")
-HOOKS=$'[+]poststarthook/start-system-namespaces-controller ok\n[+]poststarthook/start-cluster-authentication-info-controller ok\n[+]poststarthook/start-kube-apiserver-identity-lease-controller ok\n[+]poststarthook/start-kube-apiserver-identity-lease-garbage-collector ok\n[+]poststarthook/rbac/bootstrap-roles ok\n[+]poststarthook/scheduling/bootstrap-system-priority-classes ok\n[+]poststarthook/bootstrap-controller ok\n'
+HOOKS=$'[+]poststarthook/priority-and-fairness-config-consumer ok\n[+]poststarthook/priority-and-fairness-filter ok\n[+]poststarthook/start-system-namespaces-controller ok\n[+]poststarthook/start-cluster-authentication-info-controller ok\n[+]poststarthook/start-kube-apiserver-identity-lease-controller ok\n[+]poststarthook/start-kube-apiserver-identity-lease-garbage-collector ok\n[+]poststarthook/rbac/bootstrap-roles ok\n[+]poststarthook/scheduling/bootstrap-system-priority-classes ok\n[+]poststarthook/priority-and-fairness-config-producer ok\n[+]poststarthook/bootstrap-controller ok\n'
 want=$'[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]informer-sync ok\n'"$HOOKS"$'[+]shutdown ok\nreadyz check passed'
 check "/readyz?verbose lists every check and the passed line" test "$body" = "$want"
 body=$(kcurl "$KGATE_URL/livez?verbose")

@@ -1,9 +1,11 @@
 /* Unit tests for gateway/flowcontrol: matching, the dealer, kube's bootstrap objects, and the
  * dispatcher's limits, rejections, queues and fair order. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gw_apf.h"
+#include "gw_clock.h"
 #include "tap.h"
 
 #define MS 1000000LL
@@ -201,11 +203,163 @@ test_dispatch(void)
     gw_apf_free(a);
 }
 
+static void
+test_allocate(void)
+{
+    gw_apf_alloc_item_t even[] = {{5, 1, 10}, {5, 1, 10}};
+    gw_apf_alloc_item_t capped[] = {{1, 0, 1}, {9, 0, 100}};
+    gw_apf_alloc_item_t floors[] = {{2, 2, 8}, {0, 0, 8}};
+    gw_apf_alloc_item_t broken[] = {{1, 2, 8}};
+    double got[2] = {-1, -1}, fair = 0;
+
+    tap_ok(gw_apf_allocate(10, even, 2, got, &fair) && got[0] == 5 && got[1] == 5 && fair == 1,
+           "equal targets share equally (fair fraction 1)");
+    tap_ok(gw_apf_allocate(20, capped, 2, got, &fair) && got[0] == 1 && fabs(got[1] - 19) < 1e-9,
+           "an item held at its upper bound leaves the rest to the other");
+    tap_ok(gw_apf_allocate(7, floors, 2, got, &fair) && got[0] == 7 - got[1] && got[1] < 0.01,
+           "a target of 0 counts as 0.001: nearly all goes to the other");
+    tap_ok(gw_apf_allocate(2, floors, 2, got, &fair) && got[0] == 2 && got[1] == 0,
+           "lower bounds that sum to what is shared are the answer");
+    tap_ok(!gw_apf_allocate(1, floors, 2, got, &fair), "lower bounds above the sum: impossible");
+    tap_ok(!gw_apf_allocate(5, broken, 1, got, &fair), "a target below its lower bound is refused");
+}
+
+typedef struct {
+    const char *name;
+    gw_apf_level_stats_t s;
+} find_t;
+
+static void
+find_level(const gw_apf_level_stats_t *s, void *ctx)
+{
+    find_t *f = ctx;
+    if (strcmp(s->name, f->name) == 0)
+        f->s = *s;
+}
+
+static gw_apf_level_stats_t
+level_of(gw_apf_t *a, const char *name)
+{
+    find_t f = {.name = name};
+    gw_apf_each_level(a, find_level, &f);
+    return f.s;
+}
+
+static json_t *
+limited(const char *name, int shares, int lendable)
+{
+    return json_pack("{s:{s:s},s:{s:s,s:{s:i,s:i,s:{s:s,s:{s:i,s:i,s:i}}}}}", "metadata", "name",
+                     name, "spec", "type", "Limited", "limited", "nominalConcurrencyShares", shares,
+                     "lendablePercent", lendable, "limitResponse", "type", "Queue", "queuing",
+                     "queues", 16, "handSize", 4, "queueLengthLimit", 50);
+}
+
+static void
+test_borrowing(void)
+{
+    /* ServerCL 6 over 20 shares: catch-all (5) 2 seats, busy (5) 2, idle (10) 3 lending all */
+    gw_apf_t *a = gw_apf_new(6);
+    json_t *pls = json_pack("[o,o]", limited("busy", 5, 0), limited("idle", 10, 100));
+    json_t *fss = json_pack("[o]", fs_with("[{\"subjects\":[{\"kind\":\"User\",\"user\":"
+                                           "{\"name\":\"flooder\"}}],\"resourceRules\":["
+                                           "{\"verbs\":[\"*\"],\"apiGroups\":[\"*\"],"
+                                           "\"resources\":[\"*\"],\"namespaces\":[\"*\"]}]}]"));
+    gw_apf_digest_t flood = res("flooder", "list", "", "configmaps", "", "x");
+    gw_apf_ticket_t *t[24];
+    int64_t now;
+
+    json_object_set_new(json_object_get(json_object_get(json_array_get(fss, 0), "spec"),
+                                        "priorityLevelConfiguration"),
+                        "name", json_string("busy"));
+    gw_apf_configure(a, fss, pls);
+    now = gw_monotonic_ns() + MS; /* the configuration's demand figures start at its clock */
+    gw_apf_level_stats_t busy = level_of(a, "busy"), idle = level_of(a, "idle");
+    tap_ok(busy.nominal_seats == 2 && busy.lower_seats == 2 && busy.upper_seats == 8,
+           "busy: 2 nominal seats, lends none, may borrow the server's 6 (%d %d %d)",
+           busy.nominal_seats, busy.lower_seats, busy.upper_seats);
+    tap_ok(idle.nominal_seats == 3 && idle.lower_seats == 0,
+           "idle: 3 nominal seats, lends them all");
+    /* what is shared among levels without demand goes by their lower bounds */
+    tap_ok(idle.current_seats == 0, "an idle level that lends everything keeps no seat (%d)",
+           idle.current_seats);
+    n_order = 0;
+    for (intptr_t i = 0; i < 20; i++)
+        gw_apf_admit(a, &flood, 1, now, wake, (void *)i, &t[i]);
+    int before = level_of(a, "busy").executing;
+    gw_apf_adjust(a, now + 10000 * MS);
+    busy = level_of(a, "busy");
+    tap_ok(busy.current_seats == 5,
+           "after 10 s of demand for 20 seats, busy gets all but catch-all's 2 (%d)",
+           busy.current_seats);
+    tap_ok(busy.executing == 5 && busy.executing > busy.nominal_seats && n_order == 5 - before,
+           "and runs 5 requests at once, more than its nominal 2 (%d, %d woken)", busy.executing,
+           n_order);
+    for (int i = 0; i < 20; i++)
+        gw_apf_done(a, t[i], now + 10001 * MS);
+    gw_apf_adjust(a, now + 20000 * MS);
+    tap_ok(level_of(a, "busy").current_seats >= 2, "a level never drops below its lower bound");
+    json_decref(pls);
+    json_decref(fss);
+    gw_apf_free(a);
+}
+
+static void
+test_work_estimate(void)
+{
+    /* ServerCL 600: global-default's NominalCL is 49, so one request takes at most
+     * min(ceil(49 * 0.15), 49 / 6) = 8 seats there */
+    gw_apf_t *a = gw_apf_new(600);
+    json_t *pls = gw_apf_bootstrap_levels(false), *fss = gw_apf_bootstrap_flowschemas(false);
+    gw_apf_digest_t watch = res("w", "watch", "", "configmaps", "", "x");
+    gw_apf_digest_t create = res("u", "create", "", "configmaps", "", "x");
+    gw_apf_digest_t list = res("u", "list", "", "configmaps", "", "x");
+    gw_apf_watch_t *w[120];
+    gw_apf_ticket_t *t;
+
+    gw_apf_configure(a, fss, pls);
+    gw_apf_admit(a, &list, 10, gw_monotonic_ns(), wake, NULL, &t);
+    tap_ok(gw_apf_ticket_seats(t) == 8, "a LIST of 10 seats is held to global-default's 8 (%d)",
+           gw_apf_ticket_seats(t));
+    tap_ok(gw_apf_done(a, t, gw_monotonic_ns()) == 0, "and gives them back when it ends");
+    for (int i = 0; i < 25; i++)
+        w[i] = gw_apf_watch_register(a, &watch);
+    tap_ok(gw_apf_watch_count(a, &create) == 25, "25 watches of configmaps in x see a create");
+    create.namespace_ = "y";
+    tap_ok(gw_apf_watch_count(a, &create) == 0, "none sees one in another namespace");
+    create.namespace_ = "x";
+    int64_t now = gw_monotonic_ns();
+    gw_apf_admit(a, &create, 1, now, wake, NULL, &t);
+    tap_ok(gw_apf_ticket_seats(t) == 3, "a create seen by 25 watches takes ceil(25/10) = 3 seats");
+    int64_t linger = gw_apf_done(a, t, now + MS);
+    tap_ok(linger == 5 * MS, "kept 5 ms past its end (%lld ns)", (long long)linger);
+    tap_ok(level_of(a, "global-default").seats_executing == 3 &&
+               level_of(a, "global-default").executing == 0,
+           "meanwhile its seats stay taken, though it no longer executes");
+    gw_apf_expire(a, now + 6 * MS);
+    tap_ok(level_of(a, "global-default").seats_executing == 0, "then they go back");
+    for (int i = 25; i < 120; i++)
+        w[i] = gw_apf_watch_register(a, &watch);
+    gw_apf_admit(a, &create, 1, now, wake, NULL, &t);
+    tap_ok(gw_apf_ticket_seats(t) == 8, "120 watches: 12 seats, held to the level's 8");
+    linger = gw_apf_done(a, t, now);
+    tap_ok(linger == 7500000, "the same work spread over 8 seats: 12 * 5 ms / 8 (%lld ns)",
+           (long long)linger);
+    for (int i = 0; i < 120; i++)
+        gw_apf_watch_forget(a, w[i]);
+    tap_ok(gw_apf_watch_count(a, &create) == 0, "forgotten watches count no more");
+    json_decref(pls);
+    json_decref(fss);
+    gw_apf_free(a); /* the lingering ticket goes with it */
+}
+
 int
 main(void)
 {
     test_matching();
     test_distinguisher_and_deal();
     test_dispatch();
+    test_allocate();
+    test_borrowing();
+    test_work_estimate();
     return tap_done();
 }
