@@ -307,12 +307,6 @@ start_enc_reload(kgate_t *k, struct event_base *base)
     event_add(k->enc_reload, &second);
 }
 
-static char *
-enc_metrics(const void *reloader)
-{
-    return gw_enc_reload_metrics(reloader);
-}
-
 static void
 on_worker_start(gw_worker_t *w, void *arg)
 {
@@ -730,8 +724,6 @@ start_serving(kgate_t *k, char *err, size_t err_len)
         .etcd = k->etcd,
         .etcd_prefix = cfg->etcd_prefix,
         .values = k->values,
-        .more_metrics = k->enc_reloader != NULL ? enc_metrics : NULL,
-        .more_metrics_arg = k->enc_reloader,
         .workers = cfg->workers,
         .audit = k->audit,
         .max_requests_inflight = cfg->max_requests_inflight,

@@ -35,12 +35,8 @@ typedef struct {
     const char *etcd_prefix;              /* --etcd-prefix */
     const gw_value_transformer_t *values; /* borrowed: every store's (--storage-media-type) */
     struct gw_audit *audit;               /* borrowed (gw_audit.h); NULL: no auditing */
-    /* metric families of modules this layer does not know (encryption at rest's reload): a new
-     * string appended to /metrics; NULL: none. Called on any worker. */
-    char *(*more_metrics)(const void *arg);
-    const void *more_metrics_arg;
-    int workers;               /* the server's worker count */
-    int max_requests_inflight; /* 0: unlimited */
+    int workers;                          /* the server's worker count */
+    int max_requests_inflight;            /* 0: unlimited */
     int max_mutating_requests_inflight;
     struct gw_apf *apf;                   /* borrowed: API Priority and Fairness (gw_apf.h);
                                              NULL with --enable-priority-and-fairness=false,

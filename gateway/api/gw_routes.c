@@ -325,20 +325,15 @@ serve_metrics(gw_req_t *r)
     char *text = gw_metrics_render(api->metrics, atomic_load(&api->inflight_readonly),
                                    atomic_load(&api->inflight_mutating), &len);
     char *watch = watch_metrics(api);
-    char *more =
-        api->cfg.more_metrics != NULL ? api->cfg.more_metrics(api->cfg.more_metrics_arg) : NULL;
     gw_buf_t all = {0};
     gw_buf_add(&all, text, len);
     gw_metric_render(&all);
     gw_buf_str(&all, watch);
-    if (more != NULL)
-        gw_buf_str(&all, more);
     if (api->cfg.apf != NULL) {
         char *apf = gw_apf_metrics(api->cfg.apf);
         gw_buf_str(&all, apf);
         free(apf);
     }
-    free(more);
     gw_reply_raw(r, 200, "text/plain; version=0.0.4; charset=utf-8", all.data, all.len);
     gw_buf_free(&all);
     free(watch);

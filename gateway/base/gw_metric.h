@@ -94,7 +94,11 @@ void gw_metric_process_register(void);
 
 /** The configuration files kube-apiserver reloads on its own, whose reloads it counts in
  *  apiserver_<config>_config_controller_automatic_reload* families. */
-typedef enum { GW_RELOAD_AUTHENTICATION, GW_RELOAD_AUTHORIZATION } gw_reload_config_t;
+typedef enum {
+    GW_RELOAD_AUTHENTICATION,
+    GW_RELOAD_AUTHORIZATION,
+    GW_RELOAD_ENCRYPTION,
+} gw_reload_config_t;
 
 /** Count one automatic reload of that configuration, accepted (ok) or refused, as of now.
  *  Thread: any. */

@@ -127,10 +127,6 @@ gw_enc_reloader_t *gw_enc_reloader_new(gw_enc_transformer_t *t, const char *path
  *  Thread: one at a time (worker 0's timer). */
 void gw_enc_reload_check(gw_enc_reloader_t *r);
 
-/** kube's reload metric families in the text format, as a new string (caller frees); r NULL:
- *  their headers only. Thread: any. */
-char *gw_enc_reload_metrics(const gw_enc_reloader_t *r);
-
 /** Free r (NULL is fine). */
 void gw_enc_reloader_free(gw_enc_reloader_t *r);
 
