@@ -14,8 +14,17 @@
 #include "gw_alloc.c"
 #include "gw_apf.c"
 #include "gw_apf_bootstrap.c"
+#include "gw_apf_borrow.c"
 #include "gw_apf_match.c"
+#include "gw_apf_metrics.c"
+#include "gw_apf_observe.c"
+#include "gw_apf_watches.c"
 #include "gw_clock.c"
+#define series gw_metric__series
+#define series_t gw_metric__series_t
+#include "gw_metric.c"
+#undef series
+#undef series_t
 #include "gw_flowcontrol_valid.c"
 #include "gw_buf.c"
 #include "gw_json.c"
