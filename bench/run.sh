@@ -215,10 +215,10 @@ restart_kgate "$KGATE_BENCH_ETCD"
 "$KGATE_BUILD/bench/bench_gc" "$KGATE_BENCH_ETCD" "$PREFIX"
 echo
 
-# API Priority and Fairness: a nominal seat for global-default (in-flight limits 2 + 1; it may
-# borrow idle levels' seats), a victim's
-# small GETs one at a time alone, then while a flooder keeps 48 LISTs of 300 ConfigMaps of
-# 2 KiB in flight (tests/e2e/apf_fairness.py; the admin who seeds them is exempt).
+# API Priority and Fairness: one nominal seat for global-default (in-flight limits 2 + 1; it
+# may borrow idle levels' seats), a victim's small GETs one at a time alone, then while a
+# flooder keeps 48 LISTs of 300 ConfigMaps of 2 KiB in flight (tests/e2e/apf_fairness.py; the
+# admin who seeds them is exempt).
 pki_cert "$PKI" ca flooder client "/CN=flooder"
 LOG=$KGATE_TEST_TMP/kgate-apf.log
 restart_kgate "$KGATE_BENCH_ETCD" --max-requests-inflight=2 --max-mutating-requests-inflight=1 \

@@ -93,8 +93,7 @@ static const char *const invalid_labels[] = {"provider_name", "error"};
 static const char *const provider_label[] = {"provider_name"};
 static const gw_metric_desc_t use_total_desc = {
     .name = "apiserver_envelope_encryption_key_id_hash_total",
-    .help = "Number of times a keyID is used split by transformation type, provider, and apiserver "
-            "identity.",
+    .help = "Uses of each KMS key ID, by transformation type, provider and apiserver identity.",
     .stability = "ALPHA",
     .type = GW_METRIC_COUNTER,
     .labels = use_labels,
@@ -102,7 +101,7 @@ static const gw_metric_desc_t use_total_desc = {
 };
 static const gw_metric_desc_t use_time_desc = {
     .name = "apiserver_envelope_encryption_key_id_hash_last_timestamp_seconds",
-    .help = "The last time in seconds when a keyID was used.",
+    .help = "When each KMS key ID was last used, in seconds since the epoch.",
     .stability = "ALPHA",
     .type = GW_METRIC_GAUGE,
     .labels = use_labels,
@@ -110,7 +109,7 @@ static const gw_metric_desc_t use_time_desc = {
 };
 static const gw_metric_desc_t status_time_desc = {
     .name = "apiserver_envelope_encryption_key_id_hash_status_last_timestamp_seconds",
-    .help = "The last time in seconds when a keyID was returned by the Status RPC call.",
+    .help = "When the plugin's Status last reported each key ID, in seconds since the epoch.",
     .stability = "ALPHA",
     .type = GW_METRIC_GAUGE,
     .labels = status_labels,
@@ -118,7 +117,7 @@ static const gw_metric_desc_t status_time_desc = {
 };
 static const gw_metric_desc_t invalid_desc = {
     .name = "apiserver_envelope_encryption_invalid_key_id_from_status_total",
-    .help = "Number of times an invalid keyID is returned by the Status RPC call split by error.",
+    .help = "Key IDs the plugin's Status reported that were not valid, by error.",
     .stability = "ALPHA",
     .type = GW_METRIC_COUNTER,
     .labels = invalid_labels,
@@ -126,9 +125,8 @@ static const gw_metric_desc_t invalid_desc = {
 };
 static const gw_metric_desc_t cache_size_desc = {
     .name = "apiserver_envelope_encryption_dek_source_cache_size",
-    .help = "Number of records in data encryption key (DEK) source cache. On a restart, this "
-            "value is an approximation of the number of decrypt RPC calls the server will make "
-            "to the KMS plugin.",
+    .help = "Decrypted DEK sources held in the cache: about the Decrypt calls a restarted "
+            "instance would make to the plugin.",
     .stability = "ALPHA",
     .type = GW_METRIC_GAUGE,
     .labels = provider_label,

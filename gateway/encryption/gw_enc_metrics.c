@@ -19,11 +19,8 @@ static const char *const total_labels[] = {"transformation_type", "transformer_p
 static const char *const latency_labels[] = {"transformation_type", "transformer_prefix"};
 static const gw_metric_desc_t total_desc = {
     .name = "apiserver_storage_transformation_operations_total",
-    .help = "Total number of transformations. Successful transformation will have a status 'OK' "
-            "and a varied status string when the transformation fails. This status and "
-            "transformation_type fields may be used for alerting on encryption/decryption "
-            "failure using transformation_type from_storage for decryption and to_storage for "
-            "encryption",
+    .help = "Values transformed, by transformation type (from_storage: decryption, to_storage: "
+            "encryption), the provider prefix and status (OK, or the failure).",
     .stability = "ALPHA",
     .type = GW_METRIC_COUNTER,
     .labels = total_labels,
@@ -31,7 +28,7 @@ static const gw_metric_desc_t total_desc = {
 };
 static const gw_metric_desc_t latency_desc = {
     .name = "apiserver_storage_transformation_duration_seconds",
-    .help = "Latencies in seconds of value transformation operations.",
+    .help = "Time to transform a value in seconds, by transformation type and provider prefix.",
     .stability = "ALPHA",
     .type = GW_METRIC_HISTOGRAM,
     .labels = latency_labels,
