@@ -400,22 +400,20 @@ check "a binding deleted through a stops denying on b" until_code 201 2 c9 deny 
 
 # ---- kube's policy metrics, summed over both instances ------------------------------------
 for i in a b; do on "$i"; req GET /metrics; cat "$OUT"; done >"$KGATE_TEST_TMP/metrics"
-# sample NAME{LABELS}: the sum of that series over both instances (0 when absent)
-sample() { awk -v s="$1" 'index($0, s " ") == 1 { n += $2 } END { print n + 0 }' "$KGATE_TEST_TMP/metrics"; }
 pc=apiserver_validating_admission_policy_check
-check "check_total: a failed validation under Deny, kube's error type invalid_error" test "$(sample \
+check "check_total: a failed validation under Deny, kube's error type invalid_error" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${pc}_total{enforcement_action=\"deny\",error_type=\"invalid_error\",policy=\"p-deny\",policy_binding=\"b-deny\"}")" -ge 3
-check "... under Warn" test "$(sample \
+check "... under Warn" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${pc}_total{enforcement_action=\"warn\",error_type=\"invalid_error\",policy=\"p-warn\",policy_binding=\"b-warn\"}")" -ge 1
-check "... under Audit" test "$(sample \
+check "... under Audit" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${pc}_total{enforcement_action=\"audit\",error_type=\"invalid_error\",policy=\"p-aud\",policy_binding=\"b-aud\"}")" -ge 1
-check "... an error under Ignore: allow" test "$(sample \
+check "... an error under Ignore: allow" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${pc}_total{enforcement_action=\"allow\",error_type=\"invalid_error\",policy=\"p-ign\",policy_binding=\"b-ign\"}")" -ge 1
-check "a false matchCondition: exclusions_total, kind policy" test "$(sample \
+check "a false matchCondition: exclusions_total, kind policy" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "apiserver_admission_match_condition_exclusions_total{kind=\"policy\",name=\"p-mc\",operation=\"CREATE\",type=\"validating\"}")" -ge 1
 check "... a passing validation is not counted" bash -c \
     "! grep -q '^${pc}_total{.*error_type=\"no_error\"' '$KGATE_TEST_TMP/metrics'"
-check "check_duration_seconds with kube's buckets (5e-07 to 1), BETA" test "$(sample \
+check "check_duration_seconds with kube's buckets (5e-07 to 1), BETA" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${pc}_duration_seconds_bucket{enforcement_action=\"deny\",error_type=\"invalid_error\",policy=\"p-deny\",policy_binding=\"b-deny\",le=\"1\"}")" -ge 3 -a \
     "$(grep -c "^${pc}_duration_seconds_bucket{.*le=\"5e-07\"}" "$KGATE_TEST_TMP/metrics")" -ge 1 -a \
     "$(grep -c "^# HELP ${pc}_duration_seconds \\[BETA\\]" "$KGATE_TEST_TMP/metrics")" -ge 1

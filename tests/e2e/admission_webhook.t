@@ -472,32 +472,30 @@ fi
 
 # ---- kube's webhook metrics, summed over both instances ------------------------------------
 for i in a b; do on "$i"; req GET /metrics; cat "$OUT"; done >"$KGATE_TEST_TMP/metrics"
-# sample NAME{LABELS}: the sum of that series over both instances (0 when absent)
-sample() { awk -v s="$1" 'index($0, s " ") == 1 { n += $2 } END { print n + 0 }' "$KGATE_TEST_TMP/metrics"; }
 wh='apiserver_admission_webhook'
-check "an allowing webhook's calls: request_total with code 200, not rejected" test "$(sample \
+check "an allowing webhook's calls: request_total with code 200, not rejected" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${wh}_request_total{code=\"200\",name=\"allow.example.com\",operation=\"CREATE\",rejected=\"false\",type=\"validating\"}")" -ge 1
-check "a refusal: rejection_count, no_error with the webhook's code" test "$(sample \
+check "a refusal: rejection_count, no_error with the webhook's code" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${wh}_rejection_count{error_type=\"no_error\",name=\"deny.example.com\",operation=\"CREATE\",rejection_code=\"403\",type=\"validating\"}")" -ge 1
-check "a dead validating webhook under Fail: a calling_webhook_error with kube's 400" test "$(sample \
+check "a dead validating webhook under Fail: a calling_webhook_error with kube's 400" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${wh}_rejection_count{error_type=\"calling_webhook_error\",name=\"dead.example.com\",operation=\"CREATE\",rejection_code=\"400\",type=\"validating\"}")" -ge 1
-check "... under Ignore: fail_open_count" test "$(sample \
+check "... under Ignore: fail_open_count" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${wh}_fail_open_count{name=\"dead-ignore.example.com\",type=\"validating\"}")" -ge 1
-check "... and not a rejection" test "$(sample \
+check "... and not a rejection" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${wh}_rejection_count{error_type=\"calling_webhook_error\",name=\"dead-ignore.example.com\",operation=\"CREATE\",rejection_code=\"400\",type=\"validating\"}")" -eq 0
-check "a dead mutating webhook under Ignore: type admit, kube's 503" test "$(sample \
+check "a dead mutating webhook under Ignore: type admit, kube's 503" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${wh}_request_total{code=\"503\",name=\"mdead.example.com\",operation=\"CREATE\",rejected=\"false\",type=\"admit\"}")" -ge 1 ||
     diag "$(grep "^${wh}_request_total" "$KGATE_TEST_TMP/metrics" | grep admit)"
-check "the mutating webhook's time: the STABLE histogram, kube's buckets up to 25 s" test "$(sample \
+check "the mutating webhook's time: the STABLE histogram, kube's buckets up to 25 s" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${wh}_admission_duration_seconds_bucket{name=\"label.example.com\",operation=\"CREATE\",rejected=\"false\",type=\"admit\",le=\"25\"}")" -ge 1
 check "... its help line says STABLE" grep -q \
     "^# HELP ${wh}_admission_duration_seconds \\[STABLE\\] " "$KGATE_TEST_TMP/metrics"
 mc='apiserver_admission_match_condition'
-check "a false match condition: exclusions_total, kind webhook" test "$(sample \
+check "a false match condition: exclusions_total, kind webhook" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${mc}_exclusions_total{kind=\"webhook\",name=\"mc.example.com\",operation=\"CREATE\",type=\"validating\"}")" -ge 1
-check "... one that errs: evaluation_errors_total" test "$(sample \
+check "... one that errs: evaluation_errors_total" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${mc}_evaluation_errors_total{kind=\"webhook\",name=\"mcerr.example.com\",operation=\"CREATE\",type=\"validating\"}")" -ge 1
-check "... their time, kube's buckets up to 0.25 s" test "$(sample \
+check "... their time, kube's buckets up to 0.25 s" test "$(metric_sum "$KGATE_TEST_TMP/metrics" \
     "${mc}_evaluation_seconds_bucket{kind=\"webhook\",name=\"mc.example.com\",operation=\"CREATE\",type=\"validating\",le=\"0.25\"}")" -ge 2
 
 on a

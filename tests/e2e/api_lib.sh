@@ -135,3 +135,9 @@ k() {
     return $rc
 }
 has() { grep -qF -- "$1" <<<"$KOUT" || { diag "no '$1' in: $KOUT"; return 1; }; }
+
+# metric_sum FILE SERIES: the sum of SERIES' samples (`name{labels}` exactly as /metrics prints
+# it) in the /metrics texts in FILE, 0 when it has none.
+metric_sum() {
+    awk -v s="$2" 'index($0, s " ") == 1 { n += $2 } END { print n + 0 }' "$1"
+}

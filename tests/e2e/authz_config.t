@@ -169,8 +169,6 @@ install "$(config_with "$(first_hook)" | grep -v 'name: node')"
 check "a file without Node is refused" wait_for_line "missing required types: \[Node\]" \
     "$KGATE_LOG"
 fetch /metrics "${ADMIN[@]}"
-# series NAME{LABELS}: that series' value in $OUT (0 when absent)
-series() { awk -v s="$1" 'index($0, s " ") == 1 { print $2; f = 1 } END { if (!f) print 0 }' "$OUT"; }
 az=apiserver_authorization
 reloads="${az}_config_controller_automatic_reloads_total"
 check "kube's reload counts: the three accepted rewrites" \
@@ -179,11 +177,11 @@ check "... the two refused" \
     test "$(grep -c "^$reloads{apiserver_id_hash=\"sha256:[0-9a-f]*\",status=\"failure\"} 2$" "$OUT")" = 1
 check "... and when each last happened" grep -q \
     "^${az}_config_controller_automatic_reload_last_timestamp_seconds{.*status=\"failure\"} 1\.[0-9.e+]*$" "$OUT"
-check "match conditions that kept the first webhook away, by type and name" test "$(series \
+check "match conditions that kept the first webhook away, by type and name" test "$(metric_sum "$OUT" \
     "${az}_match_condition_exclusions_total{name=\"first\",type=\"Webhook\"}")" -ge 2
-check "... their evaluation time (kube's buckets up to 0.25 s)" test "$(series \
+check "... their evaluation time (kube's buckets up to 0.25 s)" test "$(metric_sum "$OUT" \
     "${az}_match_condition_evaluation_seconds_bucket{name=\"first\",type=\"Webhook\",le=\"0.25\"}")" -ge 3
-check "decisions: the second webhook's Deny-policy failure counted as its denial" test "$(series \
+check "decisions: the second webhook's Deny-policy failure counted as its denial" test "$(metric_sum "$OUT" \
     "${az}_decisions_total{decision=\"denied\",name=\"second\",type=\"Webhook\"}")" -ge 1
 check "kgate exits cleanly" clean_exit
 

@@ -110,23 +110,21 @@ req GET "$PODS"
 check "system:masters is allowed without asking" \
     test "$(code_is 200 && asked ' kubernetes-admin ')" = 0
 req GET /metrics
-# series NAME{LABELS}: that series' value in $OUT (0 when absent)
-series() { awk -v s="$1" 'index($0, s " ") == 1 { print $2; f = 1 } END { if (!f) print 0 }' "$OUT"; }
 az=apiserver_authorization
 check "kube's webhook metrics: round trips that succeeded" \
-    test "$(series "${az}_webhook_evaluations_total{name=\"webhook\",result=\"success\"}")" -ge 3
+    test "$(metric_sum "$OUT" "${az}_webhook_evaluations_total{name=\"webhook\",result=\"success\"}")" -ge 3
 check "... failed (the 500s, once per exchange whatever the retries)" \
-    test "$(series "${az}_webhook_evaluations_total{name=\"webhook\",result=\"error\"}")" -eq 3
+    test "$(metric_sum "$OUT" "${az}_webhook_evaluations_total{name=\"webhook\",result=\"error\"}")" -eq 3
 check "... timed out" \
-    test "$(series "${az}_webhook_evaluations_total{name=\"webhook\",result=\"timeout\"}")" -ge 1
+    test "$(metric_sum "$OUT" "${az}_webhook_evaluations_total{name=\"webhook\",result=\"timeout\"}")" -ge 1
 check "... failures that gave no opinion (failurePolicy NoOpinion)" \
-    test "$(series "${az}_webhook_evaluations_fail_open_total{name=\"webhook\",result=\"error\"}")" -eq 3
+    test "$(metric_sum "$OUT" "${az}_webhook_evaluations_fail_open_total{name=\"webhook\",result=\"error\"}")" -eq 3
 check "... durations with Prometheus' default buckets" \
-    test "$(series "${az}_webhook_duration_seconds_bucket{name=\"webhook\",result=\"success\",le=\"10\"}")" -ge 3
+    test "$(metric_sum "$OUT" "${az}_webhook_duration_seconds_bucket{name=\"webhook\",result=\"success\",le=\"10\"}")" -ge 3
 check "decisions by type and name: the webhook's denials" \
-    test "$(series "${az}_decisions_total{decision=\"denied\",name=\"webhook\",type=\"Webhook\"}")" -ge 2
+    test "$(metric_sum "$OUT" "${az}_decisions_total{decision=\"denied\",name=\"webhook\",type=\"Webhook\"}")" -ge 2
 check "... and RBAC's allows" \
-    test "$(series "${az}_decisions_total{decision=\"allowed\",name=\"rbac\",type=\"RBAC\"}")" -ge 1
+    test "$(metric_sum "$OUT" "${az}_decisions_total{decision=\"allowed\",name=\"rbac\",type=\"RBAC\"}")" -ge 1
 check "kgate exits cleanly" clean_exit
 
 check "kgate starts with --authorization-webhook-version=v1" api_start hookv1 \
